@@ -1,0 +1,49 @@
+import { pathToFileURL } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createAppContext, type AppContextOptions } from '../shared/app/app-context.ts';
+import { createNodeRequestListener } from '../shared/adapters/node-http.ts';
+import { createBridgeProxy } from '../shared/bridge/bridge-proxy.ts';
+import { gatewayRules, resolveGatewayTarget } from '../shared/routes/gateway-routing.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
+import { createLimitedHttpServer, drain, listen } from '../shared/server/limited-http-server.ts';
+import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
+import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
+import type { Environment } from '../shared/config/server-config.ts';
+import type { RunningServer } from '../knative/function-server.ts';
+import { createFunctionHandler } from './function-registry.ts';
+
+/**
+ * `npm start`: every function in one process behind a gateway that routes by path exactly as
+ * the production gateway does (the same rules the chart's HTTPRoute is rendered from).
+ */
+export async function startLocalGateway(env: Environment, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
+  const context = await createAppContext(env, options);
+  const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
+  for (const name of FUNCTION_NAMES) listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
+  const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl);
+  const rules = gatewayRules(context.routes);
+  const server = createLimitedHttpServer(context.config, (req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0]!;
+    const target = resolveGatewayTarget(rules, path);
+    if (target === 'bridge') bridge(req, res);
+    else listeners.get(target)!(req, res);
+  });
+  const port = await listen(server, context.config.port, options.host);
+  context.logger.info('local gateway listening', { url: `http://localhost:${port}`, functions: FUNCTION_NAMES });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    server,
+    context,
+    async close(graceMs = 10_000) {
+      await drain(server, graceMs);
+      await context.close();
+    },
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
+  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger }));
+  onShutdownSignal(logger, () => running.close());
+}

@@ -1,0 +1,69 @@
+import { isStreamingBody, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
+import { ApiError } from '../http/api-error.ts';
+import type { CoreHandler } from '../runtime/core-handler.ts';
+import type { NodeAdapterLimits } from './node-http.ts';
+
+/** The parts of an API Gateway HTTP API (payload format 2.0) event this adapter reads. */
+export interface HttpApiEventV2 {
+  version?: string;
+  rawPath: string;
+  rawQueryString?: string;
+  headers?: Record<string, string | undefined>;
+  cookies?: string[];
+  body?: string;
+  isBase64Encoded?: boolean;
+  requestContext: { http: { method: string; sourceIp?: string } };
+}
+
+export interface HttpApiResultV2 {
+  statusCode: number;
+  headers: Record<string, string>;
+  multiValueHeaders?: Record<string, string[]>;
+  cookies?: string[];
+  body: string;
+  isBase64Encoded: boolean;
+}
+
+/**
+ * An AWS Lambda handler for API Gateway HTTP API v2 events serving one core handler. Lambda
+ * buffers responses, so a streamed body is collected until it ends.
+ */
+export function createLambdaHandler(handler: CoreHandler, limits: NodeAdapterLimits) {
+  return async (event: HttpApiEventV2): Promise<HttpApiResultV2> => {
+    const body = event.body === undefined ? new Uint8Array(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+    if (body.byteLength > limits.maxBodyBytes) {
+      return toResult(new ApiError(413, 'PayloadTooLarge', `request body exceeds ${limits.maxBodyBytes} bytes`).toResponse());
+    }
+    const headers: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
+    if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
+    const request: ApiRequest = {
+      method: event.requestContext.http.method.toUpperCase(),
+      path: event.rawPath,
+      query: new URLSearchParams(event.rawQueryString ?? ''),
+      headers,
+      body,
+      remoteAddress: event.requestContext.http.sourceIp ?? '',
+    };
+    return toResult(await handler(request));
+  };
+}
+
+async function toResult(response: ApiResponse): Promise<HttpApiResultV2> {
+  const headers: Record<string, string> = {};
+  let cookies: string[] | undefined;
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (name === 'set-cookie') cookies = Array.isArray(value) ? value : [value];
+    else headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const payload = await collectBody(response.body);
+  return { statusCode: response.status, headers, ...(cookies ? { cookies } : {}), body: payload.toString('utf8'), isBase64Encoded: false };
+}
+
+async function collectBody(body: ApiResponse['body']): Promise<Buffer> {
+  if (body === undefined) return Buffer.alloc(0);
+  if (!isStreamingBody(body)) return Buffer.from(body);
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,20 @@
+import type { ApiRequest } from '../http/api-request.ts';
+import { unauthorized } from '../http/api-error.ts';
+
+/**
+ * Reads the token from `Authorization: Bearer <token>`, or, only where the route allows it,
+ * from `?access_token=` (browser EventSource cannot set headers). Returns null when absent.
+ */
+export function readBearerToken(request: ApiRequest, allowQueryParameter: boolean): string | null {
+  const header = request.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header);
+    if (!match) throw unauthorized('Authorization header must be "Bearer <token>"', 'MalformedAuthorizationHeader');
+    return match[1]!;
+  }
+  if (allowQueryParameter) {
+    const fromQuery = request.query.get('access_token');
+    if (fromQuery) return fromQuery;
+  }
+  return null;
+}

@@ -1,0 +1,53 @@
+/**
+ * Throttles failed admin logins per client, the way Argo CD does: after `maxFailures` failures
+ * inside `windowMs`, the client gets 429 until the oldest failure leaves the window. A success
+ * clears the client's record. The table is bounded so a flood of addresses cannot grow it.
+ */
+export class LoginThrottle {
+  readonly #failures = new Map<string, number[]>();
+  readonly #maxFailures: number;
+  readonly #windowMs: number;
+  readonly #maxClients: number;
+
+  constructor(options: { maxFailures?: number; windowMs?: number; maxClients?: number } = {}) {
+    this.#maxFailures = options.maxFailures ?? 5;
+    this.#windowMs = options.windowMs ?? 5 * 60_000;
+    this.#maxClients = options.maxClients ?? 10_000;
+  }
+
+  /** Seconds the client must wait before another attempt, or 0 when it may try now. */
+  retryAfterSeconds(client: string, now = Date.now()): number {
+    const recent = this.#recent(client, now);
+    if (recent.length < this.#maxFailures) return 0;
+    return Math.max(1, Math.ceil((recent[0]! + this.#windowMs - now) / 1000));
+  }
+
+  recordFailure(client: string, now = Date.now()): void {
+    const recent = this.#recent(client, now);
+    recent.push(now);
+    this.#failures.delete(client);
+    if (this.#failures.size >= this.#maxClients) {
+      const oldest = this.#failures.keys().next().value;
+      if (oldest !== undefined) this.#failures.delete(oldest);
+    }
+    this.#failures.set(client, recent.slice(-this.#maxFailures));
+  }
+
+  recordSuccess(client: string): void {
+    this.#failures.delete(client);
+  }
+
+  #recent(client: string, now: number): number[] {
+    return (this.#failures.get(client) ?? []).filter((at) => at > now - this.#windowMs);
+  }
+}
+
+/**
+ * The client address for throttling: the peer address, or, behind `trustedHops` proxies that
+ * append to X-Forwarded-For, the address the outermost trusted proxy saw.
+ */
+export function clientAddress(remoteAddress: string, forwardedFor: string | undefined, trustedHops: number): string {
+  if (trustedHops === 0 || !forwardedFor) return remoteAddress;
+  const chain = forwardedFor.split(',').map((part) => part.trim()).filter(Boolean);
+  return chain[Math.max(0, chain.length - trustedHops)] ?? remoteAddress;
+}

@@ -1,0 +1,58 @@
+import { decodeJwt } from 'jose';
+import { unauthorized } from '../http/api-error.ts';
+import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
+import type { Principal } from './principal.ts';
+import { TokenCache } from './token-cache.ts';
+
+/**
+ * The one verifier every function shares: tries each principal type's authenticator in turn
+ * (each answers only for the issuers it owns), caches what it verified and coalesces
+ * concurrent verifications of the same token.
+ */
+export class RequestAuthenticator {
+  readonly #authenticators: TokenAuthenticator[];
+  readonly #cache: TokenCache;
+  readonly #inFlight = new Map<string, Promise<Authentication>>();
+
+  constructor(authenticators: TokenAuthenticator[], cache = new TokenCache()) {
+    this.#authenticators = authenticators;
+    this.#cache = cache;
+  }
+
+  /** Verifies a bearer token and returns its principal; throws ApiError 401/503 otherwise. */
+  async authenticate(token: string): Promise<Principal> {
+    const cached = this.#cache.get(token);
+    if (cached) return cached.principal;
+    let pending = this.#inFlight.get(token);
+    if (pending === undefined) {
+      pending = this.#verify(token).finally(() => this.#inFlight.delete(token));
+      this.#inFlight.set(token, pending);
+    }
+    return (await pending).principal;
+  }
+
+  /** Forgets every verified token (called when the admin settings or key change). */
+  forgetVerifiedTokens(): void {
+    this.#cache.clear();
+  }
+
+  async #verify(token: string): Promise<Authentication> {
+    const claims = readUnverifiedClaims(token);
+    for (const authenticator of this.#authenticators) {
+      const result = await authenticator.authenticate(token, claims);
+      if (result !== null) {
+        if (result.cacheUntil > Date.now()) this.#cache.set(token, result);
+        return result;
+      }
+    }
+    throw unauthorized('token issuer is not trusted', 'UnknownIssuer');
+  }
+}
+
+function readUnverifiedClaims(token: string): UnverifiedClaims {
+  try {
+    return decodeJwt(token);
+  } catch {
+    throw unauthorized('token is not a JWT', 'InvalidToken');
+  }
+}

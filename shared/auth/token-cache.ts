@@ -1,0 +1,42 @@
+import type { Authentication } from './authenticator.ts';
+
+/**
+ * Verified tokens keyed by the exact token string, each kept until its own `cacheUntil`.
+ * Bounded: the oldest entry goes first when full. Cleared whole when the admin settings
+ * change, so a rotated key or a disabled account takes effect at once.
+ */
+export class TokenCache {
+  readonly #entries = new Map<string, Authentication>();
+  readonly #maxEntries: number;
+
+  constructor(maxEntries = 10_000) {
+    this.#maxEntries = maxEntries;
+  }
+
+  /** The cached authentication, or undefined when absent or past its `cacheUntil`. */
+  get(token: string, now = Date.now()): Authentication | undefined {
+    const entry = this.#entries.get(token);
+    if (entry === undefined) return undefined;
+    if (entry.cacheUntil <= now) {
+      this.#entries.delete(token);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(token: string, authentication: Authentication): void {
+    if (this.#entries.size >= this.#maxEntries) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    this.#entries.set(token, authentication);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,97 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { ConfigError } from './config-error.ts';
+import { parseGoDuration } from './go-duration.ts';
+
+/** The four secret keys the API server reads at start (spec: "Secret keys read by the API server"). */
+export const ADMIN_SETTING_KEYS = [
+  'ADMIN_ACCOUNT_ENABLED',
+  'ADMIN_ACCOUNT_PASSWORD_HASH',
+  'ADMIN_ACCOUNT_TOKEN_SIGNING_KEY',
+  'ADMIN_ACCOUNT_TOKEN_TTL',
+] as const;
+
+export type AdminSettingKey = (typeof ADMIN_SETTING_KEYS)[number];
+export type AdminSettingValues = Partial<Record<AdminSettingKey, string>>;
+
+/** The admin account as configured at one moment; replaced whole when the secret is rotated. */
+export interface AdminAccountSettings {
+  enabled: boolean;
+  /** bcrypt hash; empty means no password can succeed. */
+  passwordHash: string;
+  /** Whether the hash has a prefix the login comparison accepts (`$2a$` or `$2b$`). */
+  passwordHashUsable: boolean;
+  signingKey: Uint8Array;
+  /** A short digest of the signing key, so caches can tell keys apart without holding the key twice. */
+  signingKeyId: string;
+  tokenTtlSeconds: number;
+  /** True when the key was generated in memory at start (local development, or an empty setting). */
+  signingKeyGenerated: boolean;
+}
+
+/** The fixed, known hash of the password `admin` used in local development mode (cost 10, `$2a$`). */
+export const DEV_MODE_PASSWORD_HASH = '$2a$10$ZZZENQGf5u/kuXcPFcoaC.6vZBkQJFDnFPKwcKxbmmJt9Wdg0kwQe';
+
+const DEFAULT_TTL = '24h';
+const MIN_SIGNING_KEY_BYTES = 32;
+const BCRYPT_HASH = /^\$2[abxy]\$\d\d\$[./A-Za-z0-9]{53}$/;
+const ACCEPTED_PREFIXES = ['$2a$', '$2b$'];
+
+/** Parses the admin settings from their secret keys; throws ConfigError naming the bad key. */
+export function parseAdminAccountSettings(values: AdminSettingValues): AdminAccountSettings {
+  const enabled = parseBoolean('ADMIN_ACCOUNT_ENABLED', values.ADMIN_ACCOUNT_ENABLED, true);
+  const passwordHash = (values.ADMIN_ACCOUNT_PASSWORD_HASH ?? '').trim();
+  if (passwordHash !== '' && !BCRYPT_HASH.test(passwordHash)) {
+    throw new ConfigError('ADMIN_ACCOUNT_PASSWORD_HASH', 'is not a bcrypt hash (expected $2a$<cost>$<53 characters>)');
+  }
+  const ttlText = values.ADMIN_ACCOUNT_TOKEN_TTL?.trim() || DEFAULT_TTL;
+  const ttlMs = parseGoDuration(ttlText);
+  if (ttlMs === null || ttlMs < 1000) {
+    throw new ConfigError('ADMIN_ACCOUNT_TOKEN_TTL', `"${ttlText}" is not a positive Go duration of at least 1s (e.g. 24h, 1h30m, 90s)`);
+  }
+  const keyText = values.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY ?? '';
+  const signingKeyGenerated = keyText === '';
+  const signingKey = signingKeyGenerated ? generateSigningKey() : new TextEncoder().encode(keyText);
+  if (signingKey.byteLength < MIN_SIGNING_KEY_BYTES) {
+    throw new ConfigError(
+      'ADMIN_ACCOUNT_TOKEN_SIGNING_KEY',
+      `is ${signingKey.byteLength} bytes; HS256 needs at least ${MIN_SIGNING_KEY_BYTES} (the chart generates 64 characters)`,
+    );
+  }
+  return {
+    enabled,
+    passwordHash,
+    passwordHashUsable: ACCEPTED_PREFIXES.some((prefix) => passwordHash.startsWith(prefix)),
+    signingKey,
+    signingKeyId: createHash('sha256').update(signingKey).digest('base64url').slice(0, 16),
+    tokenTtlSeconds: Math.floor(ttlMs / 1000),
+    signingKeyGenerated,
+  };
+}
+
+/** Warnings an operator must see at start-up for settings that are accepted but will not work as hoped. */
+export function adminSettingsWarnings(settings: AdminAccountSettings): string[] {
+  const warnings: string[] = [];
+  if (!settings.enabled) return warnings;
+  if (settings.passwordHash === '') {
+    warnings.push('ADMIN_ACCOUNT_PASSWORD_HASH is empty: no password can log in as admin.');
+  } else if (!settings.passwordHashUsable) {
+    warnings.push(
+      `ADMIN_ACCOUNT_PASSWORD_HASH has the prefix ${settings.passwordHash.slice(0, 4)}; only $2a$ and $2b$ are accepted, so every admin login will fail with 403. ` +
+        'Re-hash with `npx platform-api hash-password` or replace the prefix with $2a$.',
+    );
+  }
+  return warnings;
+}
+
+/** A random 64-character signing key, the same length the chart generates. */
+export function generateSigningKey(): Uint8Array {
+  return new TextEncoder().encode(randomBytes(48).toString('base64url'));
+}
+
+function parseBoolean(variable: string, text: string | undefined, fallback: boolean): boolean {
+  const value = text?.trim().toLowerCase();
+  if (value === undefined || value === '') return fallback;
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError(variable, `"${text}" is not a boolean (true or false)`);
+}

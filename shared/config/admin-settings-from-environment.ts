@@ -1,0 +1,33 @@
+import { adminSettingsWarnings, parseAdminAccountSettings, type AdminSettingValues } from './admin-account-settings.ts';
+import { FixedAdminSettingsSource, type AdminSettingsSource } from './admin-settings-source.ts';
+import { devModeAdminValues, type Environment, type ServerConfig } from './server-config.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/**
+ * The admin settings from environment variables (a Kubernetes Secret mounted as env), or those
+ * of local development mode. Read once: rotation happens by the chart's checksum roll-out.
+ */
+export function adminSettingsFromEnvironment(env: Environment, config: ServerConfig, logger: Logger): AdminSettingsSource {
+  const values: AdminSettingValues = config.devMode
+    ? devModeAdminValues()
+    : {
+        ADMIN_ACCOUNT_ENABLED: env.ADMIN_ACCOUNT_ENABLED,
+        ADMIN_ACCOUNT_PASSWORD_HASH: env.ADMIN_ACCOUNT_PASSWORD_HASH,
+        ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: env.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY,
+        ADMIN_ACCOUNT_TOKEN_TTL: env.ADMIN_ACCOUNT_TOKEN_TTL,
+      };
+  const settings = parseAdminAccountSettings(values);
+  reportAdminSettings(settings, config, logger);
+  return new FixedAdminSettingsSource(settings, config.devMode ? 'local development mode' : 'environment variables');
+}
+
+/** Logs what an operator must know about the admin settings in force (never the secrets). */
+export function reportAdminSettings(settings: ReturnType<typeof parseAdminAccountSettings>, config: ServerConfig, logger: Logger): void {
+  for (const warning of adminSettingsWarnings(settings)) logger.warn(warning);
+  if (config.devMode) {
+    logger.warn('local development mode: admin account enabled with password "admin"; signing key generated in memory, so tokens die with this process');
+  } else if (settings.enabled && settings.signingKeyGenerated) {
+    logger.warn('ADMIN_ACCOUNT_TOKEN_SIGNING_KEY is empty: a key was generated for this process only; admin tokens fail on other replicas and after a restart');
+  }
+  logger.info('admin account', { enabled: settings.enabled, tokenTtlSeconds: settings.tokenTtlSeconds });
+}

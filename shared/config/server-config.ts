@@ -1,0 +1,79 @@
+import { ConfigError } from './config-error.ts';
+import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
+
+/** Settings fixed for the life of the process (everything but the rotatable admin secret). */
+export interface ServerConfig {
+  port: number;
+  /** The server's own URL: the admin token's `iss`. */
+  apiBaseUrl: string;
+  apiGroup: string;
+  /** Local development mode: no admin settings given and NODE_ENV is not production. */
+  devMode: boolean;
+  production: boolean;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** Largest total request header size, in bytes. */
+  maxHeaderBytes: number;
+  /** How many X-Forwarded-For hops to trust when finding the client address (login throttling). */
+  trustedProxyHops: number;
+  databaseUrl: string | undefined;
+  bridgeUpstreamUrl: string | undefined;
+}
+
+export type Environment = Record<string, string | undefined>;
+
+const DNS_LABEL_GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
+
+/** Reads the process-wide settings from the environment; throws ConfigError naming the bad variable. */
+export function loadServerConfig(env: Environment): ServerConfig {
+  const port = parseInteger(env, 'PORT', 8080, 0, 65535);
+  const production = env.NODE_ENV === 'production';
+  const devMode = !production && ADMIN_SETTING_KEYS.every((key) => env[key] === undefined) && env.ADMIN_SECRET_SOURCE === undefined;
+  const apiBaseUrl = parseUrl(env, 'API_BASE_URL', `http://localhost:${port}`).replace(/\/+$/, '');
+  const apiGroup = env.API_GROUP?.trim() || 'platform.dev';
+  if (!DNS_LABEL_GROUP.test(apiGroup)) {
+    throw new ConfigError('API_GROUP', `"${apiGroup}" is not a DNS subdomain such as platform.dev`);
+  }
+  const bridge = env.BRIDGE_UPSTREAM_URL?.trim();
+  return {
+    port,
+    apiBaseUrl,
+    apiGroup,
+    devMode,
+    production,
+    maxBodyBytes: parseInteger(env, 'MAX_REQUEST_BODY_BYTES', 1024 * 1024, 1, 64 * 1024 * 1024),
+    maxHeaderBytes: parseInteger(env, 'MAX_REQUEST_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
+    trustedProxyHops: parseInteger(env, 'TRUSTED_PROXY_HOPS', 0, 0, 10),
+    databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
+  };
+}
+
+/** The admin settings of local development mode: admin enabled, password `admin`, key made at start. */
+export function devModeAdminValues(): AdminSettingValues {
+  return { ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_PASSWORD_HASH: DEV_MODE_PASSWORD_HASH, ADMIN_ACCOUNT_TOKEN_TTL: '24h' };
+}
+
+function parseInteger(env: Environment, variable: string, fallback: number, min: number, max: number): number {
+  const text = env[variable]?.trim();
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(variable, `"${text}" is not a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function parseUrl(env: Environment, variable: string, fallback: string): string {
+  const text = env[variable]?.trim() || fallback;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(variable, `"${text}" is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(variable, `"${text}" must be an http or https URL`);
+  }
+  return text;
+}

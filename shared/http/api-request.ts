@@ -1,0 +1,42 @@
+/**
+ * Runtime-neutral request and response shapes. Every adapter (node:http, functions-framework,
+ * AWS Lambda) translates to and from these; no handler ever sees a runtime object.
+ */
+export interface ApiRequest {
+  /** Upper-case HTTP method. */
+  method: string;
+  /** Decoded-safe path without the query string, e.g. `/api/v1alpha1/auth/login`. */
+  path: string;
+  query: URLSearchParams;
+  /** Header names in lower case; repeated headers joined with ", " as node:http does. */
+  headers: Record<string, string | undefined>;
+  /** The raw body, already capped by the adapter; empty when there was none. */
+  body: Uint8Array;
+  /** The peer address as the adapter saw it (used for login throttling). */
+  remoteAddress: string;
+  /** Aborted when the client goes away (used by streaming responses). */
+  signal?: AbortSignal;
+}
+
+/** A body streamed to the client chunk by chunk (server-sent events). */
+export type StreamingBody = AsyncIterable<string | Uint8Array>;
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string | Uint8Array | StreamingBody | undefined;
+}
+
+/** Whether a response body is a stream rather than a complete payload. */
+export function isStreamingBody(body: ApiResponse['body']): body is StreamingBody {
+  return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
+}
+
+/** A JSON response with the given status. */
+export function jsonResponse(status: number, payload: unknown, headers: Record<string, string | string[]> = {}): ApiResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(payload),
+  };
+}

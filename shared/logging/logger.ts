@@ -1,0 +1,43 @@
+import { redactFields } from './redaction.ts';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** A structured logger writing one JSON object per line; every record passes through redaction. */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  write?: (line: string) => void;
+  base?: Record<string, unknown>;
+}
+
+/** Creates a JSON-lines logger (stdout by default) that redacts secret fields. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const threshold = LEVEL_ORDER[options.level ?? 'info'];
+  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
+  const base = options.base ?? {};
+  const log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
+    if (LEVEL_ORDER[level] < threshold) return;
+    const record = redactFields({ time: new Date().toISOString(), level, message, ...base, ...fields });
+    write(JSON.stringify(record));
+  };
+  return {
+    debug: (message, fields) => log('debug', message, fields),
+    info: (message, fields) => log('info', message, fields),
+    warn: (message, fields) => log('warn', message, fields),
+    error: (message, fields) => log('error', message, fields),
+    child: (fields) => createLogger({ ...options, base: { ...base, ...fields } }),
+  };
+}
+
+/** Reads LOG_LEVEL; an unknown value falls back to info. */
+export function logLevelFromEnv(value: string | undefined): LogLevel {
+  return value !== undefined && value in LEVEL_ORDER ? (value as LogLevel) : 'info';
+}

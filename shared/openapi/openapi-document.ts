@@ -1,0 +1,80 @@
+import { ERROR_SCHEMA, type RouteDefinition } from '../routes/route-table.ts';
+
+const PUBLIC_CONFIG_SCHEMA = {
+  type: 'object',
+  required: ['adminAccountEnabled'],
+  properties: {
+    adminAccountEnabled: { type: 'boolean' },
+    oidcConfig: {
+      type: 'object',
+      description: 'Present only when OIDC is configured.',
+      required: ['issuerUrl', 'clientId', 'cliClientId', 'scopes'],
+      properties: {
+        issuerUrl: { type: 'string', format: 'uri' },
+        clientId: { type: 'string' },
+        cliClientId: { type: 'string' },
+        scopes: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  },
+};
+
+const METHODS_FOR_ANY = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** The OpenAPI 3.1 document of every route in the table. */
+export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const openApiPath = route.path.endsWith('/*') ? `${route.path.slice(0, -2)}/{path}` : route.path;
+    const parameters = [
+      ...pathParameterNames(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...(route.path.endsWith('/*') ? [{ name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The rest of the path.' }] : []),
+    ];
+    const methods = route.method === '*' ? METHODS_FOR_ANY : [route.method.toLowerCase()];
+    for (const method of methods) {
+      (paths[openApiPath] ??= {})[method] = {
+        operationId: methods.length > 1 ? `${route.operationId}_${method}` : route.operationId,
+        summary: route.summary,
+        ...(parameters.length ? { parameters } : {}),
+        ...(route.auth === 'none' ? { security: [] } : route.auth === 'bearer-or-query' ? { security: [{ bearerAuth: [] }, { accessTokenQuery: [] }] } : {}),
+        ...(route.requestSchema ? { requestBody: { required: true, content: { 'application/json': { schema: route.requestSchema } } } } : {}),
+        responses: {
+          [String(route.successStatus ?? 200)]: {
+            description: 'Success.',
+            ...(route.responseSchema || route.responseMediaType
+              ? { content: { [route.responseMediaType ?? 'application/json']: { schema: route.responseSchema ?? { type: 'string' } } } }
+              : {}),
+          },
+          ...Object.fromEntries(
+            Object.entries(route.errorResponses ?? {}).map(([status, description]) => [
+              status,
+              { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+            ]),
+          ),
+        },
+      };
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Platform API',
+      version: 'v1alpha1',
+      description: 'API server of the infrastructure-automation platform. Every route not marked open requires `Authorization: Bearer <token>` (admin JWT, OIDC ID token or ServiceAccount token).',
+    },
+    servers: [{ url: apiBaseUrl }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        accessTokenQuery: { type: 'apiKey', in: 'query', name: 'access_token', description: 'Only on the run-log stream.' },
+      },
+      schemas: { Error: ERROR_SCHEMA, PublicConfig: PUBLIC_CONFIG_SCHEMA },
+    },
+  };
+}
+
+function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{([a-zA-Z]+)\}/g)].map((match) => match[1]!);
+}

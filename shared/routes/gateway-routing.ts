@@ -1,0 +1,57 @@
+import { compilePathPattern } from './path-pattern.ts';
+import type { RouteDefinition, RouteTarget } from './route-table.ts';
+
+/** One path match of the production gateway (Gateway API HTTPRoute semantics). */
+export interface GatewayRule {
+  type: 'Exact' | 'PathPrefix';
+  value: string;
+  target: Exclude<RouteTarget, 'every-function'>;
+}
+
+/** Where the gateway sends paths no route claims: a function with the verifier, so they get 401/404. */
+export const FALLBACK_TARGET = 'resources';
+/** Probes of the public URL go to one function; each container also answers its own. */
+const PROBE_TARGET = 'public-config';
+
+/**
+ * Derives the gateway's path rules from the route table: an Exact match for a route without
+ * parameters, a PathPrefix (its literal part) otherwise, and `/` for everything else. Throws when
+ * two targets would claim the same rule, so the table cannot describe an ambiguous gateway.
+ */
+export function gatewayRules(routes: RouteDefinition[]): GatewayRule[] {
+  const rules = new Map<string, GatewayRule>();
+  const add = (rule: GatewayRule) => {
+    const key = `${rule.type} ${rule.value}`;
+    const existing = rules.get(key);
+    if (existing && existing.target !== rule.target) {
+      throw new Error(`route table is ambiguous at the gateway: ${key} claimed by ${existing.target} and ${rule.target}`);
+    }
+    rules.set(key, rule);
+  };
+  for (const route of routes) {
+    const pattern = compilePathPattern(route.path);
+    const target = route.target === 'every-function' ? PROBE_TARGET : route.target;
+    add(pattern.exact ? { type: 'Exact', value: route.path, target } : { type: 'PathPrefix', value: pattern.literalPrefix || '/', target });
+  }
+  add({ type: 'PathPrefix', value: '/', target: FALLBACK_TARGET });
+  return [...rules.values()];
+}
+
+/** Picks the rule the gateway applies to a path: Exact first, then the longest matching prefix. */
+export function resolveGatewayTarget(rules: GatewayRule[], path: string): GatewayRule['target'] {
+  const exact = rules.find((rule) => rule.type === 'Exact' && rule.value === path);
+  if (exact) return exact.target;
+  let best: GatewayRule | undefined;
+  for (const rule of rules) {
+    if (rule.type !== 'PathPrefix' || !prefixMatches(rule.value, path)) continue;
+    if (!best || rule.value.length > best.value.length) best = rule;
+  }
+  return best?.target ?? FALLBACK_TARGET;
+}
+
+// Gateway API PathPrefix matches whole path elements: `/abc` matches `/abc` and `/abc/x`, not `/abcd`.
+function prefixMatches(prefix: string, path: string): boolean {
+  if (prefix === '/') return true;
+  const trimmed = prefix.replace(/\/$/, '');
+  return path === trimmed || path.startsWith(`${trimmed}/`);
+}

@@ -1,0 +1,110 @@
+/**
+ * The route table: every route the service answers, declared once. The local gateway, each
+ * function's router, the unauthenticated allowlist, the OpenAPI document and the chart's path
+ * routing (HTTPRoute) are all derived from it.
+ */
+
+export const FUNCTION_NAMES = ['login', 'public-config', 'resources', 'internal', 'run-logs'] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+/** Who serves a route: one function, every function (probes), or the optional identity bridge. */
+export type RouteTarget = FunctionName | 'every-function' | 'bridge';
+
+/**
+ * `none`: open route. `bearer`: `Authorization: Bearer` only. `bearer-or-query`: also
+ * `?access_token=` (only the run-log stream, for browser EventSource).
+ */
+export type AuthMode = 'none' | 'bearer' | 'bearer-or-query';
+
+export interface RouteDefinition {
+  /** Upper-case method, or `*` for any. */
+  method: string;
+  /** `{name}` matches one path segment; a trailing `/*` matches the rest of the path. */
+  path: string;
+  target: RouteTarget;
+  auth: AuthMode;
+  operationId: string;
+  summary: string;
+  /** JSON Schema of the success response body, for the OpenAPI document. */
+  responseSchema?: Record<string, unknown>;
+  /** Status of the success response (default 200). */
+  successStatus?: number;
+  /** Media type of the success response (default application/json). */
+  responseMediaType?: string;
+  /** JSON Schema of the request body, when the route takes one. */
+  requestSchema?: Record<string, unknown>;
+  /** Extra documented responses: status → description. */
+  errorResponses?: Record<number, string>;
+}
+
+/** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. */
+export function routeTable(apiGroup: string): RouteDefinition[] {
+  const resources = `/apis/${apiGroup}/v1alpha1`;
+  const routes: RouteDefinition[] = [
+    { method: 'GET', path: '/healthz', target: 'every-function', auth: 'none', operationId: 'getHealth', summary: 'Liveness: the process is serving.', responseSchema: { type: 'object', properties: { status: { type: 'string' } } } },
+    { method: 'GET', path: '/readyz', target: 'every-function', auth: 'none', operationId: 'getReadiness', summary: 'Readiness: the function can verify tokens and reach what it depends on.', responseSchema: { type: 'object', properties: { status: { type: 'string' } } }, errorResponses: { 503: 'Not ready; `reason` says why.' } },
+    {
+      method: 'POST',
+      path: '/api/v1alpha1/auth/login',
+      target: 'login',
+      auth: 'none',
+      operationId: 'login',
+      summary: 'Log in as the built-in admin account. The password goes in `Authorization: Bearer <password>`; no body.',
+      responseSchema: { type: 'object', required: ['idToken'], properties: { idToken: { type: 'string', description: 'The admin JWT (HS256).' } }, additionalProperties: false },
+      errorResponses: { 400: 'Missing or malformed Authorization header.', 403: 'Wrong password (`InvalidPassword`) or admin account disabled (`AdminAccountDisabled`).', 429: 'Too many failed logins from this client, or too many logins in progress; see `Retry-After`.' },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1alpha1/system/public-config',
+      target: 'public-config',
+      auth: 'none',
+      operationId: 'getPublicConfig',
+      summary: 'What a client needs before it logs in: whether the admin account is enabled and the OIDC settings.',
+      responseSchema: { $ref: '#/components/schemas/PublicConfig' },
+    },
+    { method: 'GET', path: '/openapi.json', target: 'public-config', auth: 'none', operationId: 'getOpenApiDocument', summary: 'This OpenAPI 3.1 document.', responseSchema: { type: 'object' } },
+    { method: 'GET', path: '/docs', target: 'public-config', auth: 'none', operationId: 'getApiReference', summary: 'A readable API reference page generated from the OpenAPI document.', responseMediaType: 'text/html' },
+    {
+      method: 'GET',
+      path: `${resources}/projects`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'listProjects',
+      summary: 'List Projects.',
+      responseSchema: { type: 'object' },
+    },
+    {
+      method: '*',
+      path: '/internal/*',
+      target: 'internal',
+      auth: 'bearer',
+      operationId: 'internal',
+      summary: 'Routes of the workspace controller, called with a ServiceAccount token.',
+    },
+    {
+      method: 'GET',
+      path: '/api/v1alpha1/run-logs/{project}/{run}',
+      target: 'run-logs',
+      auth: 'bearer-or-query',
+      operationId: 'streamRunLogs',
+      summary: 'Stream a run\'s log lines as server-sent events. The only route that accepts `?access_token=`.',
+      responseMediaType: 'text/event-stream',
+    },
+    { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).' },
+  ];
+  return routes.map((route) => ({ ...route, errorResponses: { ...defaultErrors(route.auth), ...route.errorResponses } }));
+}
+
+function defaultErrors(auth: AuthMode): Record<number, string> {
+  return auth === 'none' ? {} : { 401: 'No token, or an invalid, expired or unaccepted token.', 403: 'Authenticated but not allowed.', 503: 'The token verifier\'s infrastructure is unreachable; retry after `Retry-After`.' };
+}
+
+/** The JSON Schema of the error body every route uses. */
+export const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error', 'reason'],
+  properties: {
+    error: { type: 'string', description: 'Human-readable message.' },
+    reason: { type: 'string', description: 'Stable machine-readable reason, e.g. InvalidPassword.' },
+  },
+} as const;

@@ -1,0 +1,121 @@
+import middy from '@middy/core';
+import type { MiddlewareObj } from '@middy/core';
+import { ApiError, notFound, unauthorized } from '../http/api-error.ts';
+import { jsonResponse, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
+import type { RequestAuthenticator } from '../auth/request-authenticator.ts';
+import { readBearerToken } from '../auth/bearer-token.ts';
+import { RouteMatcher } from '../routes/route-matcher.ts';
+import type { RouteDefinition } from '../routes/route-table.ts';
+import type { Logger } from '../logging/logger.ts';
+import { redactPathAndQuery } from '../logging/redaction.ts';
+import type { FunctionDefinition, HandlerRequest } from './function-definition.ts';
+
+/** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
+export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
+
+export interface CoreHandlerDependencies {
+  routes: RouteDefinition[];
+  authenticator: RequestAuthenticator;
+  logger: Logger;
+}
+
+interface PendingRequest extends ApiRequest {
+  route?: RouteDefinition;
+  params?: Record<string, string>;
+  principal?: HandlerRequest['principal'];
+  startedAt: number;
+  lookupFailure?: ApiError;
+}
+
+const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+
+/**
+ * Builds a function's core handler with middy: route resolution, authentication (fail closed:
+ * an unknown route needs a valid token too, then gets 404), the route's handler, JSON errors
+ * and an access log line with secrets redacted.
+ */
+export function createCoreHandler(definition: FunctionDefinition, dependencies: CoreHandlerDependencies): CoreHandler {
+  const ownRoutes = dependencies.routes.filter((route) => route.target === definition.name || route.target === 'every-function');
+  for (const route of ownRoutes) {
+    if (route.target === definition.name && !definition.handlers[route.operationId]) {
+      throw new Error(`function ${definition.name} has no handler for route ${route.operationId}`);
+    }
+  }
+  const matcher = new RouteMatcher(ownRoutes);
+  const builtIn: FunctionDefinition['handlers'] = {
+    getHealth: () => jsonResponse(200, { status: 'ok' }),
+    getReadiness: async () => {
+      await definition.readiness?.();
+      return jsonResponse(200, { status: 'ready' });
+    },
+  };
+  const logger = dependencies.logger.child({ function: definition.name });
+
+  const routing: MiddlewareObj<PendingRequest, ApiResponse> = {
+    before: ({ event }) => {
+      const lookup = matcher.lookup(event.method, event.path);
+      if (lookup.kind === 'found') {
+        event.route = lookup.match.route;
+        event.params = lookup.match.params;
+      } else if (lookup.kind === 'method-not-allowed') {
+        event.lookupFailure = new ApiError(405, 'MethodNotAllowed', `method ${event.method} is not allowed on ${event.path}`, { allow: lookup.allowed.join(', ') });
+      } else {
+        event.lookupFailure = notFound(`no route for ${event.method} ${event.path}`);
+      }
+    },
+  };
+
+  const authentication: MiddlewareObj<PendingRequest, ApiResponse> = {
+    before: async ({ event }) => {
+      const auth = event.route?.auth ?? 'bearer';
+      if (auth === 'none') {
+        event.principal = null;
+        return;
+      }
+      const token = readBearerToken(event, auth === 'bearer-or-query');
+      if (token === null) throw unauthorized('a bearer token is required', 'MissingToken');
+      event.principal = await dependencies.authenticator.authenticate(token);
+      if (event.lookupFailure) throw event.lookupFailure;
+    },
+  };
+
+  const errors: MiddlewareObj<PendingRequest, ApiResponse> = {
+    onError: (request) => {
+      const { error, event } = request;
+      if (error instanceof ApiError) {
+        request.response = error.toResponse();
+        return;
+      }
+      logger.error('unhandled error', { error, method: event.method, path: event.path });
+      request.response = jsonResponse(500, { error: 'internal error', reason: 'InternalError' });
+    },
+  };
+
+  const finishing: MiddlewareObj<PendingRequest, ApiResponse> = {
+    after: (request) => decorate(request.event, request.response!),
+    onError: (request) => {
+      if (request.response) decorate(request.event, request.response);
+    },
+  };
+
+  const decorate = (event: PendingRequest, response: ApiResponse) => {
+    Object.assign(response.headers, SECURITY_HEADERS);
+    logger.info('request', {
+      method: event.method,
+      path: redactPathAndQuery(event.path, event.query),
+      status: response.status,
+      durationMs: Math.round((performance.now() - event.startedAt) * 100) / 100,
+      principal: event.principal?.name,
+    });
+  };
+
+  const handler = middy<PendingRequest, ApiResponse>()
+    .use([finishing, errors, routing, authentication])
+    .handler(async (event) => {
+      const route = event.route!;
+      const routeHandler = definition.handlers[route.operationId] ?? builtIn[route.operationId]!;
+      return routeHandler(event as HandlerRequest);
+    });
+
+  return (request) => handler({ ...request, startedAt: performance.now() } as PendingRequest, {} as never);
+}

@@ -1,0 +1,35 @@
+import { ConfigError } from '../config/config-error.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/** Runs a start-up step; a ConfigError ends the process with a message naming the variable. */
+export async function startOrExit<T>(logger: Logger, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      logger.error(`refusing to start: ${error.message}`, { variable: error.variable });
+    } else {
+      logger.error('refusing to start', { error });
+    }
+    process.exit(1);
+  }
+}
+
+/** Drains and closes on SIGTERM/SIGINT, then exits. */
+export function onShutdownSignal(logger: Logger, shutdown: () => Promise<void>): void {
+  let stopping = false;
+  const handle = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down: draining in-flight requests', { signal });
+    shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => handle('SIGTERM'));
+  process.once('SIGINT', () => handle('SIGINT'));
+}
