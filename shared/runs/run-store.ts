@@ -1,0 +1,203 @@
+import type pg from 'pg';
+import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
+import { decodeContinueToken, encodeContinueToken } from './continue-token.ts';
+import { FINAL_PHASES, LEGAL_PREVIOUS_PHASES } from './run.ts';
+import type { NewRun, PrincipalType, Run, RunLogLine, RunPhase, RunType } from './run.ts';
+import { InvalidPhaseTransitionError, RunNotFoundError } from './run-errors.ts';
+import { isUuid, newRunId } from './run-id.ts';
+import { RunLogListener } from './run-log-listener.ts';
+import type { LogLineSubscription } from './run-log-listener.ts';
+import { validateNewRun } from './validate-new-run.ts';
+
+/** Which runs to list, and from where. */
+export interface ListRunsQuery {
+  project: string;
+  /** Omit to list the whole project. */
+  workspace?: string;
+  /** Page size, clamped to 1..MAX_LIST_LIMIT. */
+  limit: number;
+  /** The `continue` token of the previous page. */
+  continue?: string;
+}
+
+/** A page of runs, newest first; `continue` is present when more may follow. */
+export interface RunPage {
+  items: Run[];
+  continue?: string;
+}
+
+export const MAX_LIST_LIMIT = 500;
+export const MAX_LOG_READ_LIMIT = 5_000;
+
+interface RunRow {
+  id: string;
+  project: string;
+  workspace: string;
+  type: RunType;
+  phase: RunPhase;
+  principal: string;
+  principal_type: PrincipalType;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  message: string;
+}
+
+const RUN_COLUMNS =
+  'id, project, workspace, type, phase, principal, principal_type, created_at, started_at, finished_at, message';
+
+/**
+ * Run history in PostgreSQL. Every method is one statement, so a failure leaves nothing half-written;
+ * a server that cannot be reached surfaces as `DatabaseUnavailableError`.
+ */
+export class RunStore {
+  readonly #pool: pg.Pool;
+  readonly #logListener: RunLogListener;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+    this.#logListener = new RunLogListener(pool.options, (runId, afterSeq, limit) =>
+      this.readLogLines(runId, afterSeq, limit),
+    );
+  }
+
+  /** Records a new `Pending` run with a fresh UUIDv7 id. */
+  async createRun(input: NewRun): Promise<Run> {
+    validateNewRun(input);
+    const { rows } = await this.#query<RunRow>(
+      `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message)
+       VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7)
+       RETURNING ${RUN_COLUMNS}`,
+      [newRunId(), input.project, input.workspace, input.type, input.principal, input.principalType, input.message ?? ''],
+    );
+    return toRun(rows[0]!);
+  }
+
+  /** The run `id` of `project`; throws `RunNotFoundError` when there is none. */
+  async getRun(project: string, id: string): Promise<Run> {
+    if (!isUuid(id)) throw new RunNotFoundError(id);
+    const { rows } = await this.#query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND project = $2`, [
+      id,
+      project,
+    ]);
+    if (!rows[0]) throw new RunNotFoundError(id);
+    return toRun(rows[0]);
+  }
+
+  /** A page of a project's (or one workspace's) runs, newest first, by keyset on `(created_at, id)`. */
+  async listRuns(query: ListRunsQuery): Promise<RunPage> {
+    const limit = Math.min(Math.max(Math.trunc(query.limit) || 1, 1), MAX_LIST_LIMIT);
+    const values: unknown[] = [query.project];
+    const conditions = ['project = $1'];
+    if (query.workspace !== undefined) {
+      values.push(query.workspace);
+      conditions.push(`workspace = $${values.length}`);
+    }
+    if (query.continue !== undefined) {
+      const after = decodeContinueToken(query.continue);
+      values.push(after.createdAt, after.id);
+      conditions.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
+    }
+    // One row more than asked tells whether another page exists without a second query.
+    values.push(limit + 1);
+    const { rows } = await this.#query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE ${conditions.join(' AND ')}
+       ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
+    const items = rows.slice(0, limit).map(toRun);
+    const last = items[items.length - 1];
+    return rows.length > limit && last
+      ? { items, continue: encodeContinueToken({ createdAt: last.createdAt, id: last.id }) }
+      : { items };
+  }
+
+  /**
+   * Moves run `id` to `phase` if legal from its current phase (Pending→Running→Succeeded|Failed,
+   * Pending|Running→Cancelled), stamping startedAt/finishedAt; throws `InvalidPhaseTransitionError` otherwise.
+   */
+  async updatePhase(id: string, phase: RunPhase, message?: string): Promise<Run> {
+    if (!isUuid(id)) throw new RunNotFoundError(id);
+    // The legality check is part of the UPDATE, so two racing transitions cannot both win.
+    const { rows } = await this.#query<RunRow>(
+      `UPDATE runs SET
+         phase = $2,
+         message = COALESCE($3, message),
+         started_at = CASE WHEN $2 = 'Running' THEN date_trunc('milliseconds', now()) ELSE started_at END,
+         finished_at = CASE WHEN $2 = ANY($5::text[]) THEN date_trunc('milliseconds', now()) ELSE finished_at END
+       WHERE id = $1 AND phase = ANY($4::text[])
+       RETURNING ${RUN_COLUMNS}`,
+      [id, phase, message ?? null, LEGAL_PREVIOUS_PHASES[phase], FINAL_PHASES],
+    );
+    if (rows[0]) return toRun(rows[0]);
+    const current = await this.#query<{ phase: RunPhase }>('SELECT phase FROM runs WHERE id = $1', [id]);
+    if (!current.rows[0]) throw new RunNotFoundError(id);
+    throw new InvalidPhaseTransitionError(id, current.rows[0].phase, phase);
+  }
+
+  /** Appends lines to run `runId`'s log, numbered after its last line; durable once it resolves. */
+  async appendLogLines(runId: string, lines: readonly string[]): Promise<RunLogLine[]> {
+    if (!isUuid(runId)) throw new RunNotFoundError(runId);
+    if (lines.length === 0) return [];
+    // Reserving the numbers and inserting the lines is one statement: all lines land, or none.
+    const { rows } = await this.#query<{ seq: string; line: string }>(
+      `WITH reserved AS (
+         UPDATE runs SET last_log_seq = last_log_seq + cardinality($2::text[])
+         WHERE id = $1 RETURNING last_log_seq - cardinality($2::text[]) AS first_seq_minus_one
+       )
+       INSERT INTO run_log_lines (run_id, seq, line)
+       SELECT $1, reserved.first_seq_minus_one + appended.ordinal, appended.line
+       FROM reserved, unnest($2::text[]) WITH ORDINALITY AS appended (line, ordinal)
+       RETURNING seq, line`,
+      [runId, lines],
+    );
+    if (rows.length === 0) throw new RunNotFoundError(runId);
+    return rows.map(toLogLine).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Up to `limit` (at most MAX_LOG_READ_LIMIT) log lines of run `runId` with `seq > afterSeq`, in order. */
+  async readLogLines(runId: string, afterSeq: number, limit: number): Promise<RunLogLine[]> {
+    if (!isUuid(runId)) return [];
+    const { rows } = await this.#query<{ seq: string; line: string }>(
+      'SELECT seq, line FROM run_log_lines WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [runId, afterSeq, Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_LOG_READ_LIMIT)],
+    );
+    return rows.map(toLogLine);
+  }
+
+  /**
+   * Delivers the lines of `subscription.runId` after `afterSeq`: those already stored, then new ones
+   * as they are appended (LISTEN/NOTIFY). Resolves to the function that ends the subscription.
+   */
+  subscribeToLogLines(subscription: LogLineSubscription): Promise<() => Promise<void>> {
+    return this.#logListener.subscribe(subscription);
+  }
+
+  async #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+    try {
+      return await this.#pool.query<Row>(text, values);
+    } catch (error) {
+      throw classifyDatabaseError(error);
+    }
+  }
+}
+
+function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    project: row.project,
+    workspace: row.workspace,
+    type: row.type,
+    phase: row.phase,
+    principal: row.principal,
+    principalType: row.principal_type,
+    createdAt: row.created_at.toISOString(),
+    startedAt: row.started_at?.toISOString() ?? null,
+    finishedAt: row.finished_at?.toISOString() ?? null,
+    message: row.message,
+  };
+}
+
+function toLogLine(row: { seq: string; line: string }): RunLogLine {
+  return { seq: Number(row.seq), line: row.line };
+}
