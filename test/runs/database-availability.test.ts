@@ -1,0 +1,148 @@
+import { createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabasePool } from '../../shared/database/database-pool.ts';
+import {
+  classifyDatabaseError,
+  DatabaseUnavailableError,
+  isConnectionFailure,
+} from '../../shared/database/database-unavailable-error.ts';
+import type { RunLogLine } from '../../shared/runs/run.ts';
+import { RunStore } from '../../shared/runs/run-store.ts';
+import type { NewRun } from '../../shared/runs/run.ts';
+import { startTestDatabase } from './test-database.ts';
+import type { TestDatabase } from './test-database.ts';
+
+let database: TestDatabase;
+let store: RunStore;
+beforeAll(async () => {
+  database = await startTestDatabase();
+  store = new RunStore(database.pool);
+});
+afterAll(() => database.destroy());
+
+const serviceAccountApply: NewRun = {
+  project: 'availability',
+  workspace: 'w',
+  type: 'apply',
+  principal: 'system:serviceaccount:platform:workspace-controller',
+  principalType: 'serviceaccount',
+};
+
+/** Resolves to the time `work` took to reject, and the error. */
+async function timeRejection(work: () => Promise<unknown>): Promise<{ elapsedMs: number; error: unknown }> {
+  const started = performance.now();
+  const error = await work().then(
+    () => undefined,
+    (rejection: unknown) => rejection,
+  );
+  return { elapsedMs: performance.now() - started, error };
+}
+
+describe('database down: every call fails fast with DatabaseUnavailableError and nothing is half-written', () => {
+  it('rejects writes and reads while the server is stopped, and no row appears after it is back', async () => {
+    const before = await store.createRun(serviceAccountApply);
+    await store.appendLogLines(before.id, ['before the outage']);
+    await database.stopServer();
+    try {
+      const create = await timeRejection(() => store.createRun({ ...serviceAccountApply, workspace: 'during-outage' }));
+      expect(create.error).toBeInstanceOf(DatabaseUnavailableError);
+      expect(create.error).toMatchObject({ reason: 'DatabaseUnavailable', retryAfterSeconds: 5 });
+      expect(create.elapsedMs).toBeLessThan(2_500);
+      const others = [
+        () => store.getRun('availability', before.id),
+        () => store.listRuns({ project: 'availability', limit: 10 }),
+        () => store.updatePhase(before.id, 'Running'),
+        () => store.appendLogLines(before.id, ['during the outage']),
+        () => store.readLogLines(before.id, 0, 10),
+        () => store.subscribeToLogLines({ runId: before.id, afterSeq: 0, onLines: () => undefined }),
+      ];
+      for (const call of others) await expect(call()).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      await database.startServer();
+    }
+    const { items } = await store.listRuns({ project: 'availability', limit: 50 });
+    expect(items).toEqual([before]);
+    expect(await store.readLogLines(before.id, 0, 10)).toEqual([{ seq: 1, line: 'before the outage' }]);
+  });
+
+  it('maps a connection terminated in the middle of a statement to DatabaseUnavailableError', async () => {
+    const victim = await database.pool.connect();
+    try {
+      const { rows } = await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const sleeping = victim.query('SELECT pg_sleep(10)');
+      await expect.poll(async () => {
+        const active = await database.pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [
+          rows[0]!.pid,
+        ]);
+        return active.rowCount;
+      }).toBe(1);
+      await database.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      const error = await sleeping.then(() => undefined, (rejection: unknown) => rejection);
+      expect(classifyDatabaseError(error)).toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      victim.release(true);
+    }
+  });
+
+  it('gives up on a server that accepts connections but never answers within the connection timeout', async () => {
+    const accepted = new Set<Socket>();
+    const silent: Server = createServer((socket) => void accepted.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const pool = createDatabasePool(`postgres://u:p@127.0.0.1:${port}/db`, () => undefined);
+    try {
+      const attempt = await timeRejection(() => new RunStore(pool).listRuns({ project: 'p', limit: 1 }));
+      expect(attempt.error).toBeInstanceOf(DatabaseUnavailableError);
+      expect(attempt.elapsedMs).toBeLessThan(3_000);
+    } finally {
+      await pool.end();
+      for (const socket of accepted) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it('leaves programming errors alone: a bad statement is not an outage', async () => {
+    const error = await database.pool.query('SELEC 1').then(() => undefined, (rejection: unknown) => rejection);
+    expect(isConnectionFailure(error)).toBe(false);
+    expect(classifyDatabaseError(error)).toBe(error);
+  });
+});
+
+describe('run history survives a restart of the database server', () => {
+  it('keeps runs, phases and log lines, and the same pool works again afterwards', async () => {
+    const run = await store.createRun({ ...serviceAccountApply, workspace: 'restart' });
+    await store.updatePhase(run.id, 'Running');
+    await store.appendLogLines(run.id, ['line 1', 'line 2']);
+    const before = await store.getRun('availability', run.id);
+
+    await database.stopServer();
+    await database.startServer();
+
+    expect(await store.getRun('availability', run.id)).toEqual(before);
+    expect(await store.readLogLines(run.id, 0, 10)).toHaveLength(2);
+    expect((await store.updatePhase(run.id, 'Succeeded')).phase).toBe('Succeeded');
+  });
+
+  it('a log subscriber reconnects after the restart and receives the lines appended since', async () => {
+    const run = await store.createRun({ ...serviceAccountApply, workspace: 'restart' });
+    const received: RunLogLine[] = [];
+    const unsubscribe = await store.subscribeToLogLines({
+      runId: run.id,
+      afterSeq: 0,
+      onLines: (lines) => void received.push(...lines),
+    });
+    await store.appendLogLines(run.id, ['before restart']);
+    await expect.poll(() => received.length).toBe(1);
+
+    await database.stopServer();
+    await database.startServer();
+    await store.appendLogLines(run.id, ['after restart']);
+
+    await expect.poll(() => received.map((line) => line.line), { timeout: 5_000 }).toEqual([
+      'before restart',
+      'after restart',
+    ]);
+    await unsubscribe();
+  });
+});

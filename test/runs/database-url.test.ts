@@ -1,0 +1,51 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { redactConnectionString, resolveDatabase } from '../../shared/database/database-url.ts';
+
+describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log says which, without secrets', () => {
+  it('uses DATABASE_URL as given and logs it with the password hidden', async () => {
+    const lines: string[] = [];
+    const connection = await resolveDatabase({
+      env: { DATABASE_URL: 'postgres://api:s3cret@db.internal:5432/platform?sslmode=require' },
+      embeddedDataDir: '/nonexistent/never-created',
+      log: (line) => lines.push(line),
+    });
+    expect(connection).toMatchObject({
+      source: 'DATABASE_URL',
+      connectionString: 'postgres://api:s3cret@db.internal:5432/platform?sslmode=require',
+    });
+    expect(lines).toEqual(['database: using DATABASE_URL postgres://api:***@db.internal:5432/platform?sslmode=require']);
+    await connection.stop();
+  });
+
+  it('starts an embedded server in the data folder, reachable even below a folder only root could enter', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'platform-api-embedded-'));
+    const dataDir = join(parent, 'nested', 'postgres');
+    const lines: string[] = [];
+    const connection = await resolveDatabase({ env: {}, embeddedDataDir: dataDir, log: (line) => lines.push(line) });
+    try {
+      expect(connection.source).toBe('embedded');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^database: DATABASE_URL not set, using embedded PostgreSQL on 127\.0\.0\.1:\d+ with data in /);
+      expect(lines[0]).not.toContain(new URL(connection.connectionString).password);
+      const client = new pg.Client(connection.connectionString);
+      await client.connect();
+      expect((await client.query('SHOW server_version')).rows[0].server_version).toMatch(/^18/);
+      await client.end();
+      await stat(join(dataDir, 'cluster', 'PG_VERSION'));
+    } finally {
+      await connection.stop();
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('redacts passwords in URLs and hides strings it cannot parse', () => {
+    expect(redactConnectionString('postgres://u:p%40ss@h/db')).toBe('postgres://u:***@h/db');
+    expect(redactConnectionString('postgres://h/db?password=x')).toBe('postgres://h/db?password=***');
+    expect(redactConnectionString('postgres://u@h/db')).toBe('postgres://u@h/db');
+    expect(redactConnectionString('host=h password=x')).not.toContain('x');
+  });
+});
