@@ -1,7 +1,7 @@
 import pg from 'pg';
 
 /** Pool settings tuned so that a down database answers within about two seconds instead of hanging. */
-export const DEFAULT_POOL_SETTINGS = {
+const DEFAULT_POOL_SETTINGS = {
   max: 10,
   connectionTimeoutMillis: 2_000,
   idleTimeoutMillis: 30_000,

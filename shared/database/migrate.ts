@@ -21,7 +21,7 @@ export class MigrationChecksumMismatchError extends Error {
   }
 }
 
-export const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 
 // One fixed key for the whole service: every instance that migrates takes the same lock.
 const MIGRATION_LOCK_KEY = 7_208_413_951;

@@ -3,7 +3,7 @@ import { classifyDatabaseError } from '../database/database-unavailable-error.ts
 import type { RunLogLine } from './run.ts';
 
 /** The channel the `run_log_lines` trigger notifies with `{"runId", "lastSeq"}` on every append. */
-export const RUN_LOG_CHANNEL = 'run_log_lines';
+const RUN_LOG_CHANNEL = 'run_log_lines';
 
 /** Reads up to `limit` lines of a run after `afterSeq`, in order. */
 export type ReadLogLines = (runId: string, afterSeq: number, limit: number) => Promise<RunLogLine[]>;

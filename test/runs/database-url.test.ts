@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { redactConnectionString, resolveDatabase } from '../../shared/database/database-url.ts';
+import { openDatabase } from '../../shared/database/open-database.ts';
 
 describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log says which, without secrets', () => {
   it('uses DATABASE_URL as given and logs it with the password hidden', async () => {
@@ -39,6 +40,30 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
     } finally {
       await connection.stop();
       await rm(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('reopens an initialised data folder quickly, with its data and no migration left to apply', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'platform-api-embedded-'));
+    const lines: string[] = [];
+    const options = { env: {}, embeddedDataDir: dataDir, log: (line: string) => lines.push(line) };
+    try {
+      const first = await openDatabase(options);
+      await first.pool.query(
+        `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type)
+         VALUES (gen_random_uuid(), 'p', 'w', 'plan', 'Pending', 'admin', 'admin')`,
+      );
+      await first.close();
+      expect(lines.at(-1)).toMatch(/^database: migrations applied: 1/);
+
+      const started = performance.now();
+      const second = await openDatabase(options);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(lines.at(-1)).toBe('database: migrations up to date');
+      expect((await second.pool.query('SELECT count(*)::int AS n FROM runs')).rows[0].n).toBe(1);
+      await second.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

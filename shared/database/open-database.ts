@@ -1,0 +1,37 @@
+import type pg from 'pg';
+import { createDatabasePool } from './database-pool.ts';
+import { resolveDatabase } from './database-url.ts';
+import type { ResolveDatabaseOptions } from './database-url.ts';
+import { migrate } from './migrate.ts';
+
+/** The service's migrated database, ready for `new RunStore(pool)`. */
+export interface OpenDatabase {
+  pool: pg.Pool;
+  source: 'DATABASE_URL' | 'embedded';
+  /** Ends the pool, then stops the embedded server if there is one. */
+  close(): Promise<void>;
+}
+
+/** Start-up in one call: picks DATABASE_URL or the embedded server, opens a pool and applies pending migrations. */
+export async function openDatabase(options: ResolveDatabaseOptions): Promise<OpenDatabase> {
+  const connection = await resolveDatabase(options);
+  const pool = createDatabasePool(connection.connectionString, (error) =>
+    options.log(`database: an idle connection was lost (${error.message}); it will be replaced`),
+  );
+  try {
+    const applied = await migrate(pool);
+    options.log(`database: migrations ${applied.length ? `applied: ${applied.join(', ')}` : 'up to date'}`);
+  } catch (error) {
+    await pool.end();
+    await connection.stop();
+    throw error;
+  }
+  return {
+    pool,
+    source: connection.source,
+    close: async () => {
+      await pool.end();
+      await connection.stop();
+    },
+  };
+}
