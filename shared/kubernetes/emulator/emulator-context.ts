@@ -1,0 +1,25 @@
+// The parts of one emulator instance that request handlers share.
+import type { RbacAuthorizer } from './rbac-authorizer.ts';
+import type { ResourceRegistry } from './resource-registry.ts';
+import type { ResourceStore } from './resource-store.ts';
+import type { ServiceAccountTokens } from './service-account-tokens.ts';
+import type { TokenAuthenticator } from './token-authenticator.ts';
+import type { WatchHub } from './watch.ts';
+
+/** Calls counted so that tests can prove a client caches. */
+export interface EmulatorCounters {
+  tokenReviews: number;
+  subjectAccessReviews: number;
+  requests: number;
+}
+
+export interface EmulatorContext {
+  url: string;
+  registry: ResourceRegistry;
+  store: ResourceStore;
+  watches: WatchHub;
+  authenticator: TokenAuthenticator;
+  serviceAccountTokens: ServiceAccountTokens;
+  authorizer: RbacAuthorizer;
+  counters: EmulatorCounters;
+}

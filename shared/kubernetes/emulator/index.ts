@@ -1,0 +1,4 @@
+// Public entry point of the Kubernetes API emulator.
+export { startKubeEmulator } from './server.ts';
+export type { KubeEmulator, KubeEmulatorOptions } from './server.ts';
+export type { RegisteredUser } from './token-authenticator.ts';

@@ -1,0 +1,126 @@
+// The PATCH bodies kube-apiserver accepts: JSON merge patch (RFC 7386) and JSON patch (RFC 6902).
+import { isDeepStrictEqual } from 'node:util';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+function isObject(value: unknown): value is Record<string, Json> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Applies an RFC 7386 merge patch: objects merge recursively, `null` removes, anything else replaces. */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return structuredClone(patch);
+  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = applyMergePatch(result[key], value);
+  }
+  return result;
+}
+
+/** A JSON patch that cannot be applied; the server answers 422. */
+export class JsonPatchError extends Error {}
+
+interface Operation {
+  op: string;
+  path: string;
+  from?: string;
+  value?: unknown;
+}
+
+function parsePointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  if (!pointer.startsWith('/')) throw new JsonPatchError(`invalid JSON pointer "${pointer}"`);
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+}
+
+function arrayIndex(container: unknown[], segment: string, forInsert: boolean): number {
+  if (forInsert && segment === '-') return container.length;
+  const index = Number(segment);
+  const limit = forInsert ? container.length : container.length - 1;
+  if (!/^\d+$/.test(segment) || index > limit) throw new JsonPatchError(`array index "${segment}" out of bounds`);
+  return index;
+}
+
+/** The parent container and last segment of a pointer, failing when the parent is missing. */
+function locate(document: unknown, pointer: string): { parent: unknown; key: string } {
+  const segments = parsePointer(pointer);
+  const key = segments.pop();
+  if (key === undefined) throw new JsonPatchError('the root document cannot be the target of this operation');
+  let parent = document;
+  for (const segment of segments) {
+    if (Array.isArray(parent)) parent = parent[arrayIndex(parent, segment, false)];
+    else if (isObject(parent) && segment in parent) parent = parent[segment];
+    else throw new JsonPatchError(`doc is missing path: "${pointer}"`);
+  }
+  return { parent, key };
+}
+
+function read(document: unknown, pointer: string): unknown {
+  const { parent, key } = locate(document, pointer);
+  if (Array.isArray(parent)) return parent[arrayIndex(parent, key, false)];
+  if (isObject(parent) && key in parent) return parent[key];
+  throw new JsonPatchError(`doc is missing path: "${pointer}"`);
+}
+
+function remove(document: unknown, pointer: string): void {
+  const { parent, key } = locate(document, pointer);
+  if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, false), 1);
+  else if (isObject(parent) && key in parent) delete parent[key];
+  else throw new JsonPatchError(`unable to remove nonexistent key: ${key}: missing value`);
+}
+
+function add(document: unknown, pointer: string, value: unknown, replace: boolean): void {
+  const { parent, key } = locate(document, pointer);
+  if (Array.isArray(parent)) {
+    const index = arrayIndex(parent, key, !replace);
+    parent.splice(index, replace ? 1 : 0, value);
+  } else if (isObject(parent)) {
+    if (replace && !(key in parent)) throw new JsonPatchError(`replace operation does not apply: doc is missing key: ${pointer}`);
+    parent[key] = value as Json;
+  } else {
+    throw new JsonPatchError(`doc is missing path: "${pointer}"`);
+  }
+}
+
+/** Applies an RFC 6902 JSON patch to a copy of the document. */
+export function applyJsonPatch(document: unknown, operations: unknown): unknown {
+  if (!Array.isArray(operations)) throw new JsonPatchError('a JSON patch must be an array of operations');
+  let result = structuredClone(document);
+  for (const operation of operations as Operation[]) {
+    const value = structuredClone(operation.value);
+    switch (operation.op) {
+      case 'add':
+        if (operation.path === '') result = value;
+        else add(result, operation.path, value, false);
+        break;
+      case 'replace':
+        if (operation.path === '') result = value;
+        else add(result, operation.path, value, true);
+        break;
+      case 'remove':
+        remove(result, operation.path);
+        break;
+      case 'move': {
+        const moved = read(result, operation.from ?? '');
+        remove(result, operation.from ?? '');
+        add(result, operation.path, moved, false);
+        break;
+      }
+      case 'copy':
+        add(result, operation.path, structuredClone(read(result, operation.from ?? '')), false);
+        break;
+      case 'test':
+        if (!isDeepStrictEqual(read(result, operation.path), value)) {
+          throw new JsonPatchError(`testing value ${operation.path} failed: test failed`);
+        }
+        break;
+      default:
+        throw new JsonPatchError(`Unexpected kind: ${String(operation.op)}`);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,163 @@
+// The RBAC authorizer of kube-apiserver (plugin/pkg/auth/authorizer/rbac), evaluated against the stored
+// ClusterRoleBindings, RoleBindings, ClusterRoles and Roles. Additive only: it allows or has no opinion.
+import type { KubeObject } from './kube-object.ts';
+import type { ResourceRegistry } from './resource-registry.ts';
+import type { ResourceStore } from './resource-store.ts';
+import { serviceAccountUsername } from './user-info.ts';
+import type { UserInfo } from './user-info.ts';
+
+/** What is being asked: a resource request (group, resource, ...) or a non-resource path. */
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  path: string;
+}
+
+/** The authorizer's answer; `reason` names the granting binding, or the role lookups that failed. */
+export interface Decision {
+  allowed: boolean;
+  reason: string;
+}
+
+export interface PolicyRule {
+  verbs?: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+interface Subject {
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+interface RoleRef {
+  kind: string;
+  name: string;
+}
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+function verbMatches(rule: PolicyRule, verb: string): boolean {
+  return (rule.verbs ?? []).some((ruleVerb) => ruleVerb === '*' || ruleVerb === verb);
+}
+
+function apiGroupMatches(rule: PolicyRule, group: string): boolean {
+  return (rule.apiGroups ?? []).some((ruleGroup) => ruleGroup === '*' || ruleGroup === group);
+}
+
+function resourceMatches(rule: PolicyRule, combinedResource: string, subresource: string): boolean {
+  return (rule.resources ?? []).some(
+    (ruleResource) =>
+      ruleResource === '*' ||
+      ruleResource === combinedResource ||
+      (subresource !== '' && ruleResource === `*/${subresource}`),
+  );
+}
+
+// An empty resourceNames list allows every name; a non-empty one never matches a request without a name.
+function resourceNameMatches(rule: PolicyRule, name: string): boolean {
+  const names = rule.resourceNames ?? [];
+  return names.length === 0 || names.includes(name);
+}
+
+function nonResourceUrlMatches(rule: PolicyRule, path: string): boolean {
+  return (rule.nonResourceURLs ?? []).some(
+    (ruleUrl) => ruleUrl === '*' || ruleUrl === path || (ruleUrl.endsWith('*') && path.startsWith(ruleUrl.slice(0, -1))),
+  );
+}
+
+/** Whether one policy rule covers the request (RuleAllows). */
+export function ruleAllows(attributes: AuthorizationAttributes, rule: PolicyRule): boolean {
+  if (!verbMatches(rule, attributes.verb)) return false;
+  if (!attributes.isResourceRequest) return nonResourceUrlMatches(rule, attributes.path);
+  const combined = attributes.subresource ? `${attributes.resource}/${attributes.subresource}` : attributes.resource;
+  return (
+    apiGroupMatches(rule, attributes.group) &&
+    resourceMatches(rule, combined, attributes.subresource) &&
+    resourceNameMatches(rule, attributes.name)
+  );
+}
+
+// A ServiceAccount subject without a namespace means the binding's own namespace.
+function appliesTo(user: UserInfo, subject: Subject, bindingNamespace: string): boolean {
+  switch (subject.kind) {
+    case 'User':
+      return user.username === subject.name;
+    case 'Group':
+      return user.groups.includes(subject.name);
+    case 'ServiceAccount': {
+      const namespace = subject.namespace || bindingNamespace;
+      return namespace !== '' && user.username === serviceAccountUsername(namespace, subject.name);
+    }
+    default:
+      return false;
+  }
+}
+
+function describeSubject(subject: Subject, bindingNamespace: string): string {
+  if (subject.kind === 'ServiceAccount') return `${subject.kind} "${subject.name}/${subject.namespace || bindingNamespace}"`;
+  return `${subject.kind} "${subject.name}"`;
+}
+
+/** Evaluates requests against the RBAC objects in a store. */
+export class RbacAuthorizer {
+  readonly #store: ResourceStore;
+  readonly #registry: ResourceRegistry;
+
+  constructor(store: ResourceStore, registry: ResourceRegistry) {
+    this.#store = store;
+    this.#registry = registry;
+  }
+
+  /** Allows when any rule of any role bound to the user covers the request; the reason names the first grant. */
+  authorize(attributes: AuthorizationAttributes): Decision {
+    const errors: string[] = [];
+    const clusterBindings = this.#list('clusterrolebindings');
+    const namespaceBindings = attributes.namespace ? this.#list('rolebindings', attributes.namespace) : [];
+    const candidates = [
+      ...clusterBindings.map((binding) => ({ binding, namespace: '' })),
+      ...namespaceBindings.map((binding) => ({ binding, namespace: binding.metadata.namespace ?? '' })),
+    ];
+    for (const { binding, namespace } of candidates) {
+      const subject = ((binding.subjects ?? []) as Subject[]).find((candidate) => appliesTo(attributes.user, candidate, namespace));
+      if (!subject) continue;
+      const roleRef = binding.roleRef as RoleRef;
+      const rules = this.#rulesOf(roleRef, namespace);
+      if (typeof rules === 'string') {
+        errors.push(rules);
+        continue;
+      }
+      if (rules.some((rule) => ruleAllows(attributes, rule))) {
+        const bindingName = namespace ? `RoleBinding "${binding.metadata.name}/${namespace}"` : `ClusterRoleBinding "${binding.metadata.name}"`;
+        return {
+          allowed: true,
+          reason: `RBAC: allowed by ${bindingName} of ${roleRef.kind} "${roleRef.name}" to ${describeSubject(subject, namespace)}`,
+        };
+      }
+    }
+    const reason = errors.length === 0 ? '' : errors.length === 1 ? `RBAC: ${errors[0]}` : `RBAC: [${errors.join(', ')}]`;
+    return { allowed: false, reason };
+  }
+
+  #list(resource: string, namespace?: string): KubeObject[] {
+    return this.#store.list(this.#registry.get(RBAC_GROUP, resource)!, namespace);
+  }
+
+  // The rules of the referenced role, or the lookup error as the real resolver words it.
+  #rulesOf(roleRef: RoleRef, bindingNamespace: string): PolicyRule[] | string {
+    const clusterScoped = roleRef.kind === 'ClusterRole';
+    const type = this.#registry.get(RBAC_GROUP, clusterScoped ? 'clusterroles' : 'roles')!;
+    const role = this.#store.find(type, clusterScoped ? undefined : bindingNamespace, roleRef.name);
+    if (!role) return `${clusterScoped ? 'clusterrole' : 'role'}.rbac.authorization.k8s.io "${roleRef.name}" not found`;
+    return (role.rules ?? []) as PolicyRule[];
+  }
+}

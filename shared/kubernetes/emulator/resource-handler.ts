@@ -1,0 +1,202 @@
+// The REST verbs of stored resources: get, list (selectors, pagination), create, update, patch, delete,
+// deletecollection, and the status subresource.
+import type { EmulatorContext } from './emulator-context.ts';
+import { parseJson } from './http-messages.ts';
+import type { JsonReply } from './http-messages.ts';
+import { isKubeObject } from './kube-object.ts';
+import type { KubeObject } from './kube-object.ts';
+import { parseFieldSelector, parseLabelSelector } from './label-selector.ts';
+import { JsonPatchError, applyJsonPatch, applyMergePatch } from './patch.ts';
+import type { RequestInfo } from './request-info.ts';
+import { apiVersionOf } from './resource-registry.ts';
+import type { ResourceType } from './resource-registry.ts';
+import type { Preconditions } from './resource-store.ts';
+import { KubeStatusError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status.ts';
+import { matchesFilter } from './watch.ts';
+import type { WatchFilter } from './watch.ts';
+
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
+
+/** The object as served at the requested version (custom resources are stored once for all versions). */
+export function presentObject(type: ResourceType, version: string, object: KubeObject): KubeObject {
+  return { ...object, apiVersion: apiVersionOf(type.group, version) };
+}
+
+/** The watch/list filter of a request: its namespace and its label and field selectors. */
+export function requestFilter(type: ResourceType, info: RequestInfo, url: URL): WatchFilter {
+  return {
+    type,
+    namespace: info.namespace || undefined,
+    labels: parseLabelSelector(url.searchParams.get('labelSelector') ?? undefined),
+    fields: parseFieldSelector(url.searchParams.get('fieldSelector') ?? undefined),
+  };
+}
+
+interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+function itemKey(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}
+
+function encodeContinue(token: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', ...token })).toString('base64url');
+}
+
+// Pages continue after the last key served; objects are not versioned, so later pages show current data.
+function decodeContinue(text: string): ContinueToken {
+  let token: Partial<ContinueToken>;
+  try {
+    token = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<ContinueToken>;
+  } catch {
+    throw badRequest('continue key is not valid: illegal base64 data');
+  }
+  if (typeof token.rv !== 'number' || typeof token.start !== 'string') throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  return { rv: token.rv, start: token.start };
+}
+
+function listReply(context: EmulatorContext, type: ResourceType, info: RequestInfo, url: URL): JsonReply {
+  const filter = requestFilter(type, info, url);
+  let items = context.store.list(type, filter.namespace).filter((object) => matchesFilter(filter, object));
+  let resourceVersion = context.store.resourceVersion;
+  const continueParam = url.searchParams.get('continue');
+  if (continueParam) {
+    const token = decodeContinue(continueParam);
+    resourceVersion = token.rv;
+    items = items.filter((object) => itemKey(object) > token.start);
+  }
+  const limit = Number(url.searchParams.get('limit') ?? 0);
+  const metadata: Record<string, unknown> = { resourceVersion: String(resourceVersion) };
+  if (limit > 0 && items.length > limit) {
+    metadata.continue = encodeContinue({ rv: resourceVersion, start: itemKey(items[limit - 1]!) });
+    metadata.remainingItemCount = items.length - limit;
+    items = items.slice(0, limit);
+  }
+  return {
+    status: 200,
+    body: {
+      kind: `${type.kind}List`,
+      apiVersion: apiVersionOf(type.group, info.version),
+      metadata,
+      // Built-in list items carry no apiVersion/kind on the wire; custom resources keep theirs.
+      items: items.map((object) => {
+        if (type.custom) return presentObject(type, info.version, object);
+        const { apiVersion: _apiVersion, kind: _kind, ...rest } = object;
+        return rest;
+      }),
+    },
+  };
+}
+
+function parseObject(body: string): KubeObject {
+  const parsed = parseJson(body);
+  if (!isKubeObject(parsed)) throw badRequest('Object \'Kind\' is missing in the request body');
+  parsed.metadata = isKubeObject(parsed.metadata) ? parsed.metadata : {};
+  return parsed;
+}
+
+// The object in a write must be the one the URL names.
+function placeObject(type: ResourceType, info: RequestInfo, object: KubeObject): void {
+  if (type.namespaced) {
+    if (object.metadata.namespace && object.metadata.namespace !== info.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    object.metadata.namespace = info.namespace;
+  }
+  if (info.name && object.metadata.name !== info.name) {
+    throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
+  }
+}
+
+function applyPatch(type: ResourceType, current: KubeObject, body: string, contentType: string): KubeObject {
+  const accepted = type.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
+  // Strategic merge patch has no schema for custom resources; the real server refuses it, and so do we.
+  // For the built-in types served here it equals a merge patch: their lists are replaced, not merged by key.
+  const supported = type.custom ? [JSON_PATCH, MERGE_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH];
+  if (!supported.includes(contentType)) throw unsupportedMediaType(accepted);
+  const patch = parseJson(body);
+  try {
+    const patched = contentType === JSON_PATCH ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
+    if (!isKubeObject(patched)) throw new JsonPatchError('the patched document is not an object');
+    patched.metadata = isKubeObject(patched.metadata) ? patched.metadata : {};
+    return patched;
+  } catch (error) {
+    if (error instanceof JsonPatchError) throw new KubeStatusError(422, 'Invalid', error.message);
+    throw error;
+  }
+}
+
+function parsePreconditions(body: string): Preconditions {
+  if (body.trim() === '') return {};
+  const options = parseJson(body) as { preconditions?: Preconditions } | null;
+  return options?.preconditions ?? {};
+}
+
+function deleteReply(context: EmulatorContext, type: ResourceType, info: RequestInfo, body: string): JsonReply {
+  const deleted = context.store.delete(type, info.namespace, info.name, parsePreconditions(body));
+  const pending = context.store.find(type, info.namespace, info.name) !== undefined;
+  if (pending || type.returnsDeletedObject || type.resource === 'namespaces') {
+    return { status: pending ? 202 : 200, body: presentObject(type, info.version, deleted) };
+  }
+  return {
+    status: 200,
+    body: {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: info.name, ...(type.group ? { group: type.group } : {}), kind: type.resource, uid: deleted.metadata.uid },
+    },
+  };
+}
+
+function deleteCollectionReply(context: EmulatorContext, type: ResourceType, info: RequestInfo, url: URL): JsonReply {
+  const listed = listReply(context, type, info, url).body as { items: KubeObject[] };
+  const items = listed.items.map((item) => context.store.delete(type, item.metadata.namespace, item.metadata.name!));
+  return {
+    status: 200,
+    body: { kind: `${type.kind}List`, apiVersion: apiVersionOf(type.group, info.version), metadata: { resourceVersion: String(context.store.resourceVersion) }, items },
+  };
+}
+
+/** Serves one request on a stored resource type (watch excepted). */
+export function handleResourceRequest(context: EmulatorContext, type: ResourceType, info: RequestInfo, url: URL, body: string, contentType: string): JsonReply {
+  if (info.subresource && (info.subresource !== 'status' || !type.subresources.includes('status'))) throw pathNotFound();
+  if (type.namespaced && !info.namespace && info.verb !== 'list') throw methodNotAllowed();
+  if (!type.namespaced && info.namespace && type.resource !== 'namespaces') throw pathNotFound();
+  const present = (object: KubeObject): KubeObject => presentObject(type, info.version, object);
+  switch (info.verb) {
+    case 'get':
+      return { status: 200, body: present(context.store.get(type, info.namespace, info.name)) };
+    case 'list':
+      return listReply(context, type, info, url);
+    case 'create': {
+      if (info.subresource) throw methodNotAllowed();
+      const object = parseObject(body);
+      placeObject(type, { ...info, name: '' }, object);
+      return { status: 201, body: present(context.store.create(type, object)) };
+    }
+    case 'update': {
+      const object = parseObject(body);
+      placeObject(type, info, object);
+      return { status: 200, body: present(context.store.update(type, object, info.subresource)) };
+    }
+    case 'patch': {
+      const patched = applyPatch(type, context.store.get(type, info.namespace, info.name), body, contentType);
+      placeObject(type, info, patched);
+      return { status: 200, body: present(context.store.update(type, patched, info.subresource)) };
+    }
+    case 'delete':
+      if (info.subresource) throw methodNotAllowed();
+      return deleteReply(context, type, info, body);
+    case 'deletecollection':
+      return deleteCollectionReply(context, type, info, url);
+    default:
+      throw methodNotAllowed();
+  }
+}

@@ -1,0 +1,172 @@
+// The emulator's HTTP server: authenticates every request, authorizes it like kube-apiserver, and dispatches to
+// discovery, the review APIs, TokenRequest, watches or the resource handler.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { handleAccessReview } from './access-review.ts';
+import { authorize } from './authorizer-chain.ts';
+import { seedBootstrapPolicy } from './bootstrap-policy.ts';
+import { runCrdController } from './crd-controller.ts';
+import { discoveryDocument } from './discovery.ts';
+import type { EmulatorContext, EmulatorCounters } from './emulator-context.ts';
+import { readBody, sendJson, sendStatus } from './http-messages.ts';
+import type { JsonReply } from './http-messages.ts';
+import { emulatorKubeConfig, emulatorKubeConfigYaml } from './kubeconfig.ts';
+import { runNamespaceController } from './namespace-controller.ts';
+import { RbacAuthorizer } from './rbac-authorizer.ts';
+import { parseRequestInfo } from './request-info.ts';
+import type { RequestInfo } from './request-info.ts';
+import { handleResourceRequest } from './resource-handler.ts';
+import { ResourceRegistry } from './resource-registry.ts';
+import { ResourceStore } from './resource-store.ts';
+import { ServiceAccountTokens } from './service-account-tokens.ts';
+import { KubeStatusError, forbidden, methodNotAllowed, pathNotFound, unauthorized } from './status.ts';
+import { TokenAuthenticator } from './token-authenticator.ts';
+import type { RegisteredUser } from './token-authenticator.ts';
+import { handleTokenRequest } from './token-request.ts';
+import { handleSelfSubjectReview, handleTokenReview } from './token-review.ts';
+import type { UserInfo } from './user-info.ts';
+import { WatchHub } from './watch.ts';
+import { serveWatch } from './watch-stream.ts';
+
+export interface KubeEmulatorOptions {
+  /** Port on 127.0.0.1 (0, the default, picks a free one). */
+  port?: number;
+  host?: string;
+  /** `iss` of issued ServiceAccount tokens and of the published OpenID configuration. */
+  serviceAccountIssuer?: string;
+}
+
+export interface KubeEmulator {
+  /** http://<host>:<port> */
+  url: string;
+  /** A bearer token with full rights (system:masters). */
+  adminToken: string;
+  /** A client-node KubeConfig pointing at the emulator with `token` (default: the admin token). */
+  kubeConfig(token?: string): KubeConfig;
+  /** The same as kubeconfig file text, for helm and kubectl. */
+  kubeConfigYaml(token?: string): string;
+  /** Makes `token` authenticate (for callers and TokenReview) as `user`; RBAC then decides what it may do. */
+  registerToken(token: string, user: RegisteredUser): void;
+  serviceAccountIssuer: string;
+  counters: EmulatorCounters;
+  close(): Promise<void>;
+}
+
+const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+
+function forbiddenMessage(user: UserInfo, info: RequestInfo, reason: string): string {
+  const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  const message = !info.isResourceRequest
+    ? `User "${user.username}" cannot ${info.verb} path "${info.path}"`
+    : info.namespace
+      ? `User "${user.username}" cannot ${info.verb} resource "${resource}" in API group "${info.group}" in the namespace "${info.namespace}"`
+      : `User "${user.username}" cannot ${info.verb} resource "${resource}" in API group "${info.group}" at the cluster scope`;
+  return reason ? `${message}: ${reason}` : message;
+}
+
+async function authenticateCaller(context: EmulatorContext, request: IncomingMessage): Promise<UserInfo> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (!match) throw unauthorized();
+  const check = await context.authenticator.authenticate(match[1]!);
+  if ('error' in check) throw unauthorized();
+  return check.user;
+}
+
+async function dispatch(context: EmulatorContext, request: IncomingMessage, response: ServerResponse): Promise<JsonReply | undefined> {
+  const url = new URL(request.url ?? '/', context.url);
+  const user = await authenticateCaller(context, request);
+  const info = parseRequestInfo(request.method ?? 'GET', url);
+  const decision = authorize(context.authorizer, { ...info, user });
+  if (!decision.allowed) {
+    const group = info.isResourceRequest ? { group: info.group, resource: info.resource } : undefined;
+    throw forbidden(group, info.name, forbiddenMessage(user, info, decision.reason));
+  }
+  if (!info.isResourceRequest) {
+    const document = discoveryDocument(context, info.path);
+    if (!document) throw pathNotFound();
+    return document;
+  }
+  const type = context.registry.find(info.group, info.version, info.resource);
+  if (!type) throw pathNotFound();
+  if (info.verb === 'watch') {
+    serveWatch(context, type, info, url, request, response);
+    return undefined;
+  }
+  const body = await readBody(request);
+  if (!type.stored) {
+    if (info.verb !== 'create') throw methodNotAllowed();
+    if (info.resource === 'tokenreviews') return handleTokenReview(context, body);
+    if (info.resource === 'selfsubjectreviews') return handleSelfSubjectReview(user);
+    return handleAccessReview(context, info, body, user);
+  }
+  if (info.resource === 'serviceaccounts' && info.subresource === 'token') {
+    if (info.verb !== 'create') throw methodNotAllowed();
+    return handleTokenRequest(context, info, body);
+  }
+  const contentType = (request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim();
+  return handleResourceRequest(context, type, info, url, body, contentType);
+}
+
+/** Starts an emulated Kubernetes API server on 127.0.0.1 with the bootstrap namespaces and roles. */
+export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Promise<KubeEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  const serviceAccountIssuer = options.serviceAccountIssuer ?? DEFAULT_ISSUER;
+  const adminToken = randomBytes(24).toString('base64url');
+  const registry = new ResourceRegistry();
+  const store = new ResourceStore();
+  const watches = new WatchHub(store);
+  runCrdController(store, registry);
+  runNamespaceController(store, registry);
+  seedBootstrapPolicy(store, registry);
+  const serviceAccountTokens = await ServiceAccountTokens.create(serviceAccountIssuer);
+  const serviceAccounts = registry.get('', 'serviceaccounts')!;
+  const authenticator = new TokenAuthenticator(adminToken, serviceAccountTokens, (namespace, name) => store.find(serviceAccounts, namespace, name)?.metadata.uid);
+  const counters: EmulatorCounters = { tokenReviews: 0, subjectAccessReviews: 0, requests: 0 };
+  const context: EmulatorContext = {
+    url: '',
+    registry,
+    store,
+    watches,
+    authenticator,
+    serviceAccountTokens,
+    authorizer: new RbacAuthorizer(store, registry),
+    counters,
+  };
+
+  const server = createServer((request, response) => {
+    counters.requests++;
+    dispatch(context, request, response).then(
+      (reply) => {
+        if (reply) sendJson(response, reply);
+      },
+      (error: unknown) => {
+        if (response.headersSent) return void response.end();
+        sendStatus(response, error instanceof KubeStatusError ? error : new KubeStatusError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`));
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  context.url = `http://${host}:${port}`;
+
+  return {
+    url: context.url,
+    adminToken,
+    kubeConfig: (token = adminToken) => emulatorKubeConfig(context.url, token),
+    kubeConfigYaml: (token = adminToken) => emulatorKubeConfigYaml(context.url, token),
+    registerToken: (token, user) => authenticator.register(token, user),
+    serviceAccountIssuer,
+    counters,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

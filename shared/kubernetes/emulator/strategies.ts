@@ -1,0 +1,228 @@
+// Per-type rules of the real registry ("REST strategies"): defaulting, validation, fields a write may not change,
+// and what holds an object back from removal. The generic metadata rules live in the resource store.
+import type { KubeObject } from './kube-object.ts';
+import type { ResourceType } from './resource-registry.ts';
+import type { FieldError } from './status.ts';
+
+export interface Strategy {
+  /** Sets defaults and server-owned fields on an object about to be created. */
+  prepareForCreate(object: KubeObject): void;
+  /** Restores on `object` what a write through `subresource` ('' for the object itself) may not change. */
+  prepareForUpdate(object: KubeObject, old: KubeObject, subresource: string): void;
+  /** Field errors that make the write a 422. */
+  validate(object: KubeObject, old: KubeObject | undefined): FieldError[];
+  /** Finalizers that keep a deleted object in place until removed. */
+  pendingFinalizers(object: KubeObject): string[];
+  /** Marks an object whose deletion waits for finalizers. */
+  prepareForDelete(object: KubeObject): void;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+type NameRule = (name: string) => string | undefined;
+
+const dnsSubdomainName: NameRule = (name) =>
+  name.length <= 253 && DNS_SUBDOMAIN.test(name)
+    ? undefined
+    : `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
+
+const dnsLabelName: NameRule = (name) =>
+  name.length <= 63 && DNS_LABEL.test(name)
+    ? undefined
+    : `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`;
+
+// RBAC object names are path segments, so `system:discovery` is valid.
+const pathSegmentName: NameRule = (name) => {
+  if (name === '.' || name === '..') return `may not be '${name}'`;
+  if (name.includes('/')) return `may not contain '/'`;
+  if (name.includes('%')) return `may not contain '%'`;
+  return undefined;
+};
+
+function nameErrors(object: KubeObject, rule: NameRule): FieldError[] {
+  const name = object.metadata.name ?? '';
+  if (!name) return [{ field: 'metadata.name', type: 'FieldValueRequired', detail: 'name or generateName is required' }];
+  const detail = rule(name);
+  return detail ? [{ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail }] : [];
+}
+
+function metadataFinalizers(object: KubeObject): string[] {
+  return object.metadata.finalizers ?? [];
+}
+
+function strategy(overrides: Partial<Strategy> & { nameRule?: NameRule }): Strategy {
+  const nameRule = overrides.nameRule ?? dnsSubdomainName;
+  return {
+    prepareForCreate: overrides.prepareForCreate ?? (() => {}),
+    prepareForUpdate: overrides.prepareForUpdate ?? (() => {}),
+    validate: (object, old) => [...nameErrors(object, nameRule), ...(overrides.validate?.(object, old) ?? [])],
+    pendingFinalizers: overrides.pendingFinalizers ?? metadataFinalizers,
+    prepareForDelete: overrides.prepareForDelete ?? (() => {}),
+  };
+}
+
+const namespaceStrategy = strategy({
+  nameRule: dnsLabelName,
+  prepareForCreate(object) {
+    object.metadata.labels = { ...object.metadata.labels, 'kubernetes.io/metadata.name': object.metadata.name ?? '' };
+    object.spec = { finalizers: ['kubernetes'] };
+    object.status = { phase: 'Active' };
+  },
+  prepareForUpdate(object, old, subresource) {
+    object.metadata.labels = { ...object.metadata.labels, 'kubernetes.io/metadata.name': old.metadata.name ?? '' };
+    if (subresource !== 'finalize') object.spec = old.spec;
+    if (subresource !== 'status') object.status = old.status;
+  },
+  pendingFinalizers(object) {
+    const spec = object.spec as { finalizers?: string[] } | undefined;
+    return [...metadataFinalizers(object), ...(spec?.finalizers ?? [])];
+  },
+  prepareForDelete(object) {
+    object.status = { phase: 'Terminating' };
+  },
+});
+
+// The API server folds `stringData` into base64 `data` and never stores it.
+function foldStringData(object: KubeObject): void {
+  const stringData = object.stringData as Record<string, string> | undefined;
+  if (stringData) {
+    const data = { ...(object.data as Record<string, string> | undefined) };
+    for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(value).toString('base64');
+    object.data = data;
+    delete object.stringData;
+  }
+}
+
+const secretStrategy = strategy({
+  prepareForCreate(object) {
+    object.type ??= 'Opaque';
+    foldStringData(object);
+  },
+  prepareForUpdate(object, old) {
+    object.type ??= old.type;
+    foldStringData(object);
+  },
+  validate(object, old) {
+    return old && object.type !== old.type
+      ? [{ field: 'type', type: 'FieldValueInvalid', value: object.type, detail: 'field is immutable' }]
+      : [];
+  },
+});
+
+function roleRefErrors(object: KubeObject, old: KubeObject | undefined): FieldError[] {
+  const roleRef = object.roleRef as { kind?: string; name?: string } | undefined;
+  if (!roleRef?.name) return [{ field: 'roleRef.name', type: 'FieldValueRequired', detail: '' }];
+  if (old && JSON.stringify(old.roleRef) !== JSON.stringify(object.roleRef)) {
+    return [{ field: 'roleRef', type: 'FieldValueInvalid', value: object.roleRef, detail: 'cannot change roleRef' }];
+  }
+  return [];
+}
+
+const roleBindingStrategy = strategy({
+  nameRule: pathSegmentName,
+  validate(object, old) {
+    const kind = (object.roleRef as { kind?: string } | undefined)?.kind;
+    if (kind !== 'Role' && kind !== 'ClusterRole') {
+      return [{ field: 'roleRef.kind', type: 'FieldValueInvalid', value: kind ?? '', detail: 'supported values: "Role", "ClusterRole"' }];
+    }
+    return roleRefErrors(object, old);
+  },
+});
+
+const clusterRoleBindingStrategy = strategy({
+  nameRule: pathSegmentName,
+  validate(object, old) {
+    const kind = (object.roleRef as { kind?: string } | undefined)?.kind;
+    if (kind !== 'ClusterRole') {
+      return [{ field: 'roleRef.kind', type: 'FieldValueInvalid', value: kind ?? '', detail: 'supported values: "ClusterRole"' }];
+    }
+    return roleRefErrors(object, old);
+  },
+});
+
+interface CrdSpec {
+  group?: string;
+  scope?: string;
+  names?: { plural?: string; kind?: string };
+  versions?: { name?: string; served?: boolean; storage?: boolean }[];
+}
+
+// The real API server removes custom resources before the definition goes away.
+export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+const crdStrategy = strategy({
+  nameRule: () => undefined,
+  prepareForCreate(object) {
+    const spec = (object.spec ?? {}) as CrdSpec;
+    object.status = {
+      conditions: [
+        { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
+        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+      ].map((condition) => ({ ...condition, lastTransitionTime: object.metadata.creationTimestamp })),
+      acceptedNames: spec.names ?? {},
+      storedVersions: (spec.versions ?? []).filter((version) => version.storage).map((version) => version.name),
+    };
+  },
+  prepareForUpdate(object, old, subresource) {
+    if (subresource !== 'status') object.status = old.status;
+  },
+  validate(object, old) {
+    const spec = (object.spec ?? {}) as CrdSpec;
+    const errors: FieldError[] = [];
+    const expected = `${spec.names?.plural ?? ''}.${spec.group ?? ''}`;
+    if (object.metadata.name !== expected) {
+      errors.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: object.metadata.name ?? '', detail: 'must be spec.names.plural+"."+spec.group' });
+    }
+    if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') {
+      errors.push({ field: 'spec.scope', type: 'FieldValueInvalid', value: spec.scope ?? '', detail: 'supported values: "Cluster", "Namespaced"' });
+    }
+    if (!spec.names?.kind) errors.push({ field: 'spec.names.kind', type: 'FieldValueRequired', detail: '' });
+    if ((spec.versions ?? []).filter((version) => version.storage).length !== 1) {
+      errors.push({ field: 'spec.versions', type: 'FieldValueInvalid', value: spec.versions ?? [], detail: 'must have exactly one version marked as storage version' });
+    }
+    if (old && (old.spec as CrdSpec).group !== spec.group) {
+      errors.push({ field: 'spec.group', type: 'FieldValueInvalid', value: spec.group ?? '', detail: 'field is immutable' });
+    }
+    return errors;
+  },
+  prepareForDelete(object) {
+    object.metadata.finalizers = [...new Set([...(object.metadata.finalizers ?? []), CRD_CLEANUP_FINALIZER])];
+  },
+});
+
+// Custom resources with a status subresource keep status out of main-resource writes and vice versa.
+function customResourceStrategy(type: ResourceType): Strategy {
+  return strategy({
+    prepareForUpdate(object, old, subresource) {
+      if (!type.subresources.includes('status')) return;
+      if (subresource === 'status') {
+        // A status write changes the status only: everything else, metadata included, stays as stored.
+        const status = object.status;
+        for (const key of Object.keys(object)) delete object[key];
+        Object.assign(object, structuredClone(old), { status });
+      } else {
+        object.status = old.status;
+      }
+    },
+  });
+}
+
+const plainStrategy = strategy({});
+const rbacRoleStrategy = strategy({ nameRule: pathSegmentName });
+
+const STRATEGIES: Record<string, Strategy> = {
+  '/namespaces': namespaceStrategy,
+  '/secrets': secretStrategy,
+  'rbac.authorization.k8s.io/roles': rbacRoleStrategy,
+  'rbac.authorization.k8s.io/clusterroles': rbacRoleStrategy,
+  'rbac.authorization.k8s.io/rolebindings': roleBindingStrategy,
+  'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindingStrategy,
+  'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
+};
+
+/** The strategy of a resource type. */
+export function strategyFor(type: ResourceType): Strategy {
+  if (type.custom) return customResourceStrategy(type);
+  return STRATEGIES[`${type.group}/${type.resource}`] ?? plainStrategy;
+}
