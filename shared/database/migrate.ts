@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import type pg from 'pg';
+import pg from 'pg';
 import { classifyDatabaseError } from './database-unavailable-error.ts';
 
 /** A migration file, `NNN_name.sql`, identified by its number. */
@@ -46,12 +46,14 @@ export async function loadMigrations(directory: URL = MIGRATIONS_DIR): Promise<M
  */
 export async function migrate(pool: pg.Pool, migrations?: Migration[]): Promise<number[]> {
   const toApply = migrations ?? (await loadMigrations());
-  const client = await pool.connect().catch((error: unknown) => {
-    throw classifyDatabaseError(error);
-  });
-  let broken: Error | undefined;
+  // A connection of its own, without the pool's query timeout: waiting for another instance's lock,
+  // or building an index on a big table, may rightly take longer than any request should.
+  const client = new pg.Client({ ...pool.options, query_timeout: undefined });
+  // A lost connection also fails the pending query, which reports it; unheard, the event would crash the process.
+  client.on('error', () => undefined);
   try {
-    // A session lock on one connection: released by the unlock below, or by the server if the connection dies.
+    await client.connect();
+    // A session lock: released by the unlock below, or by the server if the connection dies.
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       return await applyPending(client, toApply);
@@ -59,15 +61,13 @@ export async function migrate(pool: pg.Pool, migrations?: Migration[]): Promise<
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
   } catch (error) {
-    broken = error instanceof Error ? error : undefined;
     throw classifyDatabaseError(error);
   } finally {
-    // A connection that failed mid-migration is discarded rather than handed back to the pool.
-    client.release(broken);
+    await client.end().catch(() => undefined);
   }
 }
 
-async function applyPending(client: pg.PoolClient, migrations: Migration[]): Promise<number[]> {
+async function applyPending(client: pg.Client, migrations: Migration[]): Promise<number[]> {
   await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version    integer     PRIMARY KEY,
     name       text        NOT NULL,
@@ -91,7 +91,7 @@ async function applyPending(client: pg.PoolClient, migrations: Migration[]): Pro
   return applied;
 }
 
-async function applyOne(client: pg.PoolClient, migration: Migration): Promise<void> {
+async function applyOne(client: pg.Client, migration: Migration): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query(migration.sql);
