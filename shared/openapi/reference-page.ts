@@ -25,7 +25,7 @@ code { font-family: ui-monospace, monospace; }
 <body>
 <h1>${escapeHtml(info.title)}</h1>
 <p class="version">Version ${escapeHtml(info.version)} · <a href="/openapi.json">openapi.json</a></p>
-<p>${escapeHtml(info.description)}</p>
+<p>${renderInline(info.description)}</p>
 ${sections}
 </body>
 </html>
@@ -42,13 +42,18 @@ interface Operation {
 function renderOperation(path: string, method: string, operation: Operation): string {
   const open = Array.isArray(operation.security) && operation.security.length === 0;
   const responses = Object.entries(operation.responses)
-    .map(([status, response]) => `<tr><td><code>${escapeHtml(status)}</code></td><td>${escapeHtml(response.description)}</td></tr>`)
+    .map(([status, response]) => `<tr><td><code>${escapeHtml(status)}</code></td><td>${renderInline(response.description)}</td></tr>`)
     .join('');
   return `<section id="${escapeHtml(operation.operationId)}">
 <div><span class="method">${escapeHtml(method)}</span><span class="path">${escapeHtml(path)}</span>${open ? '<span class="open">no authentication</span>' : '<span class="auth">bearer token</span>'}</div>
-<p>${escapeHtml(operation.summary)}</p>
+<p>${renderInline(operation.summary)}</p>
 <table>${responses}</table>
 </section>`;
+}
+
+/** Escapes text and turns `backticks` into code spans, the only markup the summaries use. */
+function renderInline(text: string): string {
+  return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
 function escapeHtml(text: string): string {

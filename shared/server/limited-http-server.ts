@@ -30,9 +30,12 @@ export function listen(server: Server, port: number, host?: string): Promise<num
  */
 export async function drain(server: Server, graceMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Keep-alive sockets become idle as their last response ends; close each as soon as it does.
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
   server.closeIdleConnections();
   const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
   deadline.unref();
   await closed;
+  clearInterval(sweep);
   clearTimeout(deadline);
 }

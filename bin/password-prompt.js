@@ -1,0 +1,59 @@
+// Password input for the CLI: no echo on a terminal, first line of a pipe otherwise.
+
+const MAX_PASSWORD_BYTES = 72;
+
+/** Hashes a password for the admin account: cost `cost`, prefix `$2a$` (never `$2y$`). */
+export function hashPasswordForAdminAccount(bcrypt, password, cost) {
+  if (password.length === 0) throw new Error('the password is empty');
+  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) {
+    throw new Error(`the password is longer than ${MAX_PASSWORD_BYTES} bytes; bcrypt ignores everything past that, so it is refused`);
+  }
+  // bcryptjs writes $2b$; $2a$ and $2b$ hashes of the same input are identical past the prefix.
+  return bcrypt.hashSync(password, bcrypt.genSaltSync(cost)).replace(/^\$2b\$/, '$2a$');
+}
+
+/** Reads the first line of a piped standard input. */
+export async function readPasswordFromPipe() {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += chunk;
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/, 1)[0];
+}
+
+/** Prompts twice on the terminal without echo and checks the two entries agree. */
+export async function readPasswordFromTerminal() {
+  const first = await promptHidden('Password: ');
+  const second = await promptHidden('Repeat password: ');
+  if (first !== second) throw new Error('the two passwords differ');
+  return first;
+}
+
+function promptHidden(prompt) {
+  return new Promise((resolve, reject) => {
+    const { stdin, stderr } = process;
+    stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding('utf8');
+    let entered = '';
+    const finish = (error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      stderr.write('\n');
+      if (error) reject(error);
+      else resolve(entered);
+    };
+    const onData = (chunk) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') return finish();
+        if (char === '\u0003') return finish(new Error('cancelled'));
+        if (char === '\u007f' || char === '\b') entered = entered.slice(0, -1);
+        else entered += char;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}

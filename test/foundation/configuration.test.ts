@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { parseGoDuration } from '../../shared/config/go-duration.ts';
+import { parseAdminAccountSettings, DEV_MODE_PASSWORD_HASH } from '../../shared/config/admin-account-settings.ts';
+import { loadServerConfig } from '../../shared/config/server-config.ts';
+import { ConfigError } from '../../shared/config/config-error.ts';
+import bcrypt from 'bcryptjs';
+import { getWithToken, login, loginToken, startTestGateway } from '../support/function-servers.ts';
+import { adminHash } from '../support/admin-fixtures.ts';
+
+describe('ADMIN_ACCOUNT_TOKEN_TTL takes Go duration syntax (default 24h)', () => {
+  it.each([
+    ['24h', 86_400_000],
+    ['1h30m', 5_400_000],
+    ['90s', 90_000],
+    ['1.5h', 5_400_000],
+    ['2h45m30s', 9_930_000],
+    ['500ms', 500],
+  ])('%s is %i ms', (text, ms) => {
+    expect(parseGoDuration(text)).toBe(ms);
+  });
+
+  it.each(['', '1 day', '24', 'h', '1d', '1h 30m', '--1h'])('"%s" is not a duration', (text) => {
+    expect(parseGoDuration(text)).toBeNull();
+  });
+
+  it('defaults to 24h', () => {
+    expect(parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'k'.repeat(64) }).tokenTtlSeconds).toBe(86_400);
+  });
+
+  it('allows longer values and shorter ones such as 1h', () => {
+    expect(parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_TTL: '720h' }).tokenTtlSeconds).toBe(2_592_000);
+    expect(parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_TTL: '1h' }).tokenTtlSeconds).toBe(3600);
+  });
+});
+
+describe('Admin account configuration values', () => {
+  it('api.adminAccount.enabled defaults to true', () => {
+    expect(parseAdminAccountSettings({}).enabled).toBe(true);
+  });
+
+  it('an empty signing key is generated: 64 characters, different in every process', () => {
+    const first = parseAdminAccountSettings({});
+    const second = parseAdminAccountSettings({});
+    expect(first.signingKeyGenerated).toBe(true);
+    expect(new TextDecoder().decode(first.signingKey)).toHaveLength(64);
+    expect(first.signingKeyId).not.toBe(second.signingKeyId);
+  });
+
+  it.each([
+    ['ADMIN_ACCOUNT_ENABLED', 'sometimes'],
+    ['ADMIN_ACCOUNT_TOKEN_TTL', '0s'],
+    ['ADMIN_ACCOUNT_TOKEN_TTL', '-1h'],
+    ['ADMIN_ACCOUNT_PASSWORD_HASH', '$2a$10$tooshort'],
+    ['ADMIN_ACCOUNT_TOKEN_SIGNING_KEY', 'k'.repeat(31)],
+  ])('refuses %s=%s with an error naming the variable', (variable, value) => {
+    expect(() => parseAdminAccountSettings({ [variable]: value })).toThrow(ConfigError);
+    expect(() => parseAdminAccountSettings({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
+  });
+
+  it.each([['PORT', '99999'], ['API_GROUP', 'Not A Group'], ['API_BASE_URL', 'ftp://x'], ['MAX_REQUEST_BODY_BYTES', '-5'], ['TRUSTED_PROXY_HOPS', 'two']])(
+    'refuses %s=%s with an error naming the variable',
+    (variable, value) => {
+      expect(() => loadServerConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
+    },
+  );
+
+  it('API_BASE_URL defaults to http://localhost:$PORT and API_GROUP to platform.dev', () => {
+    const config = loadServerConfig({ PORT: '9090' });
+    expect(config.apiBaseUrl).toBe('http://localhost:9090');
+    expect(config.apiGroup).toBe('platform.dev');
+  });
+});
+
+describe('Local development mode: admin enabled with a fixed known hash, key generated in memory, when no admin settings are given', () => {
+  it('is on with no admin settings and NODE_ENV not production', () => {
+    expect(loadServerConfig({}).devMode).toBe(true);
+  });
+
+  it('is off in production and off as soon as any admin setting is given', () => {
+    expect(loadServerConfig({ NODE_ENV: 'production' }).devMode).toBe(false);
+    expect(loadServerConfig({ ADMIN_ACCOUNT_ENABLED: 'true' }).devMode).toBe(false);
+  });
+
+  it('the fixed hash is a $2a$ cost-10 hash of "admin"', () => {
+    expect(DEV_MODE_PASSWORD_HASH.startsWith('$2a$10$')).toBe(true);
+    expect(bcrypt.compareSync('admin', DEV_MODE_PASSWORD_HASH)).toBe(true);
+  });
+
+  it('logs in with password "admin"', async () => {
+    const gateway = await startTestGateway({});
+    try {
+      const token = await loginToken(gateway.url, 'admin');
+      expect((await getWithToken(gateway.url, '/apis/platform.dev/v1alpha1/projects', token)).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('in production, no settings means no password can log in (never the development password)', async () => {
+    const gateway = await startTestGateway({ NODE_ENV: 'production' });
+    try {
+      expect((await login(gateway.url, 'admin')).status).toBe(403);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('a given hash is used as is', async () => {
+    const gateway = await startTestGateway({ NODE_ENV: 'production', ADMIN_ACCOUNT_PASSWORD_HASH: adminHash('s3cret'), ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'q'.repeat(64) });
+    try {
+      expect((await login(gateway.url, 's3cret')).status).toBe(200);
+      expect((await login(gateway.url, 'admin')).status).toBe(403);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { routeTable, FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
+import { gatewayRules, resolveGatewayTarget } from '../../shared/routes/gateway-routing.ts';
+import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
+import { compilePathPattern } from '../../shared/routes/path-pattern.ts';
+
+const routes = routeTable('platform.dev');
+const rules = gatewayRules(routes);
+
+describe('The route table is the single source: each route has one owner and the gateway agrees', () => {
+  it('every function owns at least one route', () => {
+    for (const name of FUNCTION_NAMES) expect(routes.some((route) => route.target === name)).toBe(true);
+  });
+
+  it('operationIds are unique', () => {
+    const ids = routes.map((route) => route.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it.each(routes.filter((route) => route.target !== 'every-function').map((route) => [route.path, route.target] as const))(
+    'the gateway sends %s to %s',
+    (path, target) => {
+      const concrete = path.replace(/\{[a-zA-Z]+\}/g, 'x').replace(/\/\*$/, '/a/b');
+      expect(resolveGatewayTarget(rules, concrete)).toBe(target);
+    },
+  );
+
+  it('paths no route claims go to a function with the verifier (so they get 401, not a gateway 404)', () => {
+    expect(resolveGatewayTarget(rules, '/nothing/here')).toBe('resources');
+  });
+
+  it('PathPrefix matches whole path elements only', () => {
+    expect(resolveGatewayTarget(rules, '/internalx')).toBe('resources');
+    expect(resolveGatewayTarget(rules, '/internal')).toBe('internal');
+  });
+
+  it('refuses a table that two targets would claim at the gateway', () => {
+    const ambiguous = [...routes, { ...routes.find((route) => route.target === 'internal')!, target: 'login' as const, operationId: 'dup' }];
+    expect(() => gatewayRules(ambiguous)).toThrow(/ambiguous/);
+  });
+});
+
+describe('Path patterns', () => {
+  it('captures segments and decodes them', () => {
+    expect(compilePathPattern('/a/{project}/runs/{run}').match('/a/my%20p/runs/7')).toEqual({ project: 'my p', run: '7' });
+  });
+  it('does not let a segment parameter span slashes', () => {
+    expect(compilePathPattern('/a/{x}').match('/a/b/c')).toBeNull();
+  });
+  it('matches the rest of the path with a trailing /*', () => {
+    expect(compilePathPattern('/internal/*').match('/internal/a/b')).toEqual({ '*': 'a/b' });
+    expect(compilePathPattern('/internal/*').match('/internal')).toEqual({ '*': '' });
+  });
+});
+
+describe('/openapi.json: OpenAPI 3.1 of every route', () => {
+  const document = buildOpenApiDocument(routes, 'http://localhost:8080') as { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>> };
+
+  it('is OpenAPI 3.1', () => {
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('documents every route of the table', () => {
+    for (const route of routes) {
+      const path = route.path.replace(/\/\*$/, '/{path}');
+      const methods = route.method === '*' ? ['get', 'post'] : [route.method.toLowerCase()];
+      for (const method of methods) expect(document.paths[path]?.[method], `${route.method} ${route.path}`).toBeDefined();
+    }
+  });
+
+  it('marks open routes with an empty security requirement and no others', () => {
+    for (const route of routes) {
+      const path = route.path.replace(/\/\*$/, '/{path}');
+      const operation = Object.values(document.paths[path]!)[0]!;
+      expect(operation.security?.length === 0, route.path).toBe(route.auth === 'none');
+    }
+  });
+});

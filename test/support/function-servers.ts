@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createLogger, type Logger } from '../../shared/logging/logger.ts';
+import { startLocalGateway } from '../../functions/local-gateway.ts';
+import type { RunningServer } from '../../knative/function-server.ts';
+import type { AppContextOptions } from '../../shared/app/app-context.ts';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A logger that keeps every line, so tests can assert on what reached the log. */
+export function capturingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return Object.assign(createLogger({ level: 'debug', write: (line) => lines.push(line) }), { lines });
+}
+
+/** A logger that drops everything. */
+export const silentLogger = createLogger({ write: () => {} });
+
+/** Starts the local gateway (every function in one process) on a free loopback port. */
+export async function startTestGateway(env: Record<string, string | undefined> = {}, options: AppContextOptions = {}): Promise<RunningServer> {
+  return startLocalGateway({ PORT: '0', ...env }, { logger: silentLogger, host: '127.0.0.1', ...options });
+}
+
+/** POSTs the password to the login route and returns the response. */
+export function login(baseUrl: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${baseUrl}/api/v1alpha1/auth/login`, { method: 'POST', headers: { authorization: `Bearer ${password}`, ...headers } });
+}
+
+/** Logs in and returns the admin JWT, failing the test when login does not succeed. */
+export async function loginToken(baseUrl: string, password = 'admin'): Promise<string> {
+  const response = await login(baseUrl, password);
+  if (response.status !== 200) throw new Error(`login answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { idToken: string }).idToken;
+}
+
+/** GET with a bearer token. */
+export function getWithToken(baseUrl: string, path: string, token: string): Promise<Response> {
+  return fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface FunctionProcess {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** Runs `node knative/server.ts` (the container entry) as a child process and waits until it serves. */
+export async function spawnFunctionProcess(env: Record<string, string>): Promise<FunctionProcess> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, ['knative/server.ts'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`function process exited with ${child.exitCode}: ${output}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`function process did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
