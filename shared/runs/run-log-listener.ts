@@ -61,7 +61,7 @@ export class RunLogListener {
       await unsubscribe();
       throw classifyDatabaseError(error);
     }
-    // Only now that LISTEN is active can no append slip between this read and the next notification.
+    // Reading the backlog only once LISTEN is active means no append can fall between the two.
     this.#scheduleCatchUp(active);
     return unsubscribe;
   }

@@ -68,7 +68,7 @@ interface Latency {
   p99: number;
 }
 
-/** Latency percentiles of `list`, called with the query for each sample in turn, after a warm-up. */
+/** Latency percentiles of `store.listRuns`, called with the query for each sample in turn, after a warm-up. */
 async function measure(store: RunStore, queryFor: (sample: number) => ListRunsQuery): Promise<Latency> {
   for (let sample = 0; sample < WARM_UP_SAMPLES; sample++) await store.listRuns(queryFor(sample));
   const timings: number[] = [];
