@@ -1,12 +1,17 @@
 import { loadServerConfig, type Environment, type ServerConfig } from '../config/server-config.ts';
 import type { AdminSettingsSource } from '../config/admin-settings-source.ts';
-import { adminSettingsFromEnvironment } from '../config/admin-settings-from-environment.ts';
+import { openAdminSettingsSource } from '../config/secret-sources/open-admin-settings-source.ts';
 import { AdminTokenAuthenticator } from '../auth/admin-token.ts';
 import { RequestAuthenticator } from '../auth/request-authenticator.ts';
 import { PasswordVerifier } from '../auth/password-verifier.ts';
 import { LoginThrottle } from '../auth/login-throttle.ts';
 import { createLogger, logLevelFromEnv, type Logger } from '../logging/logger.ts';
 import { routeTable, type RouteDefinition } from '../routes/route-table.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Authorizer } from '../authz/authorizer.ts';
+import type { IdentityConfig } from '../config/identity-config.ts';
+import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
+import { createIdentityServices } from './identity-services.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -18,6 +23,12 @@ export interface AppContext {
   authenticator: RequestAuthenticator;
   passwordVerifier: PasswordVerifier;
   loginThrottle: LoginThrottle;
+  /** OIDC settings (undefined when off) and the ServiceAccount issuers configured. */
+  identity: IdentityConfig;
+  /** The Kubernetes API connection (KUBECONFIG, in-cluster, or the built-in emulator in development). */
+  kubernetes: ClusterConnection;
+  /** Call from handlers: `await context.authorizer.authorize(request.principal, {...})`; throws 403/503. */
+  authorizer: Authorizer;
   close(): Promise<void>;
 }
 
@@ -31,7 +42,7 @@ export interface AppContextOptions {
 export async function createAppContext(env: Environment, options: AppContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger({ level: logLevelFromEnv(env.LOG_LEVEL) });
   const config = loadServerConfig(env);
-  const adminSettings = options.adminSettings ?? adminSettingsFromEnvironment(env, config, logger);
+  const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(env, config, logger));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
   const authenticator = new RequestAuthenticator([adminTokens]);
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.

@@ -1,4 +1,4 @@
-import { adminSettingsWarnings, parseAdminAccountSettings, type AdminSettingValues } from './admin-account-settings.ts';
+import { ADMIN_SETTING_KEYS, adminSettingsWarnings, parseAdminAccountSettings, type AdminSettingValues } from './admin-account-settings.ts';
 import { FixedAdminSettingsSource, type AdminSettingsSource } from './admin-settings-source.ts';
 import { devModeAdminValues, type Environment, type ServerConfig } from './server-config.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -8,17 +8,15 @@ import type { Logger } from '../logging/logger.ts';
  * of local development mode. Read once: rotation happens by the chart's checksum roll-out.
  */
 export function adminSettingsFromEnvironment(env: Environment, config: ServerConfig, logger: Logger): AdminSettingsSource {
-  const values: AdminSettingValues = config.devMode
-    ? devModeAdminValues()
-    : {
-        ADMIN_ACCOUNT_ENABLED: env.ADMIN_ACCOUNT_ENABLED,
-        ADMIN_ACCOUNT_PASSWORD_HASH: env.ADMIN_ACCOUNT_PASSWORD_HASH,
-        ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: env.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY,
-        ADMIN_ACCOUNT_TOKEN_TTL: env.ADMIN_ACCOUNT_TOKEN_TTL,
-      };
+  const values = config.devMode ? devModeAdminValues() : adminValuesFromEnvironment(env);
   const settings = parseAdminAccountSettings(values);
   reportAdminSettings(settings, config, logger);
   return new FixedAdminSettingsSource(settings, config.devMode ? 'local development mode' : 'environment variables');
+}
+
+/** The four admin keys as environment variables (a Kubernetes Secret given to the container as env). */
+export function adminValuesFromEnvironment(env: Environment): AdminSettingValues {
+  return Object.fromEntries(ADMIN_SETTING_KEYS.map((key) => [key, env[key]]));
 }
 
 /** Logs what an operator must know about the admin settings in force (never the secrets). */

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateSecretCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ADMIN_PASSWORD, OTHER_SIGNING_KEY, SIGNING_KEY, adminHash } from '../support/admin-fixtures.ts';
+import { getWithToken, loginToken, spawnFunctionProcess, type FunctionProcess } from '../support/function-servers.ts';
+import { writeMountedSecret } from '../support/mounted-secret-folder.ts';
+import { startSecretsManagerEndpoint } from '../support/secrets-manager-endpoint.ts';
+
+const PROJECTS = '/apis/platform.dev/v1alpha1/projects';
+const POLL_INTERVAL_MS = 1000;
+// The documented bound is one poll interval plus one read of the secret; allow for slow CI.
+const ROTATION_BOUND_MS = POLL_INTERVAL_MS + 1500;
+const SHARED_ENV = { API_BASE_URL: 'https://platform-api.test', ADMIN_SECRET_POLL_INTERVAL: `${POLL_INTERVAL_MS}ms`, LOG_LEVEL: 'warn' };
+
+function secretValues(signingKey: string): Record<string, string> {
+  return { ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(), ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: signingKey, ADMIN_ACCOUNT_TOKEN_TTL: '1h' };
+}
+
+/** A token is accepted when the function authenticates it: 200 on its own route, 404 on another function's. */
+async function accepts(process: FunctionProcess, token: string): Promise<boolean> {
+  const response = await getWithToken(process.url, PROJECTS, token);
+  await response.body?.cancel();
+  if (response.status === 401) return false;
+  expect([200, 404]).toContain(response.status);
+  return true;
+}
+
+/** Starts one login and two resources functions that all follow the same external secret. */
+async function startThreeFunctions(env: Record<string, string>): Promise<FunctionProcess[]> {
+  return Promise.all(['login', 'resources', 'resources'].map((target) => spawnFunctionProcess({ ...SHARED_ENV, ...env, FUNCTION_TARGET: target })));
+}
+
+/**
+ * The scenario of the spec's rule: a token from one instance is accepted by the others; after
+ * the signing key is rotated, within the bound, every instance rejects it; a new login works
+ * and its token is accepted everywhere.
+ */
+async function expectRotationInvalidatesEverywhere(processes: FunctionProcess[], rotate: () => Promise<void>): Promise<void> {
+  const [loginFunction] = processes;
+  const oldToken = await loginToken(loginFunction!.url, ADMIN_PASSWORD);
+  for (const process of processes) expect(await accepts(process, oldToken)).toBe(true);
+
+  const rotatedAt = Date.now();
+  await rotate();
+  const rejectedAfter = await Promise.all(processes.map((process) => waitUntilRejected(process, oldToken, rotatedAt)));
+  for (const elapsed of rejectedAfter) expect(elapsed).toBeLessThan(ROTATION_BOUND_MS);
+
+  const newToken = await loginToken(loginFunction!.url, ADMIN_PASSWORD);
+  for (const process of processes) {
+    expect(await accepts(process, newToken)).toBe(true);
+    expect(await accepts(process, oldToken)).toBe(false);
+  }
+}
+
+async function waitUntilRejected(process: FunctionProcess, token: string, since: number): Promise<number> {
+  while (await accepts(process, token)) {
+    if (Date.now() - since > ROTATION_BOUND_MS * 3) throw new Error(`old token still accepted by ${process.url}: ${process.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return Date.now() - since;
+}
+
+describe('Signing key changed: every token signed with the old key is invalid, on every instance, within the documented bound', () => {
+  let processes: FunctionProcess[] = [];
+  const cleanups: Array<() => Promise<unknown>> = [];
+
+  afterEach(async () => {
+    await Promise.all(processes.map((process) => process.stop()));
+    processes = [];
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  it('with a mounted Secret folder (ADMIN_SECRET_SOURCE=file:<folder>)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'admin-secret-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    await writeMountedSecret(folder, secretValues(SIGNING_KEY));
+    processes = await startThreeFunctions({ ADMIN_SECRET_SOURCE: `file:${folder}` });
+    await expectRotationInvalidatesEverywhere(processes, () => writeMountedSecret(folder, secretValues(OTHER_SIGNING_KEY)));
+  });
+
+  it('with AWS Secrets Manager through the real SDK (ADMIN_SECRET_SOURCE=aws-secretsmanager:<id>)', async () => {
+    const endpoint = await startSecretsManagerEndpoint();
+    cleanups.push(() => endpoint.close());
+    const awsEnv = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url };
+    const client = new SecretsManagerClient({ region: awsEnv.AWS_REGION, endpoint: endpoint.url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    await client.send(new CreateSecretCommand({ Name: 'platform-api/admin', SecretString: JSON.stringify(secretValues(SIGNING_KEY)) }));
+    processes = await startThreeFunctions({ ...awsEnv, ADMIN_SECRET_SOURCE: 'aws-secretsmanager:platform-api/admin' });
+    const callsBefore = endpoint.getSecretValueCalls;
+    await expectRotationInvalidatesEverywhere(processes, async () => {
+      await client.send(new PutSecretValueCommand({ SecretId: 'platform-api/admin', SecretString: JSON.stringify(secretValues(OTHER_SIGNING_KEY)) }));
+    });
+    // The processes reached the endpoint through the SDK's endpoint variable, by polling.
+    expect(endpoint.getSecretValueCalls).toBeGreaterThan(callsBefore);
+  });
+});
