@@ -59,10 +59,15 @@ export interface FunctionProcess {
 }
 
 /** Runs `node knative/server.ts` (the container entry) as a child process and waits until it serves. */
-export async function spawnFunctionProcess(env: Record<string, string>): Promise<FunctionProcess> {
+export function spawnFunctionProcess(env: Record<string, string>): Promise<FunctionProcess> {
+  return spawnNodeProcess('knative/server.ts', env, '/healthz');
+}
+
+/** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string): Promise<FunctionProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, ['knative/server.ts'], {
+  const child = spawn(process.execPath, [script], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -73,13 +78,13 @@ export async function spawnFunctionProcess(env: Record<string, string>): Promise
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 15_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`function process exited with ${child.exitCode}: ${output}`);
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${output}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
+      if ((await fetch(`${url}${readyPath}`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`function process did not start: ${output}`);
+    if (Date.now() > deadline) throw new Error(`${script} did not start: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {

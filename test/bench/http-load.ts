@@ -1,0 +1,70 @@
+import { Agent, request } from 'node:http';
+
+export interface LoadResult {
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  statuses: Record<number, number>;
+}
+
+export interface LoadOptions {
+  method?: string;
+  headers?: Record<string, string> | ((client: number) => Record<string, string>);
+  concurrency: number;
+  durationMs: number;
+  /** Stops early once this many requests were sent (a bound on the loop, whatever the speed). */
+  maxRequests?: number;
+  /** Pause between a client's requests, for measuring latency at a modest rate instead of saturation. */
+  pauseMs?: number;
+}
+
+/** Drives `concurrency` keep-alive clients against a URL for a bounded time and count. */
+export async function runLoad(url: string, options: LoadOptions): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  const maxRequests = options.maxRequests ?? 1_000_000;
+  const started = performance.now();
+  const deadline = started + options.durationMs;
+  let sent = 0;
+  const client = async (index: number) => {
+    const headers = typeof options.headers === 'function' ? options.headers(index) : options.headers;
+    while (performance.now() < deadline && sent < maxRequests) {
+      sent++;
+      const begin = performance.now();
+      const status = await send(url, options.method ?? 'GET', headers ?? {}, agent);
+      latencies.push(performance.now() - begin);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, (_, index) => client(index)));
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    requestsPerSecond: latencies.length / elapsed,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    statuses,
+  };
+}
+
+/** The value at quantile q of an ascending array. */
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+function send(url: string, method: string, headers: Record<string, string>, agent: Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method, headers, agent }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}

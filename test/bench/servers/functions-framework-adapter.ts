@@ -1,0 +1,11 @@
+// Our resources function through the functions-framework adapter, served by the framework.
+import * as functions from '@google-cloud/functions-framework';
+import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { createAppContext } from '../../../shared/app/app-context.ts';
+import { createFunctionsFrameworkHandler } from '../../../shared/adapters/functions-framework.ts';
+import { createFunctionHandler } from '../../../functions/function-registry.ts';
+import { createLogger } from '../../../shared/logging/logger.ts';
+
+const context = await createAppContext(process.env, { logger: createLogger({ level: 'error' }) });
+functions.http('resources', createFunctionsFrameworkHandler(createFunctionHandler('resources', context), context.config));
+getTestServer('resources').listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
