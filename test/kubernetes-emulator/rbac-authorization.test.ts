@@ -2,7 +2,7 @@
 // SubjectAccessReview and through requests made with a ServiceAccount's own token.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import type { V1PolicyRule, V1ResourceAttributes, V1Subject } from '@kubernetes/client-node';
+import type { V1PolicyRule, V1ResourceAttributes, RbacV1Subject } from '@kubernetes/client-node';
 import { statusOf, useKubeEmulator } from './emulator-fixture.ts';
 
 const emulator = useKubeEmulator();
@@ -14,11 +14,11 @@ async function clusterRole(name: string, rules: V1PolicyRule[]): Promise<void> {
   await rbac().createClusterRole({ body: { metadata: { name }, rules } });
 }
 
-async function clusterBinding(name: string, role: string, subjects: V1Subject[]): Promise<void> {
+async function clusterBinding(name: string, role: string, subjects: RbacV1Subject[]): Promise<void> {
   await rbac().createClusterRoleBinding({ body: { metadata: { name }, roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role }, subjects } });
 }
 
-async function roleBinding(namespace: string, name: string, roleRef: { kind: 'Role' | 'ClusterRole'; name: string }, subjects: V1Subject[]): Promise<void> {
+async function roleBinding(namespace: string, name: string, roleRef: { kind: 'Role' | 'ClusterRole'; name: string }, subjects: RbacV1Subject[]): Promise<void> {
   await rbac().createNamespacedRoleBinding({ namespace, body: { metadata: { name }, roleRef: { apiGroup: RBAC_GROUP, ...roleRef }, subjects } });
 }
 
