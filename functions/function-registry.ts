@@ -2,6 +2,7 @@ import type { AppContext } from '../shared/app/app-context.ts';
 import { createCoreHandler, type CoreHandler } from '../shared/runtime/core-handler.ts';
 import type { FunctionDefinition } from '../shared/runtime/function-definition.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
+import { publicOidcConfig } from '../shared/config/identity-config.ts';
 import { createLoginFunction } from './login/login-function.ts';
 import { createPublicConfigFunction } from './public-config/public-config-function.ts';
 import { createResourcesFunction } from './resources/resources-function.ts';
@@ -10,7 +11,7 @@ import { createRunLogsFunction } from './run-logs/run-logs-function.ts';
 
 const FACTORIES: Record<FunctionName, (context: AppContext) => FunctionDefinition> = {
   login: createLoginFunction,
-  'public-config': createPublicConfigFunction,
+  'public-config': (context) => createPublicConfigFunction(context, () => publicOidcConfig(context.identity.oidc)),
   resources: createResourcesFunction,
   internal: createInternalFunction,
   'run-logs': createRunLogsFunction,

@@ -36,6 +36,8 @@ export interface AppContextOptions {
   logger?: Logger;
   /** Overrides where the admin settings come from (tests, external secret sources). */
   adminSettings?: AdminSettingsSource;
+  /** The Kubernetes API to use instead of KUBECONFIG / in-cluster / the built-in emulator (tests). */
+  kubeConfig?: KubeConfig;
 }
 
 /** Builds the shared context from the environment; throws ConfigError on a bad value. */
@@ -44,7 +46,8 @@ export async function createAppContext(env: Environment, options: AppContextOpti
   const config = loadServerConfig(env);
   const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(env, config, logger));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
-  const authenticator = new RequestAuthenticator([adminTokens]);
+  const identity = await createIdentityServices(env, config, logger, options.kubeConfig);
+  const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators]);
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
@@ -57,8 +60,12 @@ export async function createAppContext(env: Environment, options: AppContextOpti
     authenticator,
     passwordVerifier,
     loginThrottle: new LoginThrottle(),
+    identity: identity.config,
+    kubernetes: identity.kubernetes,
+    authorizer: identity.authorizer,
     async close() {
       unsubscribe();
+      await identity.close();
       await passwordVerifier.close();
       await adminSettings.close();
     },

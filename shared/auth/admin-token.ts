@@ -1,8 +1,9 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, jwtVerify } from 'jose';
 import type { AdminAccountSettings } from '../config/admin-account-settings.ts';
 import { unauthorized } from '../http/api-error.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 import type { AdminSettingsSource } from '../config/admin-settings-source.ts';
+import { describeJoseError } from './jose-error-message.ts';
 
 const ADMIN_SUBJECT = 'admin';
 const ADMIN_CLAIMS = new Set(['iss', 'sub', 'iat', 'exp']);
@@ -64,12 +65,4 @@ export class AdminTokenAuthenticator implements TokenAuthenticator {
     }
     return { principal: { type: 'admin', name: 'admin' }, cacheUntil: exp * 1000 };
   }
-}
-
-function describeJoseError(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return 'token has expired';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature is invalid';
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not allowed';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return `token claim "${error.claim}" is invalid`;
-  return 'token is malformed';
 }

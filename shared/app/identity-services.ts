@@ -1,0 +1,61 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { TokenAuthenticator } from '../auth/authenticator.ts';
+import { OidcKeySet } from '../auth/oidc-key-set.ts';
+import { OidcTokenAuthenticator } from '../auth/oidc-token-authenticator.ts';
+import { ServiceAccountTokenAuthenticator } from '../auth/service-account-token-authenticator.ts';
+import type { Authorizer } from '../authz/authorizer.ts';
+import { PrincipalAuthorizer } from '../authz/principal-authorizer.ts';
+import { ServiceAccountClaimIndex } from '../authz/service-account-claim-index.ts';
+import { claimAnnotationNames } from '../authz/service-account-claims.ts';
+import { SubjectAccessReviewCache } from '../authz/subject-access-review-cache.ts';
+import { KubernetesSubjectAccessReviewer } from '../authz/subject-access-reviewer.ts';
+import { loadIdentityConfig, type IdentityConfig } from '../config/identity-config.ts';
+import type { Environment, ServerConfig } from '../config/server-config.ts';
+import { connectToCluster, type ClusterConnection } from '../kubernetes/cluster-connection.ts';
+import { ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
+import { watchServiceAccounts } from '../kubernetes/service-account-watch.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/** The identity side of the context: OIDC and ServiceAccount verification, authorisation, the cluster. */
+export interface IdentityServices {
+  config: IdentityConfig;
+  kubernetes: ClusterConnection;
+  /** Tried after the admin authenticator, in this order. */
+  tokenAuthenticators: TokenAuthenticator[];
+  authorizer: Authorizer;
+  close(): Promise<void>;
+}
+
+/** How long start-up waits for the first ServiceAccount list before serving anyway (mappings then 503 until loaded). */
+const FIRST_SYNC_WAIT_MS = 5_000;
+
+/** Builds OIDC and ServiceAccount verification and the authorizer; throws ConfigError on a bad value. */
+export async function createIdentityServices(env: Environment, config: ServerConfig, logger: Logger, kubeConfig?: KubeConfig): Promise<IdentityServices> {
+  const identity = loadIdentityConfig(env, config);
+  const kubernetes = await connectToCluster(env, config, logger, kubeConfig);
+  logger.info('Kubernetes API', { cluster: kubernetes.description });
+  const issuers = new ServiceAccountIssuers(identity.serviceAccountIssuers, kubernetes.kubeConfig, logger);
+  const tokenAuthenticators: TokenAuthenticator[] = [];
+  let claimIndex: ServiceAccountClaimIndex | undefined;
+  let stopWatch = async () => {};
+  if (identity.oidc) {
+    tokenAuthenticators.push(new OidcTokenAuthenticator(identity.oidc, new OidcKeySet(identity.oidc, logger)));
+    claimIndex = new ServiceAccountClaimIndex(claimAnnotationNames(config.apiGroup), logger);
+    const watch = watchServiceAccounts(kubernetes.kubeConfig, claimIndex, logger);
+    stopWatch = () => watch.stop();
+    await Promise.race([watch.firstAttempt, new Promise((resolve) => setTimeout(resolve, FIRST_SYNC_WAIT_MS).unref())]);
+    logger.info('OIDC enabled', { issuer: identity.oidc.issuerUrl, usernameClaim: identity.oidc.usernameClaim });
+  }
+  tokenAuthenticators.push(new ServiceAccountTokenAuthenticator(issuers, kubernetes.kubeConfig, logger));
+  const reviewer = new SubjectAccessReviewCache(new KubernetesSubjectAccessReviewer(kubernetes.kubeConfig, logger));
+  return {
+    config: identity,
+    kubernetes,
+    tokenAuthenticators,
+    authorizer: new PrincipalAuthorizer(reviewer, claimIndex),
+    async close() {
+      await stopWatch();
+      await kubernetes.close();
+    },
+  };
+}

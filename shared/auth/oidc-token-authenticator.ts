@@ -1,0 +1,46 @@
+import { jwtVerify, type JWTPayload } from 'jose';
+import type { OidcSettings } from '../config/identity-config.ts';
+import { ApiError, unauthorized } from '../http/api-error.ts';
+import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
+import { describeJoseError } from './jose-error-message.ts';
+import type { OidcKeySet } from './oidc-key-set.ts';
+
+// Public-key algorithms only: a provider's JWKS never holds an HMAC secret, and `none` is never valid.
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
+/**
+ * Verifies ID tokens of the external identity provider (it owns tokens whose `iss` is
+ * `OIDC_ISSUER_URL`): signature against the provider's JWKS, issuer, expiry, and an audience
+ * that is one of the configured client IDs.
+ */
+export class OidcTokenAuthenticator implements TokenAuthenticator {
+  readonly #settings: OidcSettings;
+  readonly #keys: OidcKeySet;
+
+  constructor(settings: OidcSettings, keys: OidcKeySet) {
+    this.#settings = settings;
+    this.#keys = keys;
+  }
+
+  async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
+    const { issuerUrl, clientId, cliClientId, usernameClaim } = this.#settings;
+    if (claims.iss !== issuerUrl) return null;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.#keys.getKey, {
+        algorithms: ALGORITHMS,
+        issuer: issuerUrl,
+        audience: [...new Set([clientId, cliClientId])],
+        requiredClaims: ['exp'],
+      }));
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw unauthorized(describeJoseError(error), 'InvalidToken');
+    }
+    const name = payload[usernameClaim];
+    if (typeof name !== 'string' || name === '') {
+      throw unauthorized(`ID token has no "${usernameClaim}" claim (OIDC_USERNAME_CLAIM)`, 'MissingUsernameClaim');
+    }
+    return { principal: { type: 'oidc', name, claims: payload }, cacheUntil: payload.exp! * 1000 };
+  }
+}

@@ -1,0 +1,43 @@
+import type { Principal } from '../auth/principal.ts';
+
+/** What a request does to a Kubernetes-style resource, as a SubjectAccessReview names it. */
+export interface ResourceAttributes {
+  /** get, list, watch, create, update, patch, delete, deletecollection. */
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  /** Absent for cluster-scoped resources and for requests across all namespaces. */
+  namespace?: string;
+  name?: string;
+}
+
+/** A request to a path that is not a resource (`/internal/*`), with the lower-case HTTP verb. */
+export interface NonResourceAttributes {
+  nonResourcePath: string;
+  verb: string;
+}
+
+export type AuthorizationAttributes = ResourceAttributes | NonResourceAttributes;
+
+/**
+ * Decides whether a principal may do something (k8s.io/apiserver style). Resolves when allowed;
+ * throws an ApiError: 403 (`Forbidden`) when denied, 503 when the decision cannot be made.
+ */
+export interface Authorizer {
+  authorize(principal: Principal, attributes: AuthorizationAttributes): Promise<void>;
+}
+
+/** Whether the attributes name a non-resource path. */
+export function isNonResource(attributes: AuthorizationAttributes): attributes is NonResourceAttributes {
+  return 'nonResourcePath' in attributes;
+}
+
+/** The attributes in words, for messages: `get /internal/x`, `list projects.platform.dev in team-a`. */
+export function describeAttributes(attributes: AuthorizationAttributes): string {
+  if (isNonResource(attributes)) return `${attributes.verb} ${attributes.nonResourcePath}`;
+  const resource = [attributes.resource, attributes.subresource].filter(Boolean).join('/');
+  const qualified = attributes.group ? `${resource}.${attributes.group}` : resource;
+  const named = attributes.name ? `${qualified} "${attributes.name}"` : qualified;
+  return `${attributes.verb} ${named}${attributes.namespace ? ` in namespace "${attributes.namespace}"` : ''}`;
+}

@@ -1,0 +1,72 @@
+import type { OidcPrincipal, Principal, ServiceAccountPrincipal } from '../auth/principal.ts';
+import { ApiError, forbidden, serviceUnavailable } from '../http/api-error.ts';
+import { describeAttributes, type AuthorizationAttributes, type Authorizer } from './authorizer.ts';
+import type { ServiceAccountClaimIndex } from './service-account-claim-index.ts';
+import type { ServiceAccountName } from './service-account-claims.ts';
+import type { ReviewSubject, SubjectAccessReviewer } from './subject-access-reviewer.ts';
+
+/**
+ * Authorisation by principal type (spec): the admin bypasses every check; a ServiceAccount is
+ * reviewed as the user TokenReview returned; an OIDC user is reviewed as each ServiceAccount
+ * its claims map to, the first allow winning.
+ */
+export class PrincipalAuthorizer implements Authorizer {
+  readonly #reviewer: SubjectAccessReviewer;
+  readonly #claimIndex: ServiceAccountClaimIndex | undefined;
+
+  /** `claimIndex` is absent when OIDC is off. */
+  constructor(reviewer: SubjectAccessReviewer, claimIndex: ServiceAccountClaimIndex | undefined) {
+    this.#reviewer = reviewer;
+    this.#claimIndex = claimIndex;
+  }
+
+  async authorize(principal: Principal, attributes: AuthorizationAttributes): Promise<void> {
+    switch (principal.type) {
+      case 'admin':
+        return;
+      case 'serviceaccount':
+        return this.#authorizeServiceAccount(principal, attributes);
+      case 'oidc':
+        return this.#authorizeOidcUser(principal, attributes);
+    }
+  }
+
+  async #authorizeServiceAccount(principal: ServiceAccountPrincipal, attributes: AuthorizationAttributes): Promise<void> {
+    const subject: ReviewSubject = { user: principal.name, uid: principal.uid, groups: principal.groups, extra: principal.extra };
+    if (!(await this.#reviewer.review(subject, attributes))) {
+      throw forbidden(`${principal.name} may not ${describeAttributes(attributes)}`);
+    }
+  }
+
+  async #authorizeOidcUser(principal: OidcPrincipal, attributes: AuthorizationAttributes): Promise<void> {
+    const index = this.#claimIndex;
+    if (index === undefined || !index.synced) {
+      throw serviceUnavailable('the ServiceAccount claim mappings have not been loaded from the Kubernetes API yet; retry shortly', 'KubernetesUnavailable');
+    }
+    const accounts = index.serviceAccountsFor(principal.claims);
+    if (accounts.length === 0) {
+      throw forbidden(`user "${principal.name}" maps to no ServiceAccount, so may not ${describeAttributes(attributes)}`);
+    }
+    let failure: ApiError | undefined;
+    for (const account of accounts) {
+      try {
+        if (await this.#reviewer.review(serviceAccountSubject(account), attributes)) return;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        failure = error;
+      }
+    }
+    // An allow elsewhere would have been honoured; without one, an unanswered review is not a denial.
+    if (failure) throw failure;
+    const names = accounts.map((account) => `${account.namespace}/${account.name}`).join(', ');
+    throw forbidden(`user "${principal.name}" (as ServiceAccount ${names}) may not ${describeAttributes(attributes)}`);
+  }
+}
+
+/** The user a ServiceAccount's own token would authenticate as, with the groups Kubernetes adds. */
+function serviceAccountSubject(account: ServiceAccountName): ReviewSubject {
+  return {
+    user: `system:serviceaccount:${account.namespace}:${account.name}`,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${account.namespace}`, 'system:authenticated'],
+  };
+}

@@ -1,0 +1,51 @@
+import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReview } from '@kubernetes/client-node';
+import type { Logger } from '../logging/logger.ts';
+import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
+import { isNonResource, type AuthorizationAttributes } from './authorizer.ts';
+
+/** The user a SubjectAccessReview asks about. */
+export interface ReviewSubject {
+  user: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** Asks whether a subject may do something; true when allowed. Throws ApiError 503 when it cannot tell. */
+export interface SubjectAccessReviewer {
+  review(subject: ReviewSubject, attributes: AuthorizationAttributes): Promise<boolean>;
+}
+
+/** Asks the cluster, one `SubjectAccessReview` per call (wrap it in a SubjectAccessReviewCache). */
+export class KubernetesSubjectAccessReviewer implements SubjectAccessReviewer {
+  readonly #api: AuthorizationV1Api;
+  readonly #logger: Logger;
+
+  constructor(kubeConfig: KubeConfig, logger: Logger) {
+    this.#api = kubeConfig.makeApiClient(AuthorizationV1Api);
+    this.#logger = logger;
+  }
+
+  async review(subject: ReviewSubject, attributes: AuthorizationAttributes): Promise<boolean> {
+    const body: V1SubjectAccessReview = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: subject.user,
+        ...(subject.uid ? { uid: subject.uid } : {}),
+        groups: subject.groups,
+        ...(subject.extra ? { extra: subject.extra } : {}),
+        ...(isNonResource(attributes)
+          ? { nonResourceAttributes: { path: attributes.nonResourcePath, verb: attributes.verb } }
+          : { resourceAttributes: { ...attributes } }),
+      },
+    };
+    let answer: V1SubjectAccessReview;
+    try {
+      answer = await this.#api.createSubjectAccessReview({ body });
+    } catch (error) {
+      throw kubernetesUnavailable('SubjectAccessReview', error, this.#logger);
+    }
+    return answer.status?.allowed === true && answer.status.denied !== true;
+  }
+}

@@ -1,0 +1,53 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Environment, ServerConfig } from '../config/server-config.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/** The Kubernetes API the server talks to, shared by every part that needs it. */
+export interface ClusterConnection {
+  kubeConfig: KubeConfig;
+  /** Where it points, for the start-up log. */
+  description: string;
+  /** Stops what the connection started (the built-in emulator, when used). */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to the cluster: the given KubeConfig (tests), else `KUBECONFIG`, else the in-cluster
+ * configuration when `KUBERNETES_SERVICE_HOST` is set, else (never in production) the built-in
+ * Kubernetes emulator started in this process, which the start-up log says plainly. In
+ * production with none of these, every Kubernetes call fails, so its callers answer 503.
+ */
+export async function connectToCluster(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, given?: KubeConfig): Promise<ClusterConnection> {
+  if (given) return fixed(given, `the given KubeConfig (${given.getCurrentCluster()?.server ?? 'no server'})`);
+  if (env.KUBECONFIG?.trim()) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    return fixed(kubeConfig, `KUBECONFIG (${kubeConfig.getCurrentCluster()?.server ?? 'no server'})`);
+  }
+  if (env.KUBERNETES_SERVICE_HOST?.trim()) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromCluster();
+    return fixed(kubeConfig, `in-cluster (${kubeConfig.getCurrentCluster()?.server ?? 'no server'})`);
+  }
+  if (config.production) {
+    // Admin keeps working; ServiceAccount tokens and OIDC users get 503 (fail closed) until a cluster is configured.
+    logger.error('no Kubernetes cluster configured (KUBECONFIG unset, KUBERNETES_SERVICE_HOST unset): ServiceAccount tokens and OIDC users will get 503');
+    return fixed(unreachableCluster(), 'none configured');
+  }
+  // Imported only here, so production never loads the emulator.
+  const { startKubeEmulator } = await import('./emulator/index.ts');
+  const emulator = await startKubeEmulator();
+  logger.warn(`no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (its state is lost when the process stops)`);
+  return { kubeConfig: emulator.kubeConfig(), description: `built-in emulator (${emulator.url})`, close: () => emulator.close() };
+}
+
+function fixed(kubeConfig: KubeConfig, description: string): ClusterConnection {
+  return { kubeConfig, description, close: async () => {} };
+}
+
+// The .invalid top-level domain never resolves (RFC 2606): every call fails fast, nothing is ever reached.
+function unreachableCluster(): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromClusterAndUser({ name: 'unconfigured', server: 'https://kubernetes.invalid', skipTLSVerify: false }, { name: 'unconfigured' });
+  return kubeConfig;
+}
