@@ -1,0 +1,304 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CHART, findObject, helm, helmTemplate, type KubeObject } from '../support/helm.ts';
+import { schemaProblems } from '../support/kubernetes-schemas.ts';
+import { adminHash } from '../support/admin-fixtures.ts';
+import { ADMIN_SETTING_KEYS } from '../../shared/config/admin-account-settings.ts';
+import { gatewayRules } from '../../shared/routes/gateway-routing.ts';
+import { FUNCTION_NAMES, routeTable } from '../../shared/routes/route-table.ts';
+import { gatewayRulesFile } from '../../infra/tools/gateway-rules-file.ts';
+
+const GIVEN_HASH = adminHash('a given password');
+const GIVEN_KEY = 'g'.repeat(40) + '-given-signing-key-0123';
+const GIVEN = {
+  api: {
+    group: 'infra.example.io',
+    baseUrl: 'https://platform.example.io',
+    adminAccount: { enabled: false, passwordHash: GIVEN_HASH, tokenSigningKey: GIVEN_KEY, tokenTTL: '1h' },
+    oidc: { issuerUrl: 'https://id.example.io', clientId: 'web', cliClientId: 'cli', additionalScopes: ['groups', 'email'] },
+  },
+  gateway: { hostnames: ['platform.example.io'] },
+  bridge: { enabled: true, image: 'ghcr.io/platform/bridge:1' },
+};
+
+type Container = { name: string; image: string; env: Array<{ name: string; value?: string }>; envFrom?: Array<{ secretRef: { name: string } }>; volumeMounts?: unknown[]; readinessProbe: { httpGet: { path: string } }; livenessProbe: { httpGet: { path: string } } };
+type RevisionTemplate = { metadata: { annotations: Record<string, string> }; spec: { containerConcurrency: number; timeoutSeconds: number; serviceAccountName: string; containers: Container[]; volumes?: Array<{ secret: { secretName: string } }> } };
+
+const knativeServices = (objects: KubeObject[]) => objects.filter((object) => object.apiVersion === 'serving.knative.dev/v1');
+/** The Knative Services of the functions (the bridge, when deployed, is not one). */
+const functionServices = (objects: KubeObject[]) => knativeServices(objects).filter((service) => service.metadata.labels?.['app.kubernetes.io/component'] !== 'bridge');
+const template = (service: KubeObject) => (service.spec as { template: RevisionTemplate }).template;
+const container = (service: KubeObject) => template(service).spec.containers[0]!;
+const env = (service: KubeObject, name: string) => container(service).env.find((variable) => variable.name === name)?.value;
+const checksums = (objects: KubeObject[]) => functionServices(objects).map((service) => template(service).metadata.annotations['checksum/admin-secret']);
+const secretData = (secret: KubeObject) => Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+const secrets = (objects: KubeObject[]) => objects.filter((object) => object.kind === 'Secret');
+
+let defaults: KubeObject[];
+let given: KubeObject[];
+let givenAgain: KubeObject[];
+let named: KubeObject[];
+let namedKubernetes: KubeObject[];
+let mountedFile: KubeObject[];
+let awsSecret: KubeObject[];
+
+beforeAll(async () => {
+  [defaults, given, givenAgain, named, namedKubernetes, mountedFile, awsSecret] = await Promise.all([
+    helmTemplate(),
+    helmTemplate(GIVEN),
+    helmTemplate(GIVEN),
+    helmTemplate({ api: { secret: { name: 'existing-admin' } } }),
+    helmTemplate({ api: { secret: { name: 'existing-admin', source: 'kubernetes' } } }),
+    helmTemplate({ api: { secret: { source: 'file' } } }),
+    helmTemplate({ api: { secret: { source: 'aws-secretsmanager', aws: { secretId: 'platform/admin', region: 'eu-west-1' }, pollInterval: '15s' } } }),
+  ]);
+}, 60_000);
+
+describe('The chart lints and validates its values', () => {
+  it('passes helm lint with the defaults and with given values', async () => {
+    await helm(['lint', CHART]);
+    await helm(['lint', CHART, '--set', 'api.adminAccount.tokenTTL=1h', '--set', 'api.secret.name=existing-admin']);
+  });
+
+  it('refuses a $2y$ hash, an unknown value and an unknown secret source before rendering anything', async () => {
+    await expect(helmTemplate({ api: { adminAccount: { passwordHash: adminHash('a given password', '$2y$') } } })).rejects.toThrow(/passwordHash/);
+    await expect(helmTemplate({ api: { adminAcount: {} } })).rejects.toThrow(/adminAcount/);
+    await expect(helmTemplate({ api: { secret: { source: 'vault' } } })).rejects.toThrow(/source/);
+    await expect(helmTemplate({ api: { adminAccount: { tokenTTL: 'one day' } } })).rejects.toThrow(/tokenTTL/);
+  });
+});
+
+describe('The generated Secret is named <release>-api and holds the four keys', () => {
+  it('renders <release>-api with api.adminAccount.enabled true and tokenTTL 24h by default', () => {
+    const data = secretData(findObject(defaults, 'Secret', 'platform-api'));
+    expect(Object.keys(data).sort()).toEqual([...ADMIN_SETTING_KEYS].sort());
+    expect(data.ADMIN_ACCOUNT_ENABLED).toBe('true');
+    expect(data.ADMIN_ACCOUNT_TOKEN_TTL).toBe('24h');
+  });
+
+  it('generates a random $2a$ cost-10 hash and a random 64-character key when they are empty', () => {
+    const data = secretData(findObject(defaults, 'Secret', 'platform-api'));
+    expect(data.ADMIN_ACCOUNT_PASSWORD_HASH).toMatch(/^\$2a\$10\$[./A-Za-z0-9]{53}$/);
+    expect(data.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY).toMatch(/^[A-Za-z0-9]{64}$/);
+  });
+
+  it('cannot keep generated values stable without a cluster to look them up in (the documented limit)', () => {
+    const [first, second] = [defaults, mountedFile].map((objects) => secretData(findObject(objects, 'Secret', 'platform-api')));
+    expect(second!.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY).not.toBe(first!.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY);
+  });
+
+  it('uses the given values as they are', () => {
+    expect(secretData(findObject(given, 'Secret', 'platform-api'))).toEqual({
+      ADMIN_ACCOUNT_ENABLED: 'false',
+      ADMIN_ACCOUNT_PASSWORD_HASH: GIVEN_HASH,
+      ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: GIVEN_KEY,
+      ADMIN_ACCOUNT_TOKEN_TTL: '1h',
+    });
+  });
+
+  it('names everything after fullnameOverride when it is set', async () => {
+    const objects = await helmTemplate({ fullnameOverride: 'papi' });
+    expect(secrets(objects).map((secret) => secret.metadata.name)).toEqual(['papi-api']);
+    expect(knativeServices(objects).map((service) => service.metadata.name)).toEqual(FUNCTION_NAMES.map((name) => `papi-${name}`));
+  });
+});
+
+describe('api.secret.name: no Secret of its own; the settings are read from the named Secret, which must hold all four keys', () => {
+  it('renders no Secret and gives every function the named Secret as its environment, all four keys required', () => {
+    expect(secrets(named)).toEqual([]);
+    for (const service of knativeServices(named)) {
+      expect(container(service).envFrom).toEqual([{ secretRef: { name: 'existing-admin' } }]);
+      expect(env(service, 'ADMIN_SECRET_SOURCE')).toBe('env');
+    }
+  });
+
+  it('lets the API server read and watch exactly that Secret', () => {
+    const role = findObject(namedKubernetes, 'Role', 'platform-api-secret') as KubeObject & { rules: Array<{ resourceNames: string[]; verbs: string[] }> };
+    expect(role.rules).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: ['existing-admin'], verbs: ['get', 'list', 'watch'] }]);
+    for (const service of knativeServices(namedKubernetes)) expect(env(service, 'ADMIN_SECRET_SOURCE')).toBe('kubernetes:platform-system/existing-admin');
+  });
+
+  it('mounts the Secret as a watched folder with source file, and renders no Kubernetes Secret for Secrets Manager', () => {
+    for (const service of knativeServices(mountedFile)) {
+      expect(env(service, 'ADMIN_SECRET_SOURCE')).toBe('file:/var/run/secrets/platform-api/admin');
+      expect(template(service).spec.volumes).toEqual([{ name: 'admin-secret', secret: { secretName: 'platform-api' } }]);
+    }
+    expect(secrets(awsSecret)).toEqual([]);
+    for (const service of knativeServices(awsSecret)) {
+      expect(env(service, 'ADMIN_SECRET_SOURCE')).toBe('aws-secretsmanager:platform/admin');
+      expect(env(service, 'AWS_REGION')).toBe('eu-west-1');
+      expect(env(service, 'ADMIN_SECRET_POLL_INTERVAL')).toBe('15s');
+      expect(container(service).envFrom).toBeUndefined();
+    }
+  });
+});
+
+describe('Changing the keys restarts the API server: the Secret contents are hashed into every revision template', () => {
+  it('puts the hash of the Secret as rendered on every Knative revision template', () => {
+    const data = findObject(given, 'Secret', 'platform-api').data as Record<string, string>;
+    const sorted = Object.fromEntries(Object.keys(data).sort().map((key) => [key, data[key]]));
+    const expected = createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
+    expect(checksums(given)).toEqual(FUNCTION_NAMES.map(() => expected));
+  });
+
+  it('stays put when nothing in the Secret changes, other values included', async () => {
+    const rescaled = await helmTemplate({ ...GIVEN, functions: { defaults: { maxScale: 3 } } });
+    expect(checksums(givenAgain)).toEqual(checksums(given));
+    expect(checksums(rescaled)).toEqual(checksums(given));
+  });
+
+  it('changes when any of the four keys changes', async () => {
+    const variants = await Promise.all([
+      helmTemplate({ ...GIVEN, api: { ...GIVEN.api, adminAccount: { ...GIVEN.api.adminAccount, tokenSigningKey: 'r'.repeat(64) } } }),
+      helmTemplate({ ...GIVEN, api: { ...GIVEN.api, adminAccount: { ...GIVEN.api.adminAccount, enabled: true } } }),
+      helmTemplate({ ...GIVEN, api: { ...GIVEN.api, adminAccount: { ...GIVEN.api.adminAccount, tokenTTL: '2h' } } }),
+    ]);
+    for (const variant of variants) expect(checksums(variant)[0]).not.toBe(checksums(given)[0]);
+  });
+
+  it('is stable for a named Secret the chart cannot read (no cluster), and differs between Secrets', async () => {
+    const other = await helmTemplate({ api: { secret: { name: 'other-admin' } } });
+    expect(new Set(checksums(named)).size).toBe(1);
+    expect(checksums(await helmTemplate({ api: { secret: { name: 'existing-admin' } } }))).toEqual(checksums(named));
+    expect(checksums(other)[0]).not.toBe(checksums(named)[0]);
+  });
+});
+
+describe('One Knative Service per function, from one image selected by FUNCTION_TARGET', () => {
+  it('renders a Service for every function in the route table, all from the same image', () => {
+    const services = knativeServices(defaults);
+    expect(services.map((service) => service.metadata.name)).toEqual(FUNCTION_NAMES.map((name) => `platform-${name}`));
+    expect(new Set(services.map((service) => container(service).image))).toEqual(new Set(['ghcr.io/platform/platform-api:0.1.0']));
+    for (const name of FUNCTION_NAMES) expect(env(findObject(defaults, 'Service', `platform-${name}`), 'FUNCTION_TARGET')).toBe(name);
+  });
+
+  it('keeps every function cluster-local behind the router, with autoscaling, concurrency and probes', () => {
+    for (const service of knativeServices(defaults)) {
+      expect(service.metadata.labels!['networking.knative.dev/visibility']).toBe('cluster-local');
+      const revision = template(service);
+      expect(Object.keys(revision.metadata.annotations)).toEqual(expect.arrayContaining(['autoscaling.knative.dev/min-scale', 'autoscaling.knative.dev/max-scale', 'autoscaling.knative.dev/target']));
+      expect(revision.spec.containerConcurrency).toBeGreaterThan(0);
+      expect(revision.spec.serviceAccountName).toBe('platform-api');
+      expect(container(service).readinessProbe.httpGet.path).toBe('/readyz');
+      expect(container(service).livenessProbe.httpGet.path).toBe('/healthz');
+    }
+  });
+
+  it('gives run-logs a long timeout and the others a shorter one', () => {
+    const timeouts = Object.fromEntries(knativeServices(defaults).map((service) => [service.metadata.name, template(service).spec.timeoutSeconds]));
+    expect(timeouts['platform-run-logs']).toBe(3600);
+    for (const name of FUNCTION_NAMES.filter((name) => name !== 'run-logs')) expect(timeouts[`platform-${name}`]).toBeLessThan(3600);
+  });
+
+  it('passes the API group, the public URL and the OIDC settings to every function', () => {
+    for (const service of functionServices(given)) {
+      expect(env(service, 'API_GROUP')).toBe('infra.example.io');
+      expect(env(service, 'API_BASE_URL')).toBe('https://platform.example.io');
+      expect(env(service, 'OIDC_ISSUER_URL')).toBe('https://id.example.io');
+      expect(env(service, 'OIDC_ADDITIONAL_SCOPES')).toBe('groups,email');
+    }
+  });
+});
+
+describe('Path routing: the HTTPRoute matches the route table, plus /bridge/ to the optional bridge', () => {
+  type Rule = { matches: Array<{ path: { type: string; value: string } }>; filters: Array<{ urlRewrite: { hostname: string } }>; backendRefs: Array<{ name: string; namespace: string; port: number }> };
+  const renderedRules = (objects: KubeObject[], release = 'platform', namespace = 'platform-system') =>
+    ((findObject(objects, 'HTTPRoute', release).spec as { rules: Rule[] }).rules).flatMap((rule) =>
+      rule.matches.map((match) => ({ type: match.path.type, value: match.path.value, target: rule.filters[0]!.urlRewrite.hostname.replace(`.${namespace}.svc.cluster.local`, '').replace(`${release}-`, '') })),
+    );
+  const sortRules = <T extends { type: string; value: string }>(rules: T[]) => [...rules].sort((a, b) => `${a.type} ${a.value}`.localeCompare(`${b.type} ${b.value}`));
+
+  it('ships files/gateway-rules.json exactly as the route table derives it (npm run chart:generate)', async () => {
+    expect(await readFile(join(CHART, 'files/gateway-rules.json'), 'utf8')).toBe(gatewayRulesFile());
+  });
+
+  it('routes every path rule of the route table, with the API group substituted, to its function or the bridge', () => {
+    expect(sortRules(renderedRules(given))).toEqual(sortRules(gatewayRules(routeTable('infra.example.io'))));
+  });
+
+  it('leaves /bridge/ out when no bridge is deployed', () => {
+    expect(sortRules(renderedRules(defaults))).toEqual(sortRules(gatewayRules(routeTable('platform.dev')).filter((rule) => rule.target !== 'bridge')));
+  });
+
+  it('sends every rule to a Knative Service the chart renders, through the Knative local gateway', () => {
+    const hostnames = knativeServices(given).map((service) => `${service.metadata.name}.platform-system.svc.cluster.local`);
+    for (const rule of (findObject(given, 'HTTPRoute', 'platform').spec as { rules: Rule[] }).rules) {
+      expect(hostnames).toContain(rule.filters[0]!.urlRewrite.hostname);
+      expect(rule.backendRefs).toEqual([{ name: 'knative-local-gateway', namespace: 'istio-system', port: 80 }]);
+    }
+    const grant = findObject(given, 'ReferenceGrant', 'platform-platform-system-httproute');
+    expect(grant.metadata.namespace).toBe('istio-system');
+  });
+});
+
+describe('RBAC: the API server, the workspace controller and platform-admin', () => {
+  type Rules = Array<{ apiGroups?: string[]; resources?: string[]; nonResourceURLs?: string[]; verbs: string[] }>;
+  const rulesOf = (name: string) => findObject(defaults, 'ClusterRole', name).rules as Rules;
+  const allows = (rules: Rules, group: string, resource: string, verb: string) =>
+    rules.some((rule) => rule.apiGroups?.includes(group) && (rule.resources?.includes(resource) || rule.resources?.includes('*')) && (rule.verbs.includes(verb) || rule.verbs.includes('*')));
+
+  it('lets the API server write the platform resources, review tokens and access, and read ServiceAccounts', () => {
+    const rules = rulesOf('platform-api');
+    for (const kind of ['projects', 'workspaces', 'rollouts', 'variablesets']) expect(allows(rules, 'platform.dev', kind, 'create')).toBe(true);
+    expect(allows(rules, 'authentication.k8s.io', 'tokenreviews', 'create')).toBe(true);
+    expect(allows(rules, 'authorization.k8s.io', 'subjectaccessreviews', 'create')).toBe(true);
+    expect(allows(rules, '', 'serviceaccounts', 'watch')).toBe(true);
+    expect(allows(rules, '', 'secrets', 'get')).toBe(false);
+    const binding = findObject(defaults, 'ClusterRoleBinding', 'platform-api') as KubeObject & { subjects: unknown[] };
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'platform-api', namespace: 'platform-system' }]);
+  });
+
+  it('lets the controller call /internal/*', () => {
+    expect(rulesOf('platform-controller').find((rule) => rule.nonResourceURLs)?.nonResourceURLs).toContain('/internal/*');
+    findObject(defaults, 'ServiceAccount', 'platform-controller');
+  });
+
+  it('renders platform-admin with the claim mapping of the platform-eng group', () => {
+    const account = findObject(given, 'ServiceAccount', 'platform-admin');
+    expect(JSON.parse(account.metadata.annotations!['infra.example.io/claims']!)).toEqual({ groups: ['platform-eng'] });
+    expect(allows(rulesOf('platform-platform-admin'), 'platform.dev', 'workspaces', 'delete')).toBe(true);
+  });
+});
+
+describe('The custom resource definitions', () => {
+  type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; 'x-kubernetes-preserve-unknown-fields'?: boolean };
+  const crds = (objects: KubeObject[]) => objects.filter((object) => object.kind === 'CustomResourceDefinition') as Array<KubeObject & { spec: { group: string; scope: string; names: { kind: string }; versions: Array<{ subresources?: { status?: object }; additionalPrinterColumns?: unknown[]; schema: { openAPIV3Schema: Schema } }> } }>;
+  const untyped = (schema: Schema, path: string): string[] => [
+    ...(schema.type || schema['x-kubernetes-preserve-unknown-fields'] ? [] : [path]),
+    ...Object.entries(schema.properties ?? {}).flatMap(([name, child]) => untyped(child, `${path}.${name}`)),
+    ...(schema.items ? untyped(schema.items, `${path}[]`) : []),
+  ];
+
+  it('defines Project (cluster-scoped), Workspace, Rollout and VariableSet in the API group, with status and printer columns', () => {
+    const rendered = crds(given);
+    expect(rendered.map((crd) => crd.spec.names.kind).sort()).toEqual(['Project', 'Rollout', 'VariableSet', 'Workspace']);
+    for (const crd of rendered) {
+      expect(crd.spec.group).toBe('infra.example.io');
+      expect(crd.spec.scope).toBe(crd.spec.names.kind === 'Project' ? 'Cluster' : 'Namespaced');
+      expect(crd.spec.versions[0]!.subresources?.status).toEqual({});
+      expect(crd.spec.versions[0]!.additionalPrinterColumns?.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('has structural schemas: every field has a type', () => {
+    for (const crd of crds(defaults)) expect(untyped(crd.spec.versions[0]!.schema.openAPIV3Schema, crd.spec.names.kind)).toEqual([]);
+  });
+});
+
+describe('Every rendered object validates against its schema (Knative Serving and Gateway API included)', () => {
+  it('validates the objects of every value set, unknown fields refused', async () => {
+    expect(await schemaProblems([...defaults, ...given, ...named, ...namedKubernetes, ...mountedFile, ...awsSecret])).toEqual([]);
+  });
+
+  it('reports an unknown field deep inside a Knative Service and a wrong type in an HTTPRoute', async () => {
+    const service = structuredClone(findObject(defaults, 'Service', 'platform-login'));
+    (template(service).spec.containers[0] as unknown as Record<string, unknown>).livenessProbes = {};
+    const route = structuredClone(findObject(defaults, 'HTTPRoute', 'platform'));
+    (route.spec as { rules: Array<{ backendRefs: Array<{ port: unknown }> }> }).rules[0]!.backendRefs[0]!.port = 'eighty';
+    const problems = await schemaProblems([service, route]);
+    expect(problems.some((problem) => problem.startsWith('Service platform-login') && problem.includes('livenessProbes'))).toBe(true);
+    expect(problems.some((problem) => problem.startsWith('HTTPRoute platform'))).toBe(true);
+  });
+});
