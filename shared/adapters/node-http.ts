@@ -27,8 +27,6 @@ export async function toApiRequest(incoming: IncomingMessage, outgoing: ServerRe
   const queryStart = target.indexOf('?');
   const path = queryStart === -1 ? target : target.slice(0, queryStart);
   const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
-  const abort = new AbortController();
-  outgoing.once('close', () => abort.abort());
   const body = bufferedBody ?? (await readCappedBody(incoming, limits.maxBodyBytes));
   return {
     method: incoming.method ?? 'GET',
@@ -37,7 +35,15 @@ export async function toApiRequest(incoming: IncomingMessage, outgoing: ServerRe
     headers: flattenHeaders(incoming.headers),
     body,
     remoteAddress: incoming.socket.remoteAddress ?? '',
-    signal: abort.signal,
+    // Made on first use: only streams need it, and an AbortController per request is not free.
+    get signal() {
+      const abort = new AbortController();
+      outgoing.once('close', () => {
+        if (!outgoing.writableFinished) abort.abort();
+      });
+      Object.defineProperty(this, 'signal', { value: abort.signal });
+      return abort.signal;
+    },
   };
 }
 

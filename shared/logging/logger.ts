@@ -10,6 +10,8 @@ export interface Logger {
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** Whether a record at this level would be written (skip building costly fields otherwise). */
+  isEnabled(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -34,6 +36,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     warn: (message, fields) => log('warn', message, fields),
     error: (message, fields) => log('error', message, fields),
     child: (fields) => createLogger({ ...options, base: { ...base, ...fields } }),
+    isEnabled: (level) => LEVEL_ORDER[level] >= threshold,
   };
 }
 

@@ -100,6 +100,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
 
   const decorate = (event: PendingRequest, response: ApiResponse) => {
     Object.assign(response.headers, SECURITY_HEADERS);
+    if (!logger.isEnabled('info')) return;
     logger.info('request', {
       method: event.method,
       path: redactPathAndQuery(event.path, event.query),
@@ -117,5 +118,10 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       return routeHandler(event as HandlerRequest);
     });
 
-  return (request) => handler({ ...request, startedAt: performance.now() } as PendingRequest, {} as never);
+  return (request) => {
+    // Extended in place, not copied: a copy would also evaluate the adapter's lazy `signal`.
+    const event = request as PendingRequest;
+    event.startedAt = performance.now();
+    return handler(event, {} as never);
+  };
 }

@@ -2,14 +2,13 @@ import bcrypt from 'bcryptjs';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
 import { spawnNodeProcess, type FunctionProcess } from '../support/function-servers.ts';
-import { percentile, runLoad } from './http-load.ts';
+import { measureThroughput, percentile, runLoad } from './http-load.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 
 const PASSWORD = 'bench password';
 const SIGNING_KEY = 'b'.repeat(64);
 const BASE_URL = 'http://bench.local';
 const PROJECTS = '/apis/platform.dev/v1alpha1/projects';
-const THROUGHPUT = { concurrency: 32, durationMs: 3000, maxRequests: 300_000 };
 
 /** Production-mode environment with a cost-10 `$2a$` hash, as the spec recommends. */
 function benchEnv(): Record<string, string> {
@@ -41,8 +40,8 @@ async function adapterThroughput(env: Record<string, string>, token: string): Pr
   const auth = { authorization: `Bearer ${token}` };
   const measure = (script: string, extraEnv: Record<string, string>, readyPath: string, headers: Record<string, string>) =>
     withProcess(script, { ...env, ...extraEnv }, readyPath, async (child) => {
-      await runLoad(`${child.url}${PROJECTS}`, { ...THROUGHPUT, durationMs: 500, headers });
-      return (await runLoad(`${child.url}${PROJECTS}`, { ...THROUGHPUT, headers })).requestsPerSecond;
+      await measureThroughput(`${child.url}${PROJECTS}`, headers, { seconds: 1 });
+      return measureThroughput(`${child.url}${PROJECTS}`, headers, { seconds: 4 });
     });
   const bareNode = await measure('test/bench/servers/bare-node-http.ts', {}, '/', {});
   const container = await measure('knative/server.ts', { FUNCTION_TARGET: 'resources' }, '/healthz', auth);

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import autocannon from 'autocannon';
 
 export interface LoadResult {
   requests: number;
@@ -67,4 +68,14 @@ function send(url: string, method: string, headers: Record<string, string>, agen
     outgoing.on('error', reject);
     outgoing.end();
   });
+}
+
+/**
+ * Saturation throughput with autocannon (a fast HTTP/1.1 client), so the server, not the client,
+ * is what is measured. Requests are pipelined one at a time per keep-alive connection.
+ */
+export async function measureThroughput(url: string, headers: Record<string, string>, options: { connections?: number; seconds?: number } = {}): Promise<number> {
+  const result = await autocannon({ url, headers, connections: options.connections ?? 32, duration: options.seconds ?? 3 });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`throughput run against ${url} saw ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  return result.requests.average;
 }
