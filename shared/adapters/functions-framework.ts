@@ -1,5 +1,6 @@
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { CoreHandler } from '../runtime/core-handler.ts';
+import type { ApiResponse } from '../http/api-request.ts';
 import { ApiError } from '../http/api-error.ts';
 import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-http.ts';
 
@@ -11,13 +12,14 @@ import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-h
 export function createFunctionsFrameworkHandler(handler: CoreHandler, limits: NodeAdapterLimits) {
   return async (req: Request, res: Response): Promise<void> => {
     const raw = (req as Request & { rawBody?: Buffer }).rawBody ?? new Uint8Array(0);
-    const response =
-      raw.byteLength > limits.maxBodyBytes
-        ? new ApiError(413, 'PayloadTooLarge', `request body exceeds ${limits.maxBodyBytes} bytes`).toResponse()
-        : await toApiRequest(req, res, limits, raw).then(handler, (error: unknown) => {
-            if (error instanceof ApiError) return error.toResponse();
-            throw error;
-          });
+    let response: ApiResponse;
+    try {
+      if (raw.byteLength > limits.maxBodyBytes) throw new ApiError(413, 'PayloadTooLarge', `request body exceeds ${limits.maxBodyBytes} bytes`);
+      response = await handler(toApiRequest(req, res, raw));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      response = error.toResponse();
+    }
     await writeApiResponse(res, response);
   };
 }

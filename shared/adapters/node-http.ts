@@ -12,30 +12,35 @@ const EMPTY_BODY = new Uint8Array(0);
 
 /** A node:http request listener that serves one core handler (the lean container path). */
 export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdapterLimits) {
-  return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
-    toApiRequest(incoming, outgoing, limits).then(
-      (request) => handler(request),
-      (error: unknown) => (error instanceof ApiError ? error.toResponse() : jsonResponse(400, { error: 'request could not be read', reason: 'BadRequest' })),
-    ).then((response) => writeApiResponse(outgoing, response), () => outgoing.destroy());
+  return async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
+    let response: ApiResponse;
+    try {
+      const body = readRequestBody(incoming, limits.maxBodyBytes);
+      response = await handler(toApiRequest(incoming, outgoing, body instanceof Uint8Array ? body : await body));
+    } catch (error) {
+      response = error instanceof ApiError ? error.toResponse() : jsonResponse(400, { error: 'request could not be read', reason: 'BadRequest' });
+    }
+    await writeApiResponse(outgoing, response).catch(() => outgoing.destroy());
   };
 }
 
-/** Translates a node:http request (or an Express one, which extends it) into an ApiRequest. */
-export async function toApiRequest(incoming: IncomingMessage, outgoing: ServerResponse, limits: NodeAdapterLimits, bufferedBody?: Uint8Array): Promise<ApiRequest> {
+/**
+ * Translates a node:http request (or an Express one, which extends it) with its body into an
+ * ApiRequest. What only some routes need (the peer address, an abort signal) is read on first use.
+ */
+export function toApiRequest(incoming: IncomingMessage, outgoing: ServerResponse, body: Uint8Array): ApiRequest {
   const target = incoming.url ?? '/';
   if (!target.startsWith('/')) throw new ApiError(400, 'BadRequest', 'request target must be a path');
   const queryStart = target.indexOf('?');
-  const path = queryStart === -1 ? target : target.slice(0, queryStart);
-  const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
-  const body = bufferedBody ?? (await readCappedBody(incoming, limits.maxBodyBytes));
   return {
     method: incoming.method ?? 'GET',
-    path,
-    query,
+    path: queryStart === -1 ? target : target.slice(0, queryStart),
+    query: new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1)),
     headers: flattenHeaders(incoming.headers),
     body,
-    remoteAddress: incoming.socket.remoteAddress ?? '',
-    // Made on first use: only streams need it, and an AbortController per request is not free.
+    get remoteAddress() {
+      return incoming.socket?.remoteAddress ?? '';
+    },
     get signal() {
       const abort = new AbortController();
       outgoing.once('close', () => {
@@ -79,13 +84,18 @@ function payloadTooLarge(maxBytes: number): ApiError {
   return new ApiError(413, 'PayloadTooLarge', `request body exceeds ${maxBytes} bytes`);
 }
 
-async function readCappedBody(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+/** The request body, capped; synchronous when there is none (most requests), so no tick is spent. */
+function readRequestBody(incoming: IncomingMessage, maxBytes: number): Uint8Array | Promise<Uint8Array> {
   const declared = Number(incoming.headers['content-length'] ?? 0);
   if (declared > maxBytes) {
     incoming.resume();
     throw payloadTooLarge(maxBytes);
   }
   if (declared === 0 && incoming.headers['transfer-encoding'] === undefined) return EMPTY_BODY;
+  return readCappedBody(incoming, maxBytes);
+}
+
+async function readCappedBody(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
