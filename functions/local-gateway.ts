@@ -5,11 +5,11 @@ import { createNodeRequestListener } from '../shared/adapters/node-http.ts';
 import { createBridgeProxy } from '../shared/bridge/bridge-proxy.ts';
 import { gatewayRules, resolveGatewayTarget } from '../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
-import { createLimitedHttpServer, drain, listen } from '../shared/server/limited-http-server.ts';
+import { createLimitedHttpServer } from '../shared/server/limited-http-server.ts';
 import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
 import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
 import type { Environment } from '../shared/config/server-config.ts';
-import type { RunningServer } from '../knative/function-server.ts';
+import { serveWithContext, type RunningServer } from '../knative/function-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
 
 /**
@@ -28,18 +28,9 @@ export async function startLocalGateway(env: Environment, options: AppContextOpt
     if (target === 'bridge') bridge(req, res);
     else listeners.get(target)!(req, res);
   });
-  const port = await listen(server, context.config.port, options.host);
-  context.logger.info('local gateway listening', { url: `http://localhost:${port}`, functions: FUNCTION_NAMES });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    server,
-    context,
-    async close(graceMs = 10_000) {
-      await drain(server, graceMs);
-      await context.close();
-    },
-  };
+  const running = await serveWithContext(server, context, options.host, 10_000);
+  context.logger.info('local gateway listening', { url: `http://localhost:${running.port}`, functions: FUNCTION_NAMES });
+  return running;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -28,14 +28,20 @@ export async function startFunctionServer(env: Environment, options: AppContextO
   const context = await createAppContext(env, options);
   const handler = createFunctionHandler(target, context);
   const server = createLimitedHttpServer(context.config, createNodeRequestListener(handler, context.config));
-  const port = await listen(server, context.config.port, options.host);
-  context.logger.info('function listening', { function: target, service: env.K_SERVICE, revision: env.K_REVISION, port });
+  const running = await serveWithContext(server, context, options.host, 25_000);
+  context.logger.info('function listening', { function: target, service: env.K_SERVICE, revision: env.K_REVISION, port: running.port });
+  return running;
+}
+
+/** Listens on the configured port; closing drains in-flight requests, then releases the context. */
+export async function serveWithContext(server: Server, context: AppContext, host: string | undefined, defaultGraceMs: number): Promise<RunningServer> {
+  const port = await listen(server, context.config.port, host);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     server,
     context,
-    async close(graceMs = 25_000) {
+    async close(graceMs = defaultGraceMs) {
       await drain(server, graceMs);
       await context.close();
     },
