@@ -49,7 +49,7 @@ export async function startIdentityCluster(): Promise<IdentityCluster> {
     },
     async mintToken(name, expirationSeconds = 3600) {
       const request = await core.createNamespacedServiceAccountToken({ namespace: TEST_NAMESPACE, name, body: { spec: { audiences: [], expirationSeconds } } });
-      return request.status!.token;
+      return request.status!.token!;
     },
     // Tests close it early to take the cluster down; closing again is a no-op.
     close: () => (closing ??= emulator.close()),
