@@ -36,7 +36,7 @@ export async function startChartCluster(namespace: string): Promise<ChartCluster
           group,
           scope: 'Namespaced',
           names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-          versions: [{ name: version, served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+          versions: [{ name: version, served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
         },
       },
     });
