@@ -2,13 +2,13 @@
 import { afterAll, beforeAll } from 'vitest';
 import { ApiException } from '@kubernetes/client-node';
 import { startKubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
-import type { KubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
+import type { KubeEmulator, KubeEmulatorOptions } from '../../shared/kubernetes/emulator/index.ts';
 
 /** Starts an emulator before the file's tests and stops it after; call the returned function inside tests. */
-export function useKubeEmulator(): () => KubeEmulator {
+export function useKubeEmulator(options: KubeEmulatorOptions = {}): () => KubeEmulator {
   let emulator: KubeEmulator | undefined;
   beforeAll(async () => {
-    emulator = await startKubeEmulator();
+    emulator = await startKubeEmulator(options);
   });
   afterAll(async () => {
     await emulator?.close();

@@ -1,12 +1,12 @@
 // Discovery and the other non-resource documents: /version, /api, /apis, per-group resource lists, the
 // ServiceAccount issuer's OpenID configuration and key set, minimal OpenAPI documents, and health checks.
+import { EMULATED_VERSION } from './emulated-version.ts';
 import type { EmulatorContext } from './emulator-context.ts';
 import type { JsonReply } from './http-messages.ts';
+import { openApiV2, openApiV3Document, openApiV3Root } from './openapi.ts';
 import { apiVersionOf } from './resource-registry.ts';
 import type { ResourceType } from './resource-registry.ts';
 
-/** The Kubernetes version the emulator claims to be. */
-export const EMULATED_VERSION = { major: '1', minor: '33', gitVersion: 'v1.33.0' };
 
 function groupVersions(context: EmulatorContext): Map<string, string[]> {
   const groups = new Map<string, string[]>();
@@ -72,9 +72,13 @@ export function discoveryDocument(context: EmulatorContext, path: string): JsonR
     case '/openid/v1/jwks':
       return { status: 200, body: context.serviceAccountTokens.jwks, contentType: 'application/jwk-set+json' };
     case '/openapi/v2':
-      return ok({ swagger: '2.0', info: { title: 'Kubernetes', version: EMULATED_VERSION.gitVersion }, paths: {}, definitions: {} });
+      return ok(openApiV2());
     case '/openapi/v3':
-      return ok({ paths: {} });
+      return ok(openApiV3Root(context));
+  }
+  if (path.startsWith('/openapi/v3/')) {
+    const document = openApiV3Document(context, path.slice('/openapi/v3/'.length).replace(/\/$/, ''));
+    return document ? ok(document) : undefined;
   }
   if (parts[0] === 'api' && parts.length === 2) return resourceList(context, '', parts[1]!);
   if (parts[0] === 'apis' && parts.length === 2) {

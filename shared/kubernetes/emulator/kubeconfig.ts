@@ -3,12 +3,22 @@ import { KubeConfig } from '@kubernetes/client-node';
 
 const NAME = 'kube-emulator';
 
-/** A KubeConfig whose current context reaches `server` with a bearer token. */
-export function emulatorKubeConfig(server: string, token: string): KubeConfig {
+/** Where and how to reach the emulator. */
+export interface EmulatorEndpoint {
+  server: string;
+  /** PEM of the serving certificate when the emulator serves HTTPS; clients verify against it. */
+  certificateAuthority?: string;
+}
+
+const base64 = (text: string): string => Buffer.from(text).toString('base64');
+
+/** A KubeConfig whose current context reaches the emulator with a bearer token. */
+export function emulatorKubeConfig(endpoint: EmulatorEndpoint, token: string): KubeConfig {
   const config = new KubeConfig();
+  // client-node v2 refuses plain http unless skipTLSVerify is set (there is no TLS to verify then).
+  const trust = endpoint.certificateAuthority ? { caData: base64(endpoint.certificateAuthority) } : { skipTLSVerify: true };
   config.loadFromOptions({
-    // client-node v2 refuses plain http unless skipTLSVerify is set (there is no TLS to verify).
-    clusters: [{ name: NAME, server, skipTLSVerify: true }],
+    clusters: [{ name: NAME, server: endpoint.server, ...trust }],
     users: [{ name: NAME, token }],
     contexts: [{ name: NAME, cluster: NAME, user: NAME, namespace: 'default' }],
     currentContext: NAME,
@@ -17,7 +27,7 @@ export function emulatorKubeConfig(server: string, token: string): KubeConfig {
 }
 
 /** The same configuration as kubeconfig YAML (double-quoted scalars, so any token text is safe). */
-export function emulatorKubeConfigYaml(server: string, token: string): string {
+export function emulatorKubeConfigYaml(endpoint: EmulatorEndpoint, token: string): string {
   const quote = (text: string): string => JSON.stringify(text);
   return [
     'apiVersion: v1',
@@ -25,7 +35,8 @@ export function emulatorKubeConfigYaml(server: string, token: string): string {
     'clusters:',
     `- name: ${NAME}`,
     '  cluster:',
-    `    server: ${quote(server)}`,
+    `    server: ${quote(endpoint.server)}`,
+    ...(endpoint.certificateAuthority ? [`    certificate-authority-data: ${quote(base64(endpoint.certificateAuthority))}`] : []),
     'users:',
     `- name: ${NAME}`,
     '  user:',

@@ -1,8 +1,9 @@
 // The emulator's HTTP server: authenticates every request, authorizes it like kube-apiserver, and dispatches to
 // discovery, the review APIs, TokenRequest, watches or the resource handler.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { handleAccessReview } from './access-review.ts';
@@ -14,6 +15,7 @@ import type { EmulatorContext, EmulatorCounters } from './emulator-context.ts';
 import { readBody, sendJson, sendStatus } from './http-messages.ts';
 import type { JsonReply } from './http-messages.ts';
 import { emulatorKubeConfig, emulatorKubeConfigYaml } from './kubeconfig.ts';
+import type { EmulatorEndpoint } from './kubeconfig.ts';
 import { runNamespaceController } from './namespace-controller.ts';
 import { RbacAuthorizer } from './rbac-authorizer.ts';
 import { parseRequestInfo } from './request-info.ts';
@@ -22,11 +24,12 @@ import { handleResourceRequest } from './resource-handler.ts';
 import { ResourceRegistry } from './resource-registry.ts';
 import { ResourceStore } from './resource-store.ts';
 import { ServiceAccountTokens } from './service-account-tokens.ts';
-import { KubeStatusError, forbidden, methodNotAllowed, pathNotFound, unauthorized } from './status.ts';
+import { KubeStatusError, forbidden, methodNotAllowed, pathNotFound, unauthorized, unsupportedMediaType } from './status.ts';
 import { TokenAuthenticator } from './token-authenticator.ts';
 import type { RegisteredUser } from './token-authenticator.ts';
 import { handleTokenRequest } from './token-request.ts';
 import { handleSelfSubjectReview, handleTokenReview } from './token-review.ts';
+import { generateTlsCertificate } from './tls-certificate.ts';
 import type { UserInfo } from './user-info.ts';
 import { WatchHub } from './watch.ts';
 import { serveWatch } from './watch-stream.ts';
@@ -37,11 +40,18 @@ export interface KubeEmulatorOptions {
   host?: string;
   /** `iss` of issued ServiceAccount tokens and of the published OpenID configuration. */
   serviceAccountIssuer?: string;
+  /**
+   * Serve HTTPS with a self-signed certificate generated at start (needs the openssl CLI). client-go (kubectl,
+   * helm) sends bearer tokens only over TLS, so they need this; the kubeconfigs then trust that certificate.
+   */
+  tls?: boolean;
 }
 
 export interface KubeEmulator {
-  /** http://<host>:<port> */
+  /** http://<host>:<port>, or https:// with `tls`. */
   url: string;
+  /** PEM of the self-signed serving certificate (its own CA) with `tls`, for clients other than the kubeconfigs. */
+  caCertificate?: string;
   /** A bearer token with full rights (system:masters). */
   adminToken: string;
   /** A client-node KubeConfig pointing at the emulator with `token` (default: the admin token). */
@@ -96,6 +106,10 @@ async function dispatch(context: EmulatorContext, request: IncomingMessage, resp
     return undefined;
   }
   const body = await readBody(request);
+  const contentType = (request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim();
+  // Only JSON bodies are understood: protobuf (kubectl's typed clients send it, e.g. `kubectl auth can-i`) gets a
+  // 415 naming the supported type instead of a misleading JSON parse error.
+  if ((info.verb === 'create' || info.verb === 'update') && contentType !== 'application/json') throw unsupportedMediaType(['application/json']);
   if (!type.stored) {
     if (info.verb !== 'create') throw methodNotAllowed();
     if (info.resource === 'tokenreviews') return handleTokenReview(context, body);
@@ -106,7 +120,6 @@ async function dispatch(context: EmulatorContext, request: IncomingMessage, resp
     if (info.verb !== 'create') throw methodNotAllowed();
     return handleTokenRequest(context, info, body);
   }
-  const contentType = (request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim();
   return handleResourceRequest(context, type, info, url, body, contentType);
 }
 
@@ -136,7 +149,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     counters,
   };
 
-  const server = createServer((request, response) => {
+  const handle: RequestListener = (request, response) => {
     counters.requests++;
     dispatch(context, request, response).then(
       (reply) => {
@@ -147,19 +160,23 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
         sendStatus(response, error instanceof KubeStatusError ? error : new KubeStatusError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`));
       },
     );
-  });
+  };
+  const certificate = options.tls ? await generateTlsCertificate(host) : undefined;
+  const server: Server = certificate ? createHttpsServer(certificate, handle) : createHttpServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, resolve);
   });
   const { port } = server.address() as AddressInfo;
-  context.url = `http://${host}:${port}`;
+  context.url = `${certificate ? 'https' : 'http'}://${host}:${port}`;
+  const endpoint: EmulatorEndpoint = { server: context.url, certificateAuthority: certificate?.cert };
 
   return {
     url: context.url,
+    caCertificate: certificate?.cert,
     adminToken,
-    kubeConfig: (token = adminToken) => emulatorKubeConfig(context.url, token),
-    kubeConfigYaml: (token = adminToken) => emulatorKubeConfigYaml(context.url, token),
+    kubeConfig: (token = adminToken) => emulatorKubeConfig(endpoint, token),
+    kubeConfigYaml: (token = adminToken) => emulatorKubeConfigYaml(endpoint, token),
     registerToken: (token, user) => authenticator.register(token, user),
     serviceAccountIssuer,
     counters,
