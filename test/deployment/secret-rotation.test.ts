@@ -8,7 +8,9 @@ import { getWithToken, loginToken, spawnFunctionProcess, type FunctionProcess } 
 import { writeMountedSecret } from '../support/mounted-secret-folder.ts';
 import { startSecretsManagerEndpoint } from '../support/secrets-manager-endpoint.ts';
 
-const PROJECTS = '/apis/platform.dev/v1alpha1/projects';
+// No function owns this path: each answers 404 to a token it accepts and 401 to one it rejects
+// (fail closed), whatever its own routes depend on.
+const UNROUTED = '/token-acceptance-check';
 const POLL_INTERVAL_MS = 1000;
 // The documented bound is one poll interval plus one read of the secret; allow for slow CI.
 const ROTATION_BOUND_MS = POLL_INTERVAL_MS + 1500;
@@ -18,13 +20,12 @@ function secretValues(signingKey: string): Record<string, string> {
   return { ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(), ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: signingKey, ADMIN_ACCOUNT_TOKEN_TTL: '1h' };
 }
 
-/** A token is accepted when the function authenticates it: 200 on its own route, 404 on another function's. */
+/** Whether the function authenticates the token: 404 for the unrouted path when it does, 401 when it does not. */
 async function accepts(process: FunctionProcess, token: string): Promise<boolean> {
-  const response = await getWithToken(process.url, PROJECTS, token);
+  const response = await getWithToken(process.url, UNROUTED, token);
   await response.body?.cancel();
-  if (response.status === 401) return false;
-  expect([200, 404]).toContain(response.status);
-  return true;
+  expect([401, 404]).toContain(response.status);
+  return response.status === 404;
 }
 
 /** Starts one login and two resources functions that all follow the same external secret. */
