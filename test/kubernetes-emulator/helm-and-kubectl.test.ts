@@ -83,6 +83,14 @@ describe('helm', () => {
     expect(output).toContain(`key: "${Buffer.from('from-the-cluster').toString('base64')}"`);
   });
 
+  it('renders a Secret that exists only when Helm owns it, as on a real cluster', async () => {
+    const ownership = { labels: { 'app.kubernetes.io/managed-by': 'Helm' }, annotations: { 'meta.helm.sh/release-name': 'probe', 'meta.helm.sh/release-namespace': 'probe-ns' } };
+    await emulator().kubeConfig().makeApiClient(CoreV1Api).createNamespacedSecret({ namespace: 'probe-ns', body: { metadata: { name: 'owned', ...ownership }, stringData: { key: 'kept' } } });
+    const template = (name: string): string => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\ndata:\n  key: {{ (lookup "v1" "Secret" "probe-ns" "${name}").data.key }}\n`;
+    expect(await renderChart('owned-secret', template('owned'))).toContain(`key: ${Buffer.from('kept').toString('base64')}`);
+    await expect(renderChart('unowned-secret', template('probe-secret'))).rejects.toThrow('exists and cannot be imported into the current release');
+  });
+
   it('finds nothing for a missing Secret', async () => {
     const output = await renderChart('lookup-missing', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n  found: {{ empty (lookup "v1" "Secret" "probe-ns" "absent") | quote }}\n');
     expect(output).toContain('found: "true"');
@@ -103,6 +111,11 @@ describe('helm', () => {
     });
     const output = await renderChart('custom-kind', 'apiVersion: probe.dev/v1\nkind: Widget\nmetadata:\n  name: probe\nspec:\n  size: 3\n');
     expect(output).toContain('kind: Widget');
+  });
+
+  it('refuses a kind the emulator does not serve as a real server does', async () => {
+    const render = renderChart('unknown-kind', 'apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata:\n  name: probe\n');
+    await expect(render).rejects.toThrow('no matches for kind "Service" in version "serving.knative.dev/v1"');
   });
 });
 

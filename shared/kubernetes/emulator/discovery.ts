@@ -49,8 +49,8 @@ function resourceList(context: EmulatorContext, group: string, version: string):
   };
 }
 
-/** The document at a non-resource path, or undefined when the emulator serves nothing there. */
-export function discoveryDocument(context: EmulatorContext, path: string): JsonReply | undefined {
+/** The document at a non-resource path (in the format `accept` asks for), or undefined when none is there. */
+export function discoveryDocument(context: EmulatorContext, path: string, accept: string): JsonReply | undefined {
   const parts = path.split('/').filter((part) => part !== '');
   const groups = groupVersions(context);
   const ok = (body: unknown): JsonReply => ({ status: 200, body });
@@ -72,7 +72,7 @@ export function discoveryDocument(context: EmulatorContext, path: string): JsonR
     case '/openid/v1/jwks':
       return { status: 200, body: context.serviceAccountTokens.jwks, contentType: 'application/jwk-set+json' };
     case '/openapi/v2':
-      return ok(openApiV2());
+      return openApiV2(accept);
     case '/openapi/v3':
       return ok(openApiV3Root(context));
   }

@@ -6,6 +6,7 @@ import type { KubeStatusError } from './status.ts';
 /** An answer of a handler: HTTP status and JSON body. */
 export interface JsonReply {
   status: number;
+  /** Serialized as JSON, except a Buffer, which is sent as is (the protobuf OpenAPI document). */
   body: unknown;
   /** Defaults to application/json. */
   contentType?: string;
@@ -29,7 +30,7 @@ export function parseJson(text: string): unknown {
 
 /** Writes a JSON answer. */
 export function sendJson(response: ServerResponse, reply: JsonReply): void {
-  const text = JSON.stringify(reply.body);
+  const text = Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body);
   response.writeHead(reply.status, { 'Content-Type': reply.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(text) });
   response.end(text);
 }

@@ -1,9 +1,10 @@
 // Minimal OpenAPI documents. They carry no schemas, only what clients probe: the v3 root lists one document per
 // group-version, and each names the PATCH operation of every kind with its `fieldValidation` query parameter.
-// Seeing that parameter, client-go (kubectl, helm) leaves validation to the server instead of fetching the
-// OpenAPI v2 document as protobuf for client-side validation (the emulator serves it only as JSON).
+// Seeing that parameter, client-go (kubectl, helm) leaves validation to the server; for kinds the emulator does
+// not serve it falls back to the protobuf OpenAPI v2 document, whose emptiness skips client-side validation.
 import { EMULATED_VERSION } from './emulated-version.ts';
 import type { EmulatorContext } from './emulator-context.ts';
+import type { JsonReply } from './http-messages.ts';
 import type { ResourceType } from './resource-registry.ts';
 
 const info = { title: 'Kubernetes', version: EMULATED_VERSION.gitVersion };
@@ -26,9 +27,16 @@ function patchOperation(type: ResourceType, version: string): Record<string, unk
   };
 }
 
-/** The OpenAPI v2 document: no paths or definitions. */
-export function openApiV2(): unknown {
-  return { swagger: '2.0', info, paths: {}, definitions: {} };
+// client-go asks for `...spec.v2@v1.0+protobuf`; servers answer with this form, which Go's mime parser accepts.
+const PROTOBUF_V2 = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+// An openapi_v2.Document protobuf holding only `swagger: "2.0"` (field 1, length-delimited).
+const PROTOBUF_V2_DOCUMENT = Buffer.from([0x0a, 0x03, ...Buffer.from('2.0')]);
+
+/** The OpenAPI v2 document, no paths or definitions: protobuf when `accept` asks for it (client-go does), else JSON. */
+export function openApiV2(accept: string): JsonReply {
+  if (accept.includes('proto-openapi.spec.v2')) return { status: 200, body: PROTOBUF_V2_DOCUMENT, contentType: PROTOBUF_V2 };
+  return { status: 200, body: { swagger: '2.0', info, paths: {}, definitions: {} } };
 }
 
 /** The OpenAPI v3 root: where each served group-version's document is. */

@@ -95,7 +95,7 @@ async function dispatch(context: EmulatorContext, request: IncomingMessage, resp
     throw forbidden(group, info.name, forbiddenMessage(user, info, decision.reason));
   }
   if (!info.isResourceRequest) {
-    const document = discoveryDocument(context, info.path);
+    const document = discoveryDocument(context, info.path, request.headers.accept ?? '');
     if (!document) throw pathNotFound();
     return document;
   }
