@@ -6,7 +6,7 @@ import type { ServiceAccountIssuers } from '../kubernetes/service-account-issuer
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 
 /** How long a TokenReview's answer is trusted (a deleted ServiceAccount's token dies within it). */
-export const TOKEN_REVIEW_TTL_MS = 10_000;
+const TOKEN_REVIEW_TTL_MS = 10_000;
 
 /**
  * Verifies ServiceAccount tokens with a TokenReview. It owns only tokens whose `iss` is a

@@ -29,7 +29,7 @@ export interface IdentityConfig {
 }
 
 /** The scopes every client requests; `OIDC_ADDITIONAL_SCOPES` come after them. */
-export const BASE_OIDC_SCOPES = ['openid', 'profile', 'email'];
+const BASE_OIDC_SCOPES = ['openid', 'profile', 'email'];
 const OIDC_DEPENDENT_VARIABLES = ['OIDC_CLIENT_ID', 'OIDC_CLI_CLIENT_ID', 'OIDC_ADDITIONAL_SCOPES', 'OIDC_USERNAME_CLAIM'] as const;
 // RFC 6749 section 3.3 scope-token.
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;

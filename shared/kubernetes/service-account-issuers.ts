@@ -2,7 +2,7 @@ import { ApiException, WellKnownApi, type KubeConfig } from '@kubernetes/client-
 import type { Logger } from '../logging/logger.ts';
 
 /** The issuer of ServiceAccount tokens when neither the configuration nor the cluster names one. */
-export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const DEFAULT_ISSUERS: ReadonlySet<string> = new Set([DEFAULT_SERVICE_ACCOUNT_ISSUER]);
 
 /**
