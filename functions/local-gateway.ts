@@ -11,6 +11,7 @@ import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
 import type { Environment } from '../shared/config/server-config.ts';
 import { serveWithContext, type RunningServer } from '../knative/function-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
+import { seedLocalExample } from './resources/local-example.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -18,6 +19,7 @@ import { createFunctionHandler } from './function-registry.ts';
  */
 export async function startLocalGateway(env: Environment, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
   const context = await createAppContext(env, options);
+  if (context.kubernetes.builtInEmulator) await seedLocalExample(context);
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const name of FUNCTION_NAMES) listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
   const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl);

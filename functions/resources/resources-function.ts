@@ -1,13 +1,26 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
+import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import { PLATFORM_KINDS, PROJECT, VARIABLE_SET, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
+import type { FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import { runPrincipal } from '../../shared/runs/run-principal.ts';
+import { customResourceHandlers } from './custom-resource-handlers.ts';
+import { projectWrites } from './project-writes.ts';
+import { plainWrites, type ResourceWrites } from './resource-writes.ts';
+import { runHandlers } from './run-handlers.ts';
+import { variableSetWrites } from './variable-set-writes.ts';
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
 export function createResourcesFunction(context: AppContext): FunctionDefinition {
-  return {
-    name: 'resources',
-    handlers: {
-      listProjects: () => jsonResponse(200, { apiVersion: `${context.config.apiGroup}/v1alpha1`, kind: 'ProjectList', metadata: {}, items: [] }),
-    },
-  };
+  const objects = new ClusterObjects(new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger), context.config.apiGroup);
+  const writesOf = (kind: PlatformKind): ResourceWrites =>
+    kind === PROJECT ? projectWrites(objects) : kind === VARIABLE_SET ? variableSetWrites(objects) : plainWrites(objects, kind);
+  const handlers = Object.assign(
+    {},
+    ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind) })),
+    runHandlers(context, objects),
+    { whoAmI: (request: HandlerRequest) => jsonResponse(200, { type: request.principal!.type, name: runPrincipal(request.principal!).principal }) },
+  );
+  return { name: 'resources', handlers, readiness: () => context.runs.checkReady() };
 }

@@ -12,6 +12,7 @@ import type { Authorizer } from '../authz/authorizer.ts';
 import type { IdentityConfig } from '../config/identity-config.ts';
 import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import { createIdentityServices } from './identity-services.ts';
+import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -29,6 +30,8 @@ export interface AppContext {
   kubernetes: ClusterConnection;
   /** Call from handlers: `await context.authorizer.authorize(request.principal, {...})`; throws 403/503. */
   authorizer: Authorizer;
+  /** Run history; PostgreSQL is opened on first use, so functions without runs never start it. */
+  runs: RunDatabase;
   close(): Promise<void>;
 }
 
@@ -51,6 +54,7 @@ export async function createAppContext(env: Environment, options: AppContextOpti
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
+  const runs = lazyRunDatabase(env, config, logger);
   return {
     config,
     routes: routeTable(config.apiGroup),
@@ -63,8 +67,10 @@ export async function createAppContext(env: Environment, options: AppContextOpti
     identity: identity.config,
     kubernetes: identity.kubernetes,
     authorizer: identity.authorizer,
+    runs,
     async close() {
       unsubscribe();
+      await runs.close();
       await identity.close();
       await passwordVerifier.close();
       await adminSettings.close();

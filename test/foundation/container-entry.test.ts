@@ -3,7 +3,8 @@ import { request } from 'node:http';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { getWithToken, login, loginToken, spawnFunctionProcess, type FunctionProcess } from '../support/function-servers.ts';
 
-const PROJECTS = '/apis/platform.dev/v1alpha1/projects';
+// An authenticated route that needs nothing but a valid token (no cluster, no database).
+const WHO_AM_I = '/api/v1alpha1/auth/whoami';
 
 describe('Horizontal scale: a token issued by one process is accepted by another that has the same key', () => {
   const processes: FunctionProcess[] = [];
@@ -18,8 +19,8 @@ describe('Horizontal scale: a token issued by one process is accepted by another
     ]);
     processes.push(loginProcess!, sameKey!, otherKey!);
     const token = await loginToken(loginProcess!.url, ADMIN_PASSWORD);
-    expect((await getWithToken(sameKey!.url, PROJECTS, token)).status).toBe(200);
-    expect((await getWithToken(otherKey!.url, PROJECTS, token)).status).toBe(401);
+    expect((await getWithToken(sameKey!.url, WHO_AM_I, token)).status).toBe(200);
+    expect((await getWithToken(otherKey!.url, WHO_AM_I, token)).status).toBe(401);
   });
 });
 
@@ -32,8 +33,8 @@ describe('Container entry (Knative): PORT, FUNCTION_TARGET, limits and draining'
 
   it('serves only the routes of its FUNCTION_TARGET (another function\'s route is 401 without a token, 404 with one)', async () => {
     const token = await loginToken(child.url, ADMIN_PASSWORD);
-    expect((await fetch(`${child.url}${PROJECTS}`)).status).toBe(401);
-    expect((await getWithToken(child.url, PROJECTS, token)).status).toBe(404);
+    expect((await fetch(`${child.url}${WHO_AM_I}`)).status).toBe(401);
+    expect((await getWithToken(child.url, WHO_AM_I, token)).status).toBe(404);
   });
 
   it('refuses a body over MAX_REQUEST_BODY_BYTES with 413 before any handler runs', async () => {

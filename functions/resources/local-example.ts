@@ -1,0 +1,49 @@
+import type { AppContext } from '../../shared/app/app-context.ts';
+import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
+import { API_VERSION, PROJECT, ROLLOUT, VARIABLE_SET, WORKSPACE, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
+import { plainWrites } from './resource-writes.ts';
+import { projectWrites } from './project-writes.ts';
+import { variableSetWrites } from './variable-set-writes.ts';
+
+const PROJECT_NAME = 'demo';
+
+/**
+ * Local mode (`npm start` with the built-in emulator): installs the chart's CRDs and an example
+ * Project "demo" with a VariableSet, two Workspaces and a Rollout across them, written the way the
+ * API writes them (the Project's namespace, the VariableSet's sensitive value in a Secret).
+ */
+export async function seedLocalExample(context: AppContext): Promise<void> {
+  const objects = new ClusterObjects(new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger), context.config.apiGroup);
+  await installPlatformCrds(objects);
+  const apiVersion = `${objects.apiGroup}/${API_VERSION}`;
+  const inDemo = { namespace: PROJECT_NAME };
+  const object = (kind: PlatformKind, name: string, spec: Record<string, unknown>) => ({ apiVersion, kind: kind.kind, metadata: { name, ...(kind.namespaced ? inDemo : {}) }, spec });
+
+  await projectWrites(objects).create({}, object(PROJECT, PROJECT_NAME, { displayName: 'Demo', description: 'Example Project seeded in local mode.', contact: 'platform-team' }));
+  await variableSetWrites(objects).create(inDemo, object(VARIABLE_SET, 'common', {
+    description: 'Settings shared by the demo Workspaces.',
+    variables: [
+      { name: 'region', value: 'eu-west-1' },
+      { name: 'TF_LOG', category: 'env', value: 'INFO' },
+      { name: 'db_password', sensitive: true, value: 'local-example-only' },
+    ],
+  }));
+  for (const stage of ['staging', 'production']) {
+    await plainWrites(objects, WORKSPACE).create(inDemo, object(WORKSPACE, `network-${stage}`, {
+      description: `The ${stage} network.`,
+      source: { repository: 'https://github.com/example/infrastructure.git', ref: 'main', path: `network/${stage}` },
+      tool: { name: 'opentofu', version: '1.8.2' },
+      variableSetRefs: [{ name: 'common' }],
+    }));
+  }
+  await plainWrites(objects, ROLLOUT).create(inDemo, object(ROLLOUT, 'network-v2', {
+    revision: 'v2.0.0',
+    description: 'Promote network v2 from staging to production.',
+    stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }],
+  }));
+  context.logger.info(
+    `local mode: Projects, Workspaces, Rollouts and VariableSets are served from the built-in Kubernetes emulator (lost at exit), seeded with Project "${PROJECT_NAME}": VariableSet "common", Workspaces "network-staging" and "network-production", Rollout "network-v2"`,
+  );
+}

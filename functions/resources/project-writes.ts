@@ -1,0 +1,59 @@
+import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import { PROJECT } from '../../shared/resources/platform-kinds.ts';
+import { isOwnedBy, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
+import { plainWrites, type ResourceWrites } from './resource-writes.ts';
+
+/**
+ * Projects own the namespace of the same name: creating one creates the namespace (owned by the
+ * Project, so the cluster's garbage collector removes it with it), deleting one deletes it.
+ * A namespace that exists but belongs to no Project of that name is never adopted: 409.
+ */
+export function projectWrites(objects: ClusterObjects): ResourceWrites {
+  const plain = plainWrites(objects, PROJECT);
+  const projectLabel = `${objects.apiGroup}/project`;
+
+  const refuseForeignNamespace = async (name: string) => {
+    const existing = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));
+    if (existing && existing.metadata.labels?.[projectLabel] !== name) {
+      throw new KubernetesStatusError(409, 'AlreadyExists', `namespace "${name}" already exists and does not belong to a Project; choose another Project name`, {
+        name,
+        group: objects.apiGroup,
+        kind: PROJECT.plural,
+      });
+    }
+  };
+
+  return {
+    ...plain,
+    async create(location, object) {
+      if (object.metadata.name) await refuseForeignNamespace(object.metadata.name);
+      const created = await plain.create(location, object);
+      const project = created.body;
+      const name = project.metadata.name!;
+      try {
+        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [projectLabel]: name }, ownerReferences: [ownerReferenceTo(project)] } };
+        await objects.send({ method: 'POST', path: objects.corePath('namespaces'), body: namespace });
+      } catch (error) {
+        // Without its namespace the Project is useless: take it back, then report why.
+        await objects.deleteIfPresent(objects.platformPath(PROJECT, { name })).catch(() => undefined);
+        throw error;
+      }
+      const status = { namespace: name, phase: 'Active', observedGeneration: (project.metadata as { generation?: number }).generation ?? 1 };
+      const withStatus = await objects.send<PlatformObject>({
+        method: 'PATCH',
+        path: objects.platformPath(PROJECT, { name, subresource: 'status' }),
+        body: { status },
+        contentType: 'application/merge-patch+json',
+      });
+      return { status: created.status, body: withStatus.body };
+    },
+    async delete(location, options) {
+      const deleted = await plain.delete(location, options);
+      const namespacePath = objects.corePath('namespaces', { name: location.name });
+      const namespace = await objects.find<PlatformObject>(namespacePath);
+      if (namespace && isOwnedBy(namespace, deleted.body.metadata.uid)) await objects.deleteIfPresent(namespacePath);
+      return deleted;
+    },
+  };
+}

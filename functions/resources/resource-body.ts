@@ -1,0 +1,55 @@
+import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
+import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
+import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
+
+function badRequest(message: string): KubernetesStatusError {
+  return new KubernetesStatusError(400, 'BadRequest', message);
+}
+
+/** The request body as JSON; a 400 `Status` when it is empty or not JSON. */
+export function parseJsonBody(request: HandlerRequest): unknown {
+  const text = Buffer.from(request.body).toString('utf8');
+  if (text.trim() === '') throw badRequest('the request body is empty; a JSON document is required');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The object of a create or replace, checked against the URL: the kind and apiVersion it must
+ * have, its namespace (set from the URL) and, on replace, its name. Violations are 400/422, never 500.
+ */
+export function objectForWrite(body: unknown, kind: PlatformKind, apiGroup: string, url: { namespace?: string; name?: string }): PlatformObject {
+  if (!isJsonObject(body)) throw badRequest(`the request body must be a JSON object (a ${kind.kind})`);
+  if (body.kind === undefined || body.kind === '') throw badRequest("Object 'Kind' is missing in the request body");
+  const apiVersion = `${apiGroup}/${API_VERSION}`;
+  if (body.kind !== kind.kind || body.apiVersion !== apiVersion) {
+    throw badRequest(`the body is ${JSON.stringify(body.apiVersion)} ${JSON.stringify(body.kind)}, but this path takes apiVersion "${apiVersion}", kind "${kind.kind}"`);
+  }
+  const metadata = body.metadata ?? {};
+  if (!isJsonObject(metadata)) throw badRequest('metadata must be an object');
+  if (kind.namespaced) {
+    if (metadata.namespace !== undefined && metadata.namespace !== url.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    metadata.namespace = url.namespace;
+  }
+  if (url.name !== undefined && metadata.name !== url.name) {
+    throw badRequest(`the name of the object (${String(metadata.name ?? '')}) does not match the name on the URL (${url.name})`);
+  }
+  for (const part of ['spec', 'status'] as const) {
+    if (body[part] !== undefined && !isJsonObject(body[part])) {
+      const name = String(metadata.name ?? '');
+      throw new KubernetesStatusError(422, 'Invalid', `${kind.kind}.${apiGroup} "${name}" is invalid: ${part}: Invalid value: must be an object`, {
+        name,
+        group: apiGroup,
+        kind: kind.kind,
+        causes: [{ reason: 'FieldValueInvalid', message: 'must be an object', field: part }],
+      });
+    }
+  }
+  return { ...body, metadata } as PlatformObject;
+}

@@ -1,0 +1,87 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { serviceUnavailable } from '../http/api-error.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/** One call to the Kubernetes API: a path under the cluster URL, with an optional JSON body. */
+export interface KubernetesCall {
+  method: string;
+  /** e.g. `/apis/platform.dev/v1alpha1/namespaces/a/workspaces`. */
+  path: string;
+  query?: URLSearchParams;
+  body?: unknown;
+  /** Default `application/json`; patches name their type (`application/merge-patch+json`). */
+  contentType?: string;
+}
+
+/** What the cluster answered: its status code and the parsed JSON body (a `Status` on failures). */
+export interface KubernetesAnswer {
+  status: number;
+  body: unknown;
+}
+
+const TIMEOUT_MS = 10_000;
+
+/**
+ * Raw REST calls to the Kubernetes API with a KubeConfig's credentials (TLS, token, client
+ * certificate). Unlike the generated clients it hands back every answer, failures included, so a
+ * cluster `Status` can be passed through to the caller unchanged. An unreachable cluster is a 503.
+ */
+export class KubernetesRestClient {
+  readonly #kubeConfig: KubeConfig;
+  readonly #logger: Logger;
+
+  constructor(kubeConfig: KubeConfig, logger: Logger) {
+    this.#kubeConfig = kubeConfig;
+    this.#logger = logger;
+  }
+
+  /** Sends one call; resolves with any HTTP answer, throws ApiError 503 when there is none. */
+  async call(call: KubernetesCall): Promise<KubernetesAnswer> {
+    const server = this.#kubeConfig.getCurrentCluster()?.server;
+    if (!server) throw this.#unavailable(call, new Error('the KubeConfig names no cluster'));
+    const url = new URL(server.replace(/\/$/, '') + call.path);
+    if (call.query) url.search = call.query.toString();
+    const payload = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body));
+    const options: RequestOptions = {
+      method: call.method,
+      headers: {
+        accept: 'application/json',
+        ...(payload ? { 'content-type': call.contentType ?? 'application/json', 'content-length': String(payload.length) } : {}),
+      },
+      timeout: TIMEOUT_MS,
+    };
+    try {
+      await this.#kubeConfig.applyToHTTPSOptions(options);
+    } catch (error) {
+      throw this.#unavailable(call, error);
+    }
+    return new Promise<KubernetesAnswer>((resolve, reject) => {
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const outgoing = send(url, options, (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', (error) => reject(this.#unavailable(call, error)));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 500, body: parseBody(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
+      outgoing.on('error', (error) => reject(this.#unavailable(call, error)));
+      outgoing.end(payload);
+    });
+  }
+
+  #unavailable(call: KubernetesCall, error: unknown) {
+    this.#logger.error('Kubernetes API did not answer', { method: call.method, path: call.path, detail: error instanceof Error ? error.message : String(error) });
+    return serviceUnavailable('the Kubernetes API cannot be reached; retry shortly', 'KubernetesUnavailable');
+  }
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,43 @@
+/** One of the platform's custom resource kinds, as its CustomResourceDefinition names it. */
+export interface PlatformKind {
+  kind: string;
+  /** The resource name in paths and in authorisation (`projects`). */
+  plural: string;
+  /** Projects are cluster-scoped; everything else lives in a Project's namespace. */
+  namespaced: boolean;
+}
+
+export const API_VERSION = 'v1alpha1';
+
+export const PROJECT: PlatformKind = { kind: 'Project', plural: 'projects', namespaced: false };
+export const WORKSPACE: PlatformKind = { kind: 'Workspace', plural: 'workspaces', namespaced: true };
+export const ROLLOUT: PlatformKind = { kind: 'Rollout', plural: 'rollouts', namespaced: true };
+export const VARIABLE_SET: PlatformKind = { kind: 'VariableSet', plural: 'variablesets', namespaced: true };
+
+export const PLATFORM_KINDS: readonly PlatformKind[] = [PROJECT, WORKSPACE, ROLLOUT, VARIABLE_SET];
+
+/** The REST operations every kind offers, with the Kubernetes verb each is authorised as. */
+export const RESOURCE_OPERATIONS = {
+  list: 'list',
+  create: 'create',
+  get: 'get',
+  replace: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  getStatus: 'get',
+  replaceStatus: 'update',
+  patchStatus: 'patch',
+} as const;
+export type ResourceOperation = keyof typeof RESOURCE_OPERATIONS;
+
+/** The route operationId of an operation on a kind: `listWorkspaces`, `patchProjectStatus`. */
+export function resourceOperationId(kind: PlatformKind, operation: ResourceOperation): string {
+  if (operation === 'list') return `list${kind.kind}s`;
+  if (operation.endsWith('Status')) return `${operation.slice(0, -'Status'.length)}${kind.kind}Status`;
+  return `${operation}${kind.kind}`;
+}
+
+/** The operationId of listing a namespaced kind across every namespace. */
+export function listAllNamespacesOperationId(kind: PlatformKind): string {
+  return `list${kind.kind}sInAllNamespaces`;
+}
