@@ -1,0 +1,134 @@
+// One running platform for a test file: the Kubernetes emulator with the chart's CRDs, a real
+// embedded PostgreSQL, a real OpenID Provider, and the local gateway in production mode on top.
+// Principals: the admin, an OIDC user mapped to a ServiceAccount with a namespaced Role, and a
+// ServiceAccount with its own token.
+import { afterAll, beforeAll } from 'vitest';
+import { RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
+import type { RunningServer } from '../../knative/function-server.ts';
+import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
+import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
+import { loginToken, silentLogger, startTestGateway } from '../support/function-servers.ts';
+import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
+import { OIDC_CLIENTS, startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
+import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+
+export const GROUP = 'platform.dev';
+export const API = `/apis/${GROUP}/v1alpha1`;
+/** The Project the OIDC user and the ServiceAccount have Roles in; `OTHER_PROJECT` they have none in. */
+export const TEAM_PROJECT = 'team-a';
+export const OTHER_PROJECT = 'team-b';
+export const OIDC_USER = { sub: 'alice', email: 'alice@example.com', groups: ['team-a-developers'] };
+/** The ServiceAccount the OIDC user maps to, and the one that calls with its own token. */
+const MAPPED_ACCOUNT = 'team-a-developer';
+const CALLER_ACCOUNT = 'team-a-ci';
+export const CALLER_ACCOUNT_USER = `system:serviceaccount:${TEST_NAMESPACE}:${CALLER_ACCOUNT}`;
+const CONTROLLER_ACCOUNT = 'workspace-controller';
+
+/** What a developer may do in their Project: its namespaced kinds, runs and logs; Projects are not theirs. */
+const DEVELOPER_RULES: V1PolicyRule[] = [
+  { apiGroups: [GROUP], resources: ['workspaces', 'rollouts', 'variablesets', 'workspaces/status', 'workspaces/runs', 'workspaces/log'], verbs: ['*'] },
+];
+/** What automation may do there: read Workspaces and start and read runs; no writes to resources. */
+const CI_RULES: V1PolicyRule[] = [
+  { apiGroups: [GROUP], resources: ['workspaces'], verbs: ['get', 'list'] },
+  { apiGroups: [GROUP], resources: ['workspaces/runs'], verbs: ['create', 'get', 'list'] },
+];
+
+export interface Platform {
+  gateway: RunningServer;
+  database: TestDatabase;
+  cluster: IdentityCluster;
+  /** The cluster as its administrator sees it, to check what was (not) written. */
+  clusterAdmin: ClusterObjects;
+  tokens: { admin: string; oidcUser: string; serviceAccount: string; controller: string };
+}
+
+/** Starts the platform before the file's tests and stops it after; call the returned function inside tests. */
+export function usePlatform(): () => Platform {
+  let platform: Platform | undefined;
+  let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
+  beforeAll(async () => {
+    const [cluster, database] = await Promise.all([startIdentityCluster(), startTestDatabase()]);
+    provider = await startOidcProvider([OIDC_USER]);
+    const clusterAdmin = new ClusterObjects(new KubernetesRestClient(cluster.emulator.kubeConfig(), silentLogger), GROUP);
+    await installPlatformCrds(clusterAdmin);
+    await cluster.createServiceAccount(MAPPED_ACCOUNT, { [`${GROUP}/claims`]: JSON.stringify({ groups: OIDC_USER.groups }) });
+    await cluster.createServiceAccount(CALLER_ACCOUNT);
+    await cluster.createServiceAccount(CONTROLLER_ACCOUNT);
+    await cluster.allowPaths(CONTROLLER_ACCOUNT, ['/internal', '/internal/*'], ['get', 'post']);
+    const env = adminEnv({
+      DATABASE_URL: database.connectionString,
+      OIDC_ISSUER_URL: provider.issuer,
+      OIDC_CLIENT_ID: OIDC_CLIENTS.web,
+      OIDC_ADDITIONAL_SCOPES: 'groups',
+      OIDC_USERNAME_CLAIM: 'email',
+      SERVICE_ACCOUNT_ISSUERS: cluster.emulator.serviceAccountIssuer,
+    });
+    const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig() });
+    const admin = await loginToken(gateway.url, ADMIN_PASSWORD);
+    for (const project of [TEAM_PROJECT, OTHER_PROJECT]) {
+      await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject(project)).then(expectStatus(201));
+    }
+    await bindRole(cluster, TEAM_PROJECT, 'developer', DEVELOPER_RULES, MAPPED_ACCOUNT);
+    await bindRole(cluster, TEAM_PROJECT, 'ci', CI_RULES, CALLER_ACCOUNT);
+    platform = {
+      gateway,
+      database,
+      cluster,
+      clusterAdmin,
+      tokens: {
+        admin,
+        oidcUser: await provider.login(OIDC_USER.sub),
+        serviceAccount: await cluster.mintToken(CALLER_ACCOUNT),
+        controller: await cluster.mintToken(CONTROLLER_ACCOUNT),
+      },
+    };
+  });
+  afterAll(async () => {
+    await platform?.gateway.close();
+    await Promise.all([platform?.database.destroy(), platform?.cluster.close(), provider?.close()]);
+  });
+  return () => platform!;
+}
+
+async function bindRole(cluster: IdentityCluster, namespace: string, name: string, rules: V1PolicyRule[], account: string): Promise<void> {
+  const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: { metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: account }] },
+  });
+}
+
+/** Sends a request with a bearer token and a JSON body (or the given raw text). */
+export function send(baseUrl: string, token: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
+  return fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+}
+
+/** Checks the status and resolves to the JSON body (for `.then(expectStatus(201))`). */
+export function expectStatus(status: number) {
+  return async (response: Response): Promise<any> => {
+    const text = await response.text();
+    if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${text}`);
+    return text === '' ? undefined : JSON.parse(text);
+  };
+}
+
+export function projectObject(name: string, spec: Record<string, unknown> = { displayName: name }): Record<string, unknown> {
+  return { apiVersion: `${GROUP}/v1alpha1`, kind: 'Project', metadata: { name }, spec };
+}
+
+export function workspaceObject(name: string, labels: Record<string, string> = {}): Record<string, unknown> {
+  return {
+    apiVersion: `${GROUP}/v1alpha1`,
+    kind: 'Workspace',
+    metadata: { name, labels },
+    spec: { source: { repository: 'https://git.example.com/infra.git', path: 'network' }, tool: { name: 'opentofu', version: '1.8.2' } },
+  };
+}
