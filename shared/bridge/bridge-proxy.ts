@@ -1,9 +1,14 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { notFound } from '../http/api-error.ts';
+import { notFound, type ApiError } from '../http/api-error.ts';
 import { writeApiResponse } from '../adapters/node-http.ts';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+/** The answer under /bridge/ when no identity bridge is deployed. */
+export function bridgeNotConfigured(): ApiError {
+  return notFound('no identity bridge is configured (BRIDGE_UPSTREAM_URL)', 'BridgeNotConfigured');
+}
 
 /**
  * Forwards a /bridge/* request unauthenticated to the identity bridge, streaming both ways and
@@ -13,7 +18,7 @@ export function createBridgeProxy(upstreamUrl: string | undefined) {
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     if (!upstreamUrl) {
       incoming.resume();
-      void writeApiResponse(outgoing, notFound('no identity bridge is configured (BRIDGE_UPSTREAM_URL)', 'BridgeNotConfigured').toResponse());
+      void writeApiResponse(outgoing, bridgeNotConfigured().toResponse());
       return;
     }
     const upstream = new URL(upstreamUrl);

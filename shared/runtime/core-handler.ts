@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import { ApiError, notFound, unauthorized } from '../http/api-error.ts';
+import { bridgeNotConfigured } from '../bridge/bridge-proxy.ts';
 import { jsonResponse, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
 import type { RequestAuthenticator } from '../auth/request-authenticator.ts';
 import { readBearerToken } from '../auth/bearer-token.ts';
@@ -35,7 +36,9 @@ const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy
  * and an access log line with secrets redacted.
  */
 export function createCoreHandler(definition: FunctionDefinition, dependencies: CoreHandlerDependencies): CoreHandler {
-  const ownRoutes = dependencies.routes.filter((route) => route.target === definition.name || route.target === 'every-function');
+  // Bridge paths reach a function only when no bridge is deployed (the gateway's fallback):
+  // they stay unauthenticated and answer 404, exactly as the local gateway does.
+  const ownRoutes = dependencies.routes.filter((route) => route.target === definition.name || route.target === 'every-function' || route.target === 'bridge');
   for (const route of ownRoutes) {
     if (route.target === definition.name && !definition.handlers[route.operationId]) {
       throw new Error(`function ${definition.name} has no handler for route ${route.operationId}`);
@@ -43,6 +46,9 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
   }
   const matcher = new RouteMatcher(ownRoutes);
   const builtIn: FunctionDefinition['handlers'] = {
+    identityBridge: () => {
+      throw bridgeNotConfigured();
+    },
     getHealth: () => jsonResponse(200, { status: 'ok' }),
     getReadiness: async () => {
       await definition.readiness?.();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../knative/function-server.ts';
 import { routeTable } from '../../shared/routes/route-table.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
-import { getWithToken, loginToken, startTestGateway } from '../support/function-servers.ts';
+import { getWithToken, loginToken, spawnFunctionProcess, startTestGateway } from '../support/function-servers.ts';
 
 // The spec's table "Unauthenticated routes", verbatim.
 const SPEC_UNAUTHENTICATED = [
@@ -35,6 +35,17 @@ describe('Unauthenticated routes: exactly the spec\'s list is open', () => {
     const response = await fetch(`${gateway.url}/bridge/auth?client_id=x`);
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ reason: 'BridgeNotConfigured' });
+  });
+
+  it('a function reached under /bridge/ (the production gateway\'s fallback without a bridge) also answers 404 unauthenticated', async () => {
+    const child = await spawnFunctionProcess({ ...adminEnv(), FUNCTION_TARGET: 'resources' });
+    try {
+      const response = await fetch(`${child.url}/bridge/.well-known/openid-configuration`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ reason: 'BridgeNotConfigured' });
+    } finally {
+      await child.stop();
+    }
   });
 });
 
