@@ -114,6 +114,20 @@ describe('resourceNames restrict a rule to named objects and never match request
   });
 });
 
+describe('a list or watch narrowed by fieldSelector=metadata.name is authorised with that name (RequestInfoFactory)', () => {
+  it('lets a resourceNames rule list and watch its one object, and nothing wider', async () => {
+    await clusterRole('watch-one-secret', [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['watched'], verbs: ['list', 'watch'] }]);
+    await roleBinding('team-a', 'ivy-watch-one', { kind: 'ClusterRole', name: 'watch-one-secret' }, [{ kind: 'User', name: 'ivy', apiGroup: RBAC_GROUP }]);
+    emulator().registerToken('ivy-token', { username: 'ivy' });
+    const asIvy = emulator().kubeConfig('ivy-token').makeApiClient(CoreV1Api);
+    await core().createNamespacedSecret({ namespace: 'team-a', body: { metadata: { name: 'watched' }, stringData: { k: 'v' } } });
+    const narrowed = await asIvy.listNamespacedSecret({ namespace: 'team-a', fieldSelector: 'metadata.name=watched' });
+    expect(narrowed.items.map((secret) => secret.metadata?.name)).toEqual(['watched']);
+    expect((await statusOf(asIvy.listNamespacedSecret({ namespace: 'team-a' }))).code).toBe(403);
+    expect((await statusOf(asIvy.listNamespacedSecret({ namespace: 'team-a', fieldSelector: 'metadata.name=other' }))).code).toBe(403);
+  });
+});
+
 describe('subresources are matched as resource/subresource', () => {
   it('needs the subresource named, or */subresource', async () => {
     await clusterRole('sa-reader', [{ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'create'] }]);

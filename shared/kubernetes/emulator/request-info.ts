@@ -12,6 +12,8 @@ export interface RequestInfo {
   resource: string;
   name: string;
   subresource: string;
+  /** The name RBAC sees: the URL's, or the one a list/watch's field selector narrows to. */
+  authorizationName: string;
 }
 
 const VERB_OF_METHOD: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
@@ -32,6 +34,7 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
     resource: '',
     name: '',
     subresource: '',
+    authorizationName: '',
   };
   let parts = path.split('/').filter((part) => part !== '').map(decodeURIComponent);
   let group = '';
@@ -60,5 +63,16 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
   const watchParam = url.searchParams.get('watch');
   if (verb === 'get' && name === '') verb = watchParam === '1' || watchParam === 'true' ? 'watch' : 'list';
   if (verb === 'delete' && name === '') verb = 'deletecollection';
-  return { isResourceRequest: true, path, verb, group, version, namespace, resource, name, subresource };
+  // As kube-apiserver's RequestInfoFactory: a list or watch narrowed to one object by
+  // `fieldSelector=metadata.name=<x>` is authorised with that name, so `resourceNames` rules apply.
+  const selectedName = name === '' && (verb === 'list' || verb === 'watch') ? nameFromFieldSelector(url.searchParams.get('fieldSelector')) : '';
+  return { isResourceRequest: true, path, verb, group, version, namespace, resource, name, subresource, authorizationName: name || selectedName };
+}
+
+function nameFromFieldSelector(selector: string | null): string {
+  for (const requirement of (selector ?? '').split(',')) {
+    const match = /^metadata\.name(?:==|=)(.+)$/.exec(requirement.trim());
+    if (match) return match[1]!;
+  }
+  return '';
 }

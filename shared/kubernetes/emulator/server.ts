@@ -89,7 +89,7 @@ async function dispatch(context: EmulatorContext, request: IncomingMessage, resp
   const url = new URL(request.url ?? '/', context.url);
   const user = await authenticateCaller(context, request);
   const info = parseRequestInfo(request.method ?? 'GET', url);
-  const decision = authorize(context.authorizer, { ...info, user });
+  const decision = authorize(context.authorizer, { ...info, name: info.authorizationName, user });
   if (!decision.allowed) {
     const group = info.isResourceRequest ? { group: info.group, resource: info.resource } : undefined;
     throw forbidden(group, info.name, forbiddenMessage(user, info, decision.reason));
