@@ -16,7 +16,7 @@ const PROJECT_NAME = 'demo';
  */
 export async function seedLocalExample(context: AppContext): Promise<void> {
   const objects = new ClusterObjects(new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger), context.config.apiGroup);
-  await installPlatformCrds(objects);
+  await installPlatformCrds(context.kubernetes.kubeConfig, context.config.apiGroup);
   const apiVersion = `${objects.apiGroup}/${API_VERSION}`;
   const inDemo = { namespace: PROJECT_NAME };
   const object = (kind: PlatformKind, name: string, spec: Record<string, unknown>) => ({ apiVersion, kind: kind.kind, metadata: { name, ...(kind.namespaced ? inDemo : {}) }, spec });

@@ -53,7 +53,7 @@ export function usePlatform(): () => Platform {
     const [cluster, database] = await Promise.all([startIdentityCluster(), startTestDatabase()]);
     provider = await startOidcProvider([OIDC_USER]);
     const clusterAdmin = new ClusterObjects(new KubernetesRestClient(cluster.emulator.kubeConfig(), silentLogger), GROUP);
-    await installPlatformCrds(clusterAdmin);
+    await installPlatformCrds(cluster.emulator.kubeConfig(), GROUP);
     await cluster.createServiceAccount(MAPPED_ACCOUNT, { [`${GROUP}/claims`]: JSON.stringify({ groups: OIDC_USER.groups }) });
     await cluster.createServiceAccount(CALLER_ACCOUNT);
     await cluster.createServiceAccount(CONTROLLER_ACCOUNT);

@@ -2,6 +2,7 @@
 // keyset, reading one; the workspace controller's internal routes; the run-log stream; and the
 // database going down.
 import { describe, expect, it } from 'vitest';
+import { createFunctionHandler } from '../../functions/function-registry.ts';
 import { API, CALLER_ACCOUNT_USER, OIDC_USER, OTHER_PROJECT, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
 
 const platform = usePlatform();
@@ -206,7 +207,12 @@ describe('Run-log stream: server-sent events of a run\'s log lines (the only rou
   });
 });
 
-describe('A run started while the database is down gets 503 with Retry-After, and nothing is half-written; history survives the restart', () => {
+// Each container answers its own /readyz (the gateway sends the public one to public-config).
+const DATABASE_FUNCTIONS = ['resources', 'internal', 'run-logs'] as const;
+const readiness = (name: (typeof DATABASE_FUNCTIONS)[number]) =>
+  createFunctionHandler(name, platform().gateway.context)({ method: 'GET', path: '/readyz', query: new URLSearchParams(), headers: {}, body: new Uint8Array(), remoteAddress: '127.0.0.1' });
+
+describe('A run started while the database is down gets 503 with Retry-After, and nothing is half-written; /readyz of the functions using it says so; history survives the restart', () => {
   it('answers 503 DatabaseUnavailable while stopped, records nothing, and serves the old history once back', async () => {
     await createWorkspace(TEAM_PROJECT, 'outage');
     const before = await as('admin')('POST', runsOf(TEAM_PROJECT, 'outage'), { type: 'plan' }).then(expectStatus(201));
@@ -217,10 +223,12 @@ describe('A run started while the database is down gets 503 with Retry-After, an
       expect(response.headers.get('retry-after')).toBe('5');
       expect(await response.json()).toMatchObject({ reason: 'DatabaseUnavailable', error: expect.any(String) });
       expect((await as('oidcUser')('GET', runsOf(TEAM_PROJECT, 'outage'))).status).toBe(503);
+      for (const name of DATABASE_FUNCTIONS) expect((await readiness(name)).status, name).toBe(503);
     } finally {
       await platform().database.startServer();
     }
     const after = await as('admin')('GET', runsOf(TEAM_PROJECT, 'outage')).then(expectStatus(200));
     expect(after.items).toEqual([before]);
+    for (const name of DATABASE_FUNCTIONS) expect((await readiness(name)).status, name).toBe(200);
   });
 });
