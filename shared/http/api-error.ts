@@ -10,7 +10,11 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(status: number, reason: string, message: string, headers: Record<string, string> = {}) {
+    // A client error needs no stack trace, and capturing one is the dearest part of a 401/404.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
     this.status = status;
     this.reason = reason;
