@@ -39,7 +39,7 @@ export function projectWrites(objects: ClusterObjects): ResourceWrites {
         await objects.deleteIfPresent(objects.platformPath(PROJECT, { name })).catch(() => undefined);
         throw error;
       }
-      const status = { namespace: name, phase: 'Active', observedGeneration: (project.metadata as { generation?: number }).generation ?? 1 };
+      const status = { namespace: name, phase: 'Active', observedGeneration: project.metadata.generation };
       const withStatus = await objects.send<PlatformObject>({
         method: 'PATCH',
         path: objects.platformPath(PROJECT, { name, subresource: 'status' }),

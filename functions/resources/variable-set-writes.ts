@@ -69,9 +69,18 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
     return { ...object, spec: { ...object.spec, variables: variables.map((variable: Variable) => (variable.sensitive === true ? withoutValue(variable) : variable)) } };
   };
 
+  // The printer column "Variables" reads status.variableCount; nothing else keeps it current.
+  const withCount = async (variableSet: PlatformObject): Promise<PlatformObject> => {
+    const variables = variableSet.spec?.variables;
+    const status = { variableCount: Array.isArray(variables) ? variables.length : 0, observedGeneration: variableSet.metadata.generation };
+    const { namespace, name } = variableSet.metadata;
+    const answer = await objects.send<PlatformObject>({ method: 'PATCH', path: objects.platformPath(VARIABLE_SET, { namespace, name, subresource: 'status' }), body: { status }, contentType: 'application/merge-patch+json' });
+    return answer.body;
+  };
+
   const written = async (answer: WriteAnswer, values: Record<string, string>): Promise<WriteAnswer> => {
     await syncSecret(answer.body, values);
-    return { status: answer.status, body: present(answer.body) };
+    return { status: answer.status, body: present(await withCount(answer.body)) };
   };
 
   return {

@@ -7,6 +7,7 @@ export interface PlatformObject {
     namespace?: string;
     uid?: string;
     resourceVersion?: string;
+    generation?: number;
     labels?: Record<string, string>;
     ownerReferences?: OwnerReference[];
     [field: string]: unknown;

@@ -151,6 +151,7 @@ describe('VariableSet: sensitive values live in Secrets and are never returned',
     const created = await asAdmin('POST', variableSets, withVariables('secrets-1', [{ name: 'region', value: 'eu' }, { name: 'db_password', sensitive: true, value: 'hunter2' }])).then(expectStatus(201));
     expect(JSON.stringify(created)).not.toContain('hunter2');
     expect(created.spec.variables).toEqual([{ name: 'region', value: 'eu' }, { name: 'db_password', sensitive: true, valueFrom: reference('secrets-1', 'db_password') }]);
+    expect(created.status).toMatchObject({ variableCount: 2, observedGeneration: 1 });
     expect(await secretData('secrets-1')).toEqual({ db_password: 'hunter2' });
     const stored = await platform().clusterAdmin.find(`${inTeam}/variablesets/secrets-1`);
     expect(JSON.stringify(stored)).not.toContain('hunter2');
