@@ -6,7 +6,7 @@ import { CHART, findObject, helm, helmTemplate, type KubeObject } from '../suppo
 import { schemaProblems } from '../support/kubernetes-schemas.ts';
 import { adminHash } from '../support/admin-fixtures.ts';
 import { ADMIN_SETTING_KEYS } from '../../shared/config/admin-account-settings.ts';
-import { gatewayRules } from '../../shared/routes/gateway-routing.ts';
+import { gatewayRules, resolveGatewayTarget } from '../../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, routeTable } from '../../shared/routes/route-table.ts';
 import { gatewayRulesFile } from '../../infra/tools/gateway-rules-file.ts';
 
@@ -23,7 +23,7 @@ const GIVEN = {
   bridge: { enabled: true, image: 'ghcr.io/platform/bridge:1' },
 };
 
-type Container = { name: string; image: string; env: Array<{ name: string; value?: string }>; envFrom?: Array<{ secretRef: { name: string } }>; volumeMounts?: unknown[]; readinessProbe: { httpGet: { path: string } }; livenessProbe: { httpGet: { path: string } } };
+type Container = { name: string; image: string; env: Array<{ name: string; value?: string; valueFrom?: unknown }>; envFrom?: Array<{ secretRef: { name: string } }>; volumeMounts?: unknown[]; readinessProbe: { httpGet: { path: string } }; livenessProbe: { httpGet: { path: string } } };
 type RevisionTemplate = { metadata: { annotations: Record<string, string> }; spec: { containerConcurrency: number; timeoutSeconds: number; serviceAccountName: string; containers: Container[]; volumes?: Array<{ secret: { secretName: string } }> } };
 
 const knativeServices = (objects: KubeObject[]) => objects.filter((object) => object.apiVersion === 'serving.knative.dev/v1');
@@ -192,6 +192,13 @@ describe('One Knative Service per function, from one image selected by FUNCTION_
     for (const name of FUNCTION_NAMES.filter((name) => name !== 'run-logs')) expect(timeouts[`platform-${name}`]).toBeLessThan(3600);
   });
 
+  it('passes api.trustedProxyHops (default 3: Gateway, Knative local gateway, queue-proxy) as TRUSTED_PROXY_HOPS to every function', async () => {
+    for (const service of functionServices(defaults)) expect(env(service, 'TRUSTED_PROXY_HOPS')).toBe('3');
+    for (const service of functionServices(await helmTemplate({ api: { trustedProxyHops: 4 } }))) expect(env(service, 'TRUSTED_PROXY_HOPS')).toBe('4');
+    await expect(helmTemplate({ api: { trustedProxyHops: -1 } })).rejects.toThrow(/trustedProxyHops/);
+    await expect(helmTemplate({ api: { trustedProxyHops: '3' } })).rejects.toThrow(/trustedProxyHops/);
+  });
+
   it('passes the API group, the public URL and the OIDC settings to every function', () => {
     for (const service of functionServices(given)) {
       expect(env(service, 'API_GROUP')).toBe('infra.example.io');
@@ -218,6 +225,29 @@ describe('Path routing: the HTTPRoute matches the route table, plus /bridge/ to 
     expect(sortRules(renderedRules(given))).toEqual(sortRules(gatewayRules(routeTable('infra.example.io'))));
   });
 
+  it('stays within the Gateway API limits: at most 16 rules per HTTPRoute and 64 matches per rule, one rule per backend', () => {
+    const rules = (findObject(given, 'HTTPRoute', 'platform').spec as { rules: Rule[] }).rules;
+    expect(gatewayRules(routeTable('infra.example.io')).length).toBeGreaterThan(16);
+    expect(rules.length).toBeLessThanOrEqual(16);
+    for (const rule of rules) expect(rule.matches.length).toBeLessThanOrEqual(64);
+    const backends = rules.map((rule) => rule.filters[0]!.urlRewrite.hostname);
+    expect(new Set(backends).size).toBe(rules.length);
+  });
+
+  it('sends every path where the route table sends it, under Gateway API precedence across the whole route', () => {
+    const group = 'infra.example.io';
+    const tableRules = gatewayRules(routeTable(group));
+    const rendered = renderedRules(given);
+    const samplePaths = [
+      ...routeTable(group).map((route) => route.path.replace(/\{[a-zA-Z]+\}/g, 'x').replace(/\/\*$/, '/a/b')),
+      ...tableRules.map((rule) => rule.value),
+      ...tableRules.map((rule) => `${rule.value}x`),
+      ...tableRules.map((rule) => `${rule.value.replace(/\/$/, '')}/deeper/still`),
+      '/', '/unknown', '/bridge', '/bridge/callback', '/internal', '/internalx', `/apis/${group}/v1alpha1/projectsx`,
+    ];
+    for (const path of samplePaths) expect({ path, target: gatewayApiTarget(rendered, path) }).toEqual({ path, target: resolveGatewayTarget(tableRules, path) });
+  });
+
   it('leaves /bridge/ out when no bridge is deployed', () => {
     expect(sortRules(renderedRules(defaults))).toEqual(sortRules(gatewayRules(routeTable('platform.dev')).filter((rule) => rule.target !== 'bridge')));
   });
@@ -233,8 +263,20 @@ describe('Path routing: the HTTPRoute matches the route table, plus /bridge/ to 
   });
 });
 
+/**
+ * The backend a Gateway API implementation picks for a path: among the matches of every rule of
+ * the route, an Exact match first, then the PathPrefix with the most characters (matching whole
+ * path elements); a tie goes to the earlier rule. No match: no route (404 at the Gateway).
+ */
+function gatewayApiTarget(matches: Array<{ type: string; value: string; target: string }>, path: string): string | undefined {
+  const elementPrefix = (prefix: string) => prefix === '/' || path === prefix.replace(/\/$/, '') || path.startsWith(`${prefix.replace(/\/$/, '')}/`);
+  const candidates = matches.filter((match) => (match.type === 'Exact' ? match.value === path : elementPrefix(match.value)));
+  const rank = (match: { type: string; value: string }) => (match.type === 'Exact' ? Number.MAX_SAFE_INTEGER : match.value.length);
+  return candidates.reduce<(typeof candidates)[number] | undefined>((best, match) => (!best || rank(match) > rank(best) ? match : best), undefined)?.target;
+}
+
 describe('RBAC: the API server, the workspace controller and platform-admin', () => {
-  type Rules = Array<{ apiGroups?: string[]; resources?: string[]; nonResourceURLs?: string[]; verbs: string[] }>;
+  type Rules = Array<{ apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[]; verbs: string[] }>;
   const rulesOf = (name: string) => findObject(defaults, 'ClusterRole', name).rules as Rules;
   const allows = (rules: Rules, group: string, resource: string, verb: string) =>
     rules.some((rule) => rule.apiGroups?.includes(group) && (rule.resources?.includes(resource) || rule.resources?.includes('*')) && (rule.verbs.includes(verb) || rule.verbs.includes('*')));
@@ -248,6 +290,25 @@ describe('RBAC: the API server, the workspace controller and platform-admin', ()
     expect(allows(rules, '', 'secrets', 'get')).toBe(false);
     const binding = findObject(defaults, 'ClusterRoleBinding', 'platform-api') as KubeObject & { subjects: unknown[] };
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'platform-api', namespace: 'platform-system' }]);
+  });
+
+  it('lets the API server bind only the project-secrets ClusterRole, and that role holds nothing but the Secret verbs', () => {
+    const rules = rulesOf('platform-api');
+    expect(rules).toContainEqual({ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['platform-project-secrets'], verbs: ['bind'] });
+    expect(rules.filter((rule) => rule.verbs.includes('bind') || rule.verbs.includes('escalate') || rule.verbs.includes('*'))).toHaveLength(1);
+    expect(allows(rules, 'rbac.authorization.k8s.io', 'rolebindings', 'create')).toBe(true);
+    expect(allows(rules, 'rbac.authorization.k8s.io', 'roles', 'create')).toBe(false);
+    expect(allows(rules, 'rbac.authorization.k8s.io', 'clusterrolebindings', 'create')).toBe(false);
+    expect(rulesOf('platform-project-secrets')).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }]);
+    expect(defaults.filter((object) => object.kind === 'ClusterRoleBinding' && (object.roleRef as { name: string }).name === 'platform-project-secrets')).toEqual([]);
+  });
+
+  it('tells every function the ClusterRole to bind and its own ServiceAccount (namespace from the downward API)', () => {
+    for (const service of functionServices(defaults)) {
+      expect(env(service, 'PROJECT_SECRETS_CLUSTER_ROLE')).toBe('platform-project-secrets');
+      expect(env(service, 'API_SERVICE_ACCOUNT')).toBe(template(service).spec.serviceAccountName);
+      expect(container(service).env.find((variable) => variable.name === 'POD_NAMESPACE')).toEqual({ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+    }
   });
 
   it('lets the controller call /internal/*', () => {
@@ -300,5 +361,19 @@ describe('Every rendered object validates against its schema (Knative Serving an
     const problems = await schemaProblems([service, route]);
     expect(problems.some((problem) => problem.startsWith('Service platform-login') && problem.includes('livenessProbes'))).toBe(true);
     expect(problems.some((problem) => problem.startsWith('HTTPRoute platform'))).toBe(true);
+  });
+
+  it('refuses an HTTPRoute with more than 16 rules or a rule with more than 64 matches, as the Gateway API CRD does', async () => {
+    const route = findObject(defaults, 'HTTPRoute', 'platform');
+    type Spec = { rules: Array<{ matches: unknown[] }> };
+    const tooManyRules = structuredClone(route);
+    const rules = (tooManyRules.spec as Spec).rules;
+    (tooManyRules.spec as Spec).rules = Array.from({ length: 17 }, (_, index) => rules[index % rules.length]!);
+    const tooManyMatches = structuredClone(route);
+    const firstRule = (tooManyMatches.spec as Spec).rules[0]!;
+    firstRule.matches = Array.from({ length: 65 }, (_, index) => ({ path: { type: 'Exact', value: `/path-${index}` } }));
+    const [rulesProblems, matchesProblems] = await Promise.all([schemaProblems([tooManyRules]), schemaProblems([tooManyMatches])]);
+    expect(rulesProblems.join('\n')).toMatch(/HTTPRoute platform: .*rules.*(16|maxItems)/);
+    expect(matchesProblems.join('\n')).toMatch(/HTTPRoute platform: .*matches.*(64|maxItems)/);
   });
 });

@@ -20,6 +20,11 @@ login public-config resources internal run-logs
 {{ include "platform-api.fullname" . }}-api
 {{- end }}
 
+{{/* The ClusterRole the API server binds to itself in each Project's namespace, for the VariableSets' Secrets. */}}
+{{- define "platform-api.projectSecretsClusterRole" -}}
+{{ include "platform-api.fullname" . }}-project-secrets
+{{- end }}
+
 {{- define "platform-api.controllerServiceAccountName" -}}
 {{ default (printf "%s-controller" (include "platform-api.fullname" .)) .Values.controller.serviceAccountName }}
 {{- end }}
