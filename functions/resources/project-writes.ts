@@ -1,15 +1,19 @@
+import type { ProjectSecretsAccess } from '../../shared/config/project-secrets-access.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { PROJECT } from '../../shared/resources/platform-kinds.ts';
 import { isOwnedBy, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
+import { bindProjectSecrets } from './project-secrets-binding.ts';
 import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 
 /**
  * Projects own the namespace of the same name: creating one creates the namespace (owned by the
  * Project, so the cluster's garbage collector removes it with it), deleting one deletes it.
  * A namespace that exists but belongs to no Project of that name is never adopted: 409.
+ * With `secretsAccess`, the new namespace also gets the RoleBinding that lets the API server
+ * write the VariableSets' Secrets there.
  */
-export function projectWrites(objects: ClusterObjects): ResourceWrites {
+export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSecretsAccess): ResourceWrites {
   const plain = plainWrites(objects, PROJECT);
   const projectLabel = `${objects.apiGroup}/project`;
 
@@ -31,11 +35,17 @@ export function projectWrites(objects: ClusterObjects): ResourceWrites {
       const created = await plain.create(location, object);
       const project = created.body;
       const name = project.metadata.name!;
+      const namespacePath = objects.corePath('namespaces', { name });
+      let namespaceCreated = false;
       try {
         const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [projectLabel]: name }, ownerReferences: [ownerReferenceTo(project)] } };
         await objects.send({ method: 'POST', path: objects.corePath('namespaces'), body: namespace });
+        namespaceCreated = true;
+        if (secretsAccess) await bindProjectSecrets(objects, secretsAccess, name);
       } catch (error) {
-        // Without its namespace the Project is useless: take it back, then report why.
+        // Without its namespace, or without the access its VariableSets' Secrets need, the Project
+        // is useless: take back what was created (never a namespace that was there before), then report why.
+        if (namespaceCreated) await objects.deleteIfPresent(namespacePath).catch(() => undefined);
         await objects.deleteIfPresent(objects.platformPath(PROJECT, { name })).catch(() => undefined);
         throw error;
       }

@@ -15,7 +15,7 @@ import { variableSetWrites } from './variable-set-writes.ts';
 export function createResourcesFunction(context: AppContext): FunctionDefinition {
   const objects = new ClusterObjects(new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger), context.config.apiGroup);
   const writesOf = (kind: PlatformKind): ResourceWrites =>
-    kind === PROJECT ? projectWrites(objects) : kind === VARIABLE_SET ? variableSetWrites(objects) : plainWrites(objects, kind);
+    kind === PROJECT ? projectWrites(objects, context.config.projectSecretsAccess) : kind === VARIABLE_SET ? variableSetWrites(objects) : plainWrites(objects, kind);
   const handlers = Object.assign(
     {},
     ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind) })),

@@ -1,5 +1,6 @@
 import { ConfigError } from './config-error.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
+import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
 
 /** Settings fixed for the life of the process (everything but the rotatable admin secret). */
 export interface ServerConfig {
@@ -18,6 +19,8 @@ export interface ServerConfig {
   trustedProxyHops: number;
   databaseUrl: string | undefined;
   bridgeUpstreamUrl: string | undefined;
+  /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
+  projectSecretsAccess: ProjectSecretsAccess | undefined;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -46,6 +49,7 @@ export function loadServerConfig(env: Environment): ServerConfig {
     trustedProxyHops: parseInteger(env, 'TRUSTED_PROXY_HOPS', 0, 0, 10),
     databaseUrl: env.DATABASE_URL?.trim() || undefined,
     bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
+    projectSecretsAccess: loadProjectSecretsAccess(env),
   };
 }
 

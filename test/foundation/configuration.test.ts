@@ -115,3 +115,27 @@ describe('Local development mode: admin enabled with a fixed known hash, key gen
     }
   });
 });
+
+describe('PROJECT_SECRETS_CLUSTER_ROLE: the API server binds it to its own ServiceAccount in each Project namespace', () => {
+  it('is off without it (local mode, a cluster-admin kubeconfig): no binding is made', () => {
+    expect(loadServerConfig({}).projectSecretsAccess).toBeUndefined();
+  });
+
+  it('names the API server\'s ServiceAccount from API_SERVICE_ACCOUNT and POD_NAMESPACE', () => {
+    const config = loadServerConfig({ PROJECT_SECRETS_CLUSTER_ROLE: 'platform-project-secrets', API_SERVICE_ACCOUNT: 'platform-api', POD_NAMESPACE: 'platform-system' });
+    expect(config.projectSecretsAccess).toEqual({ clusterRole: 'platform-project-secrets', serviceAccount: { name: 'platform-api', namespace: 'platform-system' } });
+  });
+
+  it('refuses to start when the ServiceAccount to bind is not named', () => {
+    const missing = (env: Record<string, string>) => {
+      try {
+        loadServerConfig({ PROJECT_SECRETS_CLUSTER_ROLE: 'platform-project-secrets', ...env });
+      } catch (error) {
+        return (error as ConfigError).variable;
+      }
+      return undefined;
+    };
+    expect(missing({ POD_NAMESPACE: 'platform-system' })).toBe('API_SERVICE_ACCOUNT');
+    expect(missing({ API_SERVICE_ACCOUNT: 'platform-api' })).toBe('POD_NAMESPACE');
+  });
+});

@@ -1,0 +1,26 @@
+import { ConfigError } from './config-error.ts';
+import type { Environment } from './server-config.ts';
+
+/**
+ * How the API server gets write access to the VariableSets' Secrets in each Project's namespace:
+ * with every Project it creates, it binds `clusterRole` to its own ServiceAccount there. The
+ * chart sets these; without them (local mode, a cluster-admin kubeconfig) no binding is made.
+ */
+export interface ProjectSecretsAccess {
+  /** PROJECT_SECRETS_CLUSTER_ROLE: the ClusterRole with the Secret verbs. */
+  clusterRole: string;
+  /** API_SERVICE_ACCOUNT in POD_NAMESPACE: the API server's own identity. */
+  serviceAccount: { namespace: string; name: string };
+}
+
+/** Reads PROJECT_SECRETS_CLUSTER_ROLE, API_SERVICE_ACCOUNT and POD_NAMESPACE; undefined when the first is unset. */
+export function loadProjectSecretsAccess(env: Environment): ProjectSecretsAccess | undefined {
+  const clusterRole = env.PROJECT_SECRETS_CLUSTER_ROLE?.trim();
+  if (!clusterRole) return undefined;
+  const required = (variable: string) => {
+    const value = env[variable]?.trim();
+    if (!value) throw new ConfigError(variable, 'is required with PROJECT_SECRETS_CLUSTER_ROLE (the API server binds that ClusterRole to its own ServiceAccount)');
+    return value;
+  };
+  return { clusterRole, serviceAccount: { name: required('API_SERVICE_ACCOUNT'), namespace: required('POD_NAMESPACE') } };
+}

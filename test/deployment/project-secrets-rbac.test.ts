@@ -1,0 +1,84 @@
+// The API server under exactly the chart's cluster-wide RBAC: Secrets only in Project namespaces,
+// through the RoleBinding it creates with each Project (the project-secrets ClusterRole, bound to
+// its own ServiceAccount), never cluster-wide.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CoreV1Api, RbacAuthorizationV1Api, type V1ClusterRole, type V1ClusterRoleBinding } from '@kubernetes/client-node';
+import type { RunningServer } from '../../knative/function-server.ts';
+import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
+import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
+import { loginToken, startTestGateway } from '../support/function-servers.ts';
+import { findObject, helmTemplate, type KubeObject } from '../support/helm.ts';
+import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
+import { API, GROUP, expectStatus, projectObject, send } from '../resources/platform-fixture.ts';
+
+const API_SERVICE_ACCOUNT = 'platform-api';
+
+let cluster: IdentityCluster;
+let gateway: RunningServer;
+let admin: string;
+let serverCore: CoreV1Api;
+let clusterAdminCore: CoreV1Api;
+
+/** The environment the chart gives the resources function, with the downward API's namespace resolved. */
+function chartEnvironment(objects: KubeObject[], names: string[]): Record<string, string> {
+  const service = findObject(objects, 'Service', 'platform-resources') as KubeObject & { spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }> }> } } } };
+  const variables = service.spec.template.spec.containers[0]!.env.filter((variable) => names.includes(variable.name));
+  return Object.fromEntries(variables.map((variable) => [variable.name, variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? TEST_NAMESPACE : variable.value!]));
+}
+
+function variableSet(name: string): Record<string, unknown> {
+  return { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name }, spec: { variables: [{ name: 'db_password', sensitive: true, value: 's3cret' }] } };
+}
+
+beforeAll(async () => {
+  cluster = await startIdentityCluster();
+  await installPlatformCrds(cluster.emulator.kubeConfig(), GROUP);
+  const chart = await helmTemplate({}, { namespace: TEST_NAMESPACE });
+  const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+  for (const role of chart.filter((object) => object.kind === 'ClusterRole')) await rbac.createClusterRole({ body: role as unknown as V1ClusterRole });
+  for (const binding of chart.filter((object) => object.kind === 'ClusterRoleBinding')) await rbac.createClusterRoleBinding({ body: binding as unknown as V1ClusterRoleBinding });
+  await cluster.createServiceAccount(API_SERVICE_ACCOUNT);
+  const serverKubeConfig = cluster.emulator.kubeConfig(await cluster.mintToken(API_SERVICE_ACCOUNT));
+  serverCore = serverKubeConfig.makeApiClient(CoreV1Api);
+  clusterAdminCore = cluster.emulator.kubeConfig().makeApiClient(CoreV1Api);
+  const env = adminEnv({ API_GROUP: GROUP, ...chartEnvironment(chart, ['PROJECT_SECRETS_CLUSTER_ROLE', 'API_SERVICE_ACCOUNT', 'POD_NAMESPACE']) });
+  expect(Object.keys(env)).toEqual(expect.arrayContaining(['PROJECT_SECRETS_CLUSTER_ROLE', 'API_SERVICE_ACCOUNT', 'POD_NAMESPACE']));
+  gateway = await startTestGateway(env, { kubeConfig: serverKubeConfig });
+  admin = await loginToken(gateway.url, ADMIN_PASSWORD);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await cluster?.close();
+});
+
+describe('Sensitive VariableSet values with only the chart\'s RBAC: Secrets in Project namespaces only', () => {
+  it('binds the project-secrets ClusterRole to the API server\'s ServiceAccount in a new Project\'s namespace', async () => {
+    await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject('payments')).then(expectStatus(201));
+    const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+    const binding = await rbac.readNamespacedRoleBinding({ namespace: 'payments', name: 'platform-project-secrets' });
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'platform-project-secrets' });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: API_SERVICE_ACCOUNT, namespace: TEST_NAMESPACE }]);
+  });
+
+  it('writes a sensitive value into the Secret variableset-<name> of the Project\'s namespace', async () => {
+    await send(gateway.url, admin, 'POST', `${API}/namespaces/payments/variablesets`, variableSet('database')).then(expectStatus(201));
+    const secret = await clusterAdminCore.readNamespacedSecret({ namespace: 'payments', name: 'variableset-database' });
+    expect(Buffer.from(secret.data!.db_password!, 'base64').toString('utf8')).toBe('s3cret');
+  });
+
+  it('cannot write Secrets in a namespace that is not a Project\'s, its own included', async () => {
+    await clusterAdminCore.createNamespace({ body: { metadata: { name: 'unrelated' } } });
+    for (const namespace of ['unrelated', TEST_NAMESPACE]) {
+      const refused = await serverCore.createNamespacedSecret({ namespace, body: { metadata: { name: 'smuggled' }, stringData: { key: 'value' } } }).catch((error: { code?: number }) => error);
+      expect((refused as { code?: number }).code).toBe(403);
+    }
+  });
+
+  it('has no Secret access in a Project namespace without the binding: the write answers 503 and leaves no VariableSet', async () => {
+    await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject('unbound')).then(expectStatus(201));
+    await cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api).deleteNamespacedRoleBinding({ namespace: 'unbound', name: 'platform-project-secrets' });
+    await send(gateway.url, admin, 'POST', `${API}/namespaces/unbound/variablesets`, variableSet('database')).then(expectStatus(503));
+    await send(gateway.url, admin, 'GET', `${API}/namespaces/unbound/variablesets/database`).then(expectStatus(404));
+  });
+});
