@@ -8,7 +8,8 @@ import type { Benchmark, BenchRow } from './bench-row.ts';
 const PASSWORD = 'bench password';
 const SIGNING_KEY = 'b'.repeat(64);
 const BASE_URL = 'http://bench.local';
-const PROJECTS = '/apis/platform.dev/v1alpha1/projects';
+// Authenticated and answered by the resources function without calling the cluster or the database.
+const WHOAMI = '/api/v1alpha1/auth/whoami';
 
 /** Production-mode environment with a cost-10 `$2a$` hash, as the spec recommends. */
 function benchEnv(): Record<string, string> {
@@ -40,8 +41,8 @@ async function adapterThroughput(env: Record<string, string>, token: string): Pr
   const auth = { authorization: `Bearer ${token}` };
   const measure = (script: string, extraEnv: Record<string, string>, readyPath: string, headers: Record<string, string>) =>
     withProcess(script, { ...env, ...extraEnv }, readyPath, async (child) => {
-      await measureThroughput(`${child.url}${PROJECTS}`, headers, { seconds: 1 });
-      return measureThroughput(`${child.url}${PROJECTS}`, headers, { seconds: 4 });
+      await measureThroughput(`${child.url}${WHOAMI}`, headers, { seconds: 1 });
+      return measureThroughput(`${child.url}${WHOAMI}`, headers, { seconds: 4 });
     });
   const bareNode = await measure('test/bench/servers/bare-node-http.ts', {}, '/', {});
   const container = await measure('knative/server.ts', { FUNCTION_TARGET: 'resources' }, '/healthz', auth);
@@ -81,7 +82,7 @@ async function loginLatency(env: Record<string, string>): Promise<BenchRow> {
 /** p99 of authenticated GETs while 32 clients hammer login with wrong passwords, beside idle. */
 async function p99UnderLoginFlood(env: Record<string, string>, token: string): Promise<BenchRow[]> {
   return withProcess('functions/local-gateway.ts', { ...env, TRUSTED_PROXY_HOPS: '1' }, '/healthz', async (child) => {
-    const probe = () => runLoad(`${child.url}${PROJECTS}`, { concurrency: 4, durationMs: 3000, pauseMs: 5, headers: { authorization: `Bearer ${token}` } });
+    const probe = () => runLoad(`${child.url}${WHOAMI}`, { concurrency: 4, durationMs: 3000, pauseMs: 5, headers: { authorization: `Bearer ${token}` } });
     await probe();
     const idle = await probe();
     const flood = runLoad(`${child.url}/api/v1alpha1/auth/login`, {
