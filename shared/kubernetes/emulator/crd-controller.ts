@@ -5,11 +5,13 @@ import { STORED_VERBS } from './resource-registry.ts';
 import type { ResourceRegistry, ResourceType } from './resource-registry.ts';
 import type { ResourceStore } from './resource-store.ts';
 import { CRD_CLEANUP_FINALIZER } from './strategies.ts';
+import type { JsonSchemaProps } from './structural-schema.ts';
 
 interface CrdVersion {
   name: string;
   served?: boolean;
   subresources?: { status?: object };
+  schema?: { openAPIV3Schema?: JsonSchemaProps };
 }
 
 interface CrdSpec {
@@ -51,6 +53,7 @@ export function resourceTypeOf(crd: KubeObject): ResourceType {
     custom: true,
     tracksGeneration: true,
     returnsDeletedObject: true,
+    schemas: Object.fromEntries(served.map((version) => [version.name, version.schema?.openAPIV3Schema])),
   };
 }
 

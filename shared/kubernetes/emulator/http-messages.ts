@@ -10,6 +10,8 @@ export interface JsonReply {
   body: unknown;
   /** Defaults to application/json. */
   contentType?: string;
+  /** Sent as `Warning` headers (RFC 7234 form, code 299, as kube-apiserver sends them). */
+  warnings?: string[];
 }
 
 /** The raw request body as text. */
@@ -31,7 +33,12 @@ export function parseJson(text: string): unknown {
 /** Writes a JSON answer. */
 export function sendJson(response: ServerResponse, reply: JsonReply): void {
   const text = Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body);
-  response.writeHead(reply.status, { 'Content-Type': reply.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  const warnings = (reply.warnings ?? []).map((warning) => `299 - ${JSON.stringify(warning)}`);
+  response.writeHead(reply.status, {
+    'Content-Type': reply.contentType ?? 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    ...(warnings.length > 0 ? { Warning: warnings } : {}),
+  });
   response.end(text);
 }
 

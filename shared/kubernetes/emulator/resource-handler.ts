@@ -1,6 +1,7 @@
 // The REST verbs of stored resources: get, list (selectors, pagination), create, update, patch, delete,
 // deletecollection, and the status subresource.
 import type { EmulatorContext } from './emulator-context.ts';
+import { fieldValidationDirective, unknownFieldWarnings } from './field-validation.ts';
 import { parseJson } from './http-messages.ts';
 import type { JsonReply } from './http-messages.ts';
 import { isKubeObject } from './kube-object.ts';
@@ -11,6 +12,7 @@ import type { RequestInfo } from './request-info.ts';
 import { apiVersionOf } from './resource-registry.ts';
 import type { ResourceType } from './resource-registry.ts';
 import type { Preconditions } from './resource-store.ts';
+import { pruneUnknownFields } from './schema-pruning.ts';
 import { KubeStatusError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status.ts';
 import { matchesFilter } from './watch.ts';
 import type { WatchFilter } from './watch.ts';
@@ -113,6 +115,17 @@ function placeObject(type: ResourceType, info: RequestInfo, object: KubeObject):
   }
 }
 
+// Decoding a custom resource drops the fields its schema does not declare; the fieldValidation directive (checked for
+// every type) says whether that fails the write or warns about it. The decoder of a create or an update names the
+// kind it failed to decode; a patch's strict error does not.
+function pruneUnknownFieldsOnWrite(type: ResourceType, info: RequestInfo, url: URL, object: KubeObject): string[] {
+  const directive = fieldValidationDirective(url, info.verb);
+  const schema = type.schemas?.[info.version];
+  if (!schema) return [];
+  const decodeContext = info.verb === 'patch' ? '' : `${type.kind} in version "${info.version}" cannot be handled as a ${type.kind}: `;
+  return unknownFieldWarnings(directive, pruneUnknownFields(object, schema), decodeContext);
+}
+
 function applyPatch(type: ResourceType, current: KubeObject, body: string, contentType: string): KubeObject {
   const accepted = type.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
   // Strategic merge patch has no schema for custom resources; the real server refuses it, and so do we.
@@ -179,17 +192,20 @@ export function handleResourceRequest(context: EmulatorContext, type: ResourceTy
       if (info.subresource) throw methodNotAllowed();
       const object = parseObject(body);
       placeObject(type, { ...info, name: '' }, object);
-      return { status: 201, body: present(context.store.create(type, object)) };
+      const warnings = pruneUnknownFieldsOnWrite(type, info, url, object);
+      return { status: 201, body: present(context.store.create(type, object, info.version)), warnings };
     }
     case 'update': {
       const object = parseObject(body);
       placeObject(type, info, object);
-      return { status: 200, body: present(context.store.update(type, object, info.subresource)) };
+      const warnings = pruneUnknownFieldsOnWrite(type, info, url, object);
+      return { status: 200, body: present(context.store.update(type, object, info.subresource, info.version)), warnings };
     }
     case 'patch': {
       const patched = applyPatch(type, context.store.get(type, info.namespace, info.name), body, contentType);
       placeObject(type, info, patched);
-      return { status: 200, body: present(context.store.update(type, patched, info.subresource)) };
+      const warnings = pruneUnknownFieldsOnWrite(type, info, url, patched);
+      return { status: 200, body: present(context.store.update(type, patched, info.subresource, info.version)), warnings };
     }
     case 'delete':
       if (info.subresource) throw methodNotAllowed();

@@ -1,4 +1,5 @@
 // The resource types the emulator serves: the built-in ones plus those that CustomResourceDefinitions add.
+import type { JsonSchemaProps } from './structural-schema.ts';
 
 /** One served resource type, as discovery describes it. */
 export interface ResourceType {
@@ -22,6 +23,8 @@ export interface ResourceType {
   tracksGeneration: boolean;
   /** DELETE answers the deleted object instead of a `Status` (as the real registry does per type). */
   returnsDeletedObject: boolean;
+  /** Custom resources: the structural schema of each served version, which prunes and validates their objects. */
+  schemas?: Record<string, JsonSchemaProps | undefined>;
 }
 
 /** The verbs of an ordinary stored resource. */

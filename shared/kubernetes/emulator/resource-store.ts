@@ -91,9 +91,12 @@ export class ResourceStore {
       .map(([, object]) => structuredClone(object));
   }
 
-  /** Creates an object (namespace taken from its metadata); 422, 404 for a missing namespace, 409 if taken. */
-  create(type: ResourceType, input: KubeObject): KubeObject {
-    const strategy = strategyFor(type);
+  /**
+   * Creates an object (namespace taken from its metadata), validated as written in `version`; 422, 404 for a
+   * missing namespace, 409 if taken.
+   */
+  create(type: ResourceType, input: KubeObject, version?: string): KubeObject {
+    const strategy = strategyFor(type, version);
     const object = structuredClone(input);
     const metadata = object.metadata;
     for (const field of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp'] as const) delete metadata[field];
@@ -115,10 +118,11 @@ export class ResourceStore {
 
   /**
    * Replaces an object through `subresource` ('' for the object itself, 'status', or the internal 'finalize');
-   * 409 on a stale resourceVersion. Removing the last finalizer of a deleted object removes it.
+   * 409 on a stale resourceVersion. Removing the last finalizer of a deleted object removes it. Validated as
+   * written in `version` (the preferred one by default).
    */
-  update(type: ResourceType, input: KubeObject, subresource = ''): KubeObject {
-    const strategy = strategyFor(type);
+  update(type: ResourceType, input: KubeObject, subresource = '', version?: string): KubeObject {
+    const strategy = strategyFor(type, version);
     const name = input.metadata.name ?? '';
     const namespace = type.namespaced ? input.metadata.namespace : undefined;
     const key = objectKey(namespace, name);

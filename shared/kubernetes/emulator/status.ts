@@ -101,18 +101,55 @@ export function unauthorized(): KubeStatusError {
   return new KubeStatusError(401, 'Unauthorized', 'Unauthorized');
 }
 
+/** The error types of k8s.io/apimachinery/pkg/util/validation/field, as `details.causes[].reason`. */
+export type FieldErrorType =
+  | 'FieldValueInvalid'
+  | 'FieldValueTypeInvalid'
+  | 'FieldValueRequired'
+  | 'FieldValueForbidden'
+  | 'FieldValueNotSupported'
+  | 'FieldValueDuplicate'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany';
+
 /** One field error of a 422 Invalid answer. */
 export interface FieldError {
   field: string;
-  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden';
+  type: FieldErrorType;
   detail: string;
   value?: unknown;
 }
 
+// How field.Error prints each type, and whether the bad value is part of the message.
+const FIELD_ERROR_WORDING: Record<FieldErrorType, { label: string; showsValue: boolean }> = {
+  FieldValueInvalid: { label: 'Invalid value', showsValue: true },
+  FieldValueTypeInvalid: { label: 'Invalid value', showsValue: true },
+  FieldValueRequired: { label: 'Required value', showsValue: false },
+  FieldValueForbidden: { label: 'Forbidden', showsValue: false },
+  FieldValueNotSupported: { label: 'Unsupported value', showsValue: true },
+  FieldValueDuplicate: { label: 'Duplicate value', showsValue: true },
+  FieldValueTooLong: { label: 'Too long', showsValue: false },
+  FieldValueTooMany: { label: 'Too many', showsValue: true },
+};
+
+/** A JSON value printed the way Go's `%#v` prints its decoded form (field.Error does so for bad values). */
+export function goValueString(value: unknown): string {
+  if (value === null || value === undefined) return 'interface {}(nil)';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[]interface {}{${value.map(goValueString).join(', ')}}`;
+  if (typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${goValueString((value as Record<string, unknown>)[key])}`);
+    return `map[string]interface {}{${entries.join(', ')}}`;
+  }
+  return String(value);
+}
+
 function describeFieldError(error: FieldError): string {
-  if (error.type === 'FieldValueRequired') return `${error.field}: Required value${error.detail ? `: ${error.detail}` : ''}`;
-  if (error.type === 'FieldValueForbidden') return `${error.field}: Forbidden: ${error.detail}`;
-  return `${error.field}: Invalid value: ${JSON.stringify(error.value)}: ${error.detail}`;
+  const wording = FIELD_ERROR_WORDING[error.type];
+  // field.Error prints a missing (nil) bad value as the string "null".
+  const value = error.value === null || error.value === undefined ? '"null"' : goValueString(error.value);
+  const head = wording.showsValue ? `${wording.label}: ${value}` : wording.label;
+  return `${error.field}: ${error.detail ? `${head}: ${error.detail}` : head}`;
 }
 
 /** 422 listing field errors: `ServiceAccount "X" is invalid: metadata.name: Invalid value: ...`. */

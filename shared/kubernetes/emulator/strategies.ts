@@ -2,6 +2,8 @@
 // and what holds an object back from removal. The generic metadata rules live in the resource store.
 import type { KubeObject } from './kube-object.ts';
 import type { ResourceType } from './resource-registry.ts';
+import { listTypeErrors } from './schema-list-types.ts';
+import { schemaErrors } from './schema-validation.ts';
 import type { FieldError } from './status.ts';
 
 export interface Strategy {
@@ -20,31 +22,41 @@ export interface Strategy {
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-type NameRule = (name: string) => string | undefined;
+/** The problems with a name, one message each (kube-apiserver reports each as its own field error). */
+type NameRule = (name: string) => string[];
 
-const dnsSubdomainName: NameRule = (name) =>
-  name.length <= 253 && DNS_SUBDOMAIN.test(name)
-    ? undefined
-    : `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
+// k8s.io/apimachinery/pkg/util/validation: a length error and a format error are separate messages.
+function dnsNameRule(maxLength: number, pattern: RegExp, formatMessage: string): NameRule {
+  return (name) => [
+    ...(name.length > maxLength ? [`must be no more than ${maxLength} characters`] : []),
+    ...(pattern.test(name) ? [] : [formatMessage]),
+  ];
+}
 
-const dnsLabelName: NameRule = (name) =>
-  name.length <= 63 && DNS_LABEL.test(name)
-    ? undefined
-    : `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`;
+const dnsSubdomainName = dnsNameRule(
+  253,
+  DNS_SUBDOMAIN,
+  `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+);
+
+const dnsLabelName = dnsNameRule(
+  63,
+  DNS_LABEL,
+  `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+);
 
 // RBAC object names are path segments, so `system:discovery` is valid.
 const pathSegmentName: NameRule = (name) => {
-  if (name === '.' || name === '..') return `may not be '${name}'`;
-  if (name.includes('/')) return `may not contain '/'`;
-  if (name.includes('%')) return `may not contain '%'`;
-  return undefined;
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  if (name.includes('/')) return [`may not contain '/'`];
+  if (name.includes('%')) return [`may not contain '%'`];
+  return [];
 };
 
 function nameErrors(object: KubeObject, rule: NameRule): FieldError[] {
   const name = object.metadata.name ?? '';
   if (!name) return [{ field: 'metadata.name', type: 'FieldValueRequired', detail: 'name or generateName is required' }];
-  const detail = rule(name);
-  return detail ? [{ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail }] : [];
+  return rule(name).map((detail) => ({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail }));
 }
 
 function metadataFinalizers(object: KubeObject): string[] {
@@ -124,7 +136,7 @@ const roleBindingStrategy = strategy({
   validate(object, old) {
     const kind = (object.roleRef as { kind?: string } | undefined)?.kind;
     if (kind !== 'Role' && kind !== 'ClusterRole') {
-      return [{ field: 'roleRef.kind', type: 'FieldValueInvalid', value: kind ?? '', detail: 'supported values: "Role", "ClusterRole"' }];
+      return [{ field: 'roleRef.kind', type: 'FieldValueNotSupported', value: kind ?? '', detail: 'supported values: "Role", "ClusterRole"' }];
     }
     return roleRefErrors(object, old);
   },
@@ -135,7 +147,7 @@ const clusterRoleBindingStrategy = strategy({
   validate(object, old) {
     const kind = (object.roleRef as { kind?: string } | undefined)?.kind;
     if (kind !== 'ClusterRole') {
-      return [{ field: 'roleRef.kind', type: 'FieldValueInvalid', value: kind ?? '', detail: 'supported values: "ClusterRole"' }];
+      return [{ field: 'roleRef.kind', type: 'FieldValueNotSupported', value: kind ?? '', detail: 'supported values: "ClusterRole"' }];
     }
     return roleRefErrors(object, old);
   },
@@ -152,7 +164,7 @@ interface CrdSpec {
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
 const crdStrategy = strategy({
-  nameRule: () => undefined,
+  nameRule: () => [],
   prepareForCreate(object) {
     const spec = (object.spec ?? {}) as CrdSpec;
     object.status = {
@@ -175,7 +187,7 @@ const crdStrategy = strategy({
       errors.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: object.metadata.name ?? '', detail: 'must be spec.names.plural+"."+spec.group' });
     }
     if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') {
-      errors.push({ field: 'spec.scope', type: 'FieldValueInvalid', value: spec.scope ?? '', detail: 'supported values: "Cluster", "Namespaced"' });
+      errors.push({ field: 'spec.scope', type: 'FieldValueNotSupported', value: spec.scope ?? '', detail: 'supported values: "Cluster", "Namespaced"' });
     }
     if (!spec.names?.kind) errors.push({ field: 'spec.names.kind', type: 'FieldValueRequired', detail: '' });
     if ((spec.versions ?? []).filter((version) => version.storage).length !== 1) {
@@ -191,8 +203,10 @@ const crdStrategy = strategy({
   },
 });
 
-// Custom resources with a status subresource keep status out of main-resource writes and vice versa.
-function customResourceStrategy(type: ResourceType): Strategy {
+// Custom resources with a status subresource keep status out of main-resource writes and vice versa; every write
+// is validated against the schema of the version it was made in (CEL rules excepted).
+function customResourceStrategy(type: ResourceType, version: string): Strategy {
+  const schema = type.schemas?.[version];
   return strategy({
     prepareForUpdate(object, old, subresource) {
       if (!type.subresources.includes('status')) return;
@@ -204,6 +218,9 @@ function customResourceStrategy(type: ResourceType): Strategy {
       } else {
         object.status = old.status;
       }
+    },
+    validate(object) {
+      return schema ? [...schemaErrors(object, schema), ...listTypeErrors(object, schema)] : [];
     },
   });
 }
@@ -221,8 +238,8 @@ const STRATEGIES: Record<string, Strategy> = {
   'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
 };
 
-/** The strategy of a resource type. */
-export function strategyFor(type: ResourceType): Strategy {
-  if (type.custom) return customResourceStrategy(type);
+/** The strategy of a resource type, for writes made in `version` (the preferred one by default). */
+export function strategyFor(type: ResourceType, version = type.versions[0]!): Strategy {
+  if (type.custom) return customResourceStrategy(type, version);
   return STRATEGIES[`${type.group}/${type.resource}`] ?? plainStrategy;
 }
