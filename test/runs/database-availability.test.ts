@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import {
   classifyDatabaseError,
@@ -10,16 +10,9 @@ import {
 import type { RunLogLine } from '../../shared/runs/run.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import type { NewRun } from '../../shared/runs/run.ts';
-import { startTestDatabase } from './test-database.ts';
-import type { TestDatabase } from './test-database.ts';
+import { useRunStore } from './run-store-fixture.ts';
 
-let database: TestDatabase;
-let store: RunStore;
-beforeAll(async () => {
-  database = await startTestDatabase();
-  store = new RunStore(database.pool);
-});
-afterAll(() => database.destroy());
+const { database, store } = useRunStore();
 
 const serviceAccountApply: NewRun = {
   project: 'availability',
@@ -41,43 +34,43 @@ async function timeRejection(work: () => Promise<unknown>): Promise<{ elapsedMs:
 
 describe('database down: every call fails fast with DatabaseUnavailableError and nothing is half-written', () => {
   it('rejects writes and reads while the server is stopped, and no row appears after it is back', async () => {
-    const before = await store.createRun(serviceAccountApply);
-    await store.appendLogLines(before.id, ['before the outage']);
-    await database.stopServer();
+    const before = await store().createRun(serviceAccountApply);
+    await store().appendLogLines(before.id, ['before the outage']);
+    await database().stopServer();
     try {
-      const create = await timeRejection(() => store.createRun({ ...serviceAccountApply, workspace: 'during-outage' }));
+      const create = await timeRejection(() => store().createRun({ ...serviceAccountApply, workspace: 'during-outage' }));
       expect(create.error).toBeInstanceOf(DatabaseUnavailableError);
       expect(create.error).toMatchObject({ reason: 'DatabaseUnavailable', retryAfterSeconds: 5 });
       expect(create.elapsedMs).toBeLessThan(2_500);
       const others = [
-        () => store.getRun('availability', before.id),
-        () => store.listRuns({ project: 'availability', limit: 10 }),
-        () => store.updatePhase(before.id, 'Running'),
-        () => store.appendLogLines(before.id, ['during the outage']),
-        () => store.readLogLines(before.id, 0, 10),
-        () => store.subscribeToLogLines({ runId: before.id, afterSeq: 0, onLines: () => undefined }),
+        () => store().getRun('availability', before.id),
+        () => store().listRuns({ project: 'availability', limit: 10 }),
+        () => store().updatePhase(before.id, 'Running'),
+        () => store().appendLogLines(before.id, ['during the outage']),
+        () => store().readLogLines(before.id, 0, 10),
+        () => store().subscribeToLogLines({ runId: before.id, afterSeq: 0, onLines: () => undefined }),
       ];
       for (const call of others) await expect(call()).rejects.toBeInstanceOf(DatabaseUnavailableError);
     } finally {
-      await database.startServer();
+      await database().startServer();
     }
-    const { items } = await store.listRuns({ project: 'availability', limit: 50 });
+    const { items } = await store().listRuns({ project: 'availability', limit: 50 });
     expect(items).toEqual([before]);
-    expect(await store.readLogLines(before.id, 0, 10)).toEqual([{ seq: 1, line: 'before the outage' }]);
+    expect(await store().readLogLines(before.id, 0, 10)).toEqual([{ seq: 1, line: 'before the outage' }]);
   });
 
   it('maps a connection terminated in the middle of a statement to DatabaseUnavailableError', async () => {
-    const victim = await database.pool.connect();
+    const victim = await database().pool.connect();
     try {
       const { rows } = await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       const sleeping = victim.query('SELECT pg_sleep(10)');
       await expect.poll(async () => {
-        const active = await database.pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [
+        const active = await database().pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [
           rows[0]!.pid,
         ]);
         return active.rowCount;
       }).toBe(1);
-      await database.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await database().pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
       const error = await sleeping.then(() => undefined, (rejection: unknown) => rejection);
       expect(classifyDatabaseError(error)).toBeInstanceOf(DatabaseUnavailableError);
     } finally {
@@ -103,7 +96,7 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
   });
 
   it('leaves programming errors alone: a bad statement is not an outage', async () => {
-    const error = await database.pool.query('SELEC 1').then(() => undefined, (rejection: unknown) => rejection);
+    const error = await database().pool.query('SELEC 1').then(() => undefined, (rejection: unknown) => rejection);
     expect(isConnectionFailure(error)).toBe(false);
     expect(classifyDatabaseError(error)).toBe(error);
   });
@@ -111,33 +104,33 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
 
 describe('run history survives a restart of the database server', () => {
   it('keeps runs, phases and log lines, and the same pool works again afterwards', async () => {
-    const run = await store.createRun({ ...serviceAccountApply, workspace: 'restart' });
-    await store.updatePhase(run.id, 'Running');
-    await store.appendLogLines(run.id, ['line 1', 'line 2']);
-    const before = await store.getRun('availability', run.id);
+    const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart' });
+    await store().updatePhase(run.id, 'Running');
+    await store().appendLogLines(run.id, ['line 1', 'line 2']);
+    const before = await store().getRun('availability', run.id);
 
-    await database.stopServer();
-    await database.startServer();
+    await database().stopServer();
+    await database().startServer();
 
-    expect(await store.getRun('availability', run.id)).toEqual(before);
-    expect(await store.readLogLines(run.id, 0, 10)).toHaveLength(2);
-    expect((await store.updatePhase(run.id, 'Succeeded')).phase).toBe('Succeeded');
+    expect(await store().getRun('availability', run.id)).toEqual(before);
+    expect(await store().readLogLines(run.id, 0, 10)).toHaveLength(2);
+    expect((await store().updatePhase(run.id, 'Succeeded')).phase).toBe('Succeeded');
   });
 
   it('a log subscriber reconnects after the restart and receives the lines appended since', async () => {
-    const run = await store.createRun({ ...serviceAccountApply, workspace: 'restart' });
+    const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart' });
     const received: RunLogLine[] = [];
-    const unsubscribe = await store.subscribeToLogLines({
+    const unsubscribe = await store().subscribeToLogLines({
       runId: run.id,
       afterSeq: 0,
       onLines: (lines) => void received.push(...lines),
     });
-    await store.appendLogLines(run.id, ['before restart']);
+    await store().appendLogLines(run.id, ['before restart']);
     await expect.poll(() => received.length).toBe(1);
 
-    await database.stopServer();
-    await database.startServer();
-    await store.appendLogLines(run.id, ['after restart']);
+    await database().stopServer();
+    await database().startServer();
+    await store().appendLogLines(run.id, ['after restart']);
 
     await expect.poll(() => received.map((line) => line.line), { timeout: 5_000 }).toEqual([
       'before restart',

@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunLogLine } from '../../shared/runs/run.ts';
 import { RunNotFoundError } from '../../shared/runs/run-errors.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
-import { startTestDatabase } from './test-database.ts';
-import type { TestDatabase } from './test-database.ts';
+import { useRunStore } from './run-store-fixture.ts';
 
-let database: TestDatabase;
-let store: RunStore;
-beforeAll(async () => {
-  database = await startTestDatabase();
-  store = new RunStore(database.pool);
-});
-afterAll(() => database.destroy());
+const { store } = useRunStore();
 
 const newRun = () =>
-  store.createRun({ project: 'logs', workspace: 'w', type: 'apply', principal: 'admin', principalType: 'admin' });
+  store().createRun({ project: 'logs', workspace: 'w', type: 'apply', principal: 'admin', principalType: 'admin' });
 
 /** Collects delivered lines and resolves once `count` have arrived. */
 function collector(count: number) {
@@ -32,29 +24,29 @@ describe('log lines are durable once appended, numbered 1, 2, 3… per run', () 
   it('numbers lines per run and reads them back in order after a sequence number', async () => {
     const first = await newRun();
     const second = await newRun();
-    expect(await store.appendLogLines(first.id, ['a', 'b'])).toEqual([
+    expect(await store().appendLogLines(first.id, ['a', 'b'])).toEqual([
       { seq: 1, line: 'a' },
       { seq: 2, line: 'b' },
     ]);
-    expect(await store.appendLogLines(second.id, ['x'])).toEqual([{ seq: 1, line: 'x' }]);
-    await store.appendLogLines(first.id, ['c']);
-    expect(await store.readLogLines(first.id, 0, 100)).toEqual([
+    expect(await store().appendLogLines(second.id, ['x'])).toEqual([{ seq: 1, line: 'x' }]);
+    await store().appendLogLines(first.id, ['c']);
+    expect(await store().readLogLines(first.id, 0, 100)).toEqual([
       { seq: 1, line: 'a' },
       { seq: 2, line: 'b' },
       { seq: 3, line: 'c' },
     ]);
-    expect(await store.readLogLines(first.id, 1, 1)).toEqual([{ seq: 2, line: 'b' }]);
+    expect(await store().readLogLines(first.id, 1, 1)).toEqual([{ seq: 2, line: 'b' }]);
   });
 
   it('gives concurrent appenders distinct, gapless numbers', async () => {
     const run = await newRun();
-    await Promise.all(Array.from({ length: 20 }, (_, i) => store.appendLogLines(run.id, [`x${i}`, `y${i}`])));
-    const lines = await store.readLogLines(run.id, 0, 100);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store().appendLogLines(run.id, [`x${i}`, `y${i}`])));
+    const lines = await store().readLogLines(run.id, 0, 100);
     expect(lines.map((line) => line.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   });
 
   it('refuses lines for an unknown run', async () => {
-    await expect(store.appendLogLines('0190a0a0-0000-7000-8000-000000000000', ['a'])).rejects.toBeInstanceOf(
+    await expect(store().appendLogLines('0190a0a0-0000-7000-8000-000000000000', ['a'])).rejects.toBeInstanceOf(
       RunNotFoundError,
     );
   });
@@ -63,11 +55,11 @@ describe('log lines are durable once appended, numbered 1, 2, 3… per run', () 
 describe('a log subscriber gets the stored lines after its position, then new lines as they are appended', () => {
   it('delivers existing lines, then appended ones, in order and without duplicates', async () => {
     const run = await newRun();
-    await store.appendLogLines(run.id, ['one', 'two', 'three']);
+    await store().appendLogLines(run.id, ['one', 'two', 'three']);
     const { received, complete, onLines } = collector(4);
-    const unsubscribe = await store.subscribeToLogLines({ runId: run.id, afterSeq: 1, onLines });
-    await store.appendLogLines(run.id, ['four']);
-    await store.appendLogLines(run.id, ['five']);
+    const unsubscribe = await store().subscribeToLogLines({ runId: run.id, afterSeq: 1, onLines });
+    await store().appendLogLines(run.id, ['four']);
+    await store().appendLogLines(run.id, ['five']);
     await complete;
     await unsubscribe();
     expect(received.map((line) => line.line)).toEqual(['two', 'three', 'four', 'five']);
@@ -77,18 +69,18 @@ describe('a log subscriber gets the stored lines after its position, then new li
     const [first, second] = [await newRun(), await newRun()];
     const firstLines = collector(1);
     const secondLines = collector(1);
-    const unsubscribeFirst = await store.subscribeToLogLines({ runId: first.id, afterSeq: 0, onLines: firstLines.onLines });
-    const unsubscribeSecond = await store.subscribeToLogLines({
+    const unsubscribeFirst = await store().subscribeToLogLines({ runId: first.id, afterSeq: 0, onLines: firstLines.onLines });
+    const unsubscribeSecond = await store().subscribeToLogLines({
       runId: second.id,
       afterSeq: 0,
       onLines: secondLines.onLines,
     });
-    await store.appendLogLines(first.id, ['for first']);
-    await store.appendLogLines(second.id, ['for second']);
+    await store().appendLogLines(first.id, ['for first']);
+    await store().appendLogLines(second.id, ['for second']);
     await Promise.all([firstLines.complete, secondLines.complete]);
     await unsubscribeFirst();
-    await store.appendLogLines(first.id, ['after unsubscribe']);
-    await store.appendLogLines(second.id, ['still listening']);
+    await store().appendLogLines(first.id, ['after unsubscribe']);
+    await store().appendLogLines(second.id, ['still listening']);
     await expect.poll(() => secondLines.received.length).toBe(2);
     await unsubscribeSecond();
     expect(firstLines.received.map((line) => line.line)).toEqual(['for first']);

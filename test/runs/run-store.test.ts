@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../shared/runs/run.ts';
 import {
   InvalidContinueTokenError,
@@ -6,18 +6,10 @@ import {
   InvalidRunError,
   RunNotFoundError,
 } from '../../shared/runs/run-errors.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
 import type { NewRun } from '../../shared/runs/run.ts';
-import { startTestDatabase } from './test-database.ts';
-import type { TestDatabase } from './test-database.ts';
+import { useRunStore } from './run-store-fixture.ts';
 
-let database: TestDatabase;
-let store: RunStore;
-beforeAll(async () => {
-  database = await startTestDatabase();
-  store = new RunStore(database.pool);
-});
-afterAll(() => database.destroy());
+const { database, store } = useRunStore();
 
 const adminPlan = (project: string, workspace: string): NewRun => ({
   project,
@@ -29,7 +21,7 @@ const adminPlan = (project: string, workspace: string): NewRun => ({
 
 describe('each run records the principal that started it; the admin account is recorded as "admin"', () => {
   it('creates a Pending run with a time-ordered id and reads it back', async () => {
-    const run = await store.createRun({ ...adminPlan('records', 'w'), message: 'queued' });
+    const run = await store().createRun({ ...adminPlan('records', 'w'), message: 'queued' });
     expect(run).toMatchObject({
       project: 'records',
       workspace: 'w',
@@ -43,19 +35,19 @@ describe('each run records the principal that started it; the admin account is r
     });
     expect(run.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Date(run.createdAt).toISOString()).toBe(run.createdAt);
-    expect(await store.getRun('records', run.id)).toEqual(run);
+    expect(await store().getRun('records', run.id)).toEqual(run);
   });
 
   it('records OIDC usernames and ServiceAccounts as given', async () => {
-    const oidc = await store.createRun({ ...adminPlan('records', 'w'), principal: 'alice', principalType: 'oidc' });
-    const serviceAccount = await store.createRun({
+    const oidc = await store().createRun({ ...adminPlan('records', 'w'), principal: 'alice', principalType: 'oidc' });
+    const serviceAccount = await store().createRun({
       ...adminPlan('records', 'w'),
       type: 'apply',
       principal: 'system:serviceaccount:platform:workspace-controller',
       principalType: 'serviceaccount',
     });
-    expect((await store.getRun('records', oidc.id)).principal).toBe('alice');
-    expect(await store.getRun('records', serviceAccount.id)).toMatchObject({
+    expect((await store().getRun('records', oidc.id)).principal).toBe('alice');
+    expect(await store().getRun('records', serviceAccount.id)).toMatchObject({
       type: 'apply',
       principal: 'system:serviceaccount:platform:workspace-controller',
       principalType: 'serviceaccount',
@@ -63,7 +55,7 @@ describe('each run records the principal that started it; the admin account is r
   });
 
   it('rejects a principal whose form does not match its type, and writes nothing', async () => {
-    const before = await store.listRuns({ project: 'records', limit: 100 });
+    const before = await store().listRuns({ project: 'records', limit: 100 });
     const invalid: NewRun[] = [
       { ...adminPlan('records', 'w'), principal: 'root' },
       { ...adminPlan('records', 'w'), principal: 'bob', principalType: 'serviceaccount' },
@@ -72,16 +64,16 @@ describe('each run records the principal that started it; the admin account is r
       { ...adminPlan('records', 'w'), type: 'destroy' as NewRun['type'] },
     ];
     for (const run of invalid) {
-      await expect(store.createRun(run)).rejects.toBeInstanceOf(InvalidRunError);
+      await expect(store().createRun(run)).rejects.toBeInstanceOf(InvalidRunError);
     }
-    await expect(store.createRun(invalid[0]!)).rejects.toMatchObject({ reason: 'InvalidRun' });
-    expect(await store.listRuns({ project: 'records', limit: 100 })).toEqual(before);
+    await expect(store().createRun(invalid[0]!)).rejects.toMatchObject({ reason: 'InvalidRun' });
+    expect(await store().listRuns({ project: 'records', limit: 100 })).toEqual(before);
   });
 
   it('finds a run only in its own project', async () => {
-    const run = await store.createRun(adminPlan('records', 'w'));
-    await expect(store.getRun('another-project', run.id)).rejects.toBeInstanceOf(RunNotFoundError);
-    await expect(store.getRun('records', 'not-a-uuid')).rejects.toMatchObject({ reason: 'RunNotFound' });
+    const run = await store().createRun(adminPlan('records', 'w'));
+    await expect(store().getRun('another-project', run.id)).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(store().getRun('records', 'not-a-uuid')).rejects.toMatchObject({ reason: 'RunNotFound' });
   });
 });
 
@@ -93,12 +85,12 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
     workspaceA = [];
     workspaceB = [];
     for (let i = 0; i < 12; i++) {
-      workspaceA.push(await store.createRun(adminPlan('paging', 'a')));
-      workspaceB.push(await store.createRun(adminPlan('paging', 'b')));
+      workspaceA.push(await store().createRun(adminPlan('paging', 'a')));
+      workspaceB.push(await store().createRun(adminPlan('paging', 'b')));
     }
-    await store.createRun(adminPlan('paging-other', 'a'));
+    await store().createRun(adminPlan('paging-other', 'a'));
     // Rows sharing one created_at: only the id tie-breaker keeps pages apart.
-    await database.pool.query(
+    await database().pool.query(
       `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, created_at)
        SELECT gen_random_uuid(), 'paging', 'a', 'plan', 'Pending', 'admin', 'admin', '2020-01-01T00:00:00.000Z'
        FROM generate_series(1, 9)`,
@@ -110,7 +102,7 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
     const pages: Run[][] = [];
     let token: string | undefined;
     do {
-      const page = await store.listRuns({ ...scope, limit, ...(token ? { continue: token } : {}) });
+      const page = await store().listRuns({ ...scope, limit, ...(token ? { continue: token } : {}) });
       pages.push(page.items);
       token = page.continue;
     } while (token);
@@ -119,7 +111,7 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
 
   /** The expected order, straight from the table. */
   async function expectedIds(project: string, workspace?: string): Promise<string[]> {
-    const { rows } = await database.pool.query(
+    const { rows } = await database().pool.query(
       `SELECT id FROM runs WHERE project = $1 AND ($2::text IS NULL OR workspace = $2)
        ORDER BY created_at DESC, id DESC`,
       [project, workspace ?? null],
@@ -144,18 +136,18 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
   });
 
   it('omits the continue token on the last page, even when it is exactly full', async () => {
-    const page = await store.listRuns({ project: 'paging', workspace: 'b', limit: 12 });
+    const page = await store().listRuns({ project: 'paging', workspace: 'b', limit: 12 });
     expect(page.items).toHaveLength(12);
     expect(page.continue).toBeUndefined();
   });
 
   it('clamps the page size to 1..500', async () => {
-    expect((await store.listRuns({ project: 'paging', limit: 0 })).items).toHaveLength(1);
-    expect((await store.listRuns({ project: 'paging', limit: 10_000 })).items).toHaveLength(33);
+    expect((await store().listRuns({ project: 'paging', limit: 0 })).items).toHaveLength(1);
+    expect((await store().listRuns({ project: 'paging', limit: 10_000 })).items).toHaveLength(33);
   });
 
   it('rejects a malformed or altered continue token with InvalidContinueToken', async () => {
-    const { continue: token } = await store.listRuns({ project: 'paging', limit: 2 });
+    const { continue: token } = await store().listRuns({ project: 'paging', limit: 2 });
     const decoded = JSON.parse(Buffer.from(token!, 'base64url').toString());
     const altered = [
       'not-a-token',
@@ -166,11 +158,11 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
       Buffer.from(JSON.stringify({ ...decoded, v: 2 })).toString('base64url'),
     ];
     for (const bad of altered) {
-      await expect(store.listRuns({ project: 'paging', limit: 2, continue: bad })).rejects.toBeInstanceOf(
+      await expect(store().listRuns({ project: 'paging', limit: 2, continue: bad })).rejects.toBeInstanceOf(
         InvalidContinueTokenError,
       );
     }
-    await expect(store.listRuns({ project: 'paging', limit: 2, continue: 'x' })).rejects.toMatchObject({
+    await expect(store().listRuns({ project: 'paging', limit: 2, continue: 'x' })).rejects.toMatchObject({
       reason: 'InvalidContinueToken',
     });
   });
@@ -178,61 +170,61 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
 
 describe('a run moves Pending → Running → Succeeded|Failed, or to Cancelled from Pending or Running; nothing else', () => {
   it('stamps startedAt on Running and finishedAt on a final phase', async () => {
-    const run = await store.createRun(adminPlan('phases', 'w'));
-    const running = await store.updatePhase(run.id, 'Running');
+    const run = await store().createRun(adminPlan('phases', 'w'));
+    const running = await store().updatePhase(run.id, 'Running');
     expect(running.phase).toBe('Running');
     expect(running.startedAt).not.toBeNull();
     expect(running.finishedAt).toBeNull();
-    const succeeded = await store.updatePhase(run.id, 'Succeeded', 'applied 3 resources');
+    const succeeded = await store().updatePhase(run.id, 'Succeeded', 'applied 3 resources');
     expect(succeeded).toMatchObject({ phase: 'Succeeded', startedAt: running.startedAt, message: 'applied 3 resources' });
     expect(succeeded.finishedAt! >= succeeded.startedAt!).toBe(true);
   });
 
   it('allows Failed after Running and Cancelled from Pending or Running', async () => {
-    const failing = await store.createRun(adminPlan('phases', 'w'));
-    await store.updatePhase(failing.id, 'Running');
-    expect((await store.updatePhase(failing.id, 'Failed', 'exit 1')).phase).toBe('Failed');
+    const failing = await store().createRun(adminPlan('phases', 'w'));
+    await store().updatePhase(failing.id, 'Running');
+    expect((await store().updatePhase(failing.id, 'Failed', 'exit 1')).phase).toBe('Failed');
 
-    const cancelledPending = await store.createRun(adminPlan('phases', 'w'));
-    expect(await store.updatePhase(cancelledPending.id, 'Cancelled')).toMatchObject({
+    const cancelledPending = await store().createRun(adminPlan('phases', 'w'));
+    expect(await store().updatePhase(cancelledPending.id, 'Cancelled')).toMatchObject({
       phase: 'Cancelled',
       startedAt: null,
     });
 
-    const cancelledRunning = await store.createRun(adminPlan('phases', 'w'));
-    await store.updatePhase(cancelledRunning.id, 'Running');
-    expect((await store.updatePhase(cancelledRunning.id, 'Cancelled')).finishedAt).not.toBeNull();
+    const cancelledRunning = await store().createRun(adminPlan('phases', 'w'));
+    await store().updatePhase(cancelledRunning.id, 'Running');
+    expect((await store().updatePhase(cancelledRunning.id, 'Cancelled')).finishedAt).not.toBeNull();
   });
 
   it('rejects every other transition with InvalidPhaseTransition and leaves the run unchanged', async () => {
-    const pending = await store.createRun(adminPlan('phases', 'w'));
+    const pending = await store().createRun(adminPlan('phases', 'w'));
     for (const target of ['Succeeded', 'Failed', 'Pending'] as const) {
-      await expect(store.updatePhase(pending.id, target)).rejects.toBeInstanceOf(InvalidPhaseTransitionError);
+      await expect(store().updatePhase(pending.id, target)).rejects.toBeInstanceOf(InvalidPhaseTransitionError);
     }
-    await store.updatePhase(pending.id, 'Running');
-    await store.updatePhase(pending.id, 'Succeeded');
+    await store().updatePhase(pending.id, 'Running');
+    await store().updatePhase(pending.id, 'Succeeded');
     for (const target of ['Running', 'Failed', 'Cancelled', 'Pending'] as const) {
-      await expect(store.updatePhase(pending.id, target)).rejects.toMatchObject({
+      await expect(store().updatePhase(pending.id, target)).rejects.toMatchObject({
         reason: 'InvalidPhaseTransition',
         from: 'Succeeded',
         to: target,
       });
     }
-    expect((await store.getRun('phases', pending.id)).phase).toBe('Succeeded');
+    expect((await store().getRun('phases', pending.id)).phase).toBe('Succeeded');
   });
 
   it('lets exactly one of two racing transitions win', async () => {
-    const run = await store.createRun(adminPlan('phases', 'w'));
-    await store.updatePhase(run.id, 'Running');
+    const run = await store().createRun(adminPlan('phases', 'w'));
+    await store().updatePhase(run.id, 'Running');
     const outcomes = await Promise.allSettled([
-      store.updatePhase(run.id, 'Succeeded'),
-      store.updatePhase(run.id, 'Cancelled'),
+      store().updatePhase(run.id, 'Succeeded'),
+      store().updatePhase(run.id, 'Cancelled'),
     ]);
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
   });
 
   it('reports an unknown run as RunNotFound', async () => {
-    await expect(store.updatePhase('0190a0a0-0000-7000-8000-000000000000', 'Running')).rejects.toBeInstanceOf(
+    await expect(store().updatePhase('0190a0a0-0000-7000-8000-000000000000', 'Running')).rejects.toBeInstanceOf(
       RunNotFoundError,
     );
   });
