@@ -1,6 +1,6 @@
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { CoreHandler } from '../runtime/core-handler.ts';
-import type { ApiResponse } from '../http/api-request.ts';
+import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
 import { ApiError } from '../http/api-error.ts';
 import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-http.ts';
 
@@ -10,16 +10,20 @@ import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-h
  * as on the container path.
  */
 export function createFunctionsFrameworkHandler(handler: CoreHandler, limits: NodeAdapterLimits) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return (req: Request, res: Response): Promise<void> | undefined => {
     const raw = (req as Request & { rawBody?: Buffer }).rawBody ?? new Uint8Array(0);
-    let response: ApiResponse;
+    const answer = (response: ApiResponse) => writeApiResponse(res, response);
+    if (raw.byteLength > limits.maxBodyBytes) {
+      return answer(new ApiError(413, 'PayloadTooLarge', `request body exceeds ${limits.maxBodyBytes} bytes`).toResponse());
+    }
+    let request: ApiRequest;
     try {
-      if (raw.byteLength > limits.maxBodyBytes) throw new ApiError(413, 'PayloadTooLarge', `request body exceeds ${limits.maxBodyBytes} bytes`);
-      response = await handler(toApiRequest(req, res, raw));
+      request = toApiRequest(req, res, raw);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      response = error.toResponse();
+      return answer(error.toResponse());
     }
-    await writeApiResponse(res, response);
+    // One promise per request: the framework's domains hook every promise made under them.
+    return handler(request).then(answer);
   };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isStreamingBody, jsonResponse, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
+import { isStreamingBody, jsonResponse, type ApiRequest, type ApiResponse, type StreamingBody } from '../http/api-request.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 
@@ -20,7 +20,7 @@ export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdap
     } catch (error) {
       response = error instanceof ApiError ? error.toResponse() : jsonResponse(400, { error: 'request could not be read', reason: 'BadRequest' });
     }
-    await writeApiResponse(outgoing, response).catch(() => outgoing.destroy());
+    await writeApiResponse(outgoing, response)?.catch(() => outgoing.destroy());
   };
 }
 
@@ -78,17 +78,22 @@ class NodeApiRequest implements ApiRequest {
   }
 }
 
-/** Writes an ApiResponse to a node:http response, streaming iterable bodies with backpressure. */
-export async function writeApiResponse(outgoing: ServerResponse, response: ApiResponse): Promise<void> {
-  if (outgoing.headersSent || outgoing.destroyed) return;
+/**
+ * Writes an ApiResponse to a node:http response: at once for a complete body (no promise), or
+ * chunk by chunk with backpressure for a stream, whose completion the returned promise reports.
+ */
+export function writeApiResponse(outgoing: ServerResponse, response: ApiResponse): Promise<void> | undefined {
+  if (outgoing.headersSent || outgoing.destroyed) return undefined;
   const { body } = response;
-  if (!isStreamingBody(body)) {
-    const payload = body ?? '';
-    outgoing.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(payload) });
-    outgoing.end(payload);
-    return;
-  }
-  outgoing.writeHead(response.status, response.headers);
+  if (isStreamingBody(body)) return writeStream(outgoing, response.status, response.headers, body);
+  const payload = body ?? '';
+  outgoing.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(payload) });
+  outgoing.end(payload);
+  return undefined;
+}
+
+async function writeStream(outgoing: ServerResponse, status: number, headers: ApiResponse['headers'], body: StreamingBody): Promise<void> {
+  outgoing.writeHead(status, headers);
   outgoing.flushHeaders();
   try {
     for await (const chunk of body) {

@@ -19,6 +19,11 @@ export class RequestAuthenticator {
     this.#cache = cache;
   }
 
+  /** The principal of a token verified earlier and still cached, without waiting; else undefined. */
+  cachedPrincipal(token: string): Principal | undefined {
+    return this.#cache.get(token)?.principal;
+  }
+
   /** Verifies a bearer token and returns its principal; throws ApiError 401/503 otherwise. */
   async authenticate(token: string): Promise<Principal> {
     const cached = this.#cache.get(token);

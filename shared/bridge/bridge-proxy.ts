@@ -18,7 +18,7 @@ export function createBridgeProxy(upstreamUrl: string | undefined) {
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     if (!upstreamUrl) {
       incoming.resume();
-      void writeApiResponse(outgoing, bridgeNotConfigured().toResponse());
+      writeApiResponse(outgoing, bridgeNotConfigured().toResponse());
       return;
     }
     const upstream = new URL(upstreamUrl);
@@ -39,7 +39,7 @@ export function createBridgeProxy(upstreamUrl: string | undefined) {
     );
     forwarded.on('error', () => {
       if (!outgoing.headersSent) {
-        void writeApiResponse(outgoing, { status: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'identity bridge is unreachable', reason: 'BridgeUnavailable' }) });
+        writeApiResponse(outgoing, { status: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'identity bridge is unreachable', reason: 'BridgeUnavailable' }) });
       } else outgoing.destroy();
     });
     incoming.pipe(forwarded);
