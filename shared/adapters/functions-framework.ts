@@ -1,3 +1,4 @@
+import type { Domain } from 'node:domain';
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
@@ -23,7 +24,15 @@ export function createFunctionsFrameworkHandler(handler: CoreHandler, limits: No
       if (!(error instanceof ApiError)) throw error;
       return answer(error.toResponse());
     }
-    // One promise per request: the framework's domains hook every promise made under them.
-    return handler(request).then(answer);
+    // The framework runs each request in a `domain`, whose async hooks track every promise made
+    // under it (several times their normal cost). The core answers every error itself, so it runs
+    // outside that domain; the domain stays in force for the framework's own code around it.
+    const requestDomain = (process as NodeJS.Process & { domain?: Domain }).domain;
+    requestDomain?.exit();
+    try {
+      return handler(request).then(answer);
+    } finally {
+      requestDomain?.enter();
+    }
   };
 }

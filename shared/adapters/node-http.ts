@@ -51,7 +51,9 @@ class NodeApiRequest implements ApiRequest {
     this.method = incoming.method ?? 'GET';
     this.path = queryStart === -1 ? target : target.slice(0, queryStart);
     this.#rawQuery = queryStart === -1 ? '' : target.slice(queryStart + 1);
-    this.headers = flattenHeaders(incoming.headers);
+    // node:http joins repeated request headers with ", " itself; only set-cookie stays a list,
+    // and clients do not send it, so the parsed headers serve as they are, without a copy.
+    this.headers = incoming.headers as Record<string, string | undefined>;
     this.body = body;
     this.#incoming = incoming;
     this.#outgoing = outgoing;
@@ -87,7 +89,9 @@ export function writeApiResponse(outgoing: ServerResponse, response: ApiResponse
   const { body } = response;
   if (isStreamingBody(body)) return writeStream(outgoing, response.status, response.headers, body);
   const payload = body ?? '';
-  outgoing.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(payload) });
+  // Responses are made fresh for each request, so the length is added in place, not to a copy.
+  response.headers['content-length'] = String(Buffer.byteLength(payload));
+  outgoing.writeHead(response.status, response.headers);
   outgoing.end(payload);
   return undefined;
 }
@@ -105,11 +109,6 @@ async function writeStream(outgoing: ServerResponse, status: number, headers: Ap
   }
 }
 
-function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
-  const flat: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  return flat;
-}
 
 function payloadTooLarge(maxBytes: number): ApiError {
   return new ApiError(413, 'PayloadTooLarge', `request body exceeds ${maxBytes} bytes`);
