@@ -49,6 +49,8 @@ const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: `
 const workspaces = { group: PLATFORM, version: 'v1alpha1', namespace: NAMESPACE, plural: 'workspaces' };
 const workspace = (name: string, spec: Record<string, unknown>) => ({ apiVersion: `${PLATFORM}/v1alpha1`, kind: 'Workspace', metadata: { name }, spec });
 const VALID_WORKSPACE_SPEC = { source: { repository: 'https://git.example.com/infra.git' }, tool: { version: '1.9.0' } };
+/** The valid spec as the server answers it: with the Workspace schema's defaults. */
+const DEFAULTED_WORKSPACE_SPEC = { ...VALID_WORKSPACE_SPEC, tool: { name: 'opentofu', ...VALID_WORKSPACE_SPEC.tool }, autoApply: false, suspend: false };
 const rollouts = { group: PLATFORM, version: 'v1alpha1', namespace: NAMESPACE, plural: 'rollouts' };
 
 interface InvalidStatus {
@@ -241,7 +243,7 @@ describe('pruning of unknown fields', () => {
   it('drops fields the schema does not declare, and metadata fields ObjectMeta does not have', async () => {
     const body = { ...workspace('pruned', { ...VALID_WORKSPACE_SPEC, colour: 'red', source: { ...VALID_WORKSPACE_SPEC.source, depth: 1 } }), metadata: { name: 'pruned', owner: 'x' }, extra: true };
     const created = (await custom().createNamespacedCustomObject({ ...workspaces, body })) as Record<string, unknown> & { metadata: Record<string, unknown> };
-    expect(created.spec).toEqual(VALID_WORKSPACE_SPEC);
+    expect(created.spec).toEqual(DEFAULTED_WORKSPACE_SPEC);
     expect(created.extra).toBeUndefined();
     expect(created.metadata.owner).toBeUndefined();
   });
@@ -254,7 +256,7 @@ describe('pruning of unknown fields', () => {
 
   it('prunes patches too: a merge patch cannot add an undeclared field', async () => {
     const patched = (await custom().patchNamespacedCustomObject({ ...workspaces, name: 'pruned', body: { spec: { colour: 'blue', suspend: true } } }, mergePatch)) as { spec: Record<string, unknown> };
-    expect(patched.spec).toEqual({ ...VALID_WORKSPACE_SPEC, suspend: true });
+    expect(patched.spec).toEqual({ ...DEFAULTED_WORKSPACE_SPEC, suspend: true });
   });
 });
 

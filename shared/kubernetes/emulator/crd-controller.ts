@@ -10,6 +10,7 @@ import type { JsonSchemaProps } from './structural-schema.ts';
 interface CrdVersion {
   name: string;
   served?: boolean;
+  storage?: boolean;
   subresources?: { status?: object };
   schema?: { openAPIV3Schema?: JsonSchemaProps };
 }
@@ -54,6 +55,7 @@ export function resourceTypeOf(crd: KubeObject): ResourceType {
     tracksGeneration: true,
     returnsDeletedObject: true,
     schemas: Object.fromEntries(served.map((version) => [version.name, version.schema?.openAPIV3Schema])),
+    storageSchema: spec.versions.find((version) => version.storage)?.schema?.openAPIV3Schema,
   };
 }
 

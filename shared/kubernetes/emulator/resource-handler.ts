@@ -12,6 +12,7 @@ import type { RequestInfo } from './request-info.ts';
 import { apiVersionOf } from './resource-registry.ts';
 import type { ResourceType } from './resource-registry.ts';
 import type { Preconditions } from './resource-store.ts';
+import { applyDefaults } from './schema-defaulting.ts';
 import { pruneUnknownFields } from './schema-pruning.ts';
 import { KubeStatusError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status.ts';
 import { matchesFilter } from './watch.ts';
@@ -22,9 +23,18 @@ const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
-/** The object as served at the requested version (custom resources are stored once for all versions). */
+// The server's storage decoder defaults every custom resource it reads with the storage version's schema: an object
+// stored before a default was added has it when served or patched. Answers a defaulted copy.
+function withStorageDefaults(type: ResourceType, object: KubeObject): KubeObject {
+  if (!type.storageSchema) return object;
+  const defaulted = structuredClone(object);
+  applyDefaults(defaulted, type.storageSchema);
+  return defaulted;
+}
+
+/** The object as served at the requested version (custom resources are stored once for all versions), as read. */
 export function presentObject(type: ResourceType, version: string, object: KubeObject): KubeObject {
-  return { ...object, apiVersion: apiVersionOf(type.group, version) };
+  return withStorageDefaults(type, { ...object, apiVersion: apiVersionOf(type.group, version) });
 }
 
 /** The watch/list filter of a request: its namespace and its label and field selectors. */
@@ -115,15 +125,18 @@ function placeObject(type: ResourceType, info: RequestInfo, object: KubeObject):
   }
 }
 
-// Decoding a custom resource drops the fields its schema does not declare; the fieldValidation directive (checked for
-// every type) says whether that fails the write or warns about it. The decoder of a create or an update names the
-// kind it failed to decode; a patch's strict error does not.
-function pruneUnknownFieldsOnWrite(type: ResourceType, info: RequestInfo, url: URL, object: KubeObject): string[] {
+// Decoding a custom resource drops the fields its schema does not declare, then fills in the schema's defaults (so
+// validation sees them); the fieldValidation directive (checked for every type) says whether a dropped field fails the
+// write or warns about it. The decoder of a create or an update names the kind it failed to decode; a patch's strict
+// error does not. Answers the warnings.
+function decodeWrittenObject(type: ResourceType, info: RequestInfo, url: URL, object: KubeObject): string[] {
   const directive = fieldValidationDirective(url, info.verb);
   const schema = type.schemas?.[info.version];
   if (!schema) return [];
   const decodeContext = info.verb === 'patch' ? '' : `${type.kind} in version "${info.version}" cannot be handled as a ${type.kind}: `;
-  return unknownFieldWarnings(directive, pruneUnknownFields(object, schema), decodeContext);
+  const warnings = unknownFieldWarnings(directive, pruneUnknownFields(object, schema), decodeContext);
+  applyDefaults(object, schema);
+  return warnings;
 }
 
 function applyPatch(type: ResourceType, current: KubeObject, body: string, contentType: string): KubeObject {
@@ -192,19 +205,20 @@ export function handleResourceRequest(context: EmulatorContext, type: ResourceTy
       if (info.subresource) throw methodNotAllowed();
       const object = parseObject(body);
       placeObject(type, { ...info, name: '' }, object);
-      const warnings = pruneUnknownFieldsOnWrite(type, info, url, object);
+      const warnings = decodeWrittenObject(type, info, url, object);
       return { status: 201, body: present(context.store.create(type, object, info.version)), warnings };
     }
     case 'update': {
       const object = parseObject(body);
       placeObject(type, info, object);
-      const warnings = pruneUnknownFieldsOnWrite(type, info, url, object);
+      const warnings = decodeWrittenObject(type, info, url, object);
       return { status: 200, body: present(context.store.update(type, object, info.subresource, info.version)), warnings };
     }
     case 'patch': {
-      const patched = applyPatch(type, context.store.get(type, info.namespace, info.name), body, contentType);
+      const current = withStorageDefaults(type, context.store.get(type, info.namespace, info.name));
+      const patched = applyPatch(type, current, body, contentType);
       placeObject(type, info, patched);
-      const warnings = pruneUnknownFieldsOnWrite(type, info, url, patched);
+      const warnings = decodeWrittenObject(type, info, url, patched);
       return { status: 200, body: present(context.store.update(type, patched, info.subresource, info.version)), warnings };
     }
     case 'delete':

@@ -25,6 +25,8 @@ export interface ResourceType {
   returnsDeletedObject: boolean;
   /** Custom resources: the structural schema of each served version, which prunes and validates their objects. */
   schemas?: Record<string, JsonSchemaProps | undefined>;
+  /** Custom resources: the schema of the storage version, whose defaults objects get whenever they are read. */
+  storageSchema?: JsonSchemaProps;
 }
 
 /** The verbs of an ordinary stored resource. */

@@ -1,7 +1,8 @@
 // Structural pruning (apiextensions-apiserver's pruning.PruneWithOptions): fields a custom resource's schema does not
 // declare are dropped, unless `x-kubernetes-preserve-unknown-fields` keeps them. The root and every
 // `x-kubernetes-embedded-resource` object keep apiVersion and kind, and their metadata keeps ObjectMeta's fields only.
-// Also, as PruneNonNullableNullsWithoutDefaults does, a property set to null that is not `nullable` is dropped.
+// Also, as PruneNonNullableNullsWithoutDefaults does, a property set to null that is not `nullable` and has no `default`
+// is dropped (one with a default is left for defaulting to replace).
 import { isJsonObject, itemPath, propertyPath } from './structural-schema.ts';
 import type { JsonObject, JsonSchemaProps } from './structural-schema.ts';
 
@@ -45,8 +46,8 @@ function pruneObject(object: JsonObject, schema: JsonSchemaProps, path: string, 
       continue;
     }
     const fieldSchema = schema.properties?.[key] ?? additional;
-    // A null where the schema allows none is dropped, not refused (the defaulting step's pruning of nulls).
-    if (value === null && fieldSchema && !fieldSchema.nullable) delete object[key];
+    // A null where the schema allows none is dropped, not refused, unless a default will replace it.
+    if (value === null && fieldSchema && !fieldSchema.nullable && fieldSchema.default === undefined) delete object[key];
     else if (fieldSchema) pruneValue(value, fieldSchema, fieldPath, pruned);
     else if (!keepsUnknown) {
       delete object[key];
