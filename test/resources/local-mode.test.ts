@@ -30,7 +30,8 @@ describe('Local mode: without a cluster, the routes are served from the emulator
   it('serves the example Project with its namespace, VariableSet, Workspaces and Rollout', async () => {
     expect(await get(`${API}/projects/demo`)).toMatchObject({ status: { namespace: 'demo', phase: 'Active' } });
     const variableSet = await get(`${API}/namespaces/demo/variablesets/common`);
-    expect(variableSet.spec.variables).toContainEqual({ name: 'db_password', sensitive: true, valueFrom: { secretKeyRef: { name: 'variableset-common', key: 'db_password' } } });
+    // category and hcl are the VariableSet schema's defaults, which the cluster fills in.
+    expect(variableSet.spec.variables).toContainEqual({ name: 'db_password', sensitive: true, category: 'terraform', hcl: false, valueFrom: { secretKeyRef: { name: 'variableset-common', key: 'db_password' } } });
     const workspaces = await get(`${API}/namespaces/demo/workspaces`);
     expect(workspaces.items.map((item: { metadata: { name: string } }) => item.metadata.name).sort()).toEqual(['network-production', 'network-staging']);
     expect(await get(`${API}/namespaces/demo/rollouts/network-v2`)).toMatchObject({ spec: { stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }] } });

@@ -146,11 +146,13 @@ describe('VariableSet: sensitive values live in Secrets and are never returned',
   };
   const withVariables = (name: string, variables: unknown[]) => ({ apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name }, spec: { variables } });
   const reference = (setName: string, key: string) => ({ secretKeyRef: { name: `variableset-${setName}`, key } });
+  /** A variable as the cluster answers it: with the VariableSet schema's defaults for what it leaves out. */
+  const defaulted = (variable: Record<string, unknown>) => ({ sensitive: false, category: 'terraform', hcl: false, ...variable });
 
   it('moves a sensitive value into the Secret variableset-<name>, stores and returns only a reference', async () => {
     const created = await asAdmin('POST', variableSets, withVariables('secrets-1', [{ name: 'region', value: 'eu' }, { name: 'db_password', sensitive: true, value: 'hunter2' }])).then(expectStatus(201));
     expect(JSON.stringify(created)).not.toContain('hunter2');
-    expect(created.spec.variables).toEqual([{ name: 'region', value: 'eu' }, { name: 'db_password', sensitive: true, valueFrom: reference('secrets-1', 'db_password') }]);
+    expect(created.spec.variables).toEqual([defaulted({ name: 'region', value: 'eu' }), defaulted({ name: 'db_password', sensitive: true, valueFrom: reference('secrets-1', 'db_password') })]);
     expect(created.status).toMatchObject({ variableCount: 2, observedGeneration: 1 });
     expect(await secretData('secrets-1')).toEqual({ db_password: 'hunter2' });
     const stored = await platform().clusterAdmin.find(`${inTeam}/variablesets/secrets-1`);
@@ -166,7 +168,7 @@ describe('VariableSet: sensitive values live in Secrets and are never returned',
     expect(JSON.stringify(replaced)).not.toMatch(/first-|second-/);
     expect(await secretData('secrets-2')).toEqual({ a: 'first-a', b: 'second-b', c: 'first-c' });
     const patched = await asAdmin('PATCH', `${variableSets}/secrets-2`, { spec: { variables: [{ name: 'c', sensitive: true, value: 'third-c' }] } }, MERGE_PATCH).then(expectStatus(200));
-    expect(patched.spec.variables).toEqual([{ name: 'c', sensitive: true, valueFrom: reference('secrets-2', 'c') }]);
+    expect(patched.spec.variables).toEqual([defaulted({ name: 'c', sensitive: true, valueFrom: reference('secrets-2', 'c') })]);
     expect(await secretData('secrets-2')).toEqual({ c: 'third-c' });
   });
 
@@ -180,7 +182,7 @@ describe('VariableSet: sensitive values live in Secrets and are never returned',
   it('never returns a value stored beside sensitive: true by someone writing to the cluster directly', async () => {
     await platform().clusterAdmin.send({ method: 'POST', path: `${inTeam}/variablesets`, body: { ...withVariables('direct', [{ name: 'token', sensitive: true, value: 'written-by-kubectl' }]), metadata: { name: 'direct', namespace: TEAM_PROJECT } } });
     const answer = await asAdmin('GET', `${variableSets}/direct`).then(expectStatus(200));
-    expect(answer.spec.variables).toEqual([{ name: 'token', sensitive: true }]);
+    expect(answer.spec.variables).toEqual([defaulted({ name: 'token', sensitive: true })]);
   });
 
   it('deleting the VariableSet deletes its Secret', async () => {
