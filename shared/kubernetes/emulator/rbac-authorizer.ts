@@ -39,9 +39,18 @@ interface Subject {
   namespace?: string;
 }
 
-interface RoleRef {
+export interface RoleRef {
   kind: string;
   name: string;
+}
+
+// A binding that applies to a user, with the rules of its role (undefined when the role does not exist).
+interface AppliedBinding {
+  binding: KubeObject;
+  namespace: string;
+  subject: Subject;
+  roleRef: RoleRef;
+  rules: PolicyRule[] | undefined;
 }
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -121,19 +130,9 @@ export class RbacAuthorizer {
   /** Allows when any rule of any role bound to the user covers the request; the reason names the first grant. */
   authorize(attributes: AuthorizationAttributes): Decision {
     const errors: string[] = [];
-    const clusterBindings = this.#list('clusterrolebindings');
-    const namespaceBindings = attributes.namespace ? this.#list('rolebindings', attributes.namespace) : [];
-    const candidates = [
-      ...clusterBindings.map((binding) => ({ binding, namespace: '' })),
-      ...namespaceBindings.map((binding) => ({ binding, namespace: binding.metadata.namespace ?? '' })),
-    ];
-    for (const { binding, namespace } of candidates) {
-      const subject = ((binding.subjects ?? []) as Subject[]).find((candidate) => appliesTo(attributes.user, candidate, namespace));
-      if (!subject) continue;
-      const roleRef = binding.roleRef as RoleRef;
-      const rules = this.#rulesOf(roleRef, namespace);
-      if (typeof rules === 'string') {
-        errors.push(rules);
+    for (const { binding, namespace, subject, roleRef, rules } of this.#bindingsOf(attributes.user, attributes.namespace)) {
+      if (!rules) {
+        errors.push(`${roleRef.kind === 'ClusterRole' ? 'clusterrole' : 'role'}.rbac.authorization.k8s.io "${roleRef.name}" not found`);
         continue;
       }
       if (rules.some((rule) => ruleAllows(attributes, rule))) {
@@ -148,16 +147,43 @@ export class RbacAuthorizer {
     return { allowed: false, reason };
   }
 
-  #list(resource: string, namespace?: string): KubeObject[] {
-    return this.#store.list(this.#registry.get(RBAC_GROUP, resource)!, namespace);
+  /**
+   * Every rule the user holds in `namespace` (cluster-wide ones only for ''), as the rule resolver's RulesFor
+   * collects them, and the roles its bindings reference that do not exist.
+   */
+  rulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; missingRoles: RoleRef[] } {
+    const rules: PolicyRule[] = [];
+    const missingRoles: RoleRef[] = [];
+    for (const applied of this.#bindingsOf(user, namespace)) {
+      if (applied.rules) rules.push(...applied.rules);
+      else missingRoles.push(applied.roleRef);
+    }
+    return { rules, missingRoles };
   }
 
-  // The rules of the referenced role, or the lookup error as the real resolver words it.
-  #rulesOf(roleRef: RoleRef, bindingNamespace: string): PolicyRule[] | string {
+  /** The rules of the role a binding in `bindingNamespace` ('' for a ClusterRoleBinding) references; undefined if missing. */
+  roleRules(roleRef: RoleRef, bindingNamespace: string): PolicyRule[] | undefined {
     const clusterScoped = roleRef.kind === 'ClusterRole';
     const type = this.#registry.get(RBAC_GROUP, clusterScoped ? 'clusterroles' : 'roles')!;
     const role = this.#store.find(type, clusterScoped ? undefined : bindingNamespace, roleRef.name);
-    if (!role) return `${clusterScoped ? 'clusterrole' : 'role'}.rbac.authorization.k8s.io "${roleRef.name}" not found`;
-    return (role.rules ?? []) as PolicyRule[];
+    return role && ((role.rules ?? []) as PolicyRule[]);
+  }
+
+  // The ClusterRoleBindings, then the RoleBindings of `namespace`, that apply to the user, with their role's rules.
+  *#bindingsOf(user: UserInfo, namespace: string): Generator<AppliedBinding> {
+    const candidates = [
+      ...this.#list('clusterrolebindings').map((binding) => ({ binding, namespace: '' })),
+      ...(namespace ? this.#list('rolebindings', namespace) : []).map((binding) => ({ binding, namespace: binding.metadata.namespace ?? '' })),
+    ];
+    for (const { binding, namespace: bindingNamespace } of candidates) {
+      const subject = ((binding.subjects ?? []) as Subject[]).find((candidate) => appliesTo(user, candidate, bindingNamespace));
+      if (!subject) continue;
+      const roleRef = binding.roleRef as RoleRef;
+      yield { binding, namespace: bindingNamespace, subject, roleRef, rules: this.roleRules(roleRef, bindingNamespace) };
+    }
+  }
+
+  #list(resource: string, namespace?: string): KubeObject[] {
+    return this.#store.list(this.#registry.get(RBAC_GROUP, resource)!, namespace);
   }
 }

@@ -8,6 +8,7 @@ import { isKubeObject } from './kube-object.ts';
 import type { KubeObject } from './kube-object.ts';
 import { parseFieldSelector, parseLabelSelector } from './label-selector.ts';
 import { JsonPatchError, applyJsonPatch, applyMergePatch } from './patch.ts';
+import { confirmRbacWrite } from './rbac-escalation.ts';
 import type { RequestInfo } from './request-info.ts';
 import { apiVersionOf } from './resource-registry.ts';
 import type { ResourceType } from './resource-registry.ts';
@@ -15,6 +16,7 @@ import type { Preconditions } from './resource-store.ts';
 import { applyDefaults } from './schema-defaulting.ts';
 import { pruneUnknownFields } from './schema-pruning.ts';
 import { KubeStatusError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status.ts';
+import type { UserInfo } from './user-info.ts';
 import { matchesFilter } from './watch.ts';
 import type { WatchFilter } from './watch.ts';
 
@@ -190,8 +192,8 @@ function deleteCollectionReply(context: EmulatorContext, type: ResourceType, inf
   };
 }
 
-/** Serves one request on a stored resource type (watch excepted). */
-export function handleResourceRequest(context: EmulatorContext, type: ResourceType, info: RequestInfo, url: URL, body: string, contentType: string): JsonReply {
+/** Serves one request of `user` on a stored resource type (watch excepted). */
+export function handleResourceRequest(context: EmulatorContext, user: UserInfo, type: ResourceType, info: RequestInfo, url: URL, body: string, contentType: string): JsonReply {
   if (info.subresource && (info.subresource !== 'status' || !type.subresources.includes('status'))) throw pathNotFound();
   if (type.namespaced && !info.namespace && info.verb !== 'list') throw methodNotAllowed();
   if (!type.namespaced && info.namespace && type.resource !== 'namespaces') throw pathNotFound();
@@ -206,12 +208,14 @@ export function handleResourceRequest(context: EmulatorContext, type: ResourceTy
       const object = parseObject(body);
       placeObject(type, { ...info, name: '' }, object);
       const warnings = decodeWrittenObject(type, info, url, object);
+      confirmRbacWrite(context, user, type, info, object);
       return { status: 201, body: present(context.store.create(type, object, info.version)), warnings };
     }
     case 'update': {
       const object = parseObject(body);
       placeObject(type, info, object);
       const warnings = decodeWrittenObject(type, info, url, object);
+      confirmRbacWrite(context, user, type, info, object);
       return { status: 200, body: present(context.store.update(type, object, info.subresource, info.version)), warnings };
     }
     case 'patch': {
@@ -219,6 +223,7 @@ export function handleResourceRequest(context: EmulatorContext, type: ResourceTy
       const patched = applyPatch(type, current, body, contentType);
       placeObject(type, info, patched);
       const warnings = decodeWrittenObject(type, info, url, patched);
+      confirmRbacWrite(context, user, type, info, patched);
       return { status: 200, body: present(context.store.update(type, patched, info.subresource, info.version)), warnings };
     }
     case 'delete':

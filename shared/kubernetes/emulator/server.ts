@@ -120,7 +120,7 @@ async function dispatch(context: EmulatorContext, request: IncomingMessage, resp
     if (info.verb !== 'create') throw methodNotAllowed();
     return handleTokenRequest(context, info, body);
   }
-  return handleResourceRequest(context, type, info, url, body, contentType);
+  return handleResourceRequest(context, user, type, info, url, body, contentType);
 }
 
 /** Starts an emulated Kubernetes API server on 127.0.0.1 with the bootstrap namespaces and roles. */
