@@ -10,7 +10,8 @@ export interface RunLogTiming {
   phaseCheckMs: number;
 }
 
-export const RUN_LOG_TIMING: RunLogTiming = { heartbeatMs: 15_000, phaseCheckMs: 2_000 };
+/** How often the stream looks whether the run has finished; the heartbeat interval is configured (ServerConfig). */
+export const PHASE_CHECK_MS = 2_000;
 /** What EventSource waits before reconnecting (it then sends Last-Event-ID). */
 const RECONNECT_DELAY_MS = 3_000;
 
@@ -21,7 +22,7 @@ export interface RunLogStreamOptions {
   afterSeq: number;
   signal: AbortSignal | undefined;
   logger: Logger;
-  timing?: RunLogTiming;
+  timing: RunLogTiming;
 }
 
 /**
@@ -31,7 +32,7 @@ export interface RunLogStreamOptions {
  */
 export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerator<string> {
   const { store, run, logger } = options;
-  const timing = options.timing ?? RUN_LOG_TIMING;
+  const { timing } = options;
   const channel = new EventChannel();
   let lastSeq = options.afterSeq;
   // Live deliveries and the final catch-up may overlap: the seq check drops what was already sent.

@@ -4,10 +4,11 @@ import type { HandlerRequest } from '../../shared/runtime/function-definition.ts
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { RunNotFoundError } from '../../shared/runs/run-errors.ts';
 import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
-import { runLogEvents, type RunLogTiming } from './run-log-events.ts';
+import { PHASE_CHECK_MS, runLogEvents, type RunLogTiming } from './run-log-events.ts';
 
-/** The run-logs function: a run's log lines as server-sent events. */
-export function createRunLogsFunction(context: AppContext, timing?: RunLogTiming): FunctionDefinition {
+/** The run-logs function: a run's log lines as server-sent events, with a heartbeat every RUN_LOG_HEARTBEAT_INTERVAL. */
+export function createRunLogsFunction(context: AppContext): FunctionDefinition {
+  const timing: RunLogTiming = { heartbeatMs: context.config.runLogHeartbeatMs, phaseCheckMs: PHASE_CHECK_MS };
   const authorize = (request: HandlerRequest, workspace?: string) =>
     context.authorizer.authorize(request.principal!, {
       verb: 'get',
@@ -34,7 +35,7 @@ export function createRunLogsFunction(context: AppContext, timing?: RunLogTiming
           return {
             status: 200,
             headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
-            body: runLogEvents({ store, run, afterSeq, signal: request.signal, logger: context.logger, ...(timing ? { timing } : {}) }),
+            body: runLogEvents({ store, run, afterSeq, signal: request.signal, logger: context.logger, timing }),
           };
         } catch (error) {
           throw runStoreHttpError(error);

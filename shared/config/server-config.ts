@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.ts';
+import { parseGoDuration } from './go-duration.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
 import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
 
@@ -19,6 +20,8 @@ export interface ServerConfig {
   trustedProxyHops: number;
   databaseUrl: string | undefined;
   bridgeUpstreamUrl: string | undefined;
+  /** How long a run-log stream may stay silent before it sends a heartbeat comment, in milliseconds. */
+  runLogHeartbeatMs: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
 }
@@ -49,6 +52,7 @@ export function loadServerConfig(env: Environment): ServerConfig {
     trustedProxyHops: parseInteger(env, 'TRUSTED_PROXY_HOPS', 0, 0, 10),
     databaseUrl: env.DATABASE_URL?.trim() || undefined,
     bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
+    runLogHeartbeatMs: parseDuration(env, 'RUN_LOG_HEARTBEAT_INTERVAL', 15_000),
     projectSecretsAccess: loadProjectSecretsAccess(env),
   };
 }
@@ -66,6 +70,15 @@ function parseInteger(env: Environment, variable: string, fallback: number, min:
     throw new ConfigError(variable, `"${text}" is not a whole number from ${min} to ${max}`);
   }
   return value;
+}
+
+// A Go duration (`15s`, `1m`), as operators write the chart's other durations; zero or negative is refused.
+function parseDuration(env: Environment, variable: string, fallbackMs: number): number {
+  const text = env[variable]?.trim();
+  if (text === undefined || text === '') return fallbackMs;
+  const ms = parseGoDuration(text);
+  if (ms === null || ms <= 0) throw new ConfigError(variable, `"${text}" is not a positive Go duration such as 15s`);
+  return ms;
 }
 
 function parseUrl(env: Environment, variable: string, fallback: string): string {

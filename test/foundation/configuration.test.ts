@@ -57,12 +57,17 @@ describe('Admin account configuration values', () => {
     expect(() => parseAdminAccountSettings({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
   });
 
-  it.each([['PORT', '99999'], ['API_GROUP', 'Not A Group'], ['API_BASE_URL', 'ftp://x'], ['MAX_REQUEST_BODY_BYTES', '-5'], ['TRUSTED_PROXY_HOPS', 'two']])(
+  it.each([['PORT', '99999'], ['API_GROUP', 'Not A Group'], ['API_BASE_URL', 'ftp://x'], ['MAX_REQUEST_BODY_BYTES', '-5'], ['TRUSTED_PROXY_HOPS', 'two'], ['RUN_LOG_HEARTBEAT_INTERVAL', '15'], ['RUN_LOG_HEARTBEAT_INTERVAL', '0s']])(
     'refuses %s=%s with an error naming the variable',
     (variable, value) => {
       expect(() => loadServerConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
     },
   );
+
+  it('RUN_LOG_HEARTBEAT_INTERVAL is a Go duration, 15s by default', () => {
+    expect(loadServerConfig({}).runLogHeartbeatMs).toBe(15_000);
+    expect(loadServerConfig({ RUN_LOG_HEARTBEAT_INTERVAL: '1m30s' }).runLogHeartbeatMs).toBe(90_000);
+  });
 
   it('API_BASE_URL defaults to http://localhost:$PORT and API_GROUP to platform.dev', () => {
     const config = loadServerConfig({ PORT: '9090' });

@@ -45,8 +45,11 @@ export interface Platform {
   tokens: { admin: string; oidcUser: string; serviceAccount: string; controller: string };
 }
 
-/** Starts the platform before the file's tests and stops it after; call the returned function inside tests. */
-export function usePlatform(): () => Platform {
+/**
+ * Starts the platform before the file's tests and stops it after; call the returned function inside tests.
+ * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL).
+ */
+export function usePlatform(serverEnv: Record<string, string> = {}): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
   beforeAll(async () => {
@@ -65,6 +68,7 @@ export function usePlatform(): () => Platform {
       OIDC_ADDITIONAL_SCOPES: 'groups',
       OIDC_USERNAME_CLAIM: 'email',
       SERVICE_ACCOUNT_ISSUERS: cluster.emulator.serviceAccountIssuer,
+      ...serverEnv,
     });
     const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig() });
     const admin = await loginToken(gateway.url, ADMIN_PASSWORD);

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { createFunctionHandler } from '../../functions/function-registry.ts';
 import { API, CALLER_ACCOUNT_USER, OIDC_USER, OTHER_PROJECT, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
 
-const platform = usePlatform();
+// A short heartbeat interval, so that the idle-stream test sees heartbeats within it.
+const HEARTBEAT_MS = 400;
+const platform = usePlatform({ RUN_LOG_HEARTBEAT_INTERVAL: `${HEARTBEAT_MS}ms` });
 type Who = 'admin' | 'oidcUser' | 'serviceAccount' | 'controller';
 const as = (who: Who) => (method: string, path: string, body?: unknown) => send(platform().gateway.url, platform().tokens[who], method, path, body);
 const runsOf = (project: string, workspace: string) => `/api/v1alpha1/projects/${project}/workspaces/${workspace}/runs`;
@@ -195,6 +197,32 @@ describe('Run-log stream: server-sent events of a run\'s log lines (the only rou
     expect(response.status).toBe(200);
     const events = await readEvents(response, () => false);
     expect(events).toEqual([{ id: '3', data: 'c' }, { event: 'end', data: JSON.stringify({ phase: 'Succeeded', message: '' }) }]);
+  });
+
+  it('keeps an idle stream open with a `:` heartbeat comment every RUN_LOG_HEARTBEAT_INTERVAL', async () => {
+    const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'streamed'), { type: 'plan' }).then(expectStatus(201));
+    const response = await fetch(`${platform().gateway.url}${streamPath(run.id)}?access_token=${platform().tokens.admin}`);
+    expect(response.status).toBe(200);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const opened = Date.now();
+    const heartbeatTimes: number[] = [];
+    let text = '';
+    try {
+      while (heartbeatTimes.length < 2) {
+        const { value, done } = await reader.read();
+        expect(done, 'the idle stream ended').toBe(false);
+        text += value;
+        const heartbeats = text.split('\n').filter((line) => line.startsWith(':')).length;
+        while (heartbeatTimes.length < heartbeats) heartbeatTimes.push(Date.now() - opened);
+      }
+    } finally {
+      await reader.cancel();
+    }
+    // Nothing but the reconnect delay and comments: no event, no end, while the run is idle.
+    expect(text.split('\n').filter((line) => line !== '' && !line.startsWith(':'))).toEqual(['retry: 3000']);
+    // Each heartbeat within the interval, with room for a loaded test machine's timer delays.
+    expect(heartbeatTimes[0]).toBeLessThan(HEARTBEAT_MS + 300);
+    expect(heartbeatTimes[1]! - heartbeatTimes[0]!).toBeLessThan(HEARTBEAT_MS + 300);
   });
 
   it('is authorised as get on workspaces/log: a ServiceAccount without it gets 403; an unknown run is 404', async () => {
