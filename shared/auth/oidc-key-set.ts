@@ -1,10 +1,8 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, type FlattenedJWSInput, type JWSHeaderParameters, type JSONWebKeySet } from 'jose';
-import type { CryptoKey } from 'jose';
+import { createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose';
 import type { OidcSettings } from '../config/identity-config.ts';
 import { serviceUnavailable, type ApiError } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
-
-type RemoteKeySet = ReturnType<typeof createRemoteJWKSet>;
+import { HeldKeySet } from './held-key-set.ts';
 
 export interface OidcKeySetOptions {
   /** After a failed fetch, how long to answer from the keys already held before trying again. */
@@ -25,11 +23,9 @@ export class OidcKeySet {
   readonly #retryAfterFailureMs: number;
   readonly #keysMaxAgeMs: number;
   readonly #fetchTimeoutMs: number;
-  #remote: RemoteKeySet | undefined;
-  #discovering: Promise<RemoteKeySet> | undefined;
+  #keys: HeldKeySet | undefined;
+  #discovering: Promise<HeldKeySet> | undefined;
   #discoveryFailedAt = Number.NEGATIVE_INFINITY;
-  #refreshFailedAt = Number.NEGATIVE_INFINITY;
-  #heldKeys: { source: JSONWebKeySet; getKey: ReturnType<typeof createLocalJWKSet> } | undefined;
 
   constructor(settings: OidcSettings, logger: Logger, options: OidcKeySetOptions = {}) {
     this.#settings = settings;
@@ -40,37 +36,10 @@ export class OidcKeySet {
   }
 
   /** jose's key lookup for `jwtVerify`; throws ApiError 503 when no usable key can be had. */
-  readonly getKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> => {
-    const remote = await this.#remoteKeySet();
-    if (Date.now() - this.#refreshFailedAt < this.#retryAfterFailureMs) return this.#fromHeldKeys(remote, header, token);
-    try {
-      return await remote(header, token);
-    } catch (error) {
-      // A key the provider's current set lacks is the token's fault, not the provider's.
-      if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JOSENotSupported) throw error;
-      this.#refreshFailedAt = Date.now();
-      this.#logger.warn('identity provider key set unreachable; verifying with the keys already held', { detail: (error as Error).message });
-      return this.#fromHeldKeys(remote, header, token);
-    }
-  };
+  readonly getKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> => (await this.#keySet()).getKey(header, token);
 
-  async #fromHeldKeys(remote: RemoteKeySet, header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> {
-    const source = remote.jwks();
-    if (source === undefined) throw this.#unavailable();
-    if (this.#heldKeys === undefined || JSON.stringify(this.#heldKeys.source) !== JSON.stringify(source)) {
-      this.#heldKeys = { source, getKey: createLocalJWKSet(source) };
-    }
-    try {
-      return await this.#heldKeys.getKey(header, token);
-    } catch (error) {
-      // The token may be signed with a key published since; it cannot be checked until the provider is back.
-      if (error instanceof joseErrors.JWKSNoMatchingKey) throw this.#unavailable();
-      throw error;
-    }
-  }
-
-  async #remoteKeySet(): Promise<RemoteKeySet> {
-    if (this.#remote) return this.#remote;
+  async #keySet(): Promise<HeldKeySet> {
+    if (this.#keys) return this.#keys;
     if (Date.now() - this.#discoveryFailedAt < this.#retryAfterFailureMs) throw this.#unavailable();
     this.#discovering ??= this.#discover().finally(() => {
       this.#discovering = undefined;
@@ -78,7 +47,7 @@ export class OidcKeySet {
     return this.#discovering;
   }
 
-  async #discover(): Promise<RemoteKeySet> {
+  async #discover(): Promise<HeldKeySet> {
     const { issuerUrl, fetchUrlFor } = this.#settings;
     const discoveryUrl = fetchUrlFor(`${issuerUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`);
     try {
@@ -89,8 +58,9 @@ export class OidcKeySet {
       if (typeof document.jwks_uri !== 'string') throw new Error('discovery has no jwks_uri');
       const jwksUrl = new URL(fetchUrlFor(document.jwks_uri));
       this.#logger.info('identity provider discovered', { issuer: issuerUrl, jwksUri: jwksUrl.href });
-      this.#remote = createRemoteJWKSet(jwksUrl, { cacheMaxAge: this.#keysMaxAgeMs, timeoutDuration: this.#fetchTimeoutMs });
-      return this.#remote;
+      const remote = createRemoteJWKSet(jwksUrl, { cacheMaxAge: this.#keysMaxAgeMs, timeoutDuration: this.#fetchTimeoutMs });
+      this.#keys = new HeldKeySet(remote, { retryAfterFailureMs: this.#retryAfterFailureMs, publisher: 'identity provider', unavailable: () => this.#unavailable(), logger: this.#logger });
+      return this.#keys;
     } catch (error) {
       this.#discoveryFailedAt = Date.now();
       this.#logger.warn('identity provider discovery failed', { url: discoveryUrl, detail: (error as Error).message });
