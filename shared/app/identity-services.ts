@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { OidcKeySet } from '../auth/oidc-key-set.ts';
 import { OidcTokenAuthenticator } from '../auth/oidc-token-authenticator.ts';
+import { ServiceAccountKeySet } from '../auth/service-account-key-set.ts';
 import { ServiceAccountTokenAuthenticator } from '../auth/service-account-token-authenticator.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { PrincipalAuthorizer } from '../authz/principal-authorizer.ts';
@@ -46,7 +47,10 @@ export async function createIdentityServices(env: Environment, config: ServerCon
     await Promise.race([watch.firstAttempt, new Promise((resolve) => setTimeout(resolve, FIRST_SYNC_WAIT_MS).unref())]);
     logger.info('OIDC enabled', { issuer: identity.oidc.issuerUrl, usernameClaim: identity.oidc.usernameClaim });
   }
-  tokenAuthenticators.push(new ServiceAccountTokenAuthenticator(issuers, kubernetes.kubeConfig, logger));
+  const serviceAccountKeys = new ServiceAccountKeySet(issuers, kubernetes.kubeConfig, logger);
+  // Not awaited: the cluster may be down at start; the first ServiceAccount token asks again.
+  void serviceAccountKeys.load();
+  tokenAuthenticators.push(new ServiceAccountTokenAuthenticator(issuers, serviceAccountKeys, kubernetes.kubeConfig, logger));
   const reviewer = new SubjectAccessReviewCache(new KubernetesSubjectAccessReviewer(kubernetes.kubeConfig, logger));
   return {
     config: identity,

@@ -1,32 +1,44 @@
 import { AuthenticationV1Api, type KubeConfig, type V1TokenReview } from '@kubernetes/client-node';
-import { unauthorized } from '../http/api-error.ts';
+import { jwtVerify } from 'jose';
+import { ApiError, unauthorized } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
 import type { ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
+import { describeJoseError } from './jose-error-message.ts';
+import type { ServiceAccountKeySet } from './service-account-key-set.ts';
 
 /** How long a TokenReview's answer is trusted (a deleted ServiceAccount's token dies within it). */
 const TOKEN_REVIEW_TTL_MS = 10_000;
 
+// What kube-apiserver signs ServiceAccount tokens with: RS256 for RSA keys, ES256/384/512 for ECDSA ones.
+const ALGORITHMS = ['RS256', 'ES256', 'ES384', 'ES512'];
+
 /**
- * Verifies ServiceAccount tokens with a TokenReview. It owns only tokens whose `iss` is a
- * ServiceAccount issuer, so a JWT with any other issuer never costs the cluster a call.
- * The request authenticator caches the answer for `TOKEN_REVIEW_TTL_MS` (or until `exp`)
- * and coalesces concurrent reviews of one token.
+ * Verifies ServiceAccount tokens. It owns only tokens whose `iss` is a ServiceAccount issuer, so
+ * a JWT with any other issuer never costs the cluster a call. The signature and lifetime are
+ * checked first against the cluster's published key set (when it publishes one for the issuer),
+ * so a forged or expired token never costs one either. What passes goes to TokenReview, which
+ * alone knows about revoked bound tokens and deleted ServiceAccounts. The request authenticator
+ * caches the answer for `TOKEN_REVIEW_TTL_MS` (or until `exp`) and coalesces concurrent reviews
+ * of one token.
  */
 export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly #issuers: ServiceAccountIssuers;
+  readonly #keys: ServiceAccountKeySet;
   readonly #api: AuthenticationV1Api;
   readonly #logger: Logger;
 
-  constructor(issuers: ServiceAccountIssuers, kubeConfig: KubeConfig, logger: Logger) {
+  constructor(issuers: ServiceAccountIssuers, keys: ServiceAccountKeySet, kubeConfig: KubeConfig, logger: Logger) {
     this.#issuers = issuers;
+    this.#keys = keys;
     this.#api = kubeConfig.makeApiClient(AuthenticationV1Api);
     this.#logger = logger;
   }
 
   async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
     if (typeof claims.iss !== 'string' || !(await this.#issuers.includes(claims.iss))) return null;
+    await this.#checkSignature(token, claims.iss);
     let review: V1TokenReview;
     try {
       review = await this.#api.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } });
@@ -43,5 +55,17 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       principal: { type: 'serviceaccount', name: username, uid: uid ?? '', groups: groups ?? [], extra: extra ?? {} },
       cacheUntil: typeof claims.exp === 'number' ? Math.min(claims.exp * 1000, reviewedUntil) : reviewedUntil,
     };
+  }
+
+  /** 401 for a bad signature or lifetime; nothing to check when the cluster publishes no keys for the issuer. */
+  async #checkSignature(token: string, issuer: string): Promise<void> {
+    const getKey = await this.#keys.keysFor(issuer);
+    if (getKey === undefined) return;
+    try {
+      await jwtVerify(token, getKey, { algorithms: ALGORITHMS, issuer });
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw unauthorized(describeJoseError(error), 'InvalidToken');
+    }
   }
 }

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../knative/function-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
+import { expectStatus } from '../support/error-responses.ts';
 import { getWithToken, startTestGateway } from '../support/function-servers.ts';
 import { startIdentityCluster, type IdentityCluster } from '../support/identity-cluster.ts';
 import { OIDC_CLIENTS, startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
@@ -67,13 +68,6 @@ function useOidcSetting(setUpAccounts: (cluster: IdentityCluster) => Promise<voi
 async function expectAllowed(response: Response): Promise<void> {
   expect(response.status, await response.clone().text()).toBe(404);
   expect(((await response.json()) as { reason: string }).reason).toBe('NotFound');
-}
-
-async function expectStatus(response: Response, status: number, reason?: string): Promise<{ error: string; reason: string }> {
-  const body = (await response.json()) as { error: string; reason: string };
-  expect(response.status, JSON.stringify(body)).toBe(status);
-  if (reason) expect(body.reason).toBe(reason);
-  return body;
 }
 
 describe('OIDC user: JWT from an external identity provider, verified against its JWKS; login uses Authorization Code with PKCE', () => {
