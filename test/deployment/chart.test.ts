@@ -292,6 +292,12 @@ describe('RBAC: the API server, the workspace controller and platform-admin', ()
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'platform-api', namespace: 'platform-system' }]);
   });
 
+  it('binds the API server to system:service-account-issuer-discovery, to read the cluster\'s ServiceAccount key set', () => {
+    const binding = findObject(defaults, 'ClusterRoleBinding', 'platform-api-issuer-discovery') as KubeObject & { roleRef: unknown; subjects: unknown[] };
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:service-account-issuer-discovery' });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'platform-api', namespace: 'platform-system' }]);
+  });
+
   it('lets the API server bind only the project-secrets ClusterRole, and that role holds nothing but the Secret verbs', () => {
     const rules = rulesOf('platform-api');
     expect(rules).toContainEqual({ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['platform-project-secrets'], verbs: ['bind'] });
