@@ -1,5 +1,5 @@
 import { isStreamingBody, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
-import { ApiError } from '../http/api-error.ts';
+import { payloadTooLarge } from '../http/api-error.ts';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { NodeAdapterLimits } from './node-http.ts';
 
@@ -32,7 +32,7 @@ export function createLambdaHandler(handler: CoreHandler, limits: NodeAdapterLim
   return async (event: HttpApiEventV2): Promise<HttpApiResultV2> => {
     const body = event.body === undefined ? new Uint8Array(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
     if (body.byteLength > limits.maxBodyBytes) {
-      return toResult(new ApiError(413, 'PayloadTooLarge', `request body exceeds ${limits.maxBodyBytes} bytes`).toResponse());
+      return toResult(payloadTooLarge(limits.maxBodyBytes).toResponse());
     }
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;

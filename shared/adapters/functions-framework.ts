@@ -2,7 +2,7 @@ import type { Domain } from 'node:domain';
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError, payloadTooLarge } from '../http/api-error.ts';
 import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-http.ts';
 
 /**
@@ -15,7 +15,7 @@ export function createFunctionsFrameworkHandler(handler: CoreHandler, limits: No
     const raw = (req as Request & { rawBody?: Buffer }).rawBody ?? new Uint8Array(0);
     const answer = (response: ApiResponse) => writeApiResponse(res, response);
     if (raw.byteLength > limits.maxBodyBytes) {
-      return answer(new ApiError(413, 'PayloadTooLarge', `request body exceeds ${limits.maxBodyBytes} bytes`).toResponse());
+      return answer(payloadTooLarge(limits.maxBodyBytes).toResponse());
     }
     let request: ApiRequest;
     try {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isStreamingBody, jsonResponse, type ApiRequest, type ApiResponse, type StreamingBody } from '../http/api-request.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError, payloadTooLarge } from '../http/api-error.ts';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 
 export interface NodeAdapterLimits {
@@ -107,11 +107,6 @@ async function writeStream(outgoing: ServerResponse, status: number, headers: Ap
   } finally {
     outgoing.end();
   }
-}
-
-
-function payloadTooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, 'PayloadTooLarge', `request body exceeds ${maxBytes} bytes`);
 }
 
 /** The request body, capped; synchronous when there is none (most requests), so no tick is spent. */

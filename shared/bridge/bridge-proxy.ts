@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { notFound, type ApiError } from '../http/api-error.ts';
+import { ApiError, notFound } from '../http/api-error.ts';
 import { writeApiResponse } from '../adapters/node-http.ts';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -39,7 +39,7 @@ export function createBridgeProxy(upstreamUrl: string | undefined) {
     );
     forwarded.on('error', () => {
       if (!outgoing.headersSent) {
-        writeApiResponse(outgoing, { status: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'identity bridge is unreachable', reason: 'BridgeUnavailable' }) });
+        writeApiResponse(outgoing, new ApiError(502, 'BridgeUnavailable', 'identity bridge is unreachable').toResponse());
       } else outgoing.destroy();
     });
     incoming.pipe(forwarded);

@@ -47,6 +47,11 @@ export function notFound(message: string, reason = 'NotFound'): ApiError {
   return new ApiError(404, reason, message);
 }
 
+/** 413 for a body over the limit, answered before any handler runs, whatever the runtime. */
+export function payloadTooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, 'PayloadTooLarge', `request body exceeds ${maxBytes} bytes`);
+}
+
 /** 403 for a principal that is known but not allowed. */
 export function forbidden(message: string, reason = 'Forbidden'): ApiError {
   return new ApiError(403, reason, message);
