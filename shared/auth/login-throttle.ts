@@ -1,18 +1,19 @@
+import { BoundedMap } from '../caching/bounded-map.ts';
+
 /**
  * Throttles failed admin logins per client, the way Argo CD does: after `maxFailures` failures
  * inside `windowMs`, the client gets 429 until the oldest failure leaves the window. A success
  * clears the client's record. The table is bounded so a flood of addresses cannot grow it.
  */
 export class LoginThrottle {
-  readonly #failures = new Map<string, number[]>();
+  readonly #failures: BoundedMap<string, number[]>;
   readonly #maxFailures: number;
   readonly #windowMs: number;
-  readonly #maxClients: number;
 
   constructor(options: { maxFailures?: number; windowMs?: number; maxClients?: number } = {}) {
     this.#maxFailures = options.maxFailures ?? 5;
     this.#windowMs = options.windowMs ?? 5 * 60_000;
-    this.#maxClients = options.maxClients ?? 10_000;
+    this.#failures = new BoundedMap(options.maxClients ?? 10_000);
   }
 
   /** Seconds the client must wait before another attempt, or 0 when it may try now. */
@@ -25,11 +26,8 @@ export class LoginThrottle {
   recordFailure(client: string, now = Date.now()): void {
     const recent = this.#recent(client, now);
     recent.push(now);
+    // Re-inserted, so the clients dropped first when the table is full are the least recently failing.
     this.#failures.delete(client);
-    if (this.#failures.size >= this.#maxClients) {
-      const oldest = this.#failures.keys().next().value;
-      if (oldest !== undefined) this.#failures.delete(oldest);
-    }
     this.#failures.set(client, recent.slice(-this.#maxFailures));
   }
 

@@ -1,4 +1,5 @@
 import type { Authentication } from './authenticator.ts';
+import { BoundedMap } from '../caching/bounded-map.ts';
 
 /**
  * Verified tokens keyed by the exact token string, each kept until its own `cacheUntil`.
@@ -6,11 +7,10 @@ import type { Authentication } from './authenticator.ts';
  * change, so a rotated key or a disabled account takes effect at once.
  */
 export class TokenCache {
-  readonly #entries = new Map<string, Authentication>();
-  readonly #maxEntries: number;
+  readonly #entries: BoundedMap<string, Authentication>;
 
   constructor(maxEntries = 10_000) {
-    this.#maxEntries = maxEntries;
+    this.#entries = new BoundedMap(maxEntries);
   }
 
   /** The cached authentication, or undefined when absent or past its `cacheUntil`. */
@@ -25,10 +25,6 @@ export class TokenCache {
   }
 
   set(token: string, authentication: Authentication): void {
-    if (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     this.#entries.set(token, authentication);
   }
 

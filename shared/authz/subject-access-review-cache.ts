@@ -1,4 +1,5 @@
 import { isNonResource, type AuthorizationAttributes } from './authorizer.ts';
+import { BoundedMap } from '../caching/bounded-map.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from './subject-access-reviewer.ts';
 
 export interface SubjectAccessReviewCacheOptions {
@@ -18,15 +19,14 @@ export class SubjectAccessReviewCache implements SubjectAccessReviewer {
   readonly #inner: SubjectAccessReviewer;
   readonly #allowedTtlMs: number;
   readonly #deniedTtlMs: number;
-  readonly #maxEntries: number;
-  readonly #entries = new Map<string, { allowed: boolean; until: number }>();
+  readonly #entries: BoundedMap<string, { allowed: boolean; until: number }>;
   readonly #inFlight = new Map<string, Promise<boolean>>();
 
   constructor(inner: SubjectAccessReviewer, options: SubjectAccessReviewCacheOptions = {}) {
     this.#inner = inner;
     this.#allowedTtlMs = options.allowedTtlMs ?? 5 * 60_000;
     this.#deniedTtlMs = options.deniedTtlMs ?? 30_000;
-    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#entries = new BoundedMap(options.maxEntries ?? 10_000);
   }
 
   async review(subject: ReviewSubject, attributes: AuthorizationAttributes): Promise<boolean> {
@@ -51,10 +51,6 @@ export class SubjectAccessReviewCache implements SubjectAccessReviewer {
   }
 
   #remember(key: string, allowed: boolean): void {
-    if (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     this.#entries.set(key, { allowed, until: Date.now() + (allowed ? this.#allowedTtlMs : this.#deniedTtlMs) });
   }
 }
