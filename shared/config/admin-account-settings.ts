@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ConfigError } from './config-error.ts';
-import { parseGoDuration } from './go-duration.ts';
+import { parseDurationSetting } from './setting-values.ts';
 
 /** The four secret keys the API server reads at start (spec: "Secret keys read by the API server"). */
 export const ADMIN_SETTING_KEYS = [
@@ -44,10 +44,7 @@ export function parseAdminAccountSettings(values: AdminSettingValues): AdminAcco
     throw new ConfigError('ADMIN_ACCOUNT_PASSWORD_HASH', 'is not a bcrypt hash (expected $2a$<cost>$<53 characters>)');
   }
   const ttlText = values.ADMIN_ACCOUNT_TOKEN_TTL?.trim() || DEFAULT_TTL;
-  const ttlMs = parseGoDuration(ttlText);
-  if (ttlMs === null || ttlMs < 1000) {
-    throw new ConfigError('ADMIN_ACCOUNT_TOKEN_TTL', `"${ttlText}" is not a positive Go duration of at least 1s (e.g. 24h, 1h30m, 90s)`);
-  }
+  const ttlMs = parseDurationSetting('ADMIN_ACCOUNT_TOKEN_TTL', ttlText, 1000, 'a positive Go duration of at least 1s (e.g. 24h, 1h30m, 90s)');
   const keyText = values.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY ?? '';
   const signingKeyGenerated = keyText === '';
   const signingKey = signingKeyGenerated ? generateSigningKey() : new TextEncoder().encode(keyText);

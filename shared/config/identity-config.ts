@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.ts';
+import { parseHttpUrlSetting } from './setting-values.ts';
 import type { Environment, ServerConfig } from './server-config.ts';
 
 /** The external identity provider, when OIDC is switched on (`OIDC_ISSUER_URL` set). */
@@ -47,7 +48,7 @@ function loadOidcSettings(env: Environment, config: Pick<ServerConfig, 'apiBaseU
     if (stray) throw new ConfigError(stray, 'is set but OIDC_ISSUER_URL is not; set OIDC_ISSUER_URL to switch OIDC on, or unset it');
     return undefined;
   }
-  const issuer = parseHttpUrl('OIDC_ISSUER_URL', issuerUrl);
+  const issuer = parseHttpUrlSetting('OIDC_ISSUER_URL', issuerUrl);
   if (issuer.search !== '' || issuer.hash !== '') throw new ConfigError('OIDC_ISSUER_URL', `"${issuerUrl}" must not have a query or fragment`);
   const clientId = value(env, 'OIDC_CLIENT_ID');
   if (clientId === undefined) throw new ConfigError('OIDC_CLIENT_ID', 'is required when OIDC_ISSUER_URL is set');
@@ -92,17 +93,6 @@ function loadServiceAccountIssuers(env: Environment): string[] | undefined {
 function value(env: Environment, variable: string): string | undefined {
   const text = env[variable]?.trim();
   return text === undefined || text === '' ? undefined : text;
-}
-
-function parseHttpUrl(variable: string, text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(variable, `"${text}" is not an absolute URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(variable, `"${text}" must be an http or https URL`);
-  return url;
 }
 
 /** What a client needs to log in with OIDC (the public config), or undefined when OIDC is off. */

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error.ts';
-import { parseGoDuration } from './go-duration.ts';
+import { parseDurationSetting, parseHttpUrlSetting } from './setting-values.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
 import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
 
@@ -76,21 +76,11 @@ function parseInteger(env: Environment, variable: string, fallback: number, min:
 function parseDuration(env: Environment, variable: string, fallbackMs: number): number {
   const text = env[variable]?.trim();
   if (text === undefined || text === '') return fallbackMs;
-  const ms = parseGoDuration(text);
-  if (ms === null || ms <= 0) throw new ConfigError(variable, `"${text}" is not a positive Go duration such as 15s`);
-  return ms;
+  return parseDurationSetting(variable, text, Number.MIN_VALUE, 'a positive Go duration such as 15s');
 }
 
 function parseUrl(env: Environment, variable: string, fallback: string): string {
   const text = env[variable]?.trim() || fallback;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(variable, `"${text}" is not an absolute URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(variable, `"${text}" must be an http or https URL`);
-  }
+  parseHttpUrlSetting(variable, text);
   return text;
 }

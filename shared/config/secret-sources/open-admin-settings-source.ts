@@ -3,7 +3,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { AdminSettingsSource } from '../admin-settings-source.ts';
 import { adminSettingsFromEnvironment, adminValuesFromEnvironment } from '../admin-settings-from-environment.ts';
 import { ConfigError } from '../config-error.ts';
-import { parseGoDuration } from '../go-duration.ts';
+import { parseDurationSetting } from '../setting-values.ts';
 import type { Environment, ServerConfig } from '../server-config.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { followAdminSecret } from './followed-admin-settings-source.ts';
@@ -55,11 +55,7 @@ export async function openAdminSettingsSource(env: Environment, config: ServerCo
 function pollInterval(env: Environment, kind: keyof typeof DEFAULT_POLL_INTERVAL_MS): number {
   const text = env.ADMIN_SECRET_POLL_INTERVAL?.trim();
   if (!text) return DEFAULT_POLL_INTERVAL_MS[kind];
-  const ms = parseGoDuration(text);
-  if (ms === null || ms < MIN_POLL_INTERVAL_MS) {
-    throw new ConfigError('ADMIN_SECRET_POLL_INTERVAL', `"${text}" is not a Go duration of at least ${MIN_POLL_INTERVAL_MS}ms (e.g. 5s, 30s)`);
-  }
-  return ms;
+  return parseDurationSetting('ADMIN_SECRET_POLL_INTERVAL', text, MIN_POLL_INTERVAL_MS, `a Go duration of at least ${MIN_POLL_INTERVAL_MS}ms (e.g. 5s, 30s)`);
 }
 
 function malformed(spec: string): ConfigError {
