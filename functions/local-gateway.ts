@@ -9,7 +9,7 @@ import { createLimitedHttpServer } from '../shared/server/limited-http-server.ts
 import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
 import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
 import type { Environment } from '../shared/config/server-config.ts';
-import { serveWithContext, type RunningServer } from '../knative/function-server.ts';
+import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
 import { seedLocalExample } from './resources/local-example.ts';
 

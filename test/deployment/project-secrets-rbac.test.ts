@@ -3,7 +3,7 @@
 // its own ServiceAccount), never cluster-wide.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, RbacAuthorizationV1Api, type V1ClusterRole, type V1ClusterRoleBinding } from '@kubernetes/client-node';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { loginToken, startTestGateway } from '../support/function-servers.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { adminClaims, adminEnv, OTHER_SIGNING_KEY, signToken, unsignedToken, ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
 import { getWithToken, loginToken, startTestGateway } from '../support/function-servers.ts';
 

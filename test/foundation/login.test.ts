@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { PasswordVerifier } from '../../shared/auth/password-verifier.ts';
 import { ADMIN_PASSWORD, adminEnv, adminHash } from '../support/admin-fixtures.ts';
 import { capturingLogger, login, startTestGateway } from '../support/function-servers.ts';

@@ -3,7 +3,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { routeTable } from '../../shared/routes/route-table.ts';
 import { startTestGateway } from '../support/function-servers.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { routeTable } from '../../shared/routes/route-table.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { getWithToken, loginToken, spawnFunctionProcess, startTestGateway } from '../support/function-servers.ts';

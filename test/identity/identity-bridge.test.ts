@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { getWithToken, startTestGateway } from '../support/function-servers.ts';
 import { startIdentityCluster, type IdentityCluster } from '../support/identity-cluster.ts';

@@ -1,7 +1,7 @@
 // OIDC users: ID tokens from a real OpenID Provider (Authorization Code + PKCE), verified against
 // its JWKS, mapped to ServiceAccounts by annotations, then authorised by SubjectAccessReview.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { expectStatus } from '../support/error-responses.ts';
 import { getWithToken, startTestGateway } from '../support/function-servers.ts';

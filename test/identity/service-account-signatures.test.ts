@@ -2,7 +2,7 @@
 // TokenReview, so forged and expired tokens cost the cluster nothing; what passes still goes to TokenReview.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateKeyPair, type CryptoKey } from 'jose';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { ServiceAccountKeySet } from '../../shared/auth/service-account-key-set.ts';
 import { ServiceAccountIssuers } from '../../shared/kubernetes/service-account-issuers.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';

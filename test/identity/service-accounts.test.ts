@@ -2,7 +2,7 @@
 // authorised by standard RBAC through SubjectAccessReview, both cached. The key set itself:
 // service-account-signatures.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { expectStatus } from '../support/error-responses.ts';
 import { forgedJwt } from '../support/forged-tokens.ts';

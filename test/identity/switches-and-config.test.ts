@@ -1,6 +1,6 @@
 // Admin and OIDC as independent switches, the public config, and the identity environment variables.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { ConfigError } from '../../shared/config/config-error.ts';
 import { loadIdentityConfig, publicOidcConfig } from '../../shared/config/identity-config.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';

@@ -1,7 +1,7 @@
 // Local mode: `npm start` without a cluster serves the resource routes from the built-in emulator,
 // seeded with an example Project, and says so in its start-up log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { capturingLogger, loginToken, startTestGateway } from '../support/function-servers.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { API, expectStatus, send } from './platform-fixture.ts';

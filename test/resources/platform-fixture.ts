@@ -4,7 +4,7 @@
 // ServiceAccount with its own token.
 import { afterAll, beforeAll } from 'vitest';
 import { RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger } from '../../shared/logging/logger.ts';
 import { startLocalGateway } from '../../functions/local-gateway.ts';
-import type { RunningServer } from '../../knative/function-server.ts';
+import type { RunningServer } from '../../shared/server/running-server.ts';
 import type { AppContextOptions } from '../../shared/app/app-context.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
