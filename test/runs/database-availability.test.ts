@@ -63,7 +63,8 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
     const victim = await database().pool.connect();
     try {
       const { rows } = await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      const sleeping = victim.query('SELECT pg_sleep(10)');
+      // The rejection is caught at once: the backend may die before the terminate call returns.
+      const sleeping = victim.query('SELECT pg_sleep(10)').then(() => undefined, (rejection: unknown) => rejection);
       await expect.poll(async () => {
         const active = await database().pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [
           rows[0]!.pid,
@@ -71,7 +72,7 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
         return active.rowCount;
       }).toBe(1);
       await database().pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
-      const error = await sleeping.then(() => undefined, (rejection: unknown) => rejection);
+      const error = await sleeping;
       expect(classifyDatabaseError(error)).toBeInstanceOf(DatabaseUnavailableError);
     } finally {
       victim.release(true);
