@@ -2,6 +2,7 @@ import type { HandlerRequest } from '../../shared/runtime/function-definition.ts
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
+import { checkAgainst, echoedValue } from '../../shared/routes/path-parameters.ts';
 
 function badRequest(message: string): KubernetesStatusError {
   return new KubernetesStatusError(400, 'BadRequest', message);
@@ -37,19 +38,27 @@ export function objectForWrite(body: unknown, kind: PlatformKind, apiGroup: stri
     }
     metadata.namespace = url.namespace;
   }
+  // The name goes into paths the server builds (a Project's namespace, a VariableSet's Secret) before the cluster sees it.
+  if (metadata.name !== undefined) {
+    const problem = typeof metadata.name === 'string' ? checkAgainst(kind.nameSchema, metadata.name) : 'must be a string';
+    if (problem !== undefined) throw invalidField(kind, apiGroup, String(metadata.name), 'metadata.name', problem, String(metadata.name));
+  }
   if (url.name !== undefined && metadata.name !== url.name) {
     throw badRequest(`the name of the object (${String(metadata.name ?? '')}) does not match the name on the URL (${url.name})`);
   }
   for (const part of ['spec', 'status'] as const) {
-    if (body[part] !== undefined && !isJsonObject(body[part])) {
-      const name = String(metadata.name ?? '');
-      throw new KubernetesStatusError(422, 'Invalid', `${kind.kind}.${apiGroup} "${name}" is invalid: ${part}: Invalid value: must be an object`, {
-        name,
-        group: apiGroup,
-        kind: kind.kind,
-        causes: [{ reason: 'FieldValueInvalid', message: 'must be an object', field: part }],
-      });
-    }
+    if (body[part] !== undefined && !isJsonObject(body[part])) throw invalidField(kind, apiGroup, String(metadata.name ?? ''), part, 'must be an object');
   }
   return { ...body, metadata } as PlatformObject;
+}
+
+/** 422 `Invalid` for one field, worded as kube-apiserver words it. */
+function invalidField(kind: PlatformKind, apiGroup: string, name: string, field: string, detail: string, value?: string): KubernetesStatusError {
+  const shown = value === undefined ? '' : `${echoedValue(value)}: `;
+  return new KubernetesStatusError(422, 'Invalid', `${kind.kind}.${apiGroup} ${echoedValue(name)} is invalid: ${field}: Invalid value: ${shown}${detail}`, {
+    name,
+    group: apiGroup,
+    kind: kind.kind,
+    causes: [{ reason: 'FieldValueInvalid', message: detail, field }],
+  });
 }

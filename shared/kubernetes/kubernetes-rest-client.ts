@@ -41,10 +41,17 @@ export class KubernetesRestClient {
   async call(call: KubernetesCall): Promise<KubernetesAnswer> {
     const server = this.#kubeConfig.getCurrentCluster()?.server;
     if (!server) throw this.#unavailable(call, new Error('the KubeConfig names no cluster'));
-    const url = new URL(server.replace(/\/$/, '') + call.path);
-    if (call.query) url.search = call.query.toString();
+    assertNoDotSegments(call.path);
+    // Only the server's origin goes through URL: a path put through it would have its dot
+    // segments (`.`, `%2e`) resolved, turning a request for one object into one for its collection.
+    const url = new URL(server);
+    const query = call.query?.toString();
     const payload = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body));
     const options: RequestOptions = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port,
+      path: `${url.pathname.replace(/\/$/, '')}${call.path}${query ? `?${query}` : ''}`,
       method: call.method,
       headers: {
         accept: 'application/json',
@@ -59,7 +66,7 @@ export class KubernetesRestClient {
     }
     return new Promise<KubernetesAnswer>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const outgoing = send(url, options, (incoming) => {
+      const outgoing = send(options, (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
         incoming.on('error', (error) => reject(this.#unavailable(call, error)));
@@ -74,6 +81,16 @@ export class KubernetesRestClient {
   #unavailable(call: KubernetesCall, error: unknown) {
     this.#logger.error('Kubernetes API did not answer', { method: call.method, path: call.path, detail: error instanceof Error ? error.message : String(error) });
     return serviceUnavailable('the Kubernetes API cannot be reached; retry shortly', 'KubernetesUnavailable');
+  }
+}
+
+/**
+ * Paths are built from validated segments; this is the last line of defence: a segment that a
+ * client or proxy would resolve as `.` or `..` never leaves the server.
+ */
+function assertNoDotSegments(path: string): void {
+  for (const segment of path.split('/')) {
+    if (/^(\.|%2e){1,2}$/i.test(segment)) throw new Error(`refusing to send a Kubernetes path with a dot segment: ${JSON.stringify(path)}`);
   }
 }
 

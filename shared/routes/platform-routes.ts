@@ -68,6 +68,8 @@ export function resourceRoutes(apiGroup: string): RouteDefinition[] {
       summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.`,
       responseSchema: object,
       errorResponses: RESOURCE_ERRORS,
+      pathParameters: { name: kind.nameSchema },
+      statusErrors: true,
       ...extra,
     });
     return [

@@ -1,3 +1,4 @@
+import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema } from './path-parameters.ts';
 import { internalRoutes, resourceRoutes, runRoutes } from './platform-routes.ts';
 
 /**
@@ -37,6 +38,13 @@ export interface RouteDefinition {
   requestSchema?: Record<string, unknown>;
   /** Extra documented responses: status → description. */
   errorResponses?: Record<number, string>;
+  /**
+   * The schema of each `{parameter}` of the path; values that do not match are refused with 400
+   * before authorisation. Filled from PATH_PARAMETERS_BY_NAME for parameters a route does not name.
+   */
+  pathParameters?: Record<string, PathParameterSchema>;
+  /** Errors are answered as Kubernetes `Status` objects (the resource routes under `/apis/`). */
+  statusErrors?: boolean;
 }
 
 /** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. Specific routes come before catch-alls (first match wins). */
@@ -97,7 +105,28 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
     },
     { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).' },
   ];
-  return routes.map((route) => ({ ...route, errorResponses: { ...defaultErrors(route.auth), ...route.errorResponses } }));
+  return routes.map((route) => ({
+    ...route,
+    pathParameters: pathParameterSchemas(route),
+    errorResponses: withInvalidParameterAnswer(route, { ...defaultErrors(route.auth), ...route.errorResponses }),
+  }));
+}
+
+function withInvalidParameterAnswer(route: RouteDefinition, answers: Record<number, string>): Record<number, string> {
+  if (pathParameterNames(route.path).length === 0) return answers;
+  return { ...answers, 400: answers[400] ? `${answers[400]} Or: ${INVALID_PARAMETER}` : INVALID_PARAMETER };
+}
+
+const INVALID_PARAMETER = 'A path parameter is not a valid name (`InvalidPathParameter`; `BadRequest` on resource routes).';
+
+function pathParameterSchemas(route: RouteDefinition): Record<string, PathParameterSchema> {
+  const schemas: Record<string, PathParameterSchema> = {};
+  for (const name of pathParameterNames(route.path)) {
+    const schema = route.pathParameters?.[name] ?? PATH_PARAMETERS_BY_NAME[name];
+    if (!schema) throw new Error(`route ${route.operationId}: path parameter {${name}} has no schema`);
+    schemas[name] = schema;
+  }
+  return schemas;
 }
 
 function defaultErrors(auth: AuthMode): Record<number, string> {
