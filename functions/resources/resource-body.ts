@@ -1,3 +1,4 @@
+import { JsonDocumentError, parseJsonDocument } from '../../shared/json/json-document.ts';
 import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
@@ -13,9 +14,10 @@ export function parseJsonBody(request: HandlerRequest): unknown {
   const text = Buffer.from(request.body).toString('utf8');
   if (text.trim() === '') throw badRequest('the request body is empty; a JSON document is required');
   try {
-    return JSON.parse(text);
+    return parseJsonDocument(text);
   } catch (error) {
-    throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
+    if (error instanceof JsonDocumentError) throw new KubernetesStatusError(400, error.reason === 'MalformedJson' ? 'BadRequest' : error.reason, error.message);
+    throw error;
   }
 }
 

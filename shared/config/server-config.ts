@@ -2,6 +2,7 @@ import { ConfigError } from './config-error.ts';
 import { parseDurationSetting, parseHttpUrlSetting } from './setting-values.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
 import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
+import { LOG_LEVELS, isLogLevel, type LogLevel } from '../logging/logger.ts';
 
 /** Settings fixed for the life of the process (everything but the rotatable admin secret). */
 export interface ServerConfig {
@@ -24,6 +25,7 @@ export interface ServerConfig {
   runLogHeartbeatMs: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
+  logLevel: LogLevel;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -54,7 +56,15 @@ export function loadServerConfig(env: Environment): ServerConfig {
     bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
     runLogHeartbeatMs: parseDuration(env, 'RUN_LOG_HEARTBEAT_INTERVAL', 15_000),
     projectSecretsAccess: loadProjectSecretsAccess(env),
+    logLevel: parseLogLevel(env),
   };
+}
+
+function parseLogLevel(env: Environment): LogLevel {
+  const text = env.LOG_LEVEL?.trim();
+  if (text === undefined || text === '') return 'info';
+  if (!isLogLevel(text)) throw new ConfigError('LOG_LEVEL', `"${text}" is not one of ${LOG_LEVELS.join(', ')}`);
+  return text;
 }
 
 /** The admin settings of local development mode: admin enabled, password `admin`, key made at start. */

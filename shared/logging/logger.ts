@@ -1,7 +1,13 @@
 import { redactFields } from './redaction.ts';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Whether `value` names a log level. */
+export function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
 
 /** A structured logger writing one JSON object per line; every record passes through redaction. */
 export interface Logger {
@@ -40,7 +46,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
 }
 
-/** Reads LOG_LEVEL; an unknown value falls back to info. */
+/**
+ * The level of the logger that reports start-up itself: LOG_LEVEL when it names a level, else
+ * info. A bad value is then refused by the server configuration, through this logger.
+ */
 export function logLevelFromEnv(value: string | undefined): LogLevel {
-  return value !== undefined && value in LEVEL_ORDER ? (value as LogLevel) : 'info';
+  const text = value?.trim() ?? '';
+  return isLogLevel(text) ? text : 'info';
 }

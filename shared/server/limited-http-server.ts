@@ -1,15 +1,34 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ServerConfig } from '../config/server-config.ts';
 
 /**
  * A node:http server with the request limits every entry shares: the header size cap (431
- * beyond it, answered by node itself) and timeouts that stop slow clients holding sockets.
+ * beyond it) and timeouts that stop slow clients holding sockets. Requests node refuses before
+ * any handler runs get the same JSON error body as every other refusal.
  */
 export function createLimitedHttpServer(config: Pick<ServerConfig, 'maxHeaderBytes'>, listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const server = createServer({ maxHeaderSize: config.maxHeaderBytes, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, listener);
   // Streams (run logs) outlive requestTimeout's notion of a request; the socket timeout stays off.
   server.setTimeout(0);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, config.maxHeaderBytes));
   return server;
+}
+
+/** The answer to a request node could not parse: 431 for oversized headers, 408 for a slow one, else 400; always JSON. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHeaderBytes: number): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, text, payload] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', { error: `request headers exceed ${maxHeaderBytes} bytes`, reason: 'RequestHeaderFieldsTooLarge' }]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', { error: 'the request was not received in time', reason: 'RequestTimeout' }]
+        : [400, 'Bad Request', { error: 'the request could not be parsed as HTTP', reason: 'BadRequest' }];
+  const body = JSON.stringify(payload);
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** Starts listening and resolves with the bound port. */
