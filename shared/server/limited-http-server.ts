@@ -27,8 +27,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHead
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', { error: 'the request was not received in time', reason: 'RequestTimeout' }]
         : [400, 'Bad Request', { error: 'the request could not be parsed as HTTP', reason: 'BadRequest' }];
-  const body = JSON.stringify(payload);
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // An answer to HEAD has no body; the request line is all node parsed of it, if anything.
+  const isHead = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  const body = isHead ? '' : JSON.stringify(payload);
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(JSON.stringify(payload))}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** Starts listening and resolves with the bound port. */
