@@ -13,7 +13,7 @@ function collector(count: number) {
   const received: RunLogLine[] = [];
   let done: () => void;
   const complete = new Promise<void>((resolve) => (done = resolve));
-  const onLines = (lines: RunLogLine[]) => {
+  const onLines = (lines: readonly RunLogLine[]) => {
     received.push(...lines);
     if (received.length >= count) done();
   };
