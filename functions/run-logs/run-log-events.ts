@@ -73,7 +73,15 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
   try {
     if (options.signal?.aborted) return;
     session.onCredentialEnd(onCredentialEnd);
-    if (stopped) return;
+    if (!stopped) await follow();
+    yield `retry: ${RECONNECT_DELAY_MS}\n\n`;
+    // Also when the stream stopped while it was starting: its last event is queued.
+    yield* channel;
+  } finally {
+    stop();
+  }
+
+  async function follow(): Promise<void> {
     unsubscribe = await store.subscribeToLogLines({
       runId: run.id,
       afterSeq: lastSeq,
@@ -89,10 +97,6 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
       endIfComplete();
     });
     heartbeat = setInterval(() => channel.offer(': heartbeat\n\n'), options.heartbeatMs);
-    yield `retry: ${RECONNECT_DELAY_MS}\n\n`;
-    yield* channel;
-  } finally {
-    stop();
   }
 }
 

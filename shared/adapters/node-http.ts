@@ -102,11 +102,22 @@ async function writeStream(outgoing: ServerResponse, status: number, headers: Ap
   try {
     for await (const chunk of body) {
       if (outgoing.destroyed) break;
-      if (!outgoing.write(chunk)) await new Promise((resolve) => outgoing.once('drain', resolve).once('close', resolve));
+      if (!outgoing.write(chunk)) await writable(outgoing);
     }
   } finally {
     outgoing.end();
   }
+}
+
+/** Resolves when the response can take more (or is gone), leaving no listener behind. */
+function writable(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      outgoing.off('drain', done).off('close', done);
+      resolve();
+    };
+    outgoing.on('drain', done).on('close', done);
+  });
 }
 
 /** The request body, capped; synchronous when there is none (most requests), so no tick is spent. */
