@@ -1,6 +1,6 @@
 // Preloaded (`node --import`) into the run-logs process the bench measures: counts the database
 // queries that read log lines, for real, at the driver, and reports them with the process's
-// memory (after a full GC when --expose-gc is given) whenever the parent asks over IPC.
+// memory (after a full GC when asked for `memory` and run with --expose-gc) whenever the parent asks over IPC.
 import pg from 'pg';
 
 export interface ProbeReport {
@@ -21,9 +21,9 @@ pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unkn
 } as typeof pg.Client.prototype.query;
 
 process.channel?.unref();
+// `memory` collects garbage first (a full GC pauses the process, so the latency samples ask for `counts`).
 process.on('message', (message) => {
-  if (message !== 'probe') return;
-  (globalThis as { gc?: () => void }).gc?.();
+  if (message === 'memory') (globalThis as { gc?: () => void }).gc?.();
   const report: ProbeReport = { ...counts, memory: process.memoryUsage() };
   process.send?.(report);
 });
