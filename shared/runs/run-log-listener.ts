@@ -145,7 +145,8 @@ export class RunLogListener {
     try {
       for (;;) {
         if (subscriber.unsubscribed) return;
-        const lines = await this.#catchUpReads.run(() => this.#readLogLines(feed.runId, subscriber.position, pageSize));
+        // A subscriber that left while waiting for its turn costs no read.
+        const lines = await this.#catchUpReads.run(async () => (subscriber.unsubscribed ? [] : this.#readLogLines(feed.runId, subscriber.position, pageSize)));
         if (subscriber.unsubscribed) return;
         if (lines.length > 0) {
           subscriber.position = lines[lines.length - 1]!.seq;
