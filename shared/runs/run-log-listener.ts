@@ -214,7 +214,9 @@ export class RunLogListener {
       if (batch.length === 0) continue;
       subscriber.position = last.seq;
       try {
-        void Promise.resolve(subscriber.subscription.onLines(batch, true)).catch((error: unknown) => subscriber.subscription.onError?.(error));
+        // Live deliveries are synchronous for a well-behaved subscriber: no promise per subscriber then.
+        const delivered = subscriber.subscription.onLines(batch, true);
+        if (delivered) delivered.catch((error: unknown) => subscriber.subscription.onError?.(error));
       } catch (error) {
         subscriber.subscription.onError?.(error);
       }
