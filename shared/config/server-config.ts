@@ -23,6 +23,10 @@ export interface ServerConfig {
   bridgeUpstreamUrl: string | undefined;
   /** How long a run-log stream may stay silent before it sends a heartbeat comment, in milliseconds. */
   runLogHeartbeatMs: number;
+  /** How many run-log streams one principal may have open at once in this process. */
+  runLogMaxStreamsPerPrincipal: number;
+  /** How many bytes of events may wait for a slow run-log client before it is told to resume. */
+  runLogSendBufferBytes: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
   logLevel: LogLevel;
@@ -55,6 +59,8 @@ export function loadServerConfig(env: Environment): ServerConfig {
     databaseUrl: env.DATABASE_URL?.trim() || undefined,
     bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
     runLogHeartbeatMs: parseDuration(env, 'RUN_LOG_HEARTBEAT_INTERVAL', 15_000),
+    runLogMaxStreamsPerPrincipal: parseInteger(env, 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', 100, 1, 1_000_000),
+    runLogSendBufferBytes: parseInteger(env, 'RUN_LOG_SEND_BUFFER_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
     projectSecretsAccess: loadProjectSecretsAccess(env),
     logLevel: parseLogLevel(env),
   };

@@ -99,9 +99,13 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
       target: 'run-logs',
       auth: 'bearer-or-query',
       operationId: 'streamRunLogs',
-      summary: 'Stream a run\'s log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run\'s Workspace).',
+      summary: 'Stream a run\'s log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run\'s Workspace).',
       responseMediaType: 'text/event-stream',
-      errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', 503: 'The database is unavailable; retry after `Retry-After`.' },
+      errorResponses: {
+        404: 'No such run in this Project (`RunNotFound`).',
+        429: 'The principal already has RUN_LOG_MAX_STREAMS_PER_PRINCIPAL streams open (`TooManyStreams`); retry after `Retry-After`.',
+        503: 'The database is unavailable; retry after `Retry-After`.',
+      },
     },
     { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).' },
   ];

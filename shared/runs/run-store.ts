@@ -5,8 +5,8 @@ import { FINAL_PHASES, LEGAL_PREVIOUS_PHASES } from './run.ts';
 import type { NewRun, PrincipalType, Run, RunLogLine, RunPhase, RunType } from './run.ts';
 import { InvalidPhaseTransitionError, RunNotFoundError } from './run-errors.ts';
 import { isUuid, newRunId } from './run-id.ts';
-import { RunLogListener } from './run-log-listener.ts';
-import type { LogLineSubscription } from './run-log-listener.ts';
+import { DEFAULT_LISTENER_LIMITS, RunLogListener } from './run-log-listener.ts';
+import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listener.ts';
 import { validateNewRun } from './validate-new-run.ts';
 
 /** Which runs to list, and from where. */
@@ -27,6 +27,13 @@ export interface RunPage {
 }
 
 export const MAX_LIST_LIMIT = 500;
+
+/** Where a run and its log stand: `lastSeq` is the seq of its last log line (0 for none). */
+export interface RunLogProgress {
+  phase: RunPhase;
+  message: string;
+  lastSeq: number;
+}
 
 /** The phases the controller's work queue can be listed by. */
 export type UnfinishedPhase = Extract<RunPhase, 'Pending' | 'Running'>;
@@ -58,10 +65,12 @@ export class RunStore {
   readonly #pool: pg.Pool;
   readonly #logListener: RunLogListener;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS) {
     this.#pool = pool;
-    this.#logListener = new RunLogListener(pool.options, (runId, afterSeq, limit) =>
-      this.readLogLines(runId, afterSeq, limit),
+    this.#logListener = new RunLogListener(
+      pool.options,
+      (runId, afterSeq, limit) => this.readLogLines(runId, afterSeq, limit),
+      listenerLimits,
     );
   }
 
@@ -186,6 +195,22 @@ export class RunStore {
       [runId, afterSeq, Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_LOG_READ_LIMIT)],
     );
     return rows.map(toLogLine);
+  }
+
+  /** Run `id`'s phase and message with the seq of its last log line; throws `RunNotFoundError` when there is none. */
+  async getLogProgress(id: string): Promise<RunLogProgress> {
+    if (!isUuid(id)) throw new RunNotFoundError(id);
+    const { rows } = await this.#query<{ phase: RunPhase; message: string; last_log_seq: string }>(
+      'SELECT phase, message, last_log_seq FROM runs WHERE id = $1',
+      [id],
+    );
+    if (!rows[0]) throw new RunNotFoundError(id);
+    return { phase: rows[0].phase, message: rows[0].message, lastSeq: Number(rows[0].last_log_seq) };
+  }
+
+  /** Makes sure this process's subscribers of run `runId` get every line up to `lastSeq` (the last of an ended run). */
+  expectLogLinesThrough(runId: string, lastSeq: number): void {
+    this.#logListener.expectLinesThrough(runId, lastSeq);
   }
 
   /**

@@ -43,6 +43,8 @@ export interface Platform {
   /** The cluster as its administrator sees it, to check what was (not) written. */
   clusterAdmin: ClusterObjects;
   tokens: { admin: string; oidcUser: string; serviceAccount: string; controller: string };
+  /** The OpenID Provider, e.g. to log in again with a shorter ID token lifetime. */
+  oidcProvider: TestOidcProvider;
 }
 
 /**
@@ -82,6 +84,7 @@ export function usePlatform(serverEnv: Record<string, string> = {}): () => Platf
       database,
       cluster,
       clusterAdmin,
+      oidcProvider: provider,
       tokens: {
         admin,
         oidcUser: await provider.login(OIDC_USER.sub),

@@ -63,14 +63,17 @@ export function spawnFunctionProcess(env: Record<string, string>): Promise<Funct
   return spawnNodeProcess('knative/server.ts', env, '/healthz');
 }
 
-/** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string): Promise<FunctionProcess> {
+/**
+ * Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx.
+ * `nodeArgs` go before the script (e.g. `--import` of a probe); the child always has an IPC channel.
+ */
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, nodeArgs: string[] = []): Promise<FunctionProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
