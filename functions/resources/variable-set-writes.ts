@@ -84,9 +84,9 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
   };
 
   return {
-    async create(location, object) {
+    async create(location, object, options) {
       const { object: stored, values } = moveSensitiveValues(object, object.metadata.name ?? '');
-      const answer = await plain.create(location, stored);
+      const answer = await plain.create(location, stored, options);
       try {
         return await written(answer, values);
       } catch (error) {
@@ -95,16 +95,20 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
         throw error;
       }
     },
-    async replace(location, object) {
+    async replace(location, object, options) {
       const { object: stored, values } = moveSensitiveValues(object, location.name!);
-      return written(await plain.replace(location, stored), values);
+      return written(await plain.replace(location, stored, options), values);
     },
-    async patch(location, patch, contentType) {
+    async patch(location, patch, contentType, options) {
       const { patch: stored, values } = patchWithoutSensitiveValues(patch, contentType, location);
-      return written(await plain.patch(location, stored, contentType), values);
+      return written(await plain.patch(location, stored, contentType, options), values);
     },
-    async delete(location, options) {
-      const answer = await plain.delete(location, options);
+    async apply(location, configuration, options) {
+      const { object: stored, values } = moveSensitiveValues(configuration, location.name!);
+      return written(await plain.apply(location, stored, options), values);
+    },
+    async delete(location, options, query) {
+      const answer = await plain.delete(location, options, query);
       await objects.deleteIfPresent(secretPath(location.namespace, sensitiveValuesSecretName(location.name!)));
       return { status: answer.status, body: present(answer.body) };
     },

@@ -1,3 +1,4 @@
+import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import { internalRoutes, resourceRoutes, runRoutes } from './platform-routes.ts';
 
 /**
@@ -74,6 +75,7 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
     },
     { method: 'GET', path: '/openapi.json', target: 'public-config', auth: 'none', operationId: 'getOpenApiDocument', summary: 'This OpenAPI 3.1 document.', responseSchema: { type: 'object' } },
     { method: 'GET', path: '/docs', target: 'public-config', auth: 'none', operationId: 'getApiReference', summary: 'A readable API reference page generated from the OpenAPI document.', responseMediaType: 'text/html' },
+    ...kubernetesApiRoutes(apiGroup),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
     ...internalRoutes(),

@@ -1,12 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { ServerConfig } from '../config/server-config.ts';
+import type { ServerTls } from '../tls/server-tls.ts';
 
 /**
- * A node:http server with the request limits every entry shares: the header size cap (431
- * beyond it, answered by node itself) and timeouts that stop slow clients holding sockets.
+ * A node:http server (node:https with `tls`) with the request limits every entry shares: the header
+ * size cap (431 beyond it, answered by node itself) and timeouts that stop slow clients holding sockets.
  */
-export function createLimitedHttpServer(config: Pick<ServerConfig, 'maxHeaderBytes'>, listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const server = createServer({ maxHeaderSize: config.maxHeaderBytes, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, listener);
+export function createLimitedHttpServer(config: Pick<ServerConfig, 'maxHeaderBytes'>, listener: (req: IncomingMessage, res: ServerResponse) => void, tls?: ServerTls): Server {
+  const limits = { maxHeaderSize: config.maxHeaderBytes, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 };
+  const server = tls ? createHttpsServer({ ...limits, cert: tls.cert, key: tls.key }, listener) : createServer(limits, listener);
   // Streams (run logs) outlive requestTimeout's notion of a request; the socket timeout stays off.
   server.setTimeout(0);
   return server;
