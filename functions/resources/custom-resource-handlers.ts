@@ -102,12 +102,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     },
     async patch(request, location) {
       const type = patchType(request);
-      const options = writeOptions(request.query, type === APPLY_PATCH ? 'apply' : 'patch');
-      if (type === APPLY_PATCH) {
-        const configuration = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-        const { status, body } = await writesFor(options).apply(location, configuration, options);
-        return objectAnswer(request, status, body);
-      }
+      const options = writeOptions(request.query, 'patch');
       const { status, body } = await writesFor(options).patch(location, parseRequestBody(request), type, options);
       return objectAnswer(request, status, body);
     },
@@ -134,26 +129,18 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   };
 
   /**
-   * The verb is the operation's, except a list with `?watch` (`watch`). Server-side apply is a `patch`,
-   * and also a `create` when the object does not exist; when it exists and `create` was not checked,
-   * its resourceVersion goes with the apply, so the cluster cannot create it in between.
+   * Server-side apply, authorised as `patch` (before this runs), and also as `create` when the object does
+   * not exist. When it exists and `create` was not checked, its resourceVersion goes with the apply as a
+   * precondition, so the cluster cannot create it in between: what is sent is what was authorised.
    */
-  const authorizeRequest = async (request: HandlerRequest, operation: ResourceOperation, location: ObjectLocation): Promise<void> => {
-    const verb = operation === 'list' && isWatch(request.query) ? 'watch' : RESOURCE_OPERATIONS[operation];
-    await authorize(request, verb, location);
-  };
-
-  const applyGuard = async (request: HandlerRequest, location: ObjectLocation): Promise<HandlerRequest> => {
+  const apply: Operation = async (request, location) => {
+    const options = writeOptions(request.query, 'apply');
+    const configuration = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
     const existing = await objects.find<PlatformObject>(objects.platformPath(kind, location));
-    if (!existing) {
-      await authorize(request, 'create', location);
-      return request;
-    }
-    const configuration = parseRequestBody(request);
-    if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration)) return request;
-    const metadata = ((configuration as PlatformObject).metadata ??= {});
-    metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    return { ...request, headers: { ...request.headers, 'content-type': APPLY_PATCH }, body: Buffer.from(JSON.stringify(configuration)) };
+    if (!existing) await authorize(request, 'create', location);
+    else configuration.metadata.resourceVersion ??= existing.metadata.resourceVersion;
+    const { status, body } = await writesFor(options).apply(location, configuration, options);
+    return objectAnswer(request, status, body);
   };
 
   const handler = (operation: ResourceOperation, allNamespaces = false): RouteHandler => async (request) => {
@@ -162,10 +149,11 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       ...(request.params.name !== undefined ? { name: request.params.name } : {}),
       ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
     };
+    // The verb is the operation's, except a list with `?watch` (`watch`); server-side apply is a `patch`.
+    const verb = operation === 'list' && isWatch(request.query) ? 'watch' : RESOURCE_OPERATIONS[operation];
     try {
-      await authorizeRequest(request, operation, location);
-      const guarded = operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? await applyGuard(request, location) : request;
-      return await operations[operation](guarded, location);
+      await authorize(request, verb, location);
+      return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(request, location);
     } catch (error) {
       throw asKubernetesStatus(error);
     }

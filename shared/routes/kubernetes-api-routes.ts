@@ -18,7 +18,7 @@ export function kubernetesApiRoutes(apiGroup: string): RouteDefinition[] {
     ...extra,
   });
   return [
-    route('/version', 'getKubernetesVersion', 'The Kubernetes version whose API conventions the server follows (`kubectl version`).', { auth: 'none' }),
+    route('/version', 'getKubernetesVersion', 'The Kubernetes version whose API conventions the server follows (`kubectl version`).', { summary: 'The Kubernetes version whose API conventions the server follows (`kubectl version`). Any authenticated caller.' }),
     route('/api', 'getCoreApiVersions', `Core group discovery (\`APIVersions\`, or aggregated \`APIGroupDiscoveryList\` when Accept asks for \`as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=v2\`): only \`namespaces\` (get). ${DISCOVERY}`),
     route('/api/v1', 'getCoreApiResources', `The core group's \`APIResourceList\`: only \`namespaces\` (get). ${DISCOVERY}`),
     route('/api/v1/namespaces/{namespace}', 'getProjectNamespace', 'A namespace that is a Project\'s (kubectl reads it to word a NotFound). Authorised as `get` on `namespaces` with its name; other namespaces answer 404.', {
