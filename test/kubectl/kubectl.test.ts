@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiException, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
 import { API, GROUP, OTHER_PROJECT, TEAM_PROJECT, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
@@ -185,5 +186,43 @@ describe('An OIDC user is authorised per request as their ServiceAccount\'s Role
     const watching = await alice.result(['get', 'ws', '-n', OTHER_PROJECT, '-w', '--request-timeout=20s']);
     expect(watching.code).not.toBe(0);
     expect(watching.stderr).toContain('Error from server (Forbidden)');
+  });
+});
+
+describe('@kubernetes/client-node pointed at the server lists, watches and creates', () => {
+  const clientConfig = (token: string): KubeConfig => {
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: 'platform', server: platform().gateway.url, caData: Buffer.from(platform().caCertificate!).toString('base64'), skipTLSVerify: false }],
+      users: [{ name: 'alice', token }],
+      contexts: [{ name: 'platform', cluster: 'platform', user: 'alice' }],
+      currentContext: 'platform',
+    });
+    return config;
+  };
+  const coordinates = { group: GROUP, version: 'v1alpha1', namespace: TEAM_PROJECT, plural: 'workspaces' };
+
+  it('creates a Workspace that a running watch reports, and lists it', async () => {
+    const config = clientConfig(platform().tokens.oidcUser);
+    const api = config.makeApiClient(CustomObjectsApi);
+    const seen: { type: string; name: string }[] = [];
+    const ended = new Promise<unknown>((resolve) => {
+      void new Watch(config)
+        .watch(`${API}/namespaces/${TEAM_PROJECT}/workspaces`, {}, (type, object: { metadata: { name: string } }) => seen.push({ type, name: object.metadata.name }), resolve)
+        .then((request) => eventually(() => seen.some((event) => event.name === 'from-client-node'), () => JSON.stringify(seen)).finally(() => request.abort()));
+    });
+    await api.createNamespacedCustomObject({ ...coordinates, body: workspace('from-client-node', TEAM_PROJECT) });
+    await ended;
+    expect(seen).toContainEqual({ type: 'ADDED', name: 'from-client-node' });
+    const list = (await api.listNamespacedCustomObject(coordinates)) as { items: { metadata: { name: string } }[] };
+    expect(list.items.map((item) => item.metadata.name)).toContain('from-client-node');
+  });
+
+  it('is refused with the Forbidden Status where the Role does not reach', async () => {
+    const api = clientConfig(platform().tokens.oidcUser).makeApiClient(CustomObjectsApi);
+    const refused = await api.createNamespacedCustomObject({ ...coordinates, namespace: OTHER_PROJECT, body: workspace('refused', OTHER_PROJECT) }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiException);
+    expect((refused as ApiException<unknown>).code).toBe(403);
+    expect(await stored(OTHER_PROJECT, 'refused')).toBeUndefined();
   });
 });
