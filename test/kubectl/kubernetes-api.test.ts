@@ -1,7 +1,12 @@
 // Issue 13 at the HTTP level: what kubectl and client libraries send, each rule checked on the wire,
 // authorised per request as the REST routes are, with what reaches the cluster checked through its administrator.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stringify as toYaml } from 'yaml';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { OIDC_CLIENTS } from '../support/oidc-provider.ts';
+import { platformKubeconfig } from './kubectl-cli.ts';
 import { API, GROUP, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
 
 const platform = usePlatform();
@@ -187,5 +192,38 @@ describe('Server-side apply goes through the kind\'s writes: a VariableSet\'s se
     expect(await inCluster('/api/v1/namespaces/applied-project')).toBeUndefined();
     await send(platform().gateway.url, platform().tokens.admin, 'PATCH', path, JSON.stringify(project), 'application/apply-patch+yaml').then(expectStatus(200));
     expect(await inCluster('/api/v1/namespaces/applied-project')).toBeDefined();
+  });
+});
+
+describe('platform-api kubeconfig writes a context for kubectl users', () => {
+  it('writes kubelogin\'s exec-credential entry with the server\'s public OIDC settings', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'kubeconfig-cli-'));
+    try {
+      const file = join(home, 'config');
+      const result = await platformKubeconfig(['--server', platform().gateway.url, '--kubeconfig', file, '--exec-kubelogin', '--namespace', TEAM_PROJECT], { home });
+      expect(result.code, result.stderr).toBe(0);
+      const config = parseYaml(await readFile(file, 'utf8'));
+      const context = config.contexts.find((entry: any) => entry.name === config['current-context']).context;
+      expect(context.namespace).toBe(TEAM_PROJECT);
+      const user = config.users.find((entry: any) => entry.name === context.user).user;
+      expect(user.exec.command).toBe('kubectl');
+      expect(user.exec.args).toEqual(['oidc-login', 'get-token', `--oidc-issuer-url=${platform().oidcIssuer}`, `--oidc-client-id=${OIDC_CLIENTS.web}`, '--oidc-extra-scope=profile', '--oidc-extra-scope=email', '--oidc-extra-scope=groups']);
+      expect(config.clusters[0].cluster.server).toBe(platform().gateway.url);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('writes nothing when the admin password is wrong', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'kubeconfig-cli-'));
+    try {
+      const file = join(home, 'config');
+      const result = await platformKubeconfig(['--server', platform().gateway.url, '--kubeconfig', file], { home, input: 'not-the-password\n' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('403');
+      await expect(readFile(file)).rejects.toThrow();
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

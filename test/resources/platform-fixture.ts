@@ -45,6 +45,7 @@ export interface Platform {
   gateway: RunningServer;
   /** PEM of the gateway's serving certificate, when it serves HTTPS (`usePlatform(env, { tls: true })`). */
   caCertificate?: string;
+  oidcIssuer: string;
   /** Logs the OIDC user in again; `ttlSeconds` sets the new ID token's lifetime. */
   oidcLogin(ttlSeconds?: number): Promise<string>;
   database: TestDatabase;
@@ -98,6 +99,7 @@ export function usePlatform(serverEnv: Record<string, string> = {}, options: { t
     platform = {
       gateway,
       ...(caCertificate ? { caCertificate } : {}),
+      oidcIssuer: oidcProvider.issuer,
       async oidcLogin(ttlSeconds = 3600) {
         const previous = oidcProvider.idTokenTtlSeconds;
         oidcProvider.idTokenTtlSeconds = ttlSeconds;
