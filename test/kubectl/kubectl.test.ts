@@ -66,6 +66,11 @@ describe('Discovery: kubectl finds the platform\'s kinds, and only those', () =>
     expect(lines.map((line) => line[0])).not.toContain('pods');
   });
 
+  it('reports the server version', async () => {
+    const version = JSON.parse(await admin.ok(['version', '-o', 'json'])) as { serverVersion: { major: string; minor: string } };
+    expect(version.serverVersion).toMatchObject({ major: '1', minor: '33' });
+  });
+
   it('resolves the category of the platform\'s kinds', async () => {
     const names = (await admin.ok(['get', 'platform', '-n', TEAM_PROJECT, '-o', 'name'])).trim().split('\n');
     expect(names.length).toBeGreaterThan(0);

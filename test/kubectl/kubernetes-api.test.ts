@@ -4,6 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { OIDC_CLIENTS } from '../support/oidc-provider.ts';
 import { platformKubeconfig } from './kubectl-cli.ts';
@@ -225,5 +227,34 @@ describe('platform-api kubeconfig writes a context for kubectl users', () => {
     } finally {
       await rm(home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Server-side apply is authorised as patch, and as create when the object does not exist', () => {
+  it('lets a caller who may patch but not create change an existing Workspace, and creates nothing for it', async () => {
+    const { cluster, gateway, tokens } = platform();
+    await cluster.createServiceAccount('patch-only');
+    const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+    await rbac.createNamespacedRole({ namespace: TEAM_PROJECT, body: { metadata: { name: 'patch-only' }, rules: [{ apiGroups: [GROUP], resources: ['workspaces'], verbs: ['get', 'patch'] }] } });
+    await rbac.createNamespacedRoleBinding({
+      namespace: TEAM_PROJECT,
+      body: { metadata: { name: 'patch-only' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'patch-only' }, subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: 'patch-only' }] },
+    });
+    const token = await cluster.mintToken('patch-only');
+    const applyAs = (name: string, version: string) => {
+      const object = workspaceObject(name) as { spec: { tool: { version: string } } };
+      object.spec.tool.version = version;
+      return send(gateway.url, token, 'PATCH', `${workspaces}/${name}?fieldManager=patcher`, JSON.stringify(object), 'application/apply-patch+yaml');
+    };
+
+    const refused = await applyAs('not-yet-there', '1.8.2').then(expectStatus(403));
+    expect(refused).toMatchObject({ kind: 'Status', reason: 'Forbidden' });
+    expect(refused.message).toContain('create');
+    expect(await inCluster(`${workspaces}/not-yet-there`)).toBeUndefined();
+
+    await send(gateway.url, tokens.admin, 'POST', workspaces, workspaceObject('patchable')).then(expectStatus(201));
+    const applied = await applyAs('patchable', '1.9.1').then(expectStatus(200));
+    expect(applied.spec.tool.version).toBe('1.9.1');
+    expect((await inCluster(`${workspaces}/patchable`))?.metadata.managedFields.map((entry: any) => entry.manager)).toEqual(['patcher']);
   });
 });
