@@ -90,7 +90,7 @@ function valueAtJsonPath(object: unknown, jsonPath: string): unknown {
   return node;
 }
 
-/** Elapsed time as kubectl prints ages: `45s`, `3m12s`, `14m`, `5h3m`, `20h`, `3d4h`, `40d`, `2y10d`. */
+/** Elapsed time as Kubernetes prints ages (apimachinery's HumanDuration): `45s`, `3m12s`, `14m`, `5h3m`, `20h`, `3d4h`, `40d`, `2y10d`, `9y`. */
 export function humanDuration(milliseconds: number): string {
   const seconds = Math.max(0, Math.floor(milliseconds / 1000));
   const minutes = Math.floor(seconds / 60);
@@ -104,5 +104,6 @@ export function humanDuration(milliseconds: number): string {
   if (hours < 48) return `${hours}h`;
   if (days < 8) return withPart(`${days}d`, hours % 24, 'h');
   if (days < 365 * 2) return `${days}d`;
-  return withPart(`${Math.floor(days / 365)}y`, days % 365, 'd');
+  if (days < 365 * 8) return withPart(`${Math.floor(days / 365)}y`, days % 365, 'd');
+  return `${Math.floor(days / 365)}y`;
 }
