@@ -1,4 +1,4 @@
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createAppContext, type AppContextOptions } from '../shared/app/app-context.ts';
 import { createNodeRequestListener } from '../shared/adapters/node-http.ts';
@@ -12,12 +12,27 @@ import type { Environment } from '../shared/config/server-config.ts';
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
 import { seedLocalExample } from './resources/local-example.ts';
+import { localDevelopmentTls, tlsFromSettings, type ServerTls } from '../shared/tls/server-tls.ts';
+import { ConfigError } from '../shared/config/config-error.ts';
+
+/** Where `npm start` keeps what it makes for itself (`.data/tls/` with LOCAL_HTTPS=true). */
+const LOCAL_DATA_DIR = fileURLToPath(new URL('../.data', import.meta.url));
+
+/** TLS_CERT_FILE/TLS_KEY_FILE when given; else, with LOCAL_HTTPS=true, a certificate made under `.data/`. */
+async function gatewayTls(env: Environment): Promise<ServerTls | undefined> {
+  const given = await tlsFromSettings(env);
+  const local = env.LOCAL_HTTPS?.trim() ?? '';
+  if (!['', 'true', 'false'].includes(local)) throw new ConfigError('LOCAL_HTTPS', `"${local}" is not true or false`);
+  if (given || local !== 'true') return given;
+  return localDevelopmentTls(LOCAL_DATA_DIR);
+}
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
  * the production gateway does (the same rules the chart's HTTPRoute is rendered from).
  */
 export async function startLocalGateway(env: Environment, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
+  const tls = await gatewayTls(env);
   const context = await createAppContext(env, options);
   if (context.kubernetes.builtInEmulator) await seedLocalExample(context);
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
@@ -29,9 +44,13 @@ export async function startLocalGateway(env: Environment, options: AppContextOpt
     const target = resolveGatewayTarget(rules, path);
     if (target === 'bridge') bridge(req, res);
     else listeners.get(target)!(req, res);
-  });
+  }, tls);
   const running = await serveWithContext(server, context, options.host, 10_000);
-  context.logger.info('local gateway listening', { url: `http://localhost:${running.port}`, functions: FUNCTION_NAMES });
+  context.logger.info('local gateway listening', {
+    url: `${tls ? 'https' : 'http'}://localhost:${running.port}`,
+    functions: FUNCTION_NAMES,
+    ...(tls ? { tlsCertificateSha256: tls.fingerprint } : {}),
+  });
   return running;
 }
 

@@ -6,6 +6,7 @@ import type { Environment } from '../shared/config/server-config.ts';
 import { createFunctionHandler, isFunctionName } from '../functions/function-registry.ts';
 import { ConfigError } from '../shared/config/config-error.ts';
 import { FUNCTION_NAMES } from '../shared/routes/route-table.ts';
+import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 
 /**
  * The Knative container: one function (FUNCTION_TARGET) on a lean node:http server listening on
@@ -17,10 +18,11 @@ export async function startFunctionServer(env: Environment, options: AppContextO
   if (!isFunctionName(target)) {
     throw new ConfigError('FUNCTION_TARGET', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
   }
+  const tls = await tlsFromSettings(env);
   const context = await createAppContext(env, options);
   const handler = createFunctionHandler(target, context);
-  const server = createLimitedHttpServer(context.config, createNodeRequestListener(handler, context.config));
+  const server = createLimitedHttpServer(context.config, createNodeRequestListener(handler, context.config), tls);
   const running = await serveWithContext(server, context, options.host, 25_000);
-  context.logger.info('function listening', { function: target, service: env.K_SERVICE, revision: env.K_REVISION, port: running.port });
+  context.logger.info('function listening', { function: target, service: env.K_SERVICE, revision: env.K_REVISION, port: running.port, tls: tls !== undefined });
   return running;
 }

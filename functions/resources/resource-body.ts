@@ -1,4 +1,5 @@
-import { JsonDocumentError, parseJsonDocument } from '../../shared/json/json-document.ts';
+import { JsonDocumentError, assertNestingWithinLimit, parseJsonDocument } from '../../shared/json/json-document.ts';
+import { parse as parseYaml } from 'yaml';
 import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
@@ -9,16 +10,42 @@ function badRequest(message: string): KubernetesStatusError {
   return new KubernetesStatusError(400, 'BadRequest', message);
 }
 
-/** The request body as JSON; a 400 `Status` when it is empty or not JSON. */
-export function parseJsonBody(request: HandlerRequest): unknown {
+// YAML bodies: `application/yaml` for objects, and server-side apply's configuration.
+const YAML_TYPES = new Set(['application/yaml', 'application/apply-patch+yaml']);
+
+/** The media type of the request body, lower case, without parameters. */
+export function bodyMediaType(request: HandlerRequest): string {
+  return (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
+/** The request body as JSON, or as YAML when the Content-Type says so; a 400 `Status` when it is empty or malformed. */
+export function parseRequestBody(request: HandlerRequest): unknown {
   const text = Buffer.from(request.body).toString('utf8');
-  if (text.trim() === '') throw badRequest('the request body is empty; a JSON document is required');
+  if (text.trim() === '') throw badRequest('the request body is empty; a JSON or YAML document is required');
+  if (YAML_TYPES.has(bodyMediaType(request))) return parseYamlBody(text);
   try {
     return parseJsonDocument(text);
   } catch (error) {
     if (error instanceof JsonDocumentError) throw new KubernetesStatusError(400, error.reason === 'MalformedJson' ? 'BadRequest' : error.reason, error.message);
     throw error;
   }
+}
+
+// One document only, no custom tags, and aliases bounded: a YAML bomb is refused, not expanded.
+function parseYamlBody(text: string): unknown {
+  let document: unknown;
+  try {
+    document = parseYaml(text, { maxAliasCount: 100, customTags: [], uniqueKeys: true });
+  } catch (error) {
+    throw badRequest(`the request body is not valid YAML: ${(error as Error).message.split('\n', 1)[0]}`);
+  }
+  try {
+    assertNestingWithinLimit(document);
+  } catch (error) {
+    if (error instanceof JsonDocumentError) throw new KubernetesStatusError(400, error.reason, error.message);
+    throw error;
+  }
+  return document;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { FunctionDefinition, HandlerRequest } from '../../shared/runtime/fu
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import { customResourceHandlers } from './custom-resource-handlers.ts';
+import { kubernetesApiHandlers } from './kubernetes-api-handlers.ts';
 import { projectWrites } from './project-writes.ts';
 import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
@@ -20,6 +21,7 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
     {},
     ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind) })),
     runHandlers(context, objects),
+    kubernetesApiHandlers(objects, context.authorizer),
     { whoAmI: (request: HandlerRequest) => jsonResponse(200, { type: request.principal!.type, name: runPrincipal(request.principal!).principal }) },
   );
   return { name: 'resources', handlers, readiness: () => context.runs.checkReady() };

@@ -95,9 +95,9 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
   };
 
   return {
-    async create(location, object) {
+    async create(location, object, options) {
       const { object: stored, values } = guardedObject(object, object.metadata.name ?? '');
-      const answer = await plain.create(location, stored);
+      const answer = await plain.create(location, stored, options);
       try {
         return await written(answer, values);
       } catch (error) {
@@ -106,11 +106,11 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
         throw error;
       }
     },
-    async replace(location, object) {
+    async replace(location, object, options) {
       const { object: stored, values } = guardedObject(object, location.name!);
-      return written(await plain.replace(location, stored), values);
+      return written(await plain.replace(location, stored, options), values);
     },
-    async patch(location, patch, contentType) {
+    async patch(location, patch, contentType, options) {
       for (let attempt = 1; ; attempt++) {
         const { body: current } = await objects.send<PlatformObject>({ method: 'GET', path: objects.platformPath(VARIABLE_SET, location) });
         // The patch sees the object as the caller does: a value someone stored in clear beside
@@ -120,7 +120,7 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
         const result = objectForWrite(patchedObject(visible, patch, contentType, location.name!), VARIABLE_SET, objects.apiGroup, location);
         const { object: stored, values } = guardedObject(result, location.name!);
         try {
-          return await written(await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH), { ...storedInClear, ...values });
+          return await written(await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH, options), { ...storedInClear, ...values });
         } catch (error) {
           // Someone wrote in between: recompute on the new object, unless the caller pinned a resourceVersion of their own.
           const pinnedByCaller = stored.metadata.resourceVersion !== current.metadata.resourceVersion;
@@ -128,8 +128,12 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
         }
       }
     },
-    async delete(location, options) {
-      const answer = await plain.delete(location, options);
+    async apply(location, configuration, options) {
+      const { object: stored, values } = guardedObject(configuration, location.name!);
+      return written(await plain.apply(location, stored, options), values);
+    },
+    async delete(location, options, query) {
+      const answer = await plain.delete(location, options, query);
       await objects.deleteIfPresent(secretPath(location.namespace, sensitiveValuesSecretName(location.name!)));
       return { status: answer.status, body: present(answer.body) };
     },

@@ -28,6 +28,18 @@ export function parseJsonDocument(text: string): unknown {
   }
 }
 
+/** Throws JsonNestingTooDeep when a parsed value (a YAML document, say) nests deeper than MAX_JSON_DEPTH. */
+export function assertNestingWithinLimit(value: unknown): void {
+  // An explicit stack: the value may be exactly what would exhaust the call stack.
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > MAX_JSON_DEPTH) throw new JsonDocumentError('JsonNestingTooDeep', `the document nests deeper than ${MAX_JSON_DEPTH} levels`);
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+}
+
 // One pass over the text, counting brackets outside strings: the depth is known before anything recurses.
 function nestingDepth(text: string): number {
   let depth = 0;

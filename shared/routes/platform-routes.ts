@@ -9,7 +9,7 @@ import {
 } from '../resources/platform-kinds.ts';
 import type { RouteDefinition } from './route-table.ts';
 
-const SELECTORS = 'Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions).';
+const SELECTORS = 'Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster\'s watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller\'s token expires. `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).';
 const RESOURCE_ERRORS = {
   400: 'Malformed JSON, or a body of another kind or name (a Kubernetes `Status`).',
   404: 'No such object (the cluster\'s `Status`).',
@@ -47,7 +47,7 @@ function listSchema(apiGroup: string, kind: PlatformKind): Record<string, unknow
 }
 
 const PATCH_SCHEMA = {
-  description: 'A JSON merge patch (`Content-Type: application/merge-patch+json`) or a JSON patch (`application/json-patch+json`).',
+  description: 'A JSON merge patch (`Content-Type: application/merge-patch+json`), a JSON patch (`application/json-patch+json`), or a server-side apply configuration (`application/apply-patch+yaml`, with `fieldManager` and optionally `force`).',
   type: ['object', 'array'],
 };
 

@@ -1,4 +1,5 @@
 import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema } from './path-parameters.ts';
+import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import { internalRoutes, resourceRoutes, runRoutes } from './platform-routes.ts';
 
 /**
@@ -82,6 +83,7 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
     },
     { method: 'GET', path: '/openapi.json', target: 'public-config', auth: 'none', operationId: 'getOpenApiDocument', summary: 'This OpenAPI 3.1 document.', responseSchema: { type: 'object' } },
     { method: 'GET', path: '/docs', target: 'public-config', auth: 'none', operationId: 'getApiReference', summary: 'A readable API reference page generated from the OpenAPI document.', responseMediaType: 'text/html' },
+    ...kubernetesApiRoutes(apiGroup),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
     ...internalRoutes(),

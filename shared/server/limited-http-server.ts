@@ -1,14 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { ServerConfig } from '../config/server-config.ts';
+import type { ServerTls } from '../tls/server-tls.ts';
 
 /**
- * A node:http server with the request limits every entry shares: the header size cap (431
- * beyond it) and timeouts that stop slow clients holding sockets. Requests node refuses before
- * any handler runs get the same JSON error body as every other refusal.
+ * A node:http server (node:https with `tls`) with the request limits every entry shares: the header
+ * size cap (431 beyond it) and timeouts that stop slow clients holding sockets. Requests node
+ * refuses before any handler runs get the same JSON error body as every other refusal.
  */
-export function createLimitedHttpServer(config: Pick<ServerConfig, 'maxHeaderBytes'>, listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const server = createServer({ maxHeaderSize: config.maxHeaderBytes, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, listener);
+export function createLimitedHttpServer(config: Pick<ServerConfig, 'maxHeaderBytes'>, listener: (req: IncomingMessage, res: ServerResponse) => void, tls?: ServerTls): Server {
+  const limits = { maxHeaderSize: config.maxHeaderBytes, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 };
+  const server = tls ? createHttpsServer({ ...limits, cert: tls.cert, key: tls.key }, listener) : createServer(limits, listener);
   // Streams (run logs) outlive requestTimeout's notion of a request; the socket timeout stays off.
   server.setTimeout(0);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, config.maxHeaderBytes));
