@@ -49,7 +49,7 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
       if (rest.length === 0) break;
       await send(rest);
     }
-    await channel.push(`event: end\ndata: ${JSON.stringify({ phase: finalRun.phase, message: finalRun.message })}\n\n`);
+    await channel.push(`event: end\ndata: ${JSON.stringify({ phase: finalRun.phase, message: finalRun.message, statusMessage: finalRun.statusMessage })}\n\n`);
     channel.close();
   };
   let checking = false;
