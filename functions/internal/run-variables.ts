@@ -21,7 +21,7 @@ interface Secret {
 
 /**
  * The variables of a Workspace's run: its `spec.variableSetRefs` in order, a later VariableSet
- * replacing a variable of the same name and category from an earlier one; values given by
+ * replacing a variable of the same name from an earlier one (the CRD keys variables by name); values given by
  * `valueFrom.secretKeyRef` are read from that Secret in the Project's namespace. Sorted by
  * category, then name. The values are returned only here: never logged, never on a public route.
  */
@@ -40,7 +40,7 @@ export async function resolveRunVariables(objects: ClusterObjects, project: stri
     const variables = Array.isArray(variableSet.spec?.variables) ? variableSet.spec.variables.filter(isJsonObject) : [];
     for (const variable of variables) {
       const resolved = await resolveVariable(variable, setName, secretOf);
-      merged.set(`${resolved.category}/${resolved.name}`, resolved);
+      merged.set(resolved.name, resolved);
     }
   }
   return [...merged.values()].sort((a, b) => a.category.localeCompare(b.category) || a.name.localeCompare(b.name));

@@ -4,6 +4,7 @@
 // ServiceAccount with its own token.
 import { afterAll, beforeAll } from 'vitest';
 import { RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
+import type { Logger } from '../../shared/logging/logger.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
@@ -47,9 +48,9 @@ export interface Platform {
 
 /**
  * Starts the platform before the file's tests and stops it after; call the returned function inside tests.
- * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL).
+ * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL); `options.logger` hears the server's log.
  */
-export function usePlatform(serverEnv: Record<string, string> = {}): () => Platform {
+export function usePlatform(serverEnv: Record<string, string> = {}, options: { logger?: Logger } = {}): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
   beforeAll(async () => {
@@ -70,7 +71,7 @@ export function usePlatform(serverEnv: Record<string, string> = {}): () => Platf
       SERVICE_ACCOUNT_ISSUERS: cluster.emulator.serviceAccountIssuer,
       ...serverEnv,
     });
-    const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig() });
+    const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig(), ...options });
     const admin = await loginToken(gateway.url, ADMIN_PASSWORD);
     for (const project of [TEAM_PROJECT, OTHER_PROJECT]) {
       await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject(project)).then(expectStatus(201));
