@@ -102,7 +102,8 @@ export class RunLeases {
 
   /**
    * Returns every run whose lease expired to the queue, or ends it: Cancelled when a cancellation
-   * was requested, Failed on its last attempt. Resolves to the number of runs changed.
+   * was requested, Failed on its last attempt. Resolves to the number of runs changed. Rows another
+   * call is changing are skipped (SKIP LOCKED): competing collectors never wait on or deadlock with each other.
    */
   async collectLapsedLeases(): Promise<number> {
     const { rowCount } = await queryRuns(
@@ -115,7 +116,9 @@ export class RunLeases {
            WHEN attempts >= $1 THEN format('failed: the lease of %s lapsed on attempt %s of %s; the run is not retried again', coalesce(controller, 'its controller'), attempts, $1::int)
            ELSE format('the lease of %s lapsed on attempt %s of %s; the run is back in the queue', coalesce(controller, 'its controller'), attempts, $1::int) END,
          lease_id = NULL, lease_expires_at = NULL
-       WHERE phase = 'Running' AND (lease_expires_at IS NULL OR lease_expires_at <= now())`,
+       WHERE id IN (
+         SELECT id FROM runs WHERE phase = 'Running' AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+         FOR UPDATE SKIP LOCKED)`,
       [MAX_RUN_ATTEMPTS],
     );
     return rowCount ?? 0;

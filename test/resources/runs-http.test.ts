@@ -3,6 +3,7 @@
 // database going down.
 import { describe, expect, it } from 'vitest';
 import { createFunctionHandler } from '../../functions/function-registry.ts';
+import { readEvents } from '../support/sse-events.ts';
 import { API, CALLER_ACCOUNT_USER, OIDC_USER, OTHER_PROJECT, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
 
 // A short heartbeat interval, so that the idle-stream test sees heartbeats within it.
@@ -129,43 +130,6 @@ describe('Internal routes: the workspace controller, authorised as a non-resourc
     expect((await controller('POST', '/internal/runs/claim', { project: 'no-runs-here' })).status).toBe(204);
   });
 });
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data: string;
-}
-
-/** Reads server-sent events until `done` says so (or the stream ends); also returns the comments seen. */
-async function readEvents(response: Response, done: (events: SseEvent[]) => boolean): Promise<SseEvent[]> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const events: SseEvent[] = [];
-  let buffer = '';
-  try {
-    while (!done(events)) {
-      const { value, done: ended } = await reader.read();
-      if (ended) break;
-      buffer += value;
-      let boundary: number;
-      while ((boundary = buffer.indexOf('\n\n')) !== -1) {
-        const block = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary + 2);
-        const event: SseEvent = { data: '' };
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id: ')) event.id = line.slice(4);
-          else if (line.startsWith('event: ')) event.event = line.slice(7);
-          else if (line.startsWith('data: ')) data.push(line.slice(6));
-        }
-        event.data = data.join('\n');
-        if (event.id !== undefined || event.event !== undefined) events.push(event);
-      }
-    }
-  } finally {
-    await reader.cancel();
-  }
-  return events;
-}
 
 describe('Run-log stream: server-sent events of a run\'s log lines (the only route that takes ?access_token=)', () => {
   const streamPath = (runId: string) => `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${runId}`;

@@ -59,12 +59,12 @@ export interface FunctionProcess {
 }
 
 /** Runs `node knative/server.ts` (the container entry) as a child process and waits until it serves. */
-export function spawnFunctionProcess(env: Record<string, string>): Promise<FunctionProcess> {
-  return spawnNodeProcess('knative/server.ts', env, '/healthz');
+export function spawnFunctionProcess(env: Record<string, string>, startTimeoutMs?: number): Promise<FunctionProcess> {
+  return spawnNodeProcess('knative/server.ts', env, '/healthz', startTimeoutMs);
 }
 
 /** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string): Promise<FunctionProcess> {
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, startTimeoutMs = 15_000): Promise<FunctionProcess> {
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, [script], {
@@ -76,7 +76,7 @@ export async function spawnNodeProcess(script: string, env: Record<string, strin
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${output}`);
     try {
