@@ -79,7 +79,7 @@ afterAll(async () => {
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 
-async function startReplica(name: string, internalUrl: string, stepDelayMs: number): Promise<Replica> {
+async function startReplica(name: string, internalUrl: string, pace: { stepDelayMs: number; concurrency: number }): Promise<Replica> {
   const child = spawn(process.execPath, ['test/support/reference-controller-process.ts'], {
     cwd: REPO_ROOT,
     env: {
@@ -87,10 +87,10 @@ async function startReplica(name: string, internalUrl: string, stepDelayMs: numb
       INTERNAL_URL: internalUrl,
       CONTROLLER_TOKEN: await cluster.mintToken(name),
       LEASE_SECONDS: String(LEASE_SECONDS),
-      CONCURRENCY: '6',
+      CONCURRENCY: String(pace.concurrency),
       STEPS: String(STEPS),
       LINES_PER_STEP: String(LINES_PER_STEP),
-      STEP_DELAY_MS: String(stepDelayMs),
+      STEP_DELAY_MS: String(pace.stepDelayMs),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -145,8 +145,8 @@ describe('Two controller replicas against two internal-function processes and on
     }
 
     // The victim pauses between steps, so a run it has written lines for is still in its hands when it dies.
-    const victim = await startReplica('controller-a', functions[0]!.url, 1_000);
-    const survivor = await startReplica('controller-b', functions[1]!.url, 5);
+    const victim = await startReplica('controller-a', functions[0]!.url, { stepDelayMs: 1_000, concurrency: 6 });
+    const survivor = await startReplica('controller-b', functions[1]!.url, { stepDelayMs: 5, concurrency: 6 });
     // Mid-run: the victim has finished some runs and holds at least one it has written lines for.
     const inHand = () => eventsOf(victim, 'appended').map((event) => event.runId).filter((runId) => eventsOf(victim, 'finished', runId).length === 0);
     await until(() => eventsOf(victim, 'finished').length >= 3 && inHand().length > 0, () => `the victim to be mid-run; its last events: ${JSON.stringify(victim.events.slice(-3))}`);
