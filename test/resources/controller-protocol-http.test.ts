@@ -2,6 +2,7 @@
 // internal non-resource URLs, and the admin), user cancellation, and a run's resolved variables.
 import { describe, expect, it } from 'vitest';
 import { capturingLogger } from '../support/function-servers.ts';
+import { ControllerClient, ReferenceController, type ControllerEvent, type ExecuteRun } from '../support/reference-controller.ts';
 import { API, CALLER_ACCOUNT_USER, OIDC_USER, OTHER_PROJECT, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
 
 const logger = capturingLogger();
@@ -157,5 +158,56 @@ describe('A run\'s variables, on the internal API only: merged from the Workspac
     const { lease } = await claimIn('controller', 'dangling').then(expectStatus(200));
     const refused = await as('controller')('GET', `/internal/runs/${run.id}/variables`, undefined, { 'run-lease': lease.id }).then(expectStatus(409));
     expect(refused).toMatchObject({ reason: 'VariableSetNotFound', error: expect.stringContaining('never-created') });
+  });
+});
+
+describe('The reference controller speaks the protocol: it acknowledges a cancellation it sees at its next renewal, and fails a run it cannot prepare instead of letting its lease lapse', () => {
+  const runController = (workspace: string, execute: ExecuteRun) => {
+    const events: ControllerEvent[] = [];
+    const controller = new ReferenceController({
+      client: new ControllerClient(platform().gateway.url, platform().tokens.controller),
+      leaseSeconds: 1,
+      concurrency: 1,
+      idleDelayMs: 50,
+      filter: { project: TEAM_PROJECT, workspace },
+      execute,
+      onEvent: (event) => events.push(event),
+    });
+    controller.start();
+    return { controller, events };
+  };
+
+  it('stops a running run a user cancelled and finishes it as Cancelled', async () => {
+    await createWorkspace(TEAM_PROJECT, 'reference-cancel');
+    const run = await startRun(TEAM_PROJECT, 'reference-cancel');
+    let working: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (working = resolve));
+    const { controller, events } = runController('reference-cancel', async (_run, work) => {
+      await work.log(['working']);
+      working();
+      while (!work.shouldStop()) await new Promise((resolve) => setTimeout(resolve, 50));
+      return { phase: 'Succeeded', message: 'not reached' };
+    });
+    try {
+      await started;
+      await as('oidcUser')('POST', `${runPath(TEAM_PROJECT, run.id)}/cancel`).then(expectStatus(200));
+      await expect.poll(() => events.some((event) => event.event === 'finished'), { timeout: 15_000 }).toBe(true);
+    } finally {
+      await controller.stop();
+    }
+    expect(await as('oidcUser')('GET', runPath(TEAM_PROJECT, run.id)).then(expectStatus(200))).toMatchObject({ phase: 'Cancelled', statusMessage: 'stopped: a user cancelled the run', message: 'from a test' });
+    expect(events).toContainEqual({ event: 'finished', runId: run.id, phase: 'Cancelled' });
+  });
+
+  it('fails a run whose variables cannot be resolved, saying why', async () => {
+    await createWorkspace(TEAM_PROJECT, 'reference-broken', { variableSetRefs: [{ name: 'missing-set' }] });
+    const run = await startRun(TEAM_PROJECT, 'reference-broken');
+    const { controller, events } = runController('reference-broken', async () => ({ phase: 'Succeeded', message: 'not reached' }));
+    try {
+      await expect.poll(() => events.some((event) => event.event === 'finished'), { timeout: 15_000 }).toBe(true);
+    } finally {
+      await controller.stop();
+    }
+    expect(await as('admin')('GET', runPath(TEAM_PROJECT, run.id)).then(expectStatus(200))).toMatchObject({ phase: 'Failed', statusMessage: expect.stringContaining('VariableSetNotFound'), attempts: 1 });
   });
 });

@@ -114,6 +114,8 @@ export interface ReferenceControllerOptions {
   concurrency: number;
   /** How long to wait after "no Pending run" before asking again. */
   idleDelayMs: number;
+  /** Only runs of this Project (and Workspace), for controllers sharded by Project; none: any run. */
+  filter?: { project?: string; workspace?: string };
   execute: ExecuteRun;
   /** Sends every chunk a second time, as a controller does when the first answer was lost on the way. */
   resendEveryChunk?: boolean;
@@ -140,9 +142,9 @@ export class ReferenceController {
   }
 
   async #work(): Promise<void> {
-    const { client, leaseSeconds, idleDelayMs, onEvent = () => undefined } = this.#options;
+    const { client, leaseSeconds, idleDelayMs, filter, onEvent = () => undefined } = this.#options;
     while (!this.#stopping) {
-      const claimed = await client.claim(leaseSeconds).catch((error: unknown) => {
+      const claimed = await client.claim(leaseSeconds, filter).catch((error: unknown) => {
         onEvent({ event: 'claim-failed', reason: error instanceof Error ? error.message : String(error) });
         return undefined;
       });
@@ -193,8 +195,14 @@ export class ReferenceController {
       await client.finish(run.id, lease.id, outcome.phase, outcome.message);
       onEvent({ event: 'finished', runId: run.id, phase: outcome.phase });
     } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
       // Another controller has the run now (or will, once the lease lapses): leave it alone.
-      onEvent({ event: 'abandoned', runId: run.id, reason: error instanceof Error ? error.message : String(error) });
+      if (error instanceof LeaseLostError) return onEvent({ event: 'abandoned', runId: run.id, reason });
+      // The run itself failed (missing variables, a step that threw): say so rather than let the lease lapse.
+      await client.finish(run.id, lease.id, 'Failed', reason.slice(0, 4_096)).then(
+        () => onEvent({ event: 'finished', runId: run.id, phase: 'Failed' }),
+        (failure: unknown) => onEvent({ event: 'abandoned', runId: run.id, reason: failure instanceof Error ? failure.message : String(failure) }),
+      );
     } finally {
       clearInterval(renewal);
     }
