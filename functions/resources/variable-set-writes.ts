@@ -3,6 +3,7 @@ import type { ClusterObjects, ObjectLocation } from '../../shared/resources/clus
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
+import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
 import { objectForWrite } from './resource-body.ts';
 import { plainWrites, type ResourceWrites, type WriteAnswer } from './resource-writes.ts';
 
@@ -23,10 +24,6 @@ interface Secret {
   data?: Record<string, string>;
 }
 
-/** The Secret holding a VariableSet's sensitive values: `variableset-<name>`, in its namespace. */
-export function sensitiveValuesSecretName(variableSetName: string): string {
-  return `variableset-${variableSetName}`;
-}
 
 /**
  * VariableSets never store or return a sensitive value. A variable written with

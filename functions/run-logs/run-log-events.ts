@@ -50,7 +50,7 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
     void unsubscribe();
   };
   const endIfComplete = () => {
-    if (runEnd && lastSeq >= runEnd.lastSeq) stop(sseEvent('end', { phase: runEnd.phase, message: runEnd.message }));
+    if (runEnd && lastSeq >= runEnd.lastSeq) stop(sseEvent('end', { phase: runEnd.phase, message: runEnd.message, statusMessage: runEnd.statusMessage }));
   };
   const onLines = (lines: readonly RunLogLine[], live: boolean): Promise<void> | undefined => {
     if (channel.closed) return undefined;

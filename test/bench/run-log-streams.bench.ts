@@ -203,12 +203,12 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
   const store = new RunStore(pool);
   const newRuns = (count: number) =>
     Promise.all(Array.from({ length: count }, async () => {
+      // A Pending run's stream stays open like a Running one's: only a final phase ends it.
       const run = await store.createRun({ project: 'bench', workspace: 'w', type: 'apply', principal: 'admin', principalType: 'admin' });
-      await store.updatePhase(run.id, 'Running');
       return run.id;
     }));
   const env = adminEnv({ FUNCTION_TARGET: 'run-logs', API_BASE_URL, DATABASE_URL: server.connectionString, RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '100000', LOG_LEVEL: 'warn' });
-  const process = await spawnNodeProcess('knative/server.ts', env, '/readyz', ['--expose-gc', '--import', './test/bench/servers/run-logs-probe.ts']);
+  const process = await spawnNodeProcess('knative/server.ts', env, '/readyz', { nodeArgs: ['--expose-gc', '--import', './test/bench/servers/run-logs-probe.ts'] });
   const bench = new StreamBench(store, process.child, Number(new URL(process.url).port));
   const token = await signToken(adminClaims(API_BASE_URL, 3600));
   try {

@@ -9,6 +9,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { afterAll, beforeAll } from 'vitest';
 import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import { RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
+import type { Logger } from '../../shared/logging/logger.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
@@ -59,10 +60,10 @@ export interface Platform {
 
 /**
  * Starts the platform before the file's tests and stops it after; call the returned function inside tests.
- * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL). With `tls` the
- * gateway serves HTTPS with a generated certificate, which this test process then trusts.
+ * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL); `options.logger` hears the
+ * server's log. With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
  */
-export function usePlatform(serverEnv: Record<string, string> = {}, options: { tls?: boolean } = {}): () => Platform {
+export function usePlatform(serverEnv: Record<string, string> = {}, options: { tls?: boolean; logger?: Logger } = {}): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
   let tlsFolder: string | undefined;
@@ -90,7 +91,7 @@ export function usePlatform(serverEnv: Record<string, string> = {}, options: { t
       ...tlsEnv,
       ...serverEnv,
     });
-    const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig() });
+    const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig(), ...(options.logger ? { logger: options.logger } : {}) });
     const admin = await loginToken(gateway.url, ADMIN_PASSWORD);
     for (const project of [TEAM_PROJECT, OTHER_PROJECT]) {
       await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject(project)).then(expectStatus(201));

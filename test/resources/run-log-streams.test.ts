@@ -39,16 +39,28 @@ const controller = (method: string, path: string, body?: unknown) => send(platfo
 const streamPath = (runId: string) => `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${runId}`;
 let workspaceCreated = false;
 
-/** A Running run of the test Workspace, with `lines` already in its log. */
+/** The lease and next line number of each run the test's controller holds. */
+const held = new Map<string, { leaseId: string; nextSeq: number }>();
+
+/** A Running run of the test Workspace (claimed by the controller), with `lines` already in its log. */
 async function runningRun(lines: string[] = []): Promise<string> {
   if (!workspaceCreated) {
     await send(platform().gateway.url, platform().tokens.admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('streams')).then(expectStatus(201));
     workspaceCreated = true;
   }
   const run = await send(platform().gateway.url, platform().tokens.admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/streams/runs`, { type: 'apply' }).then(expectStatus(201));
-  await controller('POST', `/internal/runs/${run.id}/phase`, { phase: 'Running' }).then(expectStatus(200));
-  if (lines.length > 0) await controller('POST', `/internal/runs/${run.id}/logs`, { lines }).then(expectStatus(200));
+  const claimed = await controller('POST', '/internal/runs/claim', { project: TEAM_PROJECT, workspace: 'streams', leaseSeconds: 600 }).then(expectStatus(200));
+  expect(claimed.run.id).toBe(run.id);
+  held.set(run.id, { leaseId: claimed.lease.id, nextSeq: 1 });
+  if (lines.length > 0) await appendLines(run.id, lines);
   return run.id as string;
+}
+
+/** Appends the next numbered chunk of a held run's log, as the controller does. */
+async function appendLines(runId: string, lines: string[]): Promise<void> {
+  const lease = held.get(runId)!;
+  await controller('POST', `/internal/runs/${runId}/logs`, { leaseId: lease.leaseId, firstSeq: lease.nextSeq, lines }).then(expectStatus(200));
+  lease.nextSeq += lines.length;
 }
 
 const openWithHeader = (runId: string, token: string) => fetch(`${platform().gateway.url}${streamPath(runId)}`, { headers: { authorization: `Bearer ${token}` } });
@@ -99,7 +111,7 @@ describe('Admin streams end within the secret poll interval when the admin accou
     await writeMountedSecret(secretFolder, secretValues({ ADMIN_ACCOUNT_ENABLED: 'false' }));
     try {
       expect(lastEvent(await eventsUntilClosed(adminStream))).toMatchObject({ event: 'expired', data: { reason: 'AdminAccountDisabled' } });
-      await controller('POST', `/internal/runs/${runId}/logs`, { lines: ['still streaming'] }).then(expectStatus(200));
+      await appendLines(runId, ['still streaming']);
       expect(await readEvents(oidcStream, (seen) => seen.length > 0)).toEqual([{ id: '1', data: 'still streaming' }]);
     } finally {
       await restoreAdminSecret();
@@ -140,7 +152,7 @@ describe('A client that stops reading is closed with event: resume past the send
     const padding = 'x'.repeat(1000);
     for (let append = 0; append < appends; append++) {
       const lines = Array.from({ length: linesPerAppend }, (_, index) => `line ${append * linesPerAppend + index + 1} ${padding}`);
-      await controller('POST', `/internal/runs/${runId}/logs`, { lines }).then(expectStatus(200));
+      await appendLines(runId, lines);
     }
     const total = appends * linesPerAppend;
     const response = await stalled.readToEnd();

@@ -59,15 +59,20 @@ export interface FunctionProcess {
 }
 
 /** Runs `node knative/server.ts` (the container entry) as a child process and waits until it serves. */
-export function spawnFunctionProcess(env: Record<string, string>): Promise<FunctionProcess> {
-  return spawnNodeProcess('knative/server.ts', env, '/healthz');
+export function spawnFunctionProcess(env: Record<string, string>, startTimeoutMs?: number): Promise<FunctionProcess> {
+  return spawnNodeProcess('knative/server.ts', env, '/healthz', startTimeoutMs === undefined ? {} : { startTimeoutMs });
 }
 
-/**
- * Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx.
- * `nodeArgs` go before the script (e.g. `--import` of a probe); the child always has an IPC channel.
- */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, nodeArgs: string[] = []): Promise<FunctionProcess> {
+export interface NodeProcessOptions {
+  /** Arguments before the script (e.g. `--import` of a probe); the child always has an IPC channel. */
+  nodeArgs?: string[];
+  /** How long the process may take to answer `readyPath` (default 15 s). */
+  startTimeoutMs?: number;
+}
+
+/** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, options: NodeProcessOptions = {}): Promise<FunctionProcess> {
+  const { nodeArgs = [], startTimeoutMs = 15_000 } = options;
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, [...nodeArgs, script], {
@@ -79,7 +84,7 @@ export async function spawnNodeProcess(script: string, env: Record<string, strin
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${output}`);
     try {
