@@ -5,8 +5,8 @@
 import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
 import { startOrExit } from '../shared/server/start-up.ts';
 import { functionTarget } from './function-target.ts';
+import { siblingModule } from '../shared/runtime/sibling-module.ts';
 
 const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
 const target = await startOrExit(logger, async () => functionTarget(process.env));
-const extension = import.meta.url.endsWith('.mjs') ? 'mjs' : 'ts';
-await import(new URL(`./functions/${target}.${extension}`, import.meta.url).href);
+await import(siblingModule(`functions/${target}`, import.meta.url).href);

@@ -47,7 +47,12 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`): Promise<void
   };
   await build({
     ...common,
-    entryPoints: { entry: 'knative/server.ts', ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])) },
+    entryPoints: {
+      entry: 'knative/server.ts',
+      ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
+      // The password verifier's worker thread, loaded by path beside the shared chunk that starts it.
+      'chunks/bcrypt-worker': 'shared/auth/bcrypt-worker.ts',
+    },
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     // What a function imports only on first use (the Kubernetes client, the AWS SDK, pg) is a
