@@ -1,4 +1,5 @@
 import { redactFields } from './redaction.ts';
+import { stdoutLines } from './batched-line-writer.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -16,14 +17,15 @@ export interface Logger {
 
 export interface LoggerOptions {
   level?: LogLevel;
+  /** Receives each line (without newline); default: stdout, batched so that logging never blocks a request. */
   write?: (line: string) => void;
   base?: Record<string, unknown>;
 }
 
-/** Creates a JSON-lines logger (stdout by default) that redacts secret fields. */
+/** Creates a JSON-lines logger (batched stdout by default) that redacts secret fields. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = LEVEL_ORDER[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
+  const write = options.write ?? defaultWrite();
   const base = options.base ?? {};
   const log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (LEVEL_ORDER[level] < threshold) return;
@@ -43,4 +45,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 /** Reads LOG_LEVEL; an unknown value falls back to info. */
 export function logLevelFromEnv(value: string | undefined): LogLevel {
   return value !== undefined && value in LEVEL_ORDER ? (value as LogLevel) : 'info';
+}
+
+function defaultWrite(): (line: string) => void {
+  const lines = stdoutLines();
+  return (line) => lines.write(line);
 }

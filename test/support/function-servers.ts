@@ -58,16 +58,19 @@ export interface FunctionProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs `node knative/server.ts` (the container entry) as a child process and waits until it serves. */
-export function spawnFunctionProcess(env: Record<string, string>): Promise<FunctionProcess> {
-  return spawnNodeProcess('knative/server.ts', env, '/healthz');
+/** The container entry on the sources (`node knative/server.ts`). */
+export const SOURCE_ENTRY = 'knative/server.ts';
+
+/** Runs the container entry (the sources', or a bundle's entry.mjs) as a child process and waits until it serves. */
+export function spawnFunctionProcess(env: Record<string, string>, entry = SOURCE_ENTRY): Promise<FunctionProcess> {
+  return spawnNodeProcess(entry, env, '/healthz');
 }
 
 /** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string): Promise<FunctionProcess> {
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, nodeOptions: string[] = []): Promise<FunctionProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeOptions, script], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
