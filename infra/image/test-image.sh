@@ -6,7 +6,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 started=$SECONDS
 image=$(bash infra/image/build.sh)
-echo "image: built $image in $((SECONDS - started)) s"
+echo "image: $image built in $((SECONDS - started)) s"
 source infra/image/podman-env.sh
-PLATFORM_API_IMAGE=$image npx vitest run --config test/image/vitest.config.ts "$@"
-echo "image: test:image took $((SECONDS - started)) s in all"
+PLATFORM_API_IMAGE=$image PLATFORM_API_NODE_IMAGE=$(bash infra/image/node-base.sh) \
+  npx vitest run --config test/image/vitest.config.ts "$@"
+echo "image: npm run test:image took $((SECONDS - started)) s in all"

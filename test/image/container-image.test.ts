@@ -7,7 +7,7 @@ import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../../shared/routes/route-table.ts';
-import { CONTAINER_DATABASE_PORT, FunctionContainer, imageUnderTest, podman } from './function-container.ts';
+import { CONTAINER_DATABASE_PORT, FunctionContainer, imageSize, imageUnderTest, nodeImage, podman } from './function-container.ts';
 import { startRelay } from './socket-relay.ts';
 
 // Issue 16: the shipped image, built with podman (infra/image/build.sh) and run as Knative runs it.
@@ -20,6 +20,8 @@ let database: TestDatabase;
 let databaseRelay: Server;
 let databaseSocketDir: string;
 const containers = new Map<FunctionName, FunctionContainer>();
+/** Printed at the end: the image's size and each function's cold start. */
+const figures: string[] = [];
 const env = adminEnv({ API_BASE_URL: 'https://platform.example.test' });
 
 /** Every JSON log line of a container at error level (string levels, or pino's numbers: 50 and up). */
@@ -60,9 +62,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const size = Number(await podman('image', 'inspect', '--format', '{{.Size}}', imageUnderTest()).catch(() => 'NaN'));
-  console.log(`image ${imageUnderTest()}: ${(size / 1e6).toFixed(1)} MB`);
-  for (const [name, container] of containers) console.log(`cold start ${name.padEnd(14)} ${Math.round(container.coldStartMs)} ms (podman run to first /healthz 200)`);
+  for (const [name, container] of containers) figures.push(`cold start ${name.padEnd(14)} ${Math.round(container.coldStartMs)} ms (podman run to the first 200 of /healthz)`);
+  console.log(figures.join('\n'));
   await Promise.all([...containers.values()].map((container) => container.remove()));
   databaseRelay?.close();
   await database?.destroy();
@@ -81,6 +82,21 @@ describe('The image runs as Knative runs it: non-root, read-only root file syste
   it('has no network but loopback', async () => {
     const interfaces = await podman('exec', containers.get('login')!.id, 'node', '-p', 'Object.keys(require("os").networkInterfaces()).join()');
     expect(interfaces).toBe('lo');
+  });
+});
+
+describe('A small image: the Node base without npm, plus the bundles and no node_modules', () => {
+  it('the application adds at most 15 MB to the Node base, and the image has no npm and no node_modules', async () => {
+    const image = await imageSize(imageUnderTest());
+    const base = await imageSize(nodeImage());
+    const login = containers.get('login')!;
+    const application = Number((await podman('exec', login.id, 'du', '-sb', '/app')).split('\t')[0]);
+    figures.push(`image ${(image / 1e6).toFixed(1)} MB; Node base ${(base / 1e6).toFixed(1)} MB; /app ${(application / 1e6).toFixed(1)} MB`);
+    expect(application).toBeLessThanOrEqual(15e6);
+    expect(image).toBeLessThanOrEqual(base + 15e6);
+    // As root: the image user cannot read every folder.
+    expect(await podman('exec', '--user=0', login.id, 'find', '/', '-xdev', '-name', 'node_modules')).toBe('');
+    await expect(podman('exec', login.id, 'sh', '-c', 'command -v npm || command -v npx || command -v corepack')).rejects.toThrow();
   });
 });
 

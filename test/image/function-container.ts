@@ -20,6 +20,18 @@ export function imageUnderTest(): string {
   return image;
 }
 
+/** The Node base the image was built on (its NODE_IMAGE build argument). */
+export function nodeImage(): string {
+  const image = process.env.PLATFORM_API_NODE_IMAGE;
+  if (!image) throw new Error('PLATFORM_API_NODE_IMAGE is not set: run the image test with `npm run test:image`');
+  return image;
+}
+
+/** An image's size in bytes, as podman reports it (uncompressed). */
+export async function imageSize(image: string): Promise<number> {
+  return Number(await podman('image', 'inspect', '--format', '{{.Size}}', image));
+}
+
 export async function podman(...args: string[]): Promise<string> {
   const { stdout } = await run('podman', args, { maxBuffer: 16 * 1024 * 1024 });
   return stdout.trim();
