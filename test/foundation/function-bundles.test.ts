@@ -28,7 +28,7 @@ async function startListingModules(env: Record<string, string>): Promise<{ child
   const folder = mkdtempSync(join(tmpdir(), 'module-load-log-'));
   folders.push(folder);
   const logFile = join(folder, 'modules.txt');
-  const child = await spawnNodeProcess(ENTRY, { ...env, MODULE_LOAD_LOG: logFile }, '/healthz', MODULE_LOAD_HOOK);
+  const child = await spawnNodeProcess(ENTRY, { ...env, MODULE_LOAD_LOG: logFile }, '/healthz', { nodeOptions: MODULE_LOAD_HOOK });
   running.push(child);
   return { child, loaded: () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean) };
 }
