@@ -4,7 +4,7 @@
 //   dist/entry.mjs             picks the bundle by FUNCTION_TARGET and imports only that one
 //   dist/chunks/*.mjs          code the bundles share or import on first use
 // The bundles need no node_modules at run time: copy dist/ as a whole.
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
@@ -49,6 +49,9 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`): Promise<void
     // CommonJS dependencies call require() for Node's built-in modules; an ES module has none.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   };
+  // The SQL migrations are read from disk beside the module that applies them, which the bundles
+  // place among the chunks (it is loaded on first use, with pg).
+  cpSync(`${ROOT}shared/database/migrations`, `${outDir}/chunks/migrations`, { recursive: true });
   await build({
     ...common,
     entryPoints: {

@@ -27,7 +27,7 @@ export class BatchedLineWriter {
   constructor(sink: LineSink, options: BatchedLineWriterOptions = {}) {
     this.#sink = sink;
     this.#maxBatchBytes = options.maxBatchBytes ?? 32_768;
-    this.#maxDelayMs = options.maxDelayMs ?? 200;
+    this.#maxDelayMs = options.maxDelayMs ?? 1_000;
   }
 
   write(line: string): void {

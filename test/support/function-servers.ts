@@ -66,16 +66,24 @@ export function spawnFunctionProcess(env: Record<string, string>, entry = SOURCE
   return spawnNodeProcess(entry, env, '/healthz');
 }
 
+export interface SpawnOptions {
+  /** Options for node before the script, e.g. `--import`. */
+  nodeOptions?: string[];
+  /** Reads stdout without keeping it (benchmarks: a request log kept in memory would load this process). */
+  discardStdout?: boolean;
+}
+
 /** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, nodeOptions: string[] = []): Promise<FunctionProcess> {
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, options: SpawnOptions = {}): Promise<FunctionProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [...nodeOptions, script], {
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), script], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (chunk) => (output += chunk));
+  if (options.discardStdout) child.stdout!.resume();
+  else child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
