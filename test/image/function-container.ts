@@ -49,14 +49,16 @@ export interface HttpAnswer {
  * network but loopback. The test reaches it through a relay in its network namespace.
  */
 export class FunctionContainer {
+  readonly id: string;
+  readonly socketDir: string;
+  /** Milliseconds from `podman run` to the first 200 of /healthz. */
+  coldStartMs = 0;
   private relay?: ChildProcess;
 
-  private constructor(
-    readonly id: string,
-    readonly socketDir: string,
-    /** Milliseconds from `podman run` to the first 200 of /healthz. */
-    readonly coldStartMs: number,
-  ) {}
+  private constructor(id: string, socketDir: string) {
+    this.id = id;
+    this.socketDir = socketDir;
+  }
 
   /** Starts the container and waits (generously) until /healthz answers 200. */
   static async start(functionName: string, env: Record<string, string>, options: { databaseSocket?: string } = {}): Promise<FunctionContainer> {
@@ -68,19 +70,26 @@ export class FunctionContainer {
       '--memory=256m', '--pids-limit=256', ...Object.entries(environment).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
       imageUnderTest(),
     );
-    const pid = await podman('inspect', '--format', '{{.State.Pid}}', id);
-    const container = new FunctionContainer(id, socketDir, 0);
-    const relays = [`unix:${container.httpSocket}=tcp:127.0.0.1:${CONTAINER_PORT}`];
-    if (options.databaseSocket) relays.push(`tcp:127.0.0.1:${CONTAINER_DATABASE_PORT}=unix:${options.databaseSocket}`);
-    await container.startRelay(pid, relays);
+    const container = new FunctionContainer(id, socketDir);
+    try {
+      const relays = [`unix:${container.httpSocket}=tcp:127.0.0.1:${CONTAINER_PORT}`];
+      if (options.databaseSocket) relays.push(`tcp:127.0.0.1:${CONTAINER_DATABASE_PORT}=unix:${options.databaseSocket}`);
+      await container.startRelay(await podman('inspect', '--format', '{{.State.Pid}}', id), relays);
+      await container.untilHealthy(functionName);
+    } catch (error) {
+      await container.remove();
+      throw error;
+    }
+    container.coldStartMs = performance.now() - started;
+    return container;
+  }
+
+  private async untilHealthy(functionName: string): Promise<void> {
     const deadline = Date.now() + 60_000;
-    for (;;) {
-      const answer = await container.get('/healthz').catch(() => undefined);
-      if (answer?.status === 200) break;
-      if (Date.now() > deadline) throw new Error(`${functionName} did not answer /healthz within 60 s:\n${await container.logs()}`);
+    while ((await this.get('/healthz').catch(() => undefined))?.status !== 200) {
+      if (Date.now() > deadline) throw new Error(`${functionName} did not answer /healthz within 60 s:\n${await this.logs()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    return Object.assign(container, { coldStartMs: performance.now() - started });
   }
 
   get httpSocket(): string {
