@@ -45,9 +45,10 @@ ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
 chroot "$rootfs" groupadd --gid 1000 node
 chroot "$rootfs" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
 
-echo "image: importing $name" >&2
+echo "image: debootstrap done in $SECONDS s; importing $name" >&2
 tar -C "$rootfs" -c . | podman import --quiet \
   --change "ENV NODE_VERSION=${node_version#v}" \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'CMD ["node"]' - "$name" >/dev/null
+echo "image: the stand-in Node base took $SECONDS s" >&2
 echo "$name"
