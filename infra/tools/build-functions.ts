@@ -2,9 +2,9 @@
 // TypeScript sources (which stay the source of truth; `npm start` and the tests run them as they are).
 //   dist/functions/<name>.mjs  starts that function's container server (PORT, the admin settings, ...)
 //   dist/entry.mjs             picks the bundle by FUNCTION_TARGET and imports only that one
-//   dist/chunks/*.mjs          code the bundles share or import on first use
+//   dist/chunks/*.mjs          code the bundles share or import on first use (and the migrations)
 // The bundles need no node_modules at run time: copy dist/ as a whole.
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
@@ -60,6 +60,8 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`): Promise<void
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
   });
+  // The migration files, which the migrator reads beside its own module (a chunk).
+  cpSync(`${ROOT}shared/database/migrations`, `${outDir}/chunks/migrations`, { recursive: true });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
