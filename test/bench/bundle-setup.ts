@@ -11,8 +11,8 @@ import { percentile } from './http-load.ts';
 import type { BenchRow } from './bench-row.ts';
 
 export const WHOAMI = '/api/v1alpha1/auth/whoami';
-export const BARE_NODE_HTTP = 'test/bench/servers/bare-node-http.ts';
-export const FASTIFY_JWT = 'test/bench/servers/fastify-jwt.ts';
+export const BARE_NODE_HTTP = 'test/bench/servers/bare-node-http.mjs';
+export const FASTIFY_JWT = 'test/bench/servers/fastify-jwt.mjs';
 const BASE_URL = 'http://bench.local';
 
 export interface BundleSetup {

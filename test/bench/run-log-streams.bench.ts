@@ -10,6 +10,8 @@ import { bundleSetup, pause, ratioRow, residentKb, type BundleSetup } from './bu
 import type { Benchmark, BenchRow } from './bench-row.ts';
 
 const STREAMS = 2_000;
+/** Longer than any marker. */
+const MARKER_OVERLAP = 64;
 
 /** One open run-log stream, noting when each awaited marker arrives. */
 interface OpenStream {
@@ -27,8 +29,12 @@ function openStream(url: string, token: string, markers: string[]): Promise<Open
       }
       const stream: OpenStream = { arrivals: new Map(), response };
       response.setEncoding('utf8');
+      // A marker may straddle two chunks: search each behind the end of the one before.
+      let carried = '';
       response.on('data', (chunk: string) => {
-        for (const marker of markers) if (!stream.arrivals.has(marker) && chunk.includes(marker)) stream.arrivals.set(marker, performance.now());
+        const text = carried + chunk;
+        for (const marker of markers) if (!stream.arrivals.has(marker) && text.includes(marker)) stream.arrivals.set(marker, performance.now());
+        carried = text.slice(-MARKER_OVERLAP);
       });
       response.on('error', () => undefined);
       resolve(stream);
@@ -39,9 +45,9 @@ function openStream(url: string, token: string, markers: string[]): Promise<Open
 }
 
 async function waitForAll(streams: OpenStream[], marker: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (streams.some((stream) => !stream.arrivals.has(marker))) {
-    if (Date.now() > deadline) throw new Error(`"${marker}" reached ${streams.filter((stream) => stream.arrivals.has(marker)).length} of ${streams.length} streams within 60 s`);
+    if (Date.now() > deadline) throw new Error(`"${marker}" reached ${streams.filter((stream) => stream.arrivals.has(marker)).length} of ${streams.length} streams within 120 s`);
     await pause(20);
   }
 }
