@@ -10,6 +10,9 @@ import { bundleSetup, pause, ratioRow, residentKb, type BundleSetup } from './bu
 import type { Benchmark, BenchRow } from './bench-row.ts';
 
 const STREAMS = 2_000;
+/** How long an append may take to reach every stream before the rest count as this late. */
+const DELIVERY_BOUND_MS = 60_000;
+const APPENDS = 3;
 /** Longer than any marker. */
 const MARKER_OVERLAP = 64;
 
@@ -44,12 +47,12 @@ function openStream(url: string, token: string, markers: string[]): Promise<Open
   });
 }
 
-async function waitForAll(streams: OpenStream[], marker: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (streams.some((stream) => !stream.arrivals.has(marker))) {
-    if (Date.now() > deadline) throw new Error(`"${marker}" reached ${streams.filter((stream) => stream.arrivals.has(marker)).length} of ${streams.length} streams within 120 s`);
-    await pause(20);
-  }
+/** Waits until every stream has seen the marker, or the bound passed; returns how many have. */
+async function waitForAll(streams: OpenStream[], marker: string, boundMs = DELIVERY_BOUND_MS): Promise<number> {
+  const deadline = Date.now() + boundMs;
+  const arrived = () => streams.filter((stream) => stream.arrivals.has(marker)).length;
+  while (arrived() < streams.length && Date.now() < deadline) await pause(20);
+  return arrived();
 }
 
 /**
@@ -67,19 +70,23 @@ async function runLogStreams(setup: BundleSetup): Promise<BenchRow[]> {
     await store.appendLogLines(run.id, ['first line']);
     server = await spawnNodeProcess(setup.bundleEntry, { ...setup.env, FUNCTION_TARGET: 'run-logs', DATABASE_URL: database.connectionString }, '/healthz', { discardStdout: true });
     const url = `${server.url}/api/v1alpha1/run-logs/bench/${run.id}`;
-    const appends = Array.from({ length: 5 }, (_, index) => `delivery-marker-${index}`);
+    const appends = Array.from({ length: APPENDS }, (_, index) => `delivery-marker-${index}`);
     const markers = ['first line', 'single-stream-marker', ...appends, 'last-of-the-long-log'];
 
+    // A delivery that has not come within the bound counts as the bound (the p99 is then at least that).
     const delay = async (targets: OpenStream[], marker: string) => {
       const appendedAt = performance.now();
       await store.appendLogLines(run.id, [marker]);
       await waitForAll(targets, marker);
-      return targets.map((stream) => stream.arrivals.get(marker)! - appendedAt);
+      return targets.map((stream) => (stream.arrivals.get(marker) ?? appendedAt + DELIVERY_BOUND_MS) - appendedAt);
+    };
+    const opened = async (batch: OpenStream[]) => {
+      if ((await waitForAll(batch, 'first line')) < batch.length) throw new Error('a run-log stream did not send the stored line within the bound');
     };
 
     const first = await openStream(url, setup.token, markers);
     streams.push(first);
-    await waitForAll(streams, 'first line');
+    await opened(streams);
     const singleDelays = await delay([first], 'single-stream-marker');
     await pause(1_000);
     const oneStreamKb = residentKb(server.child.pid!);
@@ -88,7 +95,7 @@ async function runLogStreams(setup: BundleSetup): Promise<BenchRow[]> {
     while (streams.length < STREAMS + 1) {
       const batch = await Promise.all(Array.from({ length: Math.min(200, STREAMS + 1 - streams.length) }, () => openStream(url, setup.token, markers)));
       streams.push(...batch);
-      await waitForAll(batch, 'first line');
+      await opened(batch);
     }
     await pause(2_000);
     const openKb = residentKb(server.child.pid!);
@@ -100,7 +107,7 @@ async function runLogStreams(setup: BundleSetup): Promise<BenchRow[]> {
     const longLine = 'x'.repeat(200);
     for (let batch = 0; batch < 5; batch++) await store.appendLogLines(run.id, Array.from({ length: 100 }, () => longLine));
     await store.appendLogLines(run.id, ['last-of-the-long-log']);
-    await waitForAll(streams, 'last-of-the-long-log');
+    const longLogArrived = await waitForAll(streams, 'last-of-the-long-log');
     await pause(2_000);
     const afterLogKb = residentKb(server.child.pid!);
 
@@ -109,13 +116,20 @@ async function runLogStreams(setup: BundleSetup): Promise<BenchRow[]> {
       { name: 'run-logs bundle RSS with one stream open (the idle level)', value: oneStreamKb / 1024, unit: 'MB' },
       { name: `memory per stream, ${STREAMS} concurrent run-log streams, above that level`, value: (openKb - oneStreamKb) / STREAMS, unit: 'KB', target: '<= 20 KB', met: (openKb - oneStreamKb) / STREAMS <= 20 },
       {
-        name: `memory per stream after 100 KB more log through each of the ${STREAMS}`,
+        name: `memory per stream after 100 KB more log (through ${longLogArrived} of ${streams.length} streams within ${DELIVERY_BOUND_MS / 1000} s)`,
         value: (afterLogKb - oneStreamKb) / STREAMS,
         unit: 'KB',
         target: '<= 20 KB',
         met: (afterLogKb - oneStreamKb) / STREAMS <= 20,
       },
-      ratioRow(`p99 append to arrival on all of ${STREAMS} streams (5 appends)`, percentile(sorted(delays), 0.99), 'ms', 'one stream', percentile(sorted(singleDelays), 0.99), ''),
+      ratioRow(
+        `p99 append to arrival on ${STREAMS} streams (${APPENDS} appends; ${delays.filter((ms) => ms < DELIVERY_BOUND_MS).length} of ${delays.length} within ${DELIVERY_BOUND_MS / 1000} s)`,
+        percentile(sorted(delays), 0.99),
+        'ms',
+        'one stream',
+        percentile(sorted(singleDelays), 0.99),
+        '',
+      ),
     ];
   } finally {
     for (const stream of streams) stream.response.destroy();
