@@ -5,8 +5,8 @@
 //   dist/chunks/*.mjs          code the bundles share or import on first use (and the migrations)
 // The bundles need no node_modules at run time: copy dist/ as a whole.
 import { cpSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,7 +29,7 @@ const leaveOutDevelopmentOnly: Plugin = {
 /** Where the bundles go: `dist/` of the repository unless given (tests build into a folder of their own). */
 export async function buildFunctionBundles(outDir = `${ROOT}dist`): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
-  const common: BuildOptions = {
+  await build({
     absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',
@@ -44,9 +44,6 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`): Promise<void
     plugins: [leaveOutDevelopmentOnly],
     // CommonJS dependencies call require() for Node's built-in modules; an ES module has none.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  };
-  await build({
-    ...common,
     entryPoints: {
       entry: 'knative/server.ts',
       ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
@@ -64,7 +61,7 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`): Promise<void
   cpSync(`${ROOT}shared/database/migrations`, `${outDir}/chunks/migrations`, { recursive: true });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
   await buildFunctionBundles();
   process.stdout.write(`built ${FUNCTION_NAMES.map((name) => `dist/functions/${name}.mjs`).join(', ')} and dist/entry.mjs in ${Math.round(performance.now() - started)} ms\n`);
