@@ -2,11 +2,11 @@
 // TypeScript sources (which stay the source of truth; `npm start` and the tests run them as they are).
 //   dist/functions/<name>.mjs  starts that function's container server (PORT, the admin settings, ...)
 //   dist/entry.mjs             picks the bundle by FUNCTION_TARGET and imports only that one
-//   dist/chunks/*.mjs          code the bundles share or import on first use
+//   dist/chunks/*.mjs          code the bundles share or import on first use (and the migrations)
 // The bundles need no node_modules at run time: copy dist/ as a whole.
 import { cpSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,7 +29,7 @@ const leaveOutDevelopmentOnly: Plugin = {
 /** Where the bundles go: `dist/` of the repository unless given (tests build into a folder of their own). */
 export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { minify?: boolean } = {}): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
-  const common: BuildOptions = {
+  await build({
     absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',
@@ -48,12 +48,6 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
     plugins: [leaveOutDevelopmentOnly],
     // CommonJS dependencies call require() for Node's built-in modules; an ES module has none.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  };
-  // The SQL migrations are read from disk beside the module that applies them, which the bundles
-  // place among the chunks (it is loaded on first use, with pg).
-  cpSync(`${ROOT}shared/database/migrations`, `${outDir}/chunks/migrations`, { recursive: true });
-  await build({
-    ...common,
     entryPoints: {
       entry: 'knative/server.ts',
       ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
@@ -67,9 +61,11 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
   });
+  // The migration files, which the migrator reads beside its own module (a chunk).
+  cpSync(`${ROOT}shared/database/migrations`, `${outDir}/chunks/migrations`, { recursive: true });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
   await buildFunctionBundles(undefined, { minify: process.argv.includes('--minify') });
   process.stdout.write(`built ${FUNCTION_NAMES.map((name) => `dist/functions/${name}.mjs`).join(', ')} and dist/entry.mjs in ${Math.round(performance.now() - started)} ms\n`);

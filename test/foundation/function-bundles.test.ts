@@ -7,6 +7,8 @@ import { adminEnv, signToken } from '../support/admin-fixtures.ts';
 import { REPO_ROOT, getWithToken, spawnNodeProcess, type FunctionProcess } from '../support/function-servers.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
+import { RunStore } from '../../shared/runs/run-store.ts';
+import { startTestDatabase } from '../runs/test-database.ts';
 
 const bundleDir = inject('bundleDir');
 const ENTRY = join(bundleDir, 'entry.mjs');
@@ -60,6 +62,38 @@ describe('Issue 10, cold start: a bundle needs no node_modules and loads only wh
     const { loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'resources' });
     expect(loaded().some(holdsKubernetesClient)).toBe(true);
     expect(loaded().filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href))).toEqual([]);
+  });
+});
+
+describe('Issue 10, bundles: the run history works from a bundle (the migrations travel with it)', () => {
+  it('run-logs migrates an empty database and streams a run\'s log', async () => {
+    const database = await startTestDatabase();
+    try {
+      // Empty, as a fresh deployment's: the bundle applies every migration itself.
+      await database.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+      const child = await spawnNodeProcess(ENTRY, { ...env, FUNCTION_TARGET: 'run-logs', DATABASE_URL: database.connectionString }, '/healthz');
+      running.push(child);
+      expect((await fetch(`${child.url}/readyz`)).status).toBe(200);
+      const store = new RunStore(database.pool);
+      const run = await store.createRun({ project: 'team-a', workspace: 'ws', type: 'plan', principal: 'admin', principalType: 'admin' });
+      await store.appendLogLines(run.id, ['hello from the log']);
+      const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
+      const abort = new AbortController();
+      const response = await fetch(`${child.url}/api/v1alpha1/run-logs/team-a/${run.id}`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+      expect(response.status).toBe(200);
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let received = '';
+      while (!received.includes('hello from the log')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        received += value;
+      }
+      expect(received).toContain('id: 1\ndata: hello from the log');
+      abort.abort();
+    } finally {
+      await Promise.all(running.splice(0).map((child) => child.stop()));
+      await database.destroy();
+    }
   });
 });
 
