@@ -70,7 +70,7 @@ afterAll(async () => {
   if (databaseSocketDir) await rm(databaseSocketDir, { recursive: true, force: true });
 });
 
-describe('The image runs as Knative runs it: non-root, read-only root file system, Node as PID 1', () => {
+describe('Issue 16, the image runs as Knative runs it: non-root, read-only root file system, Node as PID 1', () => {
   it('runs as 1000:1000, the image user, with Node as PID 1 and a root file system it cannot write', async () => {
     expect(await podman('image', 'inspect', '--format', '{{.Config.User}}', imageUnderTest())).toBe('1000:1000');
     const login = containers.get('login')!;
@@ -85,7 +85,7 @@ describe('The image runs as Knative runs it: non-root, read-only root file syste
   });
 });
 
-describe('A small image: the Node base without npm, plus the bundles and no node_modules', () => {
+describe('Issue 16, a small image: the Node base without npm, plus the bundles and no node_modules', () => {
   it('the application adds at most 15 MB to the Node base, and the image has no npm and no node_modules', async () => {
     const image = await imageSize(imageUnderTest());
     const base = await imageSize(nodeImage());
@@ -100,7 +100,7 @@ describe('A small image: the Node base without npm, plus the bundles and no node
   });
 });
 
-describe('Every function answers /healthz, /readyz and a real request of its own', () => {
+describe('Issue 16, every function answers /healthz, /readyz and a real request of its own', () => {
   it.each(FUNCTION_NAMES.map((name) => [name]))('%s answers /healthz and /readyz with 200', async (name) => {
     const container = containers.get(name as FunctionName)!;
     expect((await container.get('/healthz')).status).toBe(200);
@@ -150,7 +150,7 @@ describe('Every function answers /healthz, /readyz and a real request of its own
   });
 });
 
-describe('Quiet, honest start-up: a function that needs neither the cluster nor the database does not reach for them', () => {
+describe('Issue 16, quiet, honest start-up: a function that needs neither the cluster nor the database does not reach for them', () => {
   it.each(SELF_CONTAINED.map((name) => [name]))('%s logs nothing at error level and never mentions Kubernetes', async (name) => {
     const logs = await containers.get(name as FunctionName)!.logs();
     expect(errorLines(logs)).toEqual([]);
@@ -158,7 +158,7 @@ describe('Quiet, honest start-up: a function that needs neither the cluster nor 
   });
 });
 
-describe('SIGTERM drains an in-flight request, then the container exits 0', () => {
+describe('Issue 16, SIGTERM drains an in-flight request, then the container exits 0', () => {
   it('a login acknowledged (100 Continue) before SIGTERM is answered 200 after it, then exit 0', async () => {
     const container = await FunctionContainer.start('login', env);
     try {
@@ -177,7 +177,7 @@ describe('SIGTERM drains an in-flight request, then the container exits 0', () =
   });
 });
 
-describe('A bad FUNCTION_TARGET stops the container with exit 1 and a message naming it', () => {
+describe('Issue 16, a bad FUNCTION_TARGET stops the container with exit 1 and a message naming it', () => {
   it('exits 1 and names FUNCTION_TARGET', async () => {
     const id = await podman('run', '--detach', '--network=none', '--read-only', '--env', 'FUNCTION_TARGET=everything', imageUnderTest());
     try {
