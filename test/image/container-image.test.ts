@@ -158,6 +158,14 @@ describe('Issue 16, quiet, honest start-up: a function that needs neither the cl
   });
 });
 
+describe('Issue 16, honest start-up: a function that needs the cluster says once that none is configured, and does not try it', () => {
+  it('resources logs the one error line "no Kubernetes cluster configured" and asks no issuer discovery', async () => {
+    const logs = await containers.get('resources')!.logs();
+    expect(errorLines(logs)).toEqual([expect.stringContaining('no Kubernetes cluster configured')]);
+    expect(logs).not.toMatch(/issuer discovery/);
+  });
+});
+
 describe('Issue 16, SIGTERM drains an in-flight request, then the container exits 0', () => {
   it('a login acknowledged (100 Continue) before SIGTERM is answered 200 after it, then exit 0', async () => {
     const container = await FunctionContainer.start('login', env);
