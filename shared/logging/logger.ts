@@ -1,4 +1,4 @@
-import { redactFields } from './redaction.ts';
+import { assignRedacted } from './redaction.ts';
 import { stdoutLines } from './batched-line-writer.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -29,7 +29,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const base = options.base ?? {};
   const log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (LEVEL_ORDER[level] < threshold) return;
-    const record = redactFields({ time: new Date().toISOString(), level, message, ...base, ...fields });
+    // Built redacted at once: one copy of the fields, not a merge and then a redacted copy of it.
+    const record = assignRedacted({ time: new Date().toISOString(), level, message }, base);
+    if (fields) assignRedacted(record, fields);
     write(JSON.stringify(record));
   };
   return {
