@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
-import { openDatabase, type OpenDatabase } from '../database/open-database.ts';
+import type { OpenDatabase } from '../database/open-database.ts';
 import { serviceUnavailable } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Environment, ServerConfig } from '../config/server-config.ts';
-import { RunStore } from '../runs/run-store.ts';
+import type { RunStore } from '../runs/run-store.ts';
 import { runStoreHttpError } from '../runs/run-http-errors.ts';
 
 /** Where `npm start` keeps the embedded PostgreSQL's data: `<repo>/.data/postgres`. */
@@ -33,15 +33,12 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
       logger.error('DATABASE_URL is not set: run history is unavailable (503) until it is');
       return Promise.reject(serviceUnavailable('the run history database is not configured (DATABASE_URL)', 'DatabaseNotConfigured', 30));
     }
-    opening ??= openDatabase({ env, embeddedDataDir: EMBEDDED_DATA_DIR, log: (line) => logger.info(line) }).then(
-      (database) => ({ database, store: new RunStore(database.pool) }),
-      (error: unknown) => {
-        // Forget the failure so that the next request tries again.
-        opening = undefined;
-        logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
-        throw serviceUnavailable('the run history database cannot be opened; retry shortly', 'DatabaseUnavailable');
-      },
-    );
+    opening ??= openRunStore(env, logger).catch((error: unknown) => {
+      // Forget the failure so that the next request tries again.
+      opening = undefined;
+      logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
+      throw serviceUnavailable('the run history database cannot be opened; retry shortly', 'DatabaseUnavailable');
+    });
     return opening;
   };
   return {
@@ -61,4 +58,11 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
       await current?.then(({ database }) => database.close(), () => undefined);
     },
   };
+}
+
+/** Imported on first use: the PostgreSQL driver is loaded only by a function that serves runs. */
+async function openRunStore(env: Environment, logger: Logger): Promise<{ database: OpenDatabase; store: RunStore }> {
+  const [{ openDatabase }, { RunStore }] = await Promise.all([import('../database/open-database.ts'), import('../runs/run-store.ts')]);
+  const database = await openDatabase({ env, embeddedDataDir: EMBEDDED_DATA_DIR, log: (line) => logger.info(line) });
+  return { database, store: new RunStore(database.pool) };
 }

@@ -12,6 +12,7 @@ import type { RouteDefinition } from '../routes/route-table.ts';
 import type { Logger } from '../logging/logger.ts';
 import { redactPathAndQuery } from '../logging/redaction.ts';
 import type { FunctionDefinition, HandlerRequest } from './function-definition.ts';
+import type { AppContext } from '../app/app-context.ts';
 
 /** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
 export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -31,6 +32,11 @@ interface PendingRequest extends ApiRequest {
 }
 
 const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+
+/** A function's core handler over the context of its process. */
+export function createContextHandler(definition: FunctionDefinition, context: Pick<AppContext, 'routes' | 'authenticator' | 'logger'>): CoreHandler {
+  return createCoreHandler(definition, { routes: context.routes, authenticator: context.authenticator, logger: context.logger });
+}
 
 /**
  * Builds a function's core handler with middy: route resolution, authentication (fail closed:

@@ -70,7 +70,7 @@ beforeAll(async () => {
   await writeFile(kubeConfigFile, cluster.emulator.kubeConfigYaml(), { mode: 0o600 });
   // One watcher (the admin) streams every run at once: more than the default per-principal stream cap.
   const env = adminEnv({ DATABASE_URL: database.connectionString, KUBECONFIG: kubeConfigFile, SERVICE_ACCOUNT_ISSUERS: cluster.emulator.serviceAccountIssuer, API_BASE_URL, LOG_LEVEL: 'warn', RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '1000' });
-  functions.push(...(await Promise.all(['internal', 'internal', 'run-logs'].map((target) => spawnFunctionProcess({ ...env, FUNCTION_TARGET: target }, PROCESS_START_TIMEOUT_MS)))));
+  functions.push(...(await Promise.all(['internal', 'internal', 'run-logs'].map((target) => spawnFunctionProcess({ ...env, FUNCTION_TARGET: target }, { startTimeoutMs: PROCESS_START_TIMEOUT_MS })))));
 }, 90_000);
 
 afterAll(async () => {

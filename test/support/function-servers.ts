@@ -58,9 +58,13 @@ export interface FunctionProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs `node knative/server.ts` (the container entry) as a child process and waits until it serves. */
-export function spawnFunctionProcess(env: Record<string, string>, startTimeoutMs?: number): Promise<FunctionProcess> {
-  return spawnNodeProcess('knative/server.ts', env, '/healthz', startTimeoutMs === undefined ? {} : { startTimeoutMs });
+/** The container entry on the sources (`node knative/server.ts`). */
+export const SOURCE_ENTRY = 'knative/server.ts';
+
+/** Runs the container entry (the sources', or a bundle's entry.mjs) as a child process and waits until it serves. */
+export function spawnFunctionProcess(env: Record<string, string>, options: { entry?: string; startTimeoutMs?: number } = {}): Promise<FunctionProcess> {
+  const { entry = SOURCE_ENTRY, ...rest } = options;
+  return spawnNodeProcess(entry, env, '/healthz', rest);
 }
 
 export interface NodeProcessOptions {
@@ -68,6 +72,8 @@ export interface NodeProcessOptions {
   nodeArgs?: string[];
   /** How long the process may take to answer `readyPath` (default 15 s). */
   startTimeoutMs?: number;
+  /** Reads stdout without keeping it (benchmarks: a request log kept in memory would load this process). */
+  discardStdout?: boolean;
 }
 
 /** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
@@ -80,7 +86,8 @@ export async function spawnNodeProcess(script: string, env: Record<string, strin
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  child.stdout!.on('data', (chunk) => (output += chunk));
+  if (options.discardStdout) child.stdout!.resume();
+  else child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
