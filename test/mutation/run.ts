@@ -30,7 +30,7 @@ const SCOPES: Record<string, Scope> = {
   },
   authz: {
     mutate: ['shared/authz/*.ts'],
-    tests: ['test/identity/authorization.test.ts', 'test/identity/authentication-caches.test.ts', 'test/identity/service-accounts.test.ts'],
+    tests: ['test/identity/authorization.test.ts', 'test/identity/authentication-caches.test.ts', 'test/identity/subject-access-reviewer.test.ts'],
   },
   routes: {
     // The route table's access rules, the matcher and the core handler's authentication step.

@@ -76,7 +76,8 @@ export async function spawnNodeProcess(script: string, env: Record<string, strin
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 15_000;
+  // Generous: start-up on a loaded shared machine can take many times its usual second.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${output}`);
     try {

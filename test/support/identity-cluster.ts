@@ -19,9 +19,9 @@ export interface IdentityCluster {
   close(): Promise<void>;
 }
 
-/** Starts an emulator with TEST_NAMESPACE created. */
-export async function startIdentityCluster(): Promise<IdentityCluster> {
-  const emulator = await startKubeEmulator();
+/** Starts an emulator with TEST_NAMESPACE created; over TLS when a kubeconfig file is needed (client-node sends tokens over TLS only). */
+export async function startIdentityCluster(options: { tls?: boolean } = {}): Promise<IdentityCluster> {
+  const emulator = await startKubeEmulator({ tls: options.tls ?? false });
   const core = emulator.kubeConfig().makeApiClient(CoreV1Api);
   const rbac = emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
   await core.createNamespace({ body: { metadata: { name: TEST_NAMESPACE } } });
