@@ -46,13 +46,16 @@ describe('The route table declares one access mode per route: open, bearer, or b
   });
 });
 
-describe('Every route not listed as unauthenticated requires a token: 401 without one, on every route of the table', () => {
-  let gateway: RunningServer;
-  beforeAll(async () => {
-    gateway = await startTestGateway(adminEnv());
-  });
-  afterAll(() => gateway.close());
+// One production-mode gateway (admin account only: no cluster, no database) for the HTTP checks.
+let gateway: RunningServer;
+let token: string;
+beforeAll(async () => {
+  gateway = await startTestGateway(adminEnv());
+  token = await loginToken(gateway.url, ADMIN_PASSWORD);
+});
+afterAll(() => gateway.close());
 
+describe('Every route not listed as unauthenticated requires a token: 401 without one, on every route of the table', () => {
   it.each(protectedRequests)('%s %s (%s) without a token → 401 MissingToken with WWW-Authenticate: Bearer', async (method, path) => {
     const response = await fetch(`${gateway.url}${path}`, { method });
     expect(response.status).toBe(401);
@@ -62,14 +65,6 @@ describe('Every route not listed as unauthenticated requires a token: 401 withou
 });
 
 describe('access_token is accepted on the run-log stream only: every other route answers 401 to a valid token passed that way', () => {
-  let gateway: RunningServer;
-  let token: string;
-  beforeAll(async () => {
-    gateway = await startTestGateway(adminEnv());
-    token = await loginToken(gateway.url, ADMIN_PASSWORD);
-  });
-  afterAll(() => gateway.close());
-
   it.each(headerOnlyRequests)('%s %s (%s) with ?access_token=<valid token> → 401 MissingToken', async (method, path) => {
     const response = await fetch(`${gateway.url}${path}?access_token=${token}`, { method });
     expect(response.status).toBe(401);

@@ -15,18 +15,17 @@ interface Scope {
 
 const SCOPES: Record<string, Scope> = {
   auth: {
-    // bcrypt-worker.ts runs in a worker thread, outside any test runner's reach; its behaviour is
-    // proven through login.test.ts ($2y$ refused, wrong password refused).
-    mutate: ['shared/auth/*.ts', '!shared/auth/bcrypt-worker.ts'],
-    tests: [
-      'test/identity/authentication-caches.test.ts',
-      'test/foundation/admin-token.test.ts',
-      'test/foundation/login.test.ts',
-      'test/identity/oidc-keys.test.ts',
-      'test/identity/oidc-users.test.ts',
-      'test/identity/service-accounts.test.ts',
-      'test/identity/service-account-signatures.test.ts',
-    ],
+    // Token verification: who owns a token, what is accepted, what is cached and for how long.
+    mutate: ['shared/auth/admin-token.ts', 'shared/auth/request-authenticator.ts', 'shared/auth/token-cache.ts', 'shared/auth/oidc-token-authenticator.ts', 'shared/auth/jose-error-message.ts'],
+    tests: ['test/identity/authentication-caches.test.ts', 'test/identity/token-authenticators.test.ts'],
+  },
+  'auth-keys': {
+    // Key fetching, TokenReview, login throttling and the password queue: their tests start
+    // servers (an OpenID Provider, the emulator, gateways), so each mutant costs seconds.
+    // bcrypt-worker.ts runs in a worker thread, outside any test runner's reach; login.test.ts
+    // proves it ($2y$ refused, wrong password refused).
+    mutate: ['shared/auth/held-key-set.ts', 'shared/auth/oidc-key-set.ts', 'shared/auth/service-account-key-set.ts', 'shared/auth/service-account-token-authenticator.ts', 'shared/auth/login-throttle.ts', 'shared/auth/password-verifier.ts'],
+    tests: ['test/identity/oidc-keys.test.ts', 'test/identity/service-account-signatures.test.ts', 'test/identity/service-accounts.test.ts', 'test/foundation/login.test.ts', 'test/foundation/bounded-map.test.ts'],
   },
   authz: {
     mutate: ['shared/authz/*.ts'],
@@ -72,7 +71,7 @@ for (const name of names) {
     ignorePatterns: ['.tools', '.data', 'reports', 'docs', 'infra', 'coverage', 'dist'],
     concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 2),
     timeoutMS: 20_000,
-    reporters: ['clear-text', 'html'],
+    reporters: ['clear-text', 'html', 'progress-append-only'],
     htmlReporter: { fileName: `reports/mutation/${name}.html` },
     clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
     tempDirName: `.stryker-tmp/${name}`,
