@@ -64,6 +64,41 @@ describe('Every route not listed as unauthenticated requires a token: 401 withou
   });
 });
 
+describe('Fail closed: a path or method no route declares needs a valid token too (401 without, 404 or 405 with)', () => {
+  it.each([
+    ['GET', '/no/such/route'],
+    ['DELETE', '/healthz'],
+    ['GET', '/api/v1alpha1/auth/login'],
+    ['GET', '/'],
+  ])('%s %s without a token → 401 MissingToken', async (method, path) => {
+    const response = await fetch(`${gateway.url}${path}`, { method });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect(await response.json()).toEqual({ error: 'a bearer token is required', reason: 'MissingToken' });
+  });
+
+  it('an unknown route with a valid token is 404, not 401', async () => {
+    const response = await fetch(`${gateway.url}/no/such/route`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ reason: 'NotFound' });
+  });
+
+  it('a malformed Authorization header is 401 MalformedAuthorizationHeader, not 500', async () => {
+    for (const header of ['Token abc', 'Bearer', 'Bearer a b']) {
+      const response = await fetch(`${gateway.url}/apis/platform.dev/v1alpha1/projects`, { headers: { authorization: header } });
+      expect(response.status, header).toBe(401);
+      expect(await response.json()).toMatchObject({ reason: 'MalformedAuthorizationHeader' });
+    }
+  });
+
+  it('accepts the Bearer scheme in any case, with spaces around the token', async () => {
+    for (const header of [`bearer ${token}`, `BEARER  ${token} `]) {
+      const response = await fetch(`${gateway.url}/api/v1alpha1/auth/whoami`, { headers: { authorization: header } });
+      expect(await response.json()).toEqual({ type: 'admin', name: 'admin' });
+    }
+  });
+});
+
 describe('access_token is accepted on the run-log stream only: every other route answers 401 to a valid token passed that way', () => {
   it.each(headerOnlyRequests)('%s %s (%s) with ?access_token=<valid token> → 401 MissingToken', async (method, path) => {
     const response = await fetch(`${gateway.url}${path}?access_token=${token}`, { method });

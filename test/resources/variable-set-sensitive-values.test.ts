@@ -119,7 +119,7 @@ describe('A sensitive value written on create is moved into the Secret variables
       return send(call);
     }) as typeof failingSecrets.send;
     const name = uniqueName();
-    const error = await variableSetWrites(failingSecrets).create(location(name), variableSet(name, [{ name: 'k', sensitive: true, value: 'v' }])).catch((failure: unknown) => failure as ApiError);
+    const error = (await variableSetWrites(failingSecrets).create(location(name), variableSet(name, [{ name: 'k', sensitive: true, value: 'v' }])).catch((failure: unknown) => failure)) as ApiError;
     expect([error.status, error.reason]).toEqual([503, 'KubernetesUnavailable']);
     expect(await stored(name)).toBeUndefined();
   });
