@@ -29,7 +29,7 @@ const SCOPES: Record<string, Scope> = {
   },
   authz: {
     mutate: ['shared/authz/*.ts'],
-    tests: ['test/identity/authorization.test.ts', 'test/identity/authentication-caches.test.ts', 'test/identity/subject-access-reviewer.test.ts'],
+    tests: ['test/identity/authorization.test.ts', 'test/identity/authorization-rules.test.ts', 'test/identity/authentication-caches.test.ts', 'test/identity/subject-access-reviewer.test.ts'],
   },
   routes: {
     // The route table's access rules, the matcher and the core handler's authentication step.
@@ -68,7 +68,7 @@ for (const name of names) {
     coverageAnalysis: 'perTest',
     incremental: true,
     incrementalFile: `reports/mutation/${name}.incremental.json`,
-    ignorePatterns: ['.tools', '.data', 'reports', 'docs', 'infra', 'coverage', 'dist'],
+    ignorePatterns: ['.stryker-tmp', '.tools', '.data', 'reports', 'docs', 'infra', 'coverage', 'dist'],
     concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 2),
     timeoutMS: 20_000,
     reporters: ['clear-text', 'html', 'progress-append-only'],
