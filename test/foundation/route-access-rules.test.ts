@@ -22,30 +22,6 @@ function requestsOf(route: RouteDefinition): Array<[method: string, path: string
 const protectedRequests = ROUTES.filter((route) => route.auth !== 'none').flatMap(requestsOf);
 const headerOnlyRequests = ROUTES.filter((route) => route.auth === 'bearer').flatMap(requestsOf);
 
-describe('The route table declares one access mode per route: open, bearer, or bearer-or-query for the run-log stream only', () => {
-  it('every route has one of the three modes', () => {
-    for (const route of ROUTES) expect(['none', 'bearer', 'bearer-or-query'], route.operationId).toContain(route.auth);
-  });
-
-  it('the run-log stream is the only route that accepts the token in the query', () => {
-    expect(ROUTES.filter((route) => route.auth === 'bearer-or-query').map((route) => route.operationId)).toEqual(['streamRunLogs']);
-  });
-
-  it('every /internal/ route, the catch-all included, takes the token in the Authorization header only', () => {
-    const internal = ROUTES.filter((route) => route.path.startsWith('/internal/'));
-    expect(internal.map((route) => route.operationId)).toEqual(['listRunsInPhase', 'setRunPhase', 'appendRunLogs', 'internal']);
-    for (const route of internal) expect(route.auth, route.operationId).toBe('bearer');
-  });
-
-  it('documents 401, 403 and 503 on every authenticated route and none of them on an open one', () => {
-    for (const route of ROUTES) {
-      const documented = Object.keys(route.errorResponses ?? {});
-      if (route.auth === 'none') expect(documented, route.operationId).not.toContain('401');
-      else expect(documented, route.operationId).toEqual(expect.arrayContaining(['401', '403', '503']));
-    }
-  });
-});
-
 // One production-mode gateway (admin account only: no cluster, no database) for the HTTP checks.
 let gateway: RunningServer;
 let token: string;
