@@ -2,7 +2,7 @@
 // claim annotations, the review cache's key): what a refusal says, which annotation texts are
 // refused and why, and which reviews may share a cache entry.
 import { describe, expect, it, vi, afterEach } from 'vitest';
-import type { OidcPrincipal } from '../../shared/auth/principal.ts';
+import type { OidcPrincipal, ServiceAccountPrincipal } from '../../shared/auth/principal.ts';
 import { describeAttributes, type AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
 import { PrincipalAuthorizer } from '../../shared/authz/principal-authorizer.ts';
 import { ServiceAccountClaimIndex } from '../../shared/authz/service-account-claim-index.ts';
@@ -61,7 +61,7 @@ describe('A refusal names who may not do what: verb, resource/subresource.group,
 
   it('a denied ServiceAccount: 403 Forbidden "<user> may not <request>"', async () => {
     const authorizer = new PrincipalAuthorizer(countingReviewer(), undefined);
-    const principal = { type: 'serviceaccount', name: 'system:serviceaccount:ops:ci', uid: 'u', groups: [], extra: {} } as const;
+    const principal: ServiceAccountPrincipal = { type: 'serviceaccount', name: 'system:serviceaccount:ops:ci', uid: 'u', groups: [], extra: {} };
     expect(await refusal(authorizer.authorize(principal, GET_LOG))).toEqual([403, 'Forbidden', 'system:serviceaccount:ops:ci may not get workspaces/log.platform.dev "web" in namespace "team"']);
   });
 
