@@ -180,6 +180,14 @@ describe('Every OIDC request goes through SubjectAccessReview, cached', () => {
     expect(cluster().emulator.counters.subjectAccessReviews - before.subjectAccessReviews).toBe(1);
     expect(cluster().emulator.counters.tokenReviews - before.tokenReviews).toBe(0);
   });
+});
+
+describe('The Kubernetes API down for an OIDC user\'s review: 503, never 401 and never an allow', () => {
+  // Its own cluster: the test takes it down, which no other test may see.
+  const { cluster, provider, gateway } = useOidcSetting(async (identityCluster) => {
+    await identityCluster.createServiceAccount('platform-admin', { 'platform.dev/claim.groups': 'platform-eng' });
+    await identityCluster.allowPaths('platform-admin', ['/internal/*'], ['get']);
+  });
 
   it('the Kubernetes API down: 503 with Retry-After, never 401 and never an allow', async () => {
     const token = await provider().login('alice');

@@ -159,7 +159,9 @@ describe('Issuers the cluster publishes no key set for (SERVICE_ACCOUNT_ISSUERS,
     expect((await getWithToken(gateway.url, WHO_AM_I, await cluster.mintToken('controller'))).status).toBe(200);
   });
 
-  it('says so once in the log, naming the issuers verified by TokenReview alone', () => {
+  it('says so once in the log, naming the issuers verified by TokenReview alone', async () => {
+    // Two tokens of this test's own, so the cluster has been asked whatever ran before.
+    for (let request = 0; request < 2; request++) await getWithToken(gateway.url, WHO_AM_I, await forgedJwt(OTHER_ISSUER));
     const warnings = logger.lines.map((line) => JSON.parse(line) as { message: string; issuers?: string[] }).filter((record) => record.message.includes('TokenReview alone'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.issuers).toEqual([OTHER_ISSUER]);
