@@ -10,69 +10,69 @@ import { routeTable } from '../../shared/routes/route-table.ts';
 
 const ROUTES = routeTable('platform.dev');
 
-// method, path, who serves it, and how the token may come (none: open route).
+// method, path, who serves it, how the token may come (none: open route), and the handler it dispatches to.
 const EXPECTED_ROUTES = `
-    GET /healthz every-function none
-    GET /readyz every-function none
-    POST /api/v1alpha1/auth/login login none
-    GET /api/v1alpha1/auth/whoami resources bearer
-    GET /api/v1alpha1/system/public-config public-config none
-    GET /openapi.json public-config none
-    GET /docs public-config none
-    GET /apis/platform.dev/v1alpha1/projects resources bearer
-    POST /apis/platform.dev/v1alpha1/projects resources bearer
-    GET /apis/platform.dev/v1alpha1/projects/{name} resources bearer
-    PUT /apis/platform.dev/v1alpha1/projects/{name} resources bearer
-    PATCH /apis/platform.dev/v1alpha1/projects/{name} resources bearer
-    DELETE /apis/platform.dev/v1alpha1/projects/{name} resources bearer
-    GET /apis/platform.dev/v1alpha1/projects/{name}/status resources bearer
-    PUT /apis/platform.dev/v1alpha1/projects/{name}/status resources bearer
-    PATCH /apis/platform.dev/v1alpha1/projects/{name}/status resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces resources bearer
-    GET /apis/platform.dev/v1alpha1/workspaces resources bearer
-    POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name} resources bearer
-    PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name} resources bearer
-    PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name} resources bearer
-    DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name} resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name}/status resources bearer
-    PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name}/status resources bearer
-    PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name}/status resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts resources bearer
-    GET /apis/platform.dev/v1alpha1/rollouts resources bearer
-    POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name} resources bearer
-    PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name} resources bearer
-    PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name} resources bearer
-    DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name} resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name}/status resources bearer
-    PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name}/status resources bearer
-    PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name}/status resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets resources bearer
-    GET /apis/platform.dev/v1alpha1/variablesets resources bearer
-    POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name} resources bearer
-    PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name} resources bearer
-    PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name} resources bearer
-    DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name} resources bearer
-    GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer
-    PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer
-    PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer
-    POST /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer
-    GET /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer
-    GET /api/v1alpha1/projects/{project}/runs resources bearer
-    GET /api/v1alpha1/projects/{project}/runs/{run} resources bearer
-    GET /internal/runs internal bearer
-    POST /internal/runs/{run}/phase internal bearer
-    POST /internal/runs/{run}/logs internal bearer
-    * /internal/* internal bearer
-    GET /api/v1alpha1/run-logs/{project}/{run} run-logs bearer-or-query
-    * /bridge/* bridge none
+  GET /healthz every-function none getHealth
+  GET /readyz every-function none getReadiness
+  POST /api/v1alpha1/auth/login login none login
+  GET /api/v1alpha1/auth/whoami resources bearer whoAmI
+  GET /api/v1alpha1/system/public-config public-config none getPublicConfig
+  GET /openapi.json public-config none getOpenApiDocument
+  GET /docs public-config none getApiReference
+  GET /apis/platform.dev/v1alpha1/projects resources bearer listProjects
+  POST /apis/platform.dev/v1alpha1/projects resources bearer createProject
+  GET /apis/platform.dev/v1alpha1/projects/{name} resources bearer getProject
+  PUT /apis/platform.dev/v1alpha1/projects/{name} resources bearer replaceProject
+  PATCH /apis/platform.dev/v1alpha1/projects/{name} resources bearer patchProject
+  DELETE /apis/platform.dev/v1alpha1/projects/{name} resources bearer deleteProject
+  GET /apis/platform.dev/v1alpha1/projects/{name}/status resources bearer getProjectStatus
+  PUT /apis/platform.dev/v1alpha1/projects/{name}/status resources bearer replaceProjectStatus
+  PATCH /apis/platform.dev/v1alpha1/projects/{name}/status resources bearer patchProjectStatus
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces resources bearer listWorkspaces
+  GET /apis/platform.dev/v1alpha1/workspaces resources bearer listWorkspacesInAllNamespaces
+  POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces resources bearer createWorkspace
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name} resources bearer getWorkspace
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name} resources bearer replaceWorkspace
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name} resources bearer patchWorkspace
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name} resources bearer deleteWorkspace
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name}/status resources bearer getWorkspaceStatus
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name}/status resources bearer replaceWorkspaceStatus
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces/{name}/status resources bearer patchWorkspaceStatus
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts resources bearer listRollouts
+  GET /apis/platform.dev/v1alpha1/rollouts resources bearer listRolloutsInAllNamespaces
+  POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts resources bearer createRollout
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name} resources bearer getRollout
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name} resources bearer replaceRollout
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name} resources bearer patchRollout
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name} resources bearer deleteRollout
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name}/status resources bearer getRolloutStatus
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name}/status resources bearer replaceRolloutStatus
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/rollouts/{name}/status resources bearer patchRolloutStatus
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets resources bearer listVariableSets
+  GET /apis/platform.dev/v1alpha1/variablesets resources bearer listVariableSetsInAllNamespaces
+  POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets resources bearer createVariableSet
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name} resources bearer getVariableSet
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name} resources bearer replaceVariableSet
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name} resources bearer patchVariableSet
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name} resources bearer deleteVariableSet
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer getVariableSetStatus
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer replaceVariableSetStatus
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer patchVariableSetStatus
+  POST /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer startRun
+  GET /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer listWorkspaceRuns
+  GET /api/v1alpha1/projects/{project}/runs resources bearer listProjectRuns
+  GET /api/v1alpha1/projects/{project}/runs/{run} resources bearer getRun
+  GET /internal/runs internal bearer listRunsInPhase
+  POST /internal/runs/{run}/phase internal bearer setRunPhase
+  POST /internal/runs/{run}/logs internal bearer appendRunLogs
+  * /internal/* internal bearer internal
+  GET /api/v1alpha1/run-logs/{project}/{run} run-logs bearer-or-query streamRunLogs
+  * /bridge/* bridge none identityBridge
 `;
 
 describe('Every route of the table, with its owner and access mode: open routes as the spec lists them, the stream alone taking access_token', () => {
   it('declares exactly these routes, in this order (first match wins)', () => {
-    expect(ROUTES.map((route) => [route.method, route.path, route.target, route.auth].join(' '))).toEqual(EXPECTED_ROUTES.trim().split('\n').map((line) => line.trim()));
+    expect(ROUTES.map((route) => [route.method, route.path, route.target, route.auth, route.operationId].join(' '))).toEqual(EXPECTED_ROUTES.trim().split('\n').map((line) => line.trim()));
   });
 });
 
@@ -104,11 +104,11 @@ function requestWith(headers: Record<string, string>, query = ''): ApiRequest {
   return { method: 'GET', path: '/x', headers, query: new URLSearchParams(query), body: new Uint8Array(), remoteAddress: '127.0.0.1' };
 }
 
-function readOutcome(request: ApiRequest, allowQuery: boolean): string | null | [number, string] {
+function readOutcome(request: ApiRequest, allowQuery: boolean): string | null | [number, string, string] {
   try {
     return readBearerToken(request, allowQuery);
   } catch (error) {
-    return [(error as ApiError).status, (error as ApiError).reason];
+    return [(error as ApiError).status, (error as ApiError).reason, (error as ApiError).message];
   }
 }
 
@@ -122,7 +122,7 @@ describe('The bearer token comes from "Authorization: Bearer <token>", or from ?
   });
 
   it.each([['Token abc'], ['Bearer'], ['Bearer '], ['Bearer a b'], ['Basic YTpi'], [' Bearer abc'], ['Bearerabc']])('refuses %j with 401 MalformedAuthorizationHeader', (header) => {
-    expect(readOutcome(requestWith({ authorization: header }), true)).toEqual([401, 'MalformedAuthorizationHeader']);
+    expect(readOutcome(requestWith({ authorization: header }), true)).toEqual([401, 'MalformedAuthorizationHeader', 'Authorization header must be "Bearer <token>"']);
   });
 
   it('takes access_token only where allowed, and never an empty one', () => {
@@ -159,6 +159,7 @@ describe('A request matches the first route whose path and method fit; HEAD is G
 
   it('a known path with a method no route takes is 405 listing the methods it takes', () => {
     expect(found('DELETE', '/healthz')).toEqual({ kind: 'method-not-allowed', allowed: ['GET'] });
+    expect(found('HEAD', '/api/v1alpha1/auth/login')).toEqual({ kind: 'method-not-allowed', allowed: ['POST'] });
     expect(found('POST', '/apis/platform.dev/v1alpha1/projects/p')).toEqual({ kind: 'method-not-allowed', allowed: ['GET', 'PUT', 'PATCH', 'DELETE'] });
   });
 
