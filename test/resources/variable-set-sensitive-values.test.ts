@@ -74,6 +74,7 @@ describe('A sensitive value written on create is moved into the Secret variables
     const secret = (await secretOf(name))!;
     expect(decoded(secret.data)).toEqual({ db_password: 'hunter2' });
     expect(secret.metadata.labels).toEqual({ [`${GROUP}/variableset`]: name });
+    expect((secret as { type?: string }).type).toBe('Opaque');
     expect(secret.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'VariableSet', name, uid: answer.body.metadata.uid, controller: true })]);
     expect(JSON.stringify(await stored(name))).not.toContain('hunter2');
   });
@@ -91,6 +92,20 @@ describe('A sensitive value written on create is moved into the Secret variables
     await writes.create(location(name), variableSet(name, [{ name: 'plain', value: 'x' }, { name: 'later', sensitive: true }]));
     expect(await secretOf(name)).toBeUndefined();
     expect((await stored(name)).spec!.variables).toEqual([defaulted({ name: 'plain', value: 'x' }), defaulted({ name: 'later', sensitive: true })]);
+  });
+
+  it('writes no Secret for a reference to a key it does not hold, and keeps the reference', async () => {
+    const name = uniqueName();
+    const answer = await writes.create(location(name), variableSet(name, [{ name: 'k', valueFrom: reference(name, 'k') }]));
+    expect(answer.body.spec!.variables).toEqual([defaulted({ name: 'k', valueFrom: reference(name, 'k') })]);
+    expect(await secretOf(name)).toBeUndefined();
+  });
+
+  it('sends a VariableSet without a spec as it is, for the cluster to refuse (no spec is invented)', async () => {
+    const name = uniqueName();
+    const error = await statusError(writes.create(location(name), { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name } } as PlatformObject));
+    expect([error.status, error.message]).toEqual([422, `VariableSet.${GROUP} "${name}" is invalid: spec: Required value`]);
+    expect(await stored(name)).toBeUndefined();
   });
 
   it.each([
@@ -169,6 +184,7 @@ describe('A JSON patch may not write a value into spec.variables; only its remov
     ['add', [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }]],
     ['replace', [{ op: 'replace', path: '/spec/variables/0/value', value: 'leak' }]],
     ['copy', [{ op: 'copy', from: '/metadata/name', path: '/spec/variables/0/value' }]],
+    ['add after a harmless operation', [{ op: 'add', path: '/spec/description', value: 'x' }, { op: 'add', path: '/spec/variables/0/value', value: 'leak' }]],
   ])('refuses %s on spec.variables with 422 and changes nothing', async (_op, patch) => {
     const name = uniqueName();
     await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
@@ -186,6 +202,13 @@ describe('A JSON patch may not write a value into spec.variables; only its remov
     expect(decoded((await secretOf(name))!.data)).toEqual({ b: 'vb' });
   });
 
+  it('leaves an operation without a string path to the cluster to refuse', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    // The cluster's own answer (a KubernetesStatusError), not a crash of the guard.
+    await statusError(writes.patch(location(name), [{ op: 'add', path: 7, value: 'v' }], JSON_PATCH));
+  });
+
   it('applies a JSON patch elsewhere in the object', async () => {
     const name = uniqueName();
     await writes.create(location(name), variableSet(name, [{ name: 'a', sensitive: true, value: 'va' }]));
@@ -199,6 +222,11 @@ describe('Answers never carry a sensitive variable\'s value, however it came to 
   it('hides a value stored beside sensitive: true by a direct write to the cluster, and leaves other variables whole', () => {
     const presented = writes.present(variableSet('direct', [{ name: 't', sensitive: true, value: 'written-by-kubectl' }, { name: 'p', sensitive: false, value: 'shown' }, { name: 'q', value: 'shown too' }]));
     expect(presented.spec!.variables).toEqual([{ name: 't', sensitive: true }, { name: 'p', sensitive: false, value: 'shown' }, { name: 'q', value: 'shown too' }]);
+  });
+
+  it('leaves an object without a spec as it is', () => {
+    const object = { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name: 'bare' } } as PlatformObject;
+    expect(writes.present(object)).toBe(object);
   });
 
   it('leaves an object without a variables list as it is', () => {
