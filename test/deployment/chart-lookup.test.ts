@@ -43,6 +43,10 @@ describe('When empty on a fresh install, the hash and key are generated and kept
   });
 
   it('still lets given values win over what the cluster holds', async () => {
+    // The cluster holds a stored Secret whatever ran before: the fresh install's, as helm keeps it.
+    const install = await renderAgainstCluster();
+    await storeSecret(`${RELEASE}-api`, secretData(install), true);
+    expect(Buffer.from(secretData(install).ADMIN_ACCOUNT_TOKEN_SIGNING_KEY!, 'base64').toString()).not.toBe('n'.repeat(64));
     const upgrade = await renderAgainstCluster({ api: { adminAccount: { tokenSigningKey: 'n'.repeat(64), tokenTTL: '2h' } } });
     const data = secretData(upgrade);
     expect(Buffer.from(data.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY!, 'base64').toString()).toBe('n'.repeat(64));

@@ -2,29 +2,20 @@
 // through the RoleBinding it creates with each Project (the project-secrets ClusterRole, bound to
 // its own ServiceAccount), never cluster-wide.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CoreV1Api, RbacAuthorizationV1Api, type V1ClusterRole, type V1ClusterRoleBinding } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { loginToken, startTestGateway } from '../support/function-servers.ts';
-import { findObject, helmTemplate, type KubeObject } from '../support/helm.ts';
+import { API_SERVICE_ACCOUNT, applyChartRbac } from '../support/chart-rbac.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
 import { API, GROUP, expectStatus, projectObject, send } from '../resources/platform-fixture.ts';
-
-const API_SERVICE_ACCOUNT = 'platform-api';
 
 let cluster: IdentityCluster;
 let gateway: RunningServer;
 let admin: string;
 let serverCore: CoreV1Api;
 let clusterAdminCore: CoreV1Api;
-
-/** The environment the chart gives the resources function, with the downward API's namespace resolved. */
-function chartEnvironment(objects: KubeObject[], names: string[]): Record<string, string> {
-  const service = findObject(objects, 'Service', 'platform-resources') as KubeObject & { spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }> }> } } } };
-  const variables = service.spec.template.spec.containers[0]!.env.filter((variable) => names.includes(variable.name));
-  return Object.fromEntries(variables.map((variable) => [variable.name, variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? TEST_NAMESPACE : variable.value!]));
-}
 
 function variableSet(name: string): Record<string, unknown> {
   return { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name }, spec: { variables: [{ name: 'db_password', sensitive: true, value: 's3cret' }] } };
@@ -33,17 +24,10 @@ function variableSet(name: string): Record<string, unknown> {
 beforeAll(async () => {
   cluster = await startIdentityCluster();
   await installPlatformCrds(cluster.emulator.kubeConfig(), GROUP);
-  const chart = await helmTemplate({}, { namespace: TEST_NAMESPACE });
-  const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  for (const role of chart.filter((object) => object.kind === 'ClusterRole')) await rbac.createClusterRole({ body: role as unknown as V1ClusterRole });
-  for (const binding of chart.filter((object) => object.kind === 'ClusterRoleBinding')) await rbac.createClusterRoleBinding({ body: binding as unknown as V1ClusterRoleBinding });
-  await cluster.createServiceAccount(API_SERVICE_ACCOUNT);
-  const serverKubeConfig = cluster.emulator.kubeConfig(await cluster.mintToken(API_SERVICE_ACCOUNT));
-  serverCore = serverKubeConfig.makeApiClient(CoreV1Api);
+  const chartRbac = await applyChartRbac(cluster);
+  serverCore = chartRbac.kubeConfig.makeApiClient(CoreV1Api);
   clusterAdminCore = cluster.emulator.kubeConfig().makeApiClient(CoreV1Api);
-  const env = adminEnv({ API_GROUP: GROUP, ...chartEnvironment(chart, ['PROJECT_SECRETS_CLUSTER_ROLE', 'API_SERVICE_ACCOUNT', 'POD_NAMESPACE']) });
-  expect(Object.keys(env)).toEqual(expect.arrayContaining(['PROJECT_SECRETS_CLUSTER_ROLE', 'API_SERVICE_ACCOUNT', 'POD_NAMESPACE']));
-  gateway = await startTestGateway(env, { kubeConfig: serverKubeConfig });
+  gateway = await startTestGateway(adminEnv({ API_GROUP: GROUP, ...chartRbac.env }), { kubeConfig: chartRbac.kubeConfig });
   admin = await loginToken(gateway.url, ADMIN_PASSWORD);
 });
 

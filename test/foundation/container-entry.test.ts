@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
-import { SOURCE_ENTRY, getWithToken, login, loginToken, spawnFunctionProcess as spawnWith, type FunctionProcess } from '../support/function-servers.ts';
+import { SOURCE_ENTRY, getWithToken, loginToken, spawnFunctionProcess as spawnWith, type FunctionProcess } from '../support/function-servers.ts';
 
 // An authenticated route that needs nothing but a valid token (no cluster, no database).
 const WHO_AM_I = '/api/v1alpha1/auth/whoami';
@@ -73,13 +73,32 @@ describe.each(ENTRIES)('Container entry on %s', (_, entry) => {
   });
 
   describe('Container entry: SIGTERM drains in-flight requests', () => {
-    it('finishes a login already in progress, then exits 0', async () => {
+    it('finishes a login whose body is still arriving when SIGTERM comes, then exits 0', async () => {
       const child = await spawnFunctionProcess({ ...adminEnv(), FUNCTION_TARGET: 'login' });
-      const inFlight = login(child.url, ADMIN_PASSWORD);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      const outgoing = request(`${child.url}/api/v1alpha1/auth/login`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_PASSWORD}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked', expect: '100-continue' },
+      });
+      const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        outgoing.on('response', (response) => {
+          let body = '';
+          response.on('data', (chunk) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body }));
+        });
+        outgoing.on('error', reject);
+      });
+      // 100 Continue: the server has parsed the request, which cannot be answered before its body ends.
+      const continued = new Promise((resolve) => outgoing.once('continue', resolve));
+      outgoing.flushHeaders();
+      await continued;
+      outgoing.write('first half of the body; ');
       const exited = child.stop();
-      const response = await inFlight;
+      await waitFor(() => child.output().includes('shutting down: draining in-flight requests'));
+      expect(child.child.exitCode, 'the process exited with a request in flight').toBeNull();
+      outgoing.end('second half');
+      const response = await answered;
       expect(response.status).toBe(200);
+      expect(JSON.parse(response.body)).toEqual({ idToken: expect.any(String) });
       expect(await exited).toBe(0);
     });
   });
@@ -102,3 +121,12 @@ describe.each(ENTRIES)('Container entry on %s', (_, entry) => {
     });
   });
 });
+
+/** Waits until the condition holds, checking every 20 ms, for a generous 20 s at most. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

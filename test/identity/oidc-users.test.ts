@@ -111,6 +111,8 @@ describe('OIDC user: JWT from an external identity provider, verified against it
   });
 
   it('keeps working with the keys it holds when the provider goes down', async () => {
+    // This test fetches the keys itself (a first token verified), whatever ran before it.
+    await expectAllowed(await getWithToken(gateway().url, INTERNAL, await provider().login('alice')));
     const unused = await provider().login('alice');
     await provider().stop();
     try {
@@ -177,6 +179,14 @@ describe('Every OIDC request goes through SubjectAccessReview, cached', () => {
     }
     expect(cluster().emulator.counters.subjectAccessReviews - before.subjectAccessReviews).toBe(1);
     expect(cluster().emulator.counters.tokenReviews - before.tokenReviews).toBe(0);
+  });
+});
+
+describe('The Kubernetes API down for an OIDC user\'s review: 503, never 401 and never an allow', () => {
+  // Its own cluster: the test takes it down, which no other test may see.
+  const { cluster, provider, gateway } = useOidcSetting(async (identityCluster) => {
+    await identityCluster.createServiceAccount('platform-admin', { 'platform.dev/claim.groups': 'platform-eng' });
+    await identityCluster.allowPaths('platform-admin', ['/internal/*'], ['get']);
   });
 
   it('the Kubernetes API down: 503 with Retry-After, never 401 and never an allow', async () => {

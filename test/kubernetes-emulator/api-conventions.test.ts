@@ -1,6 +1,6 @@
 // Kubernetes API conventions, exercised through @kubernetes/client-node: object metadata, errors as Status,
 // optimistic concurrency, patch types, selectors, pagination and namespace deletion.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { rawRequest, statusOf, useKubeEmulator } from './emulator-fixture.ts';
 
@@ -136,11 +136,12 @@ describe('PATCH accepts JSON patch, merge patch and (for built-in types) strateg
   });
 
   it('a failing JSON patch test operation is a 422 and changes nothing', async () => {
+    await core().createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name: 'json-tested', labels: { team: 'b' } } } });
     const status = await statusOf(
-      core().patchNamespacedServiceAccount({ namespace: 'default', name: 'json-patched', body: [{ op: 'test', path: '/metadata/labels/team', value: 'zzz' }, { op: 'remove', path: '/metadata/labels' }] }),
+      core().patchNamespacedServiceAccount({ namespace: 'default', name: 'json-tested', body: [{ op: 'test', path: '/metadata/labels/team', value: 'zzz' }, { op: 'remove', path: '/metadata/labels' }] }),
     );
     expect(status.code).toBe(422);
-    const current = await core().readNamespacedServiceAccount({ namespace: 'default', name: 'json-patched' });
+    const current = await core().readNamespacedServiceAccount({ namespace: 'default', name: 'json-tested' });
     expect(current.metadata?.labels).toEqual({ team: 'b' });
   });
 
@@ -151,18 +152,22 @@ describe('PATCH accepts JSON patch, merge patch and (for built-in types) strateg
   });
 
   it('strategic merge patch works on built-in types', async () => {
-    const patched = await core().patchNamespacedConfigMap({ namespace: 'default', name: 'merged', body: { data: { more: '4' } } }, strategicPatch);
-    expect(patched.data).toEqual({ keep: '1', add: '3', more: '4' });
+    await core().createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'strategic' }, data: { keep: '1' } } });
+    const patched = await core().patchNamespacedConfigMap({ namespace: 'default', name: 'strategic', body: { data: { more: '4' } } }, strategicPatch);
+    expect(patched.data).toEqual({ keep: '1', more: '4' });
   });
 
   it('a patch carrying a stale resourceVersion is a 409 Conflict', async () => {
-    const status = await statusOf(core().patchNamespacedConfigMap({ namespace: 'default', name: 'merged', body: { metadata: { resourceVersion: '1' }, data: { x: 'y' } } }, mergePatch));
+    await core().createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'stale' }, data: { keep: '1' } } });
+    await core().patchNamespacedConfigMap({ namespace: 'default', name: 'stale', body: { data: { keep: '2' } } }, mergePatch);
+    const status = await statusOf(core().patchNamespacedConfigMap({ namespace: 'default', name: 'stale', body: { metadata: { resourceVersion: '1' }, data: { x: 'y' } } }, mergePatch));
     expect(status).toMatchObject({ code: 409, reason: 'Conflict' });
   });
 });
 
 describe('lists filter by label and field selectors, across namespaces too', () => {
-  it('supports =, ==, !=, in, notin, exists and !exists', async () => {
+  // Every test of this block reads these ConfigMaps, in whatever order the tests run.
+  beforeAll(async () => {
     await createNamespace('selectors');
     const labelled: [string, Record<string, string>][] = [
       ['one', { tier: 'web', env: 'prod' }],
@@ -170,6 +175,9 @@ describe('lists filter by label and field selectors, across namespaces too', () 
       ['three', { tier: 'web' }],
     ];
     for (const [name, labels] of labelled) await core().createNamespacedConfigMap({ namespace: 'selectors', body: { metadata: { name, labels } } });
+  });
+
+  it('supports =, ==, !=, in, notin, exists and !exists', async () => {
     const names = async (labelSelector: string) =>
       (await core().listNamespacedConfigMap({ namespace: 'selectors', labelSelector })).items.map((item) => item.metadata?.name).sort();
     expect(await names('tier=web')).toEqual(['one', 'three']);

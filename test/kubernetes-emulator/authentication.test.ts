@@ -1,5 +1,5 @@
 // TokenReview, TokenRequest and the ServiceAccount issuer's discovery documents.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationV1Api, CoreV1Api, OpenidApi, WellKnownApi } from '@kubernetes/client-node';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { statusOf, useKubeEmulator } from './emulator-fixture.ts';
@@ -49,8 +49,13 @@ describe('TokenReview authenticates registered tokens', () => {
 });
 
 describe('TokenRequest issues RS256 JWTs verifiable with the published key set', () => {
+  // The ServiceAccount every test of this block mints tokens for, whatever order they run in.
+  beforeAll(async () => {
+    await core().createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name: 'minted' } } });
+  });
+
   it('carries iss, sub, aud, exp and the kubernetes.io claim', async () => {
-    const account = await core().createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name: 'minted' } } });
+    const account = await core().readNamespacedServiceAccount({ namespace: 'default', name: 'minted' });
     const token = await mintToken('default', 'minted', ['platform-api']);
     const keys = await emulator().kubeConfig().makeApiClient(OpenidApi).getServiceAccountIssuerOpenIDKeyset();
     const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(document(keys)), { issuer: emulator().serviceAccountIssuer, audience: 'platform-api' });

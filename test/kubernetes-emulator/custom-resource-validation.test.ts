@@ -255,7 +255,8 @@ describe('pruning of unknown fields', () => {
   });
 
   it('prunes patches too: a merge patch cannot add an undeclared field', async () => {
-    const patched = (await custom().patchNamespacedCustomObject({ ...workspaces, name: 'pruned', body: { spec: { colour: 'blue', suspend: true } } }, mergePatch)) as { spec: Record<string, unknown> };
+    await custom().createNamespacedCustomObject({ ...workspaces, body: workspace('pruned-patch', VALID_WORKSPACE_SPEC) });
+    const patched = (await custom().patchNamespacedCustomObject({ ...workspaces, name: 'pruned-patch', body: { spec: { colour: 'blue', suspend: true } } }, mergePatch)) as { spec: Record<string, unknown> };
     expect(patched.spec).toEqual({ ...DEFAULTED_WORKSPACE_SPEC, suspend: true });
   });
 });
@@ -285,7 +286,8 @@ describe('fieldValidation', () => {
       reason: 'BadRequest',
       message: 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.colour", unknown field "spec.shape"',
     });
-    const patch = await rawRequest(emulator(), `${path}/warned?fieldValidation=Strict`, { method: 'PATCH', headers: { 'Content-Type': PatchStrategy.MergePatch }, body: JSON.stringify({ spec: { weight: 3 } }) });
+    expect((await post('strict-patched', '?fieldValidation=Ignore')).status).toBe(201);
+    const patch = await rawRequest(emulator(), `${path}/strict-patched?fieldValidation=Strict`, { method: 'PATCH', headers: { 'Content-Type': PatchStrategy.MergePatch }, body: JSON.stringify({ spec: { weight: 3 } }) });
     expect(patch.status).toBe(400);
     expect(((await patch.json()) as { message: string }).message).toBe('strict decoding error: unknown field "spec.weight"');
   });

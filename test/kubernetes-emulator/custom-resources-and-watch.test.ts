@@ -30,6 +30,10 @@ beforeAll(async () => {
   await core().createNamespace({ body: { metadata: { name: 'proj-a' } } });
 });
 
+function createWorkspace(namespace: string, name: string): Promise<unknown> {
+  return custom().createNamespacedCustomObject({ group: GROUP, version: 'v1alpha1', namespace, plural: 'workspaces', body: { apiVersion: `${GROUP}/v1alpha1`, kind: 'Workspace', metadata: { name }, spec: { size: 1 } } });
+}
+
 describe('creating a CustomResourceDefinition serves its resource', () => {
   it('shows the group in discovery', async () => {
     const groups = await emulator().kubeConfig().makeApiClient(ApisApi).getAPIVersions();
@@ -46,7 +50,8 @@ describe('creating a CustomResourceDefinition serves its resource', () => {
   });
 
   it('bumps generation on spec changes only, and keeps status out of main-resource writes', async () => {
-    const path = { group: GROUP, version: 'v1alpha1', namespace: 'proj-a', plural: 'workspaces', name: 'ws' };
+    const path = { group: GROUP, version: 'v1alpha1', namespace: 'proj-a', plural: 'workspaces', name: 'ws-generation' };
+    await createWorkspace('proj-a', 'ws-generation');
     const specChanged = (await custom().patchNamespacedCustomObject({ ...path, body: { spec: { size: 2 }, status: { phase: 'ignored' } } }, mergePatch)) as { metadata: { generation: number }; status?: unknown };
     expect(specChanged.metadata.generation).toBe(2);
     expect(specChanged.status).toBeUndefined();
@@ -55,8 +60,9 @@ describe('creating a CustomResourceDefinition serves its resource', () => {
   });
 
   it('requires a resourceVersion on update and refuses strategic merge patch, as for real custom resources', async () => {
-    const path = { group: GROUP, version: 'v1alpha1', namespace: 'proj-a', plural: 'workspaces', name: 'ws' };
-    const update = await statusOf(custom().replaceNamespacedCustomObject({ ...path, body: { apiVersion: `${GROUP}/v1alpha1`, kind: 'Workspace', metadata: { name: 'ws' }, spec: {} } }));
+    const path = { group: GROUP, version: 'v1alpha1', namespace: 'proj-a', plural: 'workspaces', name: 'ws-versioned' };
+    await createWorkspace('proj-a', 'ws-versioned');
+    const update = await statusOf(custom().replaceNamespacedCustomObject({ ...path, body: { apiVersion: `${GROUP}/v1alpha1`, kind: 'Workspace', metadata: { name: 'ws-versioned' }, spec: {} } }));
     expect(update.code).toBe(422);
     expect(update.message).toContain('metadata.resourceVersion: Invalid value: 0: must be specified for an update');
     const patch = await statusOf(custom().patchNamespacedCustomObject({ ...path, body: { spec: {} } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch)));
@@ -128,8 +134,9 @@ describe('watch streams ADDED, MODIFIED and DELETED in resourceVersion order', (
   });
 
   it('without a resourceVersion starts with the current objects as ADDED', async () => {
-    const events = await watchEvents('/api/v1/namespaces/proj-a/configmaps', { fieldSelector: 'metadata.name=before' }, 1, async () => {});
-    expect(events).toMatchObject([{ type: 'ADDED', name: 'before' }]);
+    await core().createNamespacedConfigMap({ namespace: 'proj-a', body: { metadata: { name: 'present' } } });
+    const events = await watchEvents('/api/v1/namespaces/proj-a/configmaps', { fieldSelector: 'metadata.name=present' }, 1, async () => {});
+    expect(events).toMatchObject([{ type: 'ADDED', name: 'present' }]);
   });
 
   it('across namespaces with a label selector: an object entering the selection is ADDED, leaving it DELETED', async () => {
@@ -152,9 +159,12 @@ describe('informers list then watch', () => {
   });
 
   it('sees existing objects, then changes to custom resources', async () => {
-    const path = `/apis/${GROUP}/v1alpha1/namespaces/proj-a/workspaces`;
+    // Its own namespace with one Workspace, whatever the other tests created.
+    await core().createNamespace({ body: { metadata: { name: 'informed' } } });
+    await createWorkspace('informed', 'ws');
+    const path = `/apis/${GROUP}/v1alpha1/namespaces/informed/workspaces`;
     const informer = makeInformer(emulator().kubeConfig(), path, () =>
-      custom().listNamespacedCustomObject({ group: GROUP, version: 'v1alpha1', namespace: 'proj-a', plural: 'workspaces' }),
+      custom().listNamespacedCustomObject({ group: GROUP, version: 'v1alpha1', namespace: 'informed', plural: 'workspaces' }),
     );
     stop = () => informer.stop();
     const changes: string[] = [];
@@ -165,9 +175,9 @@ describe('informers list then watch', () => {
       });
     });
     await informer.start();
-    await custom().createNamespacedCustomObject({ group: GROUP, version: 'v1alpha1', namespace: 'proj-a', plural: 'workspaces', body: { apiVersion: `${GROUP}/v1alpha1`, kind: 'Workspace', metadata: { name: 'ws-2' } } });
+    await createWorkspace('informed', 'ws-2');
     await added;
     expect(changes).toEqual(['add ws', 'add ws-2']);
-    expect(informer.list('proj-a').map((object) => object.metadata?.name).sort()).toEqual(['ws', 'ws-2']);
+    expect(informer.list('informed').map((object) => object.metadata?.name).sort()).toEqual(['ws', 'ws-2']);
   });
 });

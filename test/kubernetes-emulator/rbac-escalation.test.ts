@@ -105,8 +105,9 @@ describe('escalate: a user may write a Role granting more than it holds only wit
   });
 
   it('is refused a patch that adds what it does not hold (updates are checked too)', async () => {
+    await as(ROLE_WRITER.token).createNamespacedRole({ namespace: NAMESPACE, body: role('config-get-patched', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]) });
     const added = [{ op: 'add', path: '/rules/-', value: { apiGroups: [''], resources: ['secrets'], verbs: ['delete'] } }];
-    const refused = await statusOf(as(ROLE_WRITER.token).patchNamespacedRole({ namespace: NAMESPACE, name: 'config-get', body: added }, jsonPatch));
+    const refused = await statusOf(as(ROLE_WRITER.token).patchNamespacedRole({ namespace: NAMESPACE, name: 'config-get-patched', body: added }, jsonPatch));
     expect(refused).toMatchObject({ code: 403, message: expect.stringContaining('{APIGroups:[""], Resources:["secrets"], Verbs:["delete"]}') });
   });
 

@@ -1,5 +1,6 @@
 // One running platform for a test file: the Kubernetes emulator with the chart's CRDs, a real
-// embedded PostgreSQL, a real OpenID Provider, and the local gateway in production mode on top.
+// embedded PostgreSQL, a real OpenID Provider, and the local gateway in production mode on top,
+// acting on the cluster as the chart's API-server ServiceAccount with only the chart's RBAC.
 // Principals: the admin, an OIDC user mapped to a ServiceAccount with a namespaced Role, and a
 // ServiceAccount with its own token.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { loginToken, silentLogger, startTestGateway } from '../support/function-servers.ts';
+import { applyChartRbac } from '../support/chart-rbac.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
 import { OIDC_CLIENTS, startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
@@ -81,7 +83,9 @@ export function usePlatform(serverEnv: Record<string, string> = {}, options: { t
     await cluster.createServiceAccount(CALLER_ACCOUNT);
     await cluster.createServiceAccount(CONTROLLER_ACCOUNT);
     await cluster.allowPaths(CONTROLLER_ACCOUNT, ['/internal', '/internal/*'], ['get', 'post']);
+    const chartRbac = await applyChartRbac(cluster);
     const env = adminEnv({
+      ...chartRbac.env,
       DATABASE_URL: database.connectionString,
       OIDC_ISSUER_URL: provider.issuer,
       OIDC_CLIENT_ID: OIDC_CLIENTS.web,
@@ -91,7 +95,7 @@ export function usePlatform(serverEnv: Record<string, string> = {}, options: { t
       ...tlsEnv,
       ...serverEnv,
     });
-    const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig(), ...(options.logger ? { logger: options.logger } : {}) });
+    const gateway = await startTestGateway(env, { kubeConfig: chartRbac.kubeConfig, ...(options.logger ? { logger: options.logger } : {}) });
     const admin = await loginToken(gateway.url, ADMIN_PASSWORD);
     for (const project of [TEAM_PROJECT, OTHER_PROJECT]) {
       await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject(project)).then(expectStatus(201));

@@ -70,7 +70,7 @@ export function spawnFunctionProcess(env: Record<string, string>, options: { ent
 export interface NodeProcessOptions {
   /** Arguments before the script (e.g. `--import` of a probe); the child always has an IPC channel. */
   nodeArgs?: string[];
-  /** How long the process may take to answer `readyPath` (default 15 s). */
+  /** How long the process may take to answer `readyPath` (default 60 s). */
   startTimeoutMs?: number;
   /** Reads stdout without keeping it (benchmarks: a request log kept in memory would load this process). */
   discardStdout?: boolean;
@@ -78,7 +78,8 @@ export interface NodeProcessOptions {
 
 /** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
 export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, options: NodeProcessOptions = {}): Promise<FunctionProcess> {
-  const { nodeArgs = [], startTimeoutMs = 15_000 } = options;
+  // Generous by default: start-up on a loaded shared machine can take many times its usual second.
+  const { nodeArgs = [], startTimeoutMs = 60_000 } = options;
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, [...nodeArgs, script], {

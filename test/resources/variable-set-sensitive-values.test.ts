@@ -1,0 +1,275 @@
+// The sensitive-value rules of VariableSets (spec: "VariableSets never store or return a sensitive
+// value"), on the writes themselves against the Kubernetes emulator: what the cluster stores, what
+// the Secret `variableset-<name>` holds, and what the caller gets back, for every kind of write.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { variableSetWrites } from '../../functions/resources/variable-set-writes.ts';
+import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
+import type { ObjectLocation } from '../../shared/resources/cluster-objects.ts';
+import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import type { KubernetesCall } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { startKubeEmulator, type KubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
+import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
+import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
+import type { PlatformObject } from '../../shared/resources/platform-object.ts';
+import { ApiError } from '../../shared/http/api-error.ts';
+import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import { silentLogger } from '../support/function-servers.ts';
+
+const GROUP = 'platform.dev';
+const NAMESPACE = 'team';
+const MERGE_PATCH = 'application/merge-patch+json';
+const JSON_PATCH = 'application/json-patch+json';
+
+let emulator: KubeEmulator;
+let objects: ClusterObjects;
+/** The writes as a request without write options (no dryRun, fieldManager, ...) makes them. */
+interface PlainRequestWrites {
+  create(location: ObjectLocation, object: PlatformObject): ReturnType<ReturnType<typeof variableSetWrites>['create']>;
+  replace(location: ObjectLocation, object: PlatformObject): ReturnType<ReturnType<typeof variableSetWrites>['replace']>;
+  patch(location: ObjectLocation, patch: unknown, contentType: string): ReturnType<ReturnType<typeof variableSetWrites>['patch']>;
+  delete(location: ObjectLocation, options: unknown): ReturnType<ReturnType<typeof variableSetWrites>['delete']>;
+  present: ReturnType<typeof variableSetWrites>['present'];
+}
+let writes: PlainRequestWrites;
+let sequence = 0;
+
+beforeAll(async () => {
+  emulator = await startKubeEmulator();
+  await installPlatformCrds(emulator.kubeConfig(), GROUP);
+  await emulator.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  objects = new ClusterObjects(new KubernetesRestClient(emulator.kubeConfig(), silentLogger), GROUP);
+  const all = variableSetWrites(objects);
+  const none = () => new URLSearchParams();
+  writes = {
+    create: (at, object) => all.create(at, object, none()),
+    replace: (at, object) => all.replace(at, object, none()),
+    patch: (at, patch, contentType) => all.patch(at, patch, contentType, none()),
+    delete: (at, options) => all.delete(at, options, none()),
+    present: all.present,
+  };
+});
+
+afterAll(() => emulator?.close());
+
+/** A name no other test uses, so each test sets up its own VariableSet whatever ran before. */
+const uniqueName = () => `set-${++sequence}`;
+const location = (name: string) => ({ namespace: NAMESPACE, name });
+const variableSet = (name: string, variables: unknown): PlatformObject => ({ apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name }, spec: { variables } }) as PlatformObject;
+const reference = (setName: string, key: string) => ({ secretKeyRef: { name: sensitiveValuesSecretName(setName), key } });
+/** A variable as the cluster answers it: with the VariableSet schema's defaults. */
+const defaulted = (variable: Record<string, unknown>) => ({ sensitive: false, category: 'terraform', hcl: false, ...variable });
+
+async function stored(name: string): Promise<PlatformObject> {
+  return (await objects.find<PlatformObject>(objects.platformPath(VARIABLE_SET, location(name))))!;
+}
+
+async function secretOf(name: string): Promise<{ data?: Record<string, string>; metadata: Record<string, any> } | undefined> {
+  return objects.find(objects.corePath('secrets', { namespace: NAMESPACE, name: sensitiveValuesSecretName(name) }));
+}
+
+const decoded = (data: Record<string, string> = {}) => Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+
+async function statusError(promise: Promise<unknown>): Promise<KubernetesStatusError> {
+  const error = await promise.then(
+    () => undefined,
+    (failure: unknown) => failure,
+  );
+  expect(error).toBeInstanceOf(KubernetesStatusError);
+  return error as KubernetesStatusError;
+}
+
+describe('A sensitive value written on create is moved into the Secret variableset-<name>; the VariableSet holds only a reference', () => {
+  it('stores and answers a reference, keeps plain values, and writes the value into an owned, labelled Secret', async () => {
+    const name = uniqueName();
+    const answer = await writes.create(location(name), variableSet(name, [{ name: 'region', value: 'eu' }, { name: 'db_password', sensitive: true, value: 'hunter2' }]));
+    const expected = [defaulted({ name: 'region', value: 'eu' }), defaulted({ name: 'db_password', sensitive: true, valueFrom: reference(name, 'db_password') })];
+    expect(answer.status).toBe(201);
+    expect(answer.body.spec!.variables).toEqual(expected);
+    expect((await stored(name)).spec!.variables).toEqual(expected);
+    const secret = (await secretOf(name))!;
+    expect(decoded(secret.data)).toEqual({ db_password: 'hunter2' });
+    expect(secret.metadata.labels).toEqual({ [`${GROUP}/variableset`]: name });
+    expect((secret as { type?: string }).type).toBe('Opaque');
+    expect(secret.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'VariableSet', name, uid: answer.body.metadata.uid, controller: true })]);
+    expect(JSON.stringify(await stored(name))).not.toContain('hunter2');
+  });
+
+  it('counts the variables in status.variableCount', async () => {
+    const name = uniqueName();
+    const answer = await writes.create(location(name), variableSet(name, [{ name: 'a', value: '1' }, { name: 'b', sensitive: true, value: '2' }]));
+    expect(answer.body.status).toMatchObject({ variableCount: 2 });
+    const none = uniqueName();
+    expect((await writes.create(location(none), { ...variableSet(none, []), spec: {} })).body.status).toMatchObject({ variableCount: 0 });
+  });
+
+  it('writes no Secret when no variable is sensitive, or a sensitive one carries no value', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'plain', value: 'x' }, { name: 'later', sensitive: true }]));
+    expect(await secretOf(name)).toBeUndefined();
+    expect((await stored(name)).spec!.variables).toEqual([defaulted({ name: 'plain', value: 'x' }), defaulted({ name: 'later', sensitive: true })]);
+  });
+
+  it('writes no Secret for a reference to a key it does not hold, and keeps the reference', async () => {
+    const name = uniqueName();
+    const answer = await writes.create(location(name), variableSet(name, [{ name: 'k', valueFrom: reference(name, 'k') }]));
+    expect(answer.body.spec!.variables).toEqual([defaulted({ name: 'k', valueFrom: reference(name, 'k') })]);
+    expect(await secretOf(name)).toBeUndefined();
+  });
+
+  it('sends a VariableSet without a spec as it is, for the cluster to refuse (no spec is invented)', async () => {
+    const name = uniqueName();
+    const error = await statusError(writes.create(location(name), { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name } } as PlatformObject));
+    expect([error.status, error.message]).toEqual([422, `VariableSet.${GROUP} "${name}" is invalid: spec: Required value`]);
+    expect(await stored(name)).toBeUndefined();
+  });
+
+  it.each([
+    ['a non-string value', { name: 'n', sensitive: true, value: 42 }],
+    ['a non-string name', { name: 7, sensitive: true, value: 'v' }],
+  ])('refuses %s with 422 Invalid and stores nothing', async (_case, variable) => {
+    const name = uniqueName();
+    const error = await statusError(writes.create(location(name), variableSet(name, [variable])));
+    expect([error.status, error.reason]).toEqual([422, 'Invalid']);
+    expect(error.message).toBe(`VariableSet "${name}" is invalid: spec.variables: a sensitive variable needs a string name and a string value`);
+    expect(error.details).toEqual({ name, kind: 'VariableSet', causes: [{ reason: 'FieldValueInvalid', message: 'a sensitive variable needs a string name and a string value', field: 'spec.variables' }] });
+    expect(await stored(name)).toBeUndefined();
+  });
+
+  it('replaces a valueFrom the caller sent beside a sensitive value with the reference to its own Secret', async () => {
+    const name = uniqueName();
+    const answer = await writes.create(location(name), variableSet(name, [{ name: 'k', sensitive: true, value: 'v', valueFrom: { secretKeyRef: { name: 'someone-elses', key: 'x' } } }]));
+    expect(answer.body.spec!.variables).toEqual([defaulted({ name: 'k', sensitive: true, valueFrom: reference(name, 'k') })]);
+  });
+
+  it('deletes the VariableSet again when its Secret cannot be written, so no VariableSet lacks the values it was given', async () => {
+    const failingSecrets = new ClusterObjects(new KubernetesRestClient(emulator.kubeConfig(), silentLogger), GROUP);
+    const send = failingSecrets.send.bind(failingSecrets);
+    failingSecrets.send = (async (call: KubernetesCall) => {
+      if (call.path.includes('/secrets')) throw new ApiError(503, 'KubernetesUnavailable', 'the Secret could not be written');
+      return send(call);
+    }) as typeof failingSecrets.send;
+    const name = uniqueName();
+    const error = (await variableSetWrites(failingSecrets).create(location(name), variableSet(name, [{ name: 'k', sensitive: true, value: 'v' }]), new URLSearchParams()).catch((failure: unknown) => failure)) as ApiError;
+    expect([error.status, error.reason]).toEqual([503, 'KubernetesUnavailable']);
+    expect(await stored(name)).toBeUndefined();
+  });
+});
+
+describe('Replace and merge patch rewrite the variables like a create; the Secret holds exactly the keys the VariableSet refers to', () => {
+  it('replace: a new value replaces the old, an unchanged reference keeps its value, an unreferenced key is dropped', async () => {
+    const name = uniqueName();
+    const created = await writes.create(location(name), variableSet(name, [{ name: 'a', sensitive: true, value: 'first-a' }, { name: 'b', sensitive: true, value: 'first-b' }, { name: 'c', sensitive: true, value: 'first-c' }]));
+    const [keptA] = created.body.spec!.variables as unknown[];
+    const replaced = await writes.replace(location(name), { ...created.body, spec: { variables: [keptA, { name: 'b', sensitive: true, value: 'second-b' }, { name: 'd', sensitive: true, value: 'first-d' }] } });
+    expect(replaced.status).toBe(200);
+    expect(decoded((await secretOf(name))!.data)).toEqual({ a: 'first-a', b: 'second-b', d: 'first-d' });
+    expect(replaced.body.status).toMatchObject({ variableCount: 3 });
+  });
+
+  it('merge patch: a sensitive value in spec.variables is moved; a patch without variables leaves the Secret alone', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'a', sensitive: true, value: 'first' }]));
+    const patched = await writes.patch(location(name), { spec: { variables: [{ name: 'a', sensitive: true, value: 'second' }, { name: 'b', value: 'plain' }] } }, MERGE_PATCH);
+    expect(patched.body.spec!.variables).toEqual([defaulted({ name: 'a', sensitive: true, valueFrom: reference(name, 'a') }), defaulted({ name: 'b', value: 'plain' })]);
+    expect(decoded((await secretOf(name))!.data)).toEqual({ a: 'second' });
+    await writes.patch(location(name), { metadata: { labels: { tier: 'gold' } } }, MERGE_PATCH);
+    await writes.patch(location(name), { spec: { description: 'no variables here' } }, MERGE_PATCH);
+    expect(decoded((await secretOf(name))!.data)).toEqual({ a: 'second' });
+    expect(JSON.stringify(await stored(name))).not.toContain('second');
+  });
+
+  it('deletes the Secret once no variable refers to it any more', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'a', sensitive: true, value: 'v' }]));
+    await writes.patch(location(name), { spec: { variables: [{ name: 'a', value: 'now plain' }] } }, MERGE_PATCH);
+    expect(await secretOf(name)).toBeUndefined();
+  });
+
+  it('keeps in the Secret only keys referring to this VariableSet\'s own Secret', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'a', sensitive: true, value: 'v' }]));
+    const current = await stored(name);
+    await writes.replace(location(name), { ...current, spec: { variables: [{ name: 'a', valueFrom: { secretKeyRef: { name: 'another-secret', key: 'a' } } }] } });
+    expect(await secretOf(name)).toBeUndefined();
+  });
+});
+
+describe('A JSON patch is judged on the object it produces: sensitive values it brings are moved, and one that would also stand elsewhere is refused', () => {
+  it.each([
+    ['add', [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'moved' } }]],
+    ['replace of a whole variable', [{ op: 'replace', path: '/spec/variables/0', value: { name: 'x', sensitive: true, value: 'moved' } }]],
+  ])('%s: the value goes into the Secret and the stored object holds a reference', async (_op, patch) => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    const answer = await writes.patch(location(name), patch, JSON_PATCH);
+    expect(JSON.stringify(answer.body)).not.toContain('moved');
+    expect(JSON.stringify(await stored(name))).not.toContain('moved');
+    expect(Object.values(decoded((await secretOf(name))!.data))).toEqual(['moved']);
+  });
+
+  it.each([
+    ['copy to the description', [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }, { op: 'copy', from: '/spec/variables/1/value', path: '/spec/description' }]],
+    ['a plain variable with the same value', [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }, { op: 'replace', path: '/spec/variables/0/value', value: 'leak' }]],
+  ])('refuses %s with 422 and changes nothing', async (_op, patch) => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    const error = await statusError(writes.patch(location(name), patch, JSON_PATCH));
+    expect([error.status, error.reason]).toEqual([422, 'Invalid']);
+    expect(error.message).not.toContain('leak');
+    expect((await stored(name)).spec!.variables).toEqual([defaulted({ name: 'x', value: '1' })]);
+    expect(await secretOf(name)).toBeUndefined();
+  });
+
+  it('applies a remove of a sensitive variable and drops its key from the Secret', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'a', sensitive: true, value: 'va' }, { name: 'b', sensitive: true, value: 'vb' }]));
+    const answer = await writes.patch(location(name), [{ op: 'remove', path: '/spec/variables/0' }], JSON_PATCH);
+    expect(answer.body.spec!.variables).toEqual([defaulted({ name: 'b', sensitive: true, valueFrom: reference(name, 'b') })]);
+    expect(decoded((await secretOf(name))!.data)).toEqual({ b: 'vb' });
+  });
+
+  it('refuses an operation without a string path with 422, not a crash of the guard', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    const error = await statusError(writes.patch(location(name), [{ op: 'add', path: 7, value: 'v' }], JSON_PATCH));
+    expect([error.status, error.reason]).toEqual([422, 'Invalid']);
+  });
+
+  it('applies a JSON patch elsewhere in the object', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'a', sensitive: true, value: 'va' }]));
+    const answer = await writes.patch(location(name), [{ op: 'add', path: '/spec/description', value: 'described' }], JSON_PATCH);
+    expect(answer.body.spec).toMatchObject({ description: 'described', variables: [defaulted({ name: 'a', sensitive: true, valueFrom: reference(name, 'a') })] });
+    expect(decoded((await secretOf(name))!.data)).toEqual({ a: 'va' });
+  });
+});
+
+describe('Answers never carry a sensitive variable\'s value, however it came to be stored', () => {
+  it('hides a value stored beside sensitive: true by a direct write to the cluster, and leaves other variables whole', () => {
+    const presented = writes.present(variableSet('direct', [{ name: 't', sensitive: true, value: 'written-by-kubectl' }, { name: 'p', sensitive: false, value: 'shown' }, { name: 'q', value: 'shown too' }]));
+    expect(presented.spec!.variables).toEqual([{ name: 't', sensitive: true }, { name: 'p', sensitive: false, value: 'shown' }, { name: 'q', value: 'shown too' }]);
+  });
+
+  it('leaves an object without a spec as it is', () => {
+    const object = { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name: 'bare' } } as PlatformObject;
+    expect(writes.present(object)).toBe(object);
+  });
+
+  it('leaves an object without a variables list as it is', () => {
+    const object = { ...variableSet('odd', undefined), spec: { variables: 'not a list' } } as PlatformObject;
+    expect(writes.present(object)).toBe(object);
+  });
+
+  it('delete answers without the value and deletes the Secret', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'k', sensitive: true, value: 'v' }]));
+    await objects.send({ method: 'PATCH', path: objects.platformPath(VARIABLE_SET, location(name)), body: [{ op: 'add', path: '/spec/variables/0/value', value: 'smuggled' }], contentType: JSON_PATCH });
+    const answer = await writes.delete(location(name), {});
+    expect(answer.status).toBe(200);
+    expect(JSON.stringify(answer.body)).not.toContain('smuggled');
+    expect(await secretOf(name)).toBeUndefined();
+    expect(await stored(name)).toBeUndefined();
+  });
+});
