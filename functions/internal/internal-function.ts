@@ -13,7 +13,9 @@ import { resolveRunVariables } from './run-variables.ts';
 
 /** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
 export function createInternalFunction(context: AppContext): FunctionDefinition {
-  const objects = new ClusterObjects(new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger), context.config.apiGroup);
+  // Only resolving a run's variables reads the cluster: the function connects when that first happens.
+  let objects: ClusterObjects | undefined;
+  const clusterObjects = async () => (objects ??= new ClusterObjects(new KubernetesRestClient((await context.connectKubernetes()).kubeConfig, context.logger), context.config.apiGroup));
   // Every call is a non-resource SubjectAccessReview first, so RBAC (nonResourceURLs) decides who may
   // call what, and a refused caller reaches neither the database nor the cluster.
   const authorised = (handler: RouteHandler): RouteHandler => async (request) => {
@@ -54,7 +56,7 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
       }),
       getRunVariables: authorised(async (request) => {
         const run = await (await leases()).heldRun(request.params.run!, leaseHeader(request));
-        return jsonResponse(200, { variables: await resolveRunVariables(objects, run.project, run.workspace) });
+        return jsonResponse(200, { variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace) });
       }),
       internal: authorised((request) => {
         throw notFound(`no internal route ${request.method} ${request.path}`);

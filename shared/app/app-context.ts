@@ -32,6 +32,8 @@ export interface AppContext {
    * Only with `cluster: 'at-start'`: a context that connects on first use has none to hand out.
    */
   kubernetes: ClusterConnection;
+  /** The Kubernetes API connection in either mode: a context that connects on first use connects now. */
+  connectKubernetes(): Promise<ClusterConnection>;
   /** Call from handlers: `await context.authorizer.authorize(request.principal, {...})`; throws 403/503. */
   authorizer: Authorizer;
   /** Run history; PostgreSQL is opened on first use, so functions without runs never start it. */
@@ -56,6 +58,7 @@ export interface AppContextOptions {
 
 interface ContextIdentity {
   kubernetes: () => ClusterConnection;
+  connectKubernetes: () => Promise<ClusterConnection>;
   tokenAuthenticators: TokenAuthenticator[];
   authorizer: Authorizer;
   close(): Promise<void>;
@@ -78,6 +81,7 @@ export async function createAppContext(env: Environment, options: AppContextOpti
     get kubernetes() {
       return identity.kubernetes();
     },
+    connectKubernetes: () => identity.connectKubernetes(),
     config,
     routes: routeTable(config.apiGroup),
     logger,
@@ -109,11 +113,12 @@ async function contextIdentity(env: Environment, config: ServerConfig, logger: L
       kubernetes: () => {
         throw new Error('this context connects to the cluster on first use: it has no ClusterConnection to hand out');
       },
+      connectKubernetes: () => onFirstUse.connection(),
       tokenAuthenticators: [onFirstUse.tokenAuthenticator],
       authorizer: onFirstUse.authorizer,
       close: () => onFirstUse.close(),
     };
   }
   const services = await build();
-  return { kubernetes: () => services.kubernetes, tokenAuthenticators: services.tokenAuthenticators, authorizer: services.authorizer, close: () => services.close() };
+  return { kubernetes: () => services.kubernetes, connectKubernetes: async () => services.kubernetes, tokenAuthenticators: services.tokenAuthenticators, authorizer: services.authorizer, close: () => services.close() };
 }

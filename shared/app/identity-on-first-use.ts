@@ -2,10 +2,13 @@ import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { ApiError, serviceUnavailable } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import type { IdentityServices } from './identity-services.ts';
 
 /** The parts of the identity services a function reaches through its context when they are built on first use. */
 export interface IdentityOnFirstUse {
+  /** The cluster connection, built now if no request needed it yet (a handler that calls the cluster). */
+  connection(): Promise<ClusterConnection>;
   tokenAuthenticator: TokenAuthenticator;
   authorizer: Authorizer;
   close(): Promise<void>;
@@ -31,6 +34,7 @@ export function identityOnFirstUse(build: () => Promise<IdentityServices>, logge
     return building;
   };
   return {
+    connection: async () => (await services()).kubernetes,
     tokenAuthenticator: {
       async authenticate(token, claims) {
         for (const authenticator of (await services()).tokenAuthenticators) {

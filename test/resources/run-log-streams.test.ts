@@ -37,19 +37,17 @@ const platform = usePlatform({
 });
 const controller = (method: string, path: string, body?: unknown) => send(platform().gateway.url, platform().tokens.controller, method, path, body);
 const streamPath = (runId: string) => `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${runId}`;
-let workspaceCreated = false;
+let workspaces = 0;
 
 /** The lease and next line number of each run the test's controller holds. */
 const held = new Map<string, { leaseId: string; nextSeq: number }>();
 
-/** A Running run of the test Workspace (claimed by the controller), with `lines` already in its log. */
+/** A Running run (claimed by the controller) of a Workspace of its own, so the claim takes exactly it, with `lines` already in its log. */
 async function runningRun(lines: string[] = []): Promise<string> {
-  if (!workspaceCreated) {
-    await send(platform().gateway.url, platform().tokens.admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('streams')).then(expectStatus(201));
-    workspaceCreated = true;
-  }
-  const run = await send(platform().gateway.url, platform().tokens.admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/streams/runs`, { type: 'apply' }).then(expectStatus(201));
-  const claimed = await controller('POST', '/internal/runs/claim', { project: TEAM_PROJECT, workspace: 'streams', leaseSeconds: 600 }).then(expectStatus(200));
+  const workspace = `streams-${++workspaces}`;
+  await send(platform().gateway.url, platform().tokens.admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject(workspace)).then(expectStatus(201));
+  const run = await send(platform().gateway.url, platform().tokens.admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${workspace}/runs`, { type: 'apply' }).then(expectStatus(201));
+  const claimed = await controller('POST', '/internal/runs/claim', { project: TEAM_PROJECT, workspace, leaseSeconds: 600 }).then(expectStatus(200));
   expect(claimed.run.id).toBe(run.id);
   held.set(run.id, { leaseId: claimed.lease.id, nextSeq: 1 });
   if (lines.length > 0) await appendLines(run.id, lines);
