@@ -181,7 +181,7 @@ describe('Run-log stream: server-sent events of a run\'s log lines (the only rou
     await createWorkspace(TEAM_PROJECT, 'resumed');
     const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'resumed'), { type: 'plan' }).then(expectStatus(201));
     const controller = as('controller');
-    const { lease } = await claim('streamed');
+    const { lease } = await claim('resumed');
     await controller('POST', `/internal/runs/${run.id}/logs`, { leaseId: lease.id, firstSeq: 1, lines: ['a', 'b', 'c'] }).then(expectStatus(200));
     await controller('POST', `/internal/runs/${run.id}/phase`, { leaseId: lease.id, phase: 'Succeeded' }).then(expectStatus(200));
     const response = await fetch(`${platform().gateway.url}${streamPath(run.id)}`, { headers: { authorization: `Bearer ${platform().tokens.oidcUser}`, 'last-event-id': '2' } });
