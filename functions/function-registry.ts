@@ -17,6 +17,19 @@ const FACTORIES: Record<FunctionName, (context: AppContext) => FunctionDefinitio
   'run-logs': createRunLogsFunction,
 };
 
+/** The functions that keep run history, which open the database. */
+const RUN_HISTORY_FUNCTIONS: ReadonlySet<FunctionName> = new Set(['resources', 'internal', 'run-logs']);
+
+/**
+ * Builds one function for a process of its own. With the checkout's local state (`localDataDir`),
+ * a function keeping run history opens the embedded database now, so that a database held by
+ * another process or not installed stops the start with that reason.
+ */
+export async function prepareSingleFunction(name: FunctionName, context: AppContext, localState: boolean): Promise<CoreHandler> {
+  if (localState && RUN_HISTORY_FUNCTIONS.has(name)) await context.runs.openIfEmbedded();
+  return createFunctionHandler(name, context);
+}
+
 /** Whether a name (e.g. FUNCTION_TARGET) is one of the deployable functions. */
 export function isFunctionName(name: string): name is FunctionName {
   return (FUNCTION_NAMES as readonly string[]).includes(name);

@@ -11,7 +11,8 @@ import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
 import type { Environment } from '../shared/config/server-config.ts';
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
-import { seedLocalExample } from './resources/local-example.ts';
+import { setUpCluster } from './resources/cluster-setup.ts';
+import { DEFAULT_LOCAL_DATA_DIR } from '../shared/local/local-data.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -19,7 +20,10 @@ import { seedLocalExample } from './resources/local-example.ts';
  */
 export async function startLocalGateway(env: Environment, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
   const context = await createAppContext(env, options);
-  if (context.kubernetes.builtInEmulator) await seedLocalExample(context);
+  // What the chart's hook Job does before the functions serve; locally, with the example Project.
+  if (context.kubernetes.builtInEmulator) await setUpCluster(context.kubernetes.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
+  // With the checkout's local state, a database held by another process is reported now, not per request.
+  if (options.localDataDir !== undefined) await context.runs.openIfEmbedded();
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const name of FUNCTION_NAMES) listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
   const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl);
@@ -37,6 +41,6 @@ export async function startLocalGateway(env: Environment, options: AppContextOpt
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger }));
+  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger, localDataDir: DEFAULT_LOCAL_DATA_DIR }));
   onShutdownSignal(logger, () => running.close());
 }

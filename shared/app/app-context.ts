@@ -13,6 +13,7 @@ import type { IdentityConfig } from '../config/identity-config.ts';
 import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import { createIdentityServices } from './identity-services.ts';
 import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
+import { localDataPaths } from '../local/local-data.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -41,6 +42,11 @@ export interface AppContextOptions {
   adminSettings?: AdminSettingsSource;
   /** The Kubernetes API to use instead of KUBECONFIG / in-cluster / the built-in emulator (tests). */
   kubeConfig?: KubeConfig;
+  /**
+   * The checkout's local state folder (entry points pass `.data`): the built-in emulator keeps
+   * its objects there. Unset (tests): a throwaway cluster.
+   */
+  localDataDir?: string;
 }
 
 /** Builds the shared context from the environment; throws ConfigError on a bad value. */
@@ -49,12 +55,13 @@ export async function createAppContext(env: Environment, options: AppContextOpti
   const config = loadServerConfig(env);
   const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(env, config, logger));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
-  const identity = await createIdentityServices(env, config, logger, options.kubeConfig);
+  const localState = options.localDataDir === undefined ? undefined : localDataPaths(options.localDataDir);
+  const identity = await createIdentityServices(env, config, logger, options.kubeConfig, localState?.kubernetes);
   const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators]);
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(env, config, logger);
+  const runs = lazyRunDatabase(env, config, logger, localState?.postgres);
   return {
     config,
     routes: routeTable(config.apiGroup),

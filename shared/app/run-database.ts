@@ -5,6 +5,8 @@ import { serviceUnavailable } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Environment, ServerConfig } from '../config/server-config.ts';
 import { RunStore } from '../runs/run-store.ts';
+import { LocalStateInUseError } from '../local/state-lock.ts';
+import { MissingDependencyError } from '../local/missing-dependency-error.ts';
 import { runStoreHttpError } from '../runs/run-http-errors.ts';
 
 /** Where `npm start` keeps the embedded PostgreSQL's data: `<repo>/.data/postgres`. */
@@ -16,6 +18,12 @@ export interface RunDatabase {
   store(): Promise<RunStore>;
   /** Resolves when the database answers; throws ApiError 503 otherwise (for `/readyz`). */
   checkReady(): Promise<void>;
+  /**
+   * Local development without DATABASE_URL: opens the embedded database now and throws its real
+   * error (held by another process, not installed), so start-up reports it instead of every
+   * request answering 503. Does nothing otherwise: an external database may come later.
+   */
+  openIfEmbedded(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,25 +32,31 @@ export interface RunDatabase {
  * In production without `DATABASE_URL` every use is a 503: an embedded server in a container
  * would lose the history with the container.
  */
-export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger): RunDatabase {
+export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, embeddedDataDir = EMBEDDED_DATA_DIR): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let closed = false;
+  const embedded = !config.production && !env.DATABASE_URL?.trim();
+  const openOrThrow = () =>
+    (opening ??= openDatabase({ env, embeddedDataDir, log: (line) => logger.info(line) }).then(
+      (database) => ({ database, store: new RunStore(database.pool) }),
+      (error: unknown) => {
+        // Forget the failure so that the next request tries again.
+        opening = undefined;
+        logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
+        throw error;
+      },
+    ));
   const open = () => {
     if (closed) return Promise.reject(serviceUnavailable('the server is shutting down', 'ShuttingDown'));
     if (config.production && !env.DATABASE_URL?.trim()) {
       logger.error('DATABASE_URL is not set: run history is unavailable (503) until it is');
       return Promise.reject(serviceUnavailable('the run history database is not configured (DATABASE_URL)', 'DatabaseNotConfigured', 30));
     }
-    opening ??= openDatabase({ env, embeddedDataDir: EMBEDDED_DATA_DIR, log: (line) => logger.info(line) }).then(
-      (database) => ({ database, store: new RunStore(database.pool) }),
-      (error: unknown) => {
-        // Forget the failure so that the next request tries again.
-        opening = undefined;
-        logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
-        throw serviceUnavailable('the run history database cannot be opened; retry shortly', 'DatabaseUnavailable');
-      },
-    );
-    return opening;
+    return openOrThrow().catch((error: unknown) => {
+      // A cause that waiting does not cure is named; anything else may pass (a starting server).
+      if (error instanceof LocalStateInUseError || error instanceof MissingDependencyError) throw serviceUnavailable(error.message, 'DatabaseUnavailable', 30);
+      throw serviceUnavailable('the run history database cannot be opened; retry shortly', 'DatabaseUnavailable');
+    });
   };
   return {
     store: async () => (await open()).store,
@@ -53,6 +67,9 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
       } catch (error) {
         throw runStoreHttpError(classifyDatabaseError(error));
       }
+    },
+    async openIfEmbedded() {
+      if (embedded) await openOrThrow();
     },
     async close() {
       closed = true;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { findFreePort } from '../../shared/server/free-port.ts';
 import { createLogger, type Logger } from '../../shared/logging/logger.ts';
 import { startLocalGateway } from '../../functions/local-gateway.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
@@ -40,16 +40,7 @@ export function getWithToken(baseUrl: string, path: string, token: string): Prom
 }
 
 /** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = findFreePort;
 
 export interface FunctionProcess {
   url: string;
