@@ -9,6 +9,8 @@ import { hashPasswordForAdminAccount, readPasswordFromTerminal, readPasswordFrom
 const USAGE = `usage: platform-api hash-password [--cost N]
        platform-api setup | rotate-signing-key | reset-local [--data-dir DIR]
 
+The data dir is the checkout's local state: --data-dir, else LOCAL_DATA_DIR, else .data/.
+
   hash-password [--cost N]
       Reads a password (without echo on a terminal, or the first line of standard input when piped)
       and prints its bcrypt hash with the $2a$ prefix the API server expects (cost 10 by default).
@@ -17,10 +19,10 @@ const USAGE = `usage: platform-api hash-password [--cost N]
   setup [--data-dir DIR]
       One-shot cluster set-up (what the chart's hook Job does): installs the platform's
       CustomResourceDefinitions in the KUBECONFIG cluster, or, without KUBECONFIG, in the built-in
-      emulator's state under .data/ (seeding the example Project once).
+      emulator's state under the data dir (seeding the example Project once).
 
   rotate-signing-key [--data-dir DIR]
-      Writes a new admin token signing key into the fleet's secret folder (.data/admin-secret):
+      Writes a new admin token signing key into the fleet's secret folder (<data dir>/admin-secret):
       every function process switches within its poll interval, ending every admin session.
 
   reset-local [--data-dir DIR]
@@ -67,10 +69,10 @@ async function hashPassword(cost) {
 
 async function runLocalCommand(name, dataDirOption) {
   const { resolve } = await import('node:path');
-  const { DEFAULT_LOCAL_DATA_DIR } = await import('../shared/local/local-data.ts');
+  const { localDataDir } = await import('../shared/local/local-data.ts');
   const { createLogger, logLevelFromEnv } = await import('../shared/logging/logger.ts');
   const commands = await import('../functions/local-commands.ts');
-  const dataDir = dataDirOption ? resolve(dataDirOption) : DEFAULT_LOCAL_DATA_DIR;
+  const dataDir = dataDirOption ? resolve(dataDirOption) : localDataDir(process.env);
   if (name === 'setup') {
     await commands.setupCommand(process.env, dataDir, createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) }));
   } else if (name === 'rotate-signing-key') {

@@ -1,7 +1,7 @@
 // `npm run fleet [-- --replicas N]`: every function as its own processes behind the local gateway.
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../shared/config/config-error.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../shared/local/local-data.ts';
+import { localDataDir } from '../shared/local/local-data.ts';
 import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
 import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
 import { startFleet } from './fleet/fleet.ts';
@@ -14,7 +14,7 @@ const fleet = await startOrExit(logger, () => {
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS) throw new ConfigError('--replicas', `"${values.replicas}" is not a whole number from 1 to ${MAX_REPLICAS}`);
   return startFleet(process.env, {
     replicas,
-    dataDir: DEFAULT_LOCAL_DATA_DIR,
+    dataDir: localDataDir(process.env),
     logger,
     onReplicaOutput: (replica, text) => process.stdout.write(text.replace(/^(?=.)/gm, `[${replica.name}#${replica.index}] `)),
   });

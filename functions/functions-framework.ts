@@ -6,7 +6,7 @@ import { createAppContext } from '../shared/app/app-context.ts';
 import { createFunctionsFrameworkHandler } from '../shared/adapters/functions-framework.ts';
 import { ConfigError } from '../shared/config/config-error.ts';
 import { FUNCTION_NAMES } from '../shared/routes/route-table.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../shared/local/local-data.ts';
+import { localDataDir } from '../shared/local/local-data.ts';
 import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
 import { startOrExit } from '../shared/server/start-up.ts';
 import { frameworkOptions } from './functions-framework-options.ts';
@@ -17,6 +17,6 @@ const { target, port } = frameworkOptions(process.argv, process.env);
 await startOrExit(logger, async () => {
   if (!isFunctionName(target)) throw new ConfigError('--target', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
   // The port the framework really serves on gives the token's `iss` when API_BASE_URL is unset.
-  const context = await createAppContext({ ...process.env, PORT: port }, { logger, localDataDir: DEFAULT_LOCAL_DATA_DIR });
+  const context = await createAppContext({ ...process.env, PORT: port }, { logger, localDataDir: localDataDir(process.env) });
   functions.http(target, createFunctionsFrameworkHandler(await prepareSingleFunction(target, context, true), context.config));
 });

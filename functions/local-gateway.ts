@@ -12,7 +12,7 @@ import type { Environment } from '../shared/config/server-config.ts';
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
 import { setUpCluster } from './resources/cluster-setup.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../shared/local/local-data.ts';
+import { localDataDir } from '../shared/local/local-data.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -41,6 +41,6 @@ export async function startLocalGateway(env: Environment, options: AppContextOpt
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger, localDataDir: DEFAULT_LOCAL_DATA_DIR }));
+  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger, localDataDir: localDataDir(process.env) }));
   onShutdownSignal(logger, () => running.close());
 }

@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../local/local-data.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import { openDatabase, type OpenDatabase } from '../database/open-database.ts';
 import { serviceUnavailable } from '../http/api-error.ts';
@@ -9,8 +9,8 @@ import { LocalStateInUseError } from '../local/state-lock.ts';
 import { MissingDependencyError } from '../local/missing-dependency-error.ts';
 import { runStoreHttpError } from '../runs/run-http-errors.ts';
 
-/** Where `npm start` keeps the embedded PostgreSQL's data: `<repo>/.data/postgres`. */
-export const EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../.data/postgres', import.meta.url));
+/** Where the embedded PostgreSQL's data is kept when no local state folder is given: `<repo>/.data/postgres`. */
+const EMBEDDED_DATA_DIR = localDataPaths(DEFAULT_LOCAL_DATA_DIR).postgres;
 
 /** The run history database of a process, opened on first use so that functions without runs never start it. */
 export interface RunDatabase {
