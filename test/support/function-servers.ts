@@ -54,8 +54,8 @@ export function spawnFunctionProcess(env: Record<string, string>): Promise<Funct
   return spawnNodeProcess('knative/server.ts', env, '/healthz');
 }
 
-/** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string): Promise<FunctionProcess> {
+/** Runs a Node script of this repo on a free port (PORT) and waits (15 s by default) until `readyPath` answers 2xx. */
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, startTimeoutMs = 15_000): Promise<FunctionProcess> {
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, [script], {
@@ -67,7 +67,7 @@ export async function spawnNodeProcess(script: string, env: Record<string, strin
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${output}`);
     try {
