@@ -19,6 +19,8 @@ const POLL_INTERVAL_MS = 500;
 const EVENT_BOUND_MS = 20_000;
 // No function owns this path: a replica answers 404 to a token it accepts, 401 to one it rejects.
 const UNROUTED = '/token-acceptance-check';
+// Each step waits on ten processes of a shared machine.
+const STEP_TIMEOUT_MS = 60_000;
 
 let fleet: Fleet;
 let database: TestDatabase;
@@ -31,9 +33,9 @@ beforeAll(async () => {
   database = await startTestDatabase();
   fleet = await startFleet(
     { PORT: '0', DATABASE_URL: database.connectionString, ADMIN_SECRET_POLL_INTERVAL: `${POLL_INTERVAL_MS}ms`, LOG_LEVEL: 'warn', RUN_LOG_HEARTBEAT_INTERVAL: '1s' },
-    { replicas: REPLICAS, dataDir, logger, host: '127.0.0.1', healthCheckIntervalMs: 300, onReplicaOutput: (_replica, text) => void output.push(text) },
+    { replicas: REPLICAS, dataDir, logger, host: '127.0.0.1', healthCheckIntervalMs: 1000, onReplicaOutput: (_replica, text) => void output.push(text) },
   );
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   await fleet?.close();
@@ -68,14 +70,14 @@ describe('Fleet: each function its own processes under the functions-framework C
       expect(commandLine.some((part) => part.endsWith('functions-framework/build/src/main.js'))).toBe(true);
       expect(commandLine).toContain(`--target=${replica.name}`);
     }
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('routes by the HTTPRoute rules: the seeded example Project is served through the gateway', async () => {
     const token = await loginToken(fleet.url);
     const response = await getWithToken(fleet.url, '/apis/platform.dev/v1alpha1/projects/demo', token);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ kind: 'Project', metadata: { name: 'demo' } });
-  });
+  }, STEP_TIMEOUT_MS);
 });
 
 describe('Fleet: a token from any login replica is accepted by every replica of every function; rotating the key ends it everywhere within the poll interval', () => {
@@ -91,7 +93,7 @@ describe('Fleet: a token from any login replica is accepted by every replica of 
     const [, secondLogin] = fleet.replicas.get('login')!;
     const renewed = await loginToken(secondLogin!.url);
     for (const replica of everyReplica()) expect(await accepts(replica.url, renewed)).toBe(true);
-  });
+  }, STEP_TIMEOUT_MS);
 });
 
 describe('Fleet: a client streaming run logs through the gateway survives the loss of its replica by reconnecting with Last-Event-ID, getting every line once, in order', () => {
@@ -138,14 +140,14 @@ describe('Fleet: a client streaming run logs through the gateway survives the lo
     const received = [...firstReader.events, ...secondReader.events];
     expect(received.map((event) => event.id)).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
     expect(received.map((event) => event.data)).toEqual(Array.from({ length: 12 }, (_, i) => `line ${i + 1}`));
-  });
+  }, STEP_TIMEOUT_MS);
 });
 
 describe('Gateway: per-function upstream health in its log, X-Forwarded-For appended, JSON 503 when a function has no ready replica', () => {
   it('logs the killed replica as not serving and its replacement as ready', async () => {
     await waitFor('the gateway to log the run-logs replica as down', async () => logger.lines.some((line) => line.includes('upstream not serving') && line.includes('"function":"run-logs"')));
     await waitFor('the restarted replica to be ready again', async () => fleet.pools.get('run-logs')!.upstreams().every((upstream) => upstream.state === 'ready'));
-  });
+  }, STEP_TIMEOUT_MS);
 
   it('answers JSON 503 naming the function and each replica\'s state when none is ready', async () => {
     await Promise.all(fleet.replicas.get('public-config')!.map((replica) => replica.stop()));
@@ -154,5 +156,5 @@ describe('Gateway: per-function upstream health in its log, X-Forwarded-For appe
     expect(response.status).toBe(503);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toMatchObject({ reason: 'FunctionUnavailable', error: expect.stringContaining('public-config') });
-  });
+  }, STEP_TIMEOUT_MS);
 });
