@@ -57,6 +57,10 @@ export class FunctionReplica {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;
+    // A fleet that exits without stopping its replicas (an uncaught error) takes them along.
+    const killWithFleet = () => child.kill('SIGKILL');
+    process.once('exit', killWithFleet);
+    child.once('exit', () => process.off('exit', killWithFleet));
     child.stdout!.on('data', (chunk: Buffer) => this.#onOutput(chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => this.#onOutput(chunk.toString()));
     child.once('exit', (code, signal) => {
