@@ -54,8 +54,11 @@ export function spawnFunctionProcess(env: Record<string, string>): Promise<Funct
   return spawnNodeProcess('knative/server.ts', env, '/healthz');
 }
 
-/** Runs a Node script of this repo on a free port (PORT) and waits (15 s by default) until `readyPath` answers 2xx. */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, startTimeoutMs = 15_000): Promise<FunctionProcess> {
+/**
+ * Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx.
+ * The bound is generous: several processes loading the sources at once on a shared machine.
+ */
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, startTimeoutMs = 60_000): Promise<FunctionProcess> {
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, [script], {
