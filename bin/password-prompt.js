@@ -30,7 +30,8 @@ export async function readPasswordFromTerminal() {
   return first;
 }
 
-function promptHidden(prompt) {
+/** Prompts once on the terminal without echo (`prompt` goes to standard error). */
+export function promptHidden(prompt) {
   return new Promise((resolve, reject) => {
     const { stdin, stderr } = process;
     stderr.write(prompt);

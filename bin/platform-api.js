@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// Operator CLI. `platform-api hash-password` prints a bcrypt hash for api.adminAccount.passwordHash;
-// `setup`, `rotate-signing-key` and `reset-local` act on the cluster and the checkout's local state.
-// Plain JavaScript so that hash-password runs on whatever Node the operator has; the other
-// commands load the server's TypeScript modules, which needs the Node the server runs on.
+// Operator and user CLI. `platform-api hash-password` prints a bcrypt hash for api.adminAccount.passwordHash;
+// `platform-api kubeconfig` writes a kubeconfig context for kubectl; `setup`, `rotate-signing-key`
+// and `reset-local` act on the cluster and the checkout's local state. Plain JavaScript so that
+// hash-password and kubeconfig run on whatever Node the operator has; the other commands load the
+// server's TypeScript modules, which needs the Node the server runs on.
 import bcrypt from 'bcryptjs';
 import { hashPasswordForAdminAccount, readPasswordFromTerminal, readPasswordFromPipe } from './password-prompt.js';
+import { KUBECONFIG_USAGE, parseKubeconfigArguments, writeKubeconfig } from './kubeconfig-command.js';
 
 const USAGE = `usage: platform-api hash-password [--cost N]
+       platform-api kubeconfig --server URL [options]   (--help for its options)
        platform-api setup | rotate-signing-key | reset-local [--data-dir DIR]
 
 The data dir is the checkout's local state: --data-dir, else LOCAL_DATA_DIR, else .data/.
@@ -34,6 +37,27 @@ const LOCAL_COMMANDS = ['setup', 'rotate-signing-key', 'reset-local'];
 if (command === undefined || command === '--help' || command === '-h') {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
+}
+if (command === 'kubeconfig') {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${KUBECONFIG_USAGE}\n`);
+    process.exit(0);
+  }
+  let kubeconfigOptions;
+  try {
+    kubeconfigOptions = parseKubeconfigArguments(args);
+  } catch (error) {
+    process.stderr.write(`${error.message}\n${KUBECONFIG_USAGE}\n`);
+    process.exit(2);
+  }
+  try {
+    const { file, context } = await writeKubeconfig(kubeconfigOptions);
+    process.stdout.write(`wrote context "${context}" to ${file} and made it current\n`);
+    process.exit(0);
+  } catch (error) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
 }
 if (command !== 'hash-password' && !LOCAL_COMMANDS.includes(command)) {
   process.stderr.write(`unknown command ${command}\n${USAGE}\n`);

@@ -10,7 +10,9 @@ import { localDataDir } from '../shared/local/local-data.ts';
 import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
 import { startOrExit } from '../shared/server/start-up.ts';
 import { frameworkOptions } from './functions-framework-options.ts';
-import { isFunctionName, prepareSingleFunction } from './function-registry.ts';
+import { createFunctionHandler } from './function-registry.ts';
+import { isFunctionName } from '../knative/function-target.ts';
+import { openLocalRunHistory } from '../shared/local/local-run-history.ts';
 
 const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
 const { target, port } = frameworkOptions(process.argv, process.env);
@@ -18,5 +20,6 @@ await startOrExit(logger, async () => {
   if (!isFunctionName(target)) throw new ConfigError('--target', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
   // The port the framework really serves on gives the token's `iss` when API_BASE_URL is unset.
   const context = await createAppContext({ ...process.env, PORT: port }, { logger, localDataDir: localDataDir(process.env) });
-  functions.http(target, createFunctionsFrameworkHandler(await prepareSingleFunction(target, context, true), context.config));
+  await openLocalRunHistory(target, context);
+  functions.http(target, createFunctionsFrameworkHandler(createFunctionHandler(target, context), context.config));
 });

@@ -12,13 +12,15 @@ import type { Environment } from '../shared/config/server-config.ts';
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
 import { setUpCluster } from './resources/cluster-setup.ts';
-import { localDataDir } from '../shared/local/local-data.ts';
+import { DEFAULT_LOCAL_DATA_DIR, localDataDir } from '../shared/local/local-data.ts';
+import { gatewayTls } from './gateway-tls.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
  * the production gateway does (the same rules the chart's HTTPRoute is rendered from).
  */
 export async function startLocalGateway(env: Environment, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
+  const tls = await gatewayTls(env, options.localDataDir ?? DEFAULT_LOCAL_DATA_DIR);
   const context = await createAppContext(env, options);
   // What the chart's hook Job does before the functions serve; locally, with the example Project.
   if (context.kubernetes.builtInEmulator) await setUpCluster(context.kubernetes.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
@@ -33,9 +35,13 @@ export async function startLocalGateway(env: Environment, options: AppContextOpt
     const target = resolveGatewayTarget(rules, path);
     if (target === 'bridge') bridge(req, res);
     else listeners.get(target)!(req, res);
-  });
+  }, tls);
   const running = await serveWithContext(server, context, options.host, 10_000);
-  context.logger.info('local gateway listening', { url: `http://localhost:${running.port}`, functions: FUNCTION_NAMES });
+  context.logger.info('local gateway listening', {
+    url: `${tls ? 'https' : 'http'}://localhost:${running.port}`,
+    functions: FUNCTION_NAMES,
+    ...(tls ? { tlsCertificateSha256: tls.fingerprint } : {}),
+  });
   return running;
 }
 

@@ -1,11 +1,12 @@
-// Container entry point of every function image: `node knative/server.ts` with FUNCTION_TARGET set.
+// Container entry point of every function image, FUNCTION_TARGET choosing the function:
+// `node knative/server.ts` on the sources, or its bundle `node dist/entry.mjs` (npm run build).
+// Either loads only that function's own module: knative/functions/<name>.ts, or its bundle
+// dist/functions/<name>.mjs beside dist/entry.mjs.
 import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
-import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
-import { startFunctionServer } from './function-server.ts';
-import { localDataDir } from '../shared/local/local-data.ts';
+import { startOrExit } from '../shared/server/start-up.ts';
+import { functionTarget } from './function-target.ts';
+import { siblingModule } from '../shared/runtime/sibling-module.ts';
 
 const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-// Outside production without a cluster or database configured, one function alone uses the checkout's local state.
-const running = await startOrExit(logger, () => startFunctionServer(process.env, { logger, localDataDir: localDataDir(process.env) }));
-// Knative's default termination grace is 30 s; finish in-flight requests well inside it.
-onShutdownSignal(logger, () => running.close(25_000));
+const target = await startOrExit(logger, async () => functionTarget(process.env));
+await import(siblingModule(`functions/${target}`, import.meta.url).href);

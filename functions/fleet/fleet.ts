@@ -14,6 +14,7 @@ import { gatewayRules } from '../../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, routeTable, type FunctionName } from '../../shared/routes/route-table.ts';
 import { createLimitedHttpServer, drain, listen } from '../../shared/server/limited-http-server.ts';
 import { setUpCluster } from '../resources/cluster-setup.ts';
+import { gatewayTls } from '../gateway-tls.ts';
 import { FunctionReplica } from './function-replica.ts';
 
 export interface FleetOptions {
@@ -57,6 +58,7 @@ export async function startFleet(env: Environment, options: FleetOptions): Promi
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
   try {
+    const tls = await gatewayTls(env, options.dataDir);
     if (await ensureAdminSecretFolder(paths.adminSecret)) logger.info('generated the fleet\'s admin secret (password "admin")', { folder: paths.adminSecret });
     const kubeconfigPath = await connectFleetCluster(env, paths.kubernetes, cleanups);
     const kubeConfig = new KubeConfig();
@@ -66,10 +68,11 @@ export async function startFleet(env: Environment, options: FleetOptions): Promi
     cleanups.push(() => database.close());
 
     const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, logger)]));
-    const server = createLimitedHttpServer(config, createFunctionGateway(gatewayRules(routeTable(config.apiGroup)), pools, createBridgeProxy(config.bridgeUpstreamUrl)));
+    const server = createLimitedHttpServer(config, createFunctionGateway(gatewayRules(routeTable(config.apiGroup)), pools, createBridgeProxy(config.bridgeUpstreamUrl)), tls);
     const port = await listen(server, config.port, options.host);
     cleanups.push(() => drain(server, 5_000));
-    const url = `http://127.0.0.1:${port}`;
+    const scheme = tls ? 'https' : 'http';
+    const url = `${scheme}://127.0.0.1:${port}`;
 
     const replicaEnv: Environment = {
       ...withoutServingSettings(env),
@@ -77,7 +80,7 @@ export async function startFleet(env: Environment, options: FleetOptions): Promi
       KUBECONFIG: kubeconfigPath,
       DATABASE_URL: database.connectionString,
       // Tokens name the gateway, which every client talks to, as their issuer.
-      API_BASE_URL: env.API_BASE_URL?.trim() || `http://localhost:${port}`,
+      API_BASE_URL: env.API_BASE_URL?.trim() || `${scheme}://localhost:${port}`,
       // The gateway appends the client's address; the functions trust that one hop.
       TRUSTED_PROXY_HOPS: env.TRUSTED_PROXY_HOPS ?? '1',
     };
@@ -105,7 +108,13 @@ export async function startFleet(env: Environment, options: FleetOptions): Promi
     }, options.healthCheckIntervalMs ?? 2_000);
     cleanups.push(async () => clearInterval(healthChecks));
 
-    logger.info('fleet listening', { url: `http://localhost:${port}`, functions: FUNCTION_NAMES, replicasPerFunction: options.replicas, processes: all.length });
+    logger.info('fleet listening', {
+      url: `${scheme}://localhost:${port}`,
+      functions: FUNCTION_NAMES,
+      replicasPerFunction: options.replicas,
+      processes: all.length,
+      ...(tls ? { tlsCertificateSha256: tls.fingerprint } : {}),
+    });
     return { url, port, secretFolder: paths.adminSecret, replicas, pools, close: closeAll };
   } catch (error) {
     await closeAll();
@@ -125,8 +134,9 @@ async function connectFleetCluster(env: Environment, folder: string, cleanups: A
   return path;
 }
 
-// The gateway's own settings are not the replicas': each is told its port and target by flags.
+// The gateway's own settings are not the replicas': each is told its port and target by flags,
+// and serves plain HTTP to the gateway on the loopback interface.
 function withoutServingSettings(env: Environment): Environment {
-  const { PORT: _port, FUNCTION_TARGET: _target, ...rest } = env;
+  const { PORT: _port, FUNCTION_TARGET: _target, TLS_CERT_FILE: _cert, TLS_KEY_FILE: _key, LOCAL_HTTPS: _localHttps, ...rest } = env;
   return rest;
 }

@@ -1,20 +1,23 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { badRequest, notFound } from '../../shared/http/api-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import { readJsonObject } from '../../shared/http/json-body.ts';
+import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { pageQuery } from '../../shared/runs/page-query.ts';
 import { UNFINISHED_PHASES, type UnfinishedPhase } from '../../shared/runs/run-store.ts';
 import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
-import type { RunPhase } from '../../shared/runs/run.ts';
+import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import type { FunctionDefinition, RouteHandler } from '../../shared/runtime/function-definition.ts';
+import { leaseHeader, parseClaim, parseFinish, parseLogChunk, parseRenewal } from './controller-requests.ts';
+import { resolveRunVariables } from './run-variables.ts';
 
-const SETTABLE_PHASES: readonly RunPhase[] = ['Running', 'Succeeded', 'Failed', 'Cancelled'];
-const MAX_LINES_PER_APPEND = 5_000;
-const MAX_MESSAGE_LENGTH = 4_096;
-
-/** The internal function: routes of the workspace controller under /internal/*. */
+/** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
 export function createInternalFunction(context: AppContext): FunctionDefinition {
-  // Every call is a non-resource SubjectAccessReview first, so RBAC (nonResourceURLs) decides who may call what.
+  // Made when a run's variables are first asked for: the function connects to the cluster on first use.
+  let objects: ClusterObjects | undefined;
+  const clusterObjects = async () => (objects ??= new ClusterObjects(new KubernetesRestClient((await context.cluster()).kubeConfig, context.logger), context.config.apiGroup));
+  // Every call is a non-resource SubjectAccessReview first, so RBAC (nonResourceURLs) decides who may
+  // call what, and a refused caller reaches neither the database nor the cluster.
   const authorised = (handler: RouteHandler): RouteHandler => async (request) => {
     await context.authorizer.authorize(request.principal!, { nonResourcePath: request.path, verb: request.method.toLowerCase() });
     try {
@@ -23,6 +26,7 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
       throw runStoreHttpError(error);
     }
   };
+  const leases = async () => (await context.runs.store()).leases;
 
   return {
     name: 'internal',
@@ -33,23 +37,26 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
         const store = await context.runs.store();
         return jsonResponse(200, await store.listUnfinishedRuns({ phase: phase as UnfinishedPhase, ...pageQuery(request.query) }));
       }),
+      claimRun: authorised(async (request) => {
+        const { filter, leaseMs } = parseClaim(request);
+        const claimed = await (await leases()).claim(runPrincipal(request.principal!).principal, leaseMs, filter);
+        return claimed ? jsonResponse(200, claimed) : { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
+      }),
+      renewRunLease: authorised(async (request) => {
+        const { leaseId, leaseMs } = parseRenewal(request);
+        return jsonResponse(200, await (await leases()).renew(request.params.run!, leaseId, leaseMs));
+      }),
       setRunPhase: authorised(async (request) => {
-        const body = readJsonObject(request);
-        if (!SETTABLE_PHASES.includes(body.phase as RunPhase)) throw badRequest(`phase must be one of ${SETTABLE_PHASES.join(', ')}`, 'InvalidPhase');
-        if (body.message !== undefined && (typeof body.message !== 'string' || body.message.length > MAX_MESSAGE_LENGTH)) {
-          throw badRequest(`message must be a string of at most ${MAX_MESSAGE_LENGTH} characters`, 'InvalidMessage');
-        }
-        const store = await context.runs.store();
-        return jsonResponse(200, await store.updatePhase(request.params.run!, body.phase as RunPhase, body.message as string | undefined));
+        const { leaseId, phase, message } = parseFinish(request);
+        return jsonResponse(200, await (await leases()).finish(request.params.run!, leaseId, phase, message));
       }),
       appendRunLogs: authorised(async (request) => {
-        const { lines } = readJsonObject(request);
-        if (!Array.isArray(lines) || lines.length > MAX_LINES_PER_APPEND || !lines.every((line) => typeof line === 'string')) {
-          throw badRequest(`lines must be an array of at most ${MAX_LINES_PER_APPEND} strings`, 'InvalidLogLines');
-        }
-        const store = await context.runs.store();
-        const appended = await store.appendLogLines(request.params.run!, lines as string[]);
-        return jsonResponse(200, { firstSeq: appended[0]?.seq ?? null, lastSeq: appended.at(-1)?.seq ?? null });
+        const { leaseId, firstSeq, lines } = parseLogChunk(request);
+        return jsonResponse(200, await (await leases()).appendChunk(request.params.run!, leaseId, firstSeq, lines));
+      }),
+      getRunVariables: authorised(async (request) => {
+        const run = await (await leases()).heldRun(request.params.run!, leaseHeader(request));
+        return jsonResponse(200, { variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace) });
       }),
       internal: authorised((request) => {
         throw notFound(`no internal route ${request.method} ${request.path}`);

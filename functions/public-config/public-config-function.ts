@@ -3,6 +3,7 @@ import { jsonResponse } from '../../shared/http/api-request.ts';
 import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
 import { renderReferencePage } from '../../shared/openapi/reference-page.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import { publicOidcConfig } from '../../shared/config/identity-config.ts';
 
 /** What a client needs before it logs in. `oidcConfig` is omitted when OIDC is off. */
 export interface PublicConfig {
@@ -11,7 +12,7 @@ export interface PublicConfig {
 }
 
 /** The public-config function: the public configuration, the OpenAPI document and the reference page. */
-export function createPublicConfigFunction(context: AppContext, oidcConfig?: () => PublicConfig['oidcConfig']): FunctionDefinition {
+export function createPublicConfigFunction(context: AppContext, oidcConfig: () => PublicConfig['oidcConfig'] = () => publicOidcConfig(context.identity.oidc)): FunctionDefinition {
   const document = buildOpenApiDocument(context.routes, context.config.apiBaseUrl);
   const documentJson = JSON.stringify(document);
   const page = renderReferencePage(document);
@@ -19,7 +20,7 @@ export function createPublicConfigFunction(context: AppContext, oidcConfig?: () 
     name: 'public-config',
     handlers: {
       getPublicConfig: () => {
-        const oidc = oidcConfig?.();
+        const oidc = oidcConfig();
         const body: PublicConfig = { adminAccountEnabled: context.adminSettings.current().enabled, ...(oidc ? { oidcConfig: oidc } : {}) };
         return jsonResponse(200, body);
       },

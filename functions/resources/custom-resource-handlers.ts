@@ -1,7 +1,9 @@
 import type { Authorizer } from '../../shared/authz/authorizer.ts';
-import { jsonResponse } from '../../shared/http/api-request.ts';
+import { tokenExpiresAt } from '../../shared/auth/token-expiry.ts';
+import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
 import { KubernetesStatusError, asKubernetesStatus } from '../../shared/resources/kubernetes-status.ts';
+import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 import {
   RESOURCE_OPERATIONS,
   listAllNamespacesOperationId,
@@ -11,12 +13,17 @@ import {
 } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import type { HandlerRequest, RouteHandler } from '../../shared/runtime/function-definition.ts';
-import { objectForWrite, parseJsonBody } from './resource-body.ts';
-import type { ResourceWrites } from './resource-writes.ts';
+import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body.ts';
+import { watchResponse } from './resource-watch.ts';
+import { APPLY_PATCH, plainWrites, type ResourceWrites } from './resource-writes.ts';
+import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
+import { writeOptions } from './write-options.ts';
 
-// Kubernetes list options the cluster understands; passed through as given.
+// Kubernetes list and watch options the cluster understands; passed through as given.
 const LIST_QUERY = ['labelSelector', 'fieldSelector', 'limit', 'continue'];
-const PATCH_TYPES = ['application/merge-patch+json', 'application/json-patch+json'];
+const WATCH_QUERY = ['labelSelector', 'fieldSelector', 'resourceVersion', 'allowWatchBookmarks', 'timeoutSeconds'];
+const PATCH_TYPES = ['application/merge-patch+json', 'application/json-patch+json', APPLY_PATCH];
+const OBJECT_TYPES = ['application/json', 'application/yaml'];
 
 /** What the handlers of one kind need: the cluster, the authorizer and the kind's writes. */
 export interface KindHandlerDependencies {
@@ -26,69 +33,114 @@ export interface KindHandlerDependencies {
   writes: ResourceWrites;
 }
 
+type Operation = (request: HandlerRequest, location: ObjectLocation) => Promise<ApiResponse>;
+
 /**
  * The REST handlers of one kind, keyed by operationId. Each authorises the caller first (the
  * admin bypasses; anyone else by SubjectAccessReview on verb, kind, namespace and name), then
- * acts with the API server's own ServiceAccount. Every error is a Kubernetes `Status`.
+ * acts with the API server's own ServiceAccount. Every error is a Kubernetes `Status`. They speak
+ * what kubectl sends: Tables, YAML bodies, watches, server-side apply and dry runs.
  */
 export function customResourceHandlers(dependencies: KindHandlerDependencies): Record<string, RouteHandler> {
   const { objects, authorizer, kind, writes } = dependencies;
-  const authorize = (request: HandlerRequest, operation: ResourceOperation, location: ObjectLocation) =>
+  // A dry run has no side effects (no namespace, no Secret): the cluster only validates the object.
+  const dryRunWrites: ResourceWrites = { ...plainWrites(objects, kind), present: writes.present };
+  const description = async () => (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
+  const authorize = (request: HandlerRequest, verb: string, location: ObjectLocation) =>
     authorizer.authorize(request.principal!, {
-      verb: RESOURCE_OPERATIONS[operation],
+      verb,
       group: objects.apiGroup,
       resource: kind.plural,
       ...(location.subresource ? { subresource: location.subresource } : {}),
       ...(location.namespace !== undefined ? { namespace: location.namespace } : {}),
       ...(location.name !== undefined ? { name: location.name } : {}),
     });
-  const objectAnswer = (status: number, body: PlatformObject) => jsonResponse(status, writes.present(body));
 
-  const operations: Record<ResourceOperation, (request: HandlerRequest, location: ObjectLocation) => Promise<ReturnType<typeof jsonResponse>>> = {
+  /** An object, or a Table of it when kubectl asked for one. */
+  const objectAnswer = async (request: HandlerRequest, status: number, body: PlatformObject): Promise<ApiResponse> => {
+    const shown = writes.present(body);
+    const version = requestedTableVersion(request.headers.accept ?? '');
+    if (!version || !shown.metadata?.name) return jsonResponse(status, shown);
+    return jsonResponse(status, toTable(await description(), [shown], {}, { version, includeObject: includeObjectOption(request.query) }));
+  };
+  const writesFor = (options: URLSearchParams) => (options.has('dryRun') ? dryRunWrites : writes);
+
+  const operations: Record<ResourceOperation, Operation> = {
     async list(request, location) {
-      const query = new URLSearchParams();
-      for (const name of LIST_QUERY) {
-        const value = request.query.get(name);
-        if (value !== null) query.set(name, value);
-      }
+      const watching = isWatch(request.query);
+      const query = passedOn(request.query, watching ? WATCH_QUERY : LIST_QUERY);
       const limit = query.get('limit');
       if (limit !== null && !/^\d+$/.test(limit)) throw new KubernetesStatusError(400, 'BadRequest', `limit must be a non-negative integer, not "${limit}"`);
-      const { body } = await objects.send<{ items?: PlatformObject[] }>({ method: 'GET', path: objects.platformPath(kind, location), query });
-      return jsonResponse(200, { ...body, items: (body.items ?? []).map(writes.present) });
+      const version = requestedTableVersion(request.headers.accept ?? '');
+      const table = version ? { version, includeObject: includeObjectOption(request.query) } : undefined;
+      const path = objects.platformPath(kind, location);
+      if (watching) {
+        return watchResponse({ objects, description: await description(), path, query, present: writes.present, table, expiresAt: tokenExpiresAt(request), signal: request.signal });
+      }
+      const { body } = await objects.send<{ metadata?: Record<string, unknown>; items?: PlatformObject[] }>({ method: 'GET', path, query });
+      const items = (body.items ?? []).map(writes.present);
+      if (table) return jsonResponse(200, toTable(await description(), items, body.metadata ?? {}, table));
+      return jsonResponse(200, { ...body, items });
     },
     async create(request, location) {
-      const object = objectForWrite(parseJsonBody(request), kind, objects.apiGroup, { namespace: location.namespace });
-      const { status, body } = await writes.create(location, object);
-      return objectAnswer(status, body);
+      requireObjectType(request);
+      const options = writeOptions(request.query, 'create');
+      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, { namespace: location.namespace });
+      const { status, body } = await writesFor(options).create(location, object, options);
+      return objectAnswer(request, status, body);
     },
-    async get(_request, location) {
+    async get(request, location) {
       const { body } = await objects.send<PlatformObject>({ method: 'GET', path: objects.platformPath(kind, location) });
-      return objectAnswer(200, body);
+      return objectAnswer(request, 200, body);
     },
     async replace(request, location) {
-      const object = objectForWrite(parseJsonBody(request), kind, objects.apiGroup, location);
-      const { status, body } = await writes.replace(location, object);
-      return objectAnswer(status, body);
+      requireObjectType(request);
+      const options = writeOptions(request.query, 'update');
+      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
+      const { status, body } = await writesFor(options).replace(location, object, options);
+      return objectAnswer(request, status, body);
     },
     async patch(request, location) {
-      const { status, body } = await writes.patch(location, parseJsonBody(request), patchType(request));
-      return objectAnswer(status, body);
+      const type = patchType(request);
+      const options = writeOptions(request.query, 'patch');
+      const { status, body } = await writesFor(options).patch(location, parseRequestBody(request), type, options);
+      return objectAnswer(request, status, body);
     },
     async delete(request, location) {
-      const options = request.body.length > 0 ? parseJsonBody(request) : undefined;
-      const { status, body } = await writes.delete(location, options);
-      return objectAnswer(status, body);
+      const options = writeOptions(request.query, 'delete');
+      const deleteOptions = request.body.length > 0 ? parseRequestBody(request) : undefined;
+      const { status, body } = await writesFor(options).delete(location, deleteOptions, options);
+      return objectAnswer(request, status, body);
     },
     getStatus: (request, location) => operations.get(request, location),
     async replaceStatus(request, location) {
-      const object = objectForWrite(parseJsonBody(request), kind, objects.apiGroup, location);
-      const { status, body } = await objects.send<PlatformObject>({ method: 'PUT', path: objects.platformPath(kind, location), body: object });
-      return objectAnswer(status, body);
+      const options = writeOptions(request.query, 'update');
+      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
+      const { status, body } = await objects.send<PlatformObject>({ method: 'PUT', path: objects.platformPath(kind, location), body: object, query: options });
+      return objectAnswer(request, status, body);
     },
     async patchStatus(request, location) {
-      const { status, body } = await objects.send<PlatformObject>({ method: 'PATCH', path: objects.platformPath(kind, location), body: parseJsonBody(request), contentType: patchType(request) });
-      return objectAnswer(status, body);
+      const type = patchType(request);
+      if (type === APPLY_PATCH) throw new KubernetesStatusError(415, 'UnsupportedMediaType', 'server-side apply of the status subresource is not supported; use a merge or JSON patch');
+      const options = writeOptions(request.query, 'patch');
+      const { status, body } = await objects.send<PlatformObject>({ method: 'PATCH', path: objects.platformPath(kind, location), body: parseRequestBody(request), contentType: type, query: options });
+      return objectAnswer(request, status, body);
     },
+  };
+
+  /**
+   * Server-side apply, authorised as `patch` (before this runs), and also as `create` when the object does
+   * not exist. When it exists and `create` was not checked, its resourceVersion goes with the apply as a
+   * precondition, so the cluster cannot create it in between: what is sent is what was authorised.
+   */
+  const apply: Operation = async (request, location) => {
+    const options = writeOptions(request.query, 'apply');
+    const configuration = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
+    const existing = await objects.find<PlatformObject>(objects.platformPath(kind, location));
+    if (!existing) await authorize(request, 'create', location);
+    else configuration.metadata.resourceVersion ??= existing.metadata.resourceVersion;
+    const { status, body } = await writesFor(options).apply(location, configuration, options);
+    return objectAnswer(request, status, body);
   };
 
   const handler = (operation: ResourceOperation, allNamespaces = false): RouteHandler => async (request) => {
@@ -97,9 +149,11 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       ...(request.params.name !== undefined ? { name: request.params.name } : {}),
       ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
     };
+    // The verb is the operation's, except a list with `?watch` (`watch`); server-side apply is a `patch`.
+    const verb = operation === 'list' && isWatch(request.query) ? 'watch' : RESOURCE_OPERATIONS[operation];
     try {
-      await authorize(request, operation, location);
-      return await operations[operation](request, location);
+      await authorize(request, verb, location);
+      return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(request, location);
     } catch (error) {
       throw asKubernetesStatus(error);
     }
@@ -111,10 +165,31 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   return handlers;
 }
 
+function isWatch(query: URLSearchParams): boolean {
+  const watch = query.get('watch');
+  return watch === '1' || watch === 'true';
+}
+
+function passedOn(query: URLSearchParams, names: string[]): URLSearchParams {
+  const passed = new URLSearchParams();
+  for (const name of names) {
+    const value = query.get(name);
+    if (value !== null) passed.set(name, value);
+  }
+  return passed;
+}
+
 function patchType(request: HandlerRequest): string {
-  const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const type = bodyMediaType(request);
   if (!PATCH_TYPES.includes(type)) {
     throw new KubernetesStatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`);
   }
   return type;
+}
+
+function requireObjectType(request: HandlerRequest): void {
+  const type = bodyMediaType(request);
+  if (type !== '' && !OBJECT_TYPES.includes(type)) {
+    throw new KubernetesStatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${OBJECT_TYPES.join(', ')}`);
+  }
 }

@@ -30,9 +30,9 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
 
   return {
     ...plain,
-    async create(location, object) {
+    async create(location, object, options) {
       if (object.metadata.name) await refuseForeignNamespace(object.metadata.name);
-      const created = await plain.create(location, object);
+      const created = await plain.create(location, object, options);
       const project = created.body;
       const name = project.metadata.name!;
       const namespacePath = objects.corePath('namespaces', { name });
@@ -58,8 +58,17 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
       });
       return { status: created.status, body: withStatus.body };
     },
-    async delete(location, options) {
-      const deleted = await plain.delete(location, options);
+    // A Project applied into existence gets its namespace like a created one; the apply then records its fields.
+    async apply(location, configuration, options) {
+      if (!(await objects.find(objects.platformPath(PROJECT, location)))) {
+        const creation = new URLSearchParams(options);
+        creation.delete('force');
+        await this.create(location, configuration, creation);
+      }
+      return plain.apply(location, configuration, options);
+    },
+    async delete(location, options, query) {
+      const deleted = await plain.delete(location, options, query);
       const namespacePath = objects.corePath('namespaces', { name: location.name });
       const namespace = await objects.find<PlatformObject>(namespacePath);
       if (namespace && isOwnedBy(namespace, deleted.body.metadata.uid)) await objects.deleteIfPresent(namespacePath);

@@ -1,21 +1,51 @@
+import { JsonDocumentError, assertNestingWithinLimit, parseJsonDocument } from '../../shared/json/json-document.ts';
+import { parse as parseYaml } from 'yaml';
 import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
+import { checkAgainst, echoedValue } from '../../shared/routes/path-parameters.ts';
 
 function badRequest(message: string): KubernetesStatusError {
   return new KubernetesStatusError(400, 'BadRequest', message);
 }
 
-/** The request body as JSON; a 400 `Status` when it is empty or not JSON. */
-export function parseJsonBody(request: HandlerRequest): unknown {
+// YAML bodies: `application/yaml` for objects, and server-side apply's configuration.
+const YAML_TYPES = new Set(['application/yaml', 'application/apply-patch+yaml']);
+
+/** The media type of the request body, lower case, without parameters. */
+export function bodyMediaType(request: HandlerRequest): string {
+  return (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
+/** The request body as JSON, or as YAML when the Content-Type says so; a 400 `Status` when it is empty or malformed. */
+export function parseRequestBody(request: HandlerRequest): unknown {
   const text = Buffer.from(request.body).toString('utf8');
-  if (text.trim() === '') throw badRequest('the request body is empty; a JSON document is required');
+  if (text.trim() === '') throw badRequest('the request body is empty; a JSON or YAML document is required');
+  if (YAML_TYPES.has(bodyMediaType(request))) return parseYamlBody(text);
   try {
-    return JSON.parse(text);
+    return parseJsonDocument(text);
   } catch (error) {
-    throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
+    if (error instanceof JsonDocumentError) throw new KubernetesStatusError(400, error.reason === 'MalformedJson' ? 'BadRequest' : error.reason, error.message);
+    throw error;
   }
+}
+
+// One document only, no custom tags, and aliases bounded: a YAML bomb is refused, not expanded.
+function parseYamlBody(text: string): unknown {
+  let document: unknown;
+  try {
+    document = parseYaml(text, { maxAliasCount: 100, customTags: [], uniqueKeys: true });
+  } catch (error) {
+    throw badRequest(`the request body is not valid YAML: ${(error as Error).message.split('\n', 1)[0]}`);
+  }
+  try {
+    assertNestingWithinLimit(document);
+  } catch (error) {
+    if (error instanceof JsonDocumentError) throw new KubernetesStatusError(400, error.reason, error.message);
+    throw error;
+  }
+  return document;
 }
 
 /**
@@ -37,19 +67,27 @@ export function objectForWrite(body: unknown, kind: PlatformKind, apiGroup: stri
     }
     metadata.namespace = url.namespace;
   }
+  // The name goes into paths the server builds (a Project's namespace, a VariableSet's Secret) before the cluster sees it.
+  if (metadata.name !== undefined) {
+    const problem = typeof metadata.name === 'string' ? checkAgainst(kind.nameSchema, metadata.name) : 'must be a string';
+    if (problem !== undefined) throw invalidField(kind, apiGroup, String(metadata.name), 'metadata.name', problem, String(metadata.name));
+  }
   if (url.name !== undefined && metadata.name !== url.name) {
     throw badRequest(`the name of the object (${String(metadata.name ?? '')}) does not match the name on the URL (${url.name})`);
   }
   for (const part of ['spec', 'status'] as const) {
-    if (body[part] !== undefined && !isJsonObject(body[part])) {
-      const name = String(metadata.name ?? '');
-      throw new KubernetesStatusError(422, 'Invalid', `${kind.kind}.${apiGroup} "${name}" is invalid: ${part}: Invalid value: must be an object`, {
-        name,
-        group: apiGroup,
-        kind: kind.kind,
-        causes: [{ reason: 'FieldValueInvalid', message: 'must be an object', field: part }],
-      });
-    }
+    if (body[part] !== undefined && !isJsonObject(body[part])) throw invalidField(kind, apiGroup, String(metadata.name ?? ''), part, 'must be an object');
   }
   return { ...body, metadata } as PlatformObject;
+}
+
+/** 422 `Invalid` for one field, worded as kube-apiserver words it. */
+function invalidField(kind: PlatformKind, apiGroup: string, name: string, field: string, detail: string, value?: string): KubernetesStatusError {
+  const shown = value === undefined ? '' : `${echoedValue(value)}: `;
+  return new KubernetesStatusError(422, 'Invalid', `${kind.kind}.${apiGroup} ${echoedValue(name)} is invalid: ${field}: Invalid value: ${shown}${detail}`, {
+    name,
+    group: apiGroup,
+    kind: kind.kind,
+    causes: [{ reason: 'FieldValueInvalid', message: detail, field }],
+  });
 }

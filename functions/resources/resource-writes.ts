@@ -8,28 +8,37 @@ export interface WriteAnswer {
   body: PlatformObject;
 }
 
+/** The write options passed on to the cluster as given and checked (fieldManager, fieldValidation, force, dryRun). */
+export type WriteOptions = URLSearchParams;
+
+export const APPLY_PATCH = 'application/apply-patch+yaml';
+
 /**
  * How one kind is written to the cluster (with the API server's own ServiceAccount, after the
  * caller was authorised) and shown to callers. Kinds with side effects (a Project's namespace,
  * a VariableSet's Secret) wrap the plain writes.
  */
 export interface ResourceWrites {
-  create(location: ObjectLocation, object: PlatformObject): Promise<WriteAnswer>;
-  replace(location: ObjectLocation, object: PlatformObject): Promise<WriteAnswer>;
-  patch(location: ObjectLocation, patch: unknown, contentType: string): Promise<WriteAnswer>;
-  delete(location: ObjectLocation, options: unknown): Promise<WriteAnswer>;
+  create(location: ObjectLocation, object: PlatformObject, options: WriteOptions): Promise<WriteAnswer>;
+  replace(location: ObjectLocation, object: PlatformObject, options: WriteOptions): Promise<WriteAnswer>;
+  patch(location: ObjectLocation, patch: unknown, contentType: string, options: WriteOptions): Promise<WriteAnswer>;
+  /** Server-side apply of a configuration (already checked against the URL) as `options`' fieldManager. */
+  apply(location: ObjectLocation, configuration: PlatformObject, options: WriteOptions): Promise<WriteAnswer>;
+  delete(location: ObjectLocation, options: unknown, query: WriteOptions): Promise<WriteAnswer>;
   /** The object as callers may see it. */
   present(object: PlatformObject): PlatformObject;
 }
 
-/** Writes that pass straight through to the cluster. */
+/** Writes that pass straight through to the cluster (and every dry run, which has no side effects). */
 export function plainWrites(objects: ClusterObjects, kind: PlatformKind): ResourceWrites {
   const path = (location: ObjectLocation) => objects.platformPath(kind, location);
   return {
-    create: (location, object) => objects.send<PlatformObject>({ method: 'POST', path: path({ namespace: location.namespace }), body: object }),
-    replace: (location, object) => objects.send<PlatformObject>({ method: 'PUT', path: path(location), body: object }),
-    patch: (location, patch, contentType) => objects.send<PlatformObject>({ method: 'PATCH', path: path(location), body: patch, contentType }),
-    delete: (location, options) => objects.send<PlatformObject>({ method: 'DELETE', path: path(location), body: options }),
+    create: (location, object, query) => objects.send<PlatformObject>({ method: 'POST', path: path({ namespace: location.namespace }), body: object, query }),
+    replace: (location, object, query) => objects.send<PlatformObject>({ method: 'PUT', path: path(location), body: object, query }),
+    patch: (location, patch, contentType, query) => objects.send<PlatformObject>({ method: 'PATCH', path: path(location), body: patch, contentType, query }),
+    // JSON is YAML: the configuration goes as JSON under the apply media type.
+    apply: (location, configuration, query) => objects.send<PlatformObject>({ method: 'PATCH', path: path(location), body: configuration, contentType: APPLY_PATCH, query }),
+    delete: (location, options, query) => objects.send<PlatformObject>({ method: 'DELETE', path: path(location), body: options, query }),
     present: (object) => object,
   };
 }

@@ -7,6 +7,7 @@ import { jsonResponse } from '../../shared/http/api-request.ts';
 import { checkPlatformCrdsServed } from '../../shared/resources/crd-readiness.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import { customResourceHandlers } from './custom-resource-handlers.ts';
+import { kubernetesApiHandlers } from './kubernetes-api-handlers.ts';
 import { projectWrites } from './project-writes.ts';
 import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
@@ -22,6 +23,7 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
     {},
     ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind) })),
     runHandlers(context, objects),
+    kubernetesApiHandlers(objects, context.authorizer),
     { whoAmI: (request: HandlerRequest) => jsonResponse(200, { type: request.principal!.type, name: runPrincipal(request.principal!).principal }) },
   );
   const readiness = async () => {

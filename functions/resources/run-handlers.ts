@@ -25,6 +25,16 @@ export function runHandlers(context: AppContext, objects: ClusterObjects): Recor
     const attributes: ResourceAttributes = { verb, group: context.config.apiGroup, resource: 'workspaces', subresource: 'runs', namespace: request.params.project!, ...(name ? { name } : {}) };
     return context.authorizer.authorize(request.principal!, attributes);
   };
+  /** The path's run, once the caller may `verb` runs of its Workspace; only those who could act on any run here learn it does not exist. */
+  const authorisedRun = async (request: HandlerRequest, verb: string) => {
+    const store = await context.runs.store();
+    const run = await store.getRun(request.params.project!, request.params.run!).catch(async (error: unknown) => {
+      if (error instanceof RunNotFoundError) await authorize(request, verb);
+      throw error;
+    });
+    await authorize(request, verb, run.workspace);
+    return { store, run };
+  };
   const withRunErrors = (handler: RouteHandler): RouteHandler => async (request) => {
     try {
       return await handler(request);
@@ -55,17 +65,11 @@ export function runHandlers(context: AppContext, objects: ClusterObjects): Recor
       const store = await context.runs.store();
       return jsonResponse(200, await store.listRuns({ project: request.params.project!, ...pageQuery(request.query) }));
     }),
-    getRun: withRunErrors(async (request) => {
-      const store = await context.runs.store();
-      try {
-        const run = await store.getRun(request.params.project!, request.params.run!);
-        await authorize(request, 'get', run.workspace);
-        return jsonResponse(200, run);
-      } catch (error) {
-        // Only a caller who could read any run here learns that this one does not exist.
-        if (error instanceof RunNotFoundError) await authorize(request, 'get');
-        throw error;
-      }
+    getRun: withRunErrors(async (request) => jsonResponse(200, (await authorisedRun(request, 'get')).run)),
+    // Cancelling is authorised like starting: whoever may start runs in the Workspace may cancel them.
+    cancelRun: withRunErrors(async (request) => {
+      const { store, run } = await authorisedRun(request, 'create');
+      return jsonResponse(200, await store.requestCancel(run.project, run.id, runPrincipal(request.principal!).principal));
     }),
   };
 }

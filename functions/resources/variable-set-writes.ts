@@ -1,8 +1,15 @@
+import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../shared/json/patches.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
+import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
+import { objectForWrite } from './resource-body.ts';
 import { plainWrites, type ResourceWrites, type WriteAnswer } from './resource-writes.ts';
+
+const JSON_PATCH = 'application/json-patch+json';
+// How often a patch is recomputed when the object changed between reading it and writing the result.
+const PATCH_ATTEMPTS = 5;
 
 interface Variable {
   name?: unknown;
@@ -17,16 +24,17 @@ interface Secret {
   data?: Record<string, string>;
 }
 
-/** The Secret holding a VariableSet's sensitive values: `variableset-<name>`, in its namespace. */
-export function sensitiveValuesSecretName(variableSetName: string): string {
-  return `variableset-${variableSetName}`;
-}
 
 /**
  * VariableSets never store or return a sensitive value. A variable written with
  * `sensitive: true` and a `value` has the value moved into the Secret `variableset-<name>`
  * (owned by the VariableSet) and replaced by `valueFrom.secretKeyRef`; answers never carry a
  * sensitive variable's `value`. Keys no variable refers to any more are removed from the Secret.
+ *
+ * The rules are applied to the object a write produces, never to the shape of the request: a
+ * patch is applied here to the stored object first, the result is judged (and refused when a
+ * sensitive value it carries stands anywhere else in it), and what is sent to the cluster is
+ * that result, pinned to the resourceVersion it was computed from.
  */
 export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
   const plain = plainWrites(objects, VARIABLE_SET);
@@ -84,9 +92,9 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
   };
 
   return {
-    async create(location, object) {
-      const { object: stored, values } = moveSensitiveValues(object, object.metadata.name ?? '');
-      const answer = await plain.create(location, stored);
+    async create(location, object, options) {
+      const { object: stored, values } = guardedObject(object, object.metadata.name ?? '');
+      const answer = await plain.create(location, stored, options);
       try {
         return await written(answer, values);
       } catch (error) {
@@ -95,16 +103,34 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
         throw error;
       }
     },
-    async replace(location, object) {
-      const { object: stored, values } = moveSensitiveValues(object, location.name!);
-      return written(await plain.replace(location, stored), values);
+    async replace(location, object, options) {
+      const { object: stored, values } = guardedObject(object, location.name!);
+      return written(await plain.replace(location, stored, options), values);
     },
-    async patch(location, patch, contentType) {
-      const { patch: stored, values } = patchWithoutSensitiveValues(patch, contentType, location);
-      return written(await plain.patch(location, stored, contentType), values);
+    async patch(location, patch, contentType, options) {
+      for (let attempt = 1; ; attempt++) {
+        const { body: current } = await objects.send<PlatformObject>({ method: 'GET', path: objects.platformPath(VARIABLE_SET, location) });
+        // The patch sees the object as the caller does: a value someone stored in clear beside
+        // `sensitive: true` (writing to the cluster directly) is moved out first, so no `test`
+        // or `copy` can reach it; this write then keeps it in the Secret.
+        const { object: visible, values: storedInClear } = moveSensitiveValues(current, location.name!);
+        const result = objectForWrite(patchedObject(visible, patch, contentType, location.name!), VARIABLE_SET, objects.apiGroup, location);
+        const { object: stored, values } = guardedObject(result, location.name!);
+        try {
+          return await written(await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH, options), { ...storedInClear, ...values });
+        } catch (error) {
+          // Someone wrote in between: recompute on the new object, unless the caller pinned a resourceVersion of their own.
+          const pinnedByCaller = stored.metadata.resourceVersion !== current.metadata.resourceVersion;
+          if (!(error instanceof KubernetesStatusError && error.status === 409) || pinnedByCaller || attempt === PATCH_ATTEMPTS) throw error;
+        }
+      }
     },
-    async delete(location, options) {
-      const answer = await plain.delete(location, options);
+    async apply(location, configuration, options) {
+      const { object: stored, values } = guardedObject(configuration, location.name!);
+      return written(await plain.apply(location, stored, options), values);
+    },
+    async delete(location, options, query) {
+      const answer = await plain.delete(location, options, query);
       await objects.deleteIfPresent(secretPath(location.namespace, sensitiveValuesSecretName(location.name!)));
       return { status: answer.status, body: present(answer.body) };
     },
@@ -150,18 +176,55 @@ function moveSensitiveValues(object: PlatformObject, variableSetName: string): {
 }
 
 /**
- * A merge patch replaces `spec.variables` as a whole, so its list is rewritten like a full object.
- * A JSON patch could write a value into any variable; only its `remove` operations may touch variables.
+ * The object to store: sensitive values moved out, and refused when one of them also stands
+ * anywhere else in the object (a description, an annotation, a plain variable, a key), however
+ * it got there. Only values this write brings are compared: values already in the Secret are
+ * never in the object, and comparing against them would let a caller guess them.
  */
-function patchWithoutSensitiveValues(patch: unknown, contentType: string, location: ObjectLocation): { patch: unknown; values: Record<string, string> } {
-  if (contentType === 'application/json-patch+json') {
-    const touchesVariables = Array.isArray(patch) && patch.some((operation) => isJsonObject(operation) && operation.op !== 'remove' && typeof operation.path === 'string' && operation.path.startsWith('/spec/variables'));
-    if (touchesVariables) throw invalidVariable(location.name!, 'change spec.variables with a merge patch or a replace (PUT), so sensitive values can be moved into the Secret');
-    return { patch, values: {} };
+function guardedObject(object: PlatformObject, variableSetName: string): { object: PlatformObject; values: Record<string, string> } {
+  const moved = moveSensitiveValues(object, variableSetName);
+  const secrets = new Set(Object.values(moved.values).filter((value) => value !== ''));
+  const copy = secrets.size > 0 ? findString(moved.object, secrets) : undefined;
+  if (copy !== undefined) throw invalidVariable(variableSetName, `a sensitive value may not appear anywhere else in the VariableSet (found at ${copy || 'the root'})`);
+  return moved;
+}
+
+/** The JSON-pointer-like path of the first string (value or key) in `values`, or undefined. */
+function findString(value: unknown, values: Set<string>, path = ''): string | undefined {
+  if (typeof value === 'string') return values.has(value) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findString(item, values, `${path}/${index}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
-  if (!isJsonObject(patch) || !isJsonObject(patch.spec) || !Array.isArray(patch.spec.variables)) return { patch, values: {} };
-  const { variables, values } = moveSensitiveValuesOfList(patch.spec.variables, location.name!);
-  return { patch: { ...patch, spec: { ...patch.spec, variables } }, values };
+  if (!isJsonObject(value)) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (values.has(key)) return `${path}/${key}`;
+    const found = findString(item, values, `${path}/${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The stored object with a merge or JSON patch applied, as the cluster would apply it; 422 when it does not apply. */
+function patchedObject(current: PlatformObject, patch: unknown, contentType: string, name: string): unknown {
+  try {
+    return contentType === JSON_PATCH ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
+  } catch (error) {
+    if (error instanceof JsonPatchError) throw new KubernetesStatusError(422, 'Invalid', error.message, { name, kind: VARIABLE_SET.kind });
+    throw error;
+  }
+}
+
+/**
+ * The patch that turns `current` into `result` on the cluster: metadata (with the resourceVersion
+ * it was computed from, so a concurrent write makes it a 409 instead of being overwritten) and spec.
+ */
+function resultAsJsonPatch(current: PlatformObject, result: PlatformObject): unknown[] {
+  const spec = result.spec === undefined ? (current.spec === undefined ? [] : [{ op: 'remove', path: '/spec' }]) : [{ op: 'add', path: '/spec', value: result.spec }];
+  return [{ op: 'add', path: '/metadata', value: result.metadata }, ...spec];
 }
 
 function invalidVariable(name: string, detail: string): KubernetesStatusError {

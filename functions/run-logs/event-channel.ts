@@ -1,39 +1,55 @@
 /**
- * A bounded queue of server-sent-event chunks between producers (log deliveries, timers) and the
- * response stream. `push` resolves once there is room again, which is how a slow client slows
- * the log delivery down instead of filling memory.
+ * The queue of server-sent-event chunks between producers (log deliveries, timers) and the
+ * response stream, bounded in bytes: what the socket has not taken yet waits here, and never more
+ * than `maxBytes` of it (plus one final event).
  */
 export class EventChannel implements AsyncIterable<string> {
-  readonly #highWaterMark: number;
+  readonly #maxBytes: number;
   readonly #queue: string[] = [];
+  #bytes = 0;
   #closed = false;
   #wakeReader: (() => void) | undefined;
   #roomWaiters: Array<() => void> = [];
 
-  constructor(highWaterMark = 64) {
-    this.#highWaterMark = highWaterMark;
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Queues a chunk; resolves when the queue is below its high-water mark (at once after close). */
+  /** Bytes queued and not yet taken by the response stream. */
+  get bufferedBytes(): number {
+    return this.#bytes;
+  }
+
+  /** Queues a chunk; resolves once the queue is within its bound again (at once after close): for producers that can wait. */
   push(chunk: string): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    this.#queue.push(chunk);
-    this.#wake();
-    if (this.#queue.length <= this.#highWaterMark) return Promise.resolve();
+    this.#enqueue(chunk);
+    if (this.#bytes <= this.#maxBytes) return Promise.resolve();
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 
-  /** Queues a chunk only if there is room; for heartbeats, which a backed-up stream does not need. */
-  offer(chunk: string): void {
-    if (!this.#closed && this.#queue.length < this.#highWaterMark) void this.push(chunk);
+  /** Queues a chunk only if it fits within the bound; false when it does not (the client is not keeping up). */
+  tryPush(chunk: string): boolean {
+    if (this.#closed) return true;
+    const bytes = Buffer.byteLength(chunk);
+    if (this.#bytes + bytes > this.#maxBytes) return false;
+    this.#enqueue(chunk, bytes);
+    return true;
   }
 
-  /** Ends the stream after the chunks already queued. */
-  close(): void {
+  /** Queues a chunk only if nothing is waiting; for heartbeats, which a backed-up stream does not need. */
+  offer(chunk: string): void {
+    if (!this.#closed && this.#queue.length === 0) this.#enqueue(chunk);
+  }
+
+  /** Ends the stream after the chunks already queued and, if given, one last event beyond the bound. */
+  close(lastChunk?: string): void {
+    if (this.#closed) return;
+    if (lastChunk !== undefined) this.#enqueue(lastChunk);
     this.#closed = true;
     this.#wake();
     this.#releaseWaiters();
@@ -43,13 +59,20 @@ export class EventChannel implements AsyncIterable<string> {
     for (;;) {
       const chunk = this.#queue.shift();
       if (chunk !== undefined) {
-        if (this.#queue.length <= this.#highWaterMark) this.#releaseWaiters();
+        this.#bytes -= Buffer.byteLength(chunk);
+        if (this.#bytes <= this.#maxBytes) this.#releaseWaiters();
         yield chunk;
         continue;
       }
       if (this.#closed) return;
       await new Promise<void>((resolve) => (this.#wakeReader = resolve));
     }
+  }
+
+  #enqueue(chunk: string, bytes = Buffer.byteLength(chunk)): void {
+    this.#queue.push(chunk);
+    this.#bytes += bytes;
+    this.#wake();
   }
 
   #wake(): void {

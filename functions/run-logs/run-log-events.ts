@@ -1,93 +1,119 @@
-import { FINAL_PHASES, type Run, type RunLogLine } from '../../shared/runs/run.ts';
+import type { Run, RunLogLine } from '../../shared/runs/run.ts';
 import type { RunStore } from '../../shared/runs/run-store.ts';
-import { MAX_LOG_READ_LIMIT } from '../../shared/runs/run-store.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
 import { EventChannel } from './event-channel.ts';
+import type { RunEnd, RunEndWatch } from './run-end-watch.ts';
+import type { CredentialEnd, StreamSession } from './stream-sessions.ts';
 
-/** How often the stream says it is alive, and how often it looks whether the run has finished. */
-export interface RunLogTiming {
-  heartbeatMs: number;
-  phaseCheckMs: number;
-}
-
-/** How often the stream looks whether the run has finished; the heartbeat interval is configured (ServerConfig). */
-export const PHASE_CHECK_MS = 2_000;
 /** What EventSource waits before reconnecting (it then sends Last-Event-ID). */
 const RECONNECT_DELAY_MS = 3_000;
 
 export interface RunLogStreamOptions {
   store: RunStore;
+  endWatch: RunEndWatch;
   run: Run;
   /** Lines up to and including this seq were seen already (Last-Event-ID). */
   afterSeq: number;
+  /** The stream's hold on its principal's allowance; tells when the credential ends. */
+  session: StreamSession;
   signal: AbortSignal | undefined;
   logger: Logger;
-  timing: RunLogTiming;
+  heartbeatMs: number;
+  /** Bytes of events that may wait for a slow client before it is told to resume (RUN_LOG_SEND_BUFFER_BYTES). */
+  sendBufferBytes: number;
 }
 
 /**
  * The server-sent events of one run's log: each line as an event whose `id` is its seq, a
- * heartbeat comment now and then, and `event: end` with the final phase once the run is over
- * and every line was sent. Stops when the client goes away.
+ * heartbeat comment now and then, and a last event before it closes: `end` with the final phase
+ * once the run is over and every line was sent, `expired` when the credential that opened it
+ * ends, or `resume` when the client fell further behind than the send buffer holds. Stops when
+ * the client goes away.
  */
 export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerator<string> {
-  const { store, run, logger } = options;
-  const { timing } = options;
-  const channel = new EventChannel();
+  const { store, run, logger, session } = options;
+  const channel = new EventChannel(options.sendBufferBytes);
   let lastSeq = options.afterSeq;
-  // Live deliveries and the final catch-up may overlap: the seq check drops what was already sent.
-  const send = async (lines: RunLogLine[]) => {
-    for (const line of lines) {
-      if (line.seq <= lastSeq) continue;
-      lastSeq = line.seq;
-      await channel.push(formatLine(line));
-    }
+  let runEnd: RunEnd | undefined;
+  let stopped = false;
+  let unsubscribe: () => Promise<void> = async () => {};
+  let stopWatchingEnd = () => {};
+  let heartbeat: NodeJS.Timeout | undefined;
+  // Every way out goes through here: the last event, then nothing more is read for this stream.
+  const stop = (lastEvent?: string) => {
+    channel.close(lastEvent);
+    if (stopped) return;
+    stopped = true;
+    clearInterval(heartbeat);
+    stopWatchingEnd();
+    session.release();
+    void unsubscribe();
   };
-  const finish = async (finalRun: Run) => {
-    for (;;) {
-      const rest = await store.readLogLines(run.id, lastSeq, MAX_LOG_READ_LIMIT);
-      if (rest.length === 0) break;
-      await send(rest);
-    }
-    await channel.push(`event: end\ndata: ${JSON.stringify({ phase: finalRun.phase, message: finalRun.message })}\n\n`);
-    channel.close();
+  const endIfComplete = () => {
+    if (runEnd && lastSeq >= runEnd.lastSeq) stop(sseEvent('end', { phase: runEnd.phase, message: runEnd.message, statusMessage: runEnd.statusMessage }));
   };
-  let checking = false;
-  const checkPhase = async () => {
-    if (checking || channel.closed) return;
-    checking = true;
-    try {
-      const current = await store.getRun(run.project, run.id);
-      if (FINAL_PHASES.includes(current.phase)) await finish(current);
-    } catch (error) {
-      // A database hiccup is retried at the next check; the stream itself stays open.
-      logger.warn('run log stream: phase check failed', { runId: run.id, detail: error instanceof Error ? error.message : String(error) });
-    } finally {
-      checking = false;
+  const onLines = (lines: readonly RunLogLine[], live: boolean): Promise<void> | undefined => {
+    if (channel.closed) return undefined;
+    const fresh = lines[0]!.seq > lastSeq ? lines : lines.filter((line) => line.seq > lastSeq);
+    if (fresh.length === 0) return undefined;
+    const events = formatLines(fresh);
+    if (live && !channel.tryPush(events)) {
+      // Nothing is lost by closing: the lines are in the database, from the last id the client has.
+      stop(sseEvent('resume', { reason: 'SlowConsumer', message: 'the client fell behind; reconnect with Last-Event-ID', lastEventId: String(lastSeq) }));
+      return undefined;
     }
+    lastSeq = fresh[fresh.length - 1]!.seq;
+    const room = live ? undefined : channel.push(events);
+    endIfComplete();
+    return room;
   };
+  const onCredentialEnd = (end: CredentialEnd) => stop(sseEvent('expired', { ...end, lastEventId: String(lastSeq) }));
 
-  const onAbort = () => channel.close();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  const unsubscribe = await store.subscribeToLogLines({
-    runId: run.id,
-    afterSeq: lastSeq,
-    onLines: send,
-    onError: (error) => logger.warn('run log stream: delivery failed', { runId: run.id, detail: error instanceof Error ? error.message : String(error) }),
-  });
-  const heartbeat = setInterval(() => channel.offer(': heartbeat\n\n'), timing.heartbeatMs);
-  const phaseCheck = setInterval(() => void checkPhase(), timing.phaseCheckMs);
-  if (FINAL_PHASES.includes(run.phase)) void checkPhase();
+  options.signal?.addEventListener('abort', () => stop(), { once: true });
   try {
+    if (options.signal?.aborted) return;
+    session.onCredentialEnd(onCredentialEnd);
+    if (!stopped) await follow();
     yield `retry: ${RECONNECT_DELAY_MS}\n\n`;
+    // Also when the stream stopped while it was starting: its last event is queued.
     yield* channel;
   } finally {
-    clearInterval(heartbeat);
-    clearInterval(phaseCheck);
-    options.signal?.removeEventListener('abort', onAbort);
-    channel.close();
-    await unsubscribe();
+    stop();
   }
+
+  async function follow(): Promise<void> {
+    unsubscribe = await store.subscribeToLogLines({
+      runId: run.id,
+      afterSeq: lastSeq,
+      onLines,
+      onError: (error) => logger.warn('run log stream: delivery failed', { runId: run.id, detail: error instanceof Error ? error.message : String(error) }),
+    });
+    if (stopped) {
+      await unsubscribe();
+      return;
+    }
+    stopWatchingEnd = options.endWatch.watch(run, (end) => {
+      runEnd = end;
+      endIfComplete();
+    });
+    heartbeat = setInterval(() => channel.offer(': heartbeat\n\n'), options.heartbeatMs);
+  }
+}
+
+function sseEvent(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+// Live batches are shared by every stream of a run: formatted once, not once per stream.
+const formatted = new WeakMap<readonly RunLogLine[], string>();
+
+function formatLines(lines: readonly RunLogLine[]): string {
+  let events = formatted.get(lines);
+  if (events === undefined) {
+    events = lines.map(formatLine).join('');
+    formatted.set(lines, events);
+  }
+  return events;
 }
 
 // A line may itself contain newlines; each part becomes a `data:` field, which EventSource joins with "\n".

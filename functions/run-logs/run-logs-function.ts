@@ -1,18 +1,40 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
+import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import { badRequest } from '../../shared/http/api-error.ts';
 import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { RunNotFoundError } from '../../shared/runs/run-errors.ts';
 import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
-import { PHASE_CHECK_MS, runLogEvents, type RunLogTiming } from './run-log-events.ts';
+import type { RunStore } from '../../shared/runs/run-store.ts';
+import { RunEndWatch } from './run-end-watch.ts';
+import { runLogEvents } from './run-log-events.ts';
+import { StreamSessions } from './stream-sessions.ts';
 
-/** The run-logs function: a run's log lines as server-sent events, with a heartbeat every RUN_LOG_HEARTBEAT_INTERVAL. */
+/** How often a run's streams look whether it has finished: one check per run, whatever the number of streams. */
+export const PHASE_CHECK_MS = 2_000;
+
+/**
+ * The run-logs function: a run's log lines as server-sent events, with a heartbeat every
+ * RUN_LOG_HEARTBEAT_INTERVAL, at most RUN_LOG_MAX_STREAMS_PER_PRINCIPAL open streams per principal,
+ * each ending when the credential that opened it ends.
+ */
 export function createRunLogsFunction(context: AppContext): FunctionDefinition {
-  const timing: RunLogTiming = { heartbeatMs: context.config.runLogHeartbeatMs, phaseCheckMs: PHASE_CHECK_MS };
+  const { config } = context;
+  const sessions = new StreamSessions({
+    maxStreamsPerPrincipal: config.runLogMaxStreamsPerPrincipal,
+    adminSettings: context.adminSettings,
+    adminTokens: context.adminTokens,
+  });
+  const endWatches = new WeakMap<RunStore, RunEndWatch>();
+  const endWatchOf = (store: RunStore) => {
+    let watch = endWatches.get(store);
+    if (!watch) endWatches.set(store, (watch = new RunEndWatch(store, PHASE_CHECK_MS, context.logger)));
+    return watch;
+  };
   const authorize = (request: HandlerRequest, workspace?: string) =>
     context.authorizer.authorize(request.principal!, {
       verb: 'get',
-      group: context.config.apiGroup,
+      group: config.apiGroup,
       resource: 'workspaces',
       subresource: 'log',
       namespace: request.params.project!,
@@ -23,8 +45,12 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
     name: 'run-logs',
     handlers: {
       streamRunLogs: async (request) => {
+        const afterSeq = lastEventId(request);
+        // The slot is taken before any database work, so a principal at its cap costs nothing more.
+        const session = sessions.open(request.principal!, readBearerToken(request, true)!);
+        // A client gone before the stream starts never runs its generator: free the slot here too.
+        request.signal?.addEventListener('abort', () => session.release(), { once: true });
         try {
-          const afterSeq = lastEventId(request);
           const store = await context.runs.store();
           const run = await store.getRun(request.params.project!, request.params.run!).catch(async (error: unknown) => {
             // Only a caller who could read any log here learns that this run does not exist.
@@ -35,9 +61,20 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
           return {
             status: 200,
             headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
-            body: runLogEvents({ store, run, afterSeq, signal: request.signal, logger: context.logger, timing }),
+            body: runLogEvents({
+              store,
+              endWatch: endWatchOf(store),
+              run,
+              afterSeq,
+              session,
+              signal: request.signal,
+              logger: context.logger,
+              heartbeatMs: config.runLogHeartbeatMs,
+              sendBufferBytes: config.runLogSendBufferBytes,
+            }),
           };
         } catch (error) {
+          session.release();
           throw runStoreHttpError(error);
         }
       },

@@ -6,7 +6,15 @@ import type { CoreHandler } from '../runtime/core-handler.ts';
 export interface NodeAdapterLimits {
   /** Bodies larger than this are refused with 413 before any handler runs. */
   maxBodyBytes: number;
+  /** How long a streamed response waits for a client that takes nothing before the connection is cut. */
+  stalledStreamMs?: number;
 }
+
+/**
+ * A client that has taken none of a stream for this long is gone or hostile: its connection is
+ * cut, so that a stream that has ended (its token expired, say) does not keep the socket either.
+ */
+export const STALLED_STREAM_MS = 60_000;
 
 const EMPTY_BODY = new Uint8Array(0);
 
@@ -20,7 +28,7 @@ export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdap
     } catch (error) {
       response = error instanceof ApiError ? error.toResponse() : jsonResponse(400, { error: 'request could not be read', reason: 'BadRequest' });
     }
-    await writeApiResponse(outgoing, response)?.catch(() => outgoing.destroy());
+    await writeApiResponse(outgoing, response, limits.stalledStreamMs)?.catch(() => outgoing.destroy());
   };
 }
 
@@ -84,10 +92,10 @@ class NodeApiRequest implements ApiRequest {
  * Writes an ApiResponse to a node:http response: at once for a complete body (no promise), or
  * chunk by chunk with backpressure for a stream, whose completion the returned promise reports.
  */
-export function writeApiResponse(outgoing: ServerResponse, response: ApiResponse): Promise<void> | undefined {
+export function writeApiResponse(outgoing: ServerResponse, response: ApiResponse, stalledStreamMs = STALLED_STREAM_MS): Promise<void> | undefined {
   if (outgoing.headersSent || outgoing.destroyed) return undefined;
   const { body } = response;
-  if (isStreamingBody(body)) return writeStream(outgoing, response.status, response.headers, body);
+  if (isStreamingBody(body)) return writeStream(outgoing, response.status, response.headers, body, stalledStreamMs);
   const payload = body ?? '';
   // Responses are made fresh for each request, so the length is added in place, not to a copy.
   response.headers['content-length'] = String(Buffer.byteLength(payload));
@@ -96,17 +104,30 @@ export function writeApiResponse(outgoing: ServerResponse, response: ApiResponse
   return undefined;
 }
 
-async function writeStream(outgoing: ServerResponse, status: number, headers: ApiResponse['headers'], body: StreamingBody): Promise<void> {
+async function writeStream(outgoing: ServerResponse, status: number, headers: ApiResponse['headers'], body: StreamingBody, stalledStreamMs: number): Promise<void> {
   outgoing.writeHead(status, headers);
   outgoing.flushHeaders();
   try {
     for await (const chunk of body) {
       if (outgoing.destroyed) break;
-      if (!outgoing.write(chunk)) await new Promise((resolve) => outgoing.once('drain', resolve).once('close', resolve));
+      if (!outgoing.write(chunk)) await writable(outgoing, stalledStreamMs);
     }
   } finally {
     outgoing.end();
   }
+}
+
+/** Resolves when the response can take more, or is gone (cut after `stalledMs` without progress); leaves no listener behind. */
+function writable(outgoing: ServerResponse, stalledMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const stalled = setTimeout(() => outgoing.destroy(), stalledMs);
+    const done = () => {
+      clearTimeout(stalled);
+      outgoing.off('drain', done).off('close', done);
+      resolve();
+    };
+    outgoing.on('drain', done).on('close', done);
+  });
 }
 
 /** The request body, capped; synchronous when there is none (most requests), so no tick is spent. */

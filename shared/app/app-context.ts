@@ -9,9 +9,10 @@ import { createLogger, logLevelFromEnv, type Logger } from '../logging/logger.ts
 import { routeTable, type RouteDefinition } from '../routes/route-table.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Authorizer } from '../authz/authorizer.ts';
-import type { IdentityConfig } from '../config/identity-config.ts';
+import { loadIdentityConfig, type IdentityConfig } from '../config/identity-config.ts';
 import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
-import { createIdentityServices } from './identity-services.ts';
+import type { TokenAuthenticator } from '../auth/authenticator.ts';
+import { identityOnFirstUse } from './identity-on-first-use.ts';
 import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
 import { localDataPaths } from '../local/local-data.ts';
 
@@ -27,8 +28,16 @@ export interface AppContext {
   loginThrottle: LoginThrottle;
   /** OIDC settings (undefined when off) and the ServiceAccount issuers configured. */
   identity: IdentityConfig;
-  /** The Kubernetes API connection (KUBECONFIG, in-cluster, or the built-in emulator in development). */
+  /**
+   * The Kubernetes API connection (KUBECONFIG, in-cluster, or the built-in emulator in development).
+   * Only with `cluster: 'at-start'`: a context that connects on first use has none to hand out.
+   */
   kubernetes: ClusterConnection;
+  /**
+   * The same connection for a handler that needs the cluster whichever way this context connects:
+   * with `cluster: 'on-first-use'` it connects now (once). Throws ApiError 503 when it cannot.
+   */
+  cluster(): Promise<ClusterConnection>;
   /** Call from handlers: `await context.authorizer.authorize(request.principal, {...})`; throws 403/503. */
   authorizer: Authorizer;
   /** Run history; PostgreSQL is opened on first use, so functions without runs never start it. */
@@ -44,9 +53,24 @@ export interface AppContextOptions {
   kubeConfig?: KubeConfig;
   /**
    * The checkout's local state folder (entry points pass `.data`): the built-in emulator keeps
-   * its objects there. Unset (tests): a throwaway cluster.
+   * its objects there and the embedded PostgreSQL its cluster. Unset (tests): a throwaway cluster.
    */
   localDataDir?: string;
+  /**
+   * `at-start` (the default): connect to the cluster and start token verification before serving.
+   * `on-first-use`: only when a request brings a token that is not the admin's or needs a
+   * non-admin principal authorised, so that a function whose handlers never call the cluster
+   * themselves starts without loading the Kubernetes client.
+   */
+  cluster?: 'at-start' | 'on-first-use';
+}
+
+interface ContextIdentity {
+  kubernetes: () => ClusterConnection;
+  cluster: () => Promise<ClusterConnection>;
+  tokenAuthenticators: TokenAuthenticator[];
+  authorizer: Authorizer;
+  close(): Promise<void>;
 }
 
 /** Builds the shared context from the environment; throws ConfigError on a bad value. */
@@ -55,14 +79,19 @@ export async function createAppContext(env: Environment, options: AppContextOpti
   const config = loadServerConfig(env);
   const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(env, config, logger));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
+  const identityConfig = loadIdentityConfig(env, config);
   const localState = options.localDataDir === undefined ? undefined : localDataPaths(options.localDataDir);
-  const identity = await createIdentityServices(env, config, logger, options.kubeConfig, localState?.kubernetes);
+  const identity = await contextIdentity(env, config, logger, options, localState?.kubernetes);
   const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators]);
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
   const runs = lazyRunDatabase(env, config, logger, localState?.postgres);
   return {
+    get kubernetes() {
+      return identity.kubernetes();
+    },
+    cluster: () => identity.cluster(),
     config,
     routes: routeTable(config.apiGroup),
     logger,
@@ -71,8 +100,7 @@ export async function createAppContext(env: Environment, options: AppContextOpti
     authenticator,
     passwordVerifier,
     loginThrottle: new LoginThrottle(),
-    identity: identity.config,
-    kubernetes: identity.kubernetes,
+    identity: identityConfig,
     authorizer: identity.authorizer,
     runs,
     async close() {
@@ -83,4 +111,24 @@ export async function createAppContext(env: Environment, options: AppContextOpti
       await adminSettings.close();
     },
   };
+}
+
+async function contextIdentity(env: Environment, config: ServerConfig, logger: Logger, options: AppContextOptions, localStateDir: string | undefined): Promise<ContextIdentity> {
+  // Imported, not linked: its modules load the Kubernetes client, which a function that
+  // connects on first use must not pay for at start.
+  const build = async () => (await import('./identity-services.ts')).createIdentityServices(env, config, logger, options.kubeConfig, localStateDir);
+  if (options.cluster === 'on-first-use') {
+    const onFirstUse = identityOnFirstUse(build, logger);
+    return {
+      kubernetes: () => {
+        throw new Error('this context connects to the cluster on first use: it has no ClusterConnection to hand out');
+      },
+      cluster: () => onFirstUse.cluster(),
+      tokenAuthenticators: [onFirstUse.tokenAuthenticator],
+      authorizer: onFirstUse.authorizer,
+      close: () => onFirstUse.close(),
+    };
+  }
+  const services = await build();
+  return { kubernetes: () => services.kubernetes, cluster: async () => services.kubernetes, tokenAuthenticators: services.tokenAuthenticators, authorizer: services.authorizer, close: () => services.close() };
 }

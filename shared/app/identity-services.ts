@@ -49,7 +49,8 @@ export async function createIdentityServices(env: Environment, config: ServerCon
   }
   const serviceAccountKeys = new ServiceAccountKeySet(issuers, kubernetes.kubeConfig, logger);
   // Not awaited: the cluster may be down at start; the first ServiceAccount token asks again.
-  void serviceAccountKeys.load();
+  // With none configured there is nothing to ask: the start-up log has said so once already.
+  if (kubernetes.configured) void serviceAccountKeys.load();
   tokenAuthenticators.push(new ServiceAccountTokenAuthenticator(issuers, serviceAccountKeys, kubernetes.kubeConfig, logger));
   const reviewer = new SubjectAccessReviewCache(new KubernetesSubjectAccessReviewer(kubernetes.kubeConfig, logger));
   return {

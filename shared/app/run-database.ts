@@ -1,10 +1,10 @@
 import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../local/local-data.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
-import { openDatabase, type OpenDatabase } from '../database/open-database.ts';
+import type { OpenDatabase } from '../database/open-database.ts';
 import { serviceUnavailable } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Environment, ServerConfig } from '../config/server-config.ts';
-import { RunStore } from '../runs/run-store.ts';
+import type { RunStore } from '../runs/run-store.ts';
 import { LocalStateInUseError } from '../local/state-lock.ts';
 import { MissingDependencyError } from '../local/missing-dependency-error.ts';
 import { runStoreHttpError } from '../runs/run-http-errors.ts';
@@ -37,15 +37,12 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
   let closed = false;
   const embedded = !config.production && !env.DATABASE_URL?.trim();
   const openOrThrow = () =>
-    (opening ??= openDatabase({ env, embeddedDataDir, log: (line) => logger.info(line) }).then(
-      (database) => ({ database, store: new RunStore(database.pool) }),
-      (error: unknown) => {
-        // Forget the failure so that the next request tries again.
-        opening = undefined;
-        logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
-        throw error;
-      },
-    ));
+    (opening ??= openRunStore(env, logger, embeddedDataDir).catch((error: unknown) => {
+      // Forget the failure so that the next request tries again.
+      opening = undefined;
+      logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }));
   const open = () => {
     if (closed) return Promise.reject(serviceUnavailable('the server is shutting down', 'ShuttingDown'));
     if (config.production && !env.DATABASE_URL?.trim()) {
@@ -78,4 +75,11 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
       await current?.then(({ database }) => database.close(), () => undefined);
     },
   };
+}
+
+/** Imported on first use: the PostgreSQL driver is loaded only by a function that serves runs. */
+async function openRunStore(env: Environment, logger: Logger, embeddedDataDir: string): Promise<{ database: OpenDatabase; store: RunStore }> {
+  const [{ openDatabase }, { RunStore }] = await Promise.all([import('../database/open-database.ts'), import('../runs/run-store.ts')]);
+  const database = await openDatabase({ env, embeddedDataDir, log: (line) => logger.info(line) });
+  return { database, store: new RunStore(database.pool) };
 }

@@ -63,6 +63,6 @@ export class AdminTokenAuthenticator implements TokenAuthenticator {
     if (exp <= iat || exp - iat > settings.tokenTtlSeconds) {
       throw unauthorized('admin token lifetime does not match the configured TTL', 'InvalidToken');
     }
-    return { principal: { type: 'admin', name: 'admin' }, cacheUntil: exp * 1000 };
+    return { principal: { type: 'admin', name: 'admin', expiresAt: exp * 1000 }, cacheUntil: exp * 1000 };
   }
 }

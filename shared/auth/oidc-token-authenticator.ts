@@ -41,6 +41,6 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
     if (typeof name !== 'string' || name === '') {
       throw unauthorized(`ID token has no "${usernameClaim}" claim (OIDC_USERNAME_CLAIM)`, 'MissingUsernameClaim');
     }
-    return { principal: { type: 'oidc', name, claims: payload }, cacheUntil: payload.exp! * 1000 };
+    return { principal: { type: 'oidc', name, claims: payload, expiresAt: payload.exp! * 1000 }, cacheUntil: payload.exp! * 1000 };
   }
 }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { siblingModule } from '../runtime/sibling-module.ts';
 
 /**
  * Compares passwords with bcrypt hashes on a dedicated worker thread, one at a time, with a
@@ -34,7 +35,7 @@ export class PasswordVerifier {
 
   #ensureWorker(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL('./bcrypt-worker.ts', import.meta.url));
+    const worker = new Worker(siblingModule('bcrypt-worker', import.meta.url));
     worker.on('message', ({ id, matches }: { id: number; matches: boolean }) => {
       this.#pending.get(id)?.(matches);
       this.#pending.delete(id);

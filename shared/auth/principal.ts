@@ -1,15 +1,24 @@
 /** Who made a request, after authentication. Dispatch and authorisation switch on `type`. */
 export type Principal = AdminPrincipal | OidcPrincipal | ServiceAccountPrincipal;
 
+/** What every principal carries besides its identity. */
+interface CredentialLifetime {
+  /**
+   * When the credential it was authenticated with expires (ms since the epoch; its `exp`):
+   * whatever it opened (a stream) ends then. Undefined for a token without `exp`.
+   */
+  expiresAt?: number;
+}
+
 /** The built-in admin account; bypasses every authorisation check (spec). */
-export interface AdminPrincipal {
+export interface AdminPrincipal extends CredentialLifetime {
   type: 'admin';
   /** Recorded on runs as `admin`. */
   name: 'admin';
 }
 
 /** A user of the external identity provider, mapped to ServiceAccounts through annotations. */
-export interface OidcPrincipal {
+export interface OidcPrincipal extends CredentialLifetime {
   type: 'oidc';
   /** The configured username claim's value; recorded on runs. */
   name: string;
@@ -17,7 +26,7 @@ export interface OidcPrincipal {
 }
 
 /** A Kubernetes ServiceAccount (or any user the cluster's TokenReview vouches for). */
-export interface ServiceAccountPrincipal {
+export interface ServiceAccountPrincipal extends CredentialLifetime {
   type: 'serviceaccount';
   /** e.g. `system:serviceaccount:<ns>:<name>`; recorded on runs. */
   name: string;

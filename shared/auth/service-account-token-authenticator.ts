@@ -51,9 +51,11 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     }
     const { username, uid, groups, extra } = status.user;
     const reviewedUntil = Date.now() + TOKEN_REVIEW_TTL_MS;
+    // Legacy Secret-based tokens carry no `exp`: they live until the cluster revokes them.
+    const expiresAt = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
     return {
-      principal: { type: 'serviceaccount', name: username, uid: uid ?? '', groups: groups ?? [], extra: extra ?? {} },
-      cacheUntil: typeof claims.exp === 'number' ? Math.min(claims.exp * 1000, reviewedUntil) : reviewedUntil,
+      principal: { type: 'serviceaccount', name: username, uid: uid ?? '', groups: groups ?? [], extra: extra ?? {}, ...(expiresAt === undefined ? {} : { expiresAt }) },
+      cacheUntil: expiresAt === undefined ? reviewedUntil : Math.min(expiresAt, reviewedUntil),
     };
   }
 

@@ -2,6 +2,7 @@ import { ConfigError } from './config-error.ts';
 import { parseDurationSetting, parseHttpUrlSetting } from './setting-values.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
 import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
+import { LOG_LEVELS, isLogLevel, type LogLevel } from '../logging/logger.ts';
 
 /** Settings fixed for the life of the process (everything but the rotatable admin secret). */
 export interface ServerConfig {
@@ -22,8 +23,13 @@ export interface ServerConfig {
   bridgeUpstreamUrl: string | undefined;
   /** How long a run-log stream may stay silent before it sends a heartbeat comment, in milliseconds. */
   runLogHeartbeatMs: number;
+  /** How many run-log streams one principal may have open at once in this process. */
+  runLogMaxStreamsPerPrincipal: number;
+  /** How many bytes of events may wait for a slow run-log client before it is told to resume. */
+  runLogSendBufferBytes: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
+  logLevel: LogLevel;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -53,8 +59,18 @@ export function loadServerConfig(env: Environment): ServerConfig {
     databaseUrl: env.DATABASE_URL?.trim() || undefined,
     bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
     runLogHeartbeatMs: parseDuration(env, 'RUN_LOG_HEARTBEAT_INTERVAL', 15_000),
+    runLogMaxStreamsPerPrincipal: parseInteger(env, 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', 100, 1, 1_000_000),
+    runLogSendBufferBytes: parseInteger(env, 'RUN_LOG_SEND_BUFFER_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
     projectSecretsAccess: loadProjectSecretsAccess(env),
+    logLevel: parseLogLevel(env),
   };
+}
+
+function parseLogLevel(env: Environment): LogLevel {
+  const text = env.LOG_LEVEL?.trim();
+  if (text === undefined || text === '') return 'info';
+  if (!isLogLevel(text)) throw new ConfigError('LOG_LEVEL', `"${text}" is not one of ${LOG_LEVELS.join(', ')}`);
+  return text;
 }
 
 /** The admin settings of local development mode: admin enabled, password `admin`, key made at start. */

@@ -9,6 +9,8 @@ export interface ClusterConnection {
   description: string;
   /** True for the built-in emulator of local development. */
   builtInEmulator: boolean;
+  /** False in production with no cluster configured: every call fails, so nothing asks it in advance. */
+  configured: boolean;
   /** Stops what the connection started (the built-in emulator, when used). */
   close(): Promise<void>;
 }
@@ -35,16 +37,16 @@ export async function connectToCluster(env: Environment, config: Pick<ServerConf
   if (config.production) {
     // Admin keeps working; ServiceAccount tokens and OIDC users get 503 (fail closed) until a cluster is configured.
     logger.error('no Kubernetes cluster configured (KUBECONFIG unset, KUBERNETES_SERVICE_HOST unset): ServiceAccount tokens and OIDC users will get 503');
-    return fixed(unreachableCluster(), 'none configured');
+    return { ...fixed(unreachableCluster(), 'none configured'), configured: false };
   }
   // Imported only here, so production never loads the emulator.
   const emulator = localStateDir ? await (await import('../local/local-cluster.ts')).startLocalCluster(localStateDir) : await (await import('./emulator/index.ts')).startKubeEmulator();
   logger.warn(`no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (${localStateDir ? `its state is kept in ${localStateDir}` : 'its state is lost when the process stops'})`);
-  return { kubeConfig: emulator.kubeConfig(), description: `built-in emulator (${emulator.url})`, builtInEmulator: true, close: () => emulator.close() };
+  return { kubeConfig: emulator.kubeConfig(), description: `built-in emulator (${emulator.url})`, builtInEmulator: true, configured: true, close: () => emulator.close() };
 }
 
 function fixed(kubeConfig: KubeConfig, description: string): ClusterConnection {
-  return { kubeConfig, description, builtInEmulator: false, close: async () => {} };
+  return { kubeConfig, description, builtInEmulator: false, configured: true, close: async () => {} };
 }
 
 // The .invalid top-level domain never resolves (RFC 2606): every call fails fast, nothing is ever reached.

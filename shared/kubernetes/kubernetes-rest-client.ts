@@ -1,4 +1,5 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { createInterface } from 'node:readline';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { serviceUnavailable } from '../http/api-error.ts';
@@ -39,31 +40,54 @@ export class KubernetesRestClient {
 
   /** Sends one call; resolves with any HTTP answer, throws ApiError 503 when there is none. */
   async call(call: KubernetesCall): Promise<KubernetesAnswer> {
+    const incoming = await this.#send(call);
+    return { status: incoming.statusCode ?? 500, body: parseBody(await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error)))) };
+  }
+
+  /**
+   * Opens a watch (`?watch=true`): a 2xx answer resolves with its newline-delimited events as they
+   * arrive, any other with the answer like `call`. Aborting `signal` closes the cluster's stream.
+   */
+  async watch(call: KubernetesCall, signal: AbortSignal): Promise<{ events: AsyncIterable<string> } | KubernetesAnswer> {
+    const incoming = await this.#send(call, signal);
+    const status = incoming.statusCode ?? 500;
+    if (status < 200 || status > 299) return { status, body: parseBody(await readText(incoming).catch(() => '')) };
+    return { events: createInterface({ input: incoming, crlfDelay: Infinity }) };
+  }
+
+  async #send(call: KubernetesCall, signal?: AbortSignal): Promise<IncomingMessage> {
     const server = this.#kubeConfig.getCurrentCluster()?.server;
     if (!server) throw this.#unavailable(call, new Error('the KubeConfig names no cluster'));
-    const url = new URL(server.replace(/\/$/, '') + call.path);
-    if (call.query) url.search = call.query.toString();
+    assertNoDotSegments(call.path);
+    // Only the server's origin goes through URL: a path put through it would have its dot
+    // segments (`.`, `%2e`) resolved, turning a request for one object into one for its collection.
+    const url = new URL(server);
+    const query = call.query?.toString();
     const payload = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body));
     const options: RequestOptions = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port,
+      path: `${url.pathname.replace(/\/$/, '')}${call.path}${query ? `?${query}` : ''}`,
       method: call.method,
       headers: {
         accept: 'application/json',
         ...(payload ? { 'content-type': call.contentType ?? 'application/json', 'content-length': String(payload.length) } : {}),
       },
       timeout: TIMEOUT_MS,
+      ...(signal ? { signal } : {}),
     };
     try {
       await this.#kubeConfig.applyToHTTPSOptions(options);
     } catch (error) {
       throw this.#unavailable(call, error);
     }
-    return new Promise<KubernetesAnswer>((resolve, reject) => {
+    return new Promise<IncomingMessage>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const outgoing = send(url, options, (incoming) => {
-        const chunks: Buffer[] = [];
-        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-        incoming.on('error', (error) => reject(this.#unavailable(call, error)));
-        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 500, body: parseBody(Buffer.concat(chunks).toString('utf8')) }));
+      const outgoing = send(options, (incoming) => {
+        // A watch stays silent for as long as nothing changes: the timeout covers waiting for the answer only.
+        outgoing.setTimeout(0);
+        resolve(incoming);
       });
       outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
       outgoing.on('error', (error) => reject(this.#unavailable(call, error)));
@@ -75,6 +99,22 @@ export class KubernetesRestClient {
     this.#logger.error('Kubernetes API did not answer', { method: call.method, path: call.path, detail: error instanceof Error ? error.message : String(error) });
     return serviceUnavailable('the Kubernetes API cannot be reached; retry shortly', 'KubernetesUnavailable');
   }
+}
+
+/**
+ * Paths are built from validated segments; this is the last line of defence: a segment that a
+ * client or proxy would resolve as `.` or `..` never leaves the server.
+ */
+function assertNoDotSegments(path: string): void {
+  for (const segment of path.split('/')) {
+    if (/^(\.|%2e){1,2}$/i.test(segment)) throw new Error(`refusing to send a Kubernetes path with a dot segment: ${JSON.stringify(path)}`);
+  }
+}
+
+async function readText(incoming: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of incoming) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseBody(text: string): unknown {

@@ -1,7 +1,14 @@
-import { redactFields } from './redaction.ts';
+import { assignRedacted } from './redaction.ts';
+import { stdoutLines } from './batched-line-writer.ts';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Whether `value` names a log level. */
+export function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
 
 /** A structured logger writing one JSON object per line; every record passes through redaction. */
 export interface Logger {
@@ -16,18 +23,21 @@ export interface Logger {
 
 export interface LoggerOptions {
   level?: LogLevel;
+  /** Receives each line (without newline); default: stdout, batched so that logging never blocks a request. */
   write?: (line: string) => void;
   base?: Record<string, unknown>;
 }
 
-/** Creates a JSON-lines logger (stdout by default) that redacts secret fields. */
+/** Creates a JSON-lines logger (batched stdout by default) that redacts secret fields. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = LEVEL_ORDER[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
+  const write = options.write ?? defaultWrite();
   const base = options.base ?? {};
   const log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (LEVEL_ORDER[level] < threshold) return;
-    const record = redactFields({ time: new Date().toISOString(), level, message, ...base, ...fields });
+    // Built redacted at once: one copy of the fields, not a merge and then a redacted copy of it.
+    const record = assignRedacted({ time: new Date().toISOString(), level, message }, base);
+    if (fields) assignRedacted(record, fields);
     write(JSON.stringify(record));
   };
   return {
@@ -40,7 +50,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
 }
 
-/** Reads LOG_LEVEL; an unknown value falls back to info. */
+/**
+ * The level of the logger that reports start-up itself: LOG_LEVEL when it names a level, else
+ * info. A bad value is then refused by the server configuration, through this logger.
+ */
 export function logLevelFromEnv(value: string | undefined): LogLevel {
-  return value !== undefined && value in LEVEL_ORDER ? (value as LogLevel) : 'info';
+  const text = value?.trim() ?? '';
+  return isLogLevel(text) ? text : 'info';
+}
+
+function defaultWrite(): (line: string) => void {
+  const lines = stdoutLines();
+  return (line) => lines.write(line);
 }

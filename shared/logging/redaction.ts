@@ -1,3 +1,5 @@
+import { BoundedMap } from '../caching/bounded-map.ts';
+
 /** Header names whose values never reach a log line. */
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization', 'x-api-key']);
 /** Query parameters whose values never reach a log line. */
@@ -24,15 +26,33 @@ export function redactPathAndQuery(path: string, query: URLSearchParams): string
   return `${path}?${safe.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED)}`;
 }
 
+// Every log line asks about the same few field names: remember the answers (bounded, as field
+// names may come from input).
+const secretFieldAnswers = new BoundedMap<string, boolean>(1_024);
+
+function isSecretField(key: string): boolean {
+  let secret = secretFieldAnswers.get(key);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key);
+    secretFieldAnswers.set(key, secret);
+  }
+  return secret;
+}
+
 /** A deep copy of a log record with every secret-named field replaced. */
 export function redactFields(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
   if (Array.isArray(value)) return value.map((item) => redactFields(item, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    if (key === 'headers' && field && typeof field === 'object') copy[key] = redactHeaders(field as Record<string, string>);
-    else copy[key] = SECRET_FIELD.test(key) ? REDACTED : redactFields(field, depth + 1);
+  return assignRedacted({}, value as Record<string, unknown>, depth);
+}
+
+/** Copies the fields of `source` onto `target`, as redactFields would copy them. */
+export function assignRedacted(target: Record<string, unknown>, source: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  for (const key of Object.keys(source)) {
+    const field = source[key];
+    if (key === 'headers' && field && typeof field === 'object') target[key] = redactHeaders(field as Record<string, string>);
+    else target[key] = isSecretField(key) ? REDACTED : redactFields(field, depth + 1);
   }
-  return copy;
+  return target;
 }

@@ -1,3 +1,4 @@
+import { pathParameterNames } from '../routes/path-parameters.ts';
 import { ERROR_SCHEMA, type RouteDefinition } from '../routes/route-table.ts';
 
 const PUBLIC_CONFIG_SCHEMA = {
@@ -27,7 +28,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
   for (const route of routes) {
     const openApiPath = route.path.endsWith('/*') ? `${route.path.slice(0, -2)}/{path}` : route.path;
     const parameters = [
-      ...pathParameterNames(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...pathParameterNames(route.path).map((name) => {
+        const { description, ...schema } = route.pathParameters?.[name] ?? { type: 'string', description: '' };
+        return { name, in: 'path', required: true, ...(description ? { description } : {}), schema };
+      }),
       ...(route.path.endsWith('/*') ? [{ name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The rest of the path.' }] : []),
     ];
     const methods = route.method === '*' ? METHODS_FOR_ANY : [route.method.toLowerCase()];
@@ -73,8 +77,4 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
       schemas: { Error: ERROR_SCHEMA, PublicConfig: PUBLIC_CONFIG_SCHEMA },
     },
   };
-}
-
-function pathParameterNames(path: string): string[] {
-  return [...path.matchAll(/\{([a-zA-Z]+)\}/g)].map((match) => match[1]!);
 }

@@ -41,6 +41,14 @@ export class ClusterObjects {
     return answer as { status: number; body: T };
   }
 
+  /** Opens a watch of a collection; resolves with its event lines, throws the cluster's `Status` when refused. */
+  async watch(path: string, query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<string>> {
+    query.set('watch', 'true');
+    const answer = await this.#rest.watch({ method: 'GET', path, query }, signal);
+    if ('events' in answer) return answer.events;
+    throw clusterFailure(answer);
+  }
+
   /** GETs an object; undefined when it does not exist. */
   async find<T = unknown>(path: string): Promise<T | undefined> {
     const answer = await this.#rest.call({ method: 'GET', path });

@@ -1,3 +1,5 @@
+import { DNS_LABEL, DNS_SUBDOMAIN, type PathParameterSchema } from '../routes/path-parameters.ts';
+
 /** One of the platform's custom resource kinds, as its CustomResourceDefinition names it. */
 export interface PlatformKind {
   kind: string;
@@ -5,14 +7,17 @@ export interface PlatformKind {
   plural: string;
   /** Projects are cluster-scoped; everything else lives in a Project's namespace. */
   namespaced: boolean;
+  /** What a name of this kind may be, in a path and in `metadata.name`. */
+  nameSchema: PathParameterSchema;
 }
 
 export const API_VERSION = 'v1alpha1';
 
-export const PROJECT: PlatformKind = { kind: 'Project', plural: 'projects', namespaced: false };
-export const WORKSPACE: PlatformKind = { kind: 'Workspace', plural: 'workspaces', namespaced: true };
-export const ROLLOUT: PlatformKind = { kind: 'Rollout', plural: 'rollouts', namespaced: true };
-export const VARIABLE_SET: PlatformKind = { kind: 'VariableSet', plural: 'variablesets', namespaced: true };
+// A Project's name is its namespace's name, so it is a DNS label; the other kinds' names are subdomains.
+export const PROJECT: PlatformKind = { kind: 'Project', plural: 'projects', namespaced: false, nameSchema: DNS_LABEL };
+export const WORKSPACE: PlatformKind = { kind: 'Workspace', plural: 'workspaces', namespaced: true, nameSchema: DNS_SUBDOMAIN };
+export const ROLLOUT: PlatformKind = { kind: 'Rollout', plural: 'rollouts', namespaced: true, nameSchema: DNS_SUBDOMAIN };
+export const VARIABLE_SET: PlatformKind = { kind: 'VariableSet', plural: 'variablesets', namespaced: true, nameSchema: DNS_SUBDOMAIN };
 
 export const PLATFORM_KINDS: readonly PlatformKind[] = [PROJECT, WORKSPACE, ROLLOUT, VARIABLE_SET];
 

@@ -9,7 +9,7 @@ import {
 } from '../resources/platform-kinds.ts';
 import type { RouteDefinition } from './route-table.ts';
 
-const SELECTORS = 'Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions).';
+const SELECTORS = 'Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster\'s watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller\'s token expires. `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).';
 const RESOURCE_ERRORS = {
   400: 'Malformed JSON, or a body of another kind or name (a Kubernetes `Status`).',
   404: 'No such object (the cluster\'s `Status`).',
@@ -47,7 +47,7 @@ function listSchema(apiGroup: string, kind: PlatformKind): Record<string, unknow
 }
 
 const PATCH_SCHEMA = {
-  description: 'A JSON merge patch (`Content-Type: application/merge-patch+json`) or a JSON patch (`application/json-patch+json`).',
+  description: 'A JSON merge patch (`Content-Type: application/merge-patch+json`), a JSON patch (`application/json-patch+json`), or a server-side apply configuration (`application/apply-patch+yaml`, with `fieldManager` and optionally `force`).',
   type: ['object', 'array'],
 };
 
@@ -68,6 +68,8 @@ export function resourceRoutes(apiGroup: string): RouteDefinition[] {
       summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.`,
       responseSchema: object,
       errorResponses: RESOURCE_ERRORS,
+      pathParameters: { name: kind.nameSchema },
+      statusErrors: true,
       ...extra,
     });
     return [
@@ -89,7 +91,7 @@ export function resourceRoutes(apiGroup: string): RouteDefinition[] {
 
 const RUN_SCHEMA = {
   type: 'object',
-  required: ['id', 'project', 'workspace', 'type', 'phase', 'principal', 'principalType', 'createdAt', 'startedAt', 'finishedAt', 'message'],
+  required: ['id', 'project', 'workspace', 'type', 'phase', 'principal', 'principalType', 'createdAt', 'startedAt', 'finishedAt', 'message', 'statusMessage', 'attempts', 'controller', 'cancelRequestedAt', 'cancelRequestedBy'],
   properties: {
     id: { type: 'string', format: 'uuid', description: 'UUIDv7: time-ordered.' },
     project: { type: 'string' },
@@ -101,7 +103,12 @@ const RUN_SCHEMA = {
     createdAt: { type: 'string', format: 'date-time' },
     startedAt: { type: ['string', 'null'], format: 'date-time' },
     finishedAt: { type: ['string', 'null'], format: 'date-time' },
-    message: { type: 'string' },
+    message: { type: 'string', description: 'The user\'s message from the start of the run.' },
+    statusMessage: { type: 'string', description: 'What the controller (or a lapsed lease) last said about the run.' },
+    attempts: { type: 'integer', description: 'How many times a controller claimed the run.' },
+    controller: { type: ['string', 'null'], description: 'The ServiceAccount of the controller that claimed it last.' },
+    cancelRequestedAt: { type: ['string', 'null'], format: 'date-time' },
+    cancelRequestedBy: { type: ['string', 'null'] },
   },
 };
 
@@ -160,45 +167,75 @@ export function runRoutes(): RouteDefinition[] {
       responseSchema: RUN_SCHEMA,
       errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', ...DATABASE_ERRORS },
     },
+    {
+      method: 'POST',
+      path: `${project}/runs/{run}/cancel`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'cancelRun',
+      summary: 'Cancel a run: a Pending one is Cancelled at once; a Running one is marked (`cancelRequestedAt`) and its controller acknowledges at its next lease renewal. No body. Authorised like starting runs: `create` on `workspaces/runs` (name: the run\'s Workspace).',
+      responseSchema: RUN_SCHEMA,
+      errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', 409: 'The run already Succeeded or Failed (`InvalidPhaseTransition`).', ...DATABASE_ERRORS },
+    },
   ];
 }
 
 const INTERNAL_AUTH = 'Authorised as a non-resource SubjectAccessReview on the path (`nonResourceURLs: ["/internal/*"]`).';
+const LEASE_SCHEMA = {
+  type: 'object',
+  required: ['id', 'expiresAt', 'attempt', 'nextLogSeq', 'cancelRequested'],
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'Carried by every renewal, log append and phase change.' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    attempt: { type: 'integer' },
+    nextLogSeq: { type: 'integer', description: 'The number of the next log line: where this holder continues the log.' },
+    cancelRequested: { type: 'boolean', description: 'A user asked to cancel: stop, then set the phase Cancelled.' },
+  },
+};
+const LEASED_RUN_SCHEMA = { type: 'object', required: ['run', 'lease'], properties: { run: RUN_SCHEMA, lease: LEASE_SCHEMA } };
+const LEASE_ID = { type: 'string', format: 'uuid' };
+const LEASE_SECONDS = { type: 'integer', minimum: 1, maximum: 600, default: 60 };
+const LEASE_ERRORS = { 400: 'Malformed body.', 404: 'No such run (`RunNotFound`).', 409: 'The lease is not the current holder\'s (`LeaseNotHeld`).', ...DATABASE_ERRORS };
 
 /** The workspace controller's routes under `/internal/` (the catch-all `/internal/*` comes after them). */
 export function internalRoutes(): RouteDefinition[] {
+  const route = (method: string, path: string, operationId: string, summary: string, extra: Partial<RouteDefinition>): RouteDefinition => ({
+    method,
+    path,
+    target: 'internal',
+    auth: 'bearer',
+    operationId,
+    summary: `${summary} ${INTERNAL_AUTH}`,
+    ...extra,
+  });
   return [
-    {
-      method: 'GET',
-      path: '/internal/runs',
-      target: 'internal',
-      auth: 'bearer',
-      operationId: 'listRunsInPhase',
-      summary: `Runs in one phase across every Project, oldest first: the controller's work queue. Query: \`phase\` (default Pending), \`limit\` (1..500, default 50), \`continue\`. ${INTERNAL_AUTH}`,
+    route('GET', '/internal/runs', 'listRunsInPhase', 'Runs in one phase across every Project, oldest first: a view of the work queue. Query: `phase` (default Pending), `limit` (1..500, default 50), `continue`.', {
       responseSchema: RUN_PAGE_SCHEMA,
       errorResponses: { 400: 'Bad `phase`, `limit` or `continue`.', ...DATABASE_ERRORS },
-    },
-    {
-      method: 'POST',
-      path: '/internal/runs/{run}/phase',
-      target: 'internal',
-      auth: 'bearer',
-      operationId: 'setRunPhase',
-      summary: `Move a run to a phase (Pending→Running→Succeeded|Failed, Pending|Running→Cancelled). ${INTERNAL_AUTH}`,
-      requestSchema: { type: 'object', required: ['phase'], additionalProperties: false, properties: { phase: { enum: ['Running', 'Succeeded', 'Failed', 'Cancelled'] }, message: { type: 'string', maxLength: 4096 } } },
+    }),
+    route('POST', '/internal/runs/claim', 'claimRun', 'Claim the oldest Pending run (of one Project or Workspace, if named) with a lease: it becomes Running, `attempts` + 1, the caller is recorded as its `controller`. Leases that lapsed are collected first. 204 when no run is waiting.', {
+      requestSchema: { type: 'object', additionalProperties: false, properties: { project: { type: 'string' }, workspace: { type: 'string', description: 'Only with `project`.' }, leaseSeconds: LEASE_SECONDS } },
+      responseSchema: LEASED_RUN_SCHEMA,
+      errorResponses: { 400: 'Malformed body.', ...DATABASE_ERRORS },
+    }),
+    route('POST', '/internal/runs/{run}/lease', 'renewRunLease', 'Renew the lease for `leaseSeconds` from now; `lease.cancelRequested` says whether a user asked to cancel.', {
+      requestSchema: { type: 'object', required: ['leaseId'], additionalProperties: false, properties: { leaseId: LEASE_ID, leaseSeconds: LEASE_SECONDS } },
+      responseSchema: LEASED_RUN_SCHEMA,
+      errorResponses: LEASE_ERRORS,
+    }),
+    route('POST', '/internal/runs/{run}/phase', 'setRunPhase', 'End a running run: Succeeded, Failed, or Cancelled to acknowledge a requested cancellation; `message` becomes the run\'s `statusMessage`. A retry of the same call answers the run again.', {
+      requestSchema: { type: 'object', required: ['leaseId', 'phase'], additionalProperties: false, properties: { leaseId: LEASE_ID, phase: { enum: ['Succeeded', 'Failed', 'Cancelled'] }, message: { type: 'string', maxLength: 4096 } } },
       responseSchema: RUN_SCHEMA,
-      errorResponses: { 400: 'Malformed body.', 404: 'No such run (`RunNotFound`).', 409: 'Not allowed from the current phase (`InvalidPhaseTransition`).', ...DATABASE_ERRORS },
-    },
-    {
-      method: 'POST',
-      path: '/internal/runs/{run}/logs',
-      target: 'internal',
-      auth: 'bearer',
-      operationId: 'appendRunLogs',
-      summary: `Append log lines to a run; durable once answered. ${INTERNAL_AUTH}`,
-      requestSchema: { type: 'object', required: ['lines'], additionalProperties: false, properties: { lines: { type: 'array', maxItems: 5000, items: { type: 'string' } } } },
-      responseSchema: { type: 'object', required: ['firstSeq', 'lastSeq'], properties: { firstSeq: { type: ['integer', 'null'] }, lastSeq: { type: ['integer', 'null'] } } },
-      errorResponses: { 400: 'Malformed body.', 404: 'No such run (`RunNotFound`).', ...DATABASE_ERRORS },
-    },
+      errorResponses: { ...LEASE_ERRORS, 409: 'The lease is not the current holder\'s (`LeaseNotHeld`), or Cancelled without a requested cancellation (`InvalidPhaseTransition`).' },
+    }),
+    route('POST', '/internal/runs/{run}/logs', 'appendRunLogs', 'Append a numbered chunk of log lines: `firstSeq` is the number of its first line (`lease.nextLogSeq` at first). A chunk stored before is acknowledged with `duplicate: true` and not stored again; durable once answered.', {
+      requestSchema: { type: 'object', required: ['leaseId', 'firstSeq', 'lines'], additionalProperties: false, properties: { leaseId: LEASE_ID, firstSeq: { type: 'integer', minimum: 1 }, lines: { type: 'array', minItems: 1, maxItems: 5000, items: { type: 'string' } } } },
+      responseSchema: { type: 'object', required: ['firstSeq', 'lastSeq', 'nextSeq', 'duplicate'], properties: { firstSeq: { type: 'integer' }, lastSeq: { type: 'integer' }, nextSeq: { type: 'integer' }, duplicate: { type: 'boolean' } } },
+      errorResponses: { ...LEASE_ERRORS, 409: 'Not the holder\'s lease (`LeaseNotHeld`), a gap before `firstSeq` (`LogSequenceGap`), or other lines over stored ones (`LogChunkConflict`).' },
+    }),
+    route('GET', '/internal/runs/{run}/variables', 'getRunVariables', 'The run\'s variables, resolved: the Workspace\'s VariableSets in `spec.variableSetRefs` order (a later one replaces a variable of the same name), sensitive values read from their Secrets. Only here, never logged. Needs the current lease in the `Run-Lease` header.', {
+      responseSchema: { type: 'object', required: ['variables'], properties: { variables: { type: 'array', items: { type: 'object', required: ['name', 'category', 'hcl', 'sensitive', 'value', 'variableSet'], properties: { name: { type: 'string' }, category: { enum: ['terraform', 'env'] }, hcl: { type: 'boolean' }, sensitive: { type: 'boolean' }, value: { type: 'string' }, variableSet: { type: 'string' } } } } } },
+      errorResponses: { ...LEASE_ERRORS, 404: 'No such run (`RunNotFound`) or Workspace (`WorkspaceNotFound`).', 409: 'Not the holder\'s lease (`LeaseNotHeld`), or a VariableSet or Secret key the Workspace refers to is missing (`VariableSetNotFound`, `VariableSecretNotFound`).' },
+    }),
   ];
 }

@@ -1,3 +1,4 @@
+import { compilePathParameter, echoedValue, type PathParameterCheck } from './path-parameters.ts';
 import { compilePathPattern, type PathPattern } from './path-pattern.ts';
 import type { RouteDefinition } from './route-table.ts';
 
@@ -8,23 +9,39 @@ export interface RouteMatch {
 
 export type RouteLookup =
   | { kind: 'found'; match: RouteMatch }
+  /** The route matched by shape, but a parameter is not a valid value for it (`problem` says which and why). */
+  | { kind: 'invalid-parameter'; route: RouteDefinition; problem: string }
   | { kind: 'method-not-allowed'; allowed: string[] }
   | { kind: 'not-found' };
 
-/** Finds the route for a method and path among a set of routes. */
+interface CompiledRoute {
+  route: RouteDefinition;
+  pattern: PathPattern;
+  checks: Array<[name: string, check: PathParameterCheck]>;
+}
+
+/** Finds the route for a method and path among a set of routes, and checks its parameters. */
 export class RouteMatcher {
-  readonly #compiled: Array<{ route: RouteDefinition; pattern: PathPattern }>;
+  readonly #compiled: CompiledRoute[];
 
   constructor(routes: RouteDefinition[]) {
-    this.#compiled = routes.map((route) => ({ route, pattern: compilePathPattern(route.path) }));
+    this.#compiled = routes.map((route) => ({
+      route,
+      pattern: compilePathPattern(route.path),
+      checks: Object.entries(route.pathParameters ?? {}).map(([name, schema]) => [name, compilePathParameter(schema)]),
+    }));
   }
 
   lookup(method: string, path: string): RouteLookup {
     const allowed: string[] = [];
-    for (const { route, pattern } of this.#compiled) {
+    for (const { route, pattern, checks } of this.#compiled) {
       const params = pattern.match(path);
       if (params === null) continue;
       if (route.method === '*' || route.method === method || (method === 'HEAD' && route.method === 'GET')) {
+        for (const [name, check] of checks) {
+          const problem = check(params[name] ?? '');
+          if (problem !== undefined) return { kind: 'invalid-parameter', route, problem: `${name} ${echoedValue(params[name] ?? '')} is invalid: ${problem}` };
+        }
         return { kind: 'found', match: { route, params } };
       }
       allowed.push(route.method);

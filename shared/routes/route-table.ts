@@ -1,3 +1,5 @@
+import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema } from './path-parameters.ts';
+import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import { internalRoutes, resourceRoutes, runRoutes } from './platform-routes.ts';
 
 /**
@@ -37,6 +39,13 @@ export interface RouteDefinition {
   requestSchema?: Record<string, unknown>;
   /** Extra documented responses: status → description. */
   errorResponses?: Record<number, string>;
+  /**
+   * The schema of each `{parameter}` of the path; values that do not match are refused with 400
+   * before authorisation. Filled from PATH_PARAMETERS_BY_NAME for parameters a route does not name.
+   */
+  pathParameters?: Record<string, PathParameterSchema>;
+  /** Errors are answered as Kubernetes `Status` objects (the resource routes under `/apis/`). */
+  statusErrors?: boolean;
 }
 
 /** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. Specific routes come before catch-alls (first match wins). */
@@ -74,6 +83,7 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
     },
     { method: 'GET', path: '/openapi.json', target: 'public-config', auth: 'none', operationId: 'getOpenApiDocument', summary: 'This OpenAPI 3.1 document.', responseSchema: { type: 'object' } },
     { method: 'GET', path: '/docs', target: 'public-config', auth: 'none', operationId: 'getApiReference', summary: 'A readable API reference page generated from the OpenAPI document.', responseMediaType: 'text/html' },
+    ...kubernetesApiRoutes(apiGroup),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
     ...internalRoutes(),
@@ -91,13 +101,38 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
       target: 'run-logs',
       auth: 'bearer-or-query',
       operationId: 'streamRunLogs',
-      summary: 'Stream a run\'s log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run\'s Workspace).',
+      summary: 'Stream a run\'s log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run\'s Workspace).',
       responseMediaType: 'text/event-stream',
-      errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', 503: 'The database is unavailable; retry after `Retry-After`.' },
+      errorResponses: {
+        404: 'No such run in this Project (`RunNotFound`).',
+        429: 'The principal already has RUN_LOG_MAX_STREAMS_PER_PRINCIPAL streams open (`TooManyStreams`); retry after `Retry-After`.',
+        503: 'The database is unavailable; retry after `Retry-After`.',
+      },
     },
     { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).' },
   ];
-  return routes.map((route) => ({ ...route, errorResponses: { ...defaultErrors(route.auth), ...route.errorResponses } }));
+  return routes.map((route) => ({
+    ...route,
+    pathParameters: pathParameterSchemas(route),
+    errorResponses: withInvalidParameterAnswer(route, { ...defaultErrors(route.auth), ...route.errorResponses }),
+  }));
+}
+
+function withInvalidParameterAnswer(route: RouteDefinition, answers: Record<number, string>): Record<number, string> {
+  if (pathParameterNames(route.path).length === 0) return answers;
+  return { ...answers, 400: answers[400] ? `${answers[400]} Or: ${INVALID_PARAMETER}` : INVALID_PARAMETER };
+}
+
+const INVALID_PARAMETER = 'A path parameter is not a valid name (`InvalidPathParameter`; `BadRequest` on resource routes).';
+
+function pathParameterSchemas(route: RouteDefinition): Record<string, PathParameterSchema> {
+  const schemas: Record<string, PathParameterSchema> = {};
+  for (const name of pathParameterNames(route.path)) {
+    const schema = route.pathParameters?.[name] ?? PATH_PARAMETERS_BY_NAME[name];
+    if (!schema) throw new Error(`route ${route.operationId}: path parameter {${name}} has no schema`);
+    schemas[name] = schema;
+  }
+  return schemas;
 }
 
 function defaultErrors(auth: AuthMode): Record<number, string> {

@@ -26,7 +26,17 @@ export function decodeContinueToken(token: string): ListPosition {
   if (v !== TOKEN_VERSION || typeof c !== 'string' || typeof i !== 'string' || !isUuid(i)) {
     throw new InvalidContinueTokenError();
   }
-  const createdAt = new Date(c);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== c) throw new InvalidContinueTokenError();
+  if (!isStorableTimestamp(c)) throw new InvalidContinueTokenError();
   return { createdAt: c, id: i };
+}
+
+// A four-digit year from 1970 on: every run was created then, and PostgreSQL cannot compare with
+// what JavaScript dates allow beyond (year 0, +275760), which would otherwise fail the query.
+const TIMESTAMP = /^(19[7-9]\d|[2-9]\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Whether `value` is a canonical ISO timestamp (as toISOString writes it) in the range runs can have. */
+function isStorableTimestamp(value: string): boolean {
+  if (!TIMESTAMP.test(value)) return false;
+  const date = new Date(value);
+  return !Number.isNaN(date.getTime()) && date.toISOString() === value;
 }

@@ -43,3 +43,35 @@ export class InvalidRunError extends Error {
     this.name = 'InvalidRunError';
   }
 }
+
+/** The call carries a lease that is not the run's current, unexpired one. HTTP: 409. */
+export class LeaseNotHeldError extends Error {
+  readonly reason = 'LeaseNotHeld';
+
+  constructor(runId: string, detail: string) {
+    super(`the lease is not the current holder's for run ${runId}: ${detail}`);
+    this.name = 'LeaseNotHeldError';
+  }
+}
+
+/** A log chunk starts after the next expected line: lines in between would be missing. HTTP: 409. */
+export class LogSequenceGapError extends Error {
+  readonly reason = 'LogSequenceGap';
+  readonly nextSeq: number;
+
+  constructor(runId: string, firstSeq: number, nextSeq: number) {
+    super(`run ${runId}: a chunk starting at line ${firstSeq} leaves a gap; the next line is ${nextSeq}`);
+    this.name = 'LogSequenceGapError';
+    this.nextSeq = nextSeq;
+  }
+}
+
+/** A log chunk overlaps stored lines but is not the chunk that stored them. HTTP: 409. */
+export class LogChunkConflictError extends Error {
+  readonly reason = 'LogChunkConflict';
+
+  constructor(runId: string, firstSeq: number, nextSeq: number) {
+    super(`run ${runId}: the chunk starting at line ${firstSeq} differs from the stored lines (the next line is ${nextSeq})`);
+    this.name = 'LogChunkConflictError';
+  }
+}

@@ -1,12 +1,13 @@
 import type pg from 'pg';
-import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import { decodeContinueToken, encodeContinueToken } from './continue-token.ts';
-import { FINAL_PHASES, LEGAL_PREVIOUS_PHASES } from './run.ts';
-import type { NewRun, PrincipalType, Run, RunLogLine, RunPhase, RunType } from './run.ts';
+import type { NewRun, Run, RunLogLine, RunPhase } from './run.ts';
 import { InvalidPhaseTransitionError, RunNotFoundError } from './run-errors.ts';
 import { isUuid, newRunId } from './run-id.ts';
-import { RunLogListener } from './run-log-listener.ts';
-import type { LogLineSubscription } from './run-log-listener.ts';
+import { RunLeases } from './run-leases.ts';
+import { DEFAULT_LISTENER_LIMITS, RunLogListener } from './run-log-listener.ts';
+import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listener.ts';
+import { phasesFrom } from './phase-machine.ts';
+import { queryRuns, RUN_COLUMNS, toLogLine, toRun, type RunRow } from './run-row.ts';
 import { validateNewRun } from './validate-new-run.ts';
 
 /** Which runs to list, and from where. */
@@ -28,27 +29,19 @@ export interface RunPage {
 
 export const MAX_LIST_LIMIT = 500;
 
+/** Where a run and its log stand: `lastSeq` is the seq of its last log line (0 for none). */
+export interface RunLogProgress {
+  phase: RunPhase;
+  message: string;
+  /** The controller's status message (the user's `message` stays as given). */
+  statusMessage: string;
+  lastSeq: number;
+}
+
 /** The phases the controller's work queue can be listed by. */
 export type UnfinishedPhase = Extract<RunPhase, 'Pending' | 'Running'>;
 export const UNFINISHED_PHASES: readonly UnfinishedPhase[] = ['Pending', 'Running'];
 export const MAX_LOG_READ_LIMIT = 5_000;
-
-interface RunRow {
-  id: string;
-  project: string;
-  workspace: string;
-  type: RunType;
-  phase: RunPhase;
-  principal: string;
-  principal_type: PrincipalType;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-  message: string;
-}
-
-const RUN_COLUMNS =
-  'id, project, workspace, type, phase, principal, principal_type, created_at, started_at, finished_at, message';
 
 /**
  * Run history in PostgreSQL. Every method is one statement, so a failure leaves nothing half-written;
@@ -57,11 +50,16 @@ const RUN_COLUMNS =
 export class RunStore {
   readonly #pool: pg.Pool;
   readonly #logListener: RunLogListener;
+  /** The workspace controller's claims, renewals, log chunks and phase changes. */
+  readonly leases: RunLeases;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS) {
     this.#pool = pool;
-    this.#logListener = new RunLogListener(pool.options, (runId, afterSeq, limit) =>
-      this.readLogLines(runId, afterSeq, limit),
+    this.leases = new RunLeases(pool);
+    this.#logListener = new RunLogListener(
+      pool.options,
+      (runId, afterSeq, limit) => this.readLogLines(runId, afterSeq, limit),
+      listenerLimits,
     );
   }
 
@@ -136,26 +134,28 @@ export class RunStore {
   }
 
   /**
-   * Moves run `id` to `phase` if legal from its current phase (Pending→Running→Succeeded|Failed,
-   * Pending|Running→Cancelled), stamping startedAt/finishedAt; throws `InvalidPhaseTransitionError` otherwise.
+   * A user's cancellation of run `id` of `project`, recorded with `principal`: a Pending run is
+   * Cancelled at once; a Running one is marked, and its controller acknowledges at its next renewal.
+   * Cancelling a Cancelled run again answers it unchanged; a Succeeded or Failed one is 409.
    */
-  async updatePhase(id: string, phase: RunPhase, message?: string): Promise<Run> {
+  async requestCancel(project: string, id: string, principal: string): Promise<Run> {
     if (!isUuid(id)) throw new RunNotFoundError(id);
-    // The legality check is part of the UPDATE, so two racing transitions cannot both win.
+    const cancelledAtOnce = phasesFrom('Cancelled', 'user');
+    // The phase check is part of the UPDATE, so a claim racing with the cancellation cannot both win.
     const { rows } = await this.#query<RunRow>(
       `UPDATE runs SET
-         phase = $2,
-         message = COALESCE($3, message),
-         started_at = CASE WHEN $2 = 'Running' THEN date_trunc('milliseconds', now()) ELSE started_at END,
-         finished_at = CASE WHEN $2 = ANY($5::text[]) THEN date_trunc('milliseconds', now()) ELSE finished_at END
-       WHERE id = $1 AND phase = ANY($4::text[])
+         phase = CASE WHEN phase = ANY($4::text[]) THEN 'Cancelled' ELSE phase END,
+         finished_at = CASE WHEN phase = ANY($4::text[]) THEN date_trunc('milliseconds', now()) ELSE finished_at END,
+         cancel_requested_at = coalesce(cancel_requested_at, date_trunc('milliseconds', now())),
+         cancel_requested_by = coalesce(cancel_requested_by, $3)
+       WHERE id = $1 AND project = $2 AND phase = ANY($5::text[])
        RETURNING ${RUN_COLUMNS}`,
-      [id, phase, message ?? null, LEGAL_PREVIOUS_PHASES[phase], FINAL_PHASES],
+      [id, project, principal, cancelledAtOnce, [...cancelledAtOnce, ...phasesFrom('Running', 'user')]],
     );
     if (rows[0]) return toRun(rows[0]);
-    const current = await this.#query<{ phase: RunPhase }>('SELECT phase FROM runs WHERE id = $1', [id]);
-    if (!current.rows[0]) throw new RunNotFoundError(id);
-    throw new InvalidPhaseTransitionError(id, current.rows[0].phase, phase);
+    const current = await this.getRun(project, id);
+    if (current.phase === 'Cancelled') return current;
+    throw new InvalidPhaseTransitionError(id, current.phase, 'Cancelled' satisfies RunPhase);
   }
 
   /** Appends lines to run `runId`'s log, numbered after its last line; durable once it resolves. */
@@ -188,6 +188,22 @@ export class RunStore {
     return rows.map(toLogLine);
   }
 
+  /** Run `id`'s phase and message with the seq of its last log line; throws `RunNotFoundError` when there is none. */
+  async getLogProgress(id: string): Promise<RunLogProgress> {
+    if (!isUuid(id)) throw new RunNotFoundError(id);
+    const { rows } = await this.#query<{ phase: RunPhase; message: string; status_message: string; last_log_seq: string }>(
+      'SELECT phase, message, status_message, last_log_seq FROM runs WHERE id = $1',
+      [id],
+    );
+    if (!rows[0]) throw new RunNotFoundError(id);
+    return { phase: rows[0].phase, message: rows[0].message, statusMessage: rows[0].status_message, lastSeq: Number(rows[0].last_log_seq) };
+  }
+
+  /** Makes sure this process's subscribers of run `runId` get every line up to `lastSeq` (the last of an ended run). */
+  expectLogLinesThrough(runId: string, lastSeq: number): void {
+    this.#logListener.expectLinesThrough(runId, lastSeq);
+  }
+
   /**
    * Delivers the lines of `subscription.runId` after `afterSeq`: those already stored, then new ones
    * as they are appended (LISTEN/NOTIFY). Resolves to the function that ends the subscription.
@@ -196,12 +212,8 @@ export class RunStore {
     return this.#logListener.subscribe(subscription);
   }
 
-  async #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
-    try {
-      return await this.#pool.query<Row>(text, values);
-    } catch (error) {
-      throw classifyDatabaseError(error);
-    }
+  #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+    return queryRuns<Row>(this.#pool, text, values);
   }
 }
 
@@ -210,24 +222,4 @@ function pageOf(rows: RunRow[], limit: number): RunPage {
   const items = rows.slice(0, limit).map(toRun);
   const last = items[items.length - 1];
   return rows.length > limit && last ? { items, continue: encodeContinueToken({ createdAt: last.createdAt, id: last.id }) } : { items };
-}
-
-function toRun(row: RunRow): Run {
-  return {
-    id: row.id,
-    project: row.project,
-    workspace: row.workspace,
-    type: row.type,
-    phase: row.phase,
-    principal: row.principal,
-    principalType: row.principal_type,
-    createdAt: row.created_at.toISOString(),
-    startedAt: row.started_at?.toISOString() ?? null,
-    finishedAt: row.finished_at?.toISOString() ?? null,
-    message: row.message,
-  };
-}
-
-function toLogLine(row: { seq: string; line: string }): RunLogLine {
-  return { seq: Number(row.seq), line: row.line };
 }

@@ -22,7 +22,17 @@ export interface Run {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** The user's message from the start of the run; nothing else changes it. */
   message: string;
+  /** What the controller (or a lapsed lease) last said about the run. */
+  statusMessage: string;
+  /** How many times a controller claimed the run. */
+  attempts: number;
+  /** The principal (a ServiceAccount) of the controller that claimed the run last; null before any claim. */
+  controller: string | null;
+  /** When a user asked to cancel the run, and who; null when nobody did. */
+  cancelRequestedAt: string | null;
+  cancelRequestedBy: string | null;
 }
 
 /** What the caller supplies to record a new run; it starts `Pending`. */
@@ -43,15 +53,6 @@ export interface RunLogLine {
 
 export const RUN_TYPES: readonly RunType[] = ['plan', 'apply'];
 export const PRINCIPAL_TYPES: readonly PrincipalType[] = ['admin', 'oidc', 'serviceaccount'];
-
-/** For each target phase, the phases a run may move to it from. */
-export const LEGAL_PREVIOUS_PHASES: Readonly<Record<RunPhase, readonly RunPhase[]>> = {
-  Pending: [],
-  Running: ['Pending'],
-  Succeeded: ['Running'],
-  Failed: ['Running'],
-  Cancelled: ['Pending', 'Running'],
-};
 
 /** Phases after which nothing changes any more. */
 export const FINAL_PHASES: readonly RunPhase[] = ['Succeeded', 'Failed', 'Cancelled'];

@@ -7,10 +7,12 @@ import type { RequestAuthenticator } from '../auth/request-authenticator.ts';
 import type { Principal } from '../auth/principal.ts';
 import { readBearerToken } from '../auth/bearer-token.ts';
 import { RouteMatcher } from '../routes/route-matcher.ts';
+import { KubernetesStatusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
 import type { Logger } from '../logging/logger.ts';
 import { redactPathAndQuery } from '../logging/redaction.ts';
 import type { FunctionDefinition, HandlerRequest } from './function-definition.ts';
+import type { AppContext } from '../app/app-context.ts';
 
 /** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
 export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -30,6 +32,11 @@ interface PendingRequest extends ApiRequest {
 }
 
 const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+
+/** A function's core handler over the context of its process. */
+export function createContextHandler(definition: FunctionDefinition, context: Pick<AppContext, 'routes' | 'authenticator' | 'logger'>): CoreHandler {
+  return createCoreHandler(definition, { routes: context.routes, authenticator: context.authenticator, logger: context.logger });
+}
 
 /**
  * Builds a function's core handler with middy: route resolution, authentication (fail closed:
@@ -64,6 +71,10 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       if (lookup.kind === 'found') {
         event.route = lookup.match.route;
         event.params = lookup.match.params;
+      } else if (lookup.kind === 'invalid-parameter') {
+        // The route decides how the caller authenticates; the refusal comes once they have, before any authorisation.
+        event.route = lookup.route;
+        event.lookupFailure = invalidPathParameter(lookup.route, lookup.problem);
       } else if (lookup.kind === 'method-not-allowed') {
         event.lookupFailure = new ApiError(405, 'MethodNotAllowed', `method ${event.method} is not allowed on ${event.path}`, { allow: lookup.allowed.join(', ') });
       } else {
@@ -79,6 +90,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       const auth = event.route?.auth ?? 'bearer';
       if (auth === 'none') {
         event.principal = null;
+        if (event.lookupFailure) throw event.lookupFailure;
         return undefined;
       }
       const token = readBearerToken(event, auth === 'bearer-or-query');
@@ -138,4 +150,10 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
     event.startedAt = performance.now();
     return handler(event, {} as never);
   };
+}
+
+/** 400 for a path parameter that is not a valid name: a Kubernetes `Status` on resource routes, as kube-apiserver answers. */
+function invalidPathParameter(route: RouteDefinition, problem: string): ApiError {
+  const message = `path parameter invalid: ${problem}`;
+  return route.statusErrors ? new KubernetesStatusError(400, 'BadRequest', message) : new ApiError(400, 'InvalidPathParameter', message);
 }

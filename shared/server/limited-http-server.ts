@@ -1,15 +1,39 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { ServerConfig } from '../config/server-config.ts';
+import type { ServerTls } from '../tls/server-tls.ts';
 
 /**
- * A node:http server with the request limits every entry shares: the header size cap (431
- * beyond it, answered by node itself) and timeouts that stop slow clients holding sockets.
+ * A node:http server (node:https with `tls`) with the request limits every entry shares: the header
+ * size cap (431 beyond it) and timeouts that stop slow clients holding sockets. Requests node
+ * refuses before any handler runs get the same JSON error body as every other refusal.
  */
-export function createLimitedHttpServer(config: Pick<ServerConfig, 'maxHeaderBytes'>, listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
-  const server = createServer({ maxHeaderSize: config.maxHeaderBytes, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, listener);
+export function createLimitedHttpServer(config: Pick<ServerConfig, 'maxHeaderBytes'>, listener: (req: IncomingMessage, res: ServerResponse) => void, tls?: ServerTls): Server {
+  const limits = { maxHeaderSize: config.maxHeaderBytes, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 };
+  const server = tls ? createHttpsServer({ ...limits, cert: tls.cert, key: tls.key }, listener) : createServer(limits, listener);
   // Streams (run logs) outlive requestTimeout's notion of a request; the socket timeout stays off.
   server.setTimeout(0);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, config.maxHeaderBytes));
   return server;
+}
+
+/** The answer to a request node could not parse: 431 for oversized headers, 408 for a slow one, else 400; always JSON. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHeaderBytes: number): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, text, payload] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', { error: `request headers exceed ${maxHeaderBytes} bytes`, reason: 'RequestHeaderFieldsTooLarge' }]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', { error: 'the request was not received in time', reason: 'RequestTimeout' }]
+        : [400, 'Bad Request', { error: 'the request could not be parsed as HTTP', reason: 'BadRequest' }];
+  // An answer to HEAD has no body; the request line is all node parsed of it, if anything.
+  const isHead = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  const body = isHead ? '' : JSON.stringify(payload);
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(JSON.stringify(payload))}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** Starts listening and resolves with the bound port. */

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { Server as HttpsServer } from 'node:https';
 import type { AppContext } from '../app/app-context.ts';
 import { drain, listen } from './limited-http-server.ts';
 
@@ -15,7 +16,7 @@ export interface RunningServer {
 export async function serveWithContext(server: Server, context: AppContext, host: string | undefined, defaultGraceMs: number): Promise<RunningServer> {
   const port = await listen(server, context.config.port, host);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${server instanceof HttpsServer ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     server,
     context,

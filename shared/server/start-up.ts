@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/config-error.ts';
 import type { Logger } from '../logging/logger.ts';
+import { flushStdoutLines } from '../logging/batched-line-writer.ts';
 
 /** Runs a start-up step; a ConfigError ends the process with a message naming the variable. */
 export async function startOrExit<T>(logger: Logger, start: () => Promise<T>): Promise<T> {
@@ -15,7 +16,7 @@ export async function startOrExit<T>(logger: Logger, start: () => Promise<T>): P
   }
 }
 
-/** Drains and closes on SIGTERM/SIGINT, then exits. */
+/** Drains and closes on SIGTERM/SIGINT, writes every pending log line, then exits. */
 export function onShutdownSignal(logger: Logger, shutdown: () => Promise<void>): void {
   let stopping = false;
   const handle = (signal: string) => {
@@ -23,13 +24,18 @@ export function onShutdownSignal(logger: Logger, shutdown: () => Promise<void>):
     stopping = true;
     logger.info('shutting down: draining in-flight requests', { signal });
     shutdown().then(
-      () => process.exit(0),
+      () => exitAfterFlush(0),
       (error: unknown) => {
         logger.error('shutdown failed', { error });
-        process.exit(1);
+        exitAfterFlush(1);
       },
     );
   };
   process.once('SIGTERM', () => handle('SIGTERM'));
   process.once('SIGINT', () => handle('SIGINT'));
+}
+
+function exitAfterFlush(code: number): never {
+  flushStdoutLines();
+  process.exit(code);
 }

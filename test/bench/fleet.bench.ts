@@ -31,7 +31,7 @@ export const fleetHop: Benchmark = async () => {
     }, '/healthz');
     started.push(gateway);
     // The fleet's functions read the generated secret folder (password "admin").
-    const fleet = await spawnNodeProcess('functions/fleet-main.ts', { ...common, NODE_ENV: 'development', LOCAL_DATA_DIR: dataDir }, '/readyz', 120_000);
+    const fleet = await spawnNodeProcess('functions/fleet-main.ts', { ...common, NODE_ENV: 'development', LOCAL_DATA_DIR: dataDir }, '/readyz', { startTimeoutMs: 120_000 });
     started.push(fleet);
     const subjects = [
       { name: 'fleet', url: fleet.url, token: await loginToken(fleet.url, 'admin'), best: 0 },

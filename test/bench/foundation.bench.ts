@@ -70,7 +70,7 @@ async function adapterThroughput(env: Record<string, string>, token: string): Pr
   const auth = { authorization: `Bearer ${token}` };
   const container = await alternatingThroughput(
     { script: 'knative/server.ts', env: { ...env, FUNCTION_TARGET: 'resources' }, readyPath: '/healthz', headers: auth },
-    { script: 'test/bench/servers/bare-node-http.ts', env, readyPath: '/', headers: {} },
+    { script: 'test/bench/servers/bare-node-http.mjs', env, readyPath: '/', headers: {} },
   );
   const framework = await alternatingThroughput(
     { script: 'test/bench/servers/functions-framework-adapter.ts', env, readyPath: '/healthz', headers: auth },

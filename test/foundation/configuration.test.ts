@@ -57,7 +57,7 @@ describe('Admin account configuration values', () => {
     expect(() => parseAdminAccountSettings({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
   });
 
-  it.each([['PORT', '99999'], ['API_GROUP', 'Not A Group'], ['API_BASE_URL', 'ftp://x'], ['MAX_REQUEST_BODY_BYTES', '-5'], ['TRUSTED_PROXY_HOPS', 'two'], ['RUN_LOG_HEARTBEAT_INTERVAL', '15'], ['RUN_LOG_HEARTBEAT_INTERVAL', '0s']])(
+  it.each([['PORT', '99999'], ['API_GROUP', 'Not A Group'], ['API_BASE_URL', 'ftp://x'], ['MAX_REQUEST_BODY_BYTES', '-5'], ['TRUSTED_PROXY_HOPS', 'two'], ['RUN_LOG_HEARTBEAT_INTERVAL', '15'], ['RUN_LOG_HEARTBEAT_INTERVAL', '0s'], ['RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', '0'], ['RUN_LOG_SEND_BUFFER_BYTES', '1kb']])(
     'refuses %s=%s with an error naming the variable',
     (variable, value) => {
       expect(() => loadServerConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
@@ -67,6 +67,11 @@ describe('Admin account configuration values', () => {
   it('RUN_LOG_HEARTBEAT_INTERVAL is a Go duration, 15s by default', () => {
     expect(loadServerConfig({}).runLogHeartbeatMs).toBe(15_000);
     expect(loadServerConfig({ RUN_LOG_HEARTBEAT_INTERVAL: '1m30s' }).runLogHeartbeatMs).toBe(90_000);
+  });
+
+  it('RUN_LOG_MAX_STREAMS_PER_PRINCIPAL is 100 and RUN_LOG_SEND_BUFFER_BYTES 256 KiB by default', () => {
+    expect(loadServerConfig({})).toMatchObject({ runLogMaxStreamsPerPrincipal: 100, runLogSendBufferBytes: 262_144 });
+    expect(loadServerConfig({ RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '5', RUN_LOG_SEND_BUFFER_BYTES: '65536' })).toMatchObject({ runLogMaxStreamsPerPrincipal: 5, runLogSendBufferBytes: 65_536 });
   });
 
   it('API_BASE_URL defaults to http://localhost:$PORT and API_GROUP to platform.dev', () => {

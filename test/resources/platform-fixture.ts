@@ -2,8 +2,14 @@
 // embedded PostgreSQL, a real OpenID Provider, and the local gateway in production mode on top.
 // Principals: the admin, an OIDC user mapped to a ServiceAccount with a namespaced Role, and a
 // ServiceAccount with its own token.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { afterAll, beforeAll } from 'vitest';
+import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import { RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
+import type { Logger } from '../../shared/logging/logger.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
@@ -38,22 +44,36 @@ const CI_RULES: V1PolicyRule[] = [
 
 export interface Platform {
   gateway: RunningServer;
+  /** PEM of the gateway's serving certificate, when it serves HTTPS (`usePlatform(env, { tls: true })`). */
+  caCertificate?: string;
+  oidcIssuer: string;
+  /** Logs the OIDC user in again; `ttlSeconds` sets the new ID token's lifetime. */
+  oidcLogin(ttlSeconds?: number): Promise<string>;
   database: TestDatabase;
   cluster: IdentityCluster;
   /** The cluster as its administrator sees it, to check what was (not) written. */
   clusterAdmin: ClusterObjects;
   tokens: { admin: string; oidcUser: string; serviceAccount: string; controller: string };
+  /** The OpenID Provider, e.g. to log in again with a shorter ID token lifetime. */
+  oidcProvider: TestOidcProvider;
 }
 
 /**
  * Starts the platform before the file's tests and stops it after; call the returned function inside tests.
- * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL).
+ * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL); `options.logger` hears the
+ * server's log. With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
  */
-export function usePlatform(serverEnv: Record<string, string> = {}): () => Platform {
+export function usePlatform(serverEnv: Record<string, string> = {}, options: { tls?: boolean; logger?: Logger } = {}): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
+  let tlsFolder: string | undefined;
   beforeAll(async () => {
     const [cluster, database] = await Promise.all([startIdentityCluster(), startTestDatabase()]);
+    let tlsEnv: Record<string, string> = {};
+    let caCertificate: string | undefined;
+    if (options.tls) {
+      ({ env: tlsEnv, folder: tlsFolder, cert: caCertificate } = await servingCertificate());
+    }
     provider = await startOidcProvider([OIDC_USER]);
     const clusterAdmin = new ClusterObjects(new KubernetesRestClient(cluster.emulator.kubeConfig(), silentLogger), GROUP);
     await installPlatformCrds(cluster.emulator.kubeConfig(), GROUP);
@@ -68,20 +88,34 @@ export function usePlatform(serverEnv: Record<string, string> = {}): () => Platf
       OIDC_ADDITIONAL_SCOPES: 'groups',
       OIDC_USERNAME_CLAIM: 'email',
       SERVICE_ACCOUNT_ISSUERS: cluster.emulator.serviceAccountIssuer,
+      ...tlsEnv,
       ...serverEnv,
     });
-    const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig() });
+    const gateway = await startTestGateway(env, { kubeConfig: cluster.emulator.kubeConfig(), ...(options.logger ? { logger: options.logger } : {}) });
     const admin = await loginToken(gateway.url, ADMIN_PASSWORD);
     for (const project of [TEAM_PROJECT, OTHER_PROJECT]) {
       await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject(project)).then(expectStatus(201));
     }
     await bindRole(cluster, TEAM_PROJECT, 'developer', DEVELOPER_RULES, MAPPED_ACCOUNT);
     await bindRole(cluster, TEAM_PROJECT, 'ci', CI_RULES, CALLER_ACCOUNT);
+    const oidcProvider = provider;
     platform = {
       gateway,
+      ...(caCertificate ? { caCertificate } : {}),
+      oidcIssuer: oidcProvider.issuer,
+      async oidcLogin(ttlSeconds = 3600) {
+        const previous = oidcProvider.idTokenTtlSeconds;
+        oidcProvider.idTokenTtlSeconds = ttlSeconds;
+        try {
+          return await oidcProvider.login(OIDC_USER.sub);
+        } finally {
+          oidcProvider.idTokenTtlSeconds = previous;
+        }
+      },
       database,
       cluster,
       clusterAdmin,
+      oidcProvider: provider,
       tokens: {
         admin,
         oidcUser: await provider.login(OIDC_USER.sub),
@@ -93,8 +127,19 @@ export function usePlatform(serverEnv: Record<string, string> = {}): () => Platf
   afterAll(async () => {
     await platform?.gateway.close();
     await Promise.all([platform?.database.destroy(), platform?.cluster.close(), provider?.close()]);
+    if (tlsFolder) await rm(tlsFolder, { recursive: true, force: true });
   });
   return () => platform!;
+}
+
+/** A certificate for 127.0.0.1 in files (TLS_CERT_FILE, TLS_KEY_FILE), trusted by this process's fetch from now on. */
+async function servingCertificate(): Promise<{ env: Record<string, string>; folder: string; cert: string }> {
+  const { cert, key } = await generateTlsCertificate('127.0.0.1');
+  const folder = await mkdtemp(join(tmpdir(), 'platform-tls-'));
+  await writeFile(join(folder, 'tls.crt'), cert);
+  await writeFile(join(folder, 'tls.key'), key, { mode: 0o600 });
+  setDefaultCACertificates([...getCACertificates('default'), cert]);
+  return { env: { TLS_CERT_FILE: join(folder, 'tls.crt'), TLS_KEY_FILE: join(folder, 'tls.key') }, folder, cert };
 }
 
 async function bindRole(cluster: IdentityCluster, namespace: string, name: string, rules: V1PolicyRule[], account: string): Promise<void> {

@@ -172,11 +172,37 @@ describe('VariableSet: sensitive values live in Secrets and are never returned',
     expect(await secretData('secrets-2')).toEqual({ c: 'third-c' });
   });
 
-  it('refuses a JSON patch that writes into spec.variables (422), so no value can slip past the Secret', async () => {
+  it('a JSON patch that adds a sensitive variable has its value moved into the Secret, judged on the patched object', async () => {
     await asAdmin('POST', variableSets, withVariables('secrets-3', [{ name: 'x', value: '1' }])).then(expectStatus(201));
-    const answer = await asAdmin('PATCH', `${variableSets}/secrets-3`, [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }], 'application/json-patch+json').then(expectStatus(422));
-    expect(answer).toMatchObject({ kind: 'Status', reason: 'Invalid' });
+    const answer = await asAdmin('PATCH', `${variableSets}/secrets-3`, [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }], 'application/json-patch+json').then(expectStatus(200));
+    expect(answer.spec.variables).toEqual([defaulted({ name: 'x', value: '1' }), defaulted({ name: 'y', sensitive: true, valueFrom: reference('secrets-3', 'y') })]);
     expect(JSON.stringify(await platform().clusterAdmin.find(`${inTeam}/variablesets/secrets-3`))).not.toContain('leak');
+    expect(await secretData('secrets-3')).toEqual({ y: 'leak' });
+  });
+
+  it('refuses (422) a JSON patch that copies a sensitive value anywhere else, and stores nothing of it', async () => {
+    await asAdmin('POST', variableSets, withVariables('secrets-5', [{ name: 'x', value: '1' }])).then(expectStatus(201));
+    const copy = [
+      { op: 'add', path: '/spec', value: { variables: [{ name: 'k', sensitive: true, value: 's3cret' }] } },
+      { op: 'copy', from: '/spec/variables/0/value', path: '/spec/description' },
+    ];
+    const answer = await asAdmin('PATCH', `${variableSets}/secrets-5`, copy, 'application/json-patch+json').then(expectStatus(422));
+    expect(answer).toMatchObject({ kind: 'Status', reason: 'Invalid' });
+    expect(answer.message).not.toContain('s3cret');
+    expect(JSON.stringify(await platform().clusterAdmin.find(`${inTeam}/variablesets/secrets-5`))).not.toContain('s3cret');
+    expect(await platform().clusterAdmin.find(secretPath('secrets-5'))).toBeUndefined();
+  });
+
+  it('a patch cannot test or copy a value stored in clear beside sensitive: true by a direct cluster write', async () => {
+    await platform().clusterAdmin.send({ method: 'POST', path: `${inTeam}/variablesets`, body: { ...withVariables('direct-2', [{ name: 'token', sensitive: true, value: 'in-clear' }]), metadata: { name: 'direct-2', namespace: TEAM_PROJECT } } });
+    const probe = [{ op: 'test', path: '/spec/variables/0/value', value: 'in-clear' }];
+    await asAdmin('PATCH', `${variableSets}/direct-2`, probe, 'application/json-patch+json').then(expectStatus(422));
+    const copy = [{ op: 'copy', from: '/spec/variables/0/value', path: '/spec/description' }];
+    await asAdmin('PATCH', `${variableSets}/direct-2`, copy, 'application/json-patch+json').then(expectStatus(422));
+    const touched = await asAdmin('PATCH', `${variableSets}/direct-2`, { spec: { description: 'moved' } }, MERGE_PATCH).then(expectStatus(200));
+    expect(touched.spec.variables).toEqual([defaulted({ name: 'token', sensitive: true, valueFrom: reference('direct-2', 'token') })]);
+    expect(JSON.stringify(await platform().clusterAdmin.find(`${inTeam}/variablesets/direct-2`))).not.toContain('in-clear');
+    expect(await secretData('direct-2')).toEqual({ token: 'in-clear' });
   });
 
   it('never returns a value stored beside sensitive: true by someone writing to the cluster directly', async () => {

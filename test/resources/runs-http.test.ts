@@ -3,6 +3,7 @@
 // database going down.
 import { describe, expect, it } from 'vitest';
 import { createFunctionHandler } from '../../functions/function-registry.ts';
+import { readEvents } from '../support/server-sent-events.ts';
 import { API, CALLER_ACCOUNT_USER, OIDC_USER, OTHER_PROJECT, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
 
 // A short heartbeat interval, so that the idle-stream test sees heartbeats within it.
@@ -89,92 +90,62 @@ describe('Runs of a Workspace or Project are listed newest first with keyset pag
   });
 });
 
+/** Claims the oldest Pending run of a Workspace as the controller; resolves to `{run, lease}`. */
+async function claim(workspace: string): Promise<{ run: { id: string }; lease: { id: string; nextLogSeq: number } }> {
+  return as('controller')('POST', '/internal/runs/claim', { project: TEAM_PROJECT, workspace, leaseSeconds: 60 }).then(expectStatus(200));
+}
+
 describe('Internal routes: the workspace controller, authorised as a non-resource SubjectAccessReview on /internal/*', () => {
-  it('takes Pending runs oldest first, moves them through their phases and appends log lines', async () => {
+  it('claims Pending runs oldest first with a lease, appends numbered log chunks and ends the run', async () => {
     await createWorkspace(TEAM_PROJECT, 'controlled');
-    const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'controlled'), { type: 'apply' }).then(expectStatus(201));
+    const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'controlled'), { type: 'apply', message: 'first apply' }).then(expectStatus(201));
     const controller = as('controller');
     const pending = await controller('GET', '/internal/runs?phase=Pending&limit=500').then(expectStatus(200));
     const ids = pending.items.map((item: { id: string }) => item.id);
     expect(ids).toContain(run.id);
     expect(ids).toEqual([...ids].sort());
-    const running = await controller('POST', `/internal/runs/${run.id}/phase`, { phase: 'Running' }).then(expectStatus(200));
-    expect(running).toMatchObject({ phase: 'Running', startedAt: expect.any(String) });
-    expect(await controller('POST', `/internal/runs/${run.id}/logs`, { lines: ['one', 'two'] }).then(expectStatus(200))).toEqual({ firstSeq: 1, lastSeq: 2 });
-    expect(await controller('POST', `/internal/runs/${run.id}/logs`, { lines: ['three'] }).then(expectStatus(200))).toEqual({ firstSeq: 3, lastSeq: 3 });
-    const done = await controller('POST', `/internal/runs/${run.id}/phase`, { phase: 'Succeeded', message: 'applied' }).then(expectStatus(200));
-    expect(done).toMatchObject({ phase: 'Succeeded', message: 'applied', finishedAt: expect.any(String) });
-    expect(await controller('POST', `/internal/runs/${run.id}/phase`, { phase: 'Running' }).then(expectStatus(409))).toMatchObject({ reason: 'InvalidPhaseTransition' });
+    const { run: running, lease } = await claim('controlled');
+    expect(running).toMatchObject({ id: run.id, phase: 'Running', startedAt: expect.any(String), attempts: 1, controller: 'system:serviceaccount:platform-system:workspace-controller' });
+    const append = (firstSeq: number, lines: string[]) => controller('POST', `/internal/runs/${run.id}/logs`, { leaseId: lease.id, firstSeq, lines });
+    expect(await append(1, ['one', 'two']).then(expectStatus(200))).toEqual({ firstSeq: 1, lastSeq: 2, nextSeq: 3, duplicate: false });
+    expect(await append(3, ['three']).then(expectStatus(200))).toEqual({ firstSeq: 3, lastSeq: 3, nextSeq: 4, duplicate: false });
+    const done = await controller('POST', `/internal/runs/${run.id}/phase`, { leaseId: lease.id, phase: 'Succeeded', message: 'applied' }).then(expectStatus(200));
+    expect(done).toMatchObject({ phase: 'Succeeded', message: 'first apply', statusMessage: 'applied', finishedAt: expect.any(String) });
+    expect(await controller('POST', `/internal/runs/${run.id}/phase`, { leaseId: lease.id, phase: 'Failed' }).then(expectStatus(409))).toMatchObject({ reason: 'LeaseNotHeld' });
     expect((await platform().database.pool.query('SELECT line FROM run_log_lines WHERE run_id = $1 ORDER BY seq', [run.id])).rows.map((row) => row.line)).toEqual(['one', 'two', 'three']);
   });
 
   it('answers malformed calls with 400 and unknown runs with 404', async () => {
     const controller = as('controller');
+    const unknownRun = '0190a0a0-0000-7000-8000-000000000000';
+    const leaseId = '0190a0a0-0000-7000-8000-000000000001';
     expect(await controller('GET', '/internal/runs?phase=Succeeded').then(expectStatus(400))).toMatchObject({ reason: 'InvalidPhase' });
-    expect(await controller('POST', '/internal/runs/0190a0a0-0000-7000-8000-000000000000/phase', { phase: 'Running' }).then(expectStatus(404))).toMatchObject({ reason: 'RunNotFound' });
-    expect(await controller('POST', '/internal/runs/0190a0a0-0000-7000-8000-000000000000/logs', { lines: [1] }).then(expectStatus(400))).toMatchObject({ reason: 'InvalidLogLines' });
-  });
-
-  it('refuses a ServiceAccount without the non-resource rule (403), and writes nothing', async () => {
-    const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'controlled'), { type: 'plan' }).then(expectStatus(201));
-    await as('serviceAccount')('POST', `/internal/runs/${run.id}/phase`, { phase: 'Running' }).then(expectStatus(403));
-    await as('serviceAccount')('GET', '/internal/runs').then(expectStatus(403));
-    expect(await as('admin')('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${run.id}`).then(expectStatus(200))).toMatchObject({ phase: 'Pending' });
+    expect(await controller('POST', `/internal/runs/${unknownRun}/phase`, { leaseId, phase: 'Succeeded' }).then(expectStatus(404))).toMatchObject({ reason: 'RunNotFound' });
+    expect(await controller('POST', `/internal/runs/${unknownRun}/phase`, { leaseId, phase: 'Running' }).then(expectStatus(400))).toMatchObject({ reason: 'InvalidPhase' });
+    expect(await controller('POST', `/internal/runs/${unknownRun}/logs`, { leaseId, firstSeq: 1, lines: [1] }).then(expectStatus(400))).toMatchObject({ reason: 'InvalidLogLines' });
+    expect(await controller('POST', `/internal/runs/${unknownRun}/logs`, { leaseId, firstSeq: 0, lines: ['a'] }).then(expectStatus(400))).toMatchObject({ reason: 'InvalidLogLines' });
+    expect(await controller('POST', `/internal/runs/${unknownRun}/lease`, { leaseSeconds: 5 }).then(expectStatus(400))).toMatchObject({ reason: 'InvalidLease' });
+    expect(await controller('POST', '/internal/runs/claim', { leaseSeconds: 0 }).then(expectStatus(400))).toMatchObject({ reason: 'InvalidLease' });
+    expect(await controller('POST', '/internal/runs/claim', { workspace: 'w' }).then(expectStatus(400))).toMatchObject({ reason: 'InvalidClaim' });
+    expect((await controller('POST', '/internal/runs/claim', { project: 'no-runs-here' })).status).toBe(204);
   });
 });
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data: string;
-}
-
-/** Reads server-sent events until `done` says so (or the stream ends); also returns the comments seen. */
-async function readEvents(response: Response, done: (events: SseEvent[]) => boolean): Promise<SseEvent[]> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const events: SseEvent[] = [];
-  let buffer = '';
-  try {
-    while (!done(events)) {
-      const { value, done: ended } = await reader.read();
-      if (ended) break;
-      buffer += value;
-      let boundary: number;
-      while ((boundary = buffer.indexOf('\n\n')) !== -1) {
-        const block = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary + 2);
-        const event: SseEvent = { data: '' };
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id: ')) event.id = line.slice(4);
-          else if (line.startsWith('event: ')) event.event = line.slice(7);
-          else if (line.startsWith('data: ')) data.push(line.slice(6));
-        }
-        event.data = data.join('\n');
-        if (event.id !== undefined || event.event !== undefined) events.push(event);
-      }
-    }
-  } finally {
-    await reader.cancel();
-  }
-  return events;
-}
 
 describe('Run-log stream: server-sent events of a run\'s log lines (the only route that takes ?access_token=)', () => {
   const streamPath = (runId: string) => `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${runId}`;
 
   it('sends stored and new lines with id = line number, then event: end once the run is final', async () => {
     await createWorkspace(TEAM_PROJECT, 'streamed');
-    const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'streamed'), { type: 'apply' }).then(expectStatus(201));
+    const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'streamed'), { type: 'apply', message: 'apply it' }).then(expectStatus(201));
     const controller = as('controller');
-    await controller('POST', `/internal/runs/${run.id}/phase`, { phase: 'Running' }).then(expectStatus(200));
-    await controller('POST', `/internal/runs/${run.id}/logs`, { lines: ['stored 1', 'stored 2'] }).then(expectStatus(200));
+    const { lease } = await claim('streamed');
+    await controller('POST', `/internal/runs/${run.id}/logs`, { leaseId: lease.id, firstSeq: 1, lines: ['stored 1', 'stored 2'] }).then(expectStatus(200));
     const response = await fetch(`${platform().gateway.url}${streamPath(run.id)}?access_token=${platform().tokens.admin}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const appendLater = (async () => {
-      await controller('POST', `/internal/runs/${run.id}/logs`, { lines: ['live 3', 'multi\nline 4'] }).then(expectStatus(200));
-      await controller('POST', `/internal/runs/${run.id}/phase`, { phase: 'Failed', message: 'exit 1' }).then(expectStatus(200));
+      await controller('POST', `/internal/runs/${run.id}/logs`, { leaseId: lease.id, firstSeq: 3, lines: ['live 3', 'multi\nline 4'] }).then(expectStatus(200));
+      await controller('POST', `/internal/runs/${run.id}/phase`, { leaseId: lease.id, phase: 'Failed', message: 'exit 1' }).then(expectStatus(200));
     })();
     const events = await readEvents(response, (seen) => seen.some((event) => event.event === 'end'));
     await appendLater;
@@ -183,20 +154,20 @@ describe('Run-log stream: server-sent events of a run\'s log lines (the only rou
       { id: '2', data: 'stored 2' },
       { id: '3', data: 'live 3' },
       { id: '4', data: 'multi\nline 4' },
-      { event: 'end', data: JSON.stringify({ phase: 'Failed', message: 'exit 1' }) },
+      { event: 'end', data: JSON.stringify({ phase: 'Failed', message: 'apply it', statusMessage: 'exit 1' }) },
     ]);
   });
 
   it('resumes after Last-Event-ID, and ends at once for a finished run', async () => {
     const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'streamed'), { type: 'plan' }).then(expectStatus(201));
     const controller = as('controller');
-    await controller('POST', `/internal/runs/${run.id}/phase`, { phase: 'Running' }).then(expectStatus(200));
-    await controller('POST', `/internal/runs/${run.id}/logs`, { lines: ['a', 'b', 'c'] }).then(expectStatus(200));
-    await controller('POST', `/internal/runs/${run.id}/phase`, { phase: 'Succeeded' }).then(expectStatus(200));
+    const { lease } = await claim('streamed');
+    await controller('POST', `/internal/runs/${run.id}/logs`, { leaseId: lease.id, firstSeq: 1, lines: ['a', 'b', 'c'] }).then(expectStatus(200));
+    await controller('POST', `/internal/runs/${run.id}/phase`, { leaseId: lease.id, phase: 'Succeeded' }).then(expectStatus(200));
     const response = await fetch(`${platform().gateway.url}${streamPath(run.id)}`, { headers: { authorization: `Bearer ${platform().tokens.oidcUser}`, 'last-event-id': '2' } });
     expect(response.status).toBe(200);
     const events = await readEvents(response, () => false);
-    expect(events).toEqual([{ id: '3', data: 'c' }, { event: 'end', data: JSON.stringify({ phase: 'Succeeded', message: '' }) }]);
+    expect(events).toEqual([{ id: '3', data: 'c' }, { event: 'end', data: JSON.stringify({ phase: 'Succeeded', message: '', statusMessage: '' }) }]);
   });
 
   it('keeps an idle stream open with a `:` heartbeat comment every RUN_LOG_HEARTBEAT_INTERVAL', async () => {

@@ -45,7 +45,8 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
       const others = [
         () => store().getRun('availability', before.id),
         () => store().listRuns({ project: 'availability', limit: 10 }),
-        () => store().updatePhase(before.id, 'Running'),
+        () => store().leases.claim('system:serviceaccount:platform:controller', 30_000),
+        () => store().requestCancel('availability', before.id, 'admin'),
         () => store().appendLogLines(before.id, ['during the outage']),
         () => store().readLogLines(before.id, 0, 10),
         () => store().subscribeToLogLines({ runId: before.id, afterSeq: 0, onLines: () => undefined }),
@@ -106,8 +107,8 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
 describe('run history survives a restart of the database server', () => {
   it('keeps runs, phases and log lines, and the same pool works again afterwards', async () => {
     const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart' });
-    await store().updatePhase(run.id, 'Running');
-    await store().appendLogLines(run.id, ['line 1', 'line 2']);
+    const { lease } = (await store().leases.claim('system:serviceaccount:platform:controller', 60_000, { project: 'availability', workspace: 'restart' }))!;
+    await store().leases.appendChunk(run.id, lease.id, 1, ['line 1', 'line 2']);
     const before = await store().getRun('availability', run.id);
 
     await database().stopServer();
@@ -115,7 +116,7 @@ describe('run history survives a restart of the database server', () => {
 
     expect(await store().getRun('availability', run.id)).toEqual(before);
     expect(await store().readLogLines(run.id, 0, 10)).toHaveLength(2);
-    expect((await store().updatePhase(run.id, 'Succeeded')).phase).toBe('Succeeded');
+    expect((await store().leases.finish(run.id, lease.id, 'Succeeded')).phase).toBe('Succeeded');
   });
 
   it('a log subscriber reconnects after the restart and receives the lines appended since', async () => {

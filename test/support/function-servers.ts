@@ -49,24 +49,39 @@ export interface FunctionProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs `node knative/server.ts` (the container entry) as a child process and waits until it serves. */
-export function spawnFunctionProcess(env: Record<string, string>): Promise<FunctionProcess> {
-  return spawnNodeProcess('knative/server.ts', env, '/healthz');
+/** The container entry on the sources (`node knative/server.ts`). */
+export const SOURCE_ENTRY = 'knative/server.ts';
+
+/** Runs the container entry (the sources', or a bundle's entry.mjs) as a child process and waits until it serves. */
+export function spawnFunctionProcess(env: Record<string, string>, options: { entry?: string; startTimeoutMs?: number } = {}): Promise<FunctionProcess> {
+  const { entry = SOURCE_ENTRY, ...rest } = options;
+  return spawnNodeProcess(entry, env, '/healthz', rest);
+}
+
+export interface NodeProcessOptions {
+  /** Arguments before the script (e.g. `--import` of a probe); the child always has an IPC channel. */
+  nodeArgs?: string[];
+  /** How long the process may take to answer `readyPath` (default 60 s). */
+  startTimeoutMs?: number;
+  /** Reads stdout without keeping it (benchmarks: a request log kept in memory would load this process). */
+  discardStdout?: boolean;
 }
 
 /**
  * Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx.
- * The bound is generous: several processes loading the sources at once on a shared machine.
+ * The default bound is generous: several processes loading the sources at once on a shared machine.
  */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, startTimeoutMs = 60_000): Promise<FunctionProcess> {
+export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, options: NodeProcessOptions = {}): Promise<FunctionProcess> {
+  const { nodeArgs = [], startTimeoutMs = 60_000 } = options;
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  child.stdout!.on('data', (chunk) => (output += chunk));
+  if (options.discardStdout) child.stdout!.resume();
+  else child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

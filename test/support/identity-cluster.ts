@@ -19,9 +19,9 @@ export interface IdentityCluster {
   close(): Promise<void>;
 }
 
-/** Starts an emulator with TEST_NAMESPACE created. */
-export async function startIdentityCluster(): Promise<IdentityCluster> {
-  const emulator = await startKubeEmulator();
+/** Starts an emulator with TEST_NAMESPACE created; `tls` serves HTTPS, which a kubeconfig file for another process needs. */
+export async function startIdentityCluster(options: { tls?: boolean } = {}): Promise<IdentityCluster> {
+  const emulator = await startKubeEmulator(options);
   const core = emulator.kubeConfig().makeApiClient(CoreV1Api);
   const rbac = emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
   await core.createNamespace({ body: { metadata: { name: TEST_NAMESPACE } } });

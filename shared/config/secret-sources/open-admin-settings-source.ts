@@ -1,5 +1,3 @@
-import { KubeConfig } from '@kubernetes/client-node';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { AdminSettingsSource } from '../admin-settings-source.ts';
 import { adminSettingsFromEnvironment, adminValuesFromEnvironment } from '../admin-settings-from-environment.ts';
 import { ConfigError } from '../config-error.ts';
@@ -9,8 +7,6 @@ import type { Logger } from '../../logging/logger.ts';
 import { followAdminSecret } from './followed-admin-settings-source.ts';
 import { requireAllAdminKeys } from './required-admin-keys.ts';
 import { mountedFolderSecret } from './mounted-folder-source.ts';
-import { kubernetesSecret } from './kubernetes-secret-source.ts';
-import { awsSecretsManagerSecret } from './aws-secrets-manager-source.ts';
 
 /**
  * How often each followed source is re-read when no watch event says so: the documented bound on
@@ -23,7 +19,8 @@ const MIN_POLL_INTERVAL_MS = 100;
  * Opens the source ADMIN_SECRET_SOURCE names: unset (the four environment variables, or local
  * development mode), `env` (the environment, all four keys required), `file:<folder>`,
  * `kubernetes:<namespace>/<name>` or `aws-secretsmanager:<secret id>`. Throws ConfigError when the
- * source is malformed, unreadable, or lacks a key.
+ * source is malformed, unreadable, or lacks a key. The Kubernetes client and the AWS SDK are
+ * imported only for their own source: loading either costs a cold start hundreds of milliseconds.
  */
 export async function openAdminSettingsSource(env: Environment, config: ServerConfig, logger: Logger): Promise<AdminSettingsSource> {
   const spec = env.ADMIN_SECRET_SOURCE?.trim();
@@ -42,11 +39,13 @@ export async function openAdminSettingsSource(env: Environment, config: ServerCo
   if (kind === 'kubernetes') {
     const [namespace, name, extra] = location.split('/');
     if (!namespace || !name || extra !== undefined) throw malformed(spec);
+    const [{ KubeConfig }, { kubernetesSecret }] = await Promise.all([import('@kubernetes/client-node'), import('./kubernetes-secret-source.ts')]);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
     return followAdminSecret(kubernetesSecret(kubeConfig, namespace, name, pollInterval(env, 'kubernetes')), config, logger);
   }
   if (kind === 'aws-secretsmanager') {
+    const [{ SecretsManagerClient }, { awsSecretsManagerSecret }] = await Promise.all([import('@aws-sdk/client-secrets-manager'), import('./aws-secrets-manager-source.ts')]);
     return followAdminSecret(awsSecretsManagerSecret(new SecretsManagerClient({}), location, pollInterval(env, 'aws-secretsmanager')), config, logger);
   }
   throw malformed(spec);

@@ -1,5 +1,6 @@
 // The parts of one emulator instance that request handlers share.
 import type { RbacAuthorizer } from './rbac-authorizer.ts';
+import type { RequestInfo } from './request-info.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import type { ResourceStore } from './resource-store.ts';
 import type { ServiceAccountTokens } from './service-account-tokens.ts';
@@ -13,6 +14,16 @@ export interface EmulatorCounters {
   requests: number;
 }
 
+/** One request as the emulator understood it, for tests that check what a client really sent (an audit record). */
+export interface RecordedRequest {
+  method: string;
+  /** The request target exactly as received, before any parsing. */
+  rawUrl: string;
+  user: string;
+  info: RequestInfo;
+  body: string;
+}
+
 export interface EmulatorContext {
   url: string;
   registry: ResourceRegistry;
@@ -22,4 +33,5 @@ export interface EmulatorContext {
   serviceAccountTokens: ServiceAccountTokens;
   authorizer: RbacAuthorizer;
   counters: EmulatorCounters;
+  requestObservers: Set<(request: RecordedRequest) => void>;
 }

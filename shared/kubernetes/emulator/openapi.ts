@@ -6,6 +6,7 @@ import { EMULATED_VERSION } from './emulated-version.ts';
 import type { EmulatorContext } from './emulator-context.ts';
 import type { JsonReply } from './http-messages.ts';
 import type { ResourceType } from './resource-registry.ts';
+import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, patchOperation, wantsProtobufOpenApiV2 } from '../openapi-probes.ts';
 
 const info = { title: 'Kubernetes', version: EMULATED_VERSION.gitVersion };
 
@@ -18,24 +19,9 @@ function objectPath(type: ResourceType, version: string): string {
   return `/${groupVersionPath(type.group, version)}${namespace}/${type.resource}/{name}`;
 }
 
-function patchOperation(type: ResourceType, version: string): Record<string, unknown> {
-  return {
-    'x-kubernetes-group-version-kind': { group: type.group, version, kind: type.kind },
-    'x-kubernetes-action': 'patch',
-    parameters: [{ name: 'fieldValidation', in: 'query', schema: { type: 'string', uniqueItems: true } }],
-    responses: { '200': { description: 'OK' } },
-  };
-}
-
-// client-go asks for `...spec.v2@v1.0+protobuf`; servers answer with this form, which Go's mime parser accepts.
-const PROTOBUF_V2 = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
-
-// An openapi_v2.Document protobuf holding only `swagger: "2.0"` (field 1, length-delimited).
-const PROTOBUF_V2_DOCUMENT = Buffer.from([0x0a, 0x03, ...Buffer.from('2.0')]);
-
 /** The OpenAPI v2 document, no paths or definitions: protobuf when `accept` asks for it (client-go does), else JSON. */
 export function openApiV2(accept: string): JsonReply {
-  if (accept.includes('proto-openapi.spec.v2')) return { status: 200, body: PROTOBUF_V2_DOCUMENT, contentType: PROTOBUF_V2 };
+  if (wantsProtobufOpenApiV2(accept)) return { status: 200, body: PROTOBUF_V2_DOCUMENT, contentType: PROTOBUF_V2 };
   return { status: 200, body: { swagger: '2.0', info, paths: {}, definitions: {} } };
 }
 
@@ -57,6 +43,6 @@ export function openApiV3Document(context: EmulatorContext, groupVersion: string
   const served = types.filter(({ type, version }) => groupVersionPath(type.group, version) === groupVersion);
   if (served.length === 0) return undefined;
   const patchable = served.filter(({ type }) => type.verbs.includes('patch'));
-  const paths = Object.fromEntries(patchable.map(({ type, version }) => [objectPath(type, version), { patch: patchOperation(type, version) }]));
+  const paths = Object.fromEntries(patchable.map(({ type, version }) => [objectPath(type, version), { patch: patchOperation({ group: type.group, version, kind: type.kind }) }]));
   return { openapi: '3.0.0', info, paths };
 }

@@ -7,15 +7,16 @@ import type { JsonReply } from './http-messages.ts';
 import { isKubeObject } from './kube-object.ts';
 import type { KubeObject } from './kube-object.ts';
 import { parseFieldSelector, parseLabelSelector } from './label-selector.ts';
-import { JsonPatchError, applyJsonPatch, applyMergePatch } from './patch.ts';
+import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../json/patches.ts';
 import { confirmRbacWrite } from './rbac-escalation.ts';
+import { applyConfiguration, parseApplyConfiguration } from './server-side-apply.ts';
 import type { RequestInfo } from './request-info.ts';
 import { apiVersionOf } from './resource-registry.ts';
 import type { ResourceType } from './resource-registry.ts';
 import type { Preconditions } from './resource-store.ts';
 import { applyDefaults } from './schema-defaulting.ts';
 import { pruneUnknownFields } from './schema-pruning.ts';
-import { KubeStatusError, badRequest, methodNotAllowed, pathNotFound, unsupportedMediaType } from './status.ts';
+import { KubeStatusError, badRequest, methodNotAllowed, notFound, pathNotFound, unsupportedMediaType } from './status.ts';
 import type { UserInfo } from './user-info.ts';
 import { matchesFilter } from './watch.ts';
 import type { WatchFilter } from './watch.ts';
@@ -145,7 +146,7 @@ function applyPatch(type: ResourceType, current: KubeObject, body: string, conte
   const accepted = type.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
   // Strategic merge patch has no schema for custom resources; the real server refuses it, and so do we.
   // For the built-in types served here it equals a merge patch: their lists are replaced, not merged by key.
-  const supported = type.custom ? [JSON_PATCH, MERGE_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH];
+  const supported = type.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH];
   if (!supported.includes(contentType)) throw unsupportedMediaType(accepted);
   const patch = parseJson(body);
   try {
@@ -165,9 +166,9 @@ function parsePreconditions(body: string): Preconditions {
   return options?.preconditions ?? {};
 }
 
-function deleteReply(context: EmulatorContext, type: ResourceType, info: RequestInfo, body: string): JsonReply {
-  const deleted = context.store.delete(type, info.namespace, info.name, parsePreconditions(body));
-  const pending = context.store.find(type, info.namespace, info.name) !== undefined;
+function deleteReply(context: EmulatorContext, type: ResourceType, info: RequestInfo, body: string, dryRun: boolean): JsonReply {
+  const deleted = context.store.delete(type, info.namespace, info.name, parsePreconditions(body), dryRun);
+  const pending = !dryRun && context.store.find(type, info.namespace, info.name) !== undefined;
   if (pending || type.returnsDeletedObject || type.resource === 'namespaces') {
     return { status: pending ? 202 : 200, body: presentObject(type, info.version, deleted) };
   }
@@ -192,12 +193,39 @@ function deleteCollectionReply(context: EmulatorContext, type: ResourceType, inf
   };
 }
 
+// `dryRun=All` validates a write and stores nothing; any other value is refused as the real server's options validation does.
+function isDryRun(url: URL): boolean {
+  const values = url.searchParams.getAll('dryRun');
+  for (const value of values) if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
+  return values.length > 0;
+}
+
+// Server-side apply: creates the object when there is none (a patch to a missing object is otherwise a 404).
+function applyReply(context: EmulatorContext, user: UserInfo, type: ResourceType, info: RequestInfo, url: URL, body: string, dryRun: boolean): JsonReply {
+  const manager = url.searchParams.get('fieldManager') ?? '';
+  if (manager === '') throw badRequest('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  const force = url.searchParams.get('force') ?? 'false';
+  if (force !== 'true' && force !== 'false') throw badRequest(`force: Invalid value: "${force}": must be true or false`);
+  const configuration = parseApplyConfiguration(body);
+  placeObject(type, info, configuration);
+  const existing = context.store.find(type, info.namespace, info.name);
+  // A resourceVersion in the configuration is a precondition: it names an object that must exist.
+  if (!existing && configuration.metadata.resourceVersion) throw notFound(type, info.name);
+  const current = existing && withStorageDefaults(type, existing);
+  const applied = applyConfiguration(current, configuration, { manager, force: force === 'true', apiVersion: apiVersionOf(type.group, info.version) }, { group: type.group, kind: type.resource, name: info.name });
+  const warnings = decodeWrittenObject(type, info, url, applied);
+  confirmRbacWrite(context, user, type, info, applied);
+  const stored = current ? context.store.update(type, applied, info.subresource, info.version, dryRun) : context.store.create(type, applied, info.version, dryRun);
+  return { status: current ? 200 : 201, body: presentObject(type, info.version, stored), warnings };
+}
+
 /** Serves one request of `user` on a stored resource type (watch excepted). */
 export function handleResourceRequest(context: EmulatorContext, user: UserInfo, type: ResourceType, info: RequestInfo, url: URL, body: string, contentType: string): JsonReply {
   if (info.subresource && (info.subresource !== 'status' || !type.subresources.includes('status'))) throw pathNotFound();
   if (type.namespaced && !info.namespace && info.verb !== 'list') throw methodNotAllowed();
   if (!type.namespaced && info.namespace && type.resource !== 'namespaces') throw pathNotFound();
   const present = (object: KubeObject): KubeObject => presentObject(type, info.version, object);
+  const dryRun = isDryRun(url);
   switch (info.verb) {
     case 'get':
       return { status: 200, body: present(context.store.get(type, info.namespace, info.name)) };
@@ -209,26 +237,27 @@ export function handleResourceRequest(context: EmulatorContext, user: UserInfo, 
       placeObject(type, { ...info, name: '' }, object);
       const warnings = decodeWrittenObject(type, info, url, object);
       confirmRbacWrite(context, user, type, info, object);
-      return { status: 201, body: present(context.store.create(type, object, info.version)), warnings };
+      return { status: 201, body: present(context.store.create(type, object, info.version, dryRun)), warnings };
     }
     case 'update': {
       const object = parseObject(body);
       placeObject(type, info, object);
       const warnings = decodeWrittenObject(type, info, url, object);
       confirmRbacWrite(context, user, type, info, object);
-      return { status: 200, body: present(context.store.update(type, object, info.subresource, info.version)), warnings };
+      return { status: 200, body: present(context.store.update(type, object, info.subresource, info.version, dryRun)), warnings };
     }
     case 'patch': {
+      if (contentType === APPLY_PATCH && type.custom && !info.subresource) return applyReply(context, user, type, info, url, body, dryRun);
       const current = withStorageDefaults(type, context.store.get(type, info.namespace, info.name));
       const patched = applyPatch(type, current, body, contentType);
       placeObject(type, info, patched);
       const warnings = decodeWrittenObject(type, info, url, patched);
       confirmRbacWrite(context, user, type, info, patched);
-      return { status: 200, body: present(context.store.update(type, patched, info.subresource, info.version)), warnings };
+      return { status: 200, body: present(context.store.update(type, patched, info.subresource, info.version, dryRun)), warnings };
     }
     case 'delete':
       if (info.subresource) throw methodNotAllowed();
-      return deleteReply(context, type, info, body);
+      return deleteReply(context, type, info, body, dryRun);
     case 'deletecollection':
       return deleteCollectionReply(context, type, info, url);
     default:

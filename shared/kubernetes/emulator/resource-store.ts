@@ -122,7 +122,7 @@ export class ResourceStore {
    * Creates an object (namespace taken from its metadata), validated as written in `version`; 422, 404 for a
    * missing namespace, 409 if taken.
    */
-  create(type: ResourceType, input: KubeObject, version?: string): KubeObject {
+  create(type: ResourceType, input: KubeObject, version?: string, dryRun = false): KubeObject {
     const strategy = strategyFor(type, version);
     const object = structuredClone(input);
     const metadata = object.metadata;
@@ -140,7 +140,7 @@ export class ResourceStore {
     if (type.namespaced) this.#requireActiveNamespace(metadata.namespace ?? '', type, metadata.name!);
     const key = objectKey(metadata.namespace, metadata.name!);
     if (this.#bucket(type).has(key)) throw alreadyExists(type, metadata.name!);
-    return this.#commit('ADDED', type, key, object, undefined);
+    return this.#commit('ADDED', type, key, object, undefined, dryRun);
   }
 
   /**
@@ -148,7 +148,7 @@ export class ResourceStore {
    * 409 on a stale resourceVersion. Removing the last finalizer of a deleted object removes it. Validated as
    * written in `version` (the preferred one by default).
    */
-  update(type: ResourceType, input: KubeObject, subresource = '', version?: string): KubeObject {
+  update(type: ResourceType, input: KubeObject, subresource = '', version?: string, dryRun = false): KubeObject {
     const strategy = strategyFor(type, version);
     const name = input.metadata.name ?? '';
     const namespace = type.namespaced ? input.metadata.namespace : undefined;
@@ -176,13 +176,13 @@ export class ResourceStore {
       object.metadata.generation = (generation ?? 0) + 1;
     }
     if (object.metadata.deletionTimestamp && strategy.pendingFinalizers(object).length === 0) {
-      return this.#commit('DELETED', type, key, object, old);
+      return this.#commit('DELETED', type, key, object, old, dryRun);
     }
-    return this.#commit('MODIFIED', type, key, object, old);
+    return this.#commit('MODIFIED', type, key, object, old, dryRun);
   }
 
   /** Deletes an object, or marks it for deletion while finalizers remain; answers its last state. */
-  delete(type: ResourceType, namespace: string | undefined, name: string, preconditions: Preconditions = {}): KubeObject {
+  delete(type: ResourceType, namespace: string | undefined, name: string, preconditions: Preconditions = {}, dryRun = false): KubeObject {
     const strategy = strategyFor(type);
     const key = objectKey(type.namespaced ? namespace : undefined, name);
     const old = this.#bucket(type).get(key);
@@ -196,9 +196,9 @@ export class ResourceStore {
     if (old.metadata.deletionTimestamp) return structuredClone(old);
     const object = structuredClone(old);
     strategy.prepareForDelete(object);
-    if (strategy.pendingFinalizers(object).length === 0) return this.#commit('DELETED', type, key, object, old);
+    if (strategy.pendingFinalizers(object).length === 0) return this.#commit('DELETED', type, key, object, old, dryRun);
     object.metadata.deletionTimestamp = kubeTimestamp();
-    return this.#commit('MODIFIED', type, key, object, old);
+    return this.#commit('MODIFIED', type, key, object, old, dryRun);
   }
 
   #bucket(type: Pick<ResourceType, 'group' | 'resource'>): Map<string, KubeObject> {
@@ -219,7 +219,9 @@ export class ResourceStore {
     }
   }
 
-  #commit(eventType: EventType, type: ResourceType, key: string, object: KubeObject, previous: KubeObject | undefined): KubeObject {
+  // A dry run (`?dryRun=All`) answers what would be stored, having validated it, and stores nothing.
+  #commit(eventType: EventType, type: ResourceType, key: string, object: KubeObject, previous: KubeObject | undefined, dryRun: boolean): KubeObject {
+    if (dryRun) return structuredClone(object);
     const resourceVersion = ++this.#resourceVersion;
     object.metadata.resourceVersion = String(resourceVersion);
     if (eventType === 'DELETED') this.#bucket(type).delete(key);

@@ -1,7 +1,7 @@
 // Structural defaulting (apiextensions-apiserver's defaulting.Default): the `default` of a property fills it in when it
 // is missing or a `null` the schema does not allow. The walk follows properties, additionalProperties and items, so a
 // property is defaulted only where its parent object exists; a defaulted parent then gets its children's defaults.
-import { isJsonObject } from './structural-schema.ts';
+import { isJsonObject, propertySchema } from './structural-schema.ts';
 import type { JsonSchemaProps } from './structural-schema.ts';
 
 // A null that only a default can replace: pruning kept it because the schema has a default for it.
@@ -23,11 +23,11 @@ export function applyDefaults(value: unknown, schema: JsonSchemaProps | undefine
   if (!isJsonObject(value)) return;
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
     if (property.default === undefined) continue;
-    if (!(key in value) || isNonNullableNull(value[key], property)) value[key] = structuredClone(property.default);
+    if (!Object.hasOwn(value, key) || isNonNullableNull(value[key], property)) value[key] = structuredClone(property.default);
   }
   const additional = isJsonObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
   for (const [key, item] of Object.entries(value)) {
-    const property = schema.properties?.[key];
+    const property = propertySchema(schema, key);
     if (property) {
       applyDefaults(item, property);
     } else if (additional) {

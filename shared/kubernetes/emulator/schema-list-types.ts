@@ -1,14 +1,14 @@
 // The uniqueness that `x-kubernetes-list-type: set|map` promises, checked after the schema as apiextensions-apiserver's
 // listtype.ValidateListSetsAndMaps does: a repeated set item, or a repeated map key, is a Duplicate value.
 import type { FieldError } from './status.ts';
-import { isJsonObject, itemPath, propertyPath } from './structural-schema.ts';
+import { isJsonObject, itemPath, ownMember, propertyPath, propertySchema } from './structural-schema.ts';
 import type { JsonSchemaProps } from './structural-schema.ts';
 
 // The key of a list-map item: its key fields (or their defaults), as the error prints them.
 function mapKey(item: unknown, schema: JsonSchemaProps): Record<string, unknown> {
   const keys = schema['x-kubernetes-list-map-keys'] ?? [];
   const fields = isJsonObject(item) ? item : {};
-  return Object.fromEntries(keys.map((key) => [key, fields[key] ?? schema.items?.properties?.[key]?.default]));
+  return Object.fromEntries(keys.map((key) => [key, ownMember(fields, key) ?? (schema.items ? propertySchema(schema.items, key)?.default : undefined)]));
 }
 
 function duplicateErrors(list: unknown[], schema: JsonSchemaProps, path: string): FieldError[] {
@@ -34,7 +34,7 @@ export function listTypeErrors(value: unknown, schema: JsonSchemaProps, path = '
   if (!isJsonObject(value)) return [];
   const additional = isJsonObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
   return Object.entries(value).flatMap(([key, item]) => {
-    const itemSchema = schema.properties?.[key] ?? additional;
+    const itemSchema = propertySchema(schema, key) ?? additional;
     return itemSchema ? listTypeErrors(item, itemSchema, propertyPath(path, key)) : [];
   });
 }

@@ -3,7 +3,7 @@
 // `x-kubernetes-embedded-resource` object keep apiVersion and kind, and their metadata keeps ObjectMeta's fields only.
 // Also, as PruneNonNullableNullsWithoutDefaults does, a property set to null that is not `nullable` and has no `default`
 // is dropped (one with a default is left for defaulting to replace).
-import { isJsonObject, itemPath, propertyPath } from './structural-schema.ts';
+import { isJsonObject, itemPath, propertyPath, propertySchema } from './structural-schema.ts';
 import type { JsonObject, JsonSchemaProps } from './structural-schema.ts';
 
 // metav1.ObjectMeta's JSON fields; the decoder drops any other field of metadata.
@@ -45,7 +45,7 @@ function pruneObject(object: JsonObject, schema: JsonSchemaProps, path: string, 
       if (isJsonObject(value)) pruneMetadata(value, fieldPath, pruned);
       continue;
     }
-    const fieldSchema = schema.properties?.[key] ?? additional;
+    const fieldSchema = propertySchema(schema, key) ?? additional;
     // A null where the schema allows none is dropped, not refused, unless a default will replace it.
     if (value === null && fieldSchema && !fieldSchema.nullable && fieldSchema.default === undefined) delete object[key];
     else if (fieldSchema) pruneValue(value, fieldSchema, fieldPath, pruned);

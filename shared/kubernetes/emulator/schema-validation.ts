@@ -3,7 +3,7 @@
 // apiextensions-apiserver's kubeOpenAPIResultToFieldErrors does. `x-kubernetes-validations` (CEL) is not evaluated.
 import { matchesFormat } from './schema-formats.ts';
 import type { FieldError } from './status.ts';
-import { isJsonObject, itemPath, jsonTypeOf, propertyPath } from './structural-schema.ts';
+import { isJsonObject, itemPath, jsonTypeOf, ownMember, propertyPath } from './structural-schema.ts';
 import type { JsonObject, JsonSchemaProps, JsonType } from './structural-schema.ts';
 
 // kube-openapi names the location of every value "body" (the request body).
@@ -94,13 +94,14 @@ function objectErrors(value: JsonObject, schema: JsonSchemaProps, path: string):
   const additional = isJsonObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
   const errors: FieldError[] = [];
   if (additional) {
-    for (const [key, item] of Object.entries(value)) if (!(key in properties) && item !== undefined) errors.push(...schemaErrors(item, additional, propertyPath(path, key)));
+    for (const [key, item] of Object.entries(value)) if (!Object.hasOwn(properties, key) && item !== undefined) errors.push(...schemaErrors(item, additional, propertyPath(path, key)));
   }
   for (const [key, propertySchema] of Object.entries(properties)) {
-    if (value[key] !== undefined) errors.push(...schemaErrors(value[key], propertySchema, propertyPath(path, key)));
+    const member = ownMember(value, key);
+    if (member !== undefined) errors.push(...schemaErrors(member, propertySchema, propertyPath(path, key)));
   }
   for (const key of schema.required ?? []) {
-    if (value[key] === undefined) errors.push({ field: propertyPath(path, key), type: 'FieldValueRequired', detail: '' });
+    if (ownMember(value, key) === undefined) errors.push({ field: propertyPath(path, key), type: 'FieldValueRequired', detail: '' });
   }
   return errors;
 }

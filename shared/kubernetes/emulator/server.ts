@@ -11,7 +11,7 @@ import { authorize } from './authorizer-chain.ts';
 import { seedBootstrapPolicy } from './bootstrap-policy.ts';
 import { runCrdController } from './crd-controller.ts';
 import { discoveryDocument } from './discovery.ts';
-import type { EmulatorContext, EmulatorCounters } from './emulator-context.ts';
+import type { EmulatorContext, EmulatorCounters, RecordedRequest } from './emulator-context.ts';
 import { readBody, sendJson, sendStatus } from './http-messages.ts';
 import type { JsonReply } from './http-messages.ts';
 import { emulatorKubeConfig, emulatorKubeConfigYaml } from './kubeconfig.ts';
@@ -30,7 +30,7 @@ import { TokenAuthenticator } from './token-authenticator.ts';
 import type { RegisteredUser } from './token-authenticator.ts';
 import { handleTokenRequest } from './token-request.ts';
 import { handleSelfSubjectReview, handleTokenReview } from './token-review.ts';
-import { generateTlsCertificate } from './tls-certificate.ts';
+import { generateTlsCertificate } from '../../tls/self-signed-certificate.ts';
 import type { UserInfo } from './user-info.ts';
 import { WatchHub } from './watch.ts';
 import { serveWatch } from './watch-stream.ts';
@@ -64,6 +64,8 @@ export interface KubeEmulator {
   kubeConfig(token?: string): KubeConfig;
   /** The same as kubeconfig file text, for helm and kubectl. */
   kubeConfigYaml(token?: string): string;
+  /** Calls `listener` with every authenticated request as received (an audit log); answers the function that stops it. */
+  observeRequests(listener: (request: RecordedRequest) => void): () => void;
   /** Makes `token` authenticate (for callers and TokenReview) as `user`; RBAC then decides what it may do. */
   registerToken(token: string, user: RegisteredUser): void;
   serviceAccountIssuer: string;
@@ -95,6 +97,8 @@ async function dispatch(context: EmulatorContext, request: IncomingMessage, resp
   const url = new URL(request.url ?? '/', context.url);
   const user = await authenticateCaller(context, request);
   const info = parseRequestInfo(request.method ?? 'GET', url);
+  const body = await readBody(request);
+  for (const observe of context.requestObservers) observe({ method: request.method ?? 'GET', rawUrl: request.url ?? '/', user: user.username, info, body });
   const decision = authorize(context.authorizer, { ...info, name: info.authorizationName, user });
   if (!decision.allowed) {
     const group = info.isResourceRequest ? { group: info.group, resource: info.resource } : undefined;
@@ -111,7 +115,6 @@ async function dispatch(context: EmulatorContext, request: IncomingMessage, resp
     serveWatch(context, type, info, url, request, response);
     return undefined;
   }
-  const body = await readBody(request);
   const contentType = (request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim();
   // Only JSON bodies are understood: protobuf (kubectl's typed clients send it, e.g. `kubectl auth can-i`) gets a
   // 415 naming the supported type instead of a misleading JSON parse error.
@@ -158,6 +161,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     serviceAccountTokens,
     authorizer: new RbacAuthorizer(store, registry),
     counters,
+    requestObservers: new Set(),
   };
 
   const handle: RequestListener = (request, response) => {
@@ -188,6 +192,10 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     adminToken,
     kubeConfig: (token = adminToken) => emulatorKubeConfig(endpoint, token),
     kubeConfigYaml: (token = adminToken) => emulatorKubeConfigYaml(endpoint, token),
+    observeRequests: (listener) => {
+      context.requestObservers.add(listener);
+      return () => context.requestObservers.delete(listener);
+    },
     registerToken: (token, user) => authenticator.register(token, user),
     serviceAccountIssuer,
     counters,

@@ -99,9 +99,9 @@ const namespaceStrategy = strategy({
 function foldStringData(object: KubeObject): void {
   const stringData = object.stringData as Record<string, string> | undefined;
   if (stringData) {
-    const data = { ...(object.data as Record<string, string> | undefined) };
-    for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(value).toString('base64');
-    object.data = data;
+    // fromEntries defines each key as data, so a key named `__proto__` stays a key.
+    const encoded = Object.entries(stringData).map(([key, value]) => [key, Buffer.from(value).toString('base64')]);
+    object.data = Object.fromEntries([...Object.entries((object.data as Record<string, string> | undefined) ?? {}), ...encoded]);
     delete object.stringData;
   }
 }
@@ -208,6 +208,10 @@ const crdStrategy = strategy({
 function customResourceStrategy(type: ResourceType, version: string): Strategy {
   const schema = type.schemas?.[version];
   return strategy({
+    // With a status subresource, status is written through it alone: a create starts without one.
+    prepareForCreate(object) {
+      if (type.subresources.includes('status')) delete object.status;
+    },
     prepareForUpdate(object, old, subresource) {
       if (!type.subresources.includes('status')) return;
       if (subresource === 'status') {

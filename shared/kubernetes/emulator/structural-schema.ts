@@ -63,3 +63,13 @@ export function propertyPath(path: string, key: string): string {
 export function itemPath(path: string, index: number): string {
   return `${path}[${index}]`;
 }
+
+/** The schema of property `key`, looked up as an own property: `__proto__` or `constructor` is a field name, never Object's. */
+export function propertySchema(schema: JsonSchemaProps, key: string): JsonSchemaProps | undefined {
+  return schema.properties !== undefined && Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
+}
+
+/** A member of a JSON object, own properties only. */
+export function ownMember(object: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}

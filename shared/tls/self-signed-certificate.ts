@@ -1,4 +1,4 @@
-// A throwaway self-signed serving certificate for the emulator's HTTPS mode, made with the openssl CLI (node:crypto
+// A throwaway self-signed serving certificate (the emulator's HTTPS mode, `npm start` with LOCAL_HTTPS), made with the openssl CLI (node:crypto
 // cannot issue X.509 certificates). It is its own CA: kubeconfigs trust it through certificate-authority-data.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -20,20 +20,20 @@ function subjectAltNames(host: string): string {
   return [...names].join(',');
 }
 
-/** Generates a one-day P-256 certificate valid for 127.0.0.1, localhost and `host`. */
-export async function generateTlsCertificate(host: string): Promise<TlsCertificate> {
-  const folder = await mkdtemp(join(tmpdir(), 'kube-emulator-tls-'));
+/** Generates a P-256 certificate valid for 127.0.0.1, localhost and `host`, for `days` (default one). */
+export async function generateTlsCertificate(host: string, days = 1): Promise<TlsCertificate> {
+  const folder = await mkdtemp(join(tmpdir(), 'self-signed-tls-'));
   try {
     const keyFile = join(folder, 'key.pem');
     const certFile = join(folder, 'cert.pem');
     // Async on purpose: a synchronous child process would block the event loop of in-process servers.
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', String(days),
       '-subj', '/CN=localhost', '-addext', `subjectAltName=${subjectAltNames(host)}`,
       '-keyout', keyFile, '-out', certFile,
     ]).catch((error: unknown) => {
       const { stderr } = error as { stderr?: string };
-      throw new Error(`kube emulator: openssl could not generate the TLS certificate: ${stderr || (error as Error).message}`);
+      throw new Error(`openssl could not generate the TLS certificate: ${stderr || (error as Error).message}`);
     });
     const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
     return { cert, key };

@@ -1,19 +1,31 @@
-// The PATCH bodies kube-apiserver accepts: JSON merge patch (RFC 7386) and JSON patch (RFC 6902).
+// The PATCH bodies kube-apiserver accepts: JSON merge patch (RFC 7386) and JSON patch (RFC 6902), with its error
+// wording. Used by the server, which judges a write on the object it would produce, and by the Kubernetes emulator.
+// Every key is plain data: `__proto__`, `constructor` and `prototype` are read and written as own properties only,
+// so a patch can neither follow nor change an object's prototype.
 import { isDeepStrictEqual } from 'node:util';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is Record<string, Json> {
+function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hasMember(object: JsonObject, key: string): boolean {
+  return Object.hasOwn(object, key);
+}
+
+// Assignment would run the `__proto__` setter; defining the property keeps the key as data.
+function setMember(object: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** Applies an RFC 7386 merge patch: objects merge recursively, `null` removes, anything else replaces. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return structuredClone(patch);
-  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  const result: JsonObject = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
+    else setMember(result, key, applyMergePatch(hasMember(result, key) ? result[key] : undefined, value));
   }
   return result;
 }
@@ -53,23 +65,24 @@ function locate(document: unknown, pointer: string): { parent: unknown; key: str
   let parent = document;
   for (const segment of segments) {
     if (Array.isArray(parent)) parent = parent[arrayIndex(parent, segment, false)];
-    else if (isObject(parent) && segment in parent) parent = parent[segment];
+    else if (isObject(parent) && hasMember(parent, segment)) parent = parent[segment];
     else throw new JsonPatchError(`doc is missing path: "${pointer}"`);
   }
   return { parent, key };
 }
 
 function read(document: unknown, pointer: string): unknown {
+  if (pointer === '') return document;
   const { parent, key } = locate(document, pointer);
   if (Array.isArray(parent)) return parent[arrayIndex(parent, key, false)];
-  if (isObject(parent) && key in parent) return parent[key];
+  if (isObject(parent) && hasMember(parent, key)) return parent[key];
   throw new JsonPatchError(`doc is missing path: "${pointer}"`);
 }
 
 function remove(document: unknown, pointer: string): void {
   const { parent, key } = locate(document, pointer);
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, false), 1);
-  else if (isObject(parent) && key in parent) delete parent[key];
+  else if (isObject(parent) && hasMember(parent, key)) delete parent[key];
   else throw new JsonPatchError(`unable to remove nonexistent key: ${key}: missing value`);
 }
 
@@ -79,8 +92,8 @@ function add(document: unknown, pointer: string, value: unknown, replace: boolea
     const index = arrayIndex(parent, key, !replace);
     parent.splice(index, replace ? 1 : 0, value);
   } else if (isObject(parent)) {
-    if (replace && !(key in parent)) throw new JsonPatchError(`replace operation does not apply: doc is missing key: ${pointer}`);
-    parent[key] = value as Json;
+    if (replace && !hasMember(parent, key)) throw new JsonPatchError(`replace operation does not apply: doc is missing key: ${pointer}`);
+    setMember(parent, key, value);
   } else {
     throw new JsonPatchError(`doc is missing path: "${pointer}"`);
   }
@@ -90,36 +103,37 @@ function add(document: unknown, pointer: string, value: unknown, replace: boolea
 export function applyJsonPatch(document: unknown, operations: unknown): unknown {
   if (!Array.isArray(operations)) throw new JsonPatchError('a JSON patch must be an array of operations');
   let result = structuredClone(document);
-  for (const operation of operations as Operation[]) {
+  for (const operation of operations as unknown[]) {
+    if (!isObject(operation) || typeof operation.path !== 'string') throw new JsonPatchError('each operation needs an "op" and a string "path"');
+    const { op, path, from } = operation as unknown as Operation;
+    if ((op === 'move' || op === 'copy') && typeof from !== 'string') throw new JsonPatchError(`operation "${op}" needs a string "from"`);
     const value = structuredClone(operation.value);
-    switch (operation.op) {
+    switch (op) {
       case 'add':
-        if (operation.path === '') result = value;
-        else add(result, operation.path, value, false);
+        if (path === '') result = value;
+        else add(result, path, value, false);
         break;
       case 'replace':
-        if (operation.path === '') result = value;
-        else add(result, operation.path, value, true);
+        if (path === '') result = value;
+        else add(result, path, value, true);
         break;
       case 'remove':
-        remove(result, operation.path);
+        remove(result, path);
         break;
       case 'move': {
-        const moved = read(result, operation.from ?? '');
-        remove(result, operation.from ?? '');
-        add(result, operation.path, moved, false);
+        const moved = read(result, from!);
+        remove(result, from!);
+        add(result, path, moved, false);
         break;
       }
       case 'copy':
-        add(result, operation.path, structuredClone(read(result, operation.from ?? '')), false);
+        add(result, path, structuredClone(read(result, from!)), false);
         break;
       case 'test':
-        if (!isDeepStrictEqual(read(result, operation.path), value)) {
-          throw new JsonPatchError(`testing value ${operation.path} failed: test failed`);
-        }
+        if (!isDeepStrictEqual(read(result, path), value)) throw new JsonPatchError(`testing value ${path} failed: test failed`);
         break;
       default:
-        throw new JsonPatchError(`Unexpected kind: ${String(operation.op)}`);
+        throw new JsonPatchError(`Unexpected kind: ${String(op)}`);
     }
   }
   return result;

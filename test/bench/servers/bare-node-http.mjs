@@ -1,4 +1,4 @@
-// Baseline: the leanest node:http server, answering a small JSON body.
+// Baseline: the leanest node:http server, answering a small JSON body (plain JavaScript: no type stripping at start).
 import { createServer } from 'node:http';
 
 const body = JSON.stringify({ kind: 'ProjectList', items: [] });

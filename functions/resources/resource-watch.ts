@@ -1,0 +1,69 @@
+import type { ApiResponse, StreamingBody } from '../../shared/http/api-request.ts';
+import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import type { KindDescription } from '../../shared/resources/platform-kind-descriptions.ts';
+import type { PlatformObject } from '../../shared/resources/platform-object.ts';
+import { toTable, type TableOptions } from './table-output.ts';
+
+// Without an `exp` the stream still ends, as kube-apiserver ends every watch within its request timeout.
+const LONGEST_WATCH_MS = 30 * 60_000;
+
+export interface WatchRequest {
+  objects: ClusterObjects;
+  description: KindDescription;
+  path: string;
+  /** The watch options to pass on (selectors, resourceVersion, bookmarks, timeoutSeconds). */
+  query: URLSearchParams;
+  /** The object as the caller may see it (sensitive values removed). */
+  present: (object: PlatformObject) => PlatformObject;
+  /** Events carry Tables when kubectl asked for them. */
+  table: Omit<TableOptions, 'withColumns'> | undefined;
+  /** When the caller's token expires: the stream ends then. */
+  expiresAt: number | undefined;
+  /** Aborted when the caller goes away. */
+  signal: AbortSignal | undefined;
+}
+
+interface WatchEvent {
+  type?: string;
+  object?: PlatformObject;
+}
+
+/**
+ * Streams the cluster's watch to the caller as newline-delimited events, each object shown as the
+ * caller may see it (as a one-row Table when asked). Ends when the cluster ends it, the caller goes
+ * away, or the caller's token expires, whichever comes first; the cluster's stream is closed with it.
+ */
+export async function watchResponse(watch: WatchRequest): Promise<ApiResponse> {
+  const stop = new AbortController();
+  const events = await watch.objects.watch(watch.path, watch.query, stop.signal);
+  return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }, body: relay(watch, events, stop) };
+}
+
+async function* relay(watch: WatchRequest, events: AsyncIterable<string>, stop: AbortController): StreamingBody {
+  const onCallerGone = () => stop.abort();
+  watch.signal?.addEventListener('abort', onCallerGone);
+  const expiry = setTimeout(() => stop.abort(), Math.max(0, Math.min((watch.expiresAt ?? Infinity) - Date.now(), LONGEST_WATCH_MS)));
+  let first = true;
+  try {
+    for await (const line of events) {
+      if (stop.signal.aborted) break;
+      if (line.trim() === '') continue;
+      yield `${JSON.stringify(shown(watch, JSON.parse(line) as WatchEvent, first))}\n`;
+      first = false;
+    }
+  } catch (error) {
+    // The stop (token expiry, caller gone) destroys the cluster's stream under the loop: that is the end.
+    if (!stop.signal.aborted) throw error;
+  } finally {
+    clearTimeout(expiry);
+    watch.signal?.removeEventListener('abort', onCallerGone);
+    stop.abort();
+  }
+}
+
+function shown(watch: WatchRequest, event: WatchEvent, first: boolean): WatchEvent {
+  if (!event.object || !['ADDED', 'MODIFIED', 'DELETED'].includes(event.type ?? '')) return event;
+  const object = watch.present(event.object);
+  if (!watch.table) return { type: event.type, object };
+  return { type: event.type, object: toTable(watch.description, [object], { resourceVersion: object.metadata.resourceVersion }, { ...watch.table, withColumns: first }) as PlatformObject };
+}

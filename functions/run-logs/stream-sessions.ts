@@ -1,0 +1,151 @@
+import { decodeJwt } from 'jose';
+import type { AdminTokenAuthenticator } from '../../shared/auth/admin-token.ts';
+import type { Principal } from '../../shared/auth/principal.ts';
+import type { AdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
+import type { AdminSettingsSource } from '../../shared/config/admin-settings-source.ts';
+import { ApiError } from '../../shared/http/api-error.ts';
+
+/** Why a stream's credential ended: `reason` is machine-readable, `message` for people. */
+export interface CredentialEnd {
+  reason: 'TokenExpired' | 'AdminAccountDisabled' | 'SigningKeyRotated' | string;
+  message: string;
+}
+
+/** One open stream's hold on its principal's allowance, ended when its credential ends. */
+export interface StreamSession {
+  /** Called once, when the credential that opened the stream ends (expiry, disabled admin, rotated key). */
+  onCredentialEnd(listener: (end: CredentialEnd) => void): void;
+  /** Frees the slot; idempotent. */
+  release(): void;
+}
+
+export interface StreamSessionOptions {
+  maxStreamsPerPrincipal: number;
+  adminSettings: AdminSettingsSource;
+  adminTokens: AdminTokenAuthenticator;
+}
+
+/** How long a client over its stream allowance is asked to wait before trying again. */
+const RETRY_AFTER_SECONDS = 5;
+// setTimeout takes at most a signed 32-bit delay; later expiries are re-armed on the way.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+class Session implements StreamSession {
+  readonly principal: Principal;
+  readonly token: string;
+  /** The admin signing key the token was verified with, to tell a rotation from other rejections. */
+  readonly signingKeyId: string | undefined;
+  #listener: ((end: CredentialEnd) => void) | undefined;
+  #ended: CredentialEnd | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #released = false;
+  readonly #onRelease: (session: Session) => void;
+
+  constructor(principal: Principal, token: string, signingKeyId: string | undefined, onRelease: (session: Session) => void) {
+    this.principal = principal;
+    this.token = token;
+    this.signingKeyId = signingKeyId;
+    this.#onRelease = onRelease;
+    if (principal.expiresAt !== undefined) this.#armExpiry(principal.expiresAt);
+  }
+
+  onCredentialEnd(listener: (end: CredentialEnd) => void): void {
+    this.#listener = listener;
+    if (this.#ended) listener(this.#ended);
+  }
+
+  end(end: CredentialEnd): void {
+    if (this.#ended || this.#released) return;
+    this.#ended = end;
+    clearTimeout(this.#timer);
+    this.#listener?.(end);
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    clearTimeout(this.#timer);
+    this.#onRelease(this);
+  }
+
+  #armExpiry(expiresAt: number): void {
+    const delay = expiresAt - Date.now();
+    if (delay <= 0) {
+      queueMicrotask(() => this.end({ reason: 'TokenExpired', message: 'the token this stream was opened with has expired' }));
+      return;
+    }
+    this.#timer = setTimeout(() => this.#armExpiry(expiresAt), Math.min(delay, MAX_TIMER_MS));
+    this.#timer.unref();
+  }
+}
+
+/**
+ * The run-log streams open in this process, by principal: at most `maxStreamsPerPrincipal` each
+ * (429 with Retry-After beyond it, so one user or one leaked token cannot hold every socket), and
+ * each told when the credential that opened it ends: at its `exp`, and for admin tokens as soon
+ * as the admin settings in force no longer accept it (account disabled, signing key rotated, TTL
+ * lowered).
+ */
+export class StreamSessions {
+  readonly #options: StreamSessionOptions;
+  readonly #openByPrincipal = new Map<string, number>();
+  readonly #adminSessions = new Set<Session>();
+  #stopFollowingAdminSettings: (() => void) | undefined;
+
+  constructor(options: StreamSessionOptions) {
+    this.#options = options;
+  }
+
+  /** Takes one of the principal's stream slots; throws ApiError 429 when all are taken. */
+  open(principal: Principal, token: string): StreamSession {
+    const key = `${principal.type}:${principal.name}`;
+    const open = this.#openByPrincipal.get(key) ?? 0;
+    const max = this.#options.maxStreamsPerPrincipal;
+    if (open >= max) {
+      throw new ApiError(429, 'TooManyStreams', `at most ${max} run-log streams may be open at once per principal (RUN_LOG_MAX_STREAMS_PER_PRINCIPAL); close one or retry later`, {
+        'retry-after': String(RETRY_AFTER_SECONDS),
+      });
+    }
+    this.#openByPrincipal.set(key, open + 1);
+    const isAdmin = principal.type === 'admin';
+    const session = new Session(principal, token, isAdmin ? this.#options.adminSettings.current().signingKeyId : undefined, (closed) => {
+      const remaining = (this.#openByPrincipal.get(key) ?? 1) - 1;
+      if (remaining > 0) this.#openByPrincipal.set(key, remaining);
+      else this.#openByPrincipal.delete(key);
+      if (isAdmin) this.#forgetAdminSession(closed);
+    });
+    if (isAdmin) this.#rememberAdminSession(session);
+    return session;
+  }
+
+  /** Streams open now for a principal (for tests and diagnostics). */
+  openStreams(principal: Principal): number {
+    return this.#openByPrincipal.get(`${principal.type}:${principal.name}`) ?? 0;
+  }
+
+  #rememberAdminSession(session: Session): void {
+    this.#adminSessions.add(session);
+    this.#stopFollowingAdminSettings ??= this.#options.adminSettings.onChange((settings) => this.#recheckAdminSessions(settings));
+  }
+
+  #forgetAdminSession(session: Session): void {
+    this.#adminSessions.delete(session);
+    if (this.#adminSessions.size > 0) return;
+    this.#stopFollowingAdminSettings?.();
+    this.#stopFollowingAdminSettings = undefined;
+  }
+
+  // The admin token authenticator is the one judge of whether a token still holds under the new settings.
+  #recheckAdminSessions(settings: AdminAccountSettings): void {
+    for (const session of this.#adminSessions) {
+      if (!settings.enabled) {
+        session.end({ reason: 'AdminAccountDisabled', message: 'the admin account was disabled' });
+        continue;
+      }
+      this.#options.adminTokens.authenticate(session.token, decodeJwt(session.token)).catch((error: unknown) => {
+        if (settings.signingKeyId !== session.signingKeyId) session.end({ reason: 'SigningKeyRotated', message: 'the admin token signing key was rotated' });
+        else session.end({ reason: error instanceof ApiError ? error.reason : 'InvalidToken', message: error instanceof Error ? error.message : 'the token is no longer accepted' });
+      });
+    }
+  }
+}

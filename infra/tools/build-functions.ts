@@ -1,0 +1,74 @@
+// `npm run build`: one bundle per function for the container image, built by esbuild from the
+// TypeScript sources (which stay the source of truth; `npm start` and the tests run them as they are).
+//   dist/functions/<name>.mjs  starts that function's container server (PORT, the admin settings, ...)
+//   dist/entry.mjs             picks the bundle by FUNCTION_TARGET and imports only that one
+//   dist/chunks/*.mjs          code the bundles share or import on first use (and the migrations)
+// The bundles need no node_modules at run time: copy dist/ as a whole.
+import { cpSync, rmSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * What only local development starts (the embedded PostgreSQL, the built-in Kubernetes emulator)
+ * stays out of the bundles, which run in production mode: importing it there fails with a clear error.
+ */
+const leaveOutDevelopmentOnly: Plugin = {
+  name: 'leave-out-development-only',
+  setup(builder) {
+    builder.onResolve({ filter: /\/(embedded-database|emulator\/index)\.ts$/ }, (args) => ({ path: args.path, namespace: 'development-only' }));
+    builder.onLoad({ filter: /.*/, namespace: 'development-only' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is for local development (npm start) and is not in the bundles: run them with NODE_ENV=production, DATABASE_URL and a cluster`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/** Where the bundles go: `dist/` of the repository unless given (tests build into a folder of their own). */
+export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { minify?: boolean } = {}): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true });
+  await build({
+    absWorkingDir: ROOT,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    treeShaking: true,
+    // Names stay (stack traces keep function names); whitespace goes: the Kubernetes client is
+    // 16 MB of source otherwise, and parsing it is most of the resources function's start.
+    minifySyntax: true,
+    minifyWhitespace: true,
+    // The image build asks for more (--minify): identifiers too, with function and class names kept.
+    ...(options.minify ? { minify: true, keepNames: true } : {}),
+    legalComments: 'none',
+    logLevel: 'warning',
+    // pg tries its optional native binding only when asked for pg.native, which this code never
+    // does, and its optional Cloudflare socket only on Cloudflare Workers.
+    external: ['pg-native', 'pg-cloudflare'],
+    plugins: [leaveOutDevelopmentOnly],
+    // CommonJS dependencies call require() for Node's built-in modules; an ES module has none.
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    entryPoints: {
+      entry: 'knative/server.ts',
+      ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
+      // The password verifier's worker thread, loaded by path beside the shared chunk that starts it.
+      'chunks/bcrypt-worker': 'shared/auth/bcrypt-worker.ts',
+    },
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    // What a function imports only on first use (the Kubernetes client, the AWS SDK, pg) is a
+    // chunk of its own under dist/chunks/, read from disk only then.
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  });
+  // The migration files, which the migrator reads beside its own module (a chunk).
+  cpSync(`${ROOT}shared/database/migrations`, `${outDir}/chunks/migrations`, { recursive: true });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const started = performance.now();
+  await buildFunctionBundles(undefined, { minify: process.argv.includes('--minify') });
+  process.stdout.write(`built ${FUNCTION_NAMES.map((name) => `dist/functions/${name}.mjs`).join(', ')} and dist/entry.mjs in ${Math.round(performance.now() - started)} ms\n`);
+}

@@ -1,0 +1,64 @@
+// What issue 10's benchmarks share: the bundles `npm run build` makes, built once per bench run
+// into a folder of their own, production settings, an admin token, and measuring helpers.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
+import { issueAdminToken } from '../../shared/auth/admin-token.ts';
+import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
+import { percentile } from './http-load.ts';
+import type { BenchRow } from './bench-row.ts';
+
+export const WHOAMI = '/api/v1alpha1/auth/whoami';
+export const BARE_NODE_HTTP = 'test/bench/servers/bare-node-http.mjs';
+export const FASTIFY_JWT = 'test/bench/servers/fastify-jwt.mjs';
+const BASE_URL = 'http://bench.local';
+
+export interface BundleSetup {
+  /** dist/entry.mjs of the bundles built for this run. */
+  bundleEntry: string;
+  /** Production-mode settings with a cost-10 `$2a$` hash, as the spec recommends; LOG_LEVEL left at its default (info). */
+  env: Record<string, string>;
+  /** An admin token those settings accept. */
+  token: string;
+  /** Every process of the cold-start runs shares one compile cache, warmed by an uncounted first start, as the image's is. */
+  compileCache: string;
+}
+
+let building: Promise<BundleSetup> | undefined;
+
+/** Builds the bundles once per bench run (removed when the process exits). */
+export function bundleSetup(): Promise<BundleSetup> {
+  building ??= (async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'platform-api-bench-bundles-'));
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+    await buildFunctionBundles(join(folder, 'dist'));
+    const env = {
+      NODE_ENV: 'production',
+      API_BASE_URL: BASE_URL,
+      ADMIN_ACCOUNT_PASSWORD_HASH: bcrypt.hashSync('bench password', 10).replace(/^\$2b\$/, '$2a$'),
+      ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'b'.repeat(64),
+      ADMIN_ACCOUNT_TOKEN_TTL: '1h',
+    };
+    return { bundleEntry: join(folder, 'dist', 'entry.mjs'), env, token: await issueAdminToken(parseAdminAccountSettings(env), BASE_URL), compileCache: join(folder, 'compile-cache') };
+  })();
+  return building;
+}
+
+export function ratioRow(name: string, value: number, unit: string, baselineName: string, baselineValue: number, target: string, meets?: (ratio: number) => boolean): BenchRow {
+  const ratio = value / baselineValue;
+  return { name, value, unit, baselineName, baselineValue, ratio, target, met: meets?.(ratio) };
+}
+
+export function median(values: number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 0.5);
+}
+
+/** A process's resident memory, in KB. */
+export function residentKb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  return Number(line?.replace(/\D+/g, ''));
+}
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,57 @@
+// Issue 10: authenticated GET whoami through the container entry (the resources bundle) with the
+// request log on (the default) and off, beside bare node:http and fastify + @fastify/jwt with
+// its pino request log, all running at once and measured in the same run.
+import { spawnNodeProcess } from '../support/function-servers.ts';
+import { measureThroughput } from './http-load.ts';
+import { BARE_NODE_HTTP, FASTIFY_JWT, WHOAMI, bundleSetup, ratioRow } from './bundle-setup.ts';
+import type { Benchmark, BenchRow } from './bench-row.ts';
+
+interface LoadSubject {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  readyPath: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Requests per second of each subject, all running at once and loaded in turn (autocannon, 32
+ * connections) for three rotating rounds; the best round of each counts. Every process writes
+ * its stdout into a pipe this process drains, as a container runtime does.
+ */
+async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
+  const processes = await Promise.all(subjects.map((subject) => spawnNodeProcess(subject.script, subject.env, subject.readyPath, { discardStdout: true })));
+  try {
+    const load = (index: number, seconds: number) => measureThroughput(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, { seconds });
+    for (let index = 0; index < subjects.length; index++) await load(index, 1);
+    const best = subjects.map(() => 0);
+    for (let round = 0; round < 3; round++) {
+      for (let step = 0; step < subjects.length; step++) {
+        const index = (step + round) % subjects.length;
+        best[index] = Math.max(best[index]!, await load(index, 2));
+      }
+    }
+    return best;
+  } finally {
+    await Promise.all(processes.map((child) => child.stop()));
+  }
+}
+
+export const requestLogBenchmark: Benchmark = async () => {
+  const setup = await bundleSetup();
+  const auth = { authorization: `Bearer ${setup.token}` };
+  const resources = { script: setup.bundleEntry, readyPath: '/healthz', path: WHOAMI, headers: auth };
+  const [bare, fastifyLogged, logged, quiet] = await throughputs([
+    { name: 'bare node:http', script: BARE_NODE_HTTP, env: {}, readyPath: '/', path: WHOAMI, headers: {} },
+    { name: 'fastify + @fastify/jwt, pino request log', script: FASTIFY_JWT, env: { ...setup.env, FASTIFY_REQUEST_LOG: 'on' }, readyPath: '/healthz', path: WHOAMI, headers: auth },
+    { name: 'resources, request log on', ...resources, env: { ...setup.env, FUNCTION_TARGET: 'resources' } },
+    { name: 'resources, LOG_LEVEL=warn', ...resources, env: { ...setup.env, FUNCTION_TARGET: 'resources', LOG_LEVEL: 'warn' } },
+  ]);
+  const name = 'authenticated GET whoami, resources bundle (container entry)';
+  return [
+    ratioRow(`${name}, request log on (default)`, logged!, 'req/s', 'bare node:http', bare!, '>= 0.62', (ratio) => ratio >= 0.62),
+    ratioRow(`${name}, request log on (default)`, logged!, 'req/s', 'fastify + @fastify/jwt with its pino request log', fastifyLogged!, '>= 2', (ratio) => ratio >= 2),
+    ratioRow(`${name}, request log off (LOG_LEVEL=warn)`, quiet!, 'req/s', 'bare node:http', bare!, '>= 0.7', (ratio) => ratio >= 0.7),
+  ];
+};

@@ -1,0 +1,69 @@
+// The real kubectl binary and the `platform-api kubeconfig` command, run as child processes against the platform.
+import { execFile, spawn } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '../support/function-servers.ts';
+
+// Async on purpose: a synchronous child process would block the event loop serving the in-process platform.
+const run = promisify(execFile);
+export const KUBECTL = join(REPO_ROOT, '.tools/bin/kubectl');
+
+export async function requireKubectl(): Promise<void> {
+  await access(KUBECTL, constants.X_OK).catch(() => {
+    throw new Error(`${KUBECTL} is missing: run \`bash infra/tools/install-tools.sh\` (npm test does it first)`);
+  });
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end; resolves with its exit code and output whatever the code. */
+export async function runCli(command: string, args: string[], options: { input?: string; home: string; timeoutMs?: number }): Promise<CliResult> {
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: { PATH: process.env.PATH, HOME: options.home }, stdio: ['pipe', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 60_000 });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(options.input ?? '');
+  const code = await new Promise<number>((resolve) => child.once('close', (exitCode) => resolve(exitCode ?? -1)));
+  return { code, stdout, stderr };
+}
+
+/** kubectl with one kubeconfig; `kubectl(...)` rejects with stderr on a non-zero exit. */
+export function kubectlWith(kubeconfig: string, home: string) {
+  const base = ['--kubeconfig', kubeconfig, '--cache-dir', join(home, 'kube-cache')];
+  const result = (args: string[], input?: string) => runCli(KUBECTL, [...base, ...args], { home, input });
+  const ok = async (args: string[], input?: string) => {
+    const answer = await result(args, input);
+    if (answer.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${answer.code}: ${answer.stderr}`);
+    return answer.stdout;
+  };
+  /** Starts a long-running kubectl (a watch): its output so far, and its exit. */
+  const start = (args: string[]) => {
+    const child = spawn(KUBECTL, [...base, ...args], { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number>((resolve) => child.once('close', (code) => resolve(code ?? -1)));
+    return { output: () => output, exited, kill: () => child.kill() };
+  };
+  return { ok, result, start };
+}
+
+/** `platform-api kubeconfig` writing `kubeconfig` for the server. */
+export function platformKubeconfig(args: string[], options: { input?: string; home: string }): Promise<CliResult> {
+  return runCli(process.execPath, [join(REPO_ROOT, 'bin/platform-api.js'), 'kubeconfig', ...args], options);
+}
+
+/** Waits until `check` holds, polling; fails after `timeoutMs` with `describe()` in the message. */
+export async function eventually(check: () => boolean, describe: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${describe()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,22 @@
+// Vitest global setup: builds the function bundles once per test run (esbuild takes seconds),
+// into a folder outside the repository so that nothing in them can fall back to node_modules.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder holding entry.mjs, functions/ and chunks/ (as `npm run build` writes dist/). */
+    bundleDir: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => void> {
+  const folder = mkdtempSync(join(tmpdir(), 'platform-api-bundles-'));
+  const bundleDir = join(folder, 'dist');
+  await buildFunctionBundles(bundleDir);
+  project.provide('bundleDir', bundleDir);
+  return () => rmSync(folder, { recursive: true, force: true });
+}
