@@ -1,4 +1,4 @@
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createAppContext, type AppContextOptions } from '../shared/app/app-context.ts';
 import { createNodeRequestListener } from '../shared/adapters/node-http.ts';
@@ -11,30 +11,21 @@ import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
 import type { Environment } from '../shared/config/server-config.ts';
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
-import { seedLocalExample } from './resources/local-example.ts';
-import { localDevelopmentTls, tlsFromSettings, type ServerTls } from '../shared/tls/server-tls.ts';
-import { ConfigError } from '../shared/config/config-error.ts';
-
-/** Where `npm start` keeps what it makes for itself (`.data/tls/` with LOCAL_HTTPS=true). */
-const LOCAL_DATA_DIR = fileURLToPath(new URL('../.data', import.meta.url));
-
-/** TLS_CERT_FILE/TLS_KEY_FILE when given; else, with LOCAL_HTTPS=true, a certificate made under `.data/`. */
-async function gatewayTls(env: Environment): Promise<ServerTls | undefined> {
-  const given = await tlsFromSettings(env);
-  const local = env.LOCAL_HTTPS?.trim() ?? '';
-  if (!['', 'true', 'false'].includes(local)) throw new ConfigError('LOCAL_HTTPS', `"${local}" is not true or false`);
-  if (given || local !== 'true') return given;
-  return localDevelopmentTls(LOCAL_DATA_DIR);
-}
+import { setUpCluster } from './resources/cluster-setup.ts';
+import { DEFAULT_LOCAL_DATA_DIR, localDataDir } from '../shared/local/local-data.ts';
+import { gatewayTls } from './gateway-tls.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
  * the production gateway does (the same rules the chart's HTTPRoute is rendered from).
  */
 export async function startLocalGateway(env: Environment, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
-  const tls = await gatewayTls(env);
+  const tls = await gatewayTls(env, options.localDataDir ?? DEFAULT_LOCAL_DATA_DIR);
   const context = await createAppContext(env, options);
-  if (context.kubernetes.builtInEmulator) await seedLocalExample(context);
+  // What the chart's hook Job does before the functions serve; locally, with the example Project.
+  if (context.kubernetes.builtInEmulator) await setUpCluster(context.kubernetes.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
+  // With the checkout's local state, a database held by another process is reported now, not per request.
+  if (options.localDataDir !== undefined) await context.runs.openIfEmbedded();
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const name of FUNCTION_NAMES) listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
   const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl);
@@ -56,6 +47,6 @@ export async function startLocalGateway(env: Environment, options: AppContextOpt
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger }));
+  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger, localDataDir: localDataDir(process.env) }));
   onShutdownSignal(logger, () => running.close());
 }

@@ -9,6 +9,8 @@ import { createLimitedHttpServer } from '../shared/server/limited-http-server.ts
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
+import { localDataDir } from '../shared/local/local-data.ts';
+import { openLocalRunHistory } from '../shared/local/local-run-history.ts';
 
 /**
  * When each function connects to the cluster. Only the resources function calls it from its
@@ -38,6 +40,7 @@ export async function serveFunction(
 ): Promise<RunningServer> {
   const tls = await tlsFromSettings(env);
   const context = await createAppContext(env, { cluster: CLUSTER_USE[name], ...options });
+  if (options.localDataDir !== undefined) await openLocalRunHistory(name, context);
   const handler = createContextHandler(create(context), context);
   const server = createLimitedHttpServer(context.config, createNodeRequestListener(handler, context.config), tls);
   const running = await serveWithContext(server, context, options.host, DRAIN_GRACE_MS);
@@ -47,10 +50,11 @@ export async function serveFunction(
 
 /**
  * The container process of one function (each knative/functions/<name>.ts, bundled to
- * dist/functions/<name>.mjs): serves until SIGTERM, then drains and exits.
+ * dist/functions/<name>.mjs): serves until SIGTERM, then drains and exits. Outside production
+ * without a cluster or database configured, one function alone uses the checkout's local state.
  */
 export async function runFunctionContainer(name: FunctionName, create: (context: AppContext) => FunctionDefinition): Promise<void> {
   const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-  const running = await startOrExit(logger, () => serveFunction(name, create, process.env, { logger }));
+  const running = await startOrExit(logger, () => serveFunction(name, create, process.env, { logger, localDataDir: localDataDir(process.env) }));
   onShutdownSignal(logger, () => running.close(DRAIN_GRACE_MS));
 }

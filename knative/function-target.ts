@@ -5,8 +5,13 @@ import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.
 /** The function a container serves: FUNCTION_TARGET, which must name one of the functions. */
 export function functionTarget(env: Environment): FunctionName {
   const target = env.FUNCTION_TARGET ?? '';
-  if (!(FUNCTION_NAMES as readonly string[]).includes(target)) {
+  if (!isFunctionName(target)) {
     throw new ConfigError('FUNCTION_TARGET', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
   }
-  return target as FunctionName;
+  return target;
+}
+
+/** Whether a name (FUNCTION_TARGET, the functions-framework's --target) is one of the deployable functions. */
+export function isFunctionName(name: string): name is FunctionName {
+  return (FUNCTION_NAMES as readonly string[]).includes(name);
 }

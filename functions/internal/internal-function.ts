@@ -13,9 +13,9 @@ import { resolveRunVariables } from './run-variables.ts';
 
 /** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
 export function createInternalFunction(context: AppContext): FunctionDefinition {
-  // Only resolving a run's variables reads the cluster: the function connects when that first happens.
+  // Made when a run's variables are first asked for: the function connects to the cluster on first use.
   let objects: ClusterObjects | undefined;
-  const clusterObjects = async () => (objects ??= new ClusterObjects(new KubernetesRestClient((await context.connectKubernetes()).kubeConfig, context.logger), context.config.apiGroup));
+  const clusterObjects = async () => (objects ??= new ClusterObjects(new KubernetesRestClient((await context.cluster()).kubeConfig, context.logger), context.config.apiGroup));
   // Every call is a non-resource SubjectAccessReview first, so RBAC (nonResourceURLs) decides who may
   // call what, and a refused caller reaches neither the database nor the cluster.
   const authorised = (handler: RouteHandler): RouteHandler => async (request) => {

@@ -1,7 +1,5 @@
-import type { AppContext } from '../../shared/app/app-context.ts';
-import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
-import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
+import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import type { Logger } from '../../shared/logging/logger.ts';
 import { API_VERSION, PROJECT, ROLLOUT, VARIABLE_SET, WORKSPACE, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import { plainWrites } from './resource-writes.ts';
 import { projectWrites } from './project-writes.ts';
@@ -10,13 +8,13 @@ import { variableSetWrites } from './variable-set-writes.ts';
 const PROJECT_NAME = 'demo';
 
 /**
- * Local mode (`npm start` with the built-in emulator): installs the chart's CRDs and an example
- * Project "demo" with a VariableSet, two Workspaces and a Rollout across them, written the way the
- * API writes them (the Project's namespace, the VariableSet's sensitive value in a Secret).
+ * Local mode (the built-in emulator, by `npx platform-api setup`): an example Project "demo" with
+ * a VariableSet, two Workspaces and a Rollout across them, written the way the API writes them
+ * (the Project's namespace, the VariableSet's sensitive value in a Secret). Seeded once: a
+ * cluster that has the Project already is left as it is. Needs the CRDs installed.
  */
-export async function seedLocalExample(context: AppContext): Promise<void> {
-  const objects = new ClusterObjects(new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger), context.config.apiGroup);
-  await installPlatformCrds(context.kubernetes.kubeConfig, context.config.apiGroup);
+export async function seedLocalExample(objects: ClusterObjects, logger: Logger): Promise<void> {
+  if (await objects.find(objects.platformPath(PROJECT, { name: PROJECT_NAME }))) return;
   const apiVersion = `${objects.apiGroup}/${API_VERSION}`;
   const inDemo = { namespace: PROJECT_NAME };
   const none = new URLSearchParams();
@@ -44,7 +42,7 @@ export async function seedLocalExample(context: AppContext): Promise<void> {
     description: 'Promote network v2 from staging to production.',
     stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }],
   }), none);
-  context.logger.info(
-    `local mode: Projects, Workspaces, Rollouts and VariableSets are served from the built-in Kubernetes emulator (lost at exit), seeded with Project "${PROJECT_NAME}": VariableSet "common", Workspaces "network-staging" and "network-production", Rollout "network-v2"`,
+  logger.info(
+    `local mode: the built-in Kubernetes emulator is seeded with Project "${PROJECT_NAME}": VariableSet "common", Workspaces "network-staging" and "network-production", Rollout "network-v2"`,
   );
 }

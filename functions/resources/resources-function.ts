@@ -4,6 +4,7 @@ import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { PLATFORM_KINDS, PROJECT, VARIABLE_SET, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import type { FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
+import { checkPlatformCrdsServed } from '../../shared/resources/crd-readiness.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import { customResourceHandlers } from './custom-resource-handlers.ts';
 import { kubernetesApiHandlers } from './kubernetes-api-handlers.ts';
@@ -14,7 +15,8 @@ import { variableSetWrites } from './variable-set-writes.ts';
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
 export function createResourcesFunction(context: AppContext): FunctionDefinition {
-  const objects = new ClusterObjects(new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger), context.config.apiGroup);
+  const rest = new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger);
+  const objects = new ClusterObjects(rest, context.config.apiGroup);
   const writesOf = (kind: PlatformKind): ResourceWrites =>
     kind === PROJECT ? projectWrites(objects, context.config.projectSecretsAccess) : kind === VARIABLE_SET ? variableSetWrites(objects) : plainWrites(objects, kind);
   const handlers = Object.assign(
@@ -24,5 +26,9 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
     kubernetesApiHandlers(objects, context.authorizer),
     { whoAmI: (request: HandlerRequest) => jsonResponse(200, { type: request.principal!.type, name: runPrincipal(request.principal!).principal }) },
   );
-  return { name: 'resources', handlers, readiness: () => context.runs.checkReady() };
+  const readiness = async () => {
+    await checkPlatformCrdsServed(rest, context.config.apiGroup);
+    await context.runs.checkReady();
+  };
+  return { name: 'resources', handlers, readiness };
 }

@@ -14,6 +14,7 @@ import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { identityOnFirstUse } from './identity-on-first-use.ts';
 import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
+import { localDataPaths } from '../local/local-data.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -32,8 +33,11 @@ export interface AppContext {
    * Only with `cluster: 'at-start'`: a context that connects on first use has none to hand out.
    */
   kubernetes: ClusterConnection;
-  /** The Kubernetes API connection in either mode: a context that connects on first use connects now. */
-  connectKubernetes(): Promise<ClusterConnection>;
+  /**
+   * The same connection for a handler that needs the cluster whichever way this context connects:
+   * with `cluster: 'on-first-use'` it connects now (once). Throws ApiError 503 when it cannot.
+   */
+  cluster(): Promise<ClusterConnection>;
   /** Call from handlers: `await context.authorizer.authorize(request.principal, {...})`; throws 403/503. */
   authorizer: Authorizer;
   /** Run history; PostgreSQL is opened on first use, so functions without runs never start it. */
@@ -48,6 +52,11 @@ export interface AppContextOptions {
   /** The Kubernetes API to use instead of KUBECONFIG / in-cluster / the built-in emulator (tests). */
   kubeConfig?: KubeConfig;
   /**
+   * The checkout's local state folder (entry points pass `.data`): the built-in emulator keeps
+   * its objects there and the embedded PostgreSQL its cluster. Unset (tests): a throwaway cluster.
+   */
+  localDataDir?: string;
+  /**
    * `at-start` (the default): connect to the cluster and start token verification before serving.
    * `on-first-use`: only when a request brings a token that is not the admin's or needs a
    * non-admin principal authorised, so that a function whose handlers never call the cluster
@@ -58,7 +67,7 @@ export interface AppContextOptions {
 
 interface ContextIdentity {
   kubernetes: () => ClusterConnection;
-  connectKubernetes: () => Promise<ClusterConnection>;
+  cluster: () => Promise<ClusterConnection>;
   tokenAuthenticators: TokenAuthenticator[];
   authorizer: Authorizer;
   close(): Promise<void>;
@@ -71,17 +80,18 @@ export async function createAppContext(env: Environment, options: AppContextOpti
   const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(env, config, logger));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
   const identityConfig = loadIdentityConfig(env, config);
-  const identity = await contextIdentity(env, config, logger, options);
+  const localState = options.localDataDir === undefined ? undefined : localDataPaths(options.localDataDir);
+  const identity = await contextIdentity(env, config, logger, options, localState?.kubernetes);
   const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators]);
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(env, config, logger);
+  const runs = lazyRunDatabase(env, config, logger, localState?.postgres);
   return {
     get kubernetes() {
       return identity.kubernetes();
     },
-    connectKubernetes: () => identity.connectKubernetes(),
+    cluster: () => identity.cluster(),
     config,
     routes: routeTable(config.apiGroup),
     logger,
@@ -103,22 +113,22 @@ export async function createAppContext(env: Environment, options: AppContextOpti
   };
 }
 
-async function contextIdentity(env: Environment, config: ServerConfig, logger: Logger, options: AppContextOptions): Promise<ContextIdentity> {
+async function contextIdentity(env: Environment, config: ServerConfig, logger: Logger, options: AppContextOptions, localStateDir: string | undefined): Promise<ContextIdentity> {
   // Imported, not linked: its modules load the Kubernetes client, which a function that
   // connects on first use must not pay for at start.
-  const build = async () => (await import('./identity-services.ts')).createIdentityServices(env, config, logger, options.kubeConfig);
+  const build = async () => (await import('./identity-services.ts')).createIdentityServices(env, config, logger, options.kubeConfig, localStateDir);
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);
     return {
       kubernetes: () => {
         throw new Error('this context connects to the cluster on first use: it has no ClusterConnection to hand out');
       },
-      connectKubernetes: () => onFirstUse.connection(),
+      cluster: () => onFirstUse.cluster(),
       tokenAuthenticators: [onFirstUse.tokenAuthenticator],
       authorizer: onFirstUse.authorizer,
       close: () => onFirstUse.close(),
     };
   }
   const services = await build();
-  return { kubernetes: () => services.kubernetes, connectKubernetes: async () => services.kubernetes, tokenAuthenticators: services.tokenAuthenticators, authorizer: services.authorizer, close: () => services.close() };
+  return { kubernetes: () => services.kubernetes, cluster: async () => services.kubernetes, tokenAuthenticators: services.tokenAuthenticators, authorizer: services.authorizer, close: () => services.close() };
 }

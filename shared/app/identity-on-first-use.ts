@@ -2,15 +2,15 @@ import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { ApiError, serviceUnavailable } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import type { IdentityServices } from './identity-services.ts';
+import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
 
 /** The parts of the identity services a function reaches through its context when they are built on first use. */
 export interface IdentityOnFirstUse {
-  /** The cluster connection, built now if no request needed it yet (a handler that calls the cluster). */
-  connection(): Promise<ClusterConnection>;
   tokenAuthenticator: TokenAuthenticator;
   authorizer: Authorizer;
+  /** The cluster connection, made with the rest of the services when first asked for. */
+  cluster(): Promise<ClusterConnection>;
   close(): Promise<void>;
 }
 
@@ -34,7 +34,6 @@ export function identityOnFirstUse(build: () => Promise<IdentityServices>, logge
     return building;
   };
   return {
-    connection: async () => (await services()).kubernetes,
     tokenAuthenticator: {
       async authenticate(token, claims) {
         for (const authenticator of (await services()).tokenAuthenticators) {
@@ -51,6 +50,7 @@ export function identityOnFirstUse(build: () => Promise<IdentityServices>, logge
         await (await services()).authorizer.authorize(principal, attributes);
       },
     },
+    cluster: async () => (await services()).kubernetes,
     async close() {
       closed = true;
       const current = building;

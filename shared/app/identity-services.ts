@@ -31,9 +31,9 @@ export interface IdentityServices {
 const FIRST_SYNC_WAIT_MS = 5_000;
 
 /** Builds OIDC and ServiceAccount verification and the authorizer; throws ConfigError on a bad value. */
-export async function createIdentityServices(env: Environment, config: ServerConfig, logger: Logger, kubeConfig?: KubeConfig): Promise<IdentityServices> {
+export async function createIdentityServices(env: Environment, config: ServerConfig, logger: Logger, kubeConfig?: KubeConfig, localStateDir?: string): Promise<IdentityServices> {
   const identity = loadIdentityConfig(env, config);
-  const kubernetes = await connectToCluster(env, config, logger, kubeConfig);
+  const kubernetes = await connectToCluster(env, config, logger, kubeConfig, localStateDir);
   logger.info('Kubernetes API', { cluster: kubernetes.description });
   const issuers = new ServiceAccountIssuers(identity.serviceAccountIssuers, kubernetes.kubeConfig, logger);
   const tokenAuthenticators: TokenAuthenticator[] = [];

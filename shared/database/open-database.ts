@@ -8,6 +8,8 @@ import { migrate } from './migrate.ts';
 export interface OpenDatabase {
   pool: pg.Pool;
   source: 'DATABASE_URL' | 'embedded';
+  /** For other processes to share it (the fleet's functions); contains the password, never log it. */
+  connectionString: string;
   /** Ends the pool, then stops the embedded server if there is one. */
   close(): Promise<void>;
 }
@@ -29,6 +31,7 @@ export async function openDatabase(options: ResolveDatabaseOptions): Promise<Ope
   return {
     pool,
     source: connection.source,
+    connectionString: connection.connectionString,
     close: async () => {
       await pool.end();
       await connection.stop();

@@ -7,7 +7,7 @@ export interface ClusterConnection {
   kubeConfig: KubeConfig;
   /** Where it points, for the start-up log. */
   description: string;
-  /** True for the built-in emulator of local development (its state starts empty at each start). */
+  /** True for the built-in emulator of local development. */
   builtInEmulator: boolean;
   /** False in production with no cluster configured: every call fails, so nothing asks it in advance. */
   configured: boolean;
@@ -18,10 +18,11 @@ export interface ClusterConnection {
 /**
  * Connects to the cluster: the given KubeConfig (tests), else `KUBECONFIG`, else the in-cluster
  * configuration when `KUBERNETES_SERVICE_HOST` is set, else (never in production) the built-in
- * Kubernetes emulator started in this process, which the start-up log says plainly. In
+ * Kubernetes emulator started in this process, which the start-up log says plainly; with
+ * `localStateDir` its objects persist there across restarts, else they die with the process. In
  * production with none of these, every Kubernetes call fails, so its callers answer 503.
  */
-export async function connectToCluster(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, given?: KubeConfig): Promise<ClusterConnection> {
+export async function connectToCluster(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, given?: KubeConfig, localStateDir?: string): Promise<ClusterConnection> {
   if (given) return fixed(given, `the given KubeConfig (${given.getCurrentCluster()?.server ?? 'no server'})`);
   if (env.KUBECONFIG?.trim()) {
     const kubeConfig = new KubeConfig();
@@ -39,9 +40,8 @@ export async function connectToCluster(env: Environment, config: Pick<ServerConf
     return { ...fixed(unreachableCluster(), 'none configured'), configured: false };
   }
   // Imported only here, so production never loads the emulator.
-  const { startKubeEmulator } = await import('./emulator/index.ts');
-  const emulator = await startKubeEmulator();
-  logger.warn(`no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (its state is lost when the process stops)`);
+  const emulator = localStateDir ? await (await import('../local/local-cluster.ts')).startLocalCluster(localStateDir) : await (await import('./emulator/index.ts')).startKubeEmulator();
+  logger.warn(`no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (${localStateDir ? `its state is kept in ${localStateDir}` : 'its state is lost when the process stops'})`);
   return { kubeConfig: emulator.kubeConfig(), description: `built-in emulator (${emulator.url})`, builtInEmulator: true, configured: true, close: () => emulator.close() };
 }
 

@@ -28,7 +28,7 @@ export async function tlsFromSettings(env: Environment): Promise<ServerTls | und
 }
 
 /**
- * `npm start` with LOCAL_HTTPS=true: a self-signed certificate for localhost kept under `.data/tls/`,
+ * `npm start` or `npm run fleet` with LOCAL_HTTPS=true: a self-signed certificate for localhost kept under `<data dir>/tls/`,
  * made on first start and reused after, so a kubeconfig that trusts it keeps working.
  */
 export async function localDevelopmentTls(dataDirectory: string): Promise<ServerTls> {

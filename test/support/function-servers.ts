@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { findFreePort } from '../../shared/server/free-port.ts';
 import { createLogger, type Logger } from '../../shared/logging/logger.ts';
 import { startLocalGateway } from '../../functions/local-gateway.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
@@ -40,16 +40,7 @@ export function getWithToken(baseUrl: string, path: string, token: string): Prom
 }
 
 /** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = findFreePort;
 
 export interface FunctionProcess {
   url: string;
@@ -76,7 +67,10 @@ export interface NodeProcessOptions {
   discardStdout?: boolean;
 }
 
-/** Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx. */
+/**
+ * Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx.
+ * The default bound is generous: several processes loading the sources at once on a shared machine.
+ */
 export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, options: NodeProcessOptions = {}): Promise<FunctionProcess> {
   // Generous by default: start-up on a loaded shared machine can take many times its usual second.
   const { nodeArgs = [], startTimeoutMs = 60_000 } = options;

@@ -62,6 +62,8 @@ export function resourceTypeOf(crd: KubeObject): ResourceType {
 /** Starts following CustomResourceDefinition changes; returns the unsubscribe function. */
 export function runCrdController(store: ResourceStore, registry: ResourceRegistry): () => void {
   const crds = registry.get('apiextensions.k8s.io', 'customresourcedefinitions')!;
+  // CRDs restored from saved state are served again before any request.
+  for (const crd of store.list(crds)) if (!crd.metadata.deletionTimestamp) registry.set(resourceTypeOf(crd));
   return store.subscribe((event) => {
     if (event.resourceType !== crds) return;
     const crd = event.object;

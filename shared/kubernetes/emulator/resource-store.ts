@@ -23,6 +23,12 @@ export interface StoreEvent {
 
 export type StoreListener = (event: StoreEvent) => void;
 
+/** Every stored object by type key (`group/resource`), and the latest resourceVersion: what persists across restarts. */
+export interface StoreSnapshot {
+  resourceVersion: number;
+  objects: Record<string, KubeObject[]>;
+}
+
 /** Delete preconditions (`DeleteOptions.preconditions`). */
 export interface Preconditions {
   uid?: string;
@@ -68,6 +74,27 @@ export class ResourceStore {
       const index = this.#listeners.indexOf(listener);
       if (index >= 0) this.#listeners.splice(index, 1);
     };
+  }
+
+  /** A copy of everything stored, to be saved and given to `restore` later. */
+  snapshot(): StoreSnapshot {
+    const objects: Record<string, KubeObject[]> = {};
+    for (const [key, bucket] of this.#objects) if (bucket.size > 0) objects[key] = structuredClone([...bucket.values()]);
+    return { resourceVersion: this.#resourceVersion, objects };
+  }
+
+  /**
+   * Loads a snapshot into an empty store, without events: controllers that start afterwards
+   * list what is there, as they would after an API server restart.
+   */
+  restore(snapshot: StoreSnapshot): void {
+    if (this.#resourceVersion !== 0) throw new Error('restore needs an empty store');
+    for (const [key, objects] of Object.entries(snapshot.objects)) {
+      const [group = '', resource = ''] = key.split('/');
+      const bucket = this.#bucket({ group, resource });
+      for (const object of objects) bucket.set(objectKey(object.metadata.namespace, object.metadata.name!), structuredClone(object));
+    }
+    this.#resourceVersion = snapshot.resourceVersion;
   }
 
   /** The stored object, or undefined. */
@@ -174,7 +201,7 @@ export class ResourceStore {
     return this.#commit('MODIFIED', type, key, object, old, dryRun);
   }
 
-  #bucket(type: ResourceType): Map<string, KubeObject> {
+  #bucket(type: Pick<ResourceType, 'group' | 'resource'>): Map<string, KubeObject> {
     const key = typeKey(type);
     let bucket = this.#objects.get(key);
     if (!bucket) {

@@ -18,6 +18,7 @@ import { emulatorKubeConfig, emulatorKubeConfigYaml } from './kubeconfig.ts';
 import type { EmulatorEndpoint } from './kubeconfig.ts';
 import { runNamespaceController } from './namespace-controller.ts';
 import { RbacAuthorizer } from './rbac-authorizer.ts';
+import { readSavedState, saveOnChange, writeSavedState } from './persisted-store.ts';
 import { parseRequestInfo } from './request-info.ts';
 import type { RequestInfo } from './request-info.ts';
 import { handleResourceRequest } from './resource-handler.ts';
@@ -45,6 +46,11 @@ export interface KubeEmulatorOptions {
    * helm) sends bearer tokens only over TLS, so they need this; the kubeconfigs then trust that certificate.
    */
   tls?: boolean;
+  /**
+   * A file that holds the objects across restarts: read at start when present, rewritten after
+   * every change. Without it the state lives and dies with the process.
+   */
+  statePath?: string;
 }
 
 export interface KubeEmulator {
@@ -133,10 +139,15 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   const adminToken = randomBytes(24).toString('base64url');
   const registry = new ResourceRegistry();
   const store = new ResourceStore();
+  const saved = options.statePath ? await readSavedState(options.statePath) : undefined;
+  if (saved) store.restore(saved);
   const watches = new WatchHub(store);
   runCrdController(store, registry);
   runNamespaceController(store, registry);
-  seedBootstrapPolicy(store, registry);
+  if (!saved) seedBootstrapPolicy(store, registry);
+  const persistence = options.statePath ? saveOnChange(store, options.statePath) : undefined;
+  // A fresh state is saved at once, so that the next start restores it rather than seeding again.
+  if (options.statePath && !saved) await writeSavedState(store, options.statePath);
   const serviceAccountTokens = await ServiceAccountTokens.create(serviceAccountIssuer);
   const serviceAccounts = registry.get('', 'serviceaccounts')!;
   const authenticator = new TokenAuthenticator(adminToken, serviceAccountTokens, (namespace, name) => store.find(serviceAccounts, namespace, name)?.metadata.uid);
@@ -188,10 +199,13 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
     registerToken: (token, user) => authenticator.register(token, user),
     serviceAccountIssuer,
     counters,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
-      }),
+      });
+      persistence?.stop();
+      await persistence?.flush();
+    },
   };
 }

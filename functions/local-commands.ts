@@ -1,0 +1,56 @@
+// The operator CLI's commands over the cluster and the checkout's local state (bin/platform-api.js).
+import { access, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadServerConfig, type Environment } from '../shared/config/server-config.ts';
+import { rotateSigningKey } from '../shared/local/admin-secret-folder.ts';
+import { startLocalCluster } from '../shared/local/local-cluster.ts';
+import { localDataPaths } from '../shared/local/local-data.ts';
+import { refuseWhileHeld } from '../shared/local/state-lock.ts';
+import type { Logger } from '../shared/logging/logger.ts';
+import { setUpCluster } from './resources/cluster-setup.ts';
+
+/**
+ * `platform-api setup`: the one-shot cluster set-up. With KUBECONFIG, installs the CRDs in that
+ * cluster; without, in the built-in emulator's saved state under the data folder, seeding the
+ * example Project, so that functions started afterwards find them.
+ */
+export async function setupCommand(env: Environment, dataDir: string, logger: Logger): Promise<void> {
+  const { apiGroup } = loadServerConfig(env);
+  if (env.KUBECONFIG?.trim()) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    await setUpCluster(kubeConfig, apiGroup, logger, { seedExample: false });
+    return;
+  }
+  const emulator = await startLocalCluster(localDataPaths(dataDir).kubernetes);
+  try {
+    await setUpCluster(emulator.kubeConfig(), apiGroup, logger, { seedExample: true });
+  } finally {
+    await emulator.close();
+  }
+}
+
+/** `platform-api rotate-signing-key`: a new admin signing key in the fleet's secret folder. */
+export async function rotateSigningKeyCommand(dataDir: string): Promise<string> {
+  const folder = localDataPaths(dataDir).adminSecret;
+  await access(join(folder, 'ADMIN_ACCOUNT_TOKEN_SIGNING_KEY')).catch(() => {
+    throw new Error(`no admin secret folder at ${folder}: \`npm run fleet\` creates it on its first start`);
+  });
+  await rotateSigningKey(folder);
+  return folder;
+}
+
+/**
+ * `platform-api reset-local`: deletes the local cluster state and the embedded database together,
+ * so neither outlives the other. Refused while a process of this checkout serves them.
+ */
+export async function resetLocalCommand(dataDir: string): Promise<string[]> {
+  const paths = localDataPaths(dataDir);
+  const hint = 'stop `npm start`, `npm run fleet` and functions of this checkout first';
+  await refuseWhileHeld(join(paths.kubernetes, 'lock'), `the local Kubernetes state in ${paths.kubernetes}`, hint);
+  await refuseWhileHeld(join(paths.postgres, 'cluster', 'postmaster.pid'), `the embedded database in ${paths.postgres}`, hint);
+  await rm(paths.kubernetes, { recursive: true, force: true });
+  await rm(paths.postgres, { recursive: true, force: true });
+  return [paths.kubernetes, paths.postgres];
+}

@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { loginToken, spawnNodeProcess, type FunctionProcess } from '../support/function-servers.ts';
+import { measureThroughput } from './http-load.ts';
+import type { Benchmark, BenchRow } from './bench-row.ts';
+
+// Authenticated, answered by the resources function without the cluster or the database.
+const WHOAMI = '/api/v1alpha1/auth/whoami';
+const ROUNDS = 3;
+// The fleet adds a process hop and the functions-framework server (itself a fraction of node:http);
+// the floor catches a gateway that buffers or opens a connection per request.
+const MIN_RATIO = 0.05;
+
+/**
+ * Requests per second through the fleet (gateway process forwarding over HTTP to a
+ * functions-framework process) beside the in-process `npm start` gateway, both running at once
+ * and loaded in turn; the best round of each counts.
+ */
+export const fleetHop: Benchmark = async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'platform-api-fleet-bench-'));
+  const password = 'bench password';
+  const common = { API_BASE_URL: 'http://bench.local', LOG_LEVEL: 'warn' };
+  const started: FunctionProcess[] = [];
+  try {
+    const gateway = await spawnNodeProcess('functions/local-gateway.ts', {
+      ...common,
+      ADMIN_ACCOUNT_PASSWORD_HASH: bcrypt.hashSync(password, 10).replace(/^\$2b\$/, '$2a$'),
+      ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'b'.repeat(64),
+    }, '/healthz');
+    started.push(gateway);
+    // The fleet's functions read the generated secret folder (password "admin").
+    const fleet = await spawnNodeProcess('functions/fleet-main.ts', { ...common, NODE_ENV: 'development', LOCAL_DATA_DIR: dataDir }, '/readyz', { startTimeoutMs: 120_000 });
+    started.push(fleet);
+    const subjects = [
+      { name: 'fleet', url: fleet.url, token: await loginToken(fleet.url, 'admin'), best: 0 },
+      { name: 'in-process', url: gateway.url, token: await loginToken(gateway.url, password), best: 0 },
+    ];
+    for (let round = 0; round <= ROUNDS; round++) {
+      for (const subject of subjects) {
+        const perSecond = await measureThroughput(`${subject.url}${WHOAMI}`, { authorization: `Bearer ${subject.token}` }, { seconds: round === 0 ? 1 : 2 });
+        // Round 0 warms both up and does not count.
+        if (round > 0) subject.best = Math.max(subject.best, perSecond);
+      }
+    }
+    const [throughFleet, inProcess] = subjects;
+    const ratio = throughFleet!.best / inProcess!.best;
+    const row: BenchRow = {
+      name: 'authenticated GET through the fleet (gateway + function process)',
+      value: throughFleet!.best,
+      unit: 'req/s',
+      baselineName: 'npm start gateway (in-process)',
+      baselineValue: inProcess!.best,
+      ratio,
+      target: `>= ${MIN_RATIO}`,
+      met: ratio >= MIN_RATIO,
+    };
+    return [row];
+  } finally {
+    await Promise.all(started.map((child) => child.stop()));
+    await rm(dataDir, { recursive: true, force: true });
+  }
+};
