@@ -17,7 +17,7 @@ import { FUNCTION_NAMES, type FunctionName } from '../../shared/routes/route-tab
 import { listen } from '../../shared/server/limited-http-server.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { spawnFunctionProcess, type FunctionProcess } from '../support/function-servers.ts';
-import { startIdentityCluster, type IdentityCluster } from '../support/identity-cluster.ts';
+import { TEST_NAMESPACE, startIdentityCluster, type IdentityCluster } from '../support/identity-cluster.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { API, GROUP, projectObject, workspaceObject } from '../resources/platform-fixture.ts';
 
@@ -105,9 +105,10 @@ beforeAll(async () => {
   FUNCTION_NAMES.forEach((fn, index) => containers.set(fn, started[index]!));
   transports.push(['container entry (knative/server.ts)', overHttp((fn) => containers.get(fn)!.url)]);
 
-  await importWithEnvironment(env, () => import('../../functions/functions-framework.ts'));
+  // The entry registers only its --target (FUNCTION_TARGET): one evaluation of the module per function.
   const frameworkUrls = new Map<FunctionName, string>();
   for (const fn of FUNCTION_NAMES) {
+    await importWithEnvironment({ ...env, FUNCTION_TARGET: fn }, () => import(/* @vite-ignore */ new URL(`../../functions/functions-framework.ts?target=${fn}`, import.meta.url).href));
     const server = getTestServer(fn);
     frameworkServers.push(server);
     frameworkUrls.set(fn, `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`);
@@ -145,9 +146,10 @@ beforeAll(async () => {
   await seed({ fn: 'resources', method: 'POST', path: `${API}/projects`, headers: asAdmin, body: JSON.stringify(projectObject(PROJECT)) }, 201);
   await seed({ fn: 'resources', method: 'POST', path: `${API}/namespaces/${PROJECT}/workspaces`, headers: asAdmin, body: JSON.stringify(workspaceObject(WORKSPACE)) }, 201);
   runId = (await seed({ fn: 'resources', method: 'POST', path: `/api/v1alpha1/projects/${PROJECT}/workspaces/${WORKSPACE}/runs`, headers: asAdmin, body: JSON.stringify({ type: 'plan', message: 'through every adapter' }) }, 201)).id as string;
-  await seed({ fn: 'internal', method: 'POST', path: `/internal/runs/${runId}/phase`, headers: asController, body: JSON.stringify({ phase: 'Running' }) }, 200);
-  await seed({ fn: 'internal', method: 'POST', path: `/internal/runs/${runId}/logs`, headers: asController, body: JSON.stringify({ lines: ['Initializing...', 'Plan: 1 to add'] }) }, 200);
-  await seed({ fn: 'internal', method: 'POST', path: `/internal/runs/${runId}/phase`, headers: asController, body: JSON.stringify({ phase: 'Succeeded', message: 'done' }) }, 200);
+  const claimed = await seed({ fn: 'internal', method: 'POST', path: '/internal/runs/claim', headers: asController, body: JSON.stringify({ project: PROJECT, workspace: WORKSPACE, leaseSeconds: 600 }) }, 200);
+  const leaseId = (claimed.lease as { id: string }).id;
+  await seed({ fn: 'internal', method: 'POST', path: `/internal/runs/${runId}/logs`, headers: asController, body: JSON.stringify({ leaseId, firstSeq: 1, lines: ['Initializing...', 'Plan: 1 to add'] }) }, 200);
+  await seed({ fn: 'internal', method: 'POST', path: `/internal/runs/${runId}/phase`, headers: asController, body: JSON.stringify({ leaseId, phase: 'Succeeded', message: 'done' }) }, 200);
   pendingRunId = (await seed({ fn: 'resources', method: 'POST', path: `/api/v1alpha1/projects/${PROJECT}/workspaces/${WORKSPACE}/runs`, headers: asAdmin, body: JSON.stringify({ type: 'apply' }) }, 201)).id as string;
 }, 120_000);
 
@@ -188,12 +190,17 @@ const expectedRun = () => ({
   phase: 'Succeeded',
   principal: 'admin',
   principalType: 'admin',
-  message: 'done',
+  message: 'through every adapter',
+  statusMessage: 'done',
+  attempts: 1,
+  controller: `system:serviceaccount:${TEST_NAMESPACE}:${CONTROLLER}`,
+  cancelRequestedAt: null,
+  cancelRequestedBy: null,
   createdAt: expect.any(String),
   startedAt: expect.any(String),
   finishedAt: expect.any(String),
 });
-const expectedStream = () => `retry: 3000\n\nid: 1\ndata: Initializing...\n\nid: 2\ndata: Plan: 1 to add\n\nevent: end\ndata: {"phase":"Succeeded","message":"done"}\n\n`;
+const expectedStream = () => `retry: 3000\n\nid: 1\ndata: Initializing...\n\nid: 2\ndata: Plan: 1 to add\n\nevent: end\ndata: {"phase":"Succeeded","message":"through every adapter","statusMessage":"done"}\n\n`;
 const eventStream = (answer: Answer) => {
   expect(answer.status).toBe(200);
   expect(answer.contentType).toBe('text/event-stream; charset=utf-8');
@@ -246,12 +253,12 @@ const CASES: Case[] = [
   {
     name: 'internal: the controller lists the Pending runs (its work queue)',
     request: () => ({ fn: 'internal', method: 'GET', path: '/internal/runs?phase=Pending', headers: bearer(controllerToken) }),
-    expect: (answer) => json(200, { items: [{ ...expectedRun(), id: pendingRunId, type: 'apply', phase: 'Pending', message: '', startedAt: null, finishedAt: null }] })(answer),
+    expect: (answer) => json(200, { items: [{ ...expectedRun(), id: pendingRunId, type: 'apply', phase: 'Pending', message: '', statusMessage: '', attempts: 0, controller: null, startedAt: null, finishedAt: null }] })(answer),
   },
   { name: 'internal: a finished phase is no work queue → 400 InvalidPhase', request: () => ({ fn: 'internal', method: 'GET', path: '/internal/runs?phase=Succeeded', headers: bearer(controllerToken) }), expect: jsonMatching(400, { reason: 'InvalidPhase' }) },
   { name: 'internal: an unknown internal route, once authorised → 404', request: () => ({ fn: 'internal', method: 'GET', path: '/internal/no-such-route', headers: bearer(controllerToken) }), expect: jsonMatching(404, { reason: 'NotFound' }) },
   { name: 'internal: access_token → 401 MissingToken', request: () => ({ fn: 'internal', method: 'GET', path: `/internal/runs?access_token=${controllerToken}` }), expect: json(401, { error: 'a bearer token is required', reason: 'MissingToken' }) },
-  { name: 'internal: a bad phase transition → 409', request: () => ({ fn: 'internal', method: 'POST', path: `/internal/runs/${runId}/phase`, headers: { ...bearer(controllerToken), 'content-type': 'application/json' }, body: JSON.stringify({ phase: 'Running' }) }), expect: jsonMatching(409, { reason: 'InvalidPhaseTransition' }) },
+  { name: 'internal: a phase change under a lease not held → 409 LeaseNotHeld', request: () => ({ fn: 'internal', method: 'POST', path: `/internal/runs/${runId}/phase`, headers: { ...bearer(controllerToken), 'content-type': 'application/json' }, body: JSON.stringify({ leaseId: '0190f4c8-0000-7000-8000-00000000beef', phase: 'Succeeded' }) }), expect: jsonMatching(409, { reason: 'LeaseNotHeld' }) },
   { name: 'run-logs: the stream with the token in the header', request: () => ({ fn: 'run-logs', method: 'GET', path: streamPath(), headers: bearer(adminToken) }), expect: eventStream },
   { name: 'run-logs: the stream with the token in access_token', request: () => ({ fn: 'run-logs', method: 'GET', path: `${streamPath()}?access_token=${adminToken}` }), expect: eventStream },
   { name: 'run-logs: the stream from Last-Event-ID on', request: () => ({ fn: 'run-logs', method: 'GET', path: streamPath(), headers: { ...bearer(adminToken), 'last-event-id': '1' } }), expect: (answer) => expect([answer.status, answer.body]).toEqual([200, expectedStream().replace('id: 1\ndata: Initializing...\n\n', '')]) },

@@ -9,6 +9,8 @@ import { RouteMatcher } from '../../shared/routes/route-matcher.ts';
 import { routeTable } from '../../shared/routes/route-table.ts';
 
 const ROUTES = routeTable('platform.dev');
+// Run ids in paths are UUIDs (shared/routes/path-parameters.ts).
+const RUN_ID = '0190f4c8-0000-7000-8000-000000000001';
 
 // method, path, who serves it, how the token may come (none: open route), and the handler it dispatches to.
 const EXPECTED_ROUTES = `
@@ -19,6 +21,16 @@ const EXPECTED_ROUTES = `
   GET /api/v1alpha1/system/public-config public-config none getPublicConfig
   GET /openapi.json public-config none getOpenApiDocument
   GET /docs public-config none getApiReference
+  GET /version resources bearer getKubernetesVersion
+  GET /api resources bearer getCoreApiVersions
+  GET /api/v1 resources bearer getCoreApiResources
+  GET /api/v1/namespaces/{namespace} resources bearer getProjectNamespace
+  GET /apis resources bearer getApiGroups
+  GET /apis/platform.dev resources bearer getPlatformApiGroup
+  GET /apis/platform.dev/v1alpha1 resources bearer getPlatformApiResources
+  GET /openapi/v2 resources bearer getOpenApiV2
+  GET /openapi/v3 resources bearer getOpenApiV3
+  GET /openapi/v3/apis/platform.dev/v1alpha1 resources bearer getOpenApiV3PlatformGroup
   GET /apis/platform.dev/v1alpha1/projects resources bearer listProjects
   POST /apis/platform.dev/v1alpha1/projects resources bearer createProject
   GET /apis/platform.dev/v1alpha1/projects/{name} resources bearer getProject
@@ -62,9 +74,13 @@ const EXPECTED_ROUTES = `
   GET /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer listWorkspaceRuns
   GET /api/v1alpha1/projects/{project}/runs resources bearer listProjectRuns
   GET /api/v1alpha1/projects/{project}/runs/{run} resources bearer getRun
+  POST /api/v1alpha1/projects/{project}/runs/{run}/cancel resources bearer cancelRun
   GET /internal/runs internal bearer listRunsInPhase
+  POST /internal/runs/claim internal bearer claimRun
+  POST /internal/runs/{run}/lease internal bearer renewRunLease
   POST /internal/runs/{run}/phase internal bearer setRunPhase
   POST /internal/runs/{run}/logs internal bearer appendRunLogs
+  GET /internal/runs/{run}/variables internal bearer getRunVariables
   * /internal/* internal bearer internal
   GET /api/v1alpha1/run-logs/{project}/{run} run-logs bearer-or-query streamRunLogs
   * /bridge/* bridge none identityBridge
@@ -87,7 +103,7 @@ describe('The route table declares one access mode per route: open, bearer, or b
 
   it('every /internal/ route, the catch-all included, takes the token in the Authorization header only', () => {
     const internal = ROUTES.filter((route) => route.path.startsWith('/internal/'));
-    expect(internal.map((route) => route.operationId)).toEqual(['listRunsInPhase', 'setRunPhase', 'appendRunLogs', 'internal']);
+    expect(internal.map((route) => route.operationId)).toEqual(['listRunsInPhase', 'claimRun', 'renewRunLease', 'setRunPhase', 'appendRunLogs', 'getRunVariables', 'internal']);
     for (const route of internal) expect(route.auth, route.operationId).toBe('bearer');
   });
 
@@ -147,11 +163,11 @@ describe('A request matches the first route whose path and method fit; HEAD is G
   it.each([
     ['GET', '/internal/runs', ['listRunsInPhase', {}]],
     ['DELETE', '/internal/runs', ['internal', { '*': 'runs' }]],
-    ['POST', '/internal/runs/r1/phase', ['setRunPhase', { run: 'r1' }]],
+    ['POST', `/internal/runs/${RUN_ID}/phase`, ['setRunPhase', { run: RUN_ID }]],
     ['GET', '/internal/anything/else', ['internal', { '*': 'anything/else' }]],
     ['HEAD', '/healthz', ['getHealth', {}]],
     ['GET', '/apis/platform.dev/v1alpha1/namespaces/team/workspaces/web/status', ['getWorkspaceStatus', { namespace: 'team', name: 'web' }]],
-    ['GET', '/api/v1alpha1/run-logs/team/r1', ['streamRunLogs', { project: 'team', run: 'r1' }]],
+    ['GET', `/api/v1alpha1/run-logs/team/${RUN_ID}`, ['streamRunLogs', { project: 'team', run: RUN_ID }]],
     ['PUT', '/bridge/x', ['identityBridge', { '*': 'x' }]],
   ])('%s %s → %j', (method, path, expected) => {
     expect(found(method, path)).toEqual(expected);

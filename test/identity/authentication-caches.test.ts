@@ -82,9 +82,10 @@ describe('Token cache: a verified token is trusted until its own cacheUntil, nev
     vi.useFakeTimers({ now: START });
     const authenticator = new RequestAuthenticator([adminAuthenticator('1m')]);
     const token = await issueAdminToken(parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '1m' }), ISSUER, START / 1000);
-    expect(await authenticator.authenticate(token)).toEqual({ type: 'admin', name: 'admin' });
+    const admin = { type: 'admin', name: 'admin', expiresAt: START + 60_000 };
+    expect(await authenticator.authenticate(token)).toEqual(admin);
     vi.setSystemTime(START + 59_999);
-    expect(authenticator.cachedPrincipal(token)).toEqual({ type: 'admin', name: 'admin' });
+    expect(authenticator.cachedPrincipal(token)).toEqual(admin);
     vi.setSystemTime(START + 60_000);
     expect(authenticator.cachedPrincipal(token)).toBeUndefined();
     const refused = await rejection(authenticator.authenticate(token));

@@ -61,7 +61,7 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
 
   it('accepts a token it issued and caches it until exp', async () => {
     at(NOW);
-    expect(await outcome(admin(), await issueAdminToken(settings(), ISSUER, NOW))).toEqual({ principal: { type: 'admin', name: 'admin' }, cacheUntil: (NOW + TTL) * 1000 });
+    expect(await outcome(admin(), await issueAdminToken(settings(), ISSUER, NOW))).toEqual({ principal: { type: 'admin', name: 'admin', expiresAt: (NOW + TTL) * 1000 }, cacheUntil: (NOW + TTL) * 1000 });
   });
 
   it('does not own a token of another issuer (null: another authenticator may)', async () => {
@@ -137,7 +137,7 @@ describe('OIDC ID tokens: the provider\'s keys, its issuer, an audience among th
   it.each(['web', 'cli', ['other', 'cli']])('accepts audience %j and caches until exp', async (aud) => {
     const token = await provider.sign({ aud, email: 'alice@example.com', groups: ['dev'] });
     const claims = decodeJwt(token);
-    expect(await outcome(authenticator, token)).toEqual({ principal: { type: 'oidc', name: 'alice@example.com', claims }, cacheUntil: (claims.exp as number) * 1000 });
+    expect(await outcome(authenticator, token)).toEqual({ principal: { type: 'oidc', name: 'alice@example.com', claims, expiresAt: (claims.exp as number) * 1000 }, cacheUntil: (claims.exp as number) * 1000 });
   });
 
   it('does not own a token of another issuer', async () => {
