@@ -37,8 +37,12 @@ afterAll(async () => {
 });
 
 describe('Sensitive VariableSet values with only the chart\'s RBAC: Secrets in Project namespaces only', () => {
-  it('binds the project-secrets ClusterRole to the API server\'s ServiceAccount in a new Project\'s namespace', async () => {
+  // The Project the first two tests read, created by the API server whatever order they run in.
+  beforeAll(async () => {
     await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject('payments')).then(expectStatus(201));
+  });
+
+  it('binds the project-secrets ClusterRole to the API server\'s ServiceAccount in a new Project\'s namespace', async () => {
     const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
     const binding = await rbac.readNamespacedRoleBinding({ namespace: 'payments', name: 'platform-project-secrets' });
     expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'platform-project-secrets' });

@@ -7,7 +7,7 @@ import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { KubernetesSubjectAccessReviewer, type ReviewSubject } from '../../shared/authz/subject-access-reviewer.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { listen } from '../../shared/server/limited-http-server.ts';
-import { silentLogger } from '../support/function-servers.ts';
+import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
 
 const GROUP = 'platform.dev';
@@ -129,13 +129,30 @@ describe('The review as the cluster receives it: the subject and every attribute
   });
 });
 
+describe('A review answered without a status is a denial', () => {
+  it('denies when the cluster answers no status at all', async () => {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: {} })));
+    });
+    const port = await listen(server, 0, '127.0.0.1');
+    try {
+      expect(await new KubernetesSubjectAccessReviewer(kubeConfigFor(`http://127.0.0.1:${port}`), silentLogger).review({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'get' })).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('A review the cluster cannot answer is 503 KubernetesUnavailable, never a denial or an allow', () => {
   it('answers 503 when the cluster is unreachable', async () => {
     const cluster = await startIdentityCluster();
     const kubeConfig = cluster.emulator.kubeConfig();
     await cluster.close();
-    const error = await new KubernetesSubjectAccessReviewer(kubeConfig, silentLogger).review({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'get' }).catch((failure: unknown) => failure);
+    const logger = capturingLogger();
+    const error = await new KubernetesSubjectAccessReviewer(kubeConfig, logger).review({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'get' }).catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(ApiError);
     expect([(error as ApiError).status, (error as ApiError).reason]).toEqual([503, 'KubernetesUnavailable']);
+    expect(logger.lines.map((line) => JSON.parse(line).message)).toEqual(['Kubernetes API did not answer a SubjectAccessReview']);
   });
 });

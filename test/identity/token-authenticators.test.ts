@@ -90,6 +90,7 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
     ['a lifetime beyond the TTL', () => signToken(claims({ exp: NOW + TTL + 1 })), 'admin token lifetime does not match the configured TTL'],
     ['exp equal to iat', () => signToken(claims({ iat: NOW - 10, exp: NOW - 10 })), 'token has expired'],
     ['exp before iat', () => signToken(claims({ iat: NOW + 30, exp: NOW + 20 })), 'admin token lifetime does not match the configured TTL'],
+    ['exp equal to an iat within the clock skew', () => signToken(claims({ iat: NOW + 30, exp: NOW + 30 })), 'admin token lifetime does not match the configured TTL'],
   ])('refuses %s with 401', async (_case, token, message) => {
     at(NOW);
     expect(await outcome(admin(), await token())).toEqual(refused(message));
