@@ -101,11 +101,19 @@ describe('Issue 16, a small image: the Node base without npm, plus the bundles a
 });
 
 describe('Issue 16, every function answers /healthz, /readyz and a real request of its own', () => {
-  it.each(FUNCTION_NAMES.map((name) => [name]))('%s answers /healthz and /readyz with 200', async (name) => {
+  it.each(FUNCTION_NAMES.filter((name) => name !== 'resources').map((name) => [name]))('%s answers /healthz and /readyz with 200', async (name) => {
     const container = containers.get(name as FunctionName)!;
     expect((await container.get('/healthz')).status).toBe(200);
     const ready = await container.get('/readyz');
     expect(ready.status, ready.body).toBe(200);
+  });
+
+  it('resources, with no cluster to serve from, is alive but not ready (/readyz 503 KubernetesUnavailable)', async () => {
+    const container = containers.get('resources')!;
+    expect((await container.get('/healthz')).status).toBe(200);
+    const ready = await container.get('/readyz');
+    expect(ready.status, ready.body).toBe(503);
+    expect(JSON.parse(ready.body)).toMatchObject({ reason: 'KubernetesUnavailable' });
   });
 
   it('login: the known password gets a token; a wrong one gets 403 InvalidPassword', async () => {
@@ -139,8 +147,12 @@ describe('Issue 16, every function answers /healthz, /readyz and a real request 
     expect(pending.status, pending.body).toBe(200);
     expect(pending.body).toContain(run.id);
     const json = (body: unknown) => ({ method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect((await internal.send(`/internal/runs/${run.id}/logs`, json({ lines: ['Plan: 1 to add'] }))).status).toBe(200);
-    for (const phase of ['Running', 'Succeeded']) expect((await internal.send(`/internal/runs/${run.id}/phase`, json({ phase }))).status).toBe(200);
+    const claimed = await internal.send('/internal/runs/claim', json({ project: 'image-test', workspace: 'network', leaseSeconds: 600 }));
+    expect(claimed.status, claimed.body).toBe(200);
+    const { run: held, lease } = JSON.parse(claimed.body) as { run: { id: string }; lease: { id: string } };
+    expect(held.id).toBe(run.id);
+    expect((await internal.send(`/internal/runs/${run.id}/logs`, json({ leaseId: lease.id, firstSeq: 1, lines: ['Plan: 1 to add'] }))).status).toBe(200);
+    expect((await internal.send(`/internal/runs/${run.id}/phase`, json({ leaseId: lease.id, phase: 'Succeeded' }))).status).toBe(200);
 
     const stream = await containers.get('run-logs')!.get(`/api/v1alpha1/run-logs/image-test/${run.id}`, token);
     expect(stream.status).toBe(200);
