@@ -1,5 +1,4 @@
 import type { Authorizer } from '../../shared/authz/authorizer.ts';
-import { tokenExpiresAt } from '../../shared/auth/token-expiry.ts';
 import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
 import { KubernetesStatusError, asKubernetesStatus } from '../../shared/resources/kubernetes-status.ts';
@@ -75,7 +74,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const table = version ? { version, includeObject: includeObjectOption(request.query) } : undefined;
       const path = objects.platformPath(kind, location);
       if (watching) {
-        return watchResponse({ objects, description: await description(), path, query, present: writes.present, table, expiresAt: tokenExpiresAt(request), signal: request.signal });
+        return watchResponse({ objects, description: await description(), path, query, present: writes.present, table, expiresAt: request.principal!.expiresAt, signal: request.signal });
       }
       const { body } = await objects.send<{ metadata?: Record<string, unknown>; items?: PlatformObject[] }>({ method: 'GET', path, query });
       const items = (body.items ?? []).map(writes.present);
