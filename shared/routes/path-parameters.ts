@@ -50,12 +50,12 @@ export function pathParameterNames(path: string): string[] {
 }
 
 /** Checks one decoded parameter value; answers why it is refused, or undefined when it is valid. */
-export type PathParameterCheck = (value: string) => string | undefined;
+type PathParameterCheck = (value: string) => string | undefined;
 
 const MAX_ECHOED_LENGTH = 64;
 
 /** Compiles a schema into its check, with messages worded as Kubernetes words name errors. */
-export function compilePathParameter(schema: PathParameterSchema): PathParameterCheck {
+function compilePathParameter(schema: PathParameterSchema): PathParameterCheck {
   const pattern = new RegExp(schema.pattern);
   return (value) => {
     if (value === '.' || value === '..') return `may not be '${value}'`;

@@ -1,4 +1,4 @@
-import { compilePathParameter, echoedValue, type PathParameterCheck } from './path-parameters.ts';
+import { checkAgainst, echoedValue, type PathParameterSchema } from './path-parameters.ts';
 import { compilePathPattern, type PathPattern } from './path-pattern.ts';
 import type { RouteDefinition } from './route-table.ts';
 
@@ -17,7 +17,7 @@ export type RouteLookup =
 interface CompiledRoute {
   route: RouteDefinition;
   pattern: PathPattern;
-  checks: Array<[name: string, check: PathParameterCheck]>;
+  parameters: Array<[name: string, schema: PathParameterSchema]>;
 }
 
 /** Finds the route for a method and path among a set of routes, and checks its parameters. */
@@ -28,18 +28,18 @@ export class RouteMatcher {
     this.#compiled = routes.map((route) => ({
       route,
       pattern: compilePathPattern(route.path),
-      checks: Object.entries(route.pathParameters ?? {}).map(([name, schema]) => [name, compilePathParameter(schema)]),
+      parameters: Object.entries(route.pathParameters ?? {}),
     }));
   }
 
   lookup(method: string, path: string): RouteLookup {
     const allowed: string[] = [];
-    for (const { route, pattern, checks } of this.#compiled) {
+    for (const { route, pattern, parameters } of this.#compiled) {
       const params = pattern.match(path);
       if (params === null) continue;
       if (route.method === '*' || route.method === method || (method === 'HEAD' && route.method === 'GET')) {
-        for (const [name, check] of checks) {
-          const problem = check(params[name] ?? '');
+        for (const [name, schema] of parameters) {
+          const problem = checkAgainst(schema, params[name] ?? '');
           if (problem !== undefined) return { kind: 'invalid-parameter', route, problem: `${name} ${echoedValue(params[name] ?? '')} is invalid: ${problem}` };
         }
         return { kind: 'found', match: { route, params } };

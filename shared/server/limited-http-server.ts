@@ -32,8 +32,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHead
         : [400, 'Bad Request', { error: 'the request could not be parsed as HTTP', reason: 'BadRequest' }];
   // An answer to HEAD has no body; the request line is all node parsed of it, if anything.
   const isHead = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  const body = isHead ? '' : JSON.stringify(payload);
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(JSON.stringify(payload))}\r\nConnection: close\r\n\r\n${body}`);
+  const json = JSON.stringify(payload);
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`);
 }
 
 /** Starts listening and resolves with the bound port. */

@@ -131,7 +131,7 @@ describe('Executed equals authorised: with valid names, every request the server
       expect(status, text.slice(0, 200)).toBeLessThan(500);
       // A review answered from the server's cache was asked earlier in this file, with the same attributes.
       seen.push(...reviews);
-      expect(reviews.length > 0 || executed.length === 0 || seen.length > 0).toBe(true);
+      if (executed.length > 0) expect(seen.length, 'the server reached the cluster without any review ever asked').toBeGreaterThan(0);
       for (const request of executed) {
         const problem = outsideAuthorised(request, reviews.length > 0 ? reviews : seen, VALID.name);
         expect(problem, `${route.method} ${route.path}: sent ${request.method} ${request.rawUrl}`).toBeUndefined();
