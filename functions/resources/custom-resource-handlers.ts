@@ -14,6 +14,8 @@ import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import type { HandlerRequest, RouteHandler } from '../../shared/runtime/function-definition.ts';
 import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body.ts';
 import { watchResponse } from './resource-watch.ts';
+import { readBearerToken } from '../../shared/auth/bearer-token.ts';
+import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 import { APPLY_PATCH, plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
@@ -30,6 +32,8 @@ export interface KindHandlerDependencies {
   authorizer: Authorizer;
   kind: PlatformKind;
   writes: ResourceWrites;
+  /** Watches held open, each ended when the credential that opened it ends. */
+  watchSessions: StreamSessions;
 }
 
 type Operation = (request: HandlerRequest, location: ObjectLocation) => Promise<ApiResponse>;
@@ -74,7 +78,11 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const table = version ? { version, includeObject: includeObjectOption(request.query) } : undefined;
       const path = objects.platformPath(kind, location);
       if (watching) {
-        return watchResponse({ objects, description: await description(), path, query, present: writes.present, table, expiresAt: request.principal!.expiresAt, signal: request.signal });
+        const credential = dependencies.watchSessions.open(request.principal!, readBearerToken(request, false)!);
+        return await watchResponse({ objects, description: await description(), path, query, present: writes.present, table, credential, signal: request.signal }).catch((error: unknown) => {
+          credential.release();
+          throw error;
+        });
       }
       const { body } = await objects.send<{ metadata?: Record<string, unknown>; items?: PlatformObject[] }>({ method: 'GET', path, query });
       const items = (body.items ?? []).map(writes.present);

@@ -2,6 +2,7 @@ import type { ApiResponse, StreamingBody } from '../../shared/http/api-request.t
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import type { KindDescription } from '../../shared/resources/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
+import type { StreamSession } from '../../shared/streams/stream-sessions.ts';
 import { toTable, type TableOptions } from './table-output.ts';
 
 // Without an `exp` the stream still ends, as kube-apiserver ends every watch within its request timeout.
@@ -17,8 +18,8 @@ export interface WatchRequest {
   present: (object: PlatformObject) => PlatformObject;
   /** Events carry Tables when kubectl asked for them. */
   table: Omit<TableOptions, 'withColumns'> | undefined;
-  /** When the caller's token expires: the stream ends then. */
-  expiresAt: number | undefined;
+  /** The caller's credential: the stream ends when it does (expiry, disabled admin account, rotated key). Released at the end. */
+  credential: StreamSession;
   /** Aborted when the caller goes away. */
   signal: AbortSignal | undefined;
 }
@@ -42,7 +43,8 @@ export async function watchResponse(watch: WatchRequest): Promise<ApiResponse> {
 async function* relay(watch: WatchRequest, events: AsyncIterable<string>, stop: AbortController): StreamingBody {
   const onCallerGone = () => stop.abort();
   watch.signal?.addEventListener('abort', onCallerGone);
-  const expiry = setTimeout(() => stop.abort(), Math.max(0, Math.min((watch.expiresAt ?? Infinity) - Date.now(), LONGEST_WATCH_MS)));
+  watch.credential.onCredentialEnd(() => stop.abort());
+  const expiry = setTimeout(() => stop.abort(), LONGEST_WATCH_MS);
   let first = true;
   try {
     for await (const line of events) {
@@ -58,6 +60,7 @@ async function* relay(watch: WatchRequest, events: AsyncIterable<string>, stop: 
     clearTimeout(expiry);
     watch.signal?.removeEventListener('abort', onCallerGone);
     stop.abort();
+    watch.credential.release();
   }
 }
 

@@ -12,6 +12,7 @@ import { projectWrites } from './project-writes.ts';
 import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
+import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
 export function createResourcesFunction(context: AppContext): FunctionDefinition {
@@ -19,9 +20,11 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
   const objects = new ClusterObjects(rest, context.config.apiGroup);
   const writesOf = (kind: PlatformKind): ResourceWrites =>
     kind === PROJECT ? projectWrites(objects, context.config.projectSecretsAccess) : kind === VARIABLE_SET ? variableSetWrites(objects) : plainWrites(objects, kind);
+  // Watches are not capped per principal (kubectl holds one per `get -w`); they end with their credential.
+  const watchSessions = new StreamSessions({ maxStreamsPerPrincipal: Number.POSITIVE_INFINITY, adminSettings: context.adminSettings, adminTokens: context.adminTokens });
   const handlers = Object.assign(
     {},
-    ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind) })),
+    ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind), watchSessions })),
     runHandlers(context, objects),
     kubernetesApiHandlers(objects, context.authorizer),
     { whoAmI: (request: HandlerRequest) => jsonResponse(200, { type: request.principal!.type, name: runPrincipal(request.principal!).principal }) },

@@ -3,7 +3,7 @@ import type { RunStore } from '../../shared/runs/run-store.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
 import { EventChannel } from './event-channel.ts';
 import type { RunEnd, RunEndWatch } from './run-end-watch.ts';
-import type { CredentialEnd, StreamSession } from './stream-sessions.ts';
+import type { CredentialEnd, StreamSession } from '../../shared/streams/stream-sessions.ts';
 
 /** What EventSource waits before reconnecting (it then sends Last-Event-ID). */
 const RECONNECT_DELAY_MS = 3_000;

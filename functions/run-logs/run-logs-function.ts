@@ -8,7 +8,7 @@ import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
 import type { RunStore } from '../../shared/runs/run-store.ts';
 import { RunEndWatch } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
-import { StreamSessions } from './stream-sessions.ts';
+import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 
 /** How often a run's streams look whether it has finished: one check per run, whatever the number of streams. */
 export const PHASE_CHECK_MS = 2_000;

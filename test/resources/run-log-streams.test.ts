@@ -201,3 +201,22 @@ describe('One principal may hold at most RUN_LOG_MAX_STREAMS_PER_PRINCIPAL strea
     for (const response of [...open.slice(1), retried, otherPrincipal]) await response.body!.cancel();
   });
 });
+
+describe('A watch of the resources API (kubectl get -w) ends, like a run-log stream, as soon as the admin account is disabled or its signing key rotates', () => {
+  it.each([
+    ['the admin account is disabled', { ADMIN_ACCOUNT_ENABLED: 'false' }],
+    ['the signing key rotates', { ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY }],
+  ])('an admin watch closes when %s', async (_, change) => {
+    const response = await fetch(`${platform().gateway.url}${API}/namespaces/${TEAM_PROJECT}/workspaces?watch=true`, { headers: { authorization: `Bearer ${platform().tokens.admin}` } });
+    expect(response.status).toBe(200);
+    const closed = response.text();
+    await writeMountedSecret(secretFolder, secretValues(change));
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the watch did not close')), EVENT_BOUND_MS)));
+      await Promise.race([closed, bound]).finally(() => clearTimeout(timer));
+    } finally {
+      await restoreAdminSecret();
+    }
+  });
+});

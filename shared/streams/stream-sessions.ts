@@ -1,9 +1,9 @@
 import { decodeJwt } from 'jose';
-import type { AdminTokenAuthenticator } from '../../shared/auth/admin-token.ts';
-import type { Principal } from '../../shared/auth/principal.ts';
-import type { AdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
-import type { AdminSettingsSource } from '../../shared/config/admin-settings-source.ts';
-import { ApiError } from '../../shared/http/api-error.ts';
+import type { AdminTokenAuthenticator } from '../auth/admin-token.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { AdminAccountSettings } from '../config/admin-account-settings.ts';
+import type { AdminSettingsSource } from '../config/admin-settings-source.ts';
+import { ApiError } from '../http/api-error.ts';
 
 /** Why a stream's credential ended: `reason` is machine-readable, `message` for people. */
 export interface CredentialEnd {
