@@ -1,7 +1,7 @@
 // Entry point for AWS Lambda behind API Gateway (HTTP API, payload format 2.0): one exported
 // handler per function, named after it (`publicConfig` for public-config, `runLogs` for run-logs).
 import { createAppContext } from '../shared/app/app-context.ts';
-import { createLambdaHandler } from '../shared/adapters/aws-lambda.ts';
+import { createLambdaHandler } from '../shared/adapters/lambda-adapter.ts';
 import { createFunctionHandler } from './function-registry.ts';
 
 const context = await createAppContext(process.env);

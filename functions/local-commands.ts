@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { loadServerConfig, type Environment } from '../shared/config/server-config.ts';
 import { rotateSigningKey } from '../shared/local/admin-secret-folder.ts';
-import { startLocalCluster } from '../shared/local/local-cluster.ts';
+import { startLocalCluster } from '../infra/kube-emulator/local-cluster.ts';
 import { localDataPaths } from '../shared/local/local-data.ts';
 import { refuseWhileHeld } from '../shared/local/state-lock.ts';
 import type { Logger } from '../shared/logging/logger.ts';

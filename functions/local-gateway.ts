@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createAppContext, type AppContextOptions } from '../shared/app/app-context.ts';
-import { createNodeRequestListener } from '../shared/adapters/node-http.ts';
+import { createNodeRequestListener } from '../shared/adapters/node-http-adapter.ts';
 import { createBridgeProxy } from '../shared/bridge/bridge-proxy.ts';
 import { gatewayRules, resolveGatewayTarget } from '../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
@@ -14,6 +14,7 @@ import { createFunctionHandler } from './function-registry.ts';
 import { setUpCluster } from './resources/cluster-setup.ts';
 import { DEFAULT_LOCAL_DATA_DIR, localDataDir } from '../shared/local/local-data.ts';
 import { gatewayTls } from './gateway-tls.ts';
+import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -47,6 +48,6 @@ export async function startLocalGateway(env: Environment, options: AppContextOpt
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger, localDataDir: localDataDir(process.env) }));
+  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger, localDataDir: localDataDir(process.env), developmentCluster: startDevelopmentCluster }));
   onShutdownSignal(logger, () => running.close());
 }

@@ -1,5 +1,5 @@
 import { createAppContext, type AppContext, type AppContextOptions } from '../shared/app/app-context.ts';
-import { createNodeRequestListener } from '../shared/adapters/node-http.ts';
+import { createNodeRequestListener } from '../shared/adapters/node-http-adapter.ts';
 import type { Environment } from '../shared/config/server-config.ts';
 import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
 import type { FunctionName } from '../shared/routes/route-table.ts';
@@ -10,6 +10,7 @@ import { serveWithContext, type RunningServer } from '../shared/server/running-s
 import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
 import { localDataDir } from '../shared/local/local-data.ts';
+import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
 import { openLocalRunHistory } from '../shared/local/local-run-history.ts';
 
 /**
@@ -55,6 +56,6 @@ export async function serveFunction(
  */
 export async function runFunctionContainer(name: FunctionName, create: (context: AppContext) => FunctionDefinition): Promise<void> {
   const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-  const running = await startOrExit(logger, () => serveFunction(name, create, process.env, { logger, localDataDir: localDataDir(process.env) }));
+  const running = await startOrExit(logger, () => serveFunction(name, create, process.env, { logger, localDataDir: localDataDir(process.env), developmentCluster: startDevelopmentCluster }));
   onShutdownSignal(logger, () => running.close(DRAIN_GRACE_MS));
 }

@@ -18,7 +18,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const leaveOutDevelopmentOnly: Plugin = {
   name: 'leave-out-development-only',
   setup(builder) {
-    builder.onResolve({ filter: /\/(embedded-database|emulator\/index)\.ts$/ }, (args) => ({ path: args.path, namespace: 'development-only' }));
+    builder.onResolve({ filter: /\/(embedded-database|kube-emulator\/(index|local-cluster))\.ts$/ }, (args) => ({ path: args.path, namespace: 'development-only' }));
     builder.onLoad({ filter: /.*/, namespace: 'development-only' }, (args) => ({
       contents: `throw new Error(${JSON.stringify(`${args.path} is for local development (npm start) and is not in the bundles: run them with NODE_ENV=production, DATABASE_URL and a cluster`)});`,
       loader: 'js',

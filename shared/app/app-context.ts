@@ -10,7 +10,7 @@ import { routeTable, type RouteDefinition } from '../routes/route-table.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { loadIdentityConfig, type IdentityConfig } from '../config/identity-config.ts';
-import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
+import type { ClusterConnection, DevelopmentCluster } from '../kubernetes/cluster-connection.ts';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { identityOnFirstUse } from './identity-on-first-use.ts';
 import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
@@ -49,10 +49,15 @@ export interface AppContextOptions {
   logger?: Logger;
   /** Overrides where the admin settings come from (tests, external secret sources). */
   adminSettings?: AdminSettingsSource;
-  /** The Kubernetes API to use instead of KUBECONFIG / in-cluster / the built-in emulator (tests). */
+  /** The Kubernetes API to use instead of KUBECONFIG / in-cluster / a development cluster (tests). */
   kubeConfig?: KubeConfig;
   /**
-   * The checkout's local state folder (entry points pass `.data`): the built-in emulator keeps
+   * Started when the environment names no cluster and this is not production: the local entry
+   * points pass the built-in emulator's starter. Without one, such a context has no cluster (503s).
+   */
+  developmentCluster?: DevelopmentCluster;
+  /**
+   * The checkout's local state folder (entry points pass `.data`): the development cluster keeps
    * its objects there and the embedded PostgreSQL its cluster. Unset (tests): a throwaway cluster.
    */
   localDataDir?: string;
@@ -116,7 +121,7 @@ export async function createAppContext(env: Environment, options: AppContextOpti
 async function contextIdentity(env: Environment, config: ServerConfig, logger: Logger, options: AppContextOptions, localStateDir: string | undefined): Promise<ContextIdentity> {
   // Imported, not linked: its modules load the Kubernetes client, which a function that
   // connects on first use must not pay for at start.
-  const build = async () => (await import('./identity-services.ts')).createIdentityServices(env, config, logger, options.kubeConfig, localStateDir);
+  const build = async () => (await import('./identity-services.ts')).createIdentityServices(env, config, logger, { given: options.kubeConfig, developmentCluster: options.developmentCluster, localStateDir });
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);
     return {

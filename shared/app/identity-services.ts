@@ -1,4 +1,3 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { OidcKeySet } from '../auth/oidc-key-set.ts';
 import { OidcTokenAuthenticator } from '../auth/oidc-token-authenticator.ts';
@@ -12,7 +11,7 @@ import { SubjectAccessReviewCache } from '../authz/subject-access-review-cache.t
 import { KubernetesSubjectAccessReviewer } from '../authz/subject-access-reviewer.ts';
 import { loadIdentityConfig, type IdentityConfig } from '../config/identity-config.ts';
 import type { Environment, ServerConfig } from '../config/server-config.ts';
-import { connectToCluster, type ClusterConnection } from '../kubernetes/cluster-connection.ts';
+import { connectToCluster, type ClusterChoice, type ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import { ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
 import { watchServiceAccounts } from '../kubernetes/service-account-watch.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -31,9 +30,9 @@ export interface IdentityServices {
 const FIRST_SYNC_WAIT_MS = 5_000;
 
 /** Builds OIDC and ServiceAccount verification and the authorizer; throws ConfigError on a bad value. */
-export async function createIdentityServices(env: Environment, config: ServerConfig, logger: Logger, kubeConfig?: KubeConfig, localStateDir?: string): Promise<IdentityServices> {
+export async function createIdentityServices(env: Environment, config: ServerConfig, logger: Logger, cluster: ClusterChoice = {}): Promise<IdentityServices> {
   const identity = loadIdentityConfig(env, config);
-  const kubernetes = await connectToCluster(env, config, logger, kubeConfig, localStateDir);
+  const kubernetes = await connectToCluster(env, config, logger, cluster);
   logger.info('Kubernetes API', { cluster: kubernetes.description });
   const issuers = new ServiceAccountIssuers(identity.serviceAccountIssuers, kubernetes.kubeConfig, logger);
   const tokenAuthenticators: TokenAuthenticator[] = [];

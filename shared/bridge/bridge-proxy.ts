@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, notFound } from '../http/api-error.ts';
-import { writeApiResponse } from '../adapters/node-http.ts';
+import { writeApiResponse } from '../adapters/node-http-adapter.ts';
 import { forwardRequest } from '../gateway/forward-request.ts';
 
 /** The answer under /bridge/ when no identity bridge is deployed. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { writeApiResponse } from '../adapters/node-http.ts';
+import { writeApiResponse } from '../adapters/node-http-adapter.ts';
 import { ApiError, serviceUnavailable } from '../http/api-error.ts';
 import { resolveGatewayTarget, type GatewayRule } from '../routes/gateway-routing.ts';
 import type { FunctionName } from '../routes/route-table.ts';

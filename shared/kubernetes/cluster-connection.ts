@@ -15,14 +15,37 @@ export interface ClusterConnection {
   close(): Promise<void>;
 }
 
+/** A cluster started for local development (the built-in emulator), as its starter hands it over. */
+export interface StartedDevelopmentCluster {
+  url: string;
+  kubeConfig(): KubeConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a development cluster, keeping its objects in `stateDir` when given. The local entry
+ * points pass the emulator's (`infra/kube-emulator/development-cluster.ts`); production passes none.
+ */
+export type DevelopmentCluster = (stateDir: string | undefined) => Promise<StartedDevelopmentCluster>;
+
+/** Where the cluster comes from when the environment names none. */
+export interface ClusterChoice {
+  /** A KubeConfig to use as it is (tests). */
+  given?: KubeConfig;
+  /** Started in development when neither KUBECONFIG nor in-cluster configuration is set. */
+  developmentCluster?: DevelopmentCluster;
+  /** The development cluster keeps its objects here (the checkout's `.data/kubernetes`). */
+  localStateDir?: string;
+}
+
 /**
  * Connects to the cluster: the given KubeConfig (tests), else `KUBECONFIG`, else the in-cluster
- * configuration when `KUBERNETES_SERVICE_HOST` is set, else (never in production) the built-in
- * Kubernetes emulator started in this process, which the start-up log says plainly; with
- * `localStateDir` its objects persist there across restarts, else they die with the process. In
- * production with none of these, every Kubernetes call fails, so its callers answer 503.
+ * configuration when `KUBERNETES_SERVICE_HOST` is set, else (never in production) the development
+ * cluster the entry point handed over, started in this process, which the start-up log says
+ * plainly. With none of these, every Kubernetes call fails, so its callers answer 503.
  */
-export async function connectToCluster(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, given?: KubeConfig, localStateDir?: string): Promise<ClusterConnection> {
+export async function connectToCluster(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, choice: ClusterChoice = {}): Promise<ClusterConnection> {
+  const { given, developmentCluster, localStateDir } = choice;
   if (given) return fixed(given, `the given KubeConfig (${given.getCurrentCluster()?.server ?? 'no server'})`);
   if (env.KUBECONFIG?.trim()) {
     const kubeConfig = new KubeConfig();
@@ -34,13 +57,12 @@ export async function connectToCluster(env: Environment, config: Pick<ServerConf
     kubeConfig.loadFromCluster();
     return fixed(kubeConfig, `in-cluster (${kubeConfig.getCurrentCluster()?.server ?? 'no server'})`);
   }
-  if (config.production) {
+  if (config.production || !developmentCluster) {
     // Admin keeps working; ServiceAccount tokens and OIDC users get 503 (fail closed) until a cluster is configured.
     logger.error('no Kubernetes cluster configured (KUBECONFIG unset, KUBERNETES_SERVICE_HOST unset): ServiceAccount tokens and OIDC users will get 503');
     return { ...fixed(unreachableCluster(), 'none configured'), configured: false };
   }
-  // Imported only here, so production never loads the emulator.
-  const emulator = localStateDir ? await (await import('../local/local-cluster.ts')).startLocalCluster(localStateDir) : await (await import('./emulator/index.ts')).startKubeEmulator();
+  const emulator = await developmentCluster(localStateDir);
   logger.warn(`no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (${localStateDir ? `its state is kept in ${localStateDir}` : 'its state is lost when the process stops'})`);
   return { kubeConfig: emulator.kubeConfig(), description: `built-in emulator (${emulator.url})`, builtInEmulator: true, configured: true, close: () => emulator.close() };
 }

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { startFunctionServer } from '../../knative/function-server.ts';
-import { startKubeEmulator, type KubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
+import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
-import { startLocalCluster } from '../../shared/local/local-cluster.ts';
+import { startLocalCluster } from '../../infra/kube-emulator/local-cluster.ts';
 import { LocalStateInUseError } from '../../shared/local/state-lock.ts';
 import { findFreePort } from '../../shared/server/free-port.ts';
 import { adminEnv, ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
@@ -142,7 +142,7 @@ describe('Local state survives restarts together: the built-in cluster persists 
 describe('A held lock on local state is reported as such at start-up, naming the process, not as "retry shortly"', () => {
   it('a second user of the local cluster state is refused with the holder\'s process id', async () => {
     const dataDir = await temporaryFolder();
-    const holder = await startChild(['--input-type=module', '-e', `const { startLocalCluster } = await import('./shared/local/local-cluster.ts'); await startLocalCluster(${JSON.stringify(join(dataDir, 'kubernetes'))}); console.log('holding');`], {}, /holding/);
+    const holder = await startChild(['--input-type=module', '-e', `const { startLocalCluster } = await import('./infra/kube-emulator/local-cluster.ts'); await startLocalCluster(${JSON.stringify(join(dataDir, 'kubernetes'))}); console.log('holding');`], {}, /holding/);
     cleanups.push(() => holder.stop());
     const refused = await startLocalCluster(join(dataDir, 'kubernetes')).then(() => undefined, (error: unknown) => error);
     expect(refused).toBeInstanceOf(LocalStateInUseError);

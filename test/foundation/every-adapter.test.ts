@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { decodeJwt } from 'jose';
-import type { HttpApiEventV2, HttpApiResultV2 } from '../../shared/adapters/aws-lambda.ts';
+import type { HttpApiEventV2, HttpApiResultV2 } from '../../shared/adapters/lambda-adapter.ts';
 import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../../shared/routes/route-table.ts';
 import { listen } from '../../shared/server/limited-http-server.ts';

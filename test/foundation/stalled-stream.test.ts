@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeRequestListener } from '../../shared/adapters/node-http.ts';
+import { createNodeRequestListener } from '../../shared/adapters/node-http-adapter.ts';
 import { listen } from '../../shared/server/limited-http-server.ts';
 import { openStalledStream } from '../support/server-sent-events.ts';
 

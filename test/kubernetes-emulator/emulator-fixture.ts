@@ -1,8 +1,8 @@
 // Shared set-up of the emulator tests: one emulator per test file, and the Status body of a failed client call.
 import { afterAll, beforeAll } from 'vitest';
 import { ApiException } from '@kubernetes/client-node';
-import { startKubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
-import type { KubeEmulator, KubeEmulatorOptions } from '../../shared/kubernetes/emulator/index.ts';
+import { startKubeEmulator } from '../../infra/kube-emulator/index.ts';
+import type { KubeEmulator, KubeEmulatorOptions } from '../../infra/kube-emulator/index.ts';
 
 /** Starts an emulator before the file's tests and stops it after; call the returned function inside tests. */
 export function useKubeEmulator(options: KubeEmulatorOptions = {}): () => KubeEmulator {

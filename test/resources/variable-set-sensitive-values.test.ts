@@ -8,7 +8,7 @@ import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-s
 import type { ObjectLocation } from '../../shared/resources/cluster-objects.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import type { KubernetesCall } from '../../shared/kubernetes/kubernetes-rest-client.ts';
-import { startKubeEmulator, type KubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
+import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
 import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';

@@ -1,6 +1,6 @@
 // What reached the cluster while a request was served: the server's own calls (its ServiceAccount) and
 // the SubjectAccessReviews it asked, read from the emulator's record of every request as received.
-import type { KubeEmulator, RecordedRequest } from '../../shared/kubernetes/emulator/index.ts';
+import type { KubeEmulator, RecordedRequest } from '../../infra/kube-emulator/index.ts';
 
 /** The emulator's admin user: the identity the test gateway's kubeconfig gives the API server. */
 export const SERVER_IDENTITY = 'kubernetes-admin';

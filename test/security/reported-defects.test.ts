@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startKubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
+import { startKubeEmulator } from '../../infra/kube-emulator/index.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { MAX_JSON_DEPTH } from '../../shared/json/json-document.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { startKubeEmulator, type KubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
+import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 
 /** The CRDs a cluster with Knative Serving and the Gateway API has, without which helm cannot map the chart's kinds. */
 const PLATFORM_DEPENDENCY_KINDS = [

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../../shared/logging/logger.ts';
 import { startLocalGateway } from '../../functions/local-gateway.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import type { AppContextOptions } from '../../shared/app/app-context.ts';
+import { startDevelopmentCluster } from '../../infra/kube-emulator/development-cluster.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,9 +18,12 @@ export function capturingLogger(): Logger & { lines: string[] } {
 /** A logger that drops everything. */
 export const silentLogger = createLogger({ write: () => {} });
 
-/** Starts the local gateway (every function in one process) on a free loopback port. */
+/**
+ * Starts the local gateway (every function in one process) on a free loopback port; like
+ * `npm start`, it is handed the emulator's starter for when the environment names no cluster.
+ */
 export async function startTestGateway(env: Record<string, string | undefined> = {}, options: AppContextOptions = {}): Promise<RunningServer> {
-  return startLocalGateway({ PORT: '0', ...env }, { logger: silentLogger, host: '127.0.0.1', ...options });
+  return startLocalGateway({ PORT: '0', ...env }, { logger: silentLogger, host: '127.0.0.1', developmentCluster: startDevelopmentCluster, ...options });
 }
 
 /** POSTs the password to the login route and returns the response. */

@@ -1,5 +1,5 @@
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { startKubeEmulator, type KubeEmulator } from '../../shared/kubernetes/emulator/index.ts';
+import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 
 /** The namespace the identity tests keep their ServiceAccounts in. */
 export const TEST_NAMESPACE = 'platform-system';

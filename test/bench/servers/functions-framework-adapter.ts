@@ -2,7 +2,7 @@
 import * as functions from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { createAppContext } from '../../../shared/app/app-context.ts';
-import { createFunctionsFrameworkHandler } from '../../../shared/adapters/functions-framework.ts';
+import { createFunctionsFrameworkHandler } from '../../../shared/adapters/functions-framework-adapter.ts';
 import { createFunctionHandler } from '../../../functions/function-registry.ts';
 import { createLogger } from '../../../shared/logging/logger.ts';
 

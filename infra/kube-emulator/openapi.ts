@@ -6,7 +6,7 @@ import { EMULATED_VERSION } from './emulated-version.ts';
 import type { EmulatorContext } from './emulator-context.ts';
 import type { JsonReply } from './http-messages.ts';
 import type { ResourceType } from './resource-registry.ts';
-import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, patchOperation, wantsProtobufOpenApiV2 } from '../openapi-probes.ts';
+import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, patchOperation, wantsProtobufOpenApiV2 } from '../../shared/kubernetes/openapi-probes.ts';
 
 const info = { title: 'Kubernetes', version: EMULATED_VERSION.gitVersion };
 

@@ -7,7 +7,7 @@ import type { JsonReply } from './http-messages.ts';
 import { isKubeObject } from './kube-object.ts';
 import type { KubeObject } from './kube-object.ts';
 import { parseFieldSelector, parseLabelSelector } from './label-selector.ts';
-import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../json/patches.ts';
+import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../shared/json/patches.ts';
 import { confirmRbacWrite } from './rbac-escalation.ts';
 import { applyConfiguration, parseApplyConfiguration } from './server-side-apply.ts';
 import type { RequestInfo } from './request-info.ts';

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { KubeEmulator } from '../kubernetes/emulator/index.ts';
-import { acquireStateLock } from './state-lock.ts';
+import type { KubeEmulator } from './index.ts';
+import { acquireStateLock } from '../../shared/local/state-lock.ts';
 
 /**
  * The built-in Kubernetes emulator over the local state folder: its objects are read from and
@@ -17,7 +17,7 @@ export async function startLocalCluster(folder: string): Promise<KubeEmulator> {
   );
   try {
     // Imported only here, so production never loads the emulator.
-    const { startKubeEmulator } = await import('../kubernetes/emulator/index.ts');
+    const { startKubeEmulator } = await import('./index.ts');
     const emulator = await startKubeEmulator({ statePath: join(folder, 'state.json') });
     return {
       ...emulator,

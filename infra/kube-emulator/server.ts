@@ -30,7 +30,7 @@ import { TokenAuthenticator } from './token-authenticator.ts';
 import type { RegisteredUser } from './token-authenticator.ts';
 import { handleTokenRequest } from './token-request.ts';
 import { handleSelfSubjectReview, handleTokenReview } from './token-review.ts';
-import { generateTlsCertificate } from '../../tls/self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import type { UserInfo } from './user-info.ts';
 import { WatchHub } from './watch.ts';
 import { serveWatch } from './watch-stream.ts';

@@ -3,7 +3,7 @@ import type { Request, Response } from '@google-cloud/functions-framework';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
 import { ApiError, payloadTooLarge } from '../http/api-error.ts';
-import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-http.ts';
+import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-http-adapter.ts';
 
 /**
  * A functions-framework HTTP function serving one core handler. The framework has already
