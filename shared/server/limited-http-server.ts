@@ -2,7 +2,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type Server, type Ser
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { ServerConfig } from '../config/server-config.ts';
-import { errorStatus, type ErrorReason } from '../http/error-catalogue.ts';
+import { apiError } from '../http/error-catalogue.ts';
 import type { ServerTls } from '../tls/server-tls.ts';
 
 /**
@@ -25,18 +25,16 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHead
     socket.destroy();
     return;
   }
-  const [reason, message]: [ErrorReason, string] =
+  const refusal =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? ['RequestHeaderFieldsTooLarge', `request headers exceed ${maxHeaderBytes} bytes`]
+      ? apiError('RequestHeaderFieldsTooLarge', `request headers exceed ${maxHeaderBytes} bytes`)
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? ['RequestTimeout', 'the request was not received in time']
-        : ['BadRequest', 'the request could not be parsed as HTTP'];
-  const status = errorStatus(reason);
-  const payload = { error: message, reason };
+        ? apiError('RequestTimeout', 'the request was not received in time')
+        : apiError('BadRequest', 'the request could not be parsed as HTTP');
   // An answer to HEAD has no body; the request line is all node parsed of it, if anything.
   const isHead = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  const json = JSON.stringify(payload);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`);
+  const json = JSON.stringify({ error: refusal.message, reason: refusal.reason });
+  socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`);
 }
 
 /** Starts listening and resolves with the bound port. */
