@@ -1,5 +1,4 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
-import { badRequest, notFound } from '../../shared/http/api-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
@@ -10,6 +9,7 @@ import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import type { FunctionDefinition, RouteHandler } from '../../shared/runtime/function-definition.ts';
 import { leaseHeader, parseClaim, parseFinish, parseLogChunk, parseRenewal } from './controller-requests.ts';
 import { resolveRunVariables } from './run-variables.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 
 /** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
 export function createInternalFunction(context: AppContext): FunctionDefinition {
@@ -33,7 +33,7 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
     handlers: {
       listRunsInPhase: authorised(async (request) => {
         const phase = request.query.get('phase') ?? 'Pending';
-        if (!UNFINISHED_PHASES.includes(phase as UnfinishedPhase)) throw badRequest(`phase must be one of ${UNFINISHED_PHASES.join(', ')}`, 'InvalidPhase');
+        if (!UNFINISHED_PHASES.includes(phase as UnfinishedPhase)) throw apiError('InvalidPhase', `phase must be one of ${UNFINISHED_PHASES.join(', ')}`);
         const store = await context.runs.store();
         return jsonResponse(200, await store.listUnfinishedRuns({ phase: phase as UnfinishedPhase, ...pageQuery(request.query) }));
       }),
@@ -59,7 +59,7 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
         return jsonResponse(200, { variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace) });
       }),
       internal: authorised((request) => {
-        throw notFound(`no internal route ${request.method} ${request.path}`);
+        throw apiError('NotFound', `no internal route ${request.method} ${request.path}`);
       }),
     },
     readiness: () => context.runs.checkReady(),

@@ -1,9 +1,9 @@
-import { ApiError, notFound } from '../../shared/http/api-error.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { VARIABLE_SET, WORKSPACE } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
 import { checkAgainst } from '../../shared/routes/path-parameters.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 
 /** One variable as a run gets it: the value in clear, from the VariableSet or from its Secret. */
 export interface ResolvedVariable {
@@ -29,7 +29,7 @@ interface Secret {
  */
 export async function resolveRunVariables(objects: ClusterObjects, project: string, workspaceName: string): Promise<ResolvedVariable[]> {
   const workspace = await objects.find<PlatformObject>(objects.platformPath(WORKSPACE, { namespace: project, name: workspaceName }));
-  if (!workspace) throw notFound(`workspace "${workspaceName}" not found in project "${project}"`, 'WorkspaceNotFound');
+  if (!workspace) throw apiError('WorkspaceNotFound', `workspace "${workspaceName}" not found in project "${project}"`);
   const secrets = new Map<string, Promise<Secret | undefined>>();
   const secretOf = (name: string) => {
     if (!secrets.has(name)) secrets.set(name, objects.find<Secret>(objects.corePath('secrets', { namespace: project, name })));
@@ -40,7 +40,7 @@ export async function resolveRunVariables(objects: ClusterObjects, project: stri
     // The name comes from the Workspace's spec: only a valid name may become a path segment.
     const invalid = checkAgainst(VARIABLE_SET.nameSchema, setName);
     const variableSet = invalid === undefined ? await objects.find<PlatformObject>(objects.platformPath(VARIABLE_SET, { namespace: project, name: setName })) : undefined;
-    if (!variableSet) throw new ApiError(409, 'VariableSetNotFound', `workspace "${workspaceName}" refers to VariableSet "${setName}", which does not exist in project "${project}"`);
+    if (!variableSet) throw apiError('VariableSetNotFound', `workspace "${workspaceName}" refers to VariableSet "${setName}", which does not exist in project "${project}"`);
     const variables = Array.isArray(variableSet.spec?.variables) ? variableSet.spec.variables.filter(isJsonObject) : [];
     for (const variable of variables) {
       const resolved = await resolveVariable(variable, setName, secretOf);
@@ -69,11 +69,11 @@ async function resolveVariable(variable: Record<string, unknown>, setName: strin
   // Only the VariableSet's own Secret, which the API server writes: any other Secret of the namespace
   // would be read with the server's rights on behalf of whoever may write VariableSets.
   if (secretName !== sensitiveValuesSecretName(setName)) {
-    throw new ApiError(409, 'VariableSecretNotAllowed', `variable "${base.name}" of VariableSet "${setName}" refers to Secret "${secretName}"; a VariableSet may refer only to its own Secret "${sensitiveValuesSecretName(setName)}"`);
+    throw apiError('VariableSecretNotAllowed', `variable "${base.name}" of VariableSet "${setName}" refers to Secret "${secretName}"; a VariableSet may refer only to its own Secret "${sensitiveValuesSecretName(setName)}"`);
   }
   const encoded = (await secretOf(secretName))?.data?.[key];
   if (encoded === undefined) {
-    throw new ApiError(409, 'VariableSecretNotFound', `variable "${base.name}" of VariableSet "${setName}" refers to key "${key}" of Secret "${secretName}", which does not exist`);
+    throw apiError('VariableSecretNotFound', `variable "${base.name}" of VariableSet "${setName}" refers to key "${key}" of Secret "${secretName}", which does not exist`);
   }
   return { ...base, sensitive: true, value: Buffer.from(encoded, 'base64').toString('utf8') };
 }

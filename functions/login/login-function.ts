@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { clientAddress } from '../../shared/auth/login-throttle.ts';
-import { ApiError, badRequest, forbidden } from '../../shared/http/api-error.ts';
+import { loginError, retryAfter as retryAfterHeader } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import type { FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
 
@@ -20,19 +20,19 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
     const client = clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], config.trustedProxyHops);
     const retryAfter = loginThrottle.retryAfterSeconds(client);
     if (retryAfter > 0) {
-      throw new ApiError(429, 'TooManyFailedLogins', 'too many failed logins from this client; try again later', { 'retry-after': String(retryAfter) });
+      throw loginError('TooManyFailedLogins', 'too many failed logins from this client; try again later', retryAfterHeader(retryAfter));
     }
     const settings = adminSettings.current();
-    if (!settings.enabled) throw forbidden('the admin account is disabled', 'AdminAccountDisabled');
+    if (!settings.enabled) throw loginError('AdminAccountDisabled', 'the admin account is disabled');
     // An unusable hash ($2y$ or empty) fails like a wrong password; the start-up log says why.
     const matches = settings.passwordHashUsable ? await passwordVerifier.compare(password, settings.passwordHash) : false;
     if (matches === 'busy') {
-      throw new ApiError(429, 'TooManyLoginsInProgress', 'too many logins in progress; try again shortly', { 'retry-after': '1' });
+      throw loginError('TooManyLoginsInProgress', 'too many logins in progress; try again shortly', retryAfterHeader(1));
     }
     if (!matches) {
       loginThrottle.recordFailure(client);
       logger.warn('admin login failed', { client });
-      throw forbidden('invalid password', 'InvalidPassword');
+      throw loginError('InvalidPassword', 'invalid password');
     }
     loginThrottle.recordSuccess(client);
     const idToken = await issueAdminToken(settings, config.apiBaseUrl);
@@ -45,10 +45,10 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
 }
 
 function readPassword(header: string | undefined): string {
-  if (header === undefined) throw badRequest('the password goes in the header "Authorization: Bearer <password>"', 'MissingPassword');
+  if (header === undefined) throw loginError('MissingPassword', 'the password goes in the header "Authorization: Bearer <password>"');
   const match = /^Bearer (.+)$/is.exec(header);
-  if (!match) throw badRequest('the Authorization header must be "Bearer <password>"', 'MalformedAuthorizationHeader');
+  if (!match) throw loginError('MalformedAuthorizationHeader', 'the Authorization header must be "Bearer <password>"');
   const password = match[1]!;
-  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) throw forbidden('invalid password', 'InvalidPassword');
+  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) throw loginError('InvalidPassword', 'invalid password');
   return password;
 }

@@ -1,7 +1,7 @@
 import type { Authorizer } from '../../shared/authz/authorizer.ts';
 import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
-import { KubernetesStatusError, asKubernetesStatus } from '../../shared/resources/kubernetes-status.ts';
+import { asKubernetesStatus, statusError } from '../../shared/resources/kubernetes-status.ts';
 import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 import {
   RESOURCE_OPERATIONS,
@@ -73,7 +73,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const watching = isWatch(request.query);
       const query = passedOn(request.query, watching ? WATCH_QUERY : LIST_QUERY);
       const limit = query.get('limit');
-      if (limit !== null && !/^\d+$/.test(limit)) throw new KubernetesStatusError(400, 'BadRequest', `limit must be a non-negative integer, not "${limit}"`);
+      if (limit !== null && !/^\d+$/.test(limit)) throw statusError('BadRequest', `limit must be a non-negative integer, not "${limit}"`);
       const version = requestedTableVersion(request.headers.accept ?? '');
       const table = version ? { version, includeObject: includeObjectOption(request.query) } : undefined;
       const path = objects.platformPath(kind, location);
@@ -128,7 +128,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     },
     async patchStatus(request, location) {
       const type = patchType(request);
-      if (type === APPLY_PATCH) throw new KubernetesStatusError(415, 'UnsupportedMediaType', 'server-side apply of the status subresource is not supported; use a merge or JSON patch');
+      if (type === APPLY_PATCH) throw statusError('UnsupportedMediaType', 'server-side apply of the status subresource is not supported; use a merge or JSON patch');
       const options = writeOptions(request.query, 'patch');
       const { status, body } = await objects.send<PlatformObject>({ method: 'PATCH', path: objects.platformPath(kind, location), body: parseRequestBody(request), contentType: type, query: options });
       return objectAnswer(request, status, body);
@@ -189,7 +189,7 @@ function passedOn(query: URLSearchParams, names: string[]): URLSearchParams {
 function patchType(request: HandlerRequest): string {
   const type = bodyMediaType(request);
   if (!PATCH_TYPES.includes(type)) {
-    throw new KubernetesStatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`);
+    throw statusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`);
   }
   return type;
 }
@@ -197,6 +197,6 @@ function patchType(request: HandlerRequest): string {
 function requireObjectType(request: HandlerRequest): void {
   const type = bodyMediaType(request);
   if (type !== '' && !OBJECT_TYPES.includes(type)) {
-    throw new KubernetesStatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${OBJECT_TYPES.join(', ')}`);
+    throw statusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${OBJECT_TYPES.join(', ')}`);
   }
 }

@@ -2,7 +2,7 @@ import type { Authorizer } from '../../shared/authz/authorizer.ts';
 import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
 import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, wantsProtobufOpenApiV2 } from '../../shared/kubernetes/openapi-probes.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { KubernetesStatusError, asKubernetesStatus } from '../../shared/resources/kubernetes-status.ts';
+import { asKubernetesStatus, statusError } from '../../shared/resources/kubernetes-status.ts';
 import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import type { HandlerRequest, RouteHandler } from '../../shared/runtime/function-definition.ts';
@@ -63,7 +63,7 @@ async function projectNamespace(request: HandlerRequest, objects: ClusterObjects
     await authorizer.authorize(request.principal!, { verb: 'get', group: '', resource: 'namespaces', name });
     const namespace = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));
     if (!namespace || namespace.metadata.labels?.[`${objects.apiGroup}/project`] !== name) {
-      throw new KubernetesStatusError(404, 'NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });
+      throw statusError('NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });
     }
     return jsonResponse(200, namespace);
   } catch (error) {

@@ -1,13 +1,18 @@
 import { JsonDocumentError, assertNestingWithinLimit, parseJsonDocument } from '../../shared/json/json-document.ts';
 import { parse as parseYaml } from 'yaml';
 import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
-import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import { statusError, type KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { checkAgainst, echoedValue } from '../../shared/routes/path-parameters.ts';
 
 function badRequest(message: string): KubernetesStatusError {
-  return new KubernetesStatusError(400, 'BadRequest', message);
+  return statusError('BadRequest', message);
+}
+
+// Kubernetes calls malformed JSON a plain BadRequest; only the depth limit has a reason of its own.
+function unreadableJson(error: JsonDocumentError): KubernetesStatusError {
+  return statusError(error.reason === 'MalformedJson' ? 'BadRequest' : error.reason, error.message);
 }
 
 // YAML bodies: `application/yaml` for objects, and server-side apply's configuration.
@@ -26,7 +31,7 @@ export function parseRequestBody(request: HandlerRequest): unknown {
   try {
     return parseJsonDocument(text);
   } catch (error) {
-    if (error instanceof JsonDocumentError) throw new KubernetesStatusError(400, error.reason === 'MalformedJson' ? 'BadRequest' : error.reason, error.message);
+    if (error instanceof JsonDocumentError) throw unreadableJson(error);
     throw error;
   }
 }
@@ -42,7 +47,7 @@ function parseYamlBody(text: string): unknown {
   try {
     assertNestingWithinLimit(document);
   } catch (error) {
-    if (error instanceof JsonDocumentError) throw new KubernetesStatusError(400, error.reason, error.message);
+    if (error instanceof JsonDocumentError) throw unreadableJson(error);
     throw error;
   }
   return document;
@@ -84,7 +89,7 @@ export function objectForWrite(body: unknown, kind: PlatformKind, apiGroup: stri
 /** 422 `Invalid` for one field, worded as kube-apiserver words it. */
 function invalidField(kind: PlatformKind, apiGroup: string, name: string, field: string, detail: string, value?: string): KubernetesStatusError {
   const shown = value === undefined ? '' : `${echoedValue(value)}: `;
-  return new KubernetesStatusError(422, 'Invalid', `${kind.kind}.${apiGroup} ${echoedValue(name)} is invalid: ${field}: Invalid value: ${shown}${detail}`, {
+  return statusError('Invalid', `${kind.kind}.${apiGroup} ${echoedValue(name)} is invalid: ${field}: Invalid value: ${shown}${detail}`, {
     name,
     group: apiGroup,
     kind: kind.kind,

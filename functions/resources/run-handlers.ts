@@ -1,6 +1,5 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import type { ResourceAttributes } from '../../shared/authz/authorizer.ts';
-import { ApiError, badRequest, notFound } from '../../shared/http/api-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { readJsonObject } from '../../shared/http/json-body.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
@@ -12,6 +11,7 @@ import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import { RunNotFoundError } from '../../shared/runs/run-errors.ts';
 import type { HandlerRequest, RouteHandler } from '../../shared/runtime/function-definition.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 
 const MAX_MESSAGE_LENGTH = 4096;
 
@@ -49,8 +49,8 @@ export function runHandlers(context: AppContext, objects: ClusterObjects): Recor
       await authorize(request, 'create', workspace);
       const input = parseStartRun(request);
       const found = await objects.find<PlatformObject>(objects.platformPath(WORKSPACE, { namespace: project, name: workspace }));
-      if (!found) throw notFound(`workspace "${workspace}" not found in project "${project}"`, 'WorkspaceNotFound');
-      if (found.spec?.suspend === true) throw new ApiError(409, 'WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
+      if (!found) throw apiError('WorkspaceNotFound', `workspace "${workspace}" not found in project "${project}"`);
+      if (found.spec?.suspend === true) throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
       const store = await context.runs.store();
       const run = await store.createRun({ project, workspace, ...input, ...runPrincipal(request.principal!) });
       return jsonResponse(201, run, { location: `/api/v1alpha1/projects/${encodeURIComponent(project)}/runs/${run.id}` });
@@ -77,10 +77,10 @@ export function runHandlers(context: AppContext, objects: ClusterObjects): Recor
 function parseStartRun(request: HandlerRequest): { type: RunType; message?: string } {
   const body = readJsonObject(request, 'InvalidRun');
   const unknown = Object.keys(body).filter((key) => key !== 'type' && key !== 'message');
-  if (unknown.length > 0) throw badRequest(`unknown field(s): ${unknown.join(', ')}`, 'InvalidRun');
-  if (!RUN_TYPES.includes(body.type as RunType)) throw badRequest(`type must be one of ${RUN_TYPES.join(', ')}`, 'InvalidRun');
+  if (unknown.length > 0) throw apiError('InvalidRun', `unknown field(s): ${unknown.join(', ')}`);
+  if (!RUN_TYPES.includes(body.type as RunType)) throw apiError('InvalidRun', `type must be one of ${RUN_TYPES.join(', ')}`);
   if (body.message !== undefined && (typeof body.message !== 'string' || body.message.length > MAX_MESSAGE_LENGTH)) {
-    throw badRequest(`message must be a string of at most ${MAX_MESSAGE_LENGTH} characters`, 'InvalidRun');
+    throw apiError('InvalidRun', `message must be a string of at most ${MAX_MESSAGE_LENGTH} characters`);
   }
   return { type: body.type as RunType, ...(body.message !== undefined ? { message: body.message as string } : {}) };
 }

@@ -1,4 +1,4 @@
-import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import { statusError } from '../../shared/resources/kubernetes-status.ts';
 import type { KindDescription, PrinterColumn } from '../../shared/resources/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 
@@ -26,7 +26,7 @@ type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function includeObjectOption(query: URLSearchParams): IncludeObject {
   const value = query.get('includeObject') ?? 'Metadata';
   if (value !== 'None' && value !== 'Metadata' && value !== 'Object') {
-    throw new KubernetesStatusError(400, 'BadRequest', `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`);
+    throw statusError('BadRequest', `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`);
   }
   return value;
 }

@@ -1,6 +1,6 @@
 import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../shared/json/patches.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
-import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import { KubernetesStatusError, statusError } from '../../shared/resources/kubernetes-status.ts';
 import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
@@ -213,7 +213,7 @@ function patchedObject(current: PlatformObject, patch: unknown, contentType: str
   try {
     return contentType === JSON_PATCH ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
   } catch (error) {
-    if (error instanceof JsonPatchError) throw new KubernetesStatusError(422, 'Invalid', error.message, { name, kind: VARIABLE_SET.kind });
+    if (error instanceof JsonPatchError) throw statusError('Invalid', error.message, { name, kind: VARIABLE_SET.kind });
     throw error;
   }
 }
@@ -228,7 +228,7 @@ function resultAsJsonPatch(current: PlatformObject, result: PlatformObject): unk
 }
 
 function invalidVariable(name: string, detail: string): KubernetesStatusError {
-  return new KubernetesStatusError(422, 'Invalid', `VariableSet "${name}" is invalid: spec.variables: ${detail}`, {
+  return statusError('Invalid', `VariableSet "${name}" is invalid: spec.variables: ${detail}`, {
     name,
     kind: VARIABLE_SET.kind,
     causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'spec.variables' }],

@@ -1,4 +1,4 @@
-import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import { statusError, type KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 
 type WriteVerb = 'create' | 'update' | 'patch' | 'apply' | 'delete';
 
@@ -7,7 +7,7 @@ const FIELD_VALIDATION = ['Ignore', 'Warn', 'Strict'];
 const FIELD_MANAGER = /^[\x20-\x7e]{1,128}$/;
 
 function invalid(message: string): KubernetesStatusError {
-  return new KubernetesStatusError(400, 'BadRequest', message);
+  return statusError('BadRequest', message);
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
-import { badRequest } from '../../shared/http/api-error.ts';
 import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { RunNotFoundError } from '../../shared/runs/run-errors.ts';
@@ -9,6 +8,7 @@ import type { RunStore } from '../../shared/runs/run-store.ts';
 import { RunEndWatch } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
 import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 
 /** How often a run's streams look whether it has finished: one check per run, whatever the number of streams. */
 export const PHASE_CHECK_MS = 2_000;
@@ -87,6 +87,6 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
 function lastEventId(request: HandlerRequest): number {
   const header = request.headers['last-event-id']?.trim();
   if (header === undefined || header === '') return 0;
-  if (!/^\d{1,15}$/.test(header)) throw badRequest('Last-Event-ID must be the number of a log line', 'InvalidLastEventId');
+  if (!/^\d{1,15}$/.test(header)) throw apiError('InvalidLastEventId', 'Last-Event-ID must be the number of a log line');
   return Number(header);
 }

@@ -2,8 +2,9 @@ import type { Domain } from 'node:domain';
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
-import { ApiError, payloadTooLarge } from '../http/api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-http-adapter.ts';
+import { payloadTooLarge } from '../http/error-catalogue.ts';
 
 /**
  * A functions-framework HTTP function serving one core handler. The framework has already

@@ -1,7 +1,7 @@
 import { isStreamingBody, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
-import { payloadTooLarge } from '../http/api-error.ts';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { NodeAdapterLimits } from './node-http-adapter.ts';
+import { payloadTooLarge } from '../http/error-catalogue.ts';
 
 /** The parts of an API Gateway HTTP API (payload format 2.0) event this adapter reads. */
 export interface HttpApiEventV2 {

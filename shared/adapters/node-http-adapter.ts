@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isStreamingBody, jsonResponse, type ApiRequest, type ApiResponse, type StreamingBody } from '../http/api-request.ts';
-import { ApiError, payloadTooLarge } from '../http/api-error.ts';
+import { isStreamingBody, type ApiRequest, type ApiResponse, type StreamingBody } from '../http/api-request.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { CoreHandler } from '../runtime/core-handler.ts';
+import { apiError, payloadTooLarge } from '../http/error-catalogue.ts';
 
 export interface NodeAdapterLimits {
   /** Bodies larger than this are refused with 413 before any handler runs. */
@@ -26,7 +27,7 @@ export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdap
       const body = readRequestBody(incoming, limits.maxBodyBytes);
       response = await handler(toApiRequest(incoming, outgoing, body instanceof Uint8Array ? body : await body));
     } catch (error) {
-      response = error instanceof ApiError ? error.toResponse() : jsonResponse(400, { error: 'request could not be read', reason: 'BadRequest' });
+      response = error instanceof ApiError ? error.toResponse() : apiError('BadRequest', 'request could not be read').toResponse();
     }
     await writeApiResponse(outgoing, response, limits.stalledStreamMs)?.catch(() => outgoing.destroy());
   };
@@ -54,7 +55,7 @@ class NodeApiRequest implements ApiRequest {
 
   constructor(incoming: IncomingMessage, outgoing: ServerResponse, body: Uint8Array) {
     const target = incoming.url ?? '/';
-    if (!target.startsWith('/')) throw new ApiError(400, 'BadRequest', 'request target must be a path');
+    if (!target.startsWith('/')) throw apiError('BadRequest', 'request target must be a path');
     const queryStart = target.indexOf('?');
     this.method = incoming.method ?? 'GET';
     this.path = queryStart === -1 ? target : target.slice(0, queryStart);

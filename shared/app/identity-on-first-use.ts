@@ -1,9 +1,10 @@
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
-import { ApiError, serviceUnavailable } from '../http/api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { IdentityServices } from './identity-services.ts';
 import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 /** The parts of the identity services a function reaches through its context when they are built on first use. */
 export interface IdentityOnFirstUse {
@@ -23,13 +24,13 @@ export function identityOnFirstUse(build: () => Promise<IdentityServices>, logge
   let building: Promise<IdentityServices> | undefined;
   let closed = false;
   const services = (): Promise<IdentityServices> => {
-    if (closed) return Promise.reject(serviceUnavailable('the server is shutting down', 'ShuttingDown'));
+    if (closed) return Promise.reject(apiError('ShuttingDown', 'the server is shutting down'));
     building ??= build().catch((error: unknown) => {
       // Forget the failure so that the next request tries again.
       building = undefined;
       if (error instanceof ApiError) throw error;
       logger.error('identity services could not be started', { error });
-      throw serviceUnavailable('token verification is not available yet; retry shortly', 'KubernetesUnavailable');
+      throw apiError('KubernetesUnavailable', 'token verification is not available yet; retry shortly');
     });
     return building;
   };

@@ -1,13 +1,13 @@
 import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../local/local-data.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
-import { serviceUnavailable } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Environment, ServerConfig } from '../config/server-config.ts';
 import type { RunStore } from '../runs/run-store.ts';
 import { LocalStateInUseError } from '../local/state-lock.ts';
 import { MissingDependencyError } from '../local/missing-dependency-error.ts';
 import { runStoreHttpError } from '../runs/run-http-errors.ts';
+import { apiError, retryAfter } from '../http/error-catalogue.ts';
 
 /** Where the embedded PostgreSQL's data is kept when no local state folder is given: `<repo>/.data/postgres`. */
 const EMBEDDED_DATA_DIR = localDataPaths(DEFAULT_LOCAL_DATA_DIR).postgres;
@@ -44,15 +44,15 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
       throw error;
     }));
   const open = () => {
-    if (closed) return Promise.reject(serviceUnavailable('the server is shutting down', 'ShuttingDown'));
+    if (closed) return Promise.reject(apiError('ShuttingDown', 'the server is shutting down'));
     if (config.production && !env.DATABASE_URL?.trim()) {
       logger.error('DATABASE_URL is not set: run history is unavailable (503) until it is');
-      return Promise.reject(serviceUnavailable('the run history database is not configured (DATABASE_URL)', 'DatabaseNotConfigured', 30));
+      return Promise.reject(apiError('DatabaseNotConfigured', 'the run history database is not configured (DATABASE_URL)', retryAfter(30)));
     }
     return openOrThrow().catch((error: unknown) => {
       // A cause that waiting does not cure is named; anything else may pass (a starting server).
-      if (error instanceof LocalStateInUseError || error instanceof MissingDependencyError) throw serviceUnavailable(error.message, 'DatabaseUnavailable', 30);
-      throw serviceUnavailable('the run history database cannot be opened; retry shortly', 'DatabaseUnavailable');
+      if (error instanceof LocalStateInUseError || error instanceof MissingDependencyError) throw apiError('DatabaseUnavailable', error.message, retryAfter(30));
+      throw apiError('DatabaseUnavailable', 'the run history database cannot be opened; retry shortly');
     });
   };
   return {

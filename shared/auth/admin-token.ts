@@ -1,9 +1,9 @@
 import { SignJWT, jwtVerify } from 'jose';
 import type { AdminAccountSettings } from '../config/admin-account-settings.ts';
-import { unauthorized } from '../http/api-error.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 import type { AdminSettingsSource } from '../config/admin-settings-source.ts';
 import { describeJoseError } from './jose-error-message.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 const ADMIN_SUBJECT = 'admin';
 const ADMIN_CLAIMS = new Set(['iss', 'sub', 'iat', 'exp']);
@@ -42,7 +42,7 @@ export class AdminTokenAuthenticator implements TokenAuthenticator {
   async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
     if (claims.iss !== this.#issuer) return null;
     const settings = this.#settings.current();
-    if (!settings.enabled) throw unauthorized('the admin account is disabled', 'AdminAccountDisabled');
+    if (!settings.enabled) throw apiError('AdminAccountDisabled', 'the admin account is disabled');
     let payload;
     try {
       ({ payload } = await jwtVerify(token, settings.signingKey, {
@@ -52,16 +52,16 @@ export class AdminTokenAuthenticator implements TokenAuthenticator {
         requiredClaims: ['iss', 'sub', 'iat', 'exp'],
       }));
     } catch (error) {
-      throw unauthorized(describeJoseError(error), 'InvalidToken');
+      throw apiError('InvalidToken', describeJoseError(error));
     }
     const { iat, exp } = payload as { iat: number; exp: number };
     const now = Math.floor(Date.now() / 1000);
     const unexpected = Object.keys(payload).filter((claim) => !ADMIN_CLAIMS.has(claim));
-    if (unexpected.length > 0) throw unauthorized(`admin token carries unexpected claims: ${unexpected.join(', ')}`, 'InvalidToken');
-    if (iat > now + CLOCK_SKEW_SECONDS) throw unauthorized('admin token was issued in the future', 'InvalidToken');
+    if (unexpected.length > 0) throw apiError('InvalidToken', `admin token carries unexpected claims: ${unexpected.join(', ')}`);
+    if (iat > now + CLOCK_SKEW_SECONDS) throw apiError('InvalidToken', 'admin token was issued in the future');
     // A token may not outlive the TTL in force: lowering the TTL shortens live sessions too.
     if (exp <= iat || exp - iat > settings.tokenTtlSeconds) {
-      throw unauthorized('admin token lifetime does not match the configured TTL', 'InvalidToken');
+      throw apiError('InvalidToken', 'admin token lifetime does not match the configured TTL');
     }
     return { principal: { type: 'admin', name: 'admin', expiresAt: exp * 1000 }, cacheUntil: exp * 1000 };
   }

@@ -1,5 +1,5 @@
 import type { ApiRequest } from '../http/api-request.ts';
-import { unauthorized } from '../http/api-error.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 /**
  * Reads the token from `Authorization: Bearer <token>`, or, only where the route allows it,
@@ -9,7 +9,7 @@ export function readBearerToken(request: ApiRequest, allowQueryParameter: boolea
   const header = request.headers.authorization;
   if (header !== undefined) {
     const match = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header);
-    if (!match) throw unauthorized('Authorization header must be "Bearer <token>"', 'MalformedAuthorizationHeader');
+    if (!match) throw apiError('MalformedAuthorizationHeader', 'Authorization header must be "Bearer <token>"');
     return match[1]!;
   }
   if (allowQueryParameter) {

@@ -1,8 +1,9 @@
 import { createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose';
 import type { OidcSettings } from '../config/identity-config.ts';
-import { serviceUnavailable, type ApiError } from '../http/api-error.ts';
+import type { ApiError } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import { HeldKeySet } from './held-key-set.ts';
+import { apiError, retryAfter } from '../http/error-catalogue.ts';
 
 export interface OidcKeySetOptions {
   /** After a failed fetch, how long to answer from the keys already held before trying again. */
@@ -69,6 +70,6 @@ export class OidcKeySet {
   }
 
   #unavailable(): ApiError {
-    return serviceUnavailable('the identity provider cannot be reached to fetch its signing keys; retry shortly', 'IdentityProviderUnavailable', Math.ceil(this.#retryAfterFailureMs / 1000));
+    return apiError('IdentityProviderUnavailable', 'the identity provider cannot be reached to fetch its signing keys; retry shortly', retryAfter(Math.ceil(this.#retryAfterFailureMs / 1000)));
   }
 }

@@ -1,9 +1,10 @@
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { OidcSettings } from '../config/identity-config.ts';
-import { ApiError, unauthorized } from '../http/api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 import { describeJoseError } from './jose-error-message.ts';
 import type { OidcKeySet } from './oidc-key-set.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 // Public-key algorithms only: a provider's JWKS never holds an HMAC secret, and `none` is never valid.
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
@@ -35,11 +36,11 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
       }));
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      throw unauthorized(describeJoseError(error), 'InvalidToken');
+      throw apiError('InvalidToken', describeJoseError(error));
     }
     const name = payload[usernameClaim];
     if (typeof name !== 'string' || name === '') {
-      throw unauthorized(`ID token has no "${usernameClaim}" claim (OIDC_USERNAME_CLAIM)`, 'MissingUsernameClaim');
+      throw apiError('MissingUsernameClaim', `ID token has no "${usernameClaim}" claim (OIDC_USERNAME_CLAIM)`);
     }
     return { principal: { type: 'oidc', name, claims: payload, expiresAt: payload.exp! * 1000 }, cacheUntil: payload.exp! * 1000 };
   }

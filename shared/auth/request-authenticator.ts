@@ -1,8 +1,8 @@
 import { decodeJwt } from 'jose';
-import { unauthorized } from '../http/api-error.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 import type { Principal } from './principal.ts';
 import { TokenCache } from './token-cache.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 /**
  * The one verifier every function shares: tries each principal type's authenticator in turn
@@ -50,7 +50,7 @@ export class RequestAuthenticator {
         return result;
       }
     }
-    throw unauthorized('token issuer is not trusted', 'UnknownIssuer');
+    throw apiError('UnknownIssuer', 'token issuer is not trusted');
   }
 }
 
@@ -58,6 +58,6 @@ function readUnverifiedClaims(token: string): UnverifiedClaims {
   try {
     return decodeJwt(token);
   } catch {
-    throw unauthorized('token is not a JWT', 'InvalidToken');
+    throw apiError('InvalidToken', 'token is not a JWT');
   }
 }

@@ -1,11 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { JWTVerifyGetKey } from 'jose';
-import { ApiError, serviceUnavailable } from '../http/api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import { createClusterKeySet } from '../kubernetes/cluster-key-set.ts';
 import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER, type IssuerDiscovery, type ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
 import type { Logger } from '../logging/logger.ts';
 import { HeldKeySet } from './held-key-set.ts';
+import { apiError, retryAfter } from '../http/error-catalogue.ts';
 
 export interface ServiceAccountKeySetOptions {
   /** After a failed key fetch, how long to answer from the keys already held before asking the cluster again. */
@@ -97,7 +98,7 @@ export class ServiceAccountKeySet {
     const keys = new HeldKeySet(remote, {
       retryAfterFailureMs: this.#retryAfterFailureMs,
       publisher: 'cluster ServiceAccount',
-      unavailable: () => serviceUnavailable('the Kubernetes API cannot be reached to fetch its ServiceAccount signing keys; retry shortly', 'KubernetesUnavailable', Math.ceil(this.#retryAfterFailureMs / 1000)),
+      unavailable: () => apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached to fetch its ServiceAccount signing keys; retry shortly', retryAfter(Math.ceil(this.#retryAfterFailureMs / 1000))),
       logger: this.#logger,
     });
     return { issuer: published, keys };

@@ -1,12 +1,13 @@
 import { AuthenticationV1Api, type KubeConfig, type V1TokenReview } from '@kubernetes/client-node';
 import { jwtVerify } from 'jose';
-import { ApiError, unauthorized } from '../http/api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
 import type { ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 import { describeJoseError } from './jose-error-message.ts';
 import type { ServiceAccountKeySet } from './service-account-key-set.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 /** How long a TokenReview's answer is trusted (a deleted ServiceAccount's token dies within it). */
 const TOKEN_REVIEW_TTL_MS = 10_000;
@@ -47,7 +48,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     }
     const status = review.status;
     if (status?.authenticated !== true || !status.user?.username) {
-      throw unauthorized('the cluster did not accept this ServiceAccount token', 'InvalidToken');
+      throw apiError('InvalidToken', 'the cluster did not accept this ServiceAccount token');
     }
     const { username, uid, groups, extra } = status.user;
     const reviewedUntil = Date.now() + TOKEN_REVIEW_TTL_MS;
@@ -67,7 +68,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       await jwtVerify(token, getKey, { algorithms: ALGORITHMS, issuer });
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      throw unauthorized(describeJoseError(error), 'InvalidToken');
+      throw apiError('InvalidToken', describeJoseError(error));
     }
   }
 }

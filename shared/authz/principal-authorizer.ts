@@ -1,9 +1,10 @@
 import type { OidcPrincipal, Principal, ServiceAccountPrincipal } from '../auth/principal.ts';
-import { ApiError, forbidden, serviceUnavailable } from '../http/api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import { describeAttributes, type AuthorizationAttributes, type Authorizer } from './authorizer.ts';
 import type { ServiceAccountClaimIndex } from './service-account-claim-index.ts';
 import type { ServiceAccountName } from './service-account-claims.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from './subject-access-reviewer.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 /**
  * Authorisation by principal type (spec): the admin bypasses every check; a ServiceAccount is
@@ -34,18 +35,18 @@ export class PrincipalAuthorizer implements Authorizer {
   async #authorizeServiceAccount(principal: ServiceAccountPrincipal, attributes: AuthorizationAttributes): Promise<void> {
     const subject: ReviewSubject = { user: principal.name, uid: principal.uid, groups: principal.groups, extra: principal.extra };
     if (!(await this.#reviewer.review(subject, attributes))) {
-      throw forbidden(`${principal.name} may not ${describeAttributes(attributes)}`);
+      throw apiError('Forbidden', `${principal.name} may not ${describeAttributes(attributes)}`);
     }
   }
 
   async #authorizeOidcUser(principal: OidcPrincipal, attributes: AuthorizationAttributes): Promise<void> {
     const index = this.#claimIndex;
     if (index === undefined || !index.synced) {
-      throw serviceUnavailable('the ServiceAccount claim mappings have not been loaded from the Kubernetes API yet; retry shortly', 'KubernetesUnavailable');
+      throw apiError('KubernetesUnavailable', 'the ServiceAccount claim mappings have not been loaded from the Kubernetes API yet; retry shortly');
     }
     const accounts = index.serviceAccountsFor(principal.claims);
     if (accounts.length === 0) {
-      throw forbidden(`user "${principal.name}" maps to no ServiceAccount, so may not ${describeAttributes(attributes)}`);
+      throw apiError('Forbidden', `user "${principal.name}" maps to no ServiceAccount, so may not ${describeAttributes(attributes)}`);
     }
     let failure: ApiError | undefined;
     for (const account of accounts) {
@@ -59,7 +60,7 @@ export class PrincipalAuthorizer implements Authorizer {
     // An allow elsewhere would have been honoured; without one, an unanswered review is not a denial.
     if (failure) throw failure;
     const names = accounts.map((account) => `${account.namespace}/${account.name}`).join(', ');
-    throw forbidden(`user "${principal.name}" (as ServiceAccount ${names}) may not ${describeAttributes(attributes)}`);
+    throw apiError('Forbidden', `user "${principal.name}" (as ServiceAccount ${names}) may not ${describeAttributes(attributes)}`);
   }
 }
 

@@ -1,12 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, notFound } from '../http/api-error.ts';
 import { writeApiResponse } from '../adapters/node-http-adapter.ts';
 import { forwardRequest } from '../gateway/forward-request.ts';
-
-/** The answer under /bridge/ when no identity bridge is deployed. */
-export function bridgeNotConfigured(): ApiError {
-  return notFound('no identity bridge is configured (BRIDGE_UPSTREAM_URL)', 'BridgeNotConfigured');
-}
+import { apiError, bridgeNotConfigured } from '../http/error-catalogue.ts';
 
 /**
  * Forwards a /bridge/* request unauthenticated to the identity bridge, streaming both ways and
@@ -20,7 +15,7 @@ export function createBridgeProxy(upstreamUrl: string | undefined) {
       return;
     }
     forwardRequest(incoming, outgoing, new URL(upstreamUrl), {
-      onUnreachable: () => writeApiResponse(outgoing, new ApiError(502, 'BridgeUnavailable', 'identity bridge is unreachable').toResponse()),
+      onUnreachable: () => writeApiResponse(outgoing, apiError('BridgeUnavailable', 'identity bridge is unreachable').toResponse()),
     });
   };
 }

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeApiResponse } from '../adapters/node-http-adapter.ts';
-import { ApiError, serviceUnavailable } from '../http/api-error.ts';
 import { resolveGatewayTarget, type GatewayRule } from '../routes/gateway-routing.ts';
 import type { FunctionName } from '../routes/route-table.ts';
 import { forwardRequest } from './forward-request.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 // Only requests without a body, which a failed attempt has not consumed, may go to a second replica.
 const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -23,7 +23,7 @@ export function createFunctionGateway(rules: GatewayRule[], pools: ReadonlyMap<F
     const candidates = pool.candidates();
     if (candidates.length === 0) {
       incoming.resume();
-      writeApiResponse(outgoing, serviceUnavailable(`function ${target} has no ready replica: ${pool.unavailableReason()}`, 'FunctionUnavailable').toResponse());
+      writeApiResponse(outgoing, apiError('FunctionUnavailable', `function ${target} has no ready replica: ${pool.unavailableReason()}`).toResponse());
       return;
     }
     const attempt = (index: number): void => {
@@ -32,7 +32,7 @@ export function createFunctionGateway(rules: GatewayRule[], pools: ReadonlyMap<F
         onUnreachable(error) {
           pool.markUnreachable(upstream, error);
           if (index + 1 < candidates.length && RETRYABLE_METHODS.has(incoming.method ?? '')) return attempt(index + 1);
-          writeApiResponse(outgoing, new ApiError(502, 'FunctionUnreachable', `function ${target} failed before answering`).toResponse());
+          writeApiResponse(outgoing, apiError('FunctionUnreachable', `function ${target} failed before answering`).toResponse());
         },
       });
     };

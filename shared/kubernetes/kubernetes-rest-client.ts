@@ -2,8 +2,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createInterface } from 'node:readline';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { serviceUnavailable } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 /** One call to the Kubernetes API: a path under the cluster URL, with an optional JSON body. */
 export interface KubernetesCall {
@@ -97,7 +97,7 @@ export class KubernetesRestClient {
 
   #unavailable(call: KubernetesCall, error: unknown) {
     this.#logger.error('Kubernetes API did not answer', { method: call.method, path: call.path, detail: error instanceof Error ? error.message : String(error) });
-    return serviceUnavailable('the Kubernetes API cannot be reached; retry shortly', 'KubernetesUnavailable');
+    return apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached; retry shortly');
   }
 }
 

@@ -1,6 +1,7 @@
 import { ApiException } from '@kubernetes/client-node';
-import { serviceUnavailable, type ApiError } from '../http/api-error.ts';
+import type { ApiError } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 /**
  * The 503 for a review the Kubernetes API did not answer (down, timing out, or refusing the
@@ -10,5 +11,5 @@ import type { Logger } from '../logging/logger.ts';
 export function kubernetesUnavailable(call: string, error: unknown, logger: Logger): ApiError {
   const detail = error instanceof ApiException ? `HTTP ${error.code}` : error instanceof Error ? error.message : String(error);
   logger.error(`Kubernetes API did not answer a ${call}`, { detail });
-  return serviceUnavailable('the Kubernetes API cannot be reached to verify this request; retry shortly', 'KubernetesUnavailable');
+  return apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached to verify this request; retry shortly');
 }

@@ -1,6 +1,6 @@
-import { serviceUnavailable } from '../http/api-error.ts';
 import type { KubernetesRestClient } from '../kubernetes/kubernetes-rest-client.ts';
 import { API_VERSION, PLATFORM_KINDS } from './platform-kinds.ts';
+import { apiError, retryAfter } from '../http/error-catalogue.ts';
 
 /**
  * Resolves when the cluster serves every platform kind (the chart's CRDs are installed); throws
@@ -12,6 +12,6 @@ export async function checkPlatformCrdsServed(rest: KubernetesRestClient, apiGro
   const served = new Set(answer.status === 200 ? ((answer.body as { resources?: Array<{ name: string }> }).resources ?? []).map((resource) => resource.name) : []);
   const missing = PLATFORM_KINDS.map((kind) => kind.plural).filter((plural) => !served.has(plural));
   if (missing.length > 0) {
-    throw serviceUnavailable(`the cluster does not serve ${missing.join(', ')}.${apiGroup}: install the CustomResourceDefinitions (\`npx platform-api setup\`, or the chart)`, 'CustomResourceDefinitionsMissing', 10);
+    throw apiError('CustomResourceDefinitionsMissing', `the cluster does not serve ${missing.join(', ')}.${apiGroup}: install the CustomResourceDefinitions (\`npx platform-api setup\`, or the chart)`, retryAfter(10));
   }
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '../http/api-error.ts';
+import { apiError, type ErrorReason, type KubernetesCauseType } from '../http/error-catalogue.ts';
 import { jsonResponse, type ApiResponse } from '../http/api-request.ts';
 import type { KubernetesAnswer } from '../kubernetes/kubernetes-rest-client.ts';
 
@@ -8,7 +9,7 @@ export interface StatusDetails {
   group?: string;
   kind?: string;
   uid?: string;
-  causes?: { reason?: string; message?: string; field?: string }[];
+  causes?: { reason?: KubernetesCauseType | string; message?: string; field?: string }[];
 }
 
 /**
@@ -43,6 +44,12 @@ export class KubernetesStatusError extends ApiError {
   }
 }
 
+/** The `Status` answering `reason`, with the status (and headers) the catalogue gives it. */
+export function statusError(reason: ErrorReason, message: string, details?: StatusDetails, headers: Record<string, string> = {}): KubernetesStatusError {
+  const plain = apiError(reason, message, headers);
+  return new KubernetesStatusError(plain.status, reason, message, details, plain.headers);
+}
+
 /** Re-dresses any ApiError (403 from the authorizer, 503, 400) as a `Status`; other errors pass unchanged. */
 export function asKubernetesStatus(error: unknown): unknown {
   if (!(error instanceof ApiError) || error instanceof KubernetesStatusError) return error;
@@ -50,7 +57,7 @@ export function asKubernetesStatus(error: unknown): unknown {
 }
 
 // The caller's own mistakes, which the cluster describes best: passed through as they are.
-const CALLER_FAILURES = new Set([400, 404, 405, 409, 410, 415, 422]);
+export const CALLER_FAILURES = new Set([400, 404, 405, 409, 410, 415, 422]);
 
 /**
  * The error for a failed cluster answer. The caller's mistakes (404, 409, 422, ...) keep the
@@ -64,5 +71,5 @@ export function clusterFailure(answer: KubernetesAnswer): KubernetesStatusError 
     const reason = typeof status.reason === 'string' && status.reason !== '' ? status.reason : 'BadRequest';
     return new KubernetesStatusError(answer.status, reason, message, status.details);
   }
-  return new KubernetesStatusError(503, 'KubernetesUnavailable', `the Kubernetes API could not complete the request (HTTP ${answer.status}); retry shortly`, undefined, { 'retry-after': '5' });
+  return statusError('KubernetesUnavailable', `the Kubernetes API could not complete the request (HTTP ${answer.status}); retry shortly`);
 }

@@ -1,5 +1,5 @@
-import { badRequest } from '../http/api-error.ts';
 import { MAX_LIST_LIMIT } from './run-store.ts';
+import { apiError } from '../http/error-catalogue.ts';
 
 /** The page size of a list when the caller names none. */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -9,7 +9,7 @@ export function pageQuery(query: URLSearchParams): { limit: number; continue?: s
   const text = query.get('limit');
   const limit = text === null ? DEFAULT_PAGE_SIZE : Number(text);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw badRequest(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`, 'InvalidLimit');
+    throw apiError('InvalidLimit', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
   }
   const token = query.get('continue');
   return { limit, ...(token ? { continue: token } : {}) };

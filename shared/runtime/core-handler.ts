@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
-import { ApiError, notFound, unauthorized } from '../http/api-error.ts';
-import { bridgeNotConfigured } from '../bridge/bridge-proxy.ts';
+import { ApiError } from '../http/api-error.ts';
+import { bridgeNotConfigured, notFound, unauthorized } from '../http/error-catalogue.ts';
 import { jsonResponse, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
 import type { RequestAuthenticator } from '../auth/request-authenticator.ts';
 import type { Principal } from '../auth/principal.ts';

@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { ServerConfig } from '../config/server-config.ts';
+import { apiError } from '../http/error-catalogue.ts';
 import type { ServerTls } from '../tls/server-tls.ts';
 
 /**
@@ -24,16 +25,16 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHead
     socket.destroy();
     return;
   }
-  const [status, text, payload] =
+  const refusal =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', { error: `request headers exceed ${maxHeaderBytes} bytes`, reason: 'RequestHeaderFieldsTooLarge' }]
+      ? apiError('RequestHeaderFieldsTooLarge', `request headers exceed ${maxHeaderBytes} bytes`)
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', { error: 'the request was not received in time', reason: 'RequestTimeout' }]
-        : [400, 'Bad Request', { error: 'the request could not be parsed as HTTP', reason: 'BadRequest' }];
+        ? apiError('RequestTimeout', 'the request was not received in time')
+        : apiError('BadRequest', 'the request could not be parsed as HTTP');
   // An answer to HEAD has no body; the request line is all node parsed of it, if anything.
   const isHead = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  const json = JSON.stringify(payload);
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`);
+  const json = JSON.stringify({ error: refusal.message, reason: refusal.reason });
+  socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`);
 }
 
 /** Starts listening and resolves with the bound port. */

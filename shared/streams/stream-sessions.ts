@@ -4,10 +4,11 @@ import type { Principal } from '../auth/principal.ts';
 import type { AdminAccountSettings } from '../config/admin-account-settings.ts';
 import type { AdminSettingsSource } from '../config/admin-settings-source.ts';
 import { ApiError } from '../http/api-error.ts';
+import { STREAM_END_REASONS, apiError, retryAfter, type StreamEndReason } from '../http/error-catalogue.ts';
 
 /** Why a stream's credential ended: `reason` is machine-readable, `message` for people. */
 export interface CredentialEnd {
-  reason: 'TokenExpired' | 'AdminAccountDisabled' | 'SigningKeyRotated' | string;
+  reason: StreamEndReason;
   message: string;
 }
 
@@ -102,9 +103,7 @@ export class StreamSessions {
     const open = this.#openByPrincipal.get(key) ?? 0;
     const max = this.#options.maxStreamsPerPrincipal;
     if (open >= max) {
-      throw new ApiError(429, 'TooManyStreams', `at most ${max} run-log streams may be open at once per principal (RUN_LOG_MAX_STREAMS_PER_PRINCIPAL); close one or retry later`, {
-        'retry-after': String(RETRY_AFTER_SECONDS),
-      });
+      throw apiError('TooManyStreams', `at most ${max} run-log streams may be open at once per principal (RUN_LOG_MAX_STREAMS_PER_PRINCIPAL); close one or retry later`, retryAfter(RETRY_AFTER_SECONDS));
     }
     this.#openByPrincipal.set(key, open + 1);
     const isAdmin = principal.type === 'admin';
@@ -144,8 +143,13 @@ export class StreamSessions {
       }
       this.#options.adminTokens.authenticate(session.token, decodeJwt(session.token)).catch((error: unknown) => {
         if (settings.signingKeyId !== session.signingKeyId) session.end({ reason: 'SigningKeyRotated', message: 'the admin token signing key was rotated' });
-        else session.end({ reason: error instanceof ApiError ? error.reason : 'InvalidToken', message: error instanceof Error ? error.message : 'the token is no longer accepted' });
+        else session.end({ reason: streamEndReason(error), message: error instanceof Error ? error.message : 'the token is no longer accepted' });
       });
     }
   }
+}
+
+/** The reason a refused admin token gives its stream: the refusal's own when the catalogue lists it for streams. */
+function streamEndReason(error: unknown): StreamEndReason {
+  return error instanceof ApiError && Object.hasOwn(STREAM_END_REASONS, error.reason) ? (error.reason as StreamEndReason) : 'InvalidToken';
 }

@@ -17,7 +17,8 @@ import { ServiceAccountClaimIndex } from '../../shared/authz/service-account-cla
 import { claimAnnotationNames } from '../../shared/authz/service-account-claims.ts';
 import { SubjectAccessReviewCache } from '../../shared/authz/subject-access-review-cache.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from '../../shared/authz/subject-access-reviewer.ts';
-import { ApiError, serviceUnavailable, unauthorized } from '../../shared/http/api-error.ts';
+import { ApiError } from '../../shared/http/api-error.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import { SIGNING_KEY, signToken, unsignedToken } from '../support/admin-fixtures.ts';
 import { silentLogger } from '../support/function-servers.ts';
 
@@ -96,7 +97,7 @@ describe('Token cache: a verified token is trusted until its own cacheUntil, nev
     vi.useFakeTimers({ now: START });
     let valid = true;
     const inner = scriptedAuthenticator(() => {
-      if (!valid) throw unauthorized('revoked', 'InvalidToken');
+      if (!valid) throw apiError('InvalidToken', 'revoked');
       return { principal: SERVICE_ACCOUNT, cacheUntil: Date.now() + 10_000 };
     });
     const authenticator = new RequestAuthenticator([inner]);
@@ -124,7 +125,7 @@ describe('Token cache: a verified token is trusted until its own cacheUntil, nev
 describe('Token verification, deny path: a refused token is never cached and is verified again on every use', () => {
   it('refuses the same bad token on each request, asking the authenticator each time', async () => {
     const inner = scriptedAuthenticator(() => {
-      throw unauthorized('bad signature', 'InvalidToken');
+      throw apiError('InvalidToken', 'bad signature');
     });
     const authenticator = new RequestAuthenticator([inner]);
     for (let attempt = 0; attempt < 3; attempt++) expect((await rejection(authenticator.authenticate(BAD_TOKEN))).status).toBe(401);
@@ -149,7 +150,7 @@ describe('Token verification, deny path: a refused token is never cached and is 
     let fail = true;
     const inner = scriptedAuthenticator(async () => {
       await gate;
-      if (fail) throw unauthorized('not yet', 'InvalidToken');
+      if (fail) throw apiError('InvalidToken', 'not yet');
       return { principal: SERVICE_ACCOUNT, cacheUntil: Date.now() + 60_000 };
     });
     const authenticator = new RequestAuthenticator([inner]);
@@ -307,7 +308,7 @@ describe('SubjectAccessReview cache, deny path: a cached denial answers "denied"
       calls: 0,
       async review() {
         this.calls++;
-        if (failing) throw serviceUnavailable('down', 'KubernetesUnavailable');
+        if (failing) throw apiError('KubernetesUnavailable', 'down');
         return true;
       },
     };

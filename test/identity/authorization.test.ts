@@ -8,7 +8,8 @@ import { ServiceAccountClaimIndex } from '../../shared/authz/service-account-cla
 import { claimAnnotationNames, claimRulesFromAnnotations, claimsMatch } from '../../shared/authz/service-account-claims.ts';
 import { SubjectAccessReviewCache } from '../../shared/authz/subject-access-review-cache.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from '../../shared/authz/subject-access-reviewer.ts';
-import { ApiError, serviceUnavailable } from '../../shared/http/api-error.ts';
+import { ApiError } from '../../shared/http/api-error.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import { silentLogger } from '../support/function-servers.ts';
 
 const NAMES = claimAnnotationNames('platform.dev');
@@ -97,7 +98,7 @@ describe('OIDC user: a SubjectAccessReview per mapped ServiceAccount, as that Se
   });
 
   it('an unanswered review with no allow is 503, never 403; with an allow elsewhere, the allow stands', async () => {
-    const down = serviceUnavailable('down', 'KubernetesUnavailable');
+    const down = apiError('KubernetesUnavailable', 'down');
     expect(await statusOf(new PrincipalAuthorizer(scriptedReviewer({ 'system:serviceaccount:team:a-readers': down }), index).authorize(user, GET_INTERNAL))).toBe(503);
     expect(await statusOf(new PrincipalAuthorizer(scriptedReviewer({ 'system:serviceaccount:team:a-readers': down, 'system:serviceaccount:team:b-writers': true }), index).authorize(user, GET_INTERNAL))).toBe(200);
   });
@@ -186,7 +187,7 @@ describe('SubjectAccessReviewCache: allowed 5 minutes, denied 30 seconds, keyed 
   });
 
   it('does not cache a failure', async () => {
-    const inner = scriptedReviewer({ [subject.user]: serviceUnavailable('down', 'KubernetesUnavailable') });
+    const inner = scriptedReviewer({ [subject.user]: apiError('KubernetesUnavailable', 'down') });
     const cache = new SubjectAccessReviewCache(inner);
     await expect(cache.review(subject, GET_INTERNAL)).rejects.toMatchObject({ status: 503 });
     await expect(cache.review(subject, GET_INTERNAL)).rejects.toMatchObject({ status: 503 });
