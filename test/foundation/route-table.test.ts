@@ -3,8 +3,10 @@ import { routeTable, FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 import { gatewayRules, resolveGatewayTarget } from '../../shared/routes/gateway-routing.ts';
 import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
 import { compilePathPattern } from '../../shared/routes/path-pattern.ts';
+import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 
 const routes = routeTable('platform.dev');
+const kinds = await platformKindDescriptions('platform.dev');
 const rules = gatewayRules(routes);
 
 describe('The route table is the single source: each route has one owner and the gateway agrees', () => {
@@ -54,7 +56,7 @@ describe('Path patterns', () => {
 });
 
 describe('/openapi.json: OpenAPI 3.1 of every route', () => {
-  const document = buildOpenApiDocument(routes, 'http://localhost:8080') as { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>> };
+  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>> };
 
   it('is OpenAPI 3.1', () => {
     expect(document.openapi).toBe('3.1.0');
