@@ -5,7 +5,7 @@ import type { RouteDefinition } from './route-table.ts';
 // The refusals a route can answer, derived from what the route is: how callers authenticate, whether
 // it authorises them, whether it takes a body or names something in its path, and (resource routes)
 // which Kubernetes operation it is. A route adds only what is its own (`errorResponses`); the OpenAPI
-// document, /docs and the answer-conformance test (test/foundation/documented-answers) read the result.
+// document, /docs and the answer-conformance test (test/resources/documented-answers.test.ts) read the result.
 
 const NO_TOKEN = 'No token, or an invalid, expired or unaccepted token.';
 const NOT_ALLOWED = 'Authenticated but not allowed.';
