@@ -25,6 +25,18 @@ const PUBLIC_CONFIG_SCHEMA = {
 
 const METHODS_FOR_ANY = ['get', 'post', 'put', 'patch', 'delete'];
 
+/** The group a route is listed under (the table of contents of /docs). */
+function operationTag(route: RouteDefinition): string {
+  if (route.resource) return `${route.resource.kind}s`;
+  if (route.target === 'internal') return 'Workspace controller';
+  if (route.target === 'run-logs') return 'Run logs';
+  if (route.target === 'bridge') return 'Identity bridge';
+  if (route.path.startsWith('/api/v1alpha1/auth/')) return 'Authentication';
+  if (route.path.startsWith('/api/v1alpha1/projects/')) return 'Runs';
+  if (route.target === 'resources') return 'Kubernetes discovery';
+  return 'Service';
+}
+
 /** The OpenAPI 3.1 document of every route in the table; `kinds` (from the CRDs) give the resource kinds' schemas. */
 export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: string, kinds: KindDescription[], apiGroup: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -43,6 +55,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
       (paths[openApiPath] ??= {})[method] = {
         operationId: methods.length > 1 ? `${route.operationId}_${method}` : route.operationId,
         summary: route.summary,
+        tags: [operationTag(route)],
         ...(parameters.length ? { parameters } : {}),
         ...(route.auth === 'none' ? { security: [] } : route.auth === 'bearer-or-query' ? { security: [{ bearerAuth: [] }, { accessTokenQuery: [] }] } : {}),
         ...(requestSchema ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema } } } } : {}),

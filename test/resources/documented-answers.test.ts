@@ -6,8 +6,8 @@
 // status must be documented for its route in the served /openapi.json, and its body must validate
 // (ajv) against the schema documented for that status and media type; each documented answer must
 // be given by some request, or be named below with the reason it cannot be provoked here.
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PLATFORM_KINDS, type ResourceOperation } from '../../shared/resources/platform-kinds.ts';
 import { routeTable, type RouteDefinition } from '../../shared/routes/route-table.ts';
@@ -45,7 +45,7 @@ interface Document {
 
 let document: Document;
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats(ajv);
+formats.default(ajv);
 const validators = new Map<string, ValidateFunction>();
 /** operationId (with `_<method>` for `*` routes) → the statuses some request got. */
 const observed = new Map<string, Set<string>>();
@@ -72,12 +72,11 @@ function fill(route: RouteDefinition, params: Record<string, string>): string {
 }
 
 function validator(key: string, schema: Record<string, unknown>): ValidateFunction {
-  let validate = validators.get(key);
-  if (!validate) {
-    // The document's components go along, so `#/components/schemas/...` resolves as it does in the document.
-    validate = ajv.compile({ ...schema, components: document.components });
-    validators.set(key, validate);
-  }
+  const known = validators.get(key);
+  if (known) return known;
+  // The document's components go along, so `#/components/schemas/...` resolves as it does in the document.
+  const validate = ajv.compile({ ...schema, components: document.components });
+  validators.set(key, validate);
   return validate;
 }
 
