@@ -27,17 +27,17 @@ interface Entry {
 }
 
 const STYLE = `
-body { font: 15px/1.5 system-ui, sans-serif; margin: 0; color: #1d2330; display: grid; grid-template-columns: 18rem 1fr; }
-nav { position: sticky; top: 0; height: 100vh; overflow-y: auto; border-right: 1px solid #d8dde6; padding: 1rem; box-sizing: border-box; font-size: .85rem; background: #f7f8fa; }
+body { font: 15px/1.5 system-ui, sans-serif; margin: 0; color: #1d2330; display: grid; grid-template-columns: 23rem 1fr; }
+nav { position: sticky; top: 0; height: 100vh; overflow-y: auto; border-right: 1px solid #d8dde6; padding: 1rem; box-sizing: border-box; font-size: .8rem; background: #f7f8fa; }
 nav h2 { font-size: .8rem; text-transform: uppercase; letter-spacing: .05em; color: #5b6475; margin: 1rem 0 .25rem; }
-nav ul { list-style: none; margin: 0; padding: 0; } nav li { margin: .1rem 0; } nav a { color: #1d2330; text-decoration: none; display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; } nav a:hover { text-decoration: underline; }
+nav ul { list-style: none; margin: 0; padding: 0; } nav li { margin: .1rem 0; } nav a { color: #1d2330; text-decoration: none; display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; } nav a:hover { text-decoration: underline; } nav .method { min-width: 3.5rem; }
 main { padding: 1.5rem 2rem; max-width: 62rem; min-width: 0; }
 h1 { margin: 0; } .version { color: #5b6475; } h2.group { border-bottom: 1px solid #d8dde6; padding-bottom: .25rem; margin-top: 2rem; }
-details.operation { border: 1px solid #d8dde6; border-radius: 6px; margin: .5rem 0; } details.operation > summary { cursor: pointer; padding: .4rem .75rem; }
+details.operation { border: 1px solid #d8dde6; border-radius: 6px; margin: .5rem 0; } details.operation > summary { cursor: pointer; padding: .4rem .75rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 details.operation[open] > summary { border-bottom: 1px solid #d8dde6; } .body { padding: .25rem 1rem .75rem; }
 .method { display: inline-block; min-width: 4rem; font-weight: 700; text-transform: uppercase; font-size: .8rem; }
 .path { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
-.open { color: #1a7f37; font-size: .8rem; margin-left: .5rem; } .auth { color: #9a6700; font-size: .8rem; margin-left: .5rem; }
+.brief { color: #5b6475; font-size: .85rem; margin-left: .75rem; } .open { color: #1a7f37; font-size: .8rem; margin-left: .5rem; } .auth { color: #9a6700; font-size: .8rem; margin-left: .5rem; }
 h4 { margin: .75rem 0 .25rem; font-size: .9rem; } .answer { margin: .25rem 0 .5rem; }
 .status { font-family: ui-monospace, monospace; font-weight: 700; } .media { color: #5b6475; font-size: .8rem; }
 ul.fields { margin: .15rem 0; padding-left: 1.25rem; } .type { color: #6639ba; font-size: .85rem; } .required { color: #cf222e; font-size: .75rem; }
@@ -112,9 +112,14 @@ function renderOperation({ path, method, operation }: Entry): string {
     .join('');
   // The id is on the folded body: following a link to it unfolds the operation (the browser reveals a target's <details>).
   return `<details class="operation" data-operation="${escapeHtml(operation.operationId)}">
-<summary><span class="method">${escapeHtml(method)}</span><span class="path">${escapeHtml(path)}</span>${open ? '<span class="open">no authentication</span>' : '<span class="auth">bearer token</span>'}</summary>
+<summary><span class="method">${escapeHtml(method)}</span><span class="path">${escapeHtml(path)}</span>${open ? '<span class="open">no authentication</span>' : '<span class="auth">bearer token</span>'}<span class="brief">${renderInline(firstSentence(operation.summary))}</span></summary>
 <div class="body" id="${escapeHtml(operation.operationId)}"><p>${renderInline(operation.summary)}</p>${parameters}${request}<h4>Answers</h4>${responses}</div>
 </details>`;
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/);
+  return end === -1 ? text : text.slice(0, end + 1);
 }
 
 function renderContent(content: Record<string, { schema: Record<string, unknown> }>): string {
