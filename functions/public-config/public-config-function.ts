@@ -1,10 +1,7 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
-import { renderReferencePage } from '../../shared/openapi/reference-page.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { publicOidcConfig } from '../../shared/config/identity-config.ts';
-import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 
 /** What a client needs before it logs in. `oidcConfig` is omitted when OIDC is off. */
 export interface PublicConfig {
@@ -14,12 +11,13 @@ export interface PublicConfig {
 
 /** The public-config function: the public configuration, the OpenAPI document and the reference page. */
 export function createPublicConfigFunction(context: AppContext, oidcConfig: () => PublicConfig['oidcConfig'] = () => publicOidcConfig(context.identity.oidc)): FunctionDefinition {
-  // Built on first request, not at start: the CRDs are read from disk and the cold start stays lean.
+  // Built on first request, not at start: the code that builds it (and the YAML parser for the CRDs) is a
+  // chunk of its own in the bundles, and neither it nor the CRD files are read before someone asks.
   let reference: Promise<{ documentJson: string; page: string }> | undefined;
   const built = () =>
-    (reference ??= platformKindDescriptions(context.config.apiGroup).then((kinds) => {
-      const document = buildOpenApiDocument(context.routes, context.config.apiBaseUrl, kinds, context.config.apiGroup);
-      return { documentJson: JSON.stringify(document), page: renderReferencePage(document) };
+    (reference ??= buildReference(context).catch((error: unknown) => {
+      reference = undefined;
+      throw error;
     }));
   return {
     name: 'public-config',
@@ -37,4 +35,14 @@ export function createPublicConfigFunction(context: AppContext, oidcConfig: () =
       }),
     },
   };
+}
+
+async function buildReference(context: AppContext): Promise<{ documentJson: string; page: string }> {
+  const [{ buildOpenApiDocument }, { renderReferencePage }, { platformKindDescriptions }] = await Promise.all([
+    import('../../shared/openapi/openapi-document.ts'),
+    import('../../shared/openapi/reference-page.ts'),
+    import('../../shared/resources/platform-kind-descriptions.ts'),
+  ]);
+  const document = buildOpenApiDocument(context.routes, context.config.apiBaseUrl, await platformKindDescriptions(context.config.apiGroup), context.config.apiGroup);
+  return { documentJson: JSON.stringify(document), page: renderReferencePage(document) };
 }
