@@ -266,10 +266,10 @@ async function sweepRuns(): Promise<void> {
   await hit(logs, { params: { ...run, run: UNKNOWN_RUN } });
   await hit(logs, { params: run, token: serviceAccount });
   // The stream of a running run stays open: MAX_STREAMS of them held, one more is refused.
-  const held_streams = Array.from({ length: MAX_STREAMS }, () => hit(logs, { params: run, streamWindowMs: 3_000 }));
+  const heldStreams = Array.from({ length: MAX_STREAMS }, () => hit(logs, { params: run, streamWindowMs: 3_000 }));
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   await hit(logs, { params: run });
-  await Promise.all(held_streams);
+  await Promise.all(heldStreams);
 
   await internal('setRunPhase', { params: held, body: { leaseId, phase: 'Cancelled' } });
   await internal('setRunPhase', { params: held, body: { leaseId: otherLease, phase: 'Succeeded' } });
@@ -335,26 +335,16 @@ describe('Every answer of every route is documented for it in /openapi.json, wit
     problems.length = 0;
   });
 
-  it.each(PLATFORM_KINDS.map((kind) => [kind.kind, kind] as const))('the routes of %s', async (_, kind) => {
-    await sweepKind(kind);
-    expect(problems).toEqual([]);
-  }, 120_000);
-
-  it('the routes of a run, the controller\'s routes and the run-log stream', async () => {
-    await sweepRuns();
-    expect(problems).toEqual([]);
-  }, 120_000);
-
-  it('the open routes, discovery and login', async () => {
-    await sweepOthers();
-    expect(problems).toEqual([]);
-  }, 120_000);
-
-  it('no token, a bad token, a bad path parameter, a caller without the right and a body over the limit, on every route', async () => {
-    await sweepCommonRefusals();
+  const sweeps: [string, () => Promise<void>][] = [
+    ...PLATFORM_KINDS.map((kind): [string, () => Promise<void>] => [`the routes of ${kind.kind}`, () => sweepKind(kind)]),
+    ['the routes of a run, the controller\'s routes and the run-log stream', sweepRuns],
+    ['the open routes, discovery and login', sweepOthers],
+    ['no token, a bad token, a bad path parameter, a caller without the right and a body over the limit, on every route', sweepCommonRefusals],
+  ];
+  it.each(sweeps)('%s', async (_, sweep) => {
+    await sweep();
     expect(problems).toEqual([]);
   }, 240_000);
-
 });
 
 describe('Every answer /openapi.json documents is given by some request, or named with why it cannot be provoked here (issue 9)', () => {
