@@ -78,3 +78,30 @@ describe('/openapi.json: OpenAPI 3.1 of every route', () => {
     }
   });
 });
+
+describe('/openapi.json: each route documents only the answers it can give (issue 9)', () => {
+  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+  const answers = (route: (typeof routes)[number]) => document.paths[route.path.replace(/\/\*$/, '/{path}')]![route.method === '*' ? 'get' : route.method.toLowerCase()]!.responses;
+
+  it('a route that takes no body documents no body refusal (413, 415, malformed JSON)', () => {
+    for (const route of routes.filter((candidate) => !candidate.requestSchema && candidate.resource?.operation !== 'delete')) {
+      const documented = answers(route);
+      expect(Object.keys(documented), route.operationId).not.toContain('413');
+      expect(Object.keys(documented), route.operationId).not.toContain('415');
+      expect(documented['400']?.description ?? '', route.operationId).not.toMatch(/JSON/);
+    }
+  });
+
+  it('a route without path parameters, a body or a declared 400 documents no 400', () => {
+    for (const route of routes.filter((candidate) => !candidate.path.includes('{') && !candidate.requestSchema && !candidate.resource)) {
+      const declared = route.operationId === 'login' || route.operationId.startsWith('list');
+      if (!declared) expect(Object.keys(answers(route)), route.operationId).not.toContain('400');
+    }
+  });
+
+  it('the resource kinds are components from their CRDs, and their routes refer to them', () => {
+    const full = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { components: { schemas: Record<string, { properties: Record<string, unknown> }> }; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> };
+    for (const { kind, schema } of kinds) expect(full.components.schemas[kind.kind]!.properties.spec, kind.kind).toEqual((schema.properties as Record<string, unknown>).spec);
+    expect(full.paths['/apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces']!.post!.requestBody!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Workspace' });
+  });
+});
