@@ -1,7 +1,5 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
-import { renderReferencePage } from '../../shared/openapi/reference-page.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { publicOidcConfig } from '../../shared/config/identity-config.ts';
 
@@ -13,9 +11,14 @@ export interface PublicConfig {
 
 /** The public-config function: the public configuration, the OpenAPI document and the reference page. */
 export function createPublicConfigFunction(context: AppContext, oidcConfig: () => PublicConfig['oidcConfig'] = () => publicOidcConfig(context.identity.oidc)): FunctionDefinition {
-  const document = buildOpenApiDocument(context.routes, context.config.apiBaseUrl);
-  const documentJson = JSON.stringify(document);
-  const page = renderReferencePage(document);
+  // Built on first request, not at start: the code that builds it (and the YAML parser for the CRDs) is a
+  // chunk of its own in the bundles, and neither it nor the CRD files are read before someone asks.
+  let reference: Promise<{ documentJson: string; page: string }> | undefined;
+  const built = () =>
+    (reference ??= buildReference(context).catch((error: unknown) => {
+      reference = undefined;
+      throw error;
+    }));
   return {
     name: 'public-config',
     handlers: {
@@ -24,12 +27,22 @@ export function createPublicConfigFunction(context: AppContext, oidcConfig: () =
         const body: PublicConfig = { adminAccountEnabled: context.adminSettings.current().enabled, ...(oidc ? { oidcConfig: oidc } : {}) };
         return jsonResponse(200, body);
       },
-      getOpenApiDocument: () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: documentJson }),
-      getApiReference: () => ({
+      getOpenApiDocument: async () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: (await built()).documentJson }),
+      getApiReference: async () => ({
         status: 200,
         headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" },
-        body: page,
+        body: (await built()).page,
       }),
     },
   };
+}
+
+async function buildReference(context: AppContext): Promise<{ documentJson: string; page: string }> {
+  const [{ buildOpenApiDocument }, { renderReferencePage }, { platformKindDescriptions }] = await Promise.all([
+    import('../../shared/openapi/openapi-document.ts'),
+    import('../../shared/openapi/reference-page.ts'),
+    import('../../shared/resources/platform-kind-descriptions.ts'),
+  ]);
+  const document = buildOpenApiDocument(context.routes, context.config.apiBaseUrl, await platformKindDescriptions(context.config.apiGroup), context.config.apiGroup);
+  return { documentJson: JSON.stringify(document), page: renderReferencePage(document) };
 }

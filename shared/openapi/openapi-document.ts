@@ -1,5 +1,8 @@
 import { pathParameterNames } from '../routes/path-parameters.ts';
 import { ERROR_SCHEMA, type RouteDefinition } from '../routes/route-table.ts';
+import type { KindDescription } from '../resources/platform-kind-descriptions.ts';
+import { documentedRequestSchema, documentedResponses } from './route-responses.ts';
+import { resourceComponentSchemas } from './kind-schemas.ts';
 
 const PUBLIC_CONFIG_SCHEMA = {
   type: 'object',
@@ -22,8 +25,20 @@ const PUBLIC_CONFIG_SCHEMA = {
 
 const METHODS_FOR_ANY = ['get', 'post', 'put', 'patch', 'delete'];
 
-/** The OpenAPI 3.1 document of every route in the table. */
-export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: string): Record<string, unknown> {
+/** The group a route is listed under (the table of contents of /docs). */
+function operationTag(route: RouteDefinition): string {
+  if (route.resource) return `${route.resource.kind}s`;
+  if (route.target === 'internal') return 'Workspace controller';
+  if (route.target === 'run-logs') return 'Run logs';
+  if (route.target === 'bridge') return 'Identity bridge';
+  if (route.path.startsWith('/api/v1alpha1/auth/')) return 'Authentication';
+  if (route.path.startsWith('/api/v1alpha1/projects/')) return 'Runs';
+  if (route.target === 'resources') return 'Kubernetes discovery';
+  return 'Service';
+}
+
+/** The OpenAPI 3.1 document of every route in the table; `kinds` (from the CRDs) give the resource kinds' schemas. */
+export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: string, kinds: KindDescription[], apiGroup: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const openApiPath = route.path.endsWith('/*') ? `${route.path.slice(0, -2)}/{path}` : route.path;
@@ -35,27 +50,16 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
       ...(route.path.endsWith('/*') ? [{ name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The rest of the path.' }] : []),
     ];
     const methods = route.method === '*' ? METHODS_FOR_ANY : [route.method.toLowerCase()];
+    const requestSchema = documentedRequestSchema(route);
     for (const method of methods) {
       (paths[openApiPath] ??= {})[method] = {
         operationId: methods.length > 1 ? `${route.operationId}_${method}` : route.operationId,
         summary: route.summary,
+        tags: [operationTag(route)],
         ...(parameters.length ? { parameters } : {}),
         ...(route.auth === 'none' ? { security: [] } : route.auth === 'bearer-or-query' ? { security: [{ bearerAuth: [] }, { accessTokenQuery: [] }] } : {}),
-        ...(route.requestSchema ? { requestBody: { required: true, content: { 'application/json': { schema: route.requestSchema } } } } : {}),
-        responses: {
-          [String(route.successStatus ?? 200)]: {
-            description: 'Success.',
-            ...(route.responseSchema || route.responseMediaType
-              ? { content: { [route.responseMediaType ?? 'application/json']: { schema: route.responseSchema ?? { type: 'string' } } } }
-              : {}),
-          },
-          ...Object.fromEntries(
-            Object.entries(route.errorResponses ?? {}).map(([status, description]) => [
-              status,
-              { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-            ]),
-          ),
-        },
+        ...(requestSchema ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema } } } } : {}),
+        responses: documentedResponses(route),
       };
     }
   }
@@ -74,7 +78,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         accessTokenQuery: { type: 'apiKey', in: 'query', name: 'access_token', description: 'Only on the run-log stream.' },
       },
-      schemas: { Error: ERROR_SCHEMA, PublicConfig: PUBLIC_CONFIG_SCHEMA },
+      schemas: { Error: ERROR_SCHEMA, PublicConfig: PUBLIC_CONFIG_SCHEMA, ...resourceComponentSchemas(apiGroup, kinds) },
     },
   };
 }

@@ -15,6 +15,7 @@ export function kubernetesApiRoutes(apiGroup: string): RouteDefinition[] {
     operationId,
     summary,
     responseSchema: DOCUMENT,
+    anyAuthenticatedCaller: true,
     ...extra,
   });
   return [
@@ -23,6 +24,7 @@ export function kubernetesApiRoutes(apiGroup: string): RouteDefinition[] {
     route('/api/v1', 'getCoreApiResources', `The core group's \`APIResourceList\`: only \`namespaces\` (get). ${DISCOVERY}`),
     route('/api/v1/namespaces/{namespace}', 'getProjectNamespace', 'A namespace that is a Project\'s (kubectl reads it to word a NotFound). Authorised as `get` on `namespaces` with its name; other namespaces answer 404.', {
       errorResponses: { 404: 'No such namespace, or it belongs to no Project (a `Status`).' },
+      anyAuthenticatedCaller: false,
       statusErrors: true,
     }),
     route('/apis', 'getApiGroups', `\`APIGroupList\` of the platform's group, or aggregated discovery (\`APIGroupDiscoveryList\`, apidiscovery.k8s.io/v2) when Accept asks for it. ${DISCOVERY}`),

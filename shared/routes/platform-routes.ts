@@ -10,12 +10,6 @@ import {
 import type { RouteDefinition } from './route-table.ts';
 
 const SELECTORS = 'Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster\'s watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller\'s token expires. `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).';
-const RESOURCE_ERRORS = {
-  400: 'Malformed JSON, or a body of another kind or name (a Kubernetes `Status`).',
-  404: 'No such object (the cluster\'s `Status`).',
-  409: 'The name is taken, or `metadata.resourceVersion` is stale (the cluster\'s `Status`).',
-  422: 'The object is invalid (the cluster\'s `Status`).',
-};
 
 /** The JSON Schema of a platform object, for the OpenAPI document; the fields are the CRD's (docs/resources.md). */
 function objectSchema(apiGroup: string, kind: PlatformKind): Record<string, unknown> {
@@ -67,7 +61,7 @@ export function resourceRoutes(apiGroup: string): RouteDefinition[] {
       operationId: resourceOperationId(kind, operation),
       summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.`,
       responseSchema: object,
-      errorResponses: RESOURCE_ERRORS,
+      resource: { kind: kind.kind, operation },
       pathParameters: { name: kind.nameSchema },
       statusErrors: true,
       ...extra,
@@ -195,7 +189,7 @@ const LEASE_SCHEMA = {
 const LEASED_RUN_SCHEMA = { type: 'object', required: ['run', 'lease'], properties: { run: RUN_SCHEMA, lease: LEASE_SCHEMA } };
 const LEASE_ID = { type: 'string', format: 'uuid' };
 const LEASE_SECONDS = { type: 'integer', minimum: 1, maximum: 600, default: 60 };
-const LEASE_ERRORS = { 400: 'Malformed body.', 404: 'No such run (`RunNotFound`).', 409: 'The lease is not the current holder\'s (`LeaseNotHeld`).', ...DATABASE_ERRORS };
+const LEASE_ERRORS = { 404: 'No such run (`RunNotFound`).', 409: 'The lease is not the current holder\'s (`LeaseNotHeld`).', ...DATABASE_ERRORS };
 
 /** The workspace controller's routes under `/internal/` (the catch-all `/internal/*` comes after them). */
 export function internalRoutes(): RouteDefinition[] {
@@ -216,7 +210,7 @@ export function internalRoutes(): RouteDefinition[] {
     route('POST', '/internal/runs/claim', 'claimRun', 'Claim the oldest Pending run (of one Project or Workspace, if named) with a lease: it becomes Running, `attempts` + 1, the caller is recorded as its `controller`. Leases that lapsed are collected first. 204 when no run is waiting.', {
       requestSchema: { type: 'object', additionalProperties: false, properties: { project: { type: 'string' }, workspace: { type: 'string', description: 'Only with `project`.' }, leaseSeconds: LEASE_SECONDS } },
       responseSchema: LEASED_RUN_SCHEMA,
-      errorResponses: { 400: 'Malformed body.', ...DATABASE_ERRORS },
+      errorResponses: { 204: 'No run is waiting (no body).', ...DATABASE_ERRORS },
     }),
     route('POST', '/internal/runs/{run}/lease', 'renewRunLease', 'Renew the lease for `leaseSeconds` from now; `lease.cancelRequested` says whether a user asked to cancel.', {
       requestSchema: { type: 'object', required: ['leaseId'], additionalProperties: false, properties: { leaseId: LEASE_ID, leaseSeconds: LEASE_SECONDS } },
@@ -235,7 +229,7 @@ export function internalRoutes(): RouteDefinition[] {
     }),
     route('GET', '/internal/runs/{run}/variables', 'getRunVariables', 'The run\'s variables, resolved: the Workspace\'s VariableSets in `spec.variableSetRefs` order (a later one replaces a variable of the same name), sensitive values read from their Secrets. Only here, never logged. Needs the current lease in the `Run-Lease` header.', {
       responseSchema: { type: 'object', required: ['variables'], properties: { variables: { type: 'array', items: { type: 'object', required: ['name', 'category', 'hcl', 'sensitive', 'value', 'variableSet'], properties: { name: { type: 'string' }, category: { enum: ['terraform', 'env'] }, hcl: { type: 'boolean' }, sensitive: { type: 'boolean' }, value: { type: 'string' }, variableSet: { type: 'string' } } } } } },
-      errorResponses: { ...LEASE_ERRORS, 404: 'No such run (`RunNotFound`) or Workspace (`WorkspaceNotFound`).', 409: 'Not the holder\'s lease (`LeaseNotHeld`), or a VariableSet or Secret key the Workspace refers to is missing (`VariableSetNotFound`, `VariableSecretNotFound`).' },
+      errorResponses: { ...LEASE_ERRORS, 400: 'No `Run-Lease` header, or not a lease id.', 404: 'No such run (`RunNotFound`) or Workspace (`WorkspaceNotFound`).', 409: 'Not the holder\'s lease (`LeaseNotHeld`), or a VariableSet or Secret key the Workspace refers to is missing (`VariableSetNotFound`, `VariableSecretNotFound`).' },
     }),
   ];
 }

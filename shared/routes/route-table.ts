@@ -1,6 +1,8 @@
 import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema } from './path-parameters.ts';
 import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import { internalRoutes, resourceRoutes, runRoutes } from './platform-routes.ts';
+import { routeAnswers } from './route-answers.ts';
+import type { ResourceOperation } from '../resources/platform-kinds.ts';
 
 /**
  * The route table: every route the service answers, declared once. The local gateway, each
@@ -37,8 +39,17 @@ export interface RouteDefinition {
   responseMediaType?: string;
   /** JSON Schema of the request body, when the route takes one. */
   requestSchema?: Record<string, unknown>;
-  /** Extra documented responses: status → description. */
+  /**
+   * The answers besides the success, status → description. A route declares only its own; the table
+   * adds what follows from its other properties (route-answers.ts).
+   */
   errorResponses?: Record<number, string>;
+  /** A Kubernetes-style route of a platform kind: which kind, and which operation on it. */
+  resource?: { kind: string; operation: ResourceOperation };
+  /** Any authenticated caller may use the route: no authorisation, so no 403. */
+  anyAuthenticatedCaller?: boolean;
+  /** The route only ever refuses (the `/internal/*` catch-all answers 404 once authorised). */
+  answersOnlyErrors?: boolean;
   /**
    * The schema of each `{parameter}` of the path; values that do not match are refused with 400
    * before authorisation. Filled from PATH_PARAMETERS_BY_NAME for parameters a route does not name.
@@ -69,6 +80,7 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
       target: 'resources',
       auth: 'bearer',
       operationId: 'whoAmI',
+      anyAuthenticatedCaller: true,
       summary: 'Who the token authenticates as: the principal type and the name runs record for it (`admin`, the OIDC username, `system:serviceaccount:<ns>:<name>`). Needs nothing but a valid token.',
       responseSchema: { type: 'object', required: ['type', 'name'], properties: { type: { enum: ['admin', 'oidc', 'serviceaccount'] }, name: { type: 'string' } }, additionalProperties: false },
     },
@@ -94,6 +106,8 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
       auth: 'bearer',
       operationId: 'internal',
       summary: 'Any other route of the workspace controller (404 once authorised), called with a ServiceAccount token.',
+      answersOnlyErrors: true,
+      errorResponses: { 404: 'No such route of the workspace controller (once authorised).' },
     },
     {
       method: 'GET',
@@ -109,21 +123,14 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
         503: 'The database is unavailable; retry after `Retry-After`.',
       },
     },
-    { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).' },
+    { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).', errorResponses: { 404: 'No identity bridge is configured (`BridgeNotConfigured`).' } },
   ];
   return routes.map((route) => ({
     ...route,
     pathParameters: pathParameterSchemas(route),
-    errorResponses: withInvalidParameterAnswer(route, { ...defaultErrors(route.auth), ...route.errorResponses }),
+    errorResponses: routeAnswers(route),
   }));
 }
-
-function withInvalidParameterAnswer(route: RouteDefinition, answers: Record<number, string>): Record<number, string> {
-  if (pathParameterNames(route.path).length === 0) return answers;
-  return { ...answers, 400: answers[400] ? `${answers[400]} Or: ${INVALID_PARAMETER}` : INVALID_PARAMETER };
-}
-
-const INVALID_PARAMETER = 'A path parameter is not a valid name (`InvalidPathParameter`; `BadRequest` on resource routes).';
 
 function pathParameterSchemas(route: RouteDefinition): Record<string, PathParameterSchema> {
   const schemas: Record<string, PathParameterSchema> = {};
@@ -133,10 +140,6 @@ function pathParameterSchemas(route: RouteDefinition): Record<string, PathParame
     schemas[name] = schema;
   }
   return schemas;
-}
-
-function defaultErrors(auth: AuthMode): Record<number, string> {
-  return auth === 'none' ? {} : { 401: 'No token, or an invalid, expired or unaccepted token.', 403: 'Authenticated but not allowed.', 503: 'The token verifier\'s infrastructure is unreachable; retry after `Retry-After`.' };
 }
 
 /** The JSON Schema of the error body every route uses. */

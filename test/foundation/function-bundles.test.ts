@@ -65,6 +65,24 @@ describe('Issue 10, cold start: a bundle needs no node_modules and loads only wh
   });
 });
 
+/** Whether a loaded bundle file holds the code that builds /openapi.json and /docs (function names survive the build). */
+function holdsReferenceBuilder(url: string): boolean {
+  return url.startsWith('file:') && /\bfunction renderReferencePage\(/.test(readFileSync(new URL(url), 'utf8'));
+}
+
+describe('Issue 9, /docs from local files: public-config builds /openapi.json and /docs from the bundle and the CRDs, on first request only', () => {
+  it('starts without the reference builder, then serves both with the kinds\' CRD schemas', async () => {
+    const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'public-config' });
+    expect(loaded().filter(holdsReferenceBuilder)).toEqual([]);
+    const document = (await (await fetch(`${child.url}/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }> } };
+    expect(Object.keys(document.components.schemas.Workspace!.properties.spec!.properties!)).toContain('source');
+    const page = await fetch(`${child.url}/docs`);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await page.text()).toContain('id="schema-Workspace"');
+    expect(loaded().filter(holdsReferenceBuilder)).toHaveLength(1);
+  });
+});
+
 describe('Issue 10, bundles: the run history works from a bundle (the migrations travel with it)', () => {
   it('run-logs migrates an empty database and streams a run\'s log', async () => {
     const database = await startTestDatabase();

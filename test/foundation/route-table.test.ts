@@ -3,8 +3,10 @@ import { routeTable, FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 import { gatewayRules, resolveGatewayTarget } from '../../shared/routes/gateway-routing.ts';
 import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
 import { compilePathPattern } from '../../shared/routes/path-pattern.ts';
+import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 
 const routes = routeTable('platform.dev');
+const kinds = await platformKindDescriptions('platform.dev');
 const rules = gatewayRules(routes);
 
 describe('The route table is the single source: each route has one owner and the gateway agrees', () => {
@@ -54,7 +56,7 @@ describe('Path patterns', () => {
 });
 
 describe('/openapi.json: OpenAPI 3.1 of every route', () => {
-  const document = buildOpenApiDocument(routes, 'http://localhost:8080') as { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>> };
+  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>> };
 
   it('is OpenAPI 3.1', () => {
     expect(document.openapi).toBe('3.1.0');
@@ -74,5 +76,32 @@ describe('/openapi.json: OpenAPI 3.1 of every route', () => {
       const operation = Object.values(document.paths[path]!)[0]!;
       expect(operation.security?.length === 0, route.path).toBe(route.auth === 'none');
     }
+  });
+});
+
+describe('/openapi.json: each route documents only the answers it can give (issue 9)', () => {
+  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+  const answers = (route: (typeof routes)[number]) => document.paths[route.path.replace(/\/\*$/, '/{path}')]![route.method === '*' ? 'get' : route.method.toLowerCase()]!.responses;
+
+  it('a route that takes no body documents no body refusal (413, 415, malformed JSON)', () => {
+    for (const route of routes.filter((candidate) => !candidate.requestSchema && candidate.resource?.operation !== 'delete')) {
+      const documented = answers(route);
+      expect(Object.keys(documented), route.operationId).not.toContain('413');
+      expect(Object.keys(documented), route.operationId).not.toContain('415');
+      expect(documented['400']?.description ?? '', route.operationId).not.toMatch(/JSON/);
+    }
+  });
+
+  it('a route without path parameters, a body or a declared 400 documents no 400', () => {
+    for (const route of routes.filter((candidate) => !candidate.path.includes('{') && !candidate.requestSchema && !candidate.resource)) {
+      const declared = route.operationId === 'login' || route.operationId.startsWith('list');
+      if (!declared) expect(Object.keys(answers(route)), route.operationId).not.toContain('400');
+    }
+  });
+
+  it('the resource kinds are components from their CRDs, and their routes refer to them', () => {
+    const full = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { components: { schemas: Record<string, { properties: Record<string, unknown> }> }; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> };
+    for (const { kind, schema } of kinds) expect(full.components.schemas[kind.kind]!.properties.spec, kind.kind).toEqual((schema.properties as Record<string, unknown>).spec);
+    expect(full.paths['/apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces']!.post!.requestBody!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Workspace' });
   });
 });

@@ -1,6 +1,6 @@
 // Vitest global setup: builds the function bundles once per test run (esbuild takes seconds),
 // into a folder outside the repository so that nothing in them can fall back to node_modules.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -17,6 +17,8 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const folder = mkdtempSync(join(tmpdir(), 'platform-api-bundles-'));
   const bundleDir = join(folder, 'dist');
   await buildFunctionBundles(bundleDir);
+  // Beside dist/ as the image has them (knative/Dockerfile): the kinds' schemas are read from the CRDs.
+  cpSync(join(import.meta.dirname, '../../infra/chart/files/crds'), join(folder, 'infra/chart/files/crds'), { recursive: true });
   project.provide('bundleDir', bundleDir);
   return () => rmSync(folder, { recursive: true, force: true });
 }
