@@ -2,7 +2,7 @@
 import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { loadServerConfig, type Environment } from '../shared/config/server-config.ts';
+import type { Settings } from '../shared/config/settings.ts';
 import { rotateSigningKey } from '../shared/local/admin-secret-folder.ts';
 import { startLocalCluster } from '../infra/kube-emulator/local-cluster.ts';
 import { localDataPaths } from '../shared/local/local-data.ts';
@@ -15,9 +15,9 @@ import { setUpCluster } from './resources/cluster-setup.ts';
  * cluster; without, in the built-in emulator's saved state under the data folder, seeding the
  * example Project, so that functions started afterwards find them.
  */
-export async function setupCommand(env: Environment, dataDir: string, logger: Logger): Promise<void> {
-  const { apiGroup } = loadServerConfig(env);
-  if (env.KUBECONFIG?.trim()) {
+export async function setupCommand(settings: Settings, dataDir: string, logger: Logger): Promise<void> {
+  const { apiGroup } = settings.server;
+  if (settings.cluster.kubeconfig !== undefined) {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
     await setUpCluster(kubeConfig, apiGroup, logger, { seedExample: false });
