@@ -1,6 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Environment } from '../../shared/config/server-config.ts';
 import type { ClusterSettings, Settings } from '../../shared/config/settings.ts';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
@@ -18,6 +17,7 @@ import { setUpCluster } from '../resources/cluster-setup.ts';
 import { gatewayTls } from '../gateway-tls.ts';
 import { FunctionReplica } from './function-replica.ts';
 import { replicaEnvironment } from './replica-environment.ts';
+import { kubeConfigFromFiles } from '../../shared/kubernetes/kubeconfig-files.ts';
 
 export interface FleetOptions {
   /** Processes per function. */
@@ -64,9 +64,7 @@ export async function startFleet(settings: Settings, environment: Environment, o
     const tls = await gatewayTls(settings, options.dataDir);
     if (await ensureAdminSecretFolder(paths.adminSecret)) logger.info('generated the fleet\'s admin secret (password "admin")', { folder: paths.adminSecret });
     const kubeconfigPath = await connectFleetCluster(settings.cluster, paths.kubernetes, cleanups);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(kubeconfigPath);
-    await setUpCluster(kubeConfig, config.apiGroup, logger, { seedExample: settings.cluster.kubeconfig === undefined });
+    await setUpCluster(kubeConfigFromFiles(kubeconfigPath), config.apiGroup, logger, { seedExample: settings.cluster.kubeconfig === undefined });
     const database: OpenDatabase = await openDatabase({ databaseUrl: settings.database.url, embeddedDataDir: paths.postgres, log: (line) => logger.info(line) });
     cleanups.push(() => database.close());
 

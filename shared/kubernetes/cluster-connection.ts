@@ -2,6 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { ClusterSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/logger.ts';
+import { kubeConfigFromFiles } from './kubeconfig-files.ts';
 
 /** The Kubernetes API the server talks to, shared by every part that needs it. */
 export interface ClusterConnection {
@@ -49,8 +50,7 @@ export async function connectToCluster(settings: ClusterSettings, config: Pick<S
   const { given, developmentCluster, localStateDir } = choice;
   if (given) return fixed(given, `the given KubeConfig (${given.getCurrentCluster()?.server ?? 'no server'})`);
   if (settings.kubeconfig !== undefined) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
+    const kubeConfig = kubeConfigFromFiles(settings.kubeconfig);
     return fixed(kubeConfig, `KUBECONFIG (${kubeConfig.getCurrentCluster()?.server ?? 'no server'})`);
   }
   if (settings.inCluster) {

@@ -13,7 +13,7 @@ import { mountedFolderSecret } from './mounted-folder-source.ts';
  * source is unreadable or lacks a key. The Kubernetes client and the AWS SDK are imported only
  * for their own source: loading either costs a cold start hundreds of milliseconds.
  */
-export async function openAdminSettingsSource(settings: Pick<Settings, 'server' | 'adminSecret'>, logger: Logger): Promise<AdminSettingsSource> {
+export async function openAdminSettingsSource(settings: Pick<Settings, 'server' | 'adminSecret' | 'cluster'>, logger: Logger): Promise<AdminSettingsSource> {
   const { server: config, adminSecret } = settings;
   const source = adminSecret.source;
   if (source.kind === 'environment') {
@@ -24,9 +24,15 @@ export async function openAdminSettingsSource(settings: Pick<Settings, 'server' 
     return followAdminSecret(mountedFolderSecret(source.folder, source.pollIntervalMs), config, logger);
   }
   if (source.kind === 'kubernetes') {
-    const [{ KubeConfig }, { kubernetesSecret }] = await Promise.all([import('@kubernetes/client-node'), import('./kubernetes-secret-source.ts')]);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
+    const [{ KubeConfig }, { kubeConfigFromFiles }, { kubernetesSecret }] = await Promise.all([
+      import('@kubernetes/client-node'),
+      import('../../kubernetes/kubeconfig-files.ts'),
+      import('./kubernetes-secret-source.ts'),
+    ]);
+    const { kubeconfig } = settings.cluster;
+    // Without KUBECONFIG, the client's own defaults: ~/.kube/config, else the in-cluster configuration.
+    const kubeConfig = kubeconfig === undefined ? new KubeConfig() : kubeConfigFromFiles(kubeconfig);
+    if (kubeconfig === undefined) kubeConfig.loadFromDefault();
     return followAdminSecret(kubernetesSecret(kubeConfig, source.namespace, source.name, source.pollIntervalMs), config, logger);
   }
   const [{ SecretsManagerClient }, { awsSecretsManagerSecret }] = await Promise.all([import('@aws-sdk/client-secrets-manager'), import('./aws-secrets-manager-source.ts')]);
