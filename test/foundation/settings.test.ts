@@ -151,8 +151,22 @@ const FORWARDERS: Record<string, string> = {
 /** Modules that receive an environment record (the `Environment` type) only to pass it on, never to read it. */
 const PASSES_ON = new Set(['shared/server/start-up.ts', 'functions/fleet/fleet.ts', 'functions/fleet/function-replica.ts']);
 
+/** The processes' entry points: each parses the settings once, from `process.env`, and hands them down. */
+const ENTRY_POINTS = [
+  'functions/local-gateway.ts',
+  'functions/fleet-main.ts',
+  'functions/functions-framework.ts',
+  'functions/aws-lambda.ts',
+  'knative/server.ts',
+  'knative/function-container.ts',
+  'bin/platform-api.js',
+  'shared/database/migrate-cli.ts',
+];
+
+/** The loader called with the process's environment (the functions-framework lays its flags over it). */
+const LOADER_CALL = /\b(?:loadSettings|settingsOrExit)\(\s*(?:\{\s*\.\.\.)?process\.env\b/g;
 /** How an entry point may name `process.env`: as the argument of the loader, or forwarded to the fleet's replicas. */
-const ENTRY_USES = [/\b(?:loadSettings|settingsOrExit)\(\s*(?:\{\s*\.\.\.)?process\.env\b/g, /\bstartFleet\(\s*settings,\s*process\.env\b/g];
+const ENTRY_USES = [LOADER_CALL, /\bstartFleet\(\s*settings,\s*process\.env\b/g];
 
 /** A variable read out of an environment record: `env.X`, `env?.X`, `env['X']`, `process.env.X`, `environment.X`. */
 const VARIABLE_READ = /\b(?:env|environment|forwarded)\s*(?:\?\.|\.)\s*\[?\s*['"]?[A-Z][A-Z0-9_]*|\b(?:env|environment)\s*(?:\?\.)?\[/g;
@@ -166,7 +180,7 @@ function environmentOffences(path: string, source: string): string[] {
   if (CONFIG_MODULES.test(path) || path in FORWARDERS) return [];
   const code = withoutComments(source);
   const offences: string[] = [];
-  const stray = ENTRY_USES.reduce((text, allowed) => text.replace(allowed, ''), code);
+  const stray = ENTRY_POINTS.includes(path) ? ENTRY_USES.reduce((text, allowed) => text.replace(allowed, ''), code) : code;
   if (/\bprocess\.env\b/.test(stray)) offences.push(`${path} reads process.env`);
   for (const match of code.matchAll(VARIABLE_READ)) offences.push(`${path} reads an environment variable: ${match[0]}`);
   if (/\bEnvironment\b/.test(code) && !PASSES_ON.has(path)) offences.push(`${path} takes an environment record instead of its settings`);
@@ -186,7 +200,7 @@ describe('Nothing but the configuration modules reads the environment', () => {
 
   it('finds the modules of the product, its entry points and its CLI', () => {
     expect(files.length).toBeGreaterThan(100);
-    for (const forwarder of [...Object.keys(FORWARDERS), ...PASSES_ON]) expect(files.map((file) => relative(REPO_ROOT, file))).toContain(forwarder);
+    for (const listed of [...Object.keys(FORWARDERS), ...PASSES_ON, ...ENTRY_POINTS]) expect(files.map((file) => relative(REPO_ROOT, file))).toContain(listed);
   });
 
   it('outside shared/config, process.env is only handed to the loader (or forwarded to the fleet), and no variable is read', () => {
@@ -194,14 +208,23 @@ describe('Nothing but the configuration modules reads the environment', () => {
     expect(offences).toEqual([]);
   });
 
+  it('each entry point parses the settings exactly once', () => {
+    for (const entry of ENTRY_POINTS) {
+      expect(withoutComments(readFileSync(join(REPO_ROOT, entry), 'utf8')).match(LOADER_CALL), entry).toHaveLength(1);
+    }
+  });
+
   it('the check catches each way a module could read the environment itself', () => {
     const module = 'shared/runs/example.ts';
+    const entry = 'functions/local-gateway.ts';
     expect(environmentOffences(module, 'const url = process.env.DATABASE_URL;')).toHaveLength(2);
     expect(environmentOffences(module, 'export function f(env: Environment) { return env.KUBECONFIG?.trim(); }')).toHaveLength(2);
     expect(environmentOffences(module, "const level = env['LOG_LEVEL'];")).toHaveLength(1);
     expect(environmentOffences(module, 'const all = { ...process.env };')).toHaveLength(1);
-    expect(environmentOffences(module, 'const settings = settingsOrExit(process.env); // not process.env.PORT')).toEqual([]);
-    expect(environmentOffences(module, 'const settings = loadSettings({ ...process.env, ...flags });')).toEqual([]);
+    expect(environmentOffences(module, 'const settings = loadSettings(process.env);')).toHaveLength(1);
+    expect(environmentOffences(entry, 'const settings = settingsOrExit(process.env); // not process.env.PORT')).toEqual([]);
+    expect(environmentOffences(entry, 'const settings = loadSettings({ ...process.env, ...flags });')).toEqual([]);
+    expect(environmentOffences(entry, 'const port = process.env.PORT;')).toHaveLength(2);
     expect(environmentOffences('shared/config/settings.ts', 'const url = env.DATABASE_URL;')).toEqual([]);
   });
 });
