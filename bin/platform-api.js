@@ -93,12 +93,13 @@ async function hashPassword(cost) {
 
 async function runLocalCommand(name, dataDirOption) {
   const { resolve } = await import('node:path');
-  const { localDataDir } = await import('../shared/local/local-data.ts');
-  const { createLogger, logLevelFromEnv } = await import('../shared/logging/logger.ts');
+  const { loadSettings } = await import('../shared/config/settings.ts');
+  const { createLogger } = await import('../shared/logging/logger.ts');
   const commands = await import('../functions/local-commands.ts');
-  const dataDir = dataDirOption ? resolve(dataDirOption) : localDataDir(process.env);
+  const settings = loadSettings(process.env);
+  const dataDir = dataDirOption ? resolve(dataDirOption) : settings.local.dataDir;
   if (name === 'setup') {
-    await commands.setupCommand(process.env, dataDir, createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) }));
+    await commands.setupCommand(settings, dataDir, createLogger({ level: settings.server.logLevel }));
   } else if (name === 'rotate-signing-key') {
     const folder = await commands.rotateSigningKeyCommand(dataDir);
     process.stdout.write(`new signing key written to ${folder}; admin sessions end within the poll interval (ADMIN_SECRET_POLL_INTERVAL, 5s by default)\n`);

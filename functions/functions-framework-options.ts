@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
-import type { Environment } from '../shared/config/server-config.ts';
 
 /**
- * The target and port the functions-framework CLI serves, read as the framework reads them:
- * the `--target`/`--port` flags, else FUNCTION_TARGET/PORT, else its defaults.
+ * The functions-framework CLI's `--target`/`--port` flags, which win over FUNCTION_TARGET/PORT
+ * as the framework reads them: the entry lays them over the environment it parses.
  */
-export function frameworkOptions(argv: string[], env: Environment): { target: string; port: string } {
+export function frameworkFlags(argv: string[]): { FUNCTION_TARGET?: string; PORT?: string } {
   const { values } = parseArgs({ args: argv.slice(2), strict: false, options: { target: { type: 'string' }, port: { type: 'string' } } });
   const flag = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  return { target: flag(values.target) ?? env.FUNCTION_TARGET ?? 'function', port: flag(values.port) ?? env.PORT ?? '8080' };
+  const target = flag(values.target);
+  const port = flag(values.port);
+  return { ...(target === undefined ? {} : { FUNCTION_TARGET: target }), ...(port === undefined ? {} : { PORT: port }) };
 }

@@ -1,26 +1,24 @@
 // The operator CLI's commands over the cluster and the checkout's local state (bin/platform-api.js).
 import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { loadServerConfig, type Environment } from '../shared/config/server-config.ts';
+import type { Settings } from '../shared/config/settings.ts';
 import { rotateSigningKey } from '../shared/local/admin-secret-folder.ts';
 import { startLocalCluster } from '../infra/kube-emulator/local-cluster.ts';
 import { localDataPaths } from '../shared/local/local-data.ts';
 import { refuseWhileHeld } from '../shared/local/state-lock.ts';
 import type { Logger } from '../shared/logging/logger.ts';
 import { setUpCluster } from './resources/cluster-setup.ts';
+import { kubeConfigFromFiles } from '../shared/kubernetes/kubeconfig-files.ts';
 
 /**
  * `platform-api setup`: the one-shot cluster set-up. With KUBECONFIG, installs the CRDs in that
  * cluster; without, in the built-in emulator's saved state under the data folder, seeding the
  * example Project, so that functions started afterwards find them.
  */
-export async function setupCommand(env: Environment, dataDir: string, logger: Logger): Promise<void> {
-  const { apiGroup } = loadServerConfig(env);
-  if (env.KUBECONFIG?.trim()) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    await setUpCluster(kubeConfig, apiGroup, logger, { seedExample: false });
+export async function setupCommand(settings: Settings, dataDir: string, logger: Logger): Promise<void> {
+  const { apiGroup } = settings.server;
+  if (settings.cluster.kubeconfig !== undefined) {
+    await setUpCluster(kubeConfigFromFiles(settings.cluster.kubeconfig), apiGroup, logger, { seedExample: false });
     return;
   }
   const emulator = await startLocalCluster(localDataPaths(dataDir).kubernetes);

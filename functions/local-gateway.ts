@@ -6,13 +6,13 @@ import { createBridgeProxy } from '../shared/bridge/bridge-proxy.ts';
 import { gatewayRules, resolveGatewayTarget } from '../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
 import { createLimitedHttpServer } from '../shared/server/limited-http-server.ts';
-import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
-import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
-import type { Environment } from '../shared/config/server-config.ts';
+import { createLogger } from '../shared/logging/logger.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
+import type { Settings } from '../shared/config/settings.ts';
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
 import { setUpCluster } from './resources/cluster-setup.ts';
-import { DEFAULT_LOCAL_DATA_DIR, localDataDir } from '../shared/local/local-data.ts';
+import { DEFAULT_LOCAL_DATA_DIR } from '../shared/local/local-data.ts';
 import { gatewayTls } from './gateway-tls.ts';
 import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
 
@@ -20,9 +20,9 @@ import { startDevelopmentCluster } from '../infra/kube-emulator/development-clus
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
  * the production gateway does (the same rules the chart's HTTPRoute is rendered from).
  */
-export async function startLocalGateway(env: Environment, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
-  const tls = await gatewayTls(env, options.localDataDir ?? DEFAULT_LOCAL_DATA_DIR);
-  const context = await createAppContext(env, options);
+export async function startLocalGateway(settings: Settings, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
+  const tls = await gatewayTls(settings, options.localDataDir ?? DEFAULT_LOCAL_DATA_DIR);
+  const context = await createAppContext(settings, options);
   // What the chart's hook Job does before the functions serve; locally, with the example Project.
   if (context.kubernetes.builtInEmulator) await setUpCluster(context.kubernetes.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
   // With the checkout's local state, a database held by another process is reported now, not per request.
@@ -47,7 +47,8 @@ export async function startLocalGateway(env: Environment, options: AppContextOpt
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-  const running = await startOrExit(logger, () => startLocalGateway(process.env, { logger, localDataDir: localDataDir(process.env), developmentCluster: startDevelopmentCluster }));
+  const settings = settingsOrExit(process.env);
+  const logger = createLogger({ level: settings.server.logLevel });
+  const running = await startOrExit(logger, () => startLocalGateway(settings, { logger, localDataDir: settings.local.dataDir, developmentCluster: startDevelopmentCluster }));
   onShutdownSignal(logger, () => running.close());
 }

@@ -1,15 +1,14 @@
 import { createAppContext, type AppContext, type AppContextOptions } from '../shared/app/app-context.ts';
 import { createNodeRequestListener } from '../shared/adapters/node-http-adapter.ts';
-import type { Environment } from '../shared/config/server-config.ts';
-import { createLogger, logLevelFromEnv } from '../shared/logging/logger.ts';
+import type { Settings } from '../shared/config/settings.ts';
+import { createLogger } from '../shared/logging/logger.ts';
 import type { FunctionName } from '../shared/routes/route-table.ts';
 import { createContextHandler } from '../shared/runtime/core-handler.ts';
 import type { FunctionDefinition } from '../shared/runtime/function-definition.ts';
 import { createLimitedHttpServer } from '../shared/server/limited-http-server.ts';
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { tlsFromSettings } from '../shared/tls/server-tls.ts';
-import { onShutdownSignal, startOrExit } from '../shared/server/start-up.ts';
-import { localDataDir } from '../shared/local/local-data.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
 import { openLocalRunHistory } from '../shared/local/local-run-history.ts';
 
@@ -36,16 +35,16 @@ const DRAIN_GRACE_MS = 25_000;
 export async function serveFunction(
   name: FunctionName,
   create: (context: AppContext) => FunctionDefinition,
-  env: Environment,
+  settings: Settings,
   options: AppContextOptions & { host?: string } = {},
 ): Promise<RunningServer> {
-  const tls = await tlsFromSettings(env);
-  const context = await createAppContext(env, { cluster: CLUSTER_USE[name], ...options });
+  const tls = await tlsFromSettings(settings.tls);
+  const context = await createAppContext(settings, { cluster: CLUSTER_USE[name], ...options });
   if (options.localDataDir !== undefined) await openLocalRunHistory(name, context);
   const handler = createContextHandler(create(context), context);
   const server = createLimitedHttpServer(context.config, createNodeRequestListener(handler, context.config), tls);
   const running = await serveWithContext(server, context, options.host, DRAIN_GRACE_MS);
-  context.logger.info('function listening', { function: name, service: env.K_SERVICE, revision: env.K_REVISION, port: running.port, tls: tls !== undefined });
+  context.logger.info('function listening', { function: name, service: settings.runtime.knativeService, revision: settings.runtime.knativeRevision, port: running.port, tls: tls !== undefined });
   return running;
 }
 
@@ -55,7 +54,8 @@ export async function serveFunction(
  * without a cluster or database configured, one function alone uses the checkout's local state.
  */
 export async function runFunctionContainer(name: FunctionName, create: (context: AppContext) => FunctionDefinition): Promise<void> {
-  const logger = createLogger({ level: logLevelFromEnv(process.env.LOG_LEVEL) });
-  const running = await startOrExit(logger, () => serveFunction(name, create, process.env, { logger, localDataDir: localDataDir(process.env), developmentCluster: startDevelopmentCluster }));
+  const settings = settingsOrExit(process.env);
+  const logger = createLogger({ level: settings.server.logLevel });
+  const running = await startOrExit(logger, () => serveFunction(name, create, settings, { logger, localDataDir: settings.local.dataDir, developmentCluster: startDevelopmentCluster }));
   onShutdownSignal(logger, () => running.close(DRAIN_GRACE_MS));
 }

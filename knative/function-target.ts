@@ -1,10 +1,10 @@
 import { ConfigError } from '../shared/config/config-error.ts';
-import type { Environment } from '../shared/config/server-config.ts';
+import type { RuntimeSettings } from '../shared/config/settings.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
 
 /** The function a container serves: FUNCTION_TARGET, which must name one of the functions. */
-export function functionTarget(env: Environment): FunctionName {
-  const target = env.FUNCTION_TARGET ?? '';
+export function functionTarget(runtime: RuntimeSettings): FunctionName {
+  const target = runtime.functionTarget ?? '';
   if (!isFunctionName(target)) {
     throw new ConfigError('FUNCTION_TARGET', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
   }

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { loadServerConfig, type Environment } from '../../shared/config/server-config.ts';
+import type { Environment } from '../../shared/config/server-config.ts';
+import type { ClusterSettings, Settings } from '../../shared/config/settings.ts';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
 import { openDatabase, type OpenDatabase } from '../../shared/database/open-database.ts';
 import { createFunctionGateway } from '../../shared/gateway/function-gateway.ts';
@@ -16,6 +16,8 @@ import { createLimitedHttpServer, drain, listen } from '../../shared/server/limi
 import { setUpCluster } from '../resources/cluster-setup.ts';
 import { gatewayTls } from '../gateway-tls.ts';
 import { FunctionReplica } from './function-replica.ts';
+import { replicaEnvironment } from './replica-environment.ts';
+import { kubeConfigFromFiles } from '../../shared/kubernetes/kubeconfig-files.ts';
 
 export interface FleetOptions {
   /** Processes per function. */
@@ -47,24 +49,23 @@ export interface Fleet {
  * a gateway that routes by the chart's HTTPRoute rules. Like a deployment, they share one secret
  * source (a folder, generated once), one cluster (KUBECONFIG, else the built-in emulator over
  * the local state) and one database (DATABASE_URL, else the embedded one); the cluster is set up
- * once, before any function starts.
+ * once, before any function starts. The gateway serves by its own parsed `settings`; the replicas
+ * are handed `environment` (that of the settings) to parse their own.
  */
-export async function startFleet(env: Environment, options: FleetOptions): Promise<Fleet> {
+export async function startFleet(settings: Settings, environment: Environment, options: FleetOptions): Promise<Fleet> {
   const { logger } = options;
-  const config = loadServerConfig(env);
+  const config = settings.server;
   const paths = localDataPaths(options.dataDir);
   const cleanups: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
   try {
-    const tls = await gatewayTls(env, options.dataDir);
+    const tls = await gatewayTls(settings, options.dataDir);
     if (await ensureAdminSecretFolder(paths.adminSecret)) logger.info('generated the fleet\'s admin secret (password "admin")', { folder: paths.adminSecret });
-    const kubeconfigPath = await connectFleetCluster(env, paths.kubernetes, cleanups);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(kubeconfigPath);
-    await setUpCluster(kubeConfig, config.apiGroup, logger, { seedExample: !env.KUBECONFIG?.trim() });
-    const database: OpenDatabase = await openDatabase({ env, embeddedDataDir: paths.postgres, log: (line) => logger.info(line) });
+    const kubeconfigPath = await connectFleetCluster(settings.cluster, paths.kubernetes, cleanups);
+    await setUpCluster(kubeConfigFromFiles(kubeconfigPath), config.apiGroup, logger, { seedExample: settings.cluster.kubeconfig === undefined });
+    const database: OpenDatabase = await openDatabase({ databaseUrl: settings.database.url, embeddedDataDir: paths.postgres, log: (line) => logger.info(line) });
     cleanups.push(() => database.close());
 
     const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, logger)]));
@@ -74,16 +75,12 @@ export async function startFleet(env: Environment, options: FleetOptions): Promi
     const scheme = tls ? 'https' : 'http';
     const url = `${scheme}://127.0.0.1:${port}`;
 
-    const replicaEnv: Environment = {
-      ...withoutServingSettings(env),
-      ADMIN_SECRET_SOURCE: `file:${paths.adminSecret}`,
-      KUBECONFIG: kubeconfigPath,
-      DATABASE_URL: database.connectionString,
-      // Tokens name the gateway, which every client talks to, as their issuer.
-      API_BASE_URL: env.API_BASE_URL?.trim() || `${scheme}://localhost:${port}`,
-      // The gateway appends the client's address; the functions trust that one hop.
-      TRUSTED_PROXY_HOPS: env.TRUSTED_PROXY_HOPS ?? '1',
-    };
+    const replicaEnv = replicaEnvironment(environment, {
+      adminSecretFolder: paths.adminSecret,
+      kubeconfigPath,
+      databaseUrl: database.connectionString,
+      gatewayUrl: `${scheme}://localhost:${port}`,
+    });
     const replicas = new Map<FunctionName, FunctionReplica[]>();
     const refresh = (name: FunctionName) => {
       const pool = pools.get(name)!;
@@ -123,8 +120,8 @@ export async function startFleet(env: Environment, options: FleetOptions): Promi
 }
 
 /** The cluster every replica uses, as a kubeconfig file: KUBECONFIG as given, else the local emulator's. */
-async function connectFleetCluster(env: Environment, folder: string, cleanups: Array<() => Promise<unknown>>): Promise<string> {
-  const given = env.KUBECONFIG?.trim();
+async function connectFleetCluster(cluster: ClusterSettings, folder: string, cleanups: Array<() => Promise<unknown>>): Promise<string> {
+  const given = cluster.kubeconfig;
   if (given) return given;
   const emulator = await startLocalCluster(folder);
   cleanups.push(() => emulator.close());
@@ -132,11 +129,4 @@ async function connectFleetCluster(env: Environment, folder: string, cleanups: A
   // client-node's own export (JSON, which is YAML) keeps its plain-http trust setting.
   await writeFile(path, emulator.kubeConfig().exportConfig(), { mode: 0o600 });
   return path;
-}
-
-// The gateway's own settings are not the replicas': each is told its port and target by flags,
-// and serves plain HTTP to the gateway on the loopback interface.
-function withoutServingSettings(env: Environment): Environment {
-  const { PORT: _port, FUNCTION_TARGET: _target, TLS_CERT_FILE: _cert, TLS_KEY_FILE: _key, LOCAL_HTTPS: _localHttps, ...rest } = env;
-  return rest;
 }

@@ -1,15 +1,16 @@
-import { loadServerConfig, type Environment, type ServerConfig } from '../config/server-config.ts';
+import type { ServerConfig } from '../config/server-config.ts';
+import type { Settings } from '../config/settings.ts';
 import type { AdminSettingsSource } from '../config/admin-settings-source.ts';
 import { openAdminSettingsSource } from '../config/secret-sources/open-admin-settings-source.ts';
 import { AdminTokenAuthenticator } from '../auth/admin-token.ts';
 import { RequestAuthenticator } from '../auth/request-authenticator.ts';
 import { PasswordVerifier } from '../auth/password-verifier.ts';
 import { LoginThrottle } from '../auth/login-throttle.ts';
-import { createLogger, logLevelFromEnv, type Logger } from '../logging/logger.ts';
+import { createLogger, type Logger } from '../logging/logger.ts';
 import { routeTable, type RouteDefinition } from '../routes/route-table.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Authorizer } from '../authz/authorizer.ts';
-import { loadIdentityConfig, type IdentityConfig } from '../config/identity-config.ts';
+import type { IdentityConfig } from '../config/identity-config.ts';
 import type { ClusterConnection, DevelopmentCluster } from '../kubernetes/cluster-connection.ts';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { identityOnFirstUse } from './identity-on-first-use.ts';
@@ -78,20 +79,19 @@ interface ContextIdentity {
   close(): Promise<void>;
 }
 
-/** Builds the shared context from the environment; throws ConfigError on a bad value. */
-export async function createAppContext(env: Environment, options: AppContextOptions = {}): Promise<AppContext> {
-  const logger = options.logger ?? createLogger({ level: logLevelFromEnv(env.LOG_LEVEL) });
-  const config = loadServerConfig(env);
-  const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(env, config, logger));
+/** Builds the shared context from the parsed settings; throws ConfigError when the admin secret cannot be opened. */
+export async function createAppContext(settings: Settings, options: AppContextOptions = {}): Promise<AppContext> {
+  const config = settings.server;
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(settings, logger));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
-  const identityConfig = loadIdentityConfig(env, config);
   const localState = options.localDataDir === undefined ? undefined : localDataPaths(options.localDataDir);
-  const identity = await contextIdentity(env, config, logger, options, localState?.kubernetes);
+  const identity = await contextIdentity(settings, logger, options, localState?.kubernetes);
   const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators]);
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(env, config, logger, localState?.postgres);
+  const runs = lazyRunDatabase(settings.database, config, logger, localState?.postgres);
   return {
     get kubernetes() {
       return identity.kubernetes();
@@ -105,7 +105,7 @@ export async function createAppContext(env: Environment, options: AppContextOpti
     authenticator,
     passwordVerifier,
     loginThrottle: new LoginThrottle(),
-    identity: identityConfig,
+    identity: settings.identity,
     authorizer: identity.authorizer,
     runs,
     async close() {
@@ -118,10 +118,10 @@ export async function createAppContext(env: Environment, options: AppContextOpti
   };
 }
 
-async function contextIdentity(env: Environment, config: ServerConfig, logger: Logger, options: AppContextOptions, localStateDir: string | undefined): Promise<ContextIdentity> {
+async function contextIdentity(settings: Settings, logger: Logger, options: AppContextOptions, localStateDir: string | undefined): Promise<ContextIdentity> {
   // Imported, not linked: its modules load the Kubernetes client, which a function that
   // connects on first use must not pay for at start.
-  const build = async () => (await import('./identity-services.ts')).createIdentityServices(env, config, logger, { given: options.kubeConfig, developmentCluster: options.developmentCluster, localStateDir });
+  const build = async () => (await import('./identity-services.ts')).createIdentityServices(settings, logger, { given: options.kubeConfig, developmentCluster: options.developmentCluster, localStateDir });
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);
     return {

@@ -9,8 +9,8 @@ import { ServiceAccountClaimIndex } from '../authz/service-account-claim-index.t
 import { claimAnnotationNames } from '../authz/service-account-claims.ts';
 import { SubjectAccessReviewCache } from '../authz/subject-access-review-cache.ts';
 import { KubernetesSubjectAccessReviewer } from '../authz/subject-access-reviewer.ts';
-import { loadIdentityConfig, type IdentityConfig } from '../config/identity-config.ts';
-import type { Environment, ServerConfig } from '../config/server-config.ts';
+import type { IdentityConfig } from '../config/identity-config.ts';
+import type { Settings } from '../config/settings.ts';
 import { connectToCluster, type ClusterChoice, type ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import { ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
 import { watchServiceAccounts } from '../kubernetes/service-account-watch.ts';
@@ -29,10 +29,10 @@ export interface IdentityServices {
 /** How long start-up waits for the first ServiceAccount list before serving anyway (mappings then 503 until loaded). */
 const FIRST_SYNC_WAIT_MS = 5_000;
 
-/** Builds OIDC and ServiceAccount verification and the authorizer; throws ConfigError on a bad value. */
-export async function createIdentityServices(env: Environment, config: ServerConfig, logger: Logger, cluster: ClusterChoice = {}): Promise<IdentityServices> {
-  const identity = loadIdentityConfig(env, config);
-  const kubernetes = await connectToCluster(env, config, logger, cluster);
+/** Builds OIDC and ServiceAccount verification and the authorizer from the parsed settings. */
+export async function createIdentityServices(settings: Settings, logger: Logger, cluster: ClusterChoice = {}): Promise<IdentityServices> {
+  const { identity, server: config } = settings;
+  const kubernetes = await connectToCluster(settings.cluster, config, logger, cluster);
   logger.info('Kubernetes API', { cluster: kubernetes.description });
   const issuers = new ServiceAccountIssuers(identity.serviceAccountIssuers, kubernetes.kubeConfig, logger);
   const tokenAuthenticators: TokenAuthenticator[] = [];

@@ -2,7 +2,8 @@ import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../local/local-data.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { Environment, ServerConfig } from '../config/server-config.ts';
+import type { ServerConfig } from '../config/server-config.ts';
+import type { DatabaseSettings } from '../config/settings.ts';
 import type { RunStore } from '../runs/run-store.ts';
 import { LocalStateInUseError } from '../local/state-lock.ts';
 import { MissingDependencyError } from '../local/missing-dependency-error.ts';
@@ -32,12 +33,12 @@ export interface RunDatabase {
  * In production without `DATABASE_URL` every use is a 503: an embedded server in a container
  * would lose the history with the container.
  */
-export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, embeddedDataDir = EMBEDDED_DATA_DIR): RunDatabase {
+export function lazyRunDatabase(database: DatabaseSettings, config: Pick<ServerConfig, 'production'>, logger: Logger, embeddedDataDir = EMBEDDED_DATA_DIR): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let closed = false;
-  const embedded = !config.production && !env.DATABASE_URL?.trim();
+  const embedded = !config.production && database.url === undefined;
   const openOrThrow = () =>
-    (opening ??= openRunStore(env, logger, embeddedDataDir).catch((error: unknown) => {
+    (opening ??= openRunStore(database, logger, embeddedDataDir).catch((error: unknown) => {
       // Forget the failure so that the next request tries again.
       opening = undefined;
       logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
@@ -45,7 +46,7 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
     }));
   const open = () => {
     if (closed) return Promise.reject(apiError('ShuttingDown', 'the server is shutting down'));
-    if (config.production && !env.DATABASE_URL?.trim()) {
+    if (config.production && database.url === undefined) {
       logger.error('DATABASE_URL is not set: run history is unavailable (503) until it is');
       return Promise.reject(apiError('DatabaseNotConfigured', 'the run history database is not configured (DATABASE_URL)', retryAfter(30)));
     }
@@ -78,8 +79,8 @@ export function lazyRunDatabase(env: Environment, config: Pick<ServerConfig, 'pr
 }
 
 /** Imported on first use: the PostgreSQL driver is loaded only by a function that serves runs. */
-async function openRunStore(env: Environment, logger: Logger, embeddedDataDir: string): Promise<{ database: OpenDatabase; store: RunStore }> {
+async function openRunStore(settings: DatabaseSettings, logger: Logger, embeddedDataDir: string): Promise<{ database: OpenDatabase; store: RunStore }> {
   const [{ openDatabase }, { RunStore }] = await Promise.all([import('../database/open-database.ts'), import('../runs/run-store.ts')]);
-  const database = await openDatabase({ env, embeddedDataDir, log: (line) => logger.info(line) });
+  const database = await openDatabase({ databaseUrl: settings.url, embeddedDataDir, log: (line) => logger.info(line) });
   return { database, store: new RunStore(database.pool) };
 }

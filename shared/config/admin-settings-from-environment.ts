@@ -1,22 +1,18 @@
-import { ADMIN_SETTING_KEYS, adminSettingsWarnings, parseAdminAccountSettings, type AdminSettingValues } from './admin-account-settings.ts';
+import { adminSettingsWarnings, parseAdminAccountSettings, type AdminSettingValues } from './admin-account-settings.ts';
 import { FixedAdminSettingsSource, type AdminSettingsSource } from './admin-settings-source.ts';
-import { devModeAdminValues, type Environment, type ServerConfig } from './server-config.ts';
+import { devModeAdminValues, type ServerConfig } from './server-config.ts';
 import type { Logger } from '../logging/logger.ts';
 
 /**
- * The admin settings from environment variables (a Kubernetes Secret mounted as env), or those
- * of local development mode. Read once: rotation happens by the chart's checksum roll-out.
+ * The admin settings from environment variables (a Kubernetes Secret mounted as env), as the
+ * configuration captured them at start, or those of local development mode. Fixed: rotation
+ * happens by the chart's checksum roll-out.
  */
-export function adminSettingsFromEnvironment(env: Environment, config: ServerConfig, logger: Logger): AdminSettingsSource {
-  const values = config.devMode ? devModeAdminValues() : adminValuesFromEnvironment(env);
+export function adminSettingsFromEnvironment(environmentValues: AdminSettingValues, config: ServerConfig, logger: Logger): AdminSettingsSource {
+  const values = config.devMode ? devModeAdminValues() : environmentValues;
   const settings = parseAdminAccountSettings(values);
   reportAdminSettings(settings, config, logger);
   return new FixedAdminSettingsSource(settings, config.devMode ? 'local development mode' : 'environment variables');
-}
-
-/** The four admin keys as environment variables (a Kubernetes Secret given to the container as env). */
-export function adminValuesFromEnvironment(env: Environment): AdminSettingValues {
-  return Object.fromEntries(ADMIN_SETTING_KEYS.map((key) => [key, env[key]]));
 }
 
 /** Logs what an operator must know about the admin settings in force (never the secrets). */

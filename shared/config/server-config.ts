@@ -19,7 +19,6 @@ export interface ServerConfig {
   maxHeaderBytes: number;
   /** How many X-Forwarded-For hops to trust when finding the client address (login throttling). */
   trustedProxyHops: number;
-  databaseUrl: string | undefined;
   bridgeUpstreamUrl: string | undefined;
   /** How long a run-log stream may stay silent before it sends a heartbeat comment, in milliseconds. */
   runLogHeartbeatMs: number;
@@ -36,7 +35,7 @@ export type Environment = Record<string, string | undefined>;
 
 const DNS_LABEL_GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
 
-/** Reads the process-wide settings from the environment; throws ConfigError naming the bad variable. */
+/** Reads the server section of the settings (see settings.ts); throws ConfigError naming the bad variable. */
 export function loadServerConfig(env: Environment): ServerConfig {
   const port = parseInteger(env, 'PORT', 8080, 0, 65535);
   const production = env.NODE_ENV === 'production';
@@ -56,7 +55,6 @@ export function loadServerConfig(env: Environment): ServerConfig {
     maxBodyBytes: parseInteger(env, 'MAX_REQUEST_BODY_BYTES', 1024 * 1024, 1, 64 * 1024 * 1024),
     maxHeaderBytes: parseInteger(env, 'MAX_REQUEST_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
     trustedProxyHops: parseInteger(env, 'TRUSTED_PROXY_HOPS', 0, 0, 10),
-    databaseUrl: env.DATABASE_URL?.trim() || undefined,
     bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
     runLogHeartbeatMs: parseDuration(env, 'RUN_LOG_HEARTBEAT_INTERVAL', 15_000),
     runLogMaxStreamsPerPrincipal: parseInteger(env, 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', 100, 1, 1_000_000),

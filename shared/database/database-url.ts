@@ -11,8 +11,8 @@ export interface DatabaseConnection {
 
 /** Where to find or put the database, and where to say which one was chosen. */
 export interface ResolveDatabaseOptions {
-  /** Usually `process.env`; its `DATABASE_URL` wins when set. */
-  env: Record<string, string | undefined>;
+  /** `DATABASE_URL` (the database settings' `url`): wins when set. */
+  databaseUrl: string | undefined;
   /** Data folder of the embedded server, e.g. `<repo>/.data/postgres`. */
   embeddedDataDir: string;
   log: (line: string) => void;
@@ -20,7 +20,7 @@ export interface ResolveDatabaseOptions {
 
 /** Uses `DATABASE_URL` when set, otherwise starts the embedded PostgreSQL; logs which one, without secrets. */
 export async function resolveDatabase(options: ResolveDatabaseOptions): Promise<DatabaseConnection> {
-  const databaseUrl = options.env.DATABASE_URL?.trim();
+  const { databaseUrl } = options;
   if (databaseUrl) {
     options.log(`database: using DATABASE_URL ${redactConnectionString(databaseUrl)}`);
     return { connectionString: databaseUrl, source: 'DATABASE_URL', stop: async () => {} };

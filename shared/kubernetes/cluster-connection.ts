@@ -1,6 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Environment, ServerConfig } from '../config/server-config.ts';
+import type { ServerConfig } from '../config/server-config.ts';
+import type { ClusterSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/logger.ts';
+import { kubeConfigFromFiles } from './kubeconfig-files.ts';
 
 /** The Kubernetes API the server talks to, shared by every part that needs it. */
 export interface ClusterConnection {
@@ -44,15 +46,14 @@ export interface ClusterChoice {
  * cluster the entry point handed over, started in this process, which the start-up log says
  * plainly. With none of these, every Kubernetes call fails, so its callers answer 503.
  */
-export async function connectToCluster(env: Environment, config: Pick<ServerConfig, 'production'>, logger: Logger, choice: ClusterChoice = {}): Promise<ClusterConnection> {
+export async function connectToCluster(settings: ClusterSettings, config: Pick<ServerConfig, 'production'>, logger: Logger, choice: ClusterChoice = {}): Promise<ClusterConnection> {
   const { given, developmentCluster, localStateDir } = choice;
   if (given) return fixed(given, `the given KubeConfig (${given.getCurrentCluster()?.server ?? 'no server'})`);
-  if (env.KUBECONFIG?.trim()) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
+  if (settings.kubeconfig !== undefined) {
+    const kubeConfig = kubeConfigFromFiles(settings.kubeconfig);
     return fixed(kubeConfig, `KUBECONFIG (${kubeConfig.getCurrentCluster()?.server ?? 'no server'})`);
   }
-  if (env.KUBERNETES_SERVICE_HOST?.trim()) {
+  if (settings.inCluster) {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromCluster();
     return fixed(kubeConfig, `in-cluster (${kubeConfig.getCurrentCluster()?.server ?? 'no server'})`);

@@ -1,14 +1,8 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The checkout's local state folder: `<repo>/.data`. */
 export const DEFAULT_LOCAL_DATA_DIR = fileURLToPath(new URL('../../.data', import.meta.url));
-
-/** The local state folder the entry points use: `LOCAL_DATA_DIR`, else the checkout's `.data`. */
-export function localDataDir(env: Record<string, string | undefined>): string {
-  const given = env.LOCAL_DATA_DIR?.trim();
-  return given ? resolve(given) : DEFAULT_LOCAL_DATA_DIR;
-}
 
 /** Where each part of the local state lives, so that they persist (and are reset) together. */
 export function localDataPaths(root: string) {

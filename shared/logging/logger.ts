@@ -50,15 +50,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
 }
 
-/**
- * The level of the logger that reports start-up itself: LOG_LEVEL when it names a level, else
- * info. A bad value is then refused by the server configuration, through this logger.
- */
-export function logLevelFromEnv(value: string | undefined): LogLevel {
-  const text = value?.trim() ?? '';
-  return isLogLevel(text) ? text : 'info';
-}
-
 function defaultWrite(): (line: string) => void {
   const lines = stdoutLines();
   return (line) => lines.write(line);

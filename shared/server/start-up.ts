@@ -1,19 +1,38 @@
 import { ConfigError } from '../config/config-error.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Environment } from '../config/server-config.ts';
+import { loadSettings, type Settings } from '../config/settings.ts';
+import { createLogger, type Logger } from '../logging/logger.ts';
 import { flushStdoutLines } from '../logging/batched-line-writer.ts';
+
+/**
+ * An entry point's first step: the settings parsed once from its environment (`process.env`).
+ * A bad value ends the process, reported by a logger at the default level since LOG_LEVEL itself
+ * may be the bad value.
+ */
+export function settingsOrExit(env: Environment): Settings {
+  try {
+    return loadSettings(env);
+  } catch (error) {
+    return refuseToStart(createLogger(), error);
+  }
+}
 
 /** Runs a start-up step; a ConfigError ends the process with a message naming the variable. */
 export async function startOrExit<T>(logger: Logger, start: () => Promise<T>): Promise<T> {
   try {
     return await start();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      logger.error(`refusing to start: ${error.message}`, { variable: error.variable });
-    } else {
-      logger.error('refusing to start', { error });
-    }
-    process.exit(1);
+    return refuseToStart(logger, error);
   }
+}
+
+function refuseToStart(logger: Logger, error: unknown): never {
+  if (error instanceof ConfigError) {
+    logger.error(`refusing to start: ${error.message}`, { variable: error.variable });
+  } else {
+    logger.error('refusing to start', { error });
+  }
+  process.exit(1);
 }
 
 /** Drains and closes on SIGTERM/SIGINT, writes every pending log line, then exits. */

@@ -2,7 +2,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../config/config-error.ts';
-import type { Environment } from '../config/server-config.ts';
+import type { TlsSettings } from '../config/settings.ts';
 import { generateTlsCertificate } from './self-signed-certificate.ts';
 
 /** The serving certificate and key of an HTTPS entry, with the certificate's SHA-256 fingerprint. */
@@ -13,17 +13,13 @@ export interface ServerTls {
 }
 
 /**
- * The certificate and key from TLS_CERT_FILE and TLS_KEY_FILE (both or neither), checked at start
- * so a wrong path or a key of another certificate refuses to start instead of failing every handshake.
+ * The certificate and key of TLS_CERT_FILE and TLS_KEY_FILE, read and checked at start so a
+ * wrong path or a key of another certificate refuses to start instead of failing every handshake.
  */
-export async function tlsFromSettings(env: Environment): Promise<ServerTls | undefined> {
-  const certFile = env.TLS_CERT_FILE?.trim() || undefined;
-  const keyFile = env.TLS_KEY_FILE?.trim() || undefined;
-  if (certFile === undefined && keyFile === undefined) return undefined;
-  if (certFile === undefined) throw new ConfigError('TLS_CERT_FILE', 'is required when TLS_KEY_FILE is set');
-  if (keyFile === undefined) throw new ConfigError('TLS_KEY_FILE', 'is required when TLS_CERT_FILE is set');
-  const cert = await readPem('TLS_CERT_FILE', certFile);
-  const key = await readPem('TLS_KEY_FILE', keyFile);
+export async function tlsFromSettings(tls: TlsSettings): Promise<ServerTls | undefined> {
+  if (tls.files === undefined) return undefined;
+  const cert = await readPem('TLS_CERT_FILE', tls.files.certFile);
+  const key = await readPem('TLS_KEY_FILE', tls.files.keyFile);
   return checkedPair(cert, key);
 }
 

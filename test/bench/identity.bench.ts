@@ -9,6 +9,7 @@ import { startIdentityCluster } from '../support/identity-cluster.ts';
 import { OIDC_CLIENTS, startOidcProvider } from '../support/oidc-provider.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 import { runLoad } from './http-load.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 const CONCURRENCY = 16;
 const REQUESTS_PER_RUN = 20_000;
@@ -25,7 +26,7 @@ export const identityBenchmark: Benchmark = async () => {
   await cluster.createServiceAccount('controller');
   await cluster.allowPaths('controller', ['/internal/*'], ['get']);
   const server = await startFunctionServer(
-    adminEnv({ FUNCTION_TARGET: 'internal', PORT: '0', OIDC_ISSUER_URL: provider.issuer, OIDC_CLIENT_ID: OIDC_CLIENTS.web }),
+    loadSettings(adminEnv({ FUNCTION_TARGET: 'internal', PORT: '0', OIDC_ISSUER_URL: provider.issuer, OIDC_CLIENT_ID: OIDC_CLIENTS.web })),
     { kubeConfig: cluster.emulator.kubeConfig(), logger: silentLogger, host: '127.0.0.1' },
   );
   try {

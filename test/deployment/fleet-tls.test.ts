@@ -11,6 +11,7 @@ import { startFleet, type Fleet } from '../../functions/fleet/fleet.ts';
 import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger, loginToken } from '../support/function-servers.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 let fleet: Fleet;
 let database: TestDatabase;
@@ -26,7 +27,8 @@ beforeAll(async () => {
   const files = { TLS_CERT_FILE: join(folder, 'tls.crt'), TLS_KEY_FILE: join(folder, 'tls.key') };
   await Promise.all([writeFile(files.TLS_CERT_FILE, served.cert), writeFile(files.TLS_KEY_FILE, served.key)]);
   setDefaultCACertificates([...getCACertificates('default'), served.cert]);
-  fleet = await startFleet({ PORT: '0', DATABASE_URL: database.connectionString, LOG_LEVEL: 'warn', ...files }, { replicas: 1, dataDir: join(folder, 'data'), logger, host: '127.0.0.1' });
+  const env = { PORT: '0', DATABASE_URL: database.connectionString, LOG_LEVEL: 'warn', ...files };
+  fleet = await startFleet(loadSettings(env), env, { replicas: 1, dataDir: join(folder, 'data'), logger, host: '127.0.0.1' });
 }, 180_000);
 
 afterAll(async () => {

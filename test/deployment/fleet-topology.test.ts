@@ -12,6 +12,7 @@ import { RunStore } from '../../shared/runs/run-store.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { EventStreamReader } from '../support/event-stream-reader.ts';
 import { REPO_ROOT, capturingLogger, getWithToken, loginToken } from '../support/function-servers.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 const REPLICAS = 2;
 const POLL_INTERVAL_MS = 500;
@@ -31,8 +32,10 @@ const output: string[] = [];
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'platform-api-fleet-'));
   database = await startTestDatabase();
+  const env = { PORT: '0', DATABASE_URL: database.connectionString, ADMIN_SECRET_POLL_INTERVAL: `${POLL_INTERVAL_MS}ms`, LOG_LEVEL: 'warn', RUN_LOG_HEARTBEAT_INTERVAL: '1s' };
   fleet = await startFleet(
-    { PORT: '0', DATABASE_URL: database.connectionString, ADMIN_SECRET_POLL_INTERVAL: `${POLL_INTERVAL_MS}ms`, LOG_LEVEL: 'warn', RUN_LOG_HEARTBEAT_INTERVAL: '1s' },
+    loadSettings(env),
+    env,
     { replicas: REPLICAS, dataDir, logger, host: '127.0.0.1', healthCheckIntervalMs: 1000, onReplicaOutput: (_replica, text) => void output.push(text) },
   );
 }, 180_000);

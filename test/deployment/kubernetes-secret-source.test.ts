@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RbacAuthorizationV1Api, type V1Role, type V1RoleBinding } from '@kubernetes/client-node';
 import { openAdminSettingsSource } from '../../shared/config/secret-sources/open-admin-settings-source.ts';
-import { loadServerConfig } from '../../shared/config/server-config.ts';
 import { ConfigError } from '../../shared/config/config-error.ts';
 import type { AdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
 import type { AdminSettingsSource } from '../../shared/config/admin-settings-source.ts';
@@ -12,6 +11,7 @@ import { OTHER_SIGNING_KEY, SIGNING_KEY, adminHash } from '../support/admin-fixt
 import { silentLogger } from '../support/function-servers.ts';
 import { findObject, helmTemplate } from '../support/helm.ts';
 import { startChartCluster, type ChartCluster } from '../support/chart-cluster.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 const NAMESPACE = 'platform-system';
 const SECRET = 'platform-api';
@@ -30,9 +30,8 @@ async function putSecret(values: Record<string, string>): Promise<void> {
   await cluster.core.replaceNamespacedSecret({ name: SECRET, namespace: NAMESPACE, body }).catch(() => cluster.core.createNamespacedSecret({ namespace: NAMESPACE, body }));
 }
 
-function open(env: Record<string, string> = {}) {
-  const fullEnv = { ...ENV, ...env };
-  return openAdminSettingsSource(fullEnv, loadServerConfig(fullEnv), silentLogger);
+async function open(env: Record<string, string> = {}) {
+  return openAdminSettingsSource(loadSettings({ ...ENV, ...env }), silentLogger);
 }
 
 beforeAll(async () => {

@@ -15,6 +15,7 @@ import { findFreePort } from '../../shared/server/free-port.ts';
 import { adminEnv, ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
 import { REPO_ROOT, loginToken, silentLogger } from '../support/function-servers.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -97,7 +98,7 @@ describe('Cluster set-up is a one-shot step (`npx platform-api setup`); a resour
   });
 
   it('answers /readyz 503 CustomResourceDefinitionsMissing until `platform-api setup` installs them, then 200', async () => {
-    const running = await startFunctionServer(adminEnv({ FUNCTION_TARGET: 'resources', PORT: '0', DATABASE_URL: database.connectionString }), { logger: silentLogger, host: '127.0.0.1', kubeConfig: emulator.kubeConfig() });
+    const running = await startFunctionServer(loadSettings(adminEnv({ FUNCTION_TARGET: 'resources', PORT: '0', DATABASE_URL: database.connectionString })), { logger: silentLogger, host: '127.0.0.1', kubeConfig: emulator.kubeConfig() });
     cleanups.push(() => running.close());
     const before = await fetch(`${running.url}/readyz`);
     expect(before.status).toBe(503);

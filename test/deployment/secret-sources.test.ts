@@ -4,20 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { openAdminSettingsSource } from '../../shared/config/secret-sources/open-admin-settings-source.ts';
-import { loadServerConfig } from '../../shared/config/server-config.ts';
 import { ConfigError } from '../../shared/config/config-error.ts';
 import type { AdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
 import { OTHER_SIGNING_KEY, SIGNING_KEY, adminHash } from '../support/admin-fixtures.ts';
 import { capturingLogger, silentLogger, spawnFunctionProcess } from '../support/function-servers.ts';
 import { writeMountedSecret } from '../support/mounted-secret-folder.ts';
 import { startSecretsManagerEndpoint, type SecretsManagerEndpoint } from '../support/secrets-manager-endpoint.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 const HASH = adminHash();
 const FULL_SECRET = { ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_PASSWORD_HASH: HASH, ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '2h' };
 
-function open(env: Record<string, string>, logger = silentLogger) {
-  const fullEnv = { NODE_ENV: 'production', ADMIN_SECRET_POLL_INTERVAL: '100ms', ...env };
-  return openAdminSettingsSource(fullEnv, loadServerConfig(fullEnv), logger);
+async function open(env: Record<string, string>, logger = silentLogger) {
+  return openAdminSettingsSource(loadSettings({ NODE_ENV: 'production', ADMIN_SECRET_POLL_INTERVAL: '100ms', ...env }), logger);
 }
 
 async function configErrorOf(promise: Promise<unknown>): Promise<ConfigError> {

@@ -12,6 +12,7 @@ import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate
 import { localDevelopmentTls, tlsFromSettings } from '../../shared/tls/server-tls.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { capturingLogger, loginToken, silentLogger, startTestGateway } from '../support/function-servers.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 let folder = '';
 let files: { TLS_CERT_FILE: string; TLS_KEY_FILE: string };
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 describe('Every server entry serves HTTPS from the certificate and key given by TLS_CERT_FILE and TLS_KEY_FILE', () => {
   it('the container entry serves HTTPS', async () => {
-    const running = await startFunctionServer({ ...adminEnv(), ...files, FUNCTION_TARGET: 'login', PORT: '0' }, { logger: silentLogger, host: '127.0.0.1' });
+    const running = await startFunctionServer(loadSettings({ ...adminEnv(), ...files, FUNCTION_TARGET: 'login', PORT: '0' }), { logger: silentLogger, host: '127.0.0.1' });
     try {
       expect(running.url).toMatch(/^https:\/\//);
       expect(await loginToken(running.url, ADMIN_PASSWORD)).toMatch(/^ey/);
@@ -57,7 +58,8 @@ describe('Every server entry serves HTTPS from the certificate and key given by 
 });
 
 describe('TLS settings are checked at start, naming the variable', () => {
-  const refusal = (env: Record<string, string>) => tlsFromSettings(env).then(() => undefined, (error: unknown) => error);
+  // The pair is checked where the settings are parsed, the files where they are read: both name the variable.
+  const refusal = (env: Record<string, string>) => Promise.resolve().then(() => tlsFromSettings(loadSettings(env).tls)).then(() => undefined, (error: unknown) => error);
 
   it('refuses one of the pair without the other, an unreadable file and a key of another certificate', async () => {
     expect(await refusal({ TLS_CERT_FILE: files.TLS_CERT_FILE })).toMatchObject({ variable: 'TLS_KEY_FILE' });

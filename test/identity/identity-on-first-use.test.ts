@@ -4,6 +4,7 @@ import type { RunningServer } from '../../shared/server/running-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { getWithToken, silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, type IdentityCluster } from '../support/identity-cluster.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 // Issue 10: internal, run-logs, login and public-config connect to the cluster only when a token
 // that is not the admin's first comes. What they then decide must be what they decided before.
@@ -15,7 +16,7 @@ describe('Issue 10, cold start: a function that connects on first use verifies a
     await cluster.createServiceAccount('controller');
     await cluster.allowPaths('controller', ['/internal/*'], ['get']);
     await cluster.createServiceAccount('bystander');
-    server = await startFunctionServer(adminEnv({ FUNCTION_TARGET: 'internal', PORT: '0' }), { kubeConfig: cluster.emulator.kubeConfig(), logger: silentLogger, host: '127.0.0.1' });
+    server = await startFunctionServer(loadSettings(adminEnv({ FUNCTION_TARGET: 'internal', PORT: '0' })), { kubeConfig: cluster.emulator.kubeConfig(), logger: silentLogger, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await server?.close();

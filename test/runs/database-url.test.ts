@@ -10,7 +10,7 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
   it('uses DATABASE_URL as given and logs it with the password hidden', async () => {
     const lines: string[] = [];
     const connection = await resolveDatabase({
-      env: { DATABASE_URL: 'postgres://api:s3cret@db.internal:5432/platform?sslmode=require' },
+      databaseUrl: 'postgres://api:s3cret@db.internal:5432/platform?sslmode=require',
       embeddedDataDir: '/nonexistent/never-created',
       log: (line) => lines.push(line),
     });
@@ -26,7 +26,7 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
     const parent = await mkdtemp(join(tmpdir(), 'platform-api-embedded-'));
     const dataDir = join(parent, 'nested', 'postgres');
     const lines: string[] = [];
-    const connection = await resolveDatabase({ env: {}, embeddedDataDir: dataDir, log: (line) => lines.push(line) });
+    const connection = await resolveDatabase({ databaseUrl: undefined, embeddedDataDir: dataDir, log: (line) => lines.push(line) });
     try {
       expect(connection.source).toBe('embedded');
       expect(lines).toHaveLength(1);
@@ -46,7 +46,7 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
   it('reopens an initialised data folder quickly, with its data and no migration left to apply', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'platform-api-embedded-'));
     const lines: string[] = [];
-    const options = { env: {}, embeddedDataDir: dataDir, log: (line: string) => lines.push(line) };
+    const options = { databaseUrl: undefined, embeddedDataDir: dataDir, log: (line: string) => lines.push(line) };
     try {
       const first = await openDatabase(options);
       await first.pool.query(

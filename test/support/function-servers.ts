@@ -6,6 +6,7 @@ import { startLocalGateway } from '../../functions/local-gateway.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import type { AppContextOptions } from '../../shared/app/app-context.ts';
 import { startDevelopmentCluster } from '../../infra/kube-emulator/development-cluster.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -23,7 +24,7 @@ export const silentLogger = createLogger({ write: () => {} });
  * `npm start`, it is handed the emulator's starter for when the environment names no cluster.
  */
 export async function startTestGateway(env: Record<string, string | undefined> = {}, options: AppContextOptions = {}): Promise<RunningServer> {
-  return startLocalGateway({ PORT: '0', ...env }, { logger: silentLogger, host: '127.0.0.1', developmentCluster: startDevelopmentCluster, ...options });
+  return startLocalGateway(loadSettings({ PORT: '0', ...env }), { logger: silentLogger, host: '127.0.0.1', developmentCluster: startDevelopmentCluster, ...options });
 }
 
 /** POSTs the password to the login route and returns the response. */

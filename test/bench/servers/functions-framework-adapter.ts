@@ -5,7 +5,8 @@ import { createAppContext } from '../../../shared/app/app-context.ts';
 import { createFunctionsFrameworkHandler } from '../../../shared/adapters/functions-framework-adapter.ts';
 import { createFunctionHandler } from '../../../functions/function-registry.ts';
 import { createLogger } from '../../../shared/logging/logger.ts';
+import { loadSettings } from '../../../shared/config/settings.ts';
 
-const context = await createAppContext(process.env, { logger: createLogger({ level: 'error' }) });
+const context = await createAppContext(loadSettings(process.env), { logger: createLogger({ level: 'error' }) });
 functions.http('resources', createFunctionsFrameworkHandler(createFunctionHandler('resources', context), context.config));
 getTestServer('resources').listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));

@@ -1,0 +1,106 @@
+import { resolve } from 'node:path';
+import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secret-settings.ts';
+import { ConfigError } from './config-error.ts';
+import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
+import { loadServerConfig, type Environment, type ServerConfig } from './server-config.ts';
+import { DEFAULT_LOCAL_DATA_DIR } from '../local/local-data.ts';
+
+/**
+ * Every setting of the process, parsed once from the environment at start (as Kargo's
+ * `pkg/server/config` does): the entry points call `loadSettings(process.env)` and hand the
+ * result, or the section a part needs, down. Nothing else reads the environment; a new setting
+ * is parsed here (or in its section's module beside this one), tested in
+ * test/foundation/settings.test.ts and listed in the README's environment table.
+ */
+export interface Settings {
+  /** Serving, limits, API group and base URL, run-log limits, logging (server-config.ts). */
+  readonly server: ServerConfig;
+  /** Where the rotatable admin secret comes from (admin-secret-settings.ts); read through its AdminSettingsSource. */
+  readonly adminSecret: AdminSecretSettings;
+  /** OIDC and the ServiceAccount issuers (identity-config.ts). */
+  readonly identity: IdentityConfig;
+  readonly database: DatabaseSettings;
+  readonly cluster: ClusterSettings;
+  readonly tls: TlsSettings;
+  readonly local: LocalSettings;
+  readonly runtime: RuntimeSettings;
+}
+
+export interface DatabaseSettings {
+  /** DATABASE_URL; undefined: the embedded PostgreSQL outside production, none (503) in production. */
+  readonly url: string | undefined;
+}
+
+export interface ClusterSettings {
+  /** KUBECONFIG as given (the Kubernetes client reads the files it names). */
+  readonly kubeconfig: string | undefined;
+  /** KUBERNETES_SERVICE_HOST is set: the in-cluster configuration is available. */
+  readonly inCluster: boolean;
+}
+
+export interface TlsSettings {
+  /** TLS_CERT_FILE and TLS_KEY_FILE, both or neither: undefined serves plain HTTP. */
+  readonly files: { readonly certFile: string; readonly keyFile: string } | undefined;
+}
+
+export interface LocalSettings {
+  /** LOCAL_DATA_DIR (resolved), else the checkout's `.data`: the local gateways' and the CLI's state folder. */
+  readonly dataDir: string;
+  /** LOCAL_HTTPS=true: the local gateways serve HTTPS with a certificate made under the data folder. */
+  readonly https: boolean;
+}
+
+export interface RuntimeSettings {
+  /** FUNCTION_TARGET: the function a container serves (checked against the functions where it is used). */
+  readonly functionTarget: string | undefined;
+  /** K_SERVICE and K_REVISION, which Knative sets, for the start-up log. */
+  readonly knativeService: string | undefined;
+  readonly knativeRevision: string | undefined;
+}
+
+/** Parses the whole environment into frozen settings; throws ConfigError naming the first bad variable. */
+export function loadSettings(env: Environment): Settings {
+  const server = loadServerConfig(env);
+  return deepFreeze({
+    server,
+    adminSecret: loadAdminSecretSettings(env),
+    identity: loadIdentityConfig(env, server),
+    database: { url: given(env, 'DATABASE_URL') },
+    cluster: { kubeconfig: given(env, 'KUBECONFIG'), inCluster: given(env, 'KUBERNETES_SERVICE_HOST') !== undefined },
+    tls: { files: tlsFiles(env) },
+    local: { dataDir: localDataDir(env), https: localHttps(env) },
+    runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
+  });
+}
+
+function tlsFiles(env: Environment): TlsSettings['files'] {
+  const certFile = given(env, 'TLS_CERT_FILE');
+  const keyFile = given(env, 'TLS_KEY_FILE');
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined) throw new ConfigError('TLS_CERT_FILE', 'is required when TLS_KEY_FILE is set');
+  if (keyFile === undefined) throw new ConfigError('TLS_KEY_FILE', 'is required when TLS_CERT_FILE is set');
+  return { certFile, keyFile };
+}
+
+function localDataDir(env: Environment): string {
+  const dataDir = given(env, 'LOCAL_DATA_DIR');
+  return dataDir ? resolve(dataDir) : DEFAULT_LOCAL_DATA_DIR;
+}
+
+function localHttps(env: Environment): boolean {
+  const text = env.LOCAL_HTTPS?.trim() ?? '';
+  if (!['', 'true', 'false'].includes(text)) throw new ConfigError('LOCAL_HTTPS', `"${text}" is not true or false`);
+  return text === 'true';
+}
+
+/** The variable's value without surrounding blanks; undefined when unset or blank. */
+function given(env: Environment, variable: string): string | undefined {
+  return env[variable]?.trim() || undefined;
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const member of Object.values(value)) {
+    if (typeof member === 'object' && member !== null && !Object.isFrozen(member)) deepFreeze(member);
+  }
+  return Object.freeze(value);
+}
