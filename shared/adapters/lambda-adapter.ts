@@ -1,3 +1,4 @@
+import middy, { type MiddlewareObj } from '@middy/core';
 import { isStreamingBody, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { NodeAdapterLimits } from './node-http-adapter.ts';
@@ -25,27 +26,38 @@ export interface HttpApiResultV2 {
 }
 
 /**
- * An AWS Lambda handler for API Gateway HTTP API v2 events serving one core handler. Lambda
- * buffers responses, so a streamed body is collected until it ends.
+ * An AWS Lambda handler for API Gateway HTTP API v2 events serving one core handler, built with
+ * middy as Lambda handlers are: a body over the limit is refused before the event is decoded.
+ * Lambda buffers responses, so a streamed body is collected until it ends.
  */
 export function createLambdaHandler(handler: CoreHandler, limits: NodeAdapterLimits) {
-  return async (event: HttpApiEventV2): Promise<HttpApiResultV2> => {
-    const body = event.body === undefined ? new Uint8Array(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-    if (body.byteLength > limits.maxBodyBytes) {
-      return toResult(payloadTooLarge(limits.maxBodyBytes).toResponse());
-    }
-    const headers: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
-    if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
-    const request: ApiRequest = {
-      method: event.requestContext.http.method.toUpperCase(),
-      path: event.rawPath,
-      query: new URLSearchParams(event.rawQueryString ?? ''),
-      headers,
-      body,
-      remoteAddress: event.requestContext.http.sourceIp ?? '',
-    };
-    return toResult(await handler(request));
+  return middy<HttpApiEventV2, HttpApiResultV2>()
+    .use(refuseBodiesOver(limits.maxBodyBytes))
+    .handler(async (event) => toResult(await handler(toApiRequest(event))));
+}
+
+/** 413 before decoding: the early answer ends the invocation without running the core handler. */
+function refuseBodiesOver(maxBodyBytes: number): MiddlewareObj<HttpApiEventV2, HttpApiResultV2> {
+  return {
+    before: async ({ event }) => {
+      if (event.body === undefined) return undefined;
+      const size = event.isBase64Encoded ? Buffer.byteLength(event.body, 'base64') : Buffer.byteLength(event.body, 'utf8');
+      return size > maxBodyBytes ? toResult(payloadTooLarge(maxBodyBytes).toResponse()) : undefined;
+    },
+  };
+}
+
+function toApiRequest(event: HttpApiEventV2): ApiRequest {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    query: new URLSearchParams(event.rawQueryString ?? ''),
+    headers,
+    body: event.body === undefined ? new Uint8Array(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'),
+    remoteAddress: event.requestContext.http.sourceIp ?? '',
   };
 }
 

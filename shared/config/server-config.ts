@@ -2,6 +2,7 @@ import { ConfigError } from './config-error.ts';
 import { parseDurationSetting, parseHttpUrlSetting } from './setting-values.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
 import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
+import { parseCorsAllowedOrigins } from './cors-allowed-origins.ts';
 import { LOG_LEVELS, isLogLevel, type LogLevel } from '../logging/logger.ts';
 
 /** Settings fixed for the life of the process (everything but the rotatable admin secret). */
@@ -29,6 +30,8 @@ export interface ServerConfig {
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
   logLevel: LogLevel;
+  /** Browser origins allowed to call the API across origins (CORS); empty: none, `['*']`: any. */
+  corsAllowedOrigins: string[];
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -61,6 +64,7 @@ export function loadServerConfig(env: Environment): ServerConfig {
     runLogSendBufferBytes: parseInteger(env, 'RUN_LOG_SEND_BUFFER_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
     projectSecretsAccess: loadProjectSecretsAccess(env),
     logLevel: parseLogLevel(env),
+    corsAllowedOrigins: parseCorsAllowedOrigins(env.CORS_ALLOWED_ORIGINS),
   };
 }
 

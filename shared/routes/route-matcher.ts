@@ -32,6 +32,15 @@ export class RouteMatcher {
     }));
   }
 
+  /** The methods some route answers at this path (`*` for a route that takes any), whatever its parameters hold. */
+  methodsAt(path: string): string[] {
+    const methods = new Set<string>();
+    for (const { route, pattern } of this.#compiled) {
+      if (pattern.match(path) !== null) methods.add(route.method);
+    }
+    return [...methods];
+  }
+
   lookup(method: string, path: string): RouteLookup {
     const allowed: string[] = [];
     for (const { route, pattern, parameters } of this.#compiled) {

@@ -26,6 +26,7 @@ const PROJECT = 'adapters';
 const WORKSPACE = 'network';
 const CONTROLLER = 'workspace-controller';
 const MAX_BODY_BYTES = 4096;
+const CONSOLE_ORIGIN = 'https://console.example.com';
 const LAMBDA_EXPORTS: Record<FunctionName, string> = { login: 'login', 'public-config': 'publicConfig', resources: 'resources', internal: 'internal', 'run-logs': 'runLogs' };
 
 interface Request {
@@ -77,6 +78,7 @@ function environment(kubeConfigFile: string): Record<string, string> {
     KUBECONFIG: kubeConfigFile,
     SERVICE_ACCOUNT_ISSUERS: cluster.emulator.serviceAccountIssuer,
     MAX_REQUEST_BODY_BYTES: String(MAX_BODY_BYTES),
+    CORS_ALLOWED_ORIGINS: CONSOLE_ORIGIN,
     LOG_LEVEL: 'error',
   });
 }
@@ -207,6 +209,20 @@ const eventStream = (answer: Answer) => {
   expect(answer.body).toBe(expectedStream());
 };
 
+const corsHeaders = (answer: Answer) => Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+const preflight = (fn: FunctionName, path: string, origin = CONSOLE_ORIGIN): Request => ({ fn, method: 'OPTIONS', path, headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, last-event-id' } });
+const preflightAnswer = (methods: string) => (answer: Answer) => {
+  expect(answer.status).toBe(204);
+  expect(corsHeaders(answer)).toEqual({
+    'access-control-allow-origin': CONSOLE_ORIGIN,
+    vary: 'Origin',
+    'access-control-allow-methods': methods,
+    'access-control-allow-headers': 'Authorization, Content-Type, Last-Event-ID',
+    'access-control-max-age': '600',
+  });
+};
+const fromConsole = (answer: Answer) => expect([answer.headers['access-control-allow-origin'], answer.headers.vary]).toEqual([CONSOLE_ORIGIN, 'Origin']);
+
 const CASES: Case[] = [
   ...FUNCTION_NAMES.map((fn): Case => ({ name: `${fn}: liveness probe`, request: () => ({ fn, method: 'GET', path: '/healthz' }), expect: json(200, { status: 'ok' }) })),
   ...FUNCTION_NAMES.map((fn): Case => ({ name: `${fn}: readiness probe`, request: () => ({ fn, method: 'GET', path: '/readyz' }), expect: json(200, { status: 'ready' }) })),
@@ -263,6 +279,21 @@ const CASES: Case[] = [
   { name: 'run-logs: the stream with the token in access_token', request: () => ({ fn: 'run-logs', method: 'GET', path: `${streamPath()}?access_token=${adminToken}` }), expect: eventStream },
   { name: 'run-logs: the stream from Last-Event-ID on', request: () => ({ fn: 'run-logs', method: 'GET', path: streamPath(), headers: { ...bearer(adminToken), 'last-event-id': '1' } }), expect: (answer) => expect([answer.status, answer.body]).toEqual([200, expectedStream().replace('id: 1\ndata: Initializing...\n\n', '')]) },
   { name: 'run-logs: an unknown run → 404 RunNotFound', request: () => ({ fn: 'run-logs', method: 'GET', path: `/api/v1alpha1/run-logs/${PROJECT}/0190a0a0-0000-7000-8000-000000000000`, headers: bearer(adminToken) }), expect: jsonMatching(404, { reason: 'RunNotFound' }) },
+  { name: 'CORS: a preflight from an allowed origin → 204 with the route\'s methods, before authentication', request: () => preflight('resources', `${API}/namespaces/${PROJECT}/workspaces/${WORKSPACE}`), expect: preflightAnswer('GET, PUT, PATCH, DELETE') },
+  { name: 'CORS: a preflight of the run-log stream → 204', request: () => preflight('run-logs', streamPath()), expect: preflightAnswer('GET') },
+  { name: 'CORS: a preflight from another origin → no CORS headers (the OPTIONS request fails closed: 401)', request: () => preflight('resources', `${API}/projects`, 'https://evil.example.com'), expect: (answer) => expect([answer.status, corsHeaders(answer)]).toEqual([401, {}]) },
+  {
+    name: 'CORS: an answer to an allowed origin names it and exposes the headers clients read',
+    request: () => ({ fn: 'resources', method: 'GET', path: '/api/v1alpha1/auth/whoami', headers: { ...bearer(adminToken), origin: CONSOLE_ORIGIN } }),
+    expect: (answer) => {
+      json(200, { type: 'admin', name: 'admin' })(answer);
+      fromConsole(answer);
+      expect(answer.headers['access-control-expose-headers']).toBe('Location, Retry-After, WWW-Authenticate, Allow');
+    },
+  },
+  { name: 'CORS: an error to an allowed origin names it too (the browser can read the 401)', request: () => ({ fn: 'resources', method: 'GET', path: `${API}/projects`, headers: { origin: CONSOLE_ORIGIN } }), expect: (answer) => [json(401, { error: 'a bearer token is required', reason: 'MissingToken' }), fromConsole].forEach((check) => check(answer)) },
+  { name: 'CORS: the stream with access_token from an allowed origin (EventSource, no preflight) names it', request: () => ({ fn: 'run-logs', method: 'GET', path: `${streamPath()}?access_token=${adminToken}`, headers: { origin: CONSOLE_ORIGIN } }), expect: (answer) => [eventStream, fromConsole].forEach((check) => check(answer)) },
+  { name: 'CORS: an answer to another origin carries no CORS header', request: () => ({ fn: 'resources', method: 'GET', path: '/api/v1alpha1/auth/whoami', headers: { ...bearer(adminToken), origin: 'https://evil.example.com' } }), expect: (answer) => expect([answer.status, corsHeaders(answer)]).toEqual([200, {}]) },
   { name: 'run-logs: an invalid access_token → 401 InvalidToken', request: () => ({ fn: 'run-logs', method: 'GET', path: `${streamPath()}?access_token=garbage` }), expect: jsonMatching(401, { reason: 'InvalidToken' }) },
 ];
 

@@ -1,0 +1,27 @@
+import { ApiError } from '../../http/api-error.ts';
+import type { ApiResponse } from '../../http/api-request.ts';
+import { apiError } from '../../http/error-catalogue.ts';
+import type { Logger } from '../../logging/logger.ts';
+import type { Filter, FilteredRequest } from './filter-chain.ts';
+
+/**
+ * Turns what the rest of the chain throws into an answer: an ApiError into its JSON body, anything
+ * else (a bug) into a 500 with no detail, logged. Filters outside this one always get an answer.
+ */
+export function withErrorResponses(logger: Logger): Filter {
+  return (request, next) => {
+    const toResponse = (error: unknown) => errorResponse(error, request, logger);
+    try {
+      const answer = next(request);
+      return answer instanceof Promise ? answer.catch(toResponse) : answer;
+    } catch (error) {
+      return toResponse(error);
+    }
+  };
+}
+
+function errorResponse(error: unknown, request: FilteredRequest, logger: Logger): ApiResponse {
+  if (error instanceof ApiError) return error.toResponse();
+  logger.error('unhandled error', { error, method: request.method, path: request.path });
+  return apiError('InternalError', 'internal error').toResponse();
+}

@@ -1,0 +1,36 @@
+import type { ApiError } from '../../http/api-error.ts';
+import type { ApiRequest, ApiResponse } from '../../http/api-request.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { RouteDefinition } from '../../routes/route-table.ts';
+
+/** A request on its way through the filters: each fills in what it learnt (the route, the principal). */
+export interface FilteredRequest extends ApiRequest {
+  route?: RouteDefinition;
+  params?: Record<string, string>;
+  /** Null on open routes; undefined until authentication has run. */
+  principal?: Principal | null;
+  /** Why routing found no handler; answered once the caller has authenticated. */
+  lookupFailure?: ApiError;
+}
+
+/** An answer now, or later: a filter stays synchronous when it can, as every promise costs. */
+export type Answer = ApiResponse | Promise<ApiResponse>;
+
+/** What a filter hands the request on to: the rest of the chain. */
+export type NextFilter = (request: FilteredRequest) => Answer;
+
+/** One step of the chain: answers itself, or passes the request on and may change the answer. */
+export type Filter = (request: FilteredRequest, next: NextFilter) => Answer;
+
+/**
+ * Composes filters around a handler, the first outermost, as k8s.io/apiserver wraps its handler
+ * in `WithAuthentication`, `WithCORS`, …; a filter that is not installed (undefined) is left out.
+ */
+export function chainFilters(filters: ReadonlyArray<Filter | undefined>, handler: NextFilter): NextFilter {
+  return filters.reduceRight<NextFilter>((next, filter) => (filter ? (request) => filter(request, next) : next), handler);
+}
+
+/** Applies `change` to the answer when it comes, without a promise when it is already here. */
+export function whenAnswered(answer: Answer, change: (response: ApiResponse) => ApiResponse): Answer {
+  return answer instanceof Promise ? answer.then(change) : change(answer);
+}

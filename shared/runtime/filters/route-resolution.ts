@@ -1,0 +1,36 @@
+import type { ApiError } from '../../http/api-error.ts';
+import { apiError, notFound } from '../../http/error-catalogue.ts';
+import { statusError } from '../../resources/kubernetes-status.ts';
+import type { RouteMatcher } from '../../routes/route-matcher.ts';
+import type { RouteDefinition } from '../../routes/route-table.ts';
+import type { Filter } from './filter-chain.ts';
+
+/**
+ * Finds the request's route and its path parameters. What cannot be served (no route, a method the
+ * route lacks, an invalid path parameter) is only noted: the route refusal answers it once the
+ * caller has authenticated, so an unknown path tells nothing to a caller without a token.
+ */
+export function withRouteResolution(matcher: RouteMatcher): Filter {
+  return (request, next) => {
+    const lookup = matcher.lookup(request.method, request.path);
+    if (lookup.kind === 'found') {
+      request.route = lookup.match.route;
+      request.params = lookup.match.params;
+    } else if (lookup.kind === 'invalid-parameter') {
+      // The route decides how the caller authenticates; the refusal comes once they have, before any authorisation.
+      request.route = lookup.route;
+      request.lookupFailure = invalidPathParameter(lookup.route, lookup.problem);
+    } else if (lookup.kind === 'method-not-allowed') {
+      request.lookupFailure = apiError('MethodNotAllowed', `method ${request.method} is not allowed on ${request.path}`, { allow: lookup.allowed.join(', ') });
+    } else {
+      request.lookupFailure = notFound(`no route for ${request.method} ${request.path}`);
+    }
+    return next(request);
+  };
+}
+
+/** 400 for a path parameter that is not a valid name: a Kubernetes `Status` on resource routes, as kube-apiserver answers. */
+function invalidPathParameter(route: RouteDefinition, problem: string): ApiError {
+  const message = `path parameter invalid: ${problem}`;
+  return route.statusErrors ? statusError('BadRequest', message) : apiError('InvalidPathParameter', message);
+}
