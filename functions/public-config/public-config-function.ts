@@ -3,6 +3,7 @@ import { jsonResponse } from '../../shared/http/api-request.ts';
 import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
 import { renderReferencePage } from '../../shared/openapi/reference-page.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import { routeHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { publicOidcConfig } from '../../shared/config/identity-config.ts';
 
 /** What a client needs before it logs in. `oidcConfig` is omitted when OIDC is off. */
@@ -18,7 +19,7 @@ export function createPublicConfigFunction(context: AppContext, oidcConfig: () =
   const page = renderReferencePage(document);
   return {
     name: 'public-config',
-    handlers: {
+    handlers: routeHandlers<'public-config'>({
       getPublicConfig: () => {
         const oidc = oidcConfig();
         const body: PublicConfig = { adminAccountEnabled: context.adminSettings.current().enabled, ...(oidc ? { oidcConfig: oidc } : {}) };
@@ -30,6 +31,6 @@ export function createPublicConfigFunction(context: AppContext, oidcConfig: () =
         headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" },
         body: page,
       }),
-    },
+    }),
   };
 }

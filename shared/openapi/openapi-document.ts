@@ -22,6 +22,18 @@ const PUBLIC_CONFIG_SCHEMA = {
 
 const METHODS_FOR_ANY = ['get', 'post', 'put', 'patch', 'delete'];
 
+/** One query parameter per property of the route's query schema, whose schema is that very property (the one requests are checked against). */
+function queryParameters(route: RouteDefinition): Record<string, unknown>[] {
+  const properties = (route.querySchema?.properties ?? {}) as Record<string, { description?: string }>;
+  const required = (route.querySchema?.required ?? []) as string[];
+  return Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: required.includes(name), ...(schema.description ? { description: schema.description } : {}), schema }));
+}
+
+/** A platform route's body may be left out when its schema requires no field (an empty body reads as `{}`); a resource body never. */
+function bodyRequired(route: RouteDefinition, schema: Record<string, unknown>): boolean {
+  return route.bodyJudgedByCluster === true || ((schema.required as string[] | undefined)?.length ?? 0) > 0;
+}
+
 /** The OpenAPI 3.1 document of every route in the table. */
 export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -33,6 +45,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
         return { name, in: 'path', required: true, ...(description ? { description } : {}), schema };
       }),
       ...(route.path.endsWith('/*') ? [{ name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The rest of the path.' }] : []),
+      ...queryParameters(route),
     ];
     const methods = route.method === '*' ? METHODS_FOR_ANY : [route.method.toLowerCase()];
     for (const method of methods) {
@@ -41,7 +54,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
         summary: route.summary,
         ...(parameters.length ? { parameters } : {}),
         ...(route.auth === 'none' ? { security: [] } : route.auth === 'bearer-or-query' ? { security: [{ bearerAuth: [] }, { accessTokenQuery: [] }] } : {}),
-        ...(route.requestSchema ? { requestBody: { required: true, content: { 'application/json': { schema: route.requestSchema } } } } : {}),
+        ...(route.requestSchema ? { requestBody: { required: bodyRequired(route, route.requestSchema), content: { 'application/json': { schema: route.requestSchema } } } } : {}),
         responses: {
           [String(route.successStatus ?? 200)]: {
             description: 'Success.',

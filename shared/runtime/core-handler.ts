@@ -13,6 +13,7 @@ import type { Logger } from '../logging/logger.ts';
 import { redactPathAndQuery } from '../logging/redaction.ts';
 import type { FunctionDefinition, HandlerRequest } from './function-definition.ts';
 import type { AppContext } from '../app/app-context.ts';
+import { attachRequestInput } from './request-validation.ts';
 
 /** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
 export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -140,6 +141,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
     .use([finishing, errors, routing, authentication])
     .handler((event) => {
       const route = event.route!;
+      attachRequestInput(event);
       const routeHandler = definition.handlers[route.operationId] ?? builtIn[route.operationId]!;
       return routeHandler(event as HandlerRequest);
     });
