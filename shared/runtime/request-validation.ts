@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../http/api-error.ts';
 import type { ApiRequest } from '../http/api-request.ts';
@@ -21,13 +22,13 @@ export interface RequestInput<Body = unknown, Query = Record<string, unknown>> {
 type Schema = Record<string, unknown>;
 
 const makeAjv = (coerceTypes: boolean) => {
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, strict: true, allErrors: false });
+  const ajv = new Ajv2020({ coerceTypes, useDefaults: true, strict: true, allErrors: false });
   ajv.addKeyword({ keyword: ERROR_REASON_KEYWORD, schemaType: 'string' });
   return addFormats.default(ajv, ['uuid', 'date-time', 'uri']);
 };
 // Query values arrive as text: the query checker turns `limit=5` into the number its schema asks for.
-let bodyAjv: Ajv | undefined;
-let queryAjv: Ajv | undefined;
+let bodyAjv: Ajv2020 | undefined;
+let queryAjv: Ajv2020 | undefined;
 const compiled = new WeakMap<Schema, ValidateFunction>();
 
 /** A schema's check, compiled on first use and kept for the life of the process (the schemas are constants). */
