@@ -4,7 +4,8 @@ import { ApiError } from '../../shared/http/api-error.ts';
 import { buildOpenApiDocument } from '../../shared/openapi/openapi-document.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { routeTable, type DeclaredRoute, type RouteDefinition } from '../../shared/routes/route-table.ts';
-import { attachRequestInput } from '../../shared/runtime/request-validation.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ERROR_REASON_DEFINITION, attachRequestInput } from '../../shared/runtime/request-validation.ts';
 import type { RouteHandlers, RouteRequest } from '../../shared/runtime/typed-handlers.ts';
 
 const routes = routeTable('platform.dev');
@@ -43,6 +44,16 @@ const QUERIES: Record<string, Record<string, string>> = {
 };
 
 describe('Issue 9: every platform route declares its body and query schemas once, and a request they refuse gets a 400 naming the field', () => {
+  it('every request schema is valid JSON Schema 2020-12 (the server skips this check to spare its first request)', () => {
+    const ajv = new Ajv2020({ strict: true }).addKeyword(ERROR_REASON_DEFINITION);
+    for (const candidate of routes) {
+      for (const schema of [candidate.requestSchema, candidate.querySchema]) {
+        if (schema) expect(ajv.validateSchema(schema), `${candidate.operationId}: ${ajv.errorsText()}`).toBe(true);
+      }
+    }
+    expect(ajv.validateSchema({ type: 'object', properties: { limit: { type: 'integr' } } })).toBe(false);
+  });
+
   it('the routes with a checked body or query are exactly those this test covers', () => {
     expect(routes.filter((candidate) => candidate.requestSchema && !candidate.bodyJudgedByCluster).map((candidate) => candidate.operationId).sort()).toEqual(Object.keys(BODIES).sort());
     const platformQueries = routes.filter((candidate) => candidate.querySchema && !candidate.statusErrors).map((candidate) => candidate.operationId);
@@ -80,6 +91,7 @@ describe('Issue 9: every platform route declares its body and query schemas once
   it('query values are read as their schema types, with defaults, and refused by name', () => {
     expect(inputOf('listRunsInPhase', { query: 'limit=7&continue=abc&access_token=t' }).query()).toMatchObject({ limit: 7, continue: 'abc', phase: 'Pending' });
     expect(inputOf('listProjectRuns', {}).query()).toEqual({ limit: 50 });
+    expect(inputOf('listProjectRuns', { query: '__proto__=x&constructor=y&limit=3&limit=9' }).query()).toEqual(Object.fromEntries([['__proto__', 'x'], ['constructor', 'y'], ['limit', 3]]));
     for (const [operationId, reasons] of Object.entries(QUERIES)) {
       for (const [parameter, reason] of Object.entries(reasons)) {
         for (const value of ['0', 'abc', '501', '']) {
