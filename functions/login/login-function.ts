@@ -3,7 +3,8 @@ import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { clientAddress } from '../../shared/auth/login-throttle.ts';
 import { loginError, retryAfter as retryAfterHeader } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import type { FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
+import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 
 /** Cookie set on a successful login, for browser clients (the API itself reads bearer tokens only). */
 export const TOKEN_COOKIE = 'platform_api_token';
@@ -15,7 +16,7 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
   const { adminSettings, passwordVerifier, loginThrottle, config, logger } = context;
   const secureCookie = config.apiBaseUrl.startsWith('https:');
 
-  const login = async (request: HandlerRequest) => {
+  const login: RouteHandlers<'login'>['login'] = async (request) => {
     const password = readPassword(request.headers.authorization);
     const client = clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], config.trustedProxyHops);
     const retryAfter = loginThrottle.retryAfterSeconds(client);
@@ -41,7 +42,7 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
     return jsonResponse(200, { idToken }, { 'set-cookie': cookie });
   };
 
-  return { name: 'login', handlers: { login } };
+  return { name: 'login', handlers: routeHandlers<'login'>({ login }) };
 }
 
 function readPassword(header: string | undefined): string {

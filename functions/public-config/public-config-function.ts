@@ -1,6 +1,7 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import { routeHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { publicOidcConfig } from '../../shared/config/identity-config.ts';
 
 /** What a client needs before it logs in. `oidcConfig` is omitted when OIDC is off. */
@@ -21,7 +22,7 @@ export function createPublicConfigFunction(context: AppContext, oidcConfig: () =
     }));
   return {
     name: 'public-config',
-    handlers: {
+    handlers: routeHandlers<'public-config'>({
       getPublicConfig: () => {
         const oidc = oidcConfig();
         const body: PublicConfig = { adminAccountEnabled: context.adminSettings.current().enabled, ...(oidc ? { oidcConfig: oidc } : {}) };
@@ -33,7 +34,7 @@ export function createPublicConfigFunction(context: AppContext, oidcConfig: () =
         headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" },
         body: (await built()).page,
       }),
-    },
+    }),
   };
 }
 

@@ -11,7 +11,9 @@ import {
   type ResourceOperation,
 } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
-import type { HandlerRequest, RouteHandler } from '../../shared/runtime/function-definition.ts';
+import type { ResourceRoute } from '../../shared/routes/platform-routes.ts';
+import type { RouteHandler } from '../../shared/runtime/function-definition.ts';
+import { generatedRouteHandlers, type RouteRequest, type TypedHandler } from '../../shared/runtime/typed-handlers.ts';
 import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body.ts';
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
@@ -20,7 +22,7 @@ import { APPLY_PATCH, plainWrites, type ResourceWrites } from './resource-writes
 import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
 
-// Kubernetes list and watch options the cluster understands; passed through as given.
+// Kubernetes list and watch options the cluster understands; passed through as given (after the route's query schema).
 const LIST_QUERY = ['labelSelector', 'fieldSelector', 'limit', 'continue'];
 const WATCH_QUERY = ['labelSelector', 'fieldSelector', 'resourceVersion', 'allowWatchBookmarks', 'timeoutSeconds'];
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json-patch+json', APPLY_PATCH];
@@ -36,7 +38,8 @@ export interface KindHandlerDependencies {
   watchSessions: StreamSessions;
 }
 
-type Operation = (request: HandlerRequest, location: ObjectLocation) => Promise<ApiResponse>;
+type KindRequest = RouteRequest<ResourceRoute>;
+type Operation = (request: KindRequest, location: ObjectLocation) => Promise<ApiResponse>;
 
 /**
  * The REST handlers of one kind, keyed by operationId. Each authorises the caller first (the
@@ -49,8 +52,8 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   // A dry run has no side effects (no namespace, no Secret): the cluster only validates the object.
   const dryRunWrites: ResourceWrites = { ...plainWrites(objects, kind), present: writes.present };
   const description = async () => (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
-  const authorize = (request: HandlerRequest, verb: string, location: ObjectLocation) =>
-    authorizer.authorize(request.principal!, {
+  const authorize = (request: KindRequest, verb: string, location: ObjectLocation) =>
+    authorizer.authorize(request.principal, {
       verb,
       group: objects.apiGroup,
       resource: kind.plural,
@@ -60,7 +63,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     });
 
   /** An object, or a Table of it when kubectl asked for one. */
-  const objectAnswer = async (request: HandlerRequest, status: number, body: PlatformObject): Promise<ApiResponse> => {
+  const objectAnswer = async (request: KindRequest, status: number, body: PlatformObject): Promise<ApiResponse> => {
     const shown = writes.present(body);
     const version = requestedTableVersion(request.headers.accept ?? '');
     if (!version || !shown.metadata?.name) return jsonResponse(status, shown);
@@ -71,14 +74,12 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   const operations: Record<ResourceOperation, Operation> = {
     async list(request, location) {
       const watching = isWatch(request.query);
-      const query = passedOn(request.query, watching ? WATCH_QUERY : LIST_QUERY);
-      const limit = query.get('limit');
-      if (limit !== null && !/^\d+$/.test(limit)) throw statusError('BadRequest', `limit must be a non-negative integer, not "${limit}"`);
+      const query = passedOn(request.input.query(), watching ? WATCH_QUERY : LIST_QUERY);
       const version = requestedTableVersion(request.headers.accept ?? '');
       const table = version ? { version, includeObject: includeObjectOption(request.query) } : undefined;
       const path = objects.platformPath(kind, location);
       if (watching) {
-        const credential = dependencies.watchSessions.open(request.principal!, readBearerToken(request, false)!);
+        const credential = dependencies.watchSessions.open(request.principal, readBearerToken(request, false)!);
         return await watchResponse({ objects, description: await description(), path, query, present: writes.present, table, credential, signal: request.signal }).catch((error: unknown) => {
           credential.release();
           throw error;
@@ -150,9 +151,10 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     return objectAnswer(request, status, body);
   };
 
-  const handler = (operation: ResourceOperation, allNamespaces = false): RouteHandler => async (request) => {
+  // A namespaced kind's routes name `{namespace}`, except the list across every namespace.
+  const handler = (operation: ResourceOperation): TypedHandler<ResourceRoute> => async (request) => {
     const location: ObjectLocation = {
-      ...(kind.namespaced && !allNamespaces ? { namespace: request.params.namespace! } : {}),
+      ...(request.params.namespace !== undefined ? { namespace: request.params.namespace } : {}),
       ...(request.params.name !== undefined ? { name: request.params.name } : {}),
       ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
     };
@@ -166,10 +168,10 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     }
   };
 
-  const handlers: Record<string, RouteHandler> = {};
+  const handlers: Record<string, TypedHandler<ResourceRoute>> = {};
   for (const operation of Object.keys(RESOURCE_OPERATIONS) as ResourceOperation[]) handlers[resourceOperationId(kind, operation)] = handler(operation);
-  if (kind.namespaced) handlers[listAllNamespacesOperationId(kind)] = handler('list', true);
-  return handlers;
+  if (kind.namespaced) handlers[listAllNamespacesOperationId(kind)] = handler('list');
+  return generatedRouteHandlers(handlers);
 }
 
 function isWatch(query: URLSearchParams): boolean {
@@ -177,16 +179,16 @@ function isWatch(query: URLSearchParams): boolean {
   return watch === '1' || watch === 'true';
 }
 
-function passedOn(query: URLSearchParams, names: string[]): URLSearchParams {
+function passedOn(query: Record<string, unknown>, names: string[]): URLSearchParams {
   const passed = new URLSearchParams();
   for (const name of names) {
-    const value = query.get(name);
-    if (value !== null) passed.set(name, value);
+    const value = query[name];
+    if (typeof value === 'string') passed.set(name, value);
   }
   return passed;
 }
 
-function patchType(request: HandlerRequest): string {
+function patchType(request: KindRequest): string {
   const type = bodyMediaType(request);
   if (!PATCH_TYPES.includes(type)) {
     throw statusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`);
@@ -194,7 +196,7 @@ function patchType(request: HandlerRequest): string {
   return type;
 }
 
-function requireObjectType(request: HandlerRequest): void {
+function requireObjectType(request: KindRequest): void {
   const type = bodyMediaType(request);
   if (type !== '' && !OBJECT_TYPES.includes(type)) {
     throw statusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${OBJECT_TYPES.join(', ')}`);

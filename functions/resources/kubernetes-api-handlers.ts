@@ -1,11 +1,12 @@
 import type { Authorizer } from '../../shared/authz/authorizer.ts';
-import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
+import { jsonResponse, type ApiRequest, type ApiResponse } from '../../shared/http/api-request.ts';
 import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, wantsProtobufOpenApiV2 } from '../../shared/kubernetes/openapi-probes.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { asKubernetesStatus, statusError } from '../../shared/resources/kubernetes-status.ts';
 import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
-import type { HandlerRequest, RouteHandler } from '../../shared/runtime/function-definition.ts';
+import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
+import type { RouteHandlers, RouteRequest } from '../../shared/runtime/typed-handlers.ts';
 import {
   AGGREGATED_DISCOVERY,
   aggregatedDiscovery,
@@ -29,10 +30,10 @@ const documentResponse = (payload: unknown, contentType = 'application/json') =>
  * OpenAPI documents, for the platform's kinds only (any authenticated caller may read them, as
  * Kubernetes' `system:discovery` allows); and `GET /api/v1/namespaces/<ns>` for namespaces that are Projects.
  */
-export function kubernetesApiHandlers(objects: ClusterObjects, authorizer: Authorizer): Record<string, RouteHandler> {
+export function kubernetesApiHandlers(objects: ClusterObjects, authorizer: Authorizer) {
   const { apiGroup } = objects;
   const kinds = () => platformKindDescriptions(apiGroup);
-  const discovery = (scope: 'api' | 'apis', legacy: () => unknown) => async (request: HandlerRequest) =>
+  const discovery = (scope: 'api' | 'apis', legacy: () => unknown) => async (request: ApiRequest) =>
     wantsAggregatedDiscovery(request.headers.accept ?? '') ? documentResponse(aggregatedDiscovery(scope, apiGroup, await kinds()), AGGREGATED_DISCOVERY) : documentResponse(legacy());
   const groupDocument = async () => openApiV3GroupDocument(apiGroup, await kinds(), DOCUMENT_VERSION);
 
@@ -50,17 +51,17 @@ export function kubernetesApiHandlers(objects: ClusterObjects, authorizer: Autho
     getOpenApiV3: async () => documentResponse(openApiV3Root(apiGroup, await groupDocument())),
     getOpenApiV3PlatformGroup: async () => documentResponse(await groupDocument()),
     getProjectNamespace: (request) => projectNamespace(request, objects, authorizer),
-  };
+  } satisfies Partial<RouteHandlers<'resources'>>;
 }
 
 /**
  * A Project's namespace, authorised as `get` on `namespaces` with its name (kubectl reads it after a
  * 404 to word its message); namespaces that belong to no Project are not found here.
  */
-async function projectNamespace(request: HandlerRequest, objects: ClusterObjects, authorizer: Authorizer): Promise<ApiResponse> {
-  const name = request.params.namespace!;
+async function projectNamespace(request: RouteRequest<Extract<DeclaredRoute, { operationId: 'getProjectNamespace' }>>, objects: ClusterObjects, authorizer: Authorizer): Promise<ApiResponse> {
+  const name = request.params.namespace;
   try {
-    await authorizer.authorize(request.principal!, { verb: 'get', group: '', resource: 'namespaces', name });
+    await authorizer.authorize(request.principal, { verb: 'get', group: '', resource: 'namespaces', name });
     const namespace = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));
     if (!namespace || namespace.metadata.labels?.[`${objects.apiGroup}/project`] !== name) {
       throw statusError('NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });

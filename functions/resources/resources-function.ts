@@ -2,7 +2,8 @@ import type { AppContext } from '../../shared/app/app-context.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { PLATFORM_KINDS, PROJECT, VARIABLE_SET, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
-import type { FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
+import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { checkPlatformCrdsServed } from '../../shared/resources/crd-readiness.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
@@ -22,12 +23,16 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
     kind === PROJECT ? projectWrites(objects, context.config.projectSecretsAccess) : kind === VARIABLE_SET ? variableSetWrites(objects) : plainWrites(objects, kind);
   // Watches are not capped per principal (kubectl holds one per `get -w`); they end with their credential.
   const watchSessions = new StreamSessions({ maxStreamsPerPrincipal: Number.POSITIVE_INFINITY, adminSettings: context.adminSettings, adminTokens: context.adminTokens });
+  const declared: RouteHandlers<'resources'> = {
+    ...runHandlers(context, objects),
+    ...kubernetesApiHandlers(objects, context.authorizer),
+    whoAmI: (request) => jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
+  };
+  // The kinds' routes are generated from PLATFORM_KINDS; the core handler checks at start that each has its handler.
   const handlers = Object.assign(
     {},
     ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind), watchSessions })),
-    runHandlers(context, objects),
-    kubernetesApiHandlers(objects, context.authorizer),
-    { whoAmI: (request: HandlerRequest) => jsonResponse(200, { type: request.principal!.type, name: runPrincipal(request.principal!).principal }) },
+    routeHandlers(declared),
   );
   const readiness = async () => {
     await checkPlatformCrdsServed(rest, context.config.apiGroup);

@@ -1,7 +1,9 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
-import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
+import type { ApiRequest } from '../../shared/http/api-request.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import { routeHandlers, type RouteHandlers, type RouteRequest } from '../../shared/runtime/typed-handlers.ts';
+import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
 import { RunNotFoundError } from '../../shared/runs/run-errors.ts';
 import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
 import type { RunStore } from '../../shared/runs/run-store.ts';
@@ -9,6 +11,8 @@ import { RunEndWatch } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
 import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
+
+type StreamRequest = RouteRequest<Extract<DeclaredRoute, { operationId: 'streamRunLogs' }>>;
 
 /** How often a run's streams look whether it has finished: one check per run, whatever the number of streams. */
 export const PHASE_CHECK_MS = 2_000;
@@ -31,60 +35,61 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
     if (!watch) endWatches.set(store, (watch = new RunEndWatch(store, PHASE_CHECK_MS, context.logger)));
     return watch;
   };
-  const authorize = (request: HandlerRequest, workspace?: string) =>
-    context.authorizer.authorize(request.principal!, {
+  const authorize = (request: StreamRequest, workspace?: string) =>
+    context.authorizer.authorize(request.principal, {
       verb: 'get',
       group: config.apiGroup,
       resource: 'workspaces',
       subresource: 'log',
-      namespace: request.params.project!,
+      namespace: request.params.project,
       ...(workspace ? { name: workspace } : {}),
     });
 
+  const handlers: RouteHandlers<'run-logs'> = {
+    streamRunLogs: async (request) => {
+      const afterSeq = lastEventId(request);
+      // The slot is taken before any database work, so a principal at its cap costs nothing more.
+      const session = sessions.open(request.principal, readBearerToken(request, true)!);
+      // A client gone before the stream starts never runs its generator: free the slot here too.
+      request.signal?.addEventListener('abort', () => session.release(), { once: true });
+      try {
+        const store = await context.runs.store();
+        const run = await store.getRun(request.params.project, request.params.run).catch(async (error: unknown) => {
+          // Only a caller who could read any log here learns that this run does not exist.
+          if (error instanceof RunNotFoundError) await authorize(request);
+          throw error;
+        });
+        await authorize(request, run.workspace);
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+          body: runLogEvents({
+            store,
+            endWatch: endWatchOf(store),
+            run,
+            afterSeq,
+            session,
+            signal: request.signal,
+            logger: context.logger,
+            heartbeatMs: config.runLogHeartbeatMs,
+            sendBufferBytes: config.runLogSendBufferBytes,
+          }),
+        };
+      } catch (error) {
+        session.release();
+        throw runStoreHttpError(error);
+      }
+    },
+  };
   return {
     name: 'run-logs',
-    handlers: {
-      streamRunLogs: async (request) => {
-        const afterSeq = lastEventId(request);
-        // The slot is taken before any database work, so a principal at its cap costs nothing more.
-        const session = sessions.open(request.principal!, readBearerToken(request, true)!);
-        // A client gone before the stream starts never runs its generator: free the slot here too.
-        request.signal?.addEventListener('abort', () => session.release(), { once: true });
-        try {
-          const store = await context.runs.store();
-          const run = await store.getRun(request.params.project!, request.params.run!).catch(async (error: unknown) => {
-            // Only a caller who could read any log here learns that this run does not exist.
-            if (error instanceof RunNotFoundError) await authorize(request);
-            throw error;
-          });
-          await authorize(request, run.workspace);
-          return {
-            status: 200,
-            headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
-            body: runLogEvents({
-              store,
-              endWatch: endWatchOf(store),
-              run,
-              afterSeq,
-              session,
-              signal: request.signal,
-              logger: context.logger,
-              heartbeatMs: config.runLogHeartbeatMs,
-              sendBufferBytes: config.runLogSendBufferBytes,
-            }),
-          };
-        } catch (error) {
-          session.release();
-          throw runStoreHttpError(error);
-        }
-      },
-    },
+    handlers: routeHandlers(handlers),
     readiness: () => context.runs.checkReady(),
   };
 }
 
 /** The seq of the last line the client saw (`Last-Event-ID`, sent by EventSource on reconnect); 0 when none. */
-function lastEventId(request: HandlerRequest): number {
+function lastEventId(request: ApiRequest): number {
   const header = request.headers['last-event-id']?.trim();
   if (header === undefined || header === '') return 0;
   if (!/^\d{1,15}$/.test(header)) throw apiError('InvalidLastEventId', 'Last-Event-ID must be the number of a log line');

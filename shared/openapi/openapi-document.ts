@@ -37,6 +37,18 @@ function operationTag(route: RouteDefinition): string {
   return 'Service';
 }
 
+/** One query parameter per property of the route's query schema, whose schema is that very property (the one requests are checked against). */
+function queryParameters(route: RouteDefinition): Record<string, unknown>[] {
+  const properties = (route.querySchema?.properties ?? {}) as Record<string, { description?: string }>;
+  const required = (route.querySchema?.required ?? []) as string[];
+  return Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: required.includes(name), ...(schema.description ? { description: schema.description } : {}), schema }));
+}
+
+/** A platform route's body may be left out when its schema requires no field (an empty body reads as `{}`); a resource body never. */
+function bodyRequired(route: RouteDefinition, schema: Record<string, unknown>): boolean {
+  return route.bodyJudgedByCluster === true || ((schema.required as string[] | undefined)?.length ?? 0) > 0;
+}
+
 /** The OpenAPI 3.1 document of every route in the table; `kinds` (from the CRDs) give the resource kinds' schemas. */
 export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: string, kinds: KindDescription[], apiGroup: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -48,6 +60,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
         return { name, in: 'path', required: true, ...(description ? { description } : {}), schema };
       }),
       ...(route.path.endsWith('/*') ? [{ name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The rest of the path.' }] : []),
+      ...queryParameters(route),
     ];
     const methods = route.method === '*' ? METHODS_FOR_ANY : [route.method.toLowerCase()];
     const requestSchema = documentedRequestSchema(route);
@@ -58,7 +71,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
         tags: [operationTag(route)],
         ...(parameters.length ? { parameters } : {}),
         ...(route.auth === 'none' ? { security: [] } : route.auth === 'bearer-or-query' ? { security: [{ bearerAuth: [] }, { accessTokenQuery: [] }] } : {}),
-        ...(requestSchema ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema } } } } : {}),
+        ...(requestSchema ? { requestBody: { required: bodyRequired(route, route.requestSchema ?? requestSchema), content: { 'application/json': { schema: requestSchema } } } } : {}),
         responses: documentedResponses(route),
       };
     }

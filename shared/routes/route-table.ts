@@ -37,8 +37,12 @@ export interface RouteDefinition {
   successStatus?: number;
   /** Media type of the success response (default application/json). */
   responseMediaType?: string;
-  /** JSON Schema of the request body, when the route takes one. */
+  /** JSON Schema of the request body, when the route takes one: the handler's typed body (checked by shared/runtime/request-validation.ts). */
   requestSchema?: Record<string, unknown>;
+  /** The body is judged by the cluster (CRD schemas), not by `requestSchema`, which only documents it: the resource routes. */
+  bodyJudgedByCluster?: boolean;
+  /** JSON Schema of the query, an object with one property per parameter: the handler's typed query, and the documented query parameters. */
+  querySchema?: Record<string, unknown>;
   /**
    * The answers besides the success, status → description. A route declares only its own; the table
    * adds what follows from its other properties (route-answers.ts).
@@ -61,7 +65,21 @@ export interface RouteDefinition {
 
 /** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. Specific routes come before catch-alls (first match wins). */
 export function routeTable(apiGroup: string): RouteDefinition[] {
-  const routes: RouteDefinition[] = [
+  return declaredRoutes(apiGroup).map((route: RouteDefinition) => ({
+    ...route,
+    pathParameters: pathParameterSchemas(route),
+    errorResponses: routeAnswers(route),
+  }));
+}
+
+/** Keeps the literal types of route declarations (path, auth, schemas), from which handlers are typed. */
+export function declareRoutes<const Routes extends readonly RouteDefinition[]>(routes: Routes): Routes {
+  return routes;
+}
+
+/** The routes as declared, in order. */
+function declaredRoutes(apiGroup: string) {
+  return declareRoutes([
     { method: 'GET', path: '/healthz', target: 'every-function', auth: 'none', operationId: 'getHealth', summary: 'Liveness: the process is serving.', responseSchema: { type: 'object', properties: { status: { type: 'string' } } } },
     { method: 'GET', path: '/readyz', target: 'every-function', auth: 'none', operationId: 'getReadiness', summary: 'Readiness: the function can verify tokens and reach what it depends on.', responseSchema: { type: 'object', properties: { status: { type: 'string' } } }, errorResponses: { 503: 'Not ready; `reason` says why.' } },
     {
@@ -124,13 +142,11 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
       },
     },
     { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).', errorResponses: { 404: 'No identity bridge is configured (`BridgeNotConfigured`).' } },
-  ];
-  return routes.map((route) => ({
-    ...route,
-    pathParameters: pathParameterSchemas(route),
-    errorResponses: routeAnswers(route),
-  }));
+  ]);
 }
+
+/** Every route declared with literal types: what typed handlers are bound to (see shared/runtime/typed-handlers.ts). */
+export type DeclaredRoute = ReturnType<typeof declaredRoutes>[number];
 
 function pathParameterSchemas(route: RouteDefinition): Record<string, PathParameterSchema> {
   const schemas: Record<string, PathParameterSchema> = {};

@@ -14,6 +14,7 @@ import { withErrorResponses } from './filters/error-responses.ts';
 import { withRouteResolution } from './filters/route-resolution.ts';
 import { withAuthentication } from './filters/authentication.ts';
 import { withRouteRefusal } from './filters/route-refusal.ts';
+import { withRequestInput } from './filters/request-input.ts';
 
 /** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
 export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -72,6 +73,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       withRouteResolution(matcher),
       withAuthentication(dependencies.authenticator),
       withRouteRefusal(),
+      withRequestInput(),
     ],
     routeHandler,
   );

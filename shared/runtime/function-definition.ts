@@ -1,6 +1,7 @@
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { FunctionName, RouteDefinition } from '../routes/route-table.ts';
+import type { RequestInput } from './request-validation.ts';
 
 /** A request after routing and authentication, as route handlers see it. */
 export interface HandlerRequest extends ApiRequest {
@@ -8,6 +9,8 @@ export interface HandlerRequest extends ApiRequest {
   params: Record<string, string>;
   /** Null only on open routes. */
   principal: Principal | null;
+  /** The query and body checked against the route's schemas (typed per route: shared/runtime/typed-handlers.ts). */
+  input: RequestInput;
 }
 
 export type RouteHandler = (request: HandlerRequest) => Promise<ApiResponse> | ApiResponse;
@@ -15,7 +18,7 @@ export type RouteHandler = (request: HandlerRequest) => Promise<ApiResponse> | A
 /** One deployable function: handlers for the routes the table gives it, plus its readiness check. */
 export interface FunctionDefinition {
   name: FunctionName;
-  /** Keyed by the route's operationId. */
+  /** Keyed by the route's operationId; built with `routeHandlers` so that each route's handler is typed from it. */
   handlers: Record<string, RouteHandler>;
   /** Throws an ApiError (503) when the function cannot serve yet. */
   readiness?: () => Promise<void>;

@@ -15,6 +15,8 @@ import {
   loginError,
 } from '../../shared/http/error-catalogue.ts';
 import { CALLER_FAILURES, statusError } from '../../shared/resources/kubernetes-status.ts';
+import { routeTable } from '../../shared/routes/route-table.ts';
+import { ERROR_REASON_KEYWORD } from '../../shared/runtime/request-validation.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
 
 function sourceFiles(folder: string): string[] {
@@ -152,5 +154,21 @@ describe('the runtime-neutral core handler imports no node:http module for its e
   it('core-handler.ts imports neither the bridge proxy nor an adapter', () => {
     const source = readFileSync(join(REPO_ROOT, 'shared/runtime/core-handler.ts'), 'utf8');
     expect(source).not.toMatch(/from '\.\.\/(bridge|adapters)\//);
+  });
+});
+
+describe("the reasons a route's request schemas name (`x-error-reason`) are 400 reasons of the catalogue", () => {
+  const named = (schema: unknown): string[] => {
+    if (schema === null || typeof schema !== 'object') return [];
+    return Object.entries(schema).flatMap(([key, value]) => (key === ERROR_REASON_KEYWORD ? [String(value)] : named(value)));
+  };
+  const reasons = [...new Set(routeTable('platform.dev').flatMap((route) => [...named(route.requestSchema), ...named(route.querySchema)]))];
+
+  it('finds the annotated reasons', () => {
+    expect(reasons.length).toBeGreaterThan(3);
+  });
+
+  it.each(reasons)('%s is catalogued with status 400', (reason) => {
+    expect({ ...PLATFORM_ERRORS, ...KUBERNETES_STATUS_REASONS }[reason as keyof typeof PLATFORM_ERRORS]?.status).toBe(400);
   });
 });

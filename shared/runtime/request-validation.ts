@@ -1,0 +1,121 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { ApiError } from '../http/api-error.ts';
+import { apiError, type ReasonWithStatus } from '../http/error-catalogue.ts';
+import type { ApiRequest } from '../http/api-request.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import { statusError } from '../resources/kubernetes-status.ts';
+import type { RouteDefinition } from '../routes/route-table.ts';
+
+/**
+ * The annotation a request schema (or one of its top-level properties) carries to name the
+ * `reason` of a refusal; without one the refusal is `BadRequest`.
+ */
+export const ERROR_REASON_KEYWORD = 'x-error-reason';
+
+/** The keyword definition every checker of request schemas needs (the tests' meta-schema check too). */
+export const ERROR_REASON_DEFINITION = { keyword: ERROR_REASON_KEYWORD, schemaType: 'string' } as const;
+
+/** A route's query and body as its schemas define them, each read and checked when the handler first asks for it. */
+export interface RequestInput<Body = unknown, Query = Record<string, unknown>> {
+  body(): Body;
+  query(): Query;
+}
+
+type Schema = Record<string, unknown>;
+
+// The schemas are checked against the meta-schema by the tests (test/foundation/request-schemas.test.ts),
+// not at run time: that check costs a function about 50 ms on its first request.
+const makeAjv = (coerceTypes: boolean) => {
+  const ajv = new Ajv2020({ coerceTypes, useDefaults: true, strict: true, allErrors: false, validateSchema: false });
+  ajv.addKeyword(ERROR_REASON_DEFINITION);
+  return addFormats.default(ajv, ['uuid', 'date-time', 'uri']);
+};
+// Query values arrive as text: the query checker turns `limit=5` into the number its schema asks for.
+let bodyAjv: Ajv2020 | undefined;
+let queryAjv: Ajv2020 | undefined;
+const compiled = new WeakMap<Schema, ValidateFunction>();
+
+/** A schema's check, compiled on first use and kept for the life of the process (the schemas are constants). */
+function checkOf(schema: Schema, place: 'body' | 'query'): ValidateFunction {
+  let check = compiled.get(schema);
+  if (!check) {
+    const ajv = place === 'body' ? (bodyAjv ??= makeAjv(false)) : (queryAjv ??= makeAjv(true));
+    compiled.set(schema, (check = ajv.compile(schema)));
+  }
+  return check;
+}
+
+/**
+ * Gives the request its `input`: the query and the JSON body checked against the route's schemas.
+ * A check runs when the handler first reads the part, which every handler does after authorising,
+ * so a refused caller gets its 403 whatever it sent. Resource bodies under `/apis/` are judged by
+ * the cluster, not here.
+ */
+export function attachRequestInput<Request extends ApiRequest & { route?: RouteDefinition }>(request: Request): asserts request is Request & { input: RequestInput } {
+  const { route } = request;
+  let body: { value: unknown } | undefined;
+  let query: { value: Record<string, unknown> } | undefined;
+  (request as Request & { input: RequestInput }).input = {
+    body: () => (body ??= { value: route?.requestSchema && !route.bodyJudgedByCluster ? checkedBody(request, route, route.requestSchema) : undefined }).value,
+    query: () => (query ??= { value: checkedQuery(request, route) }).value,
+  };
+}
+
+function checkedBody(request: ApiRequest, route: RouteDefinition, schema: Schema): unknown {
+  const reason = reasonOf(schema, undefined);
+  // An empty body is an empty object: a route whose fields are all optional needs none.
+  const body = request.body.length === 0 ? {} : readJsonObject(request, reason);
+  checkAgainstSchema(route, schema, body, 'body', 'body field');
+  return body;
+}
+
+function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): Record<string, unknown> {
+  // The first value of a repeated parameter, as URLSearchParams.get answers.
+  const values: Record<string, unknown> = Object.create(null);
+  for (const [name, value] of request.query) if (!Object.hasOwn(values, name)) values[name] = value;
+  if (route?.querySchema) checkAgainstSchema(route, route.querySchema, values, 'query', 'query parameter');
+  return values;
+}
+
+function checkAgainstSchema(route: RouteDefinition, schema: Schema, value: unknown, place: 'body' | 'query', what: string): void {
+  const check = checkOf(schema, place);
+  if (check(value)) return;
+  const error = check.errors![0]!;
+  const field = fieldOf(error);
+  throw invalidRequest(route, reasonOf(schema, field.split(/[.[]/)[0]), `${what} ${JSON.stringify(field)} ${problemOf(error)}`);
+}
+
+/** The field an error is about: its path, or the property missing or not allowed. */
+function fieldOf(error: ErrorObject): string {
+  const path = error.instancePath.slice(1).split('/').map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : `${index ? '.' : ''}${part}`)).join('');
+  const property = (error.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (error.params as { additionalProperty?: string }).additionalProperty;
+  return property === undefined ? path : path ? `${path}.${property}` : property;
+}
+
+function problemOf(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'dependentRequired':
+      return `is required with ${JSON.stringify((error.params as { property: string }).property)}`;
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'enum':
+      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+// The annotations name 400 reasons of the catalogue (test/foundation/error-catalogue.test.ts holds them to it).
+function reasonOf(schema: Schema, field: string | undefined): ReasonWithStatus<400> {
+  const property = field === undefined ? undefined : (schema.properties as Record<string, Schema> | undefined)?.[field];
+  return (property?.[ERROR_REASON_KEYWORD] ?? schema[ERROR_REASON_KEYWORD] ?? 'BadRequest') as ReasonWithStatus<400>;
+}
+
+/** 400 for a request its schemas refuse: a Kubernetes `Status` on resource routes. */
+function invalidRequest(route: RouteDefinition, reason: ReasonWithStatus<400>, message: string): ApiError {
+  return route.statusErrors ? statusError('BadRequest', message) : apiError(reason, message);
+}
