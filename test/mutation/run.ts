@@ -30,7 +30,7 @@ const SCOPES: Record<string, Scope> = {
     // bcrypt-worker.ts runs in a worker thread, outside any test runner's reach; login.test.ts
     // proves it ($2y$ refused, wrong password refused).
     mutate: ['shared/auth/held-key-set.ts', 'shared/auth/oidc-key-set.ts', 'shared/auth/service-account-key-set.ts', 'shared/auth/service-account-token-authenticator.ts', 'shared/auth/login-throttle.ts', 'shared/auth/password-verifier.ts'],
-    tests: ['test/identity/oidc-keys.test.ts', 'test/identity/service-account-signatures.test.ts', 'test/identity/service-accounts.test.ts', 'test/foundation/login.test.ts', 'test/foundation/bounded-map.test.ts'],
+    tests: ['test/identity/oidc-keys.test.ts', 'test/foundation/login-throttle.test.ts', 'test/identity/service-account-signatures.test.ts', 'test/identity/service-accounts.test.ts', 'test/foundation/login.test.ts', 'test/foundation/bounded-map.test.ts'],
     // 131 of its 305 mutants are static (gateway start-up); with them a run takes hours here.
     ignoreStatic: true,
   },
@@ -43,7 +43,7 @@ const SCOPES: Record<string, Scope> = {
     // handler's use of them is proven over HTTP on every route (route-access-rules.test.ts),
     // whose server start-up would make each mutant cost seconds.
     mutate: ['shared/routes/route-table.ts', 'shared/routes/platform-routes.ts', 'shared/routes/route-matcher.ts'],
-    tests: ['test/foundation/route-access-modes.test.ts', 'test/foundation/route-table.test.ts'],
+    tests: ['test/foundation/route-access-modes.test.ts', 'test/foundation/route-table.test.ts', 'test/foundation/route-path-parameters.test.ts'],
   },
   'variable-sets': {
     mutate: ['functions/resources/variable-set-writes.ts'],
