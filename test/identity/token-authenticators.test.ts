@@ -79,6 +79,11 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
     ['HS384', () => signToken(claims(), { alg: 'HS384' }), 'token algorithm is not allowed'],
     ['HS512', () => signToken(claims(), { alg: 'HS512' }), 'token algorithm is not allowed'],
     ['alg none', async () => unsignedToken(claims()), 'token algorithm is not allowed'],
+    ['a signature that is not base64url', async () => (await signToken(claims())).replace(/\.[^.]+$/, '.!!!'), 'token is malformed'],
+    ['an unknown critical header', async () => {
+      const [, payload, signature] = (await signToken(claims())).split('.');
+      return `${Buffer.from(JSON.stringify({ alg: 'HS256', crit: ['x-unknown'], 'x-unknown': 1 })).toString('base64url')}.${payload}.${signature}`;
+    }, 'token is malformed'],
     ['sub other than admin', () => signToken(claims({ sub: 'root' })), 'token claim "sub" is invalid'],
     ['no sub', () => signToken(claims({ sub: undefined })), 'token claim "sub" is invalid'],
     ['no iat', () => signToken(claims({ iat: undefined })), 'token claim "iat" is invalid'],
