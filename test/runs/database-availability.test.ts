@@ -121,8 +121,9 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
 
 describe('run history survives a restart of the database server', () => {
   it('keeps runs, phases and log lines, and the same pool works again afterwards', async () => {
-    const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart' });
-    const { lease } = (await store().leases.claim('system:serviceaccount:platform:controller', 60_000, { project: 'availability', workspace: 'restart' }))!;
+    // A Workspace of its own: the claim takes the oldest Pending run of the Workspace, which must be this one whatever ran before.
+    const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart-history' });
+    const { lease } = (await store().leases.claim('system:serviceaccount:platform:controller', 60_000, { project: 'availability', workspace: 'restart-history' }))!;
     await store().leases.appendChunk(run.id, lease.id, 1, ['line 1', 'line 2']);
     const before = await store().getRun('availability', run.id);
 
