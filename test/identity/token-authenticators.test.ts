@@ -79,6 +79,11 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
     ['HS384', () => signToken(claims(), { alg: 'HS384' }), 'token algorithm is not allowed'],
     ['HS512', () => signToken(claims(), { alg: 'HS512' }), 'token algorithm is not allowed'],
     ['alg none', async () => unsignedToken(claims()), 'token algorithm is not allowed'],
+    ['a signature that is not base64url', async () => (await signToken(claims())).replace(/\.[^.]+$/, '.!!!'), 'token is malformed'],
+    ['an unknown critical header', async () => {
+      const [, payload, signature] = (await signToken(claims())).split('.');
+      return `${Buffer.from(JSON.stringify({ alg: 'HS256', crit: ['x-unknown'], 'x-unknown': 1 })).toString('base64url')}.${payload}.${signature}`;
+    }, 'token is malformed'],
     ['sub other than admin', () => signToken(claims({ sub: 'root' })), 'token claim "sub" is invalid'],
     ['no sub', () => signToken(claims({ sub: undefined })), 'token claim "sub" is invalid'],
     ['no iat', () => signToken(claims({ iat: undefined })), 'token claim "iat" is invalid'],
@@ -124,13 +129,16 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
   });
 });
 
+/** Every public-key algorithm a provider may sign ID tokens with (RFC 7518, RFC 8037, RFC 9864's Ed25519). */
+const PUBLIC_KEY_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
 describe('OIDC ID tokens: the provider\'s keys, its issuer, an audience among the client IDs, an exp, and the username claim', () => {
   let provider: StaticOidcIssuer & { close(): Promise<void> };
   let authenticator: OidcTokenAuthenticator;
   const oidcSettings = (issuerUrl: string): OidcSettings => ({ issuerUrl, clientId: 'web', cliClientId: 'cli', additionalScopes: [], usernameClaim: 'email', fetchUrlFor: (url: string) => url }) as OidcSettings;
 
   beforeAll(async () => {
-    provider = await startStaticOidcIssuer();
+    provider = await startStaticOidcIssuer({ extraAlgorithms: PUBLIC_KEY_ALGORITHMS.filter((alg) => alg !== 'ES256') });
     authenticator = new OidcTokenAuthenticator(oidcSettings(provider.issuer), new OidcKeySet(oidcSettings(provider.issuer), silentLogger));
   });
   afterAll(() => provider.close());
@@ -139,6 +147,17 @@ describe('OIDC ID tokens: the provider\'s keys, its issuer, an audience among th
     const token = await provider.sign({ aud, email: 'alice@example.com', groups: ['dev'] });
     const claims = decodeJwt(token);
     expect(await outcome(authenticator, token)).toEqual({ principal: { type: 'oidc', name: 'alice@example.com', claims, expiresAt: (claims.exp as number) * 1000 }, cacheUntil: (claims.exp as number) * 1000 });
+  });
+
+  it.each(PUBLIC_KEY_ALGORITHMS)('accepts a token signed with the provider\'s %s key', async (alg) => {
+    const token = await provider.sign({ aud: 'web', email: 'alice@example.com' }, alg);
+    expect(decodeProtectedHeader(token).alg).toBe(alg);
+    expect(await outcome(authenticator, token)).toMatchObject({ principal: { type: 'oidc', name: 'alice@example.com' } });
+  });
+
+  it('refuses an unsigned token (alg none) of the provider\'s issuer with 401', async () => {
+    const token = unsignedToken({ iss: provider.issuer, aud: 'web', email: 'a@example.com', exp: Math.floor(Date.now() / 1000) + 60 });
+    expect(await outcome(authenticator, token)).toEqual(refused('token algorithm is not allowed'));
   });
 
   it('does not own a token of another issuer', async () => {

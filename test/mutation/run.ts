@@ -3,6 +3,7 @@
 // incrementally: a mutant whose code and tests are unchanged since the last run keeps its result
 // (reports/mutation/<scope>.incremental.json, committed), so a rerun costs only what changed.
 // Prints each scope's score and the total; exits 1 when the total is below the target.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Stryker } from '@stryker-mutator/core';
 import type { MutantResult } from '@stryker-mutator/api/core';
 
@@ -11,6 +12,11 @@ const TARGET_SCORE = 90;
 interface Scope {
   mutate: string[];
   tests: string[];
+  /**
+   * Skip static mutants: code that runs only while a test file starts its servers (beforeAll),
+   * which Stryker can test only by rerunning every file of the scope for each of them.
+   */
+  ignoreStatic?: boolean;
 }
 
 const SCOPES: Record<string, Scope> = {
@@ -25,7 +31,9 @@ const SCOPES: Record<string, Scope> = {
     // bcrypt-worker.ts runs in a worker thread, outside any test runner's reach; login.test.ts
     // proves it ($2y$ refused, wrong password refused).
     mutate: ['shared/auth/held-key-set.ts', 'shared/auth/oidc-key-set.ts', 'shared/auth/service-account-key-set.ts', 'shared/auth/service-account-token-authenticator.ts', 'shared/auth/login-throttle.ts', 'shared/auth/password-verifier.ts'],
-    tests: ['test/identity/oidc-keys.test.ts', 'test/identity/service-account-signatures.test.ts', 'test/identity/service-accounts.test.ts', 'test/foundation/login.test.ts', 'test/foundation/bounded-map.test.ts'],
+    tests: ['test/identity/oidc-keys.test.ts', 'test/foundation/login-throttle.test.ts', 'test/foundation/password-verifier.test.ts', 'test/identity/service-account-signatures.test.ts', 'test/identity/service-accounts.test.ts', 'test/foundation/login.test.ts', 'test/foundation/bounded-map.test.ts'],
+    // 131 of its 305 mutants are static (gateway start-up); with them a run takes hours here.
+    ignoreStatic: true,
   },
   authz: {
     mutate: ['shared/authz/*.ts'],
@@ -36,7 +44,7 @@ const SCOPES: Record<string, Scope> = {
     // handler's use of them is proven over HTTP on every route (route-access-rules.test.ts),
     // whose server start-up would make each mutant cost seconds.
     mutate: ['shared/routes/route-table.ts', 'shared/routes/platform-routes.ts', 'shared/routes/route-matcher.ts'],
-    tests: ['test/foundation/route-access-modes.test.ts', 'test/foundation/route-table.test.ts'],
+    tests: ['test/foundation/route-access-modes.test.ts', 'test/foundation/route-table.test.ts', 'test/foundation/route-path-parameters.test.ts'],
   },
   'variable-sets': {
     mutate: ['functions/resources/variable-set-writes.ts'],
@@ -44,10 +52,23 @@ const SCOPES: Record<string, Scope> = {
   },
 };
 
-function score(results: MutantResult[]): { detected: number; valid: number; survived: MutantResult[] } {
+function score(results: MutantResult[]): { detected: number; valid: number; ignored: number; survived: MutantResult[] } {
   const detected = results.filter((result) => result.status === 'Killed' || result.status === 'Timeout').length;
   const survived = results.filter((result) => result.status === 'Survived' || result.status === 'NoCoverage');
-  return { detected, valid: detected + survived.length, survived };
+  const ignored = results.filter((result) => result.status === 'Ignored').length;
+  return { detected, valid: detected + survived.length, ignored, survived };
+}
+
+/**
+ * Stryker reuses a survivor's result while its code and the tests that covered it are unchanged, so
+ * a new test that would kill it is never tried (always so for static mutants, which no test covers).
+ * Survivors are few: they are dropped from the incremental report and tested again on every run.
+ */
+function forgetSurvivors(incrementalFile: string): void {
+  if (!existsSync(incrementalFile)) return;
+  const report = JSON.parse(readFileSync(incrementalFile, 'utf8')) as { files: Record<string, { mutants: Array<{ status: string }> }> };
+  for (const file of Object.values(report.files)) file.mutants = file.mutants.filter((mutant) => mutant.status !== 'Survived' && mutant.status !== 'NoCoverage');
+  writeFileSync(incrementalFile, JSON.stringify(report));
 }
 
 const requested = process.argv.slice(2);
@@ -57,10 +78,11 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const names = requested.length > 0 ? requested : Object.keys(SCOPES);
-const rows: Array<{ scope: string; detected: number; valid: number; survived: MutantResult[] }> = [];
+const rows: Array<{ scope: string } & ReturnType<typeof score>> = [];
 for (const name of names) {
   const scope = SCOPES[name]!;
   process.env.MUTATION_TEST_FILES = scope.tests.join(',');
+  forgetSurvivors(`reports/mutation/${name}.incremental.json`);
   const results = await new Stryker({
     testRunner: 'vitest',
     vitest: { configFile: 'test/mutation/vitest.config.ts', related: false },
@@ -68,6 +90,7 @@ for (const name of names) {
     // Only the route table mixes access rules with documentation.
     ignorers: name === 'routes' ? ['route-documentation'] : [],
     mutate: scope.mutate,
+    ignoreStatic: scope.ignoreStatic ?? false,
     coverageAnalysis: 'perTest',
     incremental: true,
     incrementalFile: `reports/mutation/${name}.incremental.json`,
@@ -85,8 +108,8 @@ for (const name of names) {
 
 const percent = (detected: number, valid: number) => (valid === 0 ? 100 : (100 * detected) / valid).toFixed(2);
 console.log('\nMutation score of the security core');
-for (const { scope, detected, valid, survived } of rows) {
-  console.log(`  ${scope.padEnd(14)} ${percent(detected, valid).padStart(6)}%  (${detected}/${valid} detected)`);
+for (const { scope, detected, valid, ignored, survived } of rows) {
+  console.log(`  ${scope.padEnd(14)} ${percent(detected, valid).padStart(6)}%  (${detected}/${valid} detected${ignored > 0 ? `; ${ignored} not run (ignored)` : ''})`);
   for (const mutant of survived) console.log(`    survived: ${mutant.fileName}:${mutant.location.start.line} ${mutant.mutatorName} ${JSON.stringify(mutant.replacement ?? '')}`);
 }
 const detected = rows.reduce((sum, row) => sum + row.detected, 0);

@@ -210,14 +210,14 @@ describe('A JSON patch is judged on the object it produces: sensitive values it 
   });
 
   it.each([
-    ['copy to the description', [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }, { op: 'copy', from: '/spec/variables/1/value', path: '/spec/description' }]],
-    ['a plain variable with the same value', [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }, { op: 'replace', path: '/spec/variables/0/value', value: 'leak' }]],
-  ])('refuses %s with 422 and changes nothing', async (_op, patch) => {
+    ['copy to the description', [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }, { op: 'copy', from: '/spec/variables/1/value', path: '/spec/description' }], '/spec/description'],
+    ['a plain variable with the same value', [{ op: 'add', path: '/spec/variables/-', value: { name: 'y', sensitive: true, value: 'leak' } }, { op: 'replace', path: '/spec/variables/0/value', value: 'leak' }], '/spec/variables/0/value'],
+  ])('refuses %s with 422 naming where, and changes nothing', async (_op, patch, where) => {
     const name = uniqueName();
     await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
     const error = await statusError(writes.patch(location(name), patch, JSON_PATCH));
     expect([error.status, error.reason]).toEqual([422, 'Invalid']);
-    expect(error.message).not.toContain('leak');
+    expect(error.message).toBe(`VariableSet "${name}" is invalid: spec.variables: a sensitive value may not appear anywhere else in the VariableSet (found at ${where})`);
     expect((await stored(name)).spec!.variables).toEqual([defaulted({ name: 'x', value: '1' })]);
     expect(await secretOf(name)).toBeUndefined();
   });
@@ -235,6 +235,7 @@ describe('A JSON patch is judged on the object it produces: sensitive values it 
     await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
     const error = await statusError(writes.patch(location(name), [{ op: 'add', path: 7, value: 'v' }], JSON_PATCH));
     expect([error.status, error.reason]).toEqual([422, 'Invalid']);
+    expect(error.details).toMatchObject({ name, kind: 'VariableSet' });
   });
 
   it('applies a JSON patch elsewhere in the object', async () => {
@@ -271,5 +272,106 @@ describe('Answers never carry a sensitive variable\'s value, however it came to 
     expect(JSON.stringify(answer.body)).not.toContain('smuggled');
     expect(await secretOf(name)).toBeUndefined();
     expect(await stored(name)).toBeUndefined();
+  });
+});
+
+describe('A sensitive value may not stand anywhere else in the VariableSet: in any field, at any depth, as a key; an empty value is no secret', () => {
+  it.each([
+    ['a later plain variable', (name: string) => variableSet(name, [{ name: 's', sensitive: true, value: 'leak' }, { name: 'a', value: 'x' }, { name: 'b', value: 'leak' }]), '/spec/variables/2/value'],
+    ['an annotation key', (name: string) => ({ ...variableSet(name, [{ name: 's', sensitive: true, value: 'leak' }]), metadata: { name, annotations: { leak: 'x' } } }) as PlatformObject, '/metadata/annotations/leak'],
+    ['a label value', (name: string) => ({ ...variableSet(name, [{ name: 's', sensitive: true, value: 'leak' }]), metadata: { name, labels: { a: 'leak' } } }) as PlatformObject, '/metadata/labels/a'],
+  ])('refuses a create with the value in %s (422, where, nothing stored)', async (_case, object, where) => {
+    const name = uniqueName();
+    const error = await statusError(writes.create(location(name), object(name)));
+    expect([error.status, error.message]).toEqual([422, `VariableSet "${name}" is invalid: spec.variables: a sensitive value may not appear anywhere else in the VariableSet (found at ${where})`]);
+    expect(await stored(name)).toBeUndefined();
+    expect(await secretOf(name)).toBeUndefined();
+  });
+
+  it('accepts an empty sensitive value beside other empty strings', async () => {
+    const name = uniqueName();
+    const answer = await writes.create(location(name), variableSet(name, [{ name: 's', sensitive: true, value: '' }, { name: 'p', value: '' }]));
+    expect(answer.status).toBe(201);
+    expect(answer.body.spec!.variables).toEqual([defaulted({ name: 's', sensitive: true, valueFrom: reference(name, 's') }), defaulted({ name: 'p', value: '' })]);
+  });
+
+  it('looks through null fields without failing', async () => {
+    const name = uniqueName();
+    const object = { ...variableSet(name, [{ name: 's', sensitive: true, value: 'v' }]), metadata: { name, annotations: null } } as unknown as PlatformObject;
+    const outcome = await writes.create(location(name), object).catch((error: unknown) => error);
+    expect(outcome).not.toBeInstanceOf(TypeError);
+  });
+
+  it('a JSON patch removing the spec is sent as a removal: the cluster refuses it (spec is required) and keeps the object', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    const error = await statusError(writes.patch(location(name), [{ op: 'remove', path: '/spec' }], JSON_PATCH));
+    expect(error.status).toBe(422);
+    expect((await stored(name)).spec).toEqual({ variables: [defaulted({ name: 'x', value: '1' })] });
+  });
+});
+
+/**
+ * Writes whose cluster sees another writer change the VariableSet just before each of the first
+ * `races` patches: the patch, pinned to the resourceVersion it was computed from, then gets a 409.
+ */
+function racedWrites(races: number): { writes: ReturnType<typeof variableSetWrites>; patches: () => number } {
+  const racing = new ClusterObjects(new KubernetesRestClient(emulator.kubeConfig(), silentLogger), GROUP);
+  const send = racing.send.bind(racing);
+  let patches = 0;
+  racing.send = (async (call: KubernetesCall) => {
+    if (call.method === 'PATCH' && call.contentType === JSON_PATCH) {
+      patches++;
+      if (patches <= races) await send({ method: 'PATCH', path: call.path, body: { metadata: { annotations: { race: String(patches) } } }, contentType: MERGE_PATCH });
+    }
+    return send(call);
+  }) as typeof racing.send;
+  return { writes: variableSetWrites(racing), patches: () => patches };
+}
+
+describe('A patch that loses a race with another writer is recomputed on the new object, at most 5 times; a caller\'s own resourceVersion is never overridden', () => {
+  const addSensitive = { spec: { variables: [{ name: 'x', value: '1' }, { name: 's', sensitive: true, value: 'raced' }] } };
+
+  it.each([1, 4])('after %d lost race(s): the other writer\'s change and the patch both stand, the value in the Secret', async (races) => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    const raced = racedWrites(races);
+    const answer = await raced.writes.patch(location(name), addSensitive, MERGE_PATCH, new URLSearchParams());
+    expect(raced.patches()).toBe(races + 1);
+    expect(answer.body.metadata.annotations).toEqual({ race: String(races) });
+    expect(answer.body.spec!.variables).toEqual([defaulted({ name: 'x', value: '1' }), defaulted({ name: 's', sensitive: true, valueFrom: reference(name, 's') })]);
+    expect(decoded((await secretOf(name))!.data)).toEqual({ s: 'raced' });
+  });
+
+  it('after 5 lost races: 409, and the patch is not applied', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    const raced = racedWrites(5);
+    const error = await statusError(raced.writes.patch(location(name), addSensitive, MERGE_PATCH, new URLSearchParams()));
+    expect(error.status).toBe(409);
+    expect(raced.patches()).toBe(5);
+    expect((await stored(name)).spec!.variables).toEqual([defaulted({ name: 'x', value: '1' })]);
+    expect(await secretOf(name)).toBeUndefined();
+  });
+
+  it('a caller who pinned the resourceVersion gets the 409 as soon as the pin is seen to be theirs (on the object read again)', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    const pinned = { ...addSensitive, metadata: { resourceVersion: (await stored(name)).metadata.resourceVersion } };
+    const raced = racedWrites(1);
+    const error = await statusError(raced.writes.patch(location(name), pinned, MERGE_PATCH, new URLSearchParams()));
+    expect(error.status).toBe(409);
+    // The first 409 could be the race's; re-read, the object's resourceVersion is no longer the caller's pin.
+    expect(raced.patches()).toBe(2);
+    expect((await stored(name)).spec!.variables).toEqual([defaulted({ name: 'x', value: '1' })]);
+  });
+
+  it('any other refusal of the cluster is answered at once, not retried', async () => {
+    const name = uniqueName();
+    await writes.create(location(name), variableSet(name, [{ name: 'x', value: '1' }]));
+    const raced = racedWrites(0);
+    const error = await statusError(raced.writes.patch(location(name), { spec: { variables: [{ name: 'x', value: '1', category: 'bogus' }] } }, MERGE_PATCH, new URLSearchParams()));
+    expect(error.status).toBe(422);
+    expect(raced.patches()).toBe(1);
   });
 });

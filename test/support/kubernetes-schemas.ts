@@ -68,9 +68,12 @@ export async function schemaProblems(objects: KubeObject[]): Promise<string[]> {
   return problems;
 }
 
-// The check file sits under node_modules so that its imports resolve like the project's own.
+let checks = 0;
+
+// The check file sits under node_modules so that its imports resolve like the project's own; one
+// folder per check, so checks run at once (Promise.all) never delete each other's file.
 async function unknownFieldProblems(objects: KubeObject[]): Promise<string[]> {
-  const folder = join(REPO_ROOT, 'node_modules/.cache/chart-schema-check', String(process.pid));
+  const folder = join(REPO_ROOT, 'node_modules/.cache/chart-schema-check', `${process.pid}-${++checks}`);
   const file = join(folder, 'rendered.ts');
   const kinds = [...new Set(objects.map((object) => MODELS[`${object.apiVersion}/${object.kind}`]!))];
   const lines = kinds.map((kind, index) => `import type { ${kind.typeName} as T${index} } from '${kind.typeModule}';`);

@@ -10,8 +10,8 @@ export interface StaticOidcIssuer {
   issuer: string;
   /** Paths requested so far, in order. */
   requests: string[];
-  /** Signs an ID token with the current key: iss = issuer, exp one hour ahead unless given. */
-  sign(claims: Record<string, unknown>): Promise<string>;
+  /** Signs an ID token with the current key (or the published key of `alg`): iss = issuer, exp one hour ahead unless given. */
+  sign(claims: Record<string, unknown>, alg?: string): Promise<string>;
   /** Replaces the signing key; the JWKS then publishes only the new one. */
   rotateKey(): Promise<void>;
   stop(): Promise<void>;
@@ -25,23 +25,28 @@ interface SigningKey {
 
 let keyCounter = 0;
 
-async function newKey(): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid: `key-${++keyCounter}`, alg: 'ES256', use: 'sig' } };
+async function newKey(alg = 'ES256'): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg);
+  return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid: `key-${++keyCounter}`, alg, use: 'sig' } };
 }
 
-/** Starts the issuer on 127.0.0.1; `issuer` defaults to its own address plus `pathPrefix`. */
-export async function startStaticOidcIssuer(options: { issuer?: string; pathPrefix?: string } = {}): Promise<StaticOidcIssuer & { close(): Promise<void> }> {
+/**
+ * Starts the issuer on 127.0.0.1; `issuer` defaults to its own address plus `pathPrefix`. Its
+ * current key is ES256; `extraAlgorithms` publishes one more key per algorithm, never rotated.
+ */
+export async function startStaticOidcIssuer(options: { issuer?: string; pathPrefix?: string; extraAlgorithms?: string[] } = {}): Promise<StaticOidcIssuer & { close(): Promise<void> }> {
   const prefix = options.pathPrefix ?? '';
   let key = await newKey();
+  const extraKeys = new Map<string, SigningKey>();
+  for (const alg of options.extraAlgorithms ?? []) extraKeys.set(alg, await newKey(alg));
   const requests: string[] = [];
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     requests.push(path);
     if (path === `${prefix}/.well-known/openid-configuration`) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, jwks_uri: `${issuer}/keys`, id_token_signing_alg_values_supported: ['ES256'] }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, jwks_uri: `${issuer}/keys`, id_token_signing_alg_values_supported: ['ES256', ...extraKeys.keys()] }));
     } else if (path === `${prefix}/keys`) {
-      res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: [key.jwk] }));
+      res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: [key.jwk, ...[...extraKeys.values()].map((extra) => extra.jwk)] }));
     } else {
       res.writeHead(404).end();
     }
@@ -59,9 +64,11 @@ export async function startStaticOidcIssuer(options: { issuer?: string; pathPref
     url,
     issuer,
     requests,
-    async sign(claims) {
+    async sign(claims, alg) {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iat: now, exp: now + 3600, ...claims }).setProtectedHeader({ alg: 'ES256', kid: key.jwk.kid! }).setIssuer(issuer).sign(key.privateKey);
+      const signing = alg === undefined || alg === key.jwk.alg ? key : extraKeys.get(alg);
+      if (signing === undefined) throw new Error(`the issuer publishes no ${alg} key`);
+      return new SignJWT({ iat: now, exp: now + 3600, ...claims }).setProtectedHeader({ alg: signing.jwk.alg!, kid: signing.jwk.kid! }).setIssuer(issuer).sign(signing.privateKey);
     },
     async rotateKey() {
       key = await newKey();
