@@ -49,7 +49,8 @@ export function parseKubeconfigArguments(args) {
   if (!options.server) throw new Error('--server URL is required');
   const url = new URL(options.server);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('--server must be an https:// URL');
-  if (url.protocol === 'http:') process.stderr.write('warning: kubectl sends tokens only over HTTPS; use the https:// URL of the server\n');
+  if (url.protocol === 'http:')
+    process.stderr.write('warning: kubectl sends tokens only over HTTPS; use the https:// URL of the server\n');
   return options;
 }
 
@@ -57,21 +58,35 @@ function call(options, ca, method, path, headers = {}) {
   const url = new URL(path, options.server);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const outgoing = send(url, { method, headers, ...(url.protocol === 'https:' ? { ca, rejectUnauthorized: !options.insecure } : {}), timeout: 15_000 }, (incoming) => {
-      let text = '';
-      incoming.setEncoding('utf8');
-      incoming.on('data', (chunk) => (text += chunk));
-      incoming.on('end', () => {
-        let body;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = { error: text };
-        }
-        if (incoming.statusCode >= 200 && incoming.statusCode < 300) resolve(body);
-        else reject(new Error(`${method} ${url.pathname} answered ${incoming.statusCode}: ${body.error ?? body.message ?? text}`));
-      });
-    });
+    const outgoing = send(
+      url,
+      {
+        method,
+        headers,
+        ...(url.protocol === 'https:' ? { ca, rejectUnauthorized: !options.insecure } : {}),
+        timeout: 15_000,
+      },
+      (incoming) => {
+        let text = '';
+        incoming.setEncoding('utf8');
+        incoming.on('data', (chunk) => (text += chunk));
+        incoming.on('end', () => {
+          let body;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = { error: text };
+          }
+          if (incoming.statusCode >= 200 && incoming.statusCode < 300) resolve(body);
+          else
+            reject(
+              new Error(
+                `${method} ${url.pathname} answered ${incoming.statusCode}: ${body.error ?? body.message ?? text}`,
+              ),
+            );
+        });
+      },
+    );
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${url.origin} within 15 s`)));
     outgoing.on('error', reject);
     outgoing.end();
@@ -81,7 +96,9 @@ function call(options, ca, method, path, headers = {}) {
 async function adminLogin(options, ca) {
   const password = process.stdin.isTTY ? await promptHidden('Admin password: ') : await readPasswordFromPipe();
   if (!password) throw new Error('no password given');
-  const { idToken } = await call(options, ca, 'POST', '/api/v1alpha1/auth/login', { authorization: `Bearer ${password}` });
+  const { idToken } = await call(options, ca, 'POST', '/api/v1alpha1/auth/login', {
+    authorization: `Bearer ${password}`,
+  });
   return idToken;
 }
 
@@ -90,21 +107,31 @@ async function userEntry(options, ca) {
   if (options.execKubelogin) {
     const { oidcConfig } = await call(options, ca, 'GET', '/api/v1alpha1/system/public-config');
     if (!oidcConfig) throw new Error('the server has no OIDC settings, so --exec-kubelogin cannot be used');
-    const scopes = oidcConfig.scopes.filter((scope) => scope !== 'openid').map((scope) => `--oidc-extra-scope=${scope}`);
+    const scopes = oidcConfig.scopes
+      .filter((scope) => scope !== 'openid')
+      .map((scope) => `--oidc-extra-scope=${scope}`);
     return {
       name: `oidc@${new URL(options.server).host}`,
       user: {
         exec: {
           apiVersion: 'client.authentication.k8s.io/v1',
           command: 'kubectl',
-          args: ['oidc-login', 'get-token', `--oidc-issuer-url=${oidcConfig.issuerUrl}`, `--oidc-client-id=${oidcConfig.cliClientId}`, ...scopes],
+          args: [
+            'oidc-login',
+            'get-token',
+            `--oidc-issuer-url=${oidcConfig.issuerUrl}`,
+            `--oidc-client-id=${oidcConfig.cliClientId}`,
+            ...scopes,
+          ],
           interactiveMode: 'IfAvailable',
           provideClusterInfo: false,
         },
       },
     };
   }
-  const token = options.idTokenFile ? (await readFile(options.idTokenFile, 'utf8')).trim() : (options.idToken ?? (await adminLogin(options, ca)));
+  const token = options.idTokenFile
+    ? (await readFile(options.idTokenFile, 'utf8')).trim()
+    : (options.idToken ?? (await adminLogin(options, ca)));
   const whoami = await call(options, ca, 'GET', '/api/v1alpha1/auth/whoami', { authorization: `Bearer ${token}` });
   return { name: `${whoami.name}@${new URL(options.server).host}`, user: { token } };
 }
@@ -121,7 +148,10 @@ export async function writeKubeconfig(options) {
   const clusterName = `platform-${host}`;
   const contextName = options.context ?? clusterName;
   const file = options.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
-  const existing = await readFile(file, 'utf8').then((text) => parseYaml(text) ?? {}, () => ({}));
+  const existing = await readFile(file, 'utf8').then(
+    (text) => parseYaml(text) ?? {},
+    () => ({}),
+  );
   const cluster = {
     server: options.server.replace(/\/+$/, ''),
     ...(ca ? { 'certificate-authority-data': Buffer.from(ca).toString('base64') } : {}),
@@ -133,7 +163,14 @@ export async function writeKubeconfig(options) {
     kind: 'Config',
     clusters: upsert(existing.clusters, { name: clusterName, cluster }),
     users: upsert(existing.users, user),
-    contexts: upsert(existing.contexts, { name: contextName, context: { cluster: clusterName, user: user.name, ...(options.namespace ? { namespace: options.namespace } : {}) } }),
+    contexts: upsert(existing.contexts, {
+      name: contextName,
+      context: {
+        cluster: clusterName,
+        user: user.name,
+        ...(options.namespace ? { namespace: options.namespace } : {}),
+      },
+    }),
     'current-context': contextName,
   };
   await mkdir(dirname(file), { recursive: true });

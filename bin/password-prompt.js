@@ -6,7 +6,9 @@ const MAX_PASSWORD_BYTES = 72;
 export function hashPasswordForAdminAccount(bcrypt, password, cost) {
   if (password.length === 0) throw new Error('the password is empty');
   if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) {
-    throw new Error(`the password is longer than ${MAX_PASSWORD_BYTES} bytes; bcrypt ignores everything past that, so it is refused`);
+    throw new Error(
+      `the password is longer than ${MAX_PASSWORD_BYTES} bytes; bcrypt ignores everything past that, so it is refused`,
+    );
   }
   // bcryptjs writes $2b$; $2a$ and $2b$ hashes of the same input are identical past the prefix.
   return bcrypt.hashSync(password, bcrypt.genSaltSync(cost)).replace(/^\$2b\$/, '$2a$');

@@ -67,7 +67,8 @@ if (command !== 'hash-password' && !LOCAL_COMMANDS.includes(command)) {
 const options = { cost: 10, dataDir: undefined };
 for (let index = 0; index < args.length; index++) {
   if (args[index] === '--cost' && command === 'hash-password') options.cost = Number(args[++index]);
-  else if (args[index] === '--data-dir' && command !== 'hash-password' && args[index + 1]) options.dataDir = args[++index];
+  else if (args[index] === '--data-dir' && command !== 'hash-password' && args[index + 1])
+    options.dataDir = args[++index];
   else {
     process.stderr.write(`unknown option ${args[index]}\n${USAGE}\n`);
     process.exit(2);
@@ -102,7 +103,9 @@ async function runLocalCommand(name, dataDirOption) {
     await commands.setupCommand(settings, dataDir, createLogger({ level: settings.server.logLevel }));
   } else if (name === 'rotate-signing-key') {
     const folder = await commands.rotateSigningKeyCommand(dataDir);
-    process.stdout.write(`new signing key written to ${folder}; admin sessions end within the poll interval (ADMIN_SECRET_POLL_INTERVAL, 5s by default)\n`);
+    process.stdout.write(
+      `new signing key written to ${folder}; admin sessions end within the poll interval (ADMIN_SECRET_POLL_INTERVAL, 5s by default)\n`,
+    );
   } else {
     const removed = await commands.resetLocalCommand(dataDir);
     process.stdout.write(`removed ${removed.join(' and ')}\n`);

@@ -6,7 +6,8 @@ import { loadSettings } from '../shared/config/settings.ts';
 import { createFunctionHandler } from './function-registry.ts';
 
 const context = await createAppContext(loadSettings(process.env));
-const lambdaFor = (name: Parameters<typeof createFunctionHandler>[0]) => createLambdaHandler(createFunctionHandler(name, context), context.config);
+const lambdaFor = (name: Parameters<typeof createFunctionHandler>[0]) =>
+  createLambdaHandler(createFunctionHandler(name, context), context.config);
 
 export const login = lambdaFor('login');
 export const publicConfig = lambdaFor('public-config');

@@ -11,13 +11,15 @@ const logger = createLogger({ level: settings.server.logLevel });
 const fleet = await startOrExit(logger, () => {
   const { values } = parseArgs({ options: { replicas: { type: 'string', default: '1' } } });
   const replicas = Number(values.replicas);
-  if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS) throw new ConfigError('--replicas', `"${values.replicas}" is not a whole number from 1 to ${MAX_REPLICAS}`);
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS)
+    throw new ConfigError('--replicas', `"${values.replicas}" is not a whole number from 1 to ${MAX_REPLICAS}`);
   // The replicas are handed the environment as given (forwarded, each parses its own).
   return startFleet(settings, process.env, {
     replicas,
     dataDir: settings.local.dataDir,
     logger,
-    onReplicaOutput: (replica, text) => process.stdout.write(text.replace(/^(?=.)/gm, `[${replica.name}#${replica.index}] `)),
+    onReplicaOutput: (replica, text) =>
+      process.stdout.write(text.replace(/^(?=.)/gm, `[${replica.name}#${replica.index}] `)),
   });
 });
 onShutdownSignal(logger, () => fleet.close());

@@ -19,8 +19,13 @@ const settings = settingsOrExit({ ...process.env, ...frameworkFlags(process.argv
 const logger = createLogger({ level: settings.server.logLevel });
 const target = settings.runtime.functionTarget ?? 'function';
 await startOrExit(logger, async () => {
-  if (!isFunctionName(target)) throw new ConfigError('--target', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
-  const context = await createAppContext(settings, { logger, localDataDir: settings.local.dataDir, developmentCluster: startDevelopmentCluster });
+  if (!isFunctionName(target))
+    throw new ConfigError('--target', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
+  const context = await createAppContext(settings, {
+    logger,
+    localDataDir: settings.local.dataDir,
+    developmentCluster: startDevelopmentCluster,
+  });
   await openLocalRunHistory(target, context);
   functions.http(target, createFunctionsFrameworkHandler(createFunctionHandler(target, context), context.config));
 });

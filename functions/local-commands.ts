@@ -47,7 +47,11 @@ export async function resetLocalCommand(dataDir: string): Promise<string[]> {
   const paths = localDataPaths(dataDir);
   const hint = 'stop `npm start`, `npm run fleet` and functions of this checkout first';
   await refuseWhileHeld(join(paths.kubernetes, 'lock'), `the local Kubernetes state in ${paths.kubernetes}`, hint);
-  await refuseWhileHeld(join(paths.postgres, 'cluster', 'postmaster.pid'), `the embedded database in ${paths.postgres}`, hint);
+  await refuseWhileHeld(
+    join(paths.postgres, 'cluster', 'postmaster.pid'),
+    `the embedded database in ${paths.postgres}`,
+    hint,
+  );
   await rm(paths.kubernetes, { recursive: true, force: true });
   await rm(paths.postgres, { recursive: true, force: true });
   return [paths.kubernetes, paths.postgres];

@@ -20,23 +20,32 @@ import { startDevelopmentCluster } from '../infra/kube-emulator/development-clus
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
  * the production gateway does (the same rules the chart's HTTPRoute is rendered from).
  */
-export async function startLocalGateway(settings: Settings, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
+export async function startLocalGateway(
+  settings: Settings,
+  options: AppContextOptions & { host?: string } = {},
+): Promise<RunningServer> {
   const tls = await gatewayTls(settings, options.localDataDir ?? DEFAULT_LOCAL_DATA_DIR);
   const context = await createAppContext(settings, options);
   // What the chart's hook Job does before the functions serve; locally, with the example Project.
-  if (context.kubernetes.builtInEmulator) await setUpCluster(context.kubernetes.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
+  if (context.kubernetes.builtInEmulator)
+    await setUpCluster(context.kubernetes.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
   // With the checkout's local state, a database held by another process is reported now, not per request.
   if (options.localDataDir !== undefined) await context.runs.openIfEmbedded();
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
-  for (const name of FUNCTION_NAMES) listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
+  for (const name of FUNCTION_NAMES)
+    listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
   const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl);
   const rules = gatewayRules(context.routes);
-  const server = createLimitedHttpServer(context.config, (req, res) => {
-    const path = (req.url ?? '/').split('?', 1)[0]!;
-    const target = resolveGatewayTarget(rules, path);
-    if (target === 'bridge') bridge(req, res);
-    else listeners.get(target)!(req, res);
-  }, tls);
+  const server = createLimitedHttpServer(
+    context.config,
+    (req, res) => {
+      const path = (req.url ?? '/').split('?', 1)[0]!;
+      const target = resolveGatewayTarget(rules, path);
+      if (target === 'bridge') bridge(req, res);
+      else listeners.get(target)!(req, res);
+    },
+    tls,
+  );
   const running = await serveWithContext(server, context, options.host, 10_000);
   context.logger.info('local gateway listening', {
     url: `${tls ? 'https' : 'http'}://localhost:${running.port}`,
@@ -49,6 +58,12 @@ export async function startLocalGateway(settings: Settings, options: AppContextO
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const settings = settingsOrExit(process.env);
   const logger = createLogger({ level: settings.server.logLevel });
-  const running = await startOrExit(logger, () => startLocalGateway(settings, { logger, localDataDir: settings.local.dataDir, developmentCluster: startDevelopmentCluster }));
+  const running = await startOrExit(logger, () =>
+    startLocalGateway(settings, {
+      logger,
+      localDataDir: settings.local.dataDir,
+      developmentCluster: startDevelopmentCluster,
+    }),
+  );
   onShutdownSignal(logger, () => running.close());
 }

@@ -44,7 +44,13 @@ export async function serveFunction(
   const handler = createContextHandler(create(context), context);
   const server = createLimitedHttpServer(context.config, createNodeRequestListener(handler, context.config), tls);
   const running = await serveWithContext(server, context, options.host, DRAIN_GRACE_MS);
-  context.logger.info('function listening', { function: name, service: settings.runtime.knativeService, revision: settings.runtime.knativeRevision, port: running.port, tls: tls !== undefined });
+  context.logger.info('function listening', {
+    function: name,
+    service: settings.runtime.knativeService,
+    revision: settings.runtime.knativeRevision,
+    port: running.port,
+    tls: tls !== undefined,
+  });
   return running;
 }
 
@@ -53,9 +59,18 @@ export async function serveFunction(
  * dist/functions/<name>.mjs): serves until SIGTERM, then drains and exits. Outside production
  * without a cluster or database configured, one function alone uses the checkout's local state.
  */
-export async function runFunctionContainer(name: FunctionName, create: (context: AppContext) => FunctionDefinition): Promise<void> {
+export async function runFunctionContainer(
+  name: FunctionName,
+  create: (context: AppContext) => FunctionDefinition,
+): Promise<void> {
   const settings = settingsOrExit(process.env);
   const logger = createLogger({ level: settings.server.logLevel });
-  const running = await startOrExit(logger, () => serveFunction(name, create, settings, { logger, localDataDir: settings.local.dataDir, developmentCluster: startDevelopmentCluster }));
+  const running = await startOrExit(logger, () =>
+    serveFunction(name, create, settings, {
+      logger,
+      localDataDir: settings.local.dataDir,
+      developmentCluster: startDevelopmentCluster,
+    }),
+  );
   onShutdownSignal(logger, () => running.close(DRAIN_GRACE_MS));
 }

@@ -6,7 +6,10 @@ import { serveFunction } from './function-container.ts';
 import { functionTarget } from './function-target.ts';
 
 /** The Knative container of FUNCTION_TARGET, started in this process (tests, benchmarks). */
-export async function startFunctionServer(settings: Settings, options: AppContextOptions & { host?: string } = {}): Promise<RunningServer> {
+export async function startFunctionServer(
+  settings: Settings,
+  options: AppContextOptions & { host?: string } = {},
+): Promise<RunningServer> {
   const target = functionTarget(settings.runtime);
   return serveFunction(target, FUNCTION_FACTORIES[target], settings, options);
 }

@@ -62,14 +62,29 @@ export async function startFleet(settings: Settings, environment: Environment, o
   };
   try {
     const tls = await gatewayTls(settings, options.dataDir);
-    if (await ensureAdminSecretFolder(paths.adminSecret)) logger.info('generated the fleet\'s admin secret (password "admin")', { folder: paths.adminSecret });
+    if (await ensureAdminSecretFolder(paths.adminSecret))
+      logger.info('generated the fleet\'s admin secret (password "admin")', { folder: paths.adminSecret });
     const kubeconfigPath = await connectFleetCluster(settings.cluster, paths.kubernetes, cleanups);
-    await setUpCluster(kubeConfigFromFiles(kubeconfigPath), config.apiGroup, logger, { seedExample: settings.cluster.kubeconfig === undefined });
-    const database: OpenDatabase = await openDatabase({ databaseUrl: settings.database.url, embeddedDataDir: paths.postgres, log: (line) => logger.info(line) });
+    await setUpCluster(kubeConfigFromFiles(kubeconfigPath), config.apiGroup, logger, {
+      seedExample: settings.cluster.kubeconfig === undefined,
+    });
+    const database: OpenDatabase = await openDatabase({
+      databaseUrl: settings.database.url,
+      embeddedDataDir: paths.postgres,
+      log: (line) => logger.info(line),
+    });
     cleanups.push(() => database.close());
 
     const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, logger)]));
-    const server = createLimitedHttpServer(config, createFunctionGateway(gatewayRules(routeTable(config.apiGroup)), pools, createBridgeProxy(config.bridgeUpstreamUrl)), tls);
+    const server = createLimitedHttpServer(
+      config,
+      createFunctionGateway(
+        gatewayRules(routeTable(config.apiGroup)),
+        pools,
+        createBridgeProxy(config.bridgeUpstreamUrl),
+      ),
+      tls,
+    );
     const port = await listen(server, config.port, options.host);
     cleanups.push(() => drain(server, 5_000));
     const scheme = tls ? 'https' : 'http';
@@ -88,16 +103,27 @@ export async function startFleet(settings: Settings, environment: Environment, o
       void pool.checkAll();
     };
     for (const name of FUNCTION_NAMES) {
-      replicas.set(name, Array.from({ length: options.replicas }, (_, index) => new FunctionReplica(name, index, replicaEnv, logger, {
-        onOutput: (text) => options.onReplicaOutput?.(replicas.get(name)![index]!, text),
-        onRestart: () => refresh(name),
-      })));
+      replicas.set(
+        name,
+        Array.from(
+          { length: options.replicas },
+          (_, index) =>
+            new FunctionReplica(name, index, replicaEnv, logger, {
+              onOutput: (text) => options.onReplicaOutput?.(replicas.get(name)![index]!, text),
+              onRestart: () => refresh(name),
+            }),
+        ),
+      );
     }
     const all = [...replicas.values()].flat();
     cleanups.push(() => Promise.all(all.map((replica) => replica.stop())));
-    await Promise.all(all.map((replica) => replica.start(options.startTimeoutMs ?? 60_000).catch((error: Error) => {
-      throw new Error(`${replica.name} replica ${replica.index} did not start: ${error.message}`);
-    })));
+    await Promise.all(
+      all.map((replica) =>
+        replica.start(options.startTimeoutMs ?? 60_000).catch((error: Error) => {
+          throw new Error(`${replica.name} replica ${replica.index} did not start: ${error.message}`);
+        }),
+      ),
+    );
     for (const name of FUNCTION_NAMES) refresh(name);
     await Promise.all([...pools.values()].map((pool) => pool.checkAll()));
     const healthChecks = setInterval(() => {
@@ -120,7 +146,11 @@ export async function startFleet(settings: Settings, environment: Environment, o
 }
 
 /** The cluster every replica uses, as a kubeconfig file: KUBECONFIG as given, else the local emulator's. */
-async function connectFleetCluster(cluster: ClusterSettings, folder: string, cleanups: Array<() => Promise<unknown>>): Promise<string> {
+async function connectFleetCluster(
+  cluster: ClusterSettings,
+  folder: string,
+  cleanups: Array<() => Promise<unknown>>,
+): Promise<string> {
   const given = cluster.kubeconfig;
   if (given) return given;
   const emulator = await startLocalCluster(folder);

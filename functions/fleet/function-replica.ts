@@ -9,7 +9,10 @@ import type { FunctionName } from '../../shared/routes/route-table.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The functions-framework's own CLI (its `functions-framework` bin), run with this Node. */
-const FRAMEWORK_CLI = join(dirname(createRequire(import.meta.url).resolve('@google-cloud/functions-framework')), 'main.js');
+const FRAMEWORK_CLI = join(
+  dirname(createRequire(import.meta.url).resolve('@google-cloud/functions-framework')),
+  'main.js',
+);
 const RESTART_DELAY_MS = 1_000;
 const STOP_GRACE_MS = 10_000;
 
@@ -29,7 +32,13 @@ export class FunctionReplica {
   #url = '';
   #stopping = false;
 
-  constructor(name: FunctionName, index: number, env: Environment, logger: Logger, hooks: { onOutput: (text: string) => void; onRestart: () => void }) {
+  constructor(
+    name: FunctionName,
+    index: number,
+    env: Environment,
+    logger: Logger,
+    hooks: { onOutput: (text: string) => void; onRestart: () => void },
+  ) {
     this.name = name;
     this.index = index;
     this.#env = env;
@@ -65,10 +74,21 @@ export class FunctionReplica {
     child.stderr!.on('data', (chunk: Buffer) => this.#onOutput(chunk.toString()));
     child.once('exit', (code, signal) => {
       if (this.#stopping || this.#child !== child) return;
-      this.#logger.warn('function replica exited; starting it again', { function: this.name, replica: this.index, code, signal });
+      this.#logger.warn('function replica exited; starting it again', {
+        function: this.name,
+        replica: this.index,
+        code,
+        signal,
+      });
       setTimeout(() => {
         if (this.#stopping) return;
-        this.start(timeoutMs).then(this.#onRestart, (error: Error) => this.#logger.error('function replica did not start again', { function: this.name, replica: this.index, error: error.message }));
+        this.start(timeoutMs).then(this.#onRestart, (error: Error) =>
+          this.#logger.error('function replica did not start again', {
+            function: this.name,
+            replica: this.index,
+            error: error.message,
+          }),
+        );
       }, RESTART_DELAY_MS).unref();
     });
     await waitUntilServing(this.#url, child, timeoutMs);
@@ -90,7 +110,8 @@ export class FunctionReplica {
 async function waitUntilServing(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited with ${child.exitCode ?? child.signalCode} before serving`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`exited with ${child.exitCode ?? child.signalCode} before serving`);
     try {
       const response = await fetch(`${url}/healthz`);
       await response.body?.cancel();

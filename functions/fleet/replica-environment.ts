@@ -17,7 +17,14 @@ export interface ReplicaOverrides {
  * and serves plain HTTP to the gateway on the loopback interface.
  */
 export function replicaEnvironment(forwarded: Environment, overrides: ReplicaOverrides): Environment {
-  const { PORT: _port, FUNCTION_TARGET: _target, TLS_CERT_FILE: _cert, TLS_KEY_FILE: _key, LOCAL_HTTPS: _localHttps, ...rest } = forwarded;
+  const {
+    PORT: _port,
+    FUNCTION_TARGET: _target,
+    TLS_CERT_FILE: _cert,
+    TLS_KEY_FILE: _key,
+    LOCAL_HTTPS: _localHttps,
+    ...rest
+  } = forwarded;
   return {
     ...rest,
     ADMIN_SECRET_SOURCE: `file:${overrides.adminSecretFolder}`,

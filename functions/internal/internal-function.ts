@@ -10,23 +10,31 @@ import type { FunctionDefinition } from '../../shared/runtime/function-definitio
 import { routeHandlers, type AuthenticatedRequest, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
 import { resolveRunVariables } from './run-variables.ts';
-import { apiError } from '../../shared/http/error-catalogue.ts';
 
 /** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
 export function createInternalFunction(context: AppContext): FunctionDefinition {
   // Made when a run's variables are first asked for: the function connects to the cluster on first use.
   let objects: ClusterObjects | undefined;
-  const clusterObjects = async () => (objects ??= new ClusterObjects(new KubernetesRestClient((await context.cluster()).kubeConfig, context.logger), context.config.apiGroup));
+  const clusterObjects = async () =>
+    (objects ??= new ClusterObjects(
+      new KubernetesRestClient((await context.cluster()).kubeConfig, context.logger),
+      context.config.apiGroup,
+    ));
   // Every call is a non-resource SubjectAccessReview first, so RBAC (nonResourceURLs) decides who may
   // call what, and a refused caller reaches neither the database nor the cluster (nor has its input read).
-  const authorised = <Request extends AuthenticatedRequest>(handler: (request: Request) => Promise<ApiResponse> | ApiResponse) => async (request: Request) => {
-    await context.authorizer.authorize(request.principal, { nonResourcePath: request.path, verb: request.method.toLowerCase() });
-    try {
-      return await handler(request);
-    } catch (error) {
-      throw runStoreHttpError(error);
-    }
-  };
+  const authorised =
+    <Request extends AuthenticatedRequest>(handler: (request: Request) => Promise<ApiResponse> | ApiResponse) =>
+    async (request: Request) => {
+      await context.authorizer.authorize(request.principal, {
+        nonResourcePath: request.path,
+        verb: request.method.toLowerCase(),
+      });
+      try {
+        return await handler(request);
+      } catch (error) {
+        throw runStoreHttpError(error);
+      }
+    };
   const leases = async () => (await context.runs.store()).leases;
 
   const handlers: RouteHandlers<'internal'> = {
@@ -37,8 +45,14 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
     }),
     claimRun: authorised(async (request) => {
       const { leaseSeconds, ...filter } = request.input.body();
-      const claimed = await (await leases()).claim(runPrincipal(request.principal).principal, leaseSeconds * 1000, filter);
-      return claimed ? jsonResponse(200, claimed) : { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
+      const claimed = await (await leases()).claim(
+        runPrincipal(request.principal).principal,
+        leaseSeconds * 1000,
+        filter,
+      );
+      return claimed
+        ? jsonResponse(200, claimed)
+        : { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
     }),
     renewRunLease: authorised(async (request) => {
       const { leaseId, leaseSeconds } = request.input.body();
@@ -54,7 +68,9 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
     }),
     getRunVariables: authorised(async (request) => {
       const run = await (await leases()).heldRun(request.params.run, leaseHeader(request));
-      return jsonResponse(200, { variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace) });
+      return jsonResponse(200, {
+        variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace),
+      });
     }),
     internal: authorised((request) => {
       throw notFound(`no internal route ${request.method} ${request.path}`);

@@ -21,14 +21,24 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
     const client = clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], config.trustedProxyHops);
     const retryAfter = loginThrottle.retryAfterSeconds(client);
     if (retryAfter > 0) {
-      throw loginError('TooManyFailedLogins', 'too many failed logins from this client; try again later', retryAfterHeader(retryAfter));
+      throw loginError(
+        'TooManyFailedLogins',
+        'too many failed logins from this client; try again later',
+        retryAfterHeader(retryAfter),
+      );
     }
     const settings = adminSettings.current();
     if (!settings.enabled) throw loginError('AdminAccountDisabled', 'the admin account is disabled');
     // An unusable hash ($2y$ or empty) fails like a wrong password; the start-up log says why.
-    const matches = settings.passwordHashUsable ? await passwordVerifier.compare(password, settings.passwordHash) : false;
+    const matches = settings.passwordHashUsable
+      ? await passwordVerifier.compare(password, settings.passwordHash)
+      : false;
     if (matches === 'busy') {
-      throw loginError('TooManyLoginsInProgress', 'too many logins in progress; try again shortly', retryAfterHeader(1));
+      throw loginError(
+        'TooManyLoginsInProgress',
+        'too many logins in progress; try again shortly',
+        retryAfterHeader(1),
+      );
     }
     if (!matches) {
       loginThrottle.recordFailure(client);
@@ -38,7 +48,14 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
     loginThrottle.recordSuccess(client);
     const idToken = await issueAdminToken(settings, config.apiBaseUrl);
     logger.info('admin login succeeded', { client });
-    const cookie = [`${TOKEN_COOKIE}=${idToken}`, 'Path=/', `Max-Age=${settings.tokenTtlSeconds}`, 'HttpOnly', 'SameSite=Strict', ...(secureCookie ? ['Secure'] : [])].join('; ');
+    const cookie = [
+      `${TOKEN_COOKIE}=${idToken}`,
+      'Path=/',
+      `Max-Age=${settings.tokenTtlSeconds}`,
+      'HttpOnly',
+      'SameSite=Strict',
+      ...(secureCookie ? ['Secure'] : []),
+    ].join('; ');
     return jsonResponse(200, { idToken }, { 'set-cookie': cookie });
   };
 
@@ -46,7 +63,8 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
 }
 
 function readPassword(header: string | undefined): string {
-  if (header === undefined) throw loginError('MissingPassword', 'the password goes in the header "Authorization: Bearer <password>"');
+  if (header === undefined)
+    throw loginError('MissingPassword', 'the password goes in the header "Authorization: Bearer <password>"');
   const match = /^Bearer (.+)$/is.exec(header);
   if (!match) throw loginError('MalformedAuthorizationHeader', 'the Authorization header must be "Bearer <password>"');
   const password = match[1]!;

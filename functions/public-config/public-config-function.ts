@@ -11,7 +11,10 @@ export interface PublicConfig {
 }
 
 /** The public-config function: the public configuration, the OpenAPI document and the reference page. */
-export function createPublicConfigFunction(context: AppContext, oidcConfig: () => PublicConfig['oidcConfig'] = () => publicOidcConfig(context.identity.oidc)): FunctionDefinition {
+export function createPublicConfigFunction(
+  context: AppContext,
+  oidcConfig: () => PublicConfig['oidcConfig'] = () => publicOidcConfig(context.identity.oidc),
+): FunctionDefinition {
   // Built on first request, not at start: the code that builds it (and the YAML parser for the CRDs) is a
   // chunk of its own in the bundles, and neither it nor the CRD files are read before someone asks.
   let reference: Promise<{ documentJson: string; page: string }> | undefined;
@@ -25,13 +28,23 @@ export function createPublicConfigFunction(context: AppContext, oidcConfig: () =
     handlers: routeHandlers<'public-config'>({
       getPublicConfig: () => {
         const oidc = oidcConfig();
-        const body: PublicConfig = { adminAccountEnabled: context.adminSettings.current().enabled, ...(oidc ? { oidcConfig: oidc } : {}) };
+        const body: PublicConfig = {
+          adminAccountEnabled: context.adminSettings.current().enabled,
+          ...(oidc ? { oidcConfig: oidc } : {}),
+        };
         return jsonResponse(200, body);
       },
-      getOpenApiDocument: async () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: (await built()).documentJson }),
+      getOpenApiDocument: async () => ({
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: (await built()).documentJson,
+      }),
       getApiReference: async () => ({
         status: 200,
-        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" },
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+        },
         body: (await built()).page,
       }),
     }),
@@ -44,6 +57,11 @@ async function buildReference(context: AppContext): Promise<{ documentJson: stri
     import('../../shared/openapi/reference-page.ts'),
     import('../../shared/resources/platform-kind-descriptions.ts'),
   ]);
-  const document = buildOpenApiDocument(context.routes, context.config.apiBaseUrl, await platformKindDescriptions(context.config.apiGroup), context.config.apiGroup);
+  const document = buildOpenApiDocument(
+    context.routes,
+    context.config.apiBaseUrl,
+    await platformKindDescriptions(context.config.apiGroup),
+    context.config.apiGroup,
+  );
   return { documentJson: JSON.stringify(document), page: renderReferencePage(document) };
 }

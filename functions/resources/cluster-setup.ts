@@ -14,7 +14,12 @@ const ESTABLISH_TIMEOUT_MS = 30_000;
  * locally: installs the platform's CRDs (existing ones kept), waits until they are served, and,
  * with `seedExample` (the local emulator), seeds the example Project once. Safe to run again.
  */
-export async function setUpCluster(kubeConfig: KubeConfig, apiGroup: string, logger: Logger, options: { seedExample: boolean }): Promise<void> {
+export async function setUpCluster(
+  kubeConfig: KubeConfig,
+  apiGroup: string,
+  logger: Logger,
+  options: { seedExample: boolean },
+): Promise<void> {
   await installPlatformCrds(kubeConfig, apiGroup);
   const rest = new KubernetesRestClient(kubeConfig, logger);
   const deadline = Date.now() + ESTABLISH_TIMEOUT_MS;

@@ -17,7 +17,7 @@ import { generatedRouteHandlers, type RouteRequest, type TypedHandler } from '..
 import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body.ts';
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
-import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
+import type { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 import { APPLY_PATCH, plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
@@ -51,7 +51,8 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   const { objects, authorizer, kind, writes } = dependencies;
   // A dry run has no side effects (no namespace, no Secret): the cluster only validates the object.
   const dryRunWrites: ResourceWrites = { ...plainWrites(objects, kind), present: writes.present };
-  const description = async () => (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
+  const description = async () =>
+    (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
   const authorize = (request: KindRequest, verb: string, location: ObjectLocation) =>
     authorizer.authorize(request.principal, {
       verb,
@@ -67,7 +68,10 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     const shown = writes.present(body);
     const version = requestedTableVersion(request.headers.accept ?? '');
     if (!version || !shown.metadata?.name) return jsonResponse(status, shown);
-    return jsonResponse(status, toTable(await description(), [shown], {}, { version, includeObject: includeObjectOption(request.query) }));
+    return jsonResponse(
+      status,
+      toTable(await description(), [shown], {}, { version, includeObject: includeObjectOption(request.query) }),
+    );
   };
   const writesFor = (options: URLSearchParams) => (options.has('dryRun') ? dryRunWrites : writes);
 
@@ -80,12 +84,25 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const path = objects.platformPath(kind, location);
       if (watching) {
         const credential = dependencies.watchSessions.open(request.principal, readBearerToken(request, false)!);
-        return await watchResponse({ objects, description: await description(), path, query, present: writes.present, table, credential, signal: request.signal }).catch((error: unknown) => {
+        return await watchResponse({
+          objects,
+          description: await description(),
+          path,
+          query,
+          present: writes.present,
+          table,
+          credential,
+          signal: request.signal,
+        }).catch((error: unknown) => {
           credential.release();
           throw error;
         });
       }
-      const { body } = await objects.send<{ metadata?: Record<string, unknown>; items?: PlatformObject[] }>({ method: 'GET', path, query });
+      const { body } = await objects.send<{ metadata?: Record<string, unknown>; items?: PlatformObject[] }>({
+        method: 'GET',
+        path,
+        query,
+      });
       const items = (body.items ?? []).map(writes.present);
       if (table) return jsonResponse(200, toTable(await description(), items, body.metadata ?? {}, table));
       return jsonResponse(200, { ...body, items });
@@ -93,12 +110,17 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     async create(request, location) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'create');
-      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, { namespace: location.namespace });
+      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
+        namespace: location.namespace,
+      });
       const { status, body } = await writesFor(options).create(location, object, options);
       return objectAnswer(request, status, body);
     },
     async get(request, location) {
-      const { body } = await objects.send<PlatformObject>({ method: 'GET', path: objects.platformPath(kind, location) });
+      const { body } = await objects.send<PlatformObject>({
+        method: 'GET',
+        path: objects.platformPath(kind, location),
+      });
       return objectAnswer(request, 200, body);
     },
     async replace(request, location) {
@@ -124,14 +146,29 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     async replaceStatus(request, location) {
       const options = writeOptions(request.query, 'update');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-      const { status, body } = await objects.send<PlatformObject>({ method: 'PUT', path: objects.platformPath(kind, location), body: object, query: options });
+      const { status, body } = await objects.send<PlatformObject>({
+        method: 'PUT',
+        path: objects.platformPath(kind, location),
+        body: object,
+        query: options,
+      });
       return objectAnswer(request, status, body);
     },
     async patchStatus(request, location) {
       const type = patchType(request);
-      if (type === APPLY_PATCH) throw statusError('UnsupportedMediaType', 'server-side apply of the status subresource is not supported; use a merge or JSON patch');
+      if (type === APPLY_PATCH)
+        throw statusError(
+          'UnsupportedMediaType',
+          'server-side apply of the status subresource is not supported; use a merge or JSON patch',
+        );
       const options = writeOptions(request.query, 'patch');
-      const { status, body } = await objects.send<PlatformObject>({ method: 'PATCH', path: objects.platformPath(kind, location), body: parseRequestBody(request), contentType: type, query: options });
+      const { status, body } = await objects.send<PlatformObject>({
+        method: 'PATCH',
+        path: objects.platformPath(kind, location),
+        body: parseRequestBody(request),
+        contentType: type,
+        query: options,
+      });
       return objectAnswer(request, status, body);
     },
   };
@@ -152,24 +189,30 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   };
 
   // A namespaced kind's routes name `{namespace}`, except the list across every namespace.
-  const handler = (operation: ResourceOperation): TypedHandler<ResourceRoute> => async (request) => {
-    const location: ObjectLocation = {
-      ...(request.params.namespace !== undefined ? { namespace: request.params.namespace } : {}),
-      ...(request.params.name !== undefined ? { name: request.params.name } : {}),
-      ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
+  const handler =
+    (operation: ResourceOperation): TypedHandler<ResourceRoute> =>
+    async (request) => {
+      const location: ObjectLocation = {
+        ...(request.params.namespace !== undefined ? { namespace: request.params.namespace } : {}),
+        ...(request.params.name !== undefined ? { name: request.params.name } : {}),
+        ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
+      };
+      // The verb is the operation's, except a list with `?watch` (`watch`); server-side apply is a `patch`.
+      const verb = operation === 'list' && isWatch(request.query) ? 'watch' : RESOURCE_OPERATIONS[operation];
+      try {
+        await authorize(request, verb, location);
+        return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(
+          request,
+          location,
+        );
+      } catch (error) {
+        throw asKubernetesStatus(error);
+      }
     };
-    // The verb is the operation's, except a list with `?watch` (`watch`); server-side apply is a `patch`.
-    const verb = operation === 'list' && isWatch(request.query) ? 'watch' : RESOURCE_OPERATIONS[operation];
-    try {
-      await authorize(request, verb, location);
-      return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(request, location);
-    } catch (error) {
-      throw asKubernetesStatus(error);
-    }
-  };
 
   const handlers: Record<string, TypedHandler<ResourceRoute>> = {};
-  for (const operation of Object.keys(RESOURCE_OPERATIONS) as ResourceOperation[]) handlers[resourceOperationId(kind, operation)] = handler(operation);
+  for (const operation of Object.keys(RESOURCE_OPERATIONS) as ResourceOperation[])
+    handlers[resourceOperationId(kind, operation)] = handler(operation);
   if (kind.namespaced) handlers[listAllNamespacesOperationId(kind)] = handler('list');
   return generatedRouteHandlers(handlers);
 }
@@ -191,7 +234,10 @@ function passedOn(query: Record<string, unknown>, names: string[]): URLSearchPar
 function patchType(request: KindRequest): string {
   const type = bodyMediaType(request);
   if (!PATCH_TYPES.includes(type)) {
-    throw statusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`);
+    throw statusError(
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`,
+    );
   }
   return type;
 }
@@ -199,6 +245,9 @@ function patchType(request: KindRequest): string {
 function requireObjectType(request: KindRequest): void {
   const type = bodyMediaType(request);
   if (type !== '' && !OBJECT_TYPES.includes(type)) {
-    throw statusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${OBJECT_TYPES.join(', ')}`);
+    throw statusError(
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${OBJECT_TYPES.join(', ')}`,
+    );
   }
 }

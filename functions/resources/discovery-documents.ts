@@ -17,7 +17,10 @@ export function wantsAggregatedDiscovery(accept: string): boolean {
   return accept
     .split(',')
     .map((type) => type.replace(/\s+/g, ''))
-    .some((type) => type.includes('g=apidiscovery.k8s.io') && type.includes('v=v2;') && type.includes('as=APIGroupDiscoveryList'));
+    .some(
+      (type) =>
+        type.includes('g=apidiscovery.k8s.io') && type.includes('v=v2;') && type.includes('as=APIGroupDiscoveryList'),
+    );
 }
 
 /** `GET /api`: the core group's versions. */
@@ -27,7 +30,20 @@ export function coreApiVersions(): Record<string, unknown> {
 
 /** `GET /api/v1`. */
 export function coreResourceList(): Record<string, unknown> {
-  return { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: NAMESPACE_VERBS, shortNames: ['ns'] }] };
+  return {
+    kind: 'APIResourceList',
+    groupVersion: 'v1',
+    resources: [
+      {
+        name: 'namespaces',
+        singularName: 'namespace',
+        namespaced: false,
+        kind: 'Namespace',
+        verbs: NAMESPACE_VERBS,
+        shortNames: ['ns'],
+      },
+    ],
+  };
 }
 
 /** `GET /apis/<group>`. */
@@ -55,23 +71,54 @@ export function platformResourceList(apiGroup: string, kinds: KindDescription[])
       ...(description.shortNames.length > 0 ? { shortNames: description.shortNames } : {}),
       ...(description.categories.length > 0 ? { categories: description.categories } : {}),
     };
-    const subresources = description.subresources.map((name) => ({ name: `${kind.plural}/${name}`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: SUBRESOURCE_VERBS }));
+    const subresources = description.subresources.map((name) => ({
+      name: `${kind.plural}/${name}`,
+      singularName: '',
+      namespaced: kind.namespaced,
+      kind: kind.kind,
+      verbs: SUBRESOURCE_VERBS,
+    }));
     return [main, ...subresources];
   });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${apiGroup}/${API_VERSION}`, resources };
 }
 
 /** Aggregated discovery of `/apis` (the platform group) or `/api` (the core group's namespaces). */
-export function aggregatedDiscovery(scope: 'apis' | 'api', apiGroup: string, kinds: KindDescription[]): Record<string, unknown> {
+export function aggregatedDiscovery(
+  scope: 'apis' | 'api',
+  apiGroup: string,
+  kinds: KindDescription[],
+): Record<string, unknown> {
   const item =
     scope === 'api'
       ? {
           metadata: { creationTimestamp: null },
-          versions: [{ version: 'v1', freshness: 'Current', resources: [{ resource: 'namespaces', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, scope: 'Cluster', singularResource: 'namespace', verbs: NAMESPACE_VERBS, shortNames: ['ns'] }] }],
+          versions: [
+            {
+              version: 'v1',
+              freshness: 'Current',
+              resources: [
+                {
+                  resource: 'namespaces',
+                  responseKind: { group: '', version: 'v1', kind: 'Namespace' },
+                  scope: 'Cluster',
+                  singularResource: 'namespace',
+                  verbs: NAMESPACE_VERBS,
+                  shortNames: ['ns'],
+                },
+              ],
+            },
+          ],
         }
       : {
           metadata: { name: apiGroup, creationTimestamp: null },
-          versions: [{ version: API_VERSION, freshness: 'Current', resources: kinds.map((description) => aggregatedResource(apiGroup, description)) }],
+          versions: [
+            {
+              version: API_VERSION,
+              freshness: 'Current',
+              resources: kinds.map((description) => aggregatedResource(apiGroup, description)),
+            },
+          ],
         };
   return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items: [item] };
 }
@@ -87,6 +134,14 @@ function aggregatedResource(apiGroup: string, description: KindDescription): Rec
     verbs: KIND_VERBS,
     ...(description.shortNames.length > 0 ? { shortNames: description.shortNames } : {}),
     ...(description.categories.length > 0 ? { categories: description.categories } : {}),
-    ...(description.subresources.length > 0 ? { subresources: description.subresources.map((subresource) => ({ subresource, responseKind, verbs: SUBRESOURCE_VERBS })) } : {}),
+    ...(description.subresources.length > 0
+      ? {
+          subresources: description.subresources.map((subresource) => ({
+            subresource,
+            responseKind,
+            verbs: SUBRESOURCE_VERBS,
+          })),
+        }
+      : {}),
   };
 }

@@ -20,10 +20,21 @@ import {
 import { openApiV2Document, openApiV3GroupDocument, openApiV3Root } from './openapi-documents.ts';
 
 /** The Kubernetes API conventions this server follows: kubectl compares its own version with it. */
-const KUBERNETES_VERSION = { major: '1', minor: '33', gitVersion: 'v1.33.0+platform-api', gitCommit: '', gitTreeState: 'clean', buildDate: '', goVersion: '', compiler: '', platform: 'linux/amd64' };
+const KUBERNETES_VERSION = {
+  major: '1',
+  minor: '33',
+  gitVersion: 'v1.33.0+platform-api',
+  gitCommit: '',
+  gitTreeState: 'clean',
+  buildDate: '',
+  goVersion: '',
+  compiler: '',
+  platform: 'linux/amd64',
+};
 const DOCUMENT_VERSION = 'v1alpha1';
 
-const documentResponse = (payload: unknown, contentType = 'application/json') => jsonResponse(200, payload, { 'content-type': contentType, vary: 'Accept' });
+const documentResponse = (payload: unknown, contentType = 'application/json') =>
+  jsonResponse(200, payload, { 'content-type': contentType, vary: 'Accept' });
 
 /**
  * What Kubernetes clients read before any request: `/version`, discovery (legacy and aggregated) and the
@@ -34,7 +45,9 @@ export function kubernetesApiHandlers(objects: ClusterObjects, authorizer: Autho
   const { apiGroup } = objects;
   const kinds = () => platformKindDescriptions(apiGroup);
   const discovery = (scope: 'api' | 'apis', legacy: () => unknown) => async (request: ApiRequest) =>
-    wantsAggregatedDiscovery(request.headers.accept ?? '') ? documentResponse(aggregatedDiscovery(scope, apiGroup, await kinds()), AGGREGATED_DISCOVERY) : documentResponse(legacy());
+    wantsAggregatedDiscovery(request.headers.accept ?? '')
+      ? documentResponse(aggregatedDiscovery(scope, apiGroup, await kinds()), AGGREGATED_DISCOVERY)
+      : documentResponse(legacy());
   const groupDocument = async () => openApiV3GroupDocument(apiGroup, await kinds(), DOCUMENT_VERSION);
 
   return {
@@ -58,7 +71,11 @@ export function kubernetesApiHandlers(objects: ClusterObjects, authorizer: Autho
  * A Project's namespace, authorised as `get` on `namespaces` with its name (kubectl reads it after a
  * 404 to word its message); namespaces that belong to no Project are not found here.
  */
-async function projectNamespace(request: RouteRequest<Extract<DeclaredRoute, { operationId: 'getProjectNamespace' }>>, objects: ClusterObjects, authorizer: Authorizer): Promise<ApiResponse> {
+async function projectNamespace(
+  request: RouteRequest<Extract<DeclaredRoute, { operationId: 'getProjectNamespace' }>>,
+  objects: ClusterObjects,
+  authorizer: Authorizer,
+): Promise<ApiResponse> {
   const name = request.params.namespace;
   try {
     await authorizer.authorize(request.principal, { verb: 'get', group: '', resource: 'namespaces', name });

@@ -1,6 +1,13 @@
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
-import { API_VERSION, PROJECT, ROLLOUT, VARIABLE_SET, WORKSPACE, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
+import {
+  API_VERSION,
+  PROJECT,
+  ROLLOUT,
+  VARIABLE_SET,
+  WORKSPACE,
+  type PlatformKind,
+} from '../../shared/resources/platform-kinds.ts';
 import { plainWrites } from './resource-writes.ts';
 import { projectWrites } from './project-writes.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
@@ -18,30 +25,55 @@ export async function seedLocalExample(objects: ClusterObjects, logger: Logger):
   const apiVersion = `${objects.apiGroup}/${API_VERSION}`;
   const inDemo = { namespace: PROJECT_NAME };
   const none = new URLSearchParams();
-  const object = (kind: PlatformKind, name: string, spec: Record<string, unknown>) => ({ apiVersion, kind: kind.kind, metadata: { name, ...(kind.namespaced ? inDemo : {}) }, spec });
+  const object = (kind: PlatformKind, name: string, spec: Record<string, unknown>) => ({
+    apiVersion,
+    kind: kind.kind,
+    metadata: { name, ...(kind.namespaced ? inDemo : {}) },
+    spec,
+  });
 
-  await projectWrites(objects).create({}, object(PROJECT, PROJECT_NAME, { displayName: 'Demo', description: 'Example Project seeded in local mode.', contact: 'platform-team' }), none);
-  await variableSetWrites(objects).create(inDemo, object(VARIABLE_SET, 'common', {
-    description: 'Settings shared by the demo Workspaces.',
-    variables: [
-      { name: 'region', value: 'eu-west-1' },
-      { name: 'TF_LOG', category: 'env', value: 'INFO' },
-      { name: 'db_password', sensitive: true, value: 'local-example-only' },
-    ],
-  }), none);
+  await projectWrites(objects).create(
+    {},
+    object(PROJECT, PROJECT_NAME, {
+      displayName: 'Demo',
+      description: 'Example Project seeded in local mode.',
+      contact: 'platform-team',
+    }),
+    none,
+  );
+  await variableSetWrites(objects).create(
+    inDemo,
+    object(VARIABLE_SET, 'common', {
+      description: 'Settings shared by the demo Workspaces.',
+      variables: [
+        { name: 'region', value: 'eu-west-1' },
+        { name: 'TF_LOG', category: 'env', value: 'INFO' },
+        { name: 'db_password', sensitive: true, value: 'local-example-only' },
+      ],
+    }),
+    none,
+  );
   for (const stage of ['staging', 'production']) {
-    await plainWrites(objects, WORKSPACE).create(inDemo, object(WORKSPACE, `network-${stage}`, {
-      description: `The ${stage} network.`,
-      source: { repository: 'https://github.com/example/infrastructure.git', ref: 'main', path: `network/${stage}` },
-      tool: { name: 'opentofu', version: '1.8.2' },
-      variableSetRefs: [{ name: 'common' }],
-    }), none);
+    await plainWrites(objects, WORKSPACE).create(
+      inDemo,
+      object(WORKSPACE, `network-${stage}`, {
+        description: `The ${stage} network.`,
+        source: { repository: 'https://github.com/example/infrastructure.git', ref: 'main', path: `network/${stage}` },
+        tool: { name: 'opentofu', version: '1.8.2' },
+        variableSetRefs: [{ name: 'common' }],
+      }),
+      none,
+    );
   }
-  await plainWrites(objects, ROLLOUT).create(inDemo, object(ROLLOUT, 'network-v2', {
-    revision: 'v2.0.0',
-    description: 'Promote network v2 from staging to production.',
-    stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }],
-  }), none);
+  await plainWrites(objects, ROLLOUT).create(
+    inDemo,
+    object(ROLLOUT, 'network-v2', {
+      revision: 'v2.0.0',
+      description: 'Promote network v2 from staging to production.',
+      stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }],
+    }),
+    none,
+  );
   logger.info(
     `local mode: the built-in Kubernetes emulator is seeded with Project "${PROJECT_NAME}": VariableSet "common", Workspaces "network-staging" and "network-production", Rollout "network-v2"`,
   );

@@ -45,7 +45,12 @@ function operations(apiGroup: string, kinds: KindDescription[]): Record<string, 
   for (const { kind } of kinds) {
     const gvk = groupVersionKind(apiGroup, kind.kind);
     const collection = kind.namespaced ? `${base}/namespaces/{namespace}/${kind.plural}` : `${base}/${kind.plural}`;
-    const tagged = (action: string, operationId: string) => ({ operationId, 'x-kubernetes-group-version-kind': gvk, 'x-kubernetes-action': action, responses: { '200': { description: 'OK' } } });
+    const tagged = (action: string, operationId: string) => ({
+      operationId,
+      'x-kubernetes-group-version-kind': gvk,
+      'x-kubernetes-action': action,
+      responses: { '200': { description: 'OK' } },
+    });
     paths[collection] = { get: tagged('list', `list${kind.kind}s`), post: tagged('post', `create${kind.kind}`) };
     paths[`${collection}/{name}`] = {
       get: tagged('get', `read${kind.kind}`),
@@ -60,13 +65,31 @@ function operations(apiGroup: string, kinds: KindDescription[]): Record<string, 
 const info = (version: string) => ({ title: 'Platform API', version });
 
 /** `GET /openapi/v2` as JSON (client-go asks for protobuf, answered separately). */
-export function openApiV2Document(apiGroup: string, kinds: KindDescription[], version: string): Record<string, unknown> {
-  return { swagger: '2.0', info: info(version), paths: operations(apiGroup, kinds), definitions: definitions(apiGroup, kinds, '#/definitions/') };
+export function openApiV2Document(
+  apiGroup: string,
+  kinds: KindDescription[],
+  version: string,
+): Record<string, unknown> {
+  return {
+    swagger: '2.0',
+    info: info(version),
+    paths: operations(apiGroup, kinds),
+    definitions: definitions(apiGroup, kinds, '#/definitions/'),
+  };
 }
 
 /** `GET /openapi/v3/apis/<group>/v1alpha1`. */
-export function openApiV3GroupDocument(apiGroup: string, kinds: KindDescription[], version: string): Record<string, unknown> {
-  return { openapi: '3.0.0', info: info(version), paths: operations(apiGroup, kinds), components: { schemas: definitions(apiGroup, kinds, '#/components/schemas/') } };
+export function openApiV3GroupDocument(
+  apiGroup: string,
+  kinds: KindDescription[],
+  version: string,
+): Record<string, unknown> {
+  return {
+    openapi: '3.0.0',
+    info: info(version),
+    paths: operations(apiGroup, kinds),
+    components: { schemas: definitions(apiGroup, kinds, '#/components/schemas/') },
+  };
 }
 
 /** `GET /openapi/v3`: where the group's document is, with a hash of it so clients cache it per content. */

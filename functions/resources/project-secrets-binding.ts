@@ -8,7 +8,11 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
  * namespace, so it can write the VariableSets' Secrets there and nowhere else. The RoleBinding is
  * named after the ClusterRole (one per release) and goes away with the namespace.
  */
-export async function bindProjectSecrets(objects: ClusterObjects, access: ProjectSecretsAccess, project: string): Promise<void> {
+export async function bindProjectSecrets(
+  objects: ClusterObjects,
+  access: ProjectSecretsAccess,
+  project: string,
+): Promise<void> {
   const binding = {
     apiVersion: `${RBAC_GROUP}/v1`,
     kind: 'RoleBinding',
@@ -16,5 +20,9 @@ export async function bindProjectSecrets(objects: ClusterObjects, access: Projec
     roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: access.clusterRole },
     subjects: [{ kind: 'ServiceAccount', ...access.serviceAccount }],
   };
-  await objects.send({ method: 'POST', path: `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings`, body: binding });
+  await objects.send({
+    method: 'POST',
+    path: `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings`,
+    body: binding,
+  });
 }

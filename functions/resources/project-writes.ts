@@ -20,11 +20,15 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
   const refuseForeignNamespace = async (name: string) => {
     const existing = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));
     if (existing && existing.metadata.labels?.[projectLabel] !== name) {
-      throw statusError('AlreadyExists', `namespace "${name}" already exists and does not belong to a Project; choose another Project name`, {
-        name,
-        group: objects.apiGroup,
-        kind: PROJECT.plural,
-      });
+      throw statusError(
+        'AlreadyExists',
+        `namespace "${name}" already exists and does not belong to a Project; choose another Project name`,
+        {
+          name,
+          group: objects.apiGroup,
+          kind: PROJECT.plural,
+        },
+      );
     }
   };
 
@@ -38,7 +42,11 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
       const namespacePath = objects.corePath('namespaces', { name });
       let namespaceCreated = false;
       try {
-        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [projectLabel]: name }, ownerReferences: [ownerReferenceTo(project)] } };
+        const namespace = {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name, labels: { [projectLabel]: name }, ownerReferences: [ownerReferenceTo(project)] },
+        };
         await objects.send({ method: 'POST', path: objects.corePath('namespaces'), body: namespace });
         namespaceCreated = true;
         if (secretsAccess) await bindProjectSecrets(objects, secretsAccess, name);

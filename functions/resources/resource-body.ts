@@ -57,12 +57,19 @@ function parseYamlBody(text: string): unknown {
  * The object of a create or replace, checked against the URL: the kind and apiVersion it must
  * have, its namespace (set from the URL) and, on replace, its name. Violations are 400/422, never 500.
  */
-export function objectForWrite(body: unknown, kind: PlatformKind, apiGroup: string, url: { namespace?: string; name?: string }): PlatformObject {
+export function objectForWrite(
+  body: unknown,
+  kind: PlatformKind,
+  apiGroup: string,
+  url: { namespace?: string; name?: string },
+): PlatformObject {
   if (!isJsonObject(body)) throw badRequest(`the request body must be a JSON object (a ${kind.kind})`);
   if (body.kind === undefined || body.kind === '') throw badRequest("Object 'Kind' is missing in the request body");
   const apiVersion = `${apiGroup}/${API_VERSION}`;
   if (body.kind !== kind.kind || body.apiVersion !== apiVersion) {
-    throw badRequest(`the body is ${JSON.stringify(body.apiVersion)} ${JSON.stringify(body.kind)}, but this path takes apiVersion "${apiVersion}", kind "${kind.kind}"`);
+    throw badRequest(
+      `the body is ${JSON.stringify(body.apiVersion)} ${JSON.stringify(body.kind)}, but this path takes apiVersion "${apiVersion}", kind "${kind.kind}"`,
+    );
   }
   const metadata = body.metadata ?? {};
   if (!isJsonObject(metadata)) throw badRequest('metadata must be an object');
@@ -74,25 +81,41 @@ export function objectForWrite(body: unknown, kind: PlatformKind, apiGroup: stri
   }
   // The name goes into paths the server builds (a Project's namespace, a VariableSet's Secret) before the cluster sees it.
   if (metadata.name !== undefined) {
-    const problem = typeof metadata.name === 'string' ? checkAgainst(kind.nameSchema, metadata.name) : 'must be a string';
-    if (problem !== undefined) throw invalidField(kind, apiGroup, String(metadata.name), 'metadata.name', problem, String(metadata.name));
+    const problem =
+      typeof metadata.name === 'string' ? checkAgainst(kind.nameSchema, metadata.name) : 'must be a string';
+    if (problem !== undefined)
+      throw invalidField(kind, apiGroup, String(metadata.name), 'metadata.name', problem, String(metadata.name));
   }
   if (url.name !== undefined && metadata.name !== url.name) {
-    throw badRequest(`the name of the object (${String(metadata.name ?? '')}) does not match the name on the URL (${url.name})`);
+    throw badRequest(
+      `the name of the object (${String(metadata.name ?? '')}) does not match the name on the URL (${url.name})`,
+    );
   }
   for (const part of ['spec', 'status'] as const) {
-    if (body[part] !== undefined && !isJsonObject(body[part])) throw invalidField(kind, apiGroup, String(metadata.name ?? ''), part, 'must be an object');
+    if (body[part] !== undefined && !isJsonObject(body[part]))
+      throw invalidField(kind, apiGroup, String(metadata.name ?? ''), part, 'must be an object');
   }
   return { ...body, metadata } as PlatformObject;
 }
 
 /** 422 `Invalid` for one field, worded as kube-apiserver words it. */
-function invalidField(kind: PlatformKind, apiGroup: string, name: string, field: string, detail: string, value?: string): KubernetesStatusError {
+function invalidField(
+  kind: PlatformKind,
+  apiGroup: string,
+  name: string,
+  field: string,
+  detail: string,
+  value?: string,
+): KubernetesStatusError {
   const shown = value === undefined ? '' : `${echoedValue(value)}: `;
-  return statusError('Invalid', `${kind.kind}.${apiGroup} ${echoedValue(name)} is invalid: ${field}: Invalid value: ${shown}${detail}`, {
-    name,
-    group: apiGroup,
-    kind: kind.kind,
-    causes: [{ reason: 'FieldValueInvalid', message: detail, field }],
-  });
+  return statusError(
+    'Invalid',
+    `${kind.kind}.${apiGroup} ${echoedValue(name)} is invalid: ${field}: Invalid value: ${shown}${detail}`,
+    {
+      name,
+      group: apiGroup,
+      kind: kind.kind,
+      causes: [{ reason: 'FieldValueInvalid', message: detail, field }],
+    },
+  );
 }

@@ -37,7 +37,11 @@ interface WatchEvent {
 export async function watchResponse(watch: WatchRequest): Promise<ApiResponse> {
   const stop = new AbortController();
   const events = await watch.objects.watch(watch.path, watch.query, stop.signal);
-  return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }, body: relay(watch, events, stop) };
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+    body: relay(watch, events, stop),
+  };
 }
 
 async function* relay(watch: WatchRequest, events: AsyncIterable<string>, stop: AbortController): StreamingBody {
@@ -68,5 +72,13 @@ function shown(watch: WatchRequest, event: WatchEvent, first: boolean): WatchEve
   if (!event.object || !['ADDED', 'MODIFIED', 'DELETED'].includes(event.type ?? '')) return event;
   const object = watch.present(event.object);
   if (!watch.table) return { type: event.type, object };
-  return { type: event.type, object: toTable(watch.description, [object], { resourceVersion: object.metadata.resourceVersion }, { ...watch.table, withColumns: first }) as PlatformObject };
+  return {
+    type: event.type,
+    object: toTable(
+      watch.description,
+      [object],
+      { resourceVersion: object.metadata.resourceVersion },
+      { ...watch.table, withColumns: first },
+    ) as PlatformObject,
+  };
 }

@@ -33,12 +33,28 @@ export interface ResourceWrites {
 export function plainWrites(objects: ClusterObjects, kind: PlatformKind): ResourceWrites {
   const path = (location: ObjectLocation) => objects.platformPath(kind, location);
   return {
-    create: (location, object, query) => objects.send<PlatformObject>({ method: 'POST', path: path({ namespace: location.namespace }), body: object, query }),
-    replace: (location, object, query) => objects.send<PlatformObject>({ method: 'PUT', path: path(location), body: object, query }),
-    patch: (location, patch, contentType, query) => objects.send<PlatformObject>({ method: 'PATCH', path: path(location), body: patch, contentType, query }),
+    create: (location, object, query) =>
+      objects.send<PlatformObject>({
+        method: 'POST',
+        path: path({ namespace: location.namespace }),
+        body: object,
+        query,
+      }),
+    replace: (location, object, query) =>
+      objects.send<PlatformObject>({ method: 'PUT', path: path(location), body: object, query }),
+    patch: (location, patch, contentType, query) =>
+      objects.send<PlatformObject>({ method: 'PATCH', path: path(location), body: patch, contentType, query }),
     // JSON is YAML: the configuration goes as JSON under the apply media type.
-    apply: (location, configuration, query) => objects.send<PlatformObject>({ method: 'PATCH', path: path(location), body: configuration, contentType: APPLY_PATCH, query }),
-    delete: (location, options, query) => objects.send<PlatformObject>({ method: 'DELETE', path: path(location), body: options, query }),
+    apply: (location, configuration, query) =>
+      objects.send<PlatformObject>({
+        method: 'PATCH',
+        path: path(location),
+        body: configuration,
+        contentType: APPLY_PATCH,
+        query,
+      }),
+    delete: (location, options, query) =>
+      objects.send<PlatformObject>({ method: 'DELETE', path: path(location), body: options, query }),
     present: (object) => object,
   };
 }

@@ -20,18 +20,29 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
   const rest = new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger);
   const objects = new ClusterObjects(rest, context.config.apiGroup);
   const writesOf = (kind: PlatformKind): ResourceWrites =>
-    kind === PROJECT ? projectWrites(objects, context.config.projectSecretsAccess) : kind === VARIABLE_SET ? variableSetWrites(objects) : plainWrites(objects, kind);
+    kind === PROJECT
+      ? projectWrites(objects, context.config.projectSecretsAccess)
+      : kind === VARIABLE_SET
+        ? variableSetWrites(objects)
+        : plainWrites(objects, kind);
   // Watches are not capped per principal (kubectl holds one per `get -w`); they end with their credential.
-  const watchSessions = new StreamSessions({ maxStreamsPerPrincipal: Number.POSITIVE_INFINITY, adminSettings: context.adminSettings, adminTokens: context.adminTokens });
+  const watchSessions = new StreamSessions({
+    maxStreamsPerPrincipal: Number.POSITIVE_INFINITY,
+    adminSettings: context.adminSettings,
+    adminTokens: context.adminTokens,
+  });
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...kubernetesApiHandlers(objects, context.authorizer),
-    whoAmI: (request) => jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
+    whoAmI: (request) =>
+      jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
   };
   // The kinds' routes are generated from PLATFORM_KINDS; the core handler checks at start that each has its handler.
   const handlers = Object.assign(
     {},
-    ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind), watchSessions })),
+    ...PLATFORM_KINDS.map((kind) =>
+      customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind), watchSessions }),
+    ),
     routeHandlers(declared),
   );
   const readiness = async () => {

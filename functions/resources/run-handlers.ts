@@ -1,7 +1,6 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import type { ResourceAttributes } from '../../shared/authz/authorizer.ts';
-import { ApiError } from '../../shared/http/api-error.ts';
-import { apiError, notFound } from '../../shared/http/error-catalogue.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { WORKSPACE } from '../../shared/resources/platform-kinds.ts';
@@ -24,7 +23,14 @@ type RunRequest = Pick<AuthenticatedRequest, 'principal'> & { params: { readonly
  */
 export function runHandlers(context: AppContext, objects: ClusterObjects) {
   const authorize = (request: RunRequest, verb: string, name?: string) => {
-    const attributes: ResourceAttributes = { verb, group: context.config.apiGroup, resource: 'workspaces', subresource: 'runs', namespace: request.params.project, ...(name ? { name } : {}) };
+    const attributes: ResourceAttributes = {
+      verb,
+      group: context.config.apiGroup,
+      resource: 'workspaces',
+      subresource: 'runs',
+      namespace: request.params.project,
+      ...(name ? { name } : {}),
+    };
     return context.authorizer.authorize(request.principal, attributes);
   };
   /** The path's run, once the caller may `verb` runs of its Workspace; only those who could act on any run here learn it does not exist. */
@@ -37,25 +43,32 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
     await authorize(request, verb, run.workspace);
     return { store, run };
   };
-  const withRunErrors = <Request>(handler: (request: Request) => Promise<ApiResponse>) => async (request: Request) => {
-    try {
-      return await handler(request);
-    } catch (error) {
-      throw runStoreHttpError(error);
-    }
-  };
+  const withRunErrors =
+    <Request>(handler: (request: Request) => Promise<ApiResponse>) =>
+    async (request: Request) => {
+      try {
+        return await handler(request);
+      } catch (error) {
+        throw runStoreHttpError(error);
+      }
+    };
 
   return {
     startRun: withRunErrors(async (request: RouteRequest<RunRoute<'startRun'>>) => {
       const { project, workspace } = request.params;
       await authorize(request, 'create', workspace);
       const input = request.input.body();
-      const found = await objects.find<PlatformObject>(objects.platformPath(WORKSPACE, { namespace: project, name: workspace }));
+      const found = await objects.find<PlatformObject>(
+        objects.platformPath(WORKSPACE, { namespace: project, name: workspace }),
+      );
       if (!found) throw apiError('WorkspaceNotFound', `workspace "${workspace}" not found in project "${project}"`);
-      if (found.spec?.suspend === true) throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
+      if (found.spec?.suspend === true)
+        throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
       const store = await context.runs.store();
       const run = await store.createRun({ project, workspace, ...input, ...runPrincipal(request.principal) });
-      return jsonResponse(201, run, { location: `/api/v1alpha1/projects/${encodeURIComponent(project)}/runs/${run.id}` });
+      return jsonResponse(201, run, {
+        location: `/api/v1alpha1/projects/${encodeURIComponent(project)}/runs/${run.id}`,
+      });
     }),
     listWorkspaceRuns: withRunErrors(async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
       const { project, workspace } = request.params;
@@ -66,13 +79,21 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
     listProjectRuns: withRunErrors(async (request: RouteRequest<RunRoute<'listProjectRuns'>>) => {
       await authorize(request, 'list');
       const store = await context.runs.store();
-      return jsonResponse(200, await store.listRuns({ project: request.params.project, ...pageOf(request.input.query()) }));
+      return jsonResponse(
+        200,
+        await store.listRuns({ project: request.params.project, ...pageOf(request.input.query()) }),
+      );
     }),
-    getRun: withRunErrors(async (request: RouteRequest<RunRoute<'getRun'>>) => jsonResponse(200, (await authorisedRun(request, 'get')).run)),
+    getRun: withRunErrors(async (request: RouteRequest<RunRoute<'getRun'>>) =>
+      jsonResponse(200, (await authorisedRun(request, 'get')).run),
+    ),
     // Cancelling is authorised like starting: whoever may start runs in the Workspace may cancel them.
     cancelRun: withRunErrors(async (request: RouteRequest<RunRoute<'cancelRun'>>) => {
       const { store, run } = await authorisedRun(request, 'create');
-      return jsonResponse(200, await store.requestCancel(run.project, run.id, runPrincipal(request.principal).principal));
+      return jsonResponse(
+        200,
+        await store.requestCancel(run.project, run.id, runPrincipal(request.principal).principal),
+      );
     }),
   } satisfies Partial<RouteHandlers<'resources'>>;
 }

@@ -15,7 +15,12 @@ export function requestedTableVersion(accept: string): 'v1' | 'v1beta1' | undefi
         .map((parameter) => parameter.trim().split('=') as [string, string]),
     );
     const version = parameters.get('v');
-    if (parameters.get('as') === 'Table' && parameters.get('g') === 'meta.k8s.io' && (version === 'v1' || version === 'v1beta1')) return version;
+    if (
+      parameters.get('as') === 'Table' &&
+      parameters.get('g') === 'meta.k8s.io' &&
+      (version === 'v1' || version === 'v1beta1')
+    )
+      return version;
   }
   return undefined;
 }
@@ -26,7 +31,10 @@ type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function includeObjectOption(query: URLSearchParams): IncludeObject {
   const value = query.get('includeObject') ?? 'Metadata';
   if (value !== 'None' && value !== 'Metadata' && value !== 'Object') {
-    throw statusError('BadRequest', `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`);
+    throw statusError(
+      'BadRequest',
+      `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`,
+    );
   }
   return value;
 }
@@ -38,15 +46,31 @@ export interface TableOptions {
   withColumns?: boolean;
 }
 
-const NAME_COLUMN: PrinterColumn = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', jsonPath: '.metadata.name' };
-const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'CreationTimestamp is the time the object was created.' };
+const NAME_COLUMN: PrinterColumn = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+  jsonPath: '.metadata.name',
+};
+const AGE_COLUMN: PrinterColumn = {
+  name: 'Age',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+  description: 'CreationTimestamp is the time the object was created.',
+};
 
 function columnsOf(description: KindDescription): PrinterColumn[] {
   return [NAME_COLUMN, ...(description.printerColumns.length > 0 ? description.printerColumns : [AGE_COLUMN])];
 }
 
 /** A Table of objects; `listMetadata` is the list's (resourceVersion, continue, remainingItemCount). */
-export function toTable(description: KindDescription, objects: PlatformObject[], listMetadata: Record<string, unknown>, options: TableOptions): Record<string, unknown> {
+export function toTable(
+  description: KindDescription,
+  objects: PlatformObject[],
+  listMetadata: Record<string, unknown>,
+  options: TableOptions,
+): Record<string, unknown> {
   const columns = columnsOf(description);
   const now = Date.now();
   return {
@@ -56,11 +80,19 @@ export function toTable(description: KindDescription, objects: PlatformObject[],
     ...(options.withColumns === false
       ? {}
       : {
-          columnDefinitions: columns.map((column) => ({ name: column.name, type: column.type, format: column.format ?? '', description: column.description ?? '', priority: column.priority ?? 0 })),
+          columnDefinitions: columns.map((column) => ({
+            name: column.name,
+            type: column.type,
+            format: column.format ?? '',
+            description: column.description ?? '',
+            priority: column.priority ?? 0,
+          })),
         }),
     rows: objects.map((object) => ({
       cells: columns.map((column) => cell(column, object, now)),
-      ...(options.includeObject === 'None' ? {} : { object: options.includeObject === 'Object' ? object : partialObjectMetadata(object, options.version) }),
+      ...(options.includeObject === 'None'
+        ? {}
+        : { object: options.includeObject === 'Object' ? object : partialObjectMetadata(object, options.version) }),
     })),
   };
 }
@@ -83,9 +115,15 @@ function cell(column: PrinterColumn, object: PlatformObject, now: number): unkno
 // The CRDs' column paths are simple field paths (`.spec.source.repository`).
 function valueAtJsonPath(object: unknown, jsonPath: string): unknown {
   let node = object;
-  for (const field of jsonPath.replace(/^\{?\.?/, '').replace(/\}$/, '').split('.')) {
+  for (const field of jsonPath
+    .replace(/^\{?\.?/, '')
+    .replace(/\}$/, '')
+    .split('.')) {
     if (field === '') continue;
-    node = typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Record<string, unknown>)[field] : undefined;
+    node =
+      typeof node === 'object' && node !== null && !Array.isArray(node)
+        ? (node as Record<string, unknown>)[field]
+        : undefined;
   }
   return node;
 }

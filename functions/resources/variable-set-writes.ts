@@ -1,5 +1,5 @@
 import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../shared/json/patches.ts';
-import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
+import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { KubernetesStatusError, statusError } from '../../shared/resources/kubernetes-status.ts';
 import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
@@ -23,7 +23,6 @@ interface Secret {
   metadata: { resourceVersion?: string };
   data?: Record<string, string>;
 }
-
 
 /**
  * VariableSets never store or return a sensitive value. A variable written with
@@ -74,15 +73,31 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
   const present = (object: PlatformObject): PlatformObject => {
     const variables = object.spec?.variables;
     if (!Array.isArray(variables)) return object;
-    return { ...object, spec: { ...object.spec, variables: variables.map((variable: Variable) => (variable.sensitive === true ? withoutValue(variable) : variable)) } };
+    return {
+      ...object,
+      spec: {
+        ...object.spec,
+        variables: variables.map((variable: Variable) =>
+          variable.sensitive === true ? withoutValue(variable) : variable,
+        ),
+      },
+    };
   };
 
   // The printer column "Variables" reads status.variableCount; nothing else keeps it current.
   const withCount = async (variableSet: PlatformObject): Promise<PlatformObject> => {
     const variables = variableSet.spec?.variables;
-    const status = { variableCount: Array.isArray(variables) ? variables.length : 0, observedGeneration: variableSet.metadata.generation };
+    const status = {
+      variableCount: Array.isArray(variables) ? variables.length : 0,
+      observedGeneration: variableSet.metadata.generation,
+    };
     const { namespace, name } = variableSet.metadata;
-    const answer = await objects.send<PlatformObject>({ method: 'PATCH', path: objects.platformPath(VARIABLE_SET, { namespace, name, subresource: 'status' }), body: { status }, contentType: 'application/merge-patch+json' });
+    const answer = await objects.send<PlatformObject>({
+      method: 'PATCH',
+      path: objects.platformPath(VARIABLE_SET, { namespace, name, subresource: 'status' }),
+      body: { status },
+      contentType: 'application/merge-patch+json',
+    });
     return answer.body;
   };
 
@@ -99,7 +114,11 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
         return await written(answer, values);
       } catch (error) {
         // A VariableSet whose sensitive values were not kept is not what the caller asked for.
-        await objects.deleteIfPresent(objects.platformPath(VARIABLE_SET, { namespace: location.namespace, name: answer.body.metadata.name })).catch(() => undefined);
+        await objects
+          .deleteIfPresent(
+            objects.platformPath(VARIABLE_SET, { namespace: location.namespace, name: answer.body.metadata.name }),
+          )
+          .catch(() => undefined);
         throw error;
       }
     },
@@ -109,19 +128,35 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
     },
     async patch(location, patch, contentType, options) {
       for (let attempt = 1; ; attempt++) {
-        const { body: current } = await objects.send<PlatformObject>({ method: 'GET', path: objects.platformPath(VARIABLE_SET, location) });
+        const { body: current } = await objects.send<PlatformObject>({
+          method: 'GET',
+          path: objects.platformPath(VARIABLE_SET, location),
+        });
         // The patch sees the object as the caller does: a value someone stored in clear beside
         // `sensitive: true` (writing to the cluster directly) is moved out first, so no `test`
         // or `copy` can reach it; this write then keeps it in the Secret.
         const { object: visible, values: storedInClear } = moveSensitiveValues(current, location.name!);
-        const result = objectForWrite(patchedObject(visible, patch, contentType, location.name!), VARIABLE_SET, objects.apiGroup, location);
+        const result = objectForWrite(
+          patchedObject(visible, patch, contentType, location.name!),
+          VARIABLE_SET,
+          objects.apiGroup,
+          location,
+        );
         const { object: stored, values } = guardedObject(result, location.name!);
         try {
-          return await written(await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH, options), { ...storedInClear, ...values });
+          return await written(await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH, options), {
+            ...storedInClear,
+            ...values,
+          });
         } catch (error) {
           // Someone wrote in between: recompute on the new object, unless the caller pinned a resourceVersion of their own.
           const pinnedByCaller = stored.metadata.resourceVersion !== current.metadata.resourceVersion;
-          if (!(error instanceof KubernetesStatusError && error.status === 409) || pinnedByCaller || attempt === PATCH_ATTEMPTS) throw error;
+          if (
+            !(error instanceof KubernetesStatusError && error.status === 409) ||
+            pinnedByCaller ||
+            attempt === PATCH_ATTEMPTS
+          )
+            throw error;
         }
       }
     },
@@ -153,7 +188,10 @@ function referencedKeys(variableSet: PlatformObject, secretName: string): string
 }
 
 /** Replaces each sensitive variable's `value` with a reference to the Secret; returns the values by key. */
-function moveSensitiveValuesOfList(variables: unknown, variableSetName: string): { variables: unknown; values: Record<string, string> } {
+function moveSensitiveValuesOfList(
+  variables: unknown,
+  variableSetName: string,
+): { variables: unknown; values: Record<string, string> } {
   const values: Record<string, string> = {};
   if (!Array.isArray(variables)) return { variables, values };
   const secretName = sensitiveValuesSecretName(variableSetName);
@@ -169,7 +207,10 @@ function moveSensitiveValuesOfList(variables: unknown, variableSetName: string):
   return { variables: rewritten, values };
 }
 
-function moveSensitiveValues(object: PlatformObject, variableSetName: string): { object: PlatformObject; values: Record<string, string> } {
+function moveSensitiveValues(
+  object: PlatformObject,
+  variableSetName: string,
+): { object: PlatformObject; values: Record<string, string> } {
   if (!object.spec) return { object, values: {} };
   const { variables, values } = moveSensitiveValuesOfList(object.spec.variables, variableSetName);
   return { object: { ...object, spec: { ...object.spec, variables } }, values };
@@ -181,11 +222,18 @@ function moveSensitiveValues(object: PlatformObject, variableSetName: string): {
  * it got there. Only values this write brings are compared: values already in the Secret are
  * never in the object, and comparing against them would let a caller guess them.
  */
-function guardedObject(object: PlatformObject, variableSetName: string): { object: PlatformObject; values: Record<string, string> } {
+function guardedObject(
+  object: PlatformObject,
+  variableSetName: string,
+): { object: PlatformObject; values: Record<string, string> } {
   const moved = moveSensitiveValues(object, variableSetName);
   const secrets = new Set(Object.values(moved.values).filter((value) => value !== ''));
   const copy = secrets.size > 0 ? findString(moved.object, secrets) : undefined;
-  if (copy !== undefined) throw invalidVariable(variableSetName, `a sensitive value may not appear anywhere else in the VariableSet (found at ${copy || 'the root'})`);
+  if (copy !== undefined)
+    throw invalidVariable(
+      variableSetName,
+      `a sensitive value may not appear anywhere else in the VariableSet (found at ${copy || 'the root'})`,
+    );
   return moved;
 }
 
@@ -223,7 +271,12 @@ function patchedObject(current: PlatformObject, patch: unknown, contentType: str
  * it was computed from, so a concurrent write makes it a 409 instead of being overwritten) and spec.
  */
 function resultAsJsonPatch(current: PlatformObject, result: PlatformObject): unknown[] {
-  const spec = result.spec === undefined ? (current.spec === undefined ? [] : [{ op: 'remove', path: '/spec' }]) : [{ op: 'add', path: '/spec', value: result.spec }];
+  const spec =
+    result.spec === undefined
+      ? current.spec === undefined
+        ? []
+        : [{ op: 'remove', path: '/spec' }]
+      : [{ op: 'add', path: '/spec', value: result.spec }];
   return [{ op: 'add', path: '/metadata', value: result.metadata }, ...spec];
 }
 

@@ -19,20 +19,25 @@ export function writeOptions(query: URLSearchParams, verb: WriteVerb): URLSearch
   const options = new URLSearchParams();
   const dryRun = query.getAll('dryRun');
   if (dryRun.length > 0) {
-    if (dryRun.some((value) => value !== 'All')) throw invalid(`dryRun: Unsupported value: "${dryRun.find((value) => value !== 'All')}": supported values: "All"`);
+    if (dryRun.some((value) => value !== 'All'))
+      throw invalid(`dryRun: Unsupported value: "${dryRun.find((value) => value !== 'All')}": supported values: "All"`);
     options.set('dryRun', 'All');
   }
   if (verb === 'delete') return options;
   const manager = query.get('fieldManager');
   if (manager !== null) {
-    if (!FIELD_MANAGER.test(manager)) throw invalid('fieldManager: Invalid value: must be 1 to 128 printable ASCII characters');
+    if (!FIELD_MANAGER.test(manager))
+      throw invalid('fieldManager: Invalid value: must be 1 to 128 printable ASCII characters');
     options.set('fieldManager', manager);
   } else if (verb === 'apply') {
     throw invalid('fieldManager: Required value: is required for apply patch');
   }
   const validation = query.get('fieldValidation');
   if (validation !== null) {
-    if (!FIELD_VALIDATION.includes(validation)) throw invalid(`fieldValidation: Unsupported value: "${validation}": supported values: "Ignore", "Strict", "Warn"`);
+    if (!FIELD_VALIDATION.includes(validation))
+      throw invalid(
+        `fieldValidation: Unsupported value: "${validation}": supported values: "Ignore", "Strict", "Warn"`,
+      );
     options.set('fieldValidation', validation);
   }
   const force = query.get('force');

@@ -62,7 +62,10 @@ export class RunEndWatch {
       for (const listener of watched.listeners) listener(progress);
     } catch (error) {
       // A database hiccup is retried at the next check; the streams stay open.
-      this.#logger.warn('run log stream: phase check failed', { runId, detail: error instanceof Error ? error.message : String(error) });
+      this.#logger.warn('run log stream: phase check failed', {
+        runId,
+        detail: error instanceof Error ? error.message : String(error),
+      });
     } finally {
       watched.checking = false;
     }

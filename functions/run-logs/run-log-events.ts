@@ -50,7 +50,8 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
     void unsubscribe();
   };
   const endIfComplete = () => {
-    if (runEnd && lastSeq >= runEnd.lastSeq) stop(sseEvent('end', { phase: runEnd.phase, message: runEnd.message, statusMessage: runEnd.statusMessage }));
+    if (runEnd && lastSeq >= runEnd.lastSeq)
+      stop(sseEvent('end', { phase: runEnd.phase, message: runEnd.message, statusMessage: runEnd.statusMessage }));
   };
   const onLines = (lines: readonly RunLogLine[], live: boolean): Promise<void> | undefined => {
     if (channel.closed) return undefined;
@@ -59,7 +60,13 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
     const events = formatLines(fresh);
     if (live && !channel.tryPush(events)) {
       // Nothing is lost by closing: the lines are in the database, from the last id the client has.
-      stop(sseEvent('resume', { reason: 'SlowConsumer', message: 'the client fell behind; reconnect with Last-Event-ID', lastEventId: String(lastSeq) }));
+      stop(
+        sseEvent('resume', {
+          reason: 'SlowConsumer',
+          message: 'the client fell behind; reconnect with Last-Event-ID',
+          lastEventId: String(lastSeq),
+        }),
+      );
       return undefined;
     }
     lastSeq = fresh[fresh.length - 1]!.seq;
@@ -86,7 +93,11 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
       runId: run.id,
       afterSeq: lastSeq,
       onLines,
-      onError: (error) => logger.warn('run log stream: delivery failed', { runId: run.id, detail: error instanceof Error ? error.message : String(error) }),
+      onError: (error) =>
+        logger.warn('run log stream: delivery failed', {
+          runId: run.id,
+          detail: error instanceof Error ? error.message : String(error),
+        }),
     });
     if (stopped) {
       await unsubscribe();
@@ -118,5 +129,8 @@ function formatLines(lines: readonly RunLogLine[]): string {
 
 // A line may itself contain newlines; each part becomes a `data:` field, which EventSource joins with "\n".
 function formatLine(line: RunLogLine): string {
-  return `id: ${line.seq}\n${line.line.split(/\r\n|\r|\n/).map((part) => `data: ${part}`).join('\n')}\n\n`;
+  return `id: ${line.seq}\n${line.line
+    .split(/\r\n|\r|\n/)
+    .map((part) => `data: ${part}`)
+    .join('\n')}\n\n`;
 }

@@ -62,7 +62,11 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
         await authorize(request, run.workspace);
         return {
           status: 200,
-          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+          headers: {
+            'content-type': 'text/event-stream; charset=utf-8',
+            'cache-control': 'no-store',
+            'x-accel-buffering': 'no',
+          },
           body: runLogEvents({
             store,
             endWatch: endWatchOf(store),
@@ -92,6 +96,7 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
 function lastEventId(request: ApiRequest): number {
   const header = request.headers['last-event-id']?.trim();
   if (header === undefined || header === '') return 0;
-  if (!/^\d{1,15}$/.test(header)) throw apiError('InvalidLastEventId', 'Last-Event-ID must be the number of a log line');
+  if (!/^\d{1,15}$/.test(header))
+    throw apiError('InvalidLastEventId', 'Last-Event-ID must be the number of a log line');
   return Number(header);
 }

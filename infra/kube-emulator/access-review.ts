@@ -42,27 +42,57 @@ const KINDS: Record<string, string> = {
 function validate(resource: string, spec: AccessReviewSpec, namespace: string): FieldError[] {
   const errors: FieldError[] = [];
   if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    errors.push({ field: 'spec.nonResourceAttributes', type: 'FieldValueInvalid', value: spec.nonResourceAttributes, detail: 'cannot be specified in combination with resourceAttributes' });
+    errors.push({
+      field: 'spec.nonResourceAttributes',
+      type: 'FieldValueInvalid',
+      value: spec.nonResourceAttributes,
+      detail: 'cannot be specified in combination with resourceAttributes',
+    });
   }
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    errors.push({ field: 'spec.resourceAttributes', type: 'FieldValueInvalid', value: 'null', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
+    errors.push({
+      field: 'spec.resourceAttributes',
+      type: 'FieldValueInvalid',
+      value: 'null',
+      detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    });
   }
   if (resource !== 'selfsubjectaccessreviews' && !spec.user && (spec.groups ?? []).length === 0) {
-    errors.push({ field: 'spec.user', type: 'FieldValueInvalid', value: '', detail: 'at least one of user or group must be specified' });
+    errors.push({
+      field: 'spec.user',
+      type: 'FieldValueInvalid',
+      value: '',
+      detail: 'at least one of user or group must be specified',
+    });
   }
   if (resource === 'localsubjectaccessreviews') {
     if (spec.nonResourceAttributes) {
-      errors.push({ field: 'spec.nonResourceAttributes', type: 'FieldValueInvalid', value: spec.nonResourceAttributes, detail: 'disallowed on this kind of request' });
+      errors.push({
+        field: 'spec.nonResourceAttributes',
+        type: 'FieldValueInvalid',
+        value: spec.nonResourceAttributes,
+        detail: 'disallowed on this kind of request',
+      });
     }
     if (spec.resourceAttributes && spec.resourceAttributes.namespace !== namespace) {
-      errors.push({ field: 'spec.resourceAttributes.namespace', type: 'FieldValueInvalid', value: spec.resourceAttributes.namespace ?? '', detail: 'must match metadata.namespace' });
+      errors.push({
+        field: 'spec.resourceAttributes.namespace',
+        type: 'FieldValueInvalid',
+        value: spec.resourceAttributes.namespace ?? '',
+        detail: 'must match metadata.namespace',
+      });
     }
   }
   return errors;
 }
 
 /** Answers an access review of the kind `info.resource`; the self review asks about `caller`. */
-export function handleAccessReview(context: EmulatorContext, info: RequestInfo, body: string, caller: UserInfo): JsonReply {
+export function handleAccessReview(
+  context: EmulatorContext,
+  info: RequestInfo,
+  body: string,
+  caller: UserInfo,
+): JsonReply {
   context.counters.subjectAccessReviews++;
   const review = (parseJson(body) ?? {}) as AccessReviewBody;
   const spec = review.spec ?? {};
@@ -72,7 +102,12 @@ export function handleAccessReview(context: EmulatorContext, info: RequestInfo, 
   const user: UserInfo =
     info.resource === 'selfsubjectaccessreviews'
       ? caller
-      : { username: spec.user ?? '', groups: spec.groups ?? [], ...(spec.uid ? { uid: spec.uid } : {}), ...(spec.extra ? { extra: spec.extra } : {}) };
+      : {
+          username: spec.user ?? '',
+          groups: spec.groups ?? [],
+          ...(spec.uid ? { uid: spec.uid } : {}),
+          ...(spec.extra ? { extra: spec.extra } : {}),
+        };
   const resource = spec.resourceAttributes;
   const decision = authorize(context.authorizer, {
     user,

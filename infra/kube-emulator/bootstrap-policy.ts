@@ -18,11 +18,35 @@ const CLUSTER_ROLES: Record<string, { rules: PolicyRule[]; boundTo: string[] }> 
     boundTo: ['system:masters'],
   },
   'system:discovery': {
-    rules: [{ nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'], verbs: ['get'] }],
+    rules: [
+      {
+        nonResourceURLs: [
+          '/api',
+          '/api/*',
+          '/apis',
+          '/apis/*',
+          '/healthz',
+          '/livez',
+          '/openapi',
+          '/openapi/*',
+          '/readyz',
+          '/version',
+          '/version/',
+        ],
+        verbs: ['get'],
+      },
+    ],
     boundTo: ['system:authenticated'],
   },
   'system:basic-user': {
-    rules: [{ apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] }, { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] }],
+    rules: [
+      {
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+        verbs: ['create'],
+      },
+      { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
+    ],
     boundTo: ['system:authenticated'],
   },
   'system:public-info-viewer': {
@@ -30,7 +54,17 @@ const CLUSTER_ROLES: Record<string, { rules: PolicyRule[]; boundTo: string[] }> 
     boundTo: ['system:authenticated', 'system:unauthenticated'],
   },
   'system:service-account-issuer-discovery': {
-    rules: [{ nonResourceURLs: ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'], verbs: ['get'] }],
+    rules: [
+      {
+        nonResourceURLs: [
+          '/.well-known/openid-configuration',
+          '/.well-known/openid-configuration/',
+          '/openid/v1/jwks',
+          '/openid/v1/jwks/',
+        ],
+        verbs: ['get'],
+      },
+    ],
     boundTo: ['system:serviceaccounts'],
   },
 };

@@ -75,7 +75,8 @@ export function runCrdController(store: ResourceStore, registry: ResourceRegistr
       if (type) for (const item of store.list(type)) store.delete(type, item.metadata.namespace, item.metadata.name!);
       registry.remove(served.group, served.resource);
       const finalizers = (crd.metadata.finalizers ?? []).filter((finalizer) => finalizer !== CRD_CLEANUP_FINALIZER);
-      if (finalizers.length !== crd.metadata.finalizers?.length) store.update(crds, { ...crd, metadata: { ...crd.metadata, finalizers } });
+      if (finalizers.length !== crd.metadata.finalizers?.length)
+        store.update(crds, { ...crd, metadata: { ...crd.metadata, finalizers } });
     } else {
       registry.set(served);
     }

@@ -7,7 +7,6 @@ import { openApiV2, openApiV3Document, openApiV3Root } from './openapi.ts';
 import { apiVersionOf } from './resource-registry.ts';
 import type { ResourceType } from './resource-registry.ts';
 
-
 function groupVersions(context: EmulatorContext): Map<string, string[]> {
   const groups = new Map<string, string[]>();
   for (const type of context.registry.all()) {
@@ -34,8 +33,22 @@ function resourceEntries(type: ResourceType): Record<string, unknown>[] {
   };
   const subresources = type.subresources.map((subresource) =>
     subresource === 'token'
-      ? { name: `${type.resource}/token`, singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }
-      : { name: `${type.resource}/${subresource}`, singularName: '', namespaced: type.namespaced, kind: type.kind, verbs: ['get', 'patch', 'update'] },
+      ? {
+          name: `${type.resource}/token`,
+          singularName: '',
+          namespaced: true,
+          group: 'authentication.k8s.io',
+          version: 'v1',
+          kind: 'TokenRequest',
+          verbs: ['create'],
+        }
+      : {
+          name: `${type.resource}/${subresource}`,
+          singularName: '',
+          namespaced: type.namespaced,
+          kind: type.kind,
+          verbs: ['get', 'patch', 'update'],
+        },
   );
   return [main, ...subresources];
 }
@@ -45,7 +58,12 @@ function resourceList(context: EmulatorContext, group: string, version: string):
   if (types.length === 0) return undefined;
   return {
     status: 200,
-    body: { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(group, version), resources: types.flatMap(resourceEntries) },
+    body: {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: apiVersionOf(group, version),
+      resources: types.flatMap(resourceEntries),
+    },
   };
 }
 
@@ -56,11 +74,27 @@ export function discoveryDocument(context: EmulatorContext, path: string, accept
   const ok = (body: unknown): JsonReply => ({ status: 200, body });
   switch (path.replace(/\/$/, '') || '/') {
     case '/version':
-      return ok({ ...EMULATED_VERSION, gitCommit: 'emulated', gitTreeState: 'clean', buildDate: '2025-04-23T00:00:00Z', goVersion: 'go1.24.2', compiler: 'gc', platform: 'linux/amd64' });
+      return ok({
+        ...EMULATED_VERSION,
+        gitCommit: 'emulated',
+        gitTreeState: 'clean',
+        buildDate: '2025-04-23T00:00:00Z',
+        goVersion: 'go1.24.2',
+        compiler: 'gc',
+        platform: 'linux/amd64',
+      });
     case '/api':
-      return ok({ kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: new URL(context.url).host }] });
+      return ok({
+        kind: 'APIVersions',
+        versions: ['v1'],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: new URL(context.url).host }],
+      });
     case '/apis':
-      return ok({ kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups].filter(([name]) => name !== '').map(([name, versions]) => apiGroup(name, versions)) });
+      return ok({
+        kind: 'APIGroupList',
+        apiVersion: 'v1',
+        groups: [...groups].filter(([name]) => name !== '').map(([name, versions]) => apiGroup(name, versions)),
+      });
     case '/.well-known/openid-configuration':
       return ok({
         issuer: context.serviceAccountTokens.issuer,

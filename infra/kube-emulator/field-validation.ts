@@ -8,7 +8,11 @@ export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 const DIRECTIVES: readonly string[] = ['Ignore', 'Warn', 'Strict'];
 
 // The options object each write verb's parameters decode into, named in the 422 for an unsupported directive.
-const OPTIONS_KIND: Record<string, string> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions' };
+const OPTIONS_KIND: Record<string, string> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
+};
 
 /** The request's directive; 422 for a value the server does not support, as its options validation answers. */
 export function fieldValidationDirective(url: URL, verb: string): FieldValidation {
@@ -16,7 +20,12 @@ export function fieldValidationDirective(url: URL, verb: string): FieldValidatio
   if (directive === '') return 'Warn';
   if (DIRECTIVES.includes(directive)) return directive as FieldValidation;
   throw invalid({ group: 'meta.k8s.io', kind: OPTIONS_KIND[verb] ?? 'CreateOptions' }, '', [
-    { field: 'fieldValidation', type: 'FieldValueNotSupported', value: directive, detail: 'supported values: "", "Ignore", "Strict", "Warn"' },
+    {
+      field: 'fieldValidation',
+      type: 'FieldValueNotSupported',
+      value: directive,
+      detail: 'supported values: "", "Ignore", "Strict", "Warn"',
+    },
   ]);
 }
 
@@ -24,7 +33,11 @@ export function fieldValidationDirective(url: URL, verb: string): FieldValidatio
  * Applies the directive to the pruned fields: `Strict` fails with 400 (`decodeContext` is what the decoder prefixes,
  * e.g. `Workspace in version "v1" cannot be handled as a Workspace: `), `Warn` answers the warnings to send.
  */
-export function unknownFieldWarnings(directive: FieldValidation, prunedFields: string[], decodeContext: string): string[] {
+export function unknownFieldWarnings(
+  directive: FieldValidation,
+  prunedFields: string[],
+  decodeContext: string,
+): string[] {
   const messages = prunedFields.map((field) => `unknown field "${field}"`);
   if (directive === 'Ignore' || messages.length === 0) return [];
   if (directive === 'Strict') throw badRequest(`${decodeContext}strict decoding error: ${messages.join(', ')}`);

@@ -16,7 +16,9 @@ const base64 = (text: string): string => Buffer.from(text).toString('base64');
 export function emulatorKubeConfig(endpoint: EmulatorEndpoint, token: string): KubeConfig {
   const config = new KubeConfig();
   // client-node v2 refuses plain http unless skipTLSVerify is set (there is no TLS to verify then).
-  const trust = endpoint.certificateAuthority ? { caData: base64(endpoint.certificateAuthority) } : { skipTLSVerify: true };
+  const trust = endpoint.certificateAuthority
+    ? { caData: base64(endpoint.certificateAuthority) }
+    : { skipTLSVerify: true };
   config.loadFromOptions({
     clusters: [{ name: NAME, server: endpoint.server, ...trust }],
     users: [{ name: NAME, token }],
@@ -36,7 +38,9 @@ export function emulatorKubeConfigYaml(endpoint: EmulatorEndpoint, token: string
     `- name: ${NAME}`,
     '  cluster:',
     `    server: ${quote(endpoint.server)}`,
-    ...(endpoint.certificateAuthority ? [`    certificate-authority-data: ${quote(base64(endpoint.certificateAuthority))}`] : []),
+    ...(endpoint.certificateAuthority
+      ? [`    certificate-authority-data: ${quote(base64(endpoint.certificateAuthority))}`]
+      : []),
     'users:',
     `- name: ${NAME}`,
     '  user:',

@@ -84,7 +84,8 @@ export function parseLabelSelector(text: string | undefined): LabelSelector {
         position++;
         const value = tokens[position] !== undefined && IDENTIFIER.test(tokens[position]!) ? next()! : '';
         const kind: Operator = operator === '!=' ? 'notin' : operator === '>' ? 'gt' : operator === '<' ? 'lt' : 'in';
-        if ((kind === 'gt' || kind === 'lt') && !/^-?\d+$/.test(value)) fail(`for 'Gt', 'Lt' operators, the value must be an integer`);
+        if ((kind === 'gt' || kind === 'lt') && !/^-?\d+$/.test(value))
+          fail(`for 'Gt', 'Lt' operators, the value must be an integer`);
         requirements.push({ key, operator: kind, values: [value] });
       } else if (operator === 'in' || operator === 'notin') {
         position++;

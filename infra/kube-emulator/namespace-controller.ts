@@ -19,7 +19,8 @@ export function runNamespaceController(store: ResourceStore, registry: ResourceR
   return store.subscribe((event) => {
     const { object } = event;
     if (event.resourceType === namespaces) {
-      if (event.type === 'ADDED') store.create(serviceAccounts, { metadata: { name: 'default', namespace: object.metadata.name } });
+      if (event.type === 'ADDED')
+        store.create(serviceAccounts, { metadata: { name: 'default', namespace: object.metadata.name } });
       if (event.type === 'MODIFIED' && object.metadata.deletionTimestamp) {
         const name = object.metadata.name!;
         for (const type of namespacedTypes()) {

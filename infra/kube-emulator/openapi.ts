@@ -6,7 +6,12 @@ import { EMULATED_VERSION } from './emulated-version.ts';
 import type { EmulatorContext } from './emulator-context.ts';
 import type { JsonReply } from './http-messages.ts';
 import type { ResourceType } from './resource-registry.ts';
-import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, patchOperation, wantsProtobufOpenApiV2 } from '../../shared/kubernetes/openapi-probes.ts';
+import {
+  PROTOBUF_V2,
+  PROTOBUF_V2_DOCUMENT,
+  patchOperation,
+  wantsProtobufOpenApiV2,
+} from '../../shared/kubernetes/openapi-probes.ts';
 
 const info = { title: 'Kubernetes', version: EMULATED_VERSION.gitVersion };
 
@@ -43,6 +48,11 @@ export function openApiV3Document(context: EmulatorContext, groupVersion: string
   const served = types.filter(({ type, version }) => groupVersionPath(type.group, version) === groupVersion);
   if (served.length === 0) return undefined;
   const patchable = served.filter(({ type }) => type.verbs.includes('patch'));
-  const paths = Object.fromEntries(patchable.map(({ type, version }) => [objectPath(type, version), { patch: patchOperation({ group: type.group, version, kind: type.kind }) }]));
+  const paths = Object.fromEntries(
+    patchable.map(({ type, version }) => [
+      objectPath(type, version),
+      { patch: patchOperation({ group: type.group, version, kind: type.kind }) },
+    ]),
+  );
   return { openapi: '3.0.0', info, paths };
 }

@@ -34,7 +34,9 @@ export function saveOnChange(store: ResourceStore, path: string): { flush(): Pro
   const save = () => {
     timer = undefined;
     // A failed write (disk full) is reported and the next change tries again with the whole state.
-    writing = writing.then(() => writeSavedState(store, path)).catch((error: Error) => process.emitWarning(`Kubernetes emulator state not saved to ${path}: ${error.message}`));
+    writing = writing
+      .then(() => writeSavedState(store, path))
+      .catch((error: Error) => process.emitWarning(`Kubernetes emulator state not saved to ${path}: ${error.message}`));
   };
   const unsubscribe = store.subscribe(() => {
     timer ??= setTimeout(save, SAVE_DELAY_MS);

@@ -80,7 +80,8 @@ function resourceNameMatches(rule: PolicyRule, name: string): boolean {
 
 function nonResourceUrlMatches(rule: PolicyRule, path: string): boolean {
   return (rule.nonResourceURLs ?? []).some(
-    (ruleUrl) => ruleUrl === '*' || ruleUrl === path || (ruleUrl.endsWith('*') && path.startsWith(ruleUrl.slice(0, -1))),
+    (ruleUrl) =>
+      ruleUrl === '*' || ruleUrl === path || (ruleUrl.endsWith('*') && path.startsWith(ruleUrl.slice(0, -1))),
   );
 }
 
@@ -113,7 +114,8 @@ function appliesTo(user: UserInfo, subject: Subject, bindingNamespace: string): 
 }
 
 function describeSubject(subject: Subject, bindingNamespace: string): string {
-  if (subject.kind === 'ServiceAccount') return `${subject.kind} "${subject.name}/${subject.namespace || bindingNamespace}"`;
+  if (subject.kind === 'ServiceAccount')
+    return `${subject.kind} "${subject.name}/${subject.namespace || bindingNamespace}"`;
   return `${subject.kind} "${subject.name}"`;
 }
 
@@ -130,20 +132,28 @@ export class RbacAuthorizer {
   /** Allows when any rule of any role bound to the user covers the request; the reason names the first grant. */
   authorize(attributes: AuthorizationAttributes): Decision {
     const errors: string[] = [];
-    for (const { binding, namespace, subject, roleRef, rules } of this.#bindingsOf(attributes.user, attributes.namespace)) {
+    for (const { binding, namespace, subject, roleRef, rules } of this.#bindingsOf(
+      attributes.user,
+      attributes.namespace,
+    )) {
       if (!rules) {
-        errors.push(`${roleRef.kind === 'ClusterRole' ? 'clusterrole' : 'role'}.rbac.authorization.k8s.io "${roleRef.name}" not found`);
+        errors.push(
+          `${roleRef.kind === 'ClusterRole' ? 'clusterrole' : 'role'}.rbac.authorization.k8s.io "${roleRef.name}" not found`,
+        );
         continue;
       }
       if (rules.some((rule) => ruleAllows(attributes, rule))) {
-        const bindingName = namespace ? `RoleBinding "${binding.metadata.name}/${namespace}"` : `ClusterRoleBinding "${binding.metadata.name}"`;
+        const bindingName = namespace
+          ? `RoleBinding "${binding.metadata.name}/${namespace}"`
+          : `ClusterRoleBinding "${binding.metadata.name}"`;
         return {
           allowed: true,
           reason: `RBAC: allowed by ${bindingName} of ${roleRef.kind} "${roleRef.name}" to ${describeSubject(subject, namespace)}`,
         };
       }
     }
-    const reason = errors.length === 0 ? '' : errors.length === 1 ? `RBAC: ${errors[0]}` : `RBAC: [${errors.join(', ')}]`;
+    const reason =
+      errors.length === 0 ? '' : errors.length === 1 ? `RBAC: ${errors[0]}` : `RBAC: [${errors.join(', ')}]`;
     return { allowed: false, reason };
   }
 
@@ -173,13 +183,24 @@ export class RbacAuthorizer {
   *#bindingsOf(user: UserInfo, namespace: string): Generator<AppliedBinding> {
     const candidates = [
       ...this.#list('clusterrolebindings').map((binding) => ({ binding, namespace: '' })),
-      ...(namespace ? this.#list('rolebindings', namespace) : []).map((binding) => ({ binding, namespace: binding.metadata.namespace ?? '' })),
+      ...(namespace ? this.#list('rolebindings', namespace) : []).map((binding) => ({
+        binding,
+        namespace: binding.metadata.namespace ?? '',
+      })),
     ];
     for (const { binding, namespace: bindingNamespace } of candidates) {
-      const subject = ((binding.subjects ?? []) as Subject[]).find((candidate) => appliesTo(user, candidate, bindingNamespace));
+      const subject = ((binding.subjects ?? []) as Subject[]).find((candidate) =>
+        appliesTo(user, candidate, bindingNamespace),
+      );
       if (!subject) continue;
       const roleRef = binding.roleRef as RoleRef;
-      yield { binding, namespace: bindingNamespace, subject, roleRef, rules: this.roleRules(roleRef, bindingNamespace) };
+      yield {
+        binding,
+        namespace: bindingNamespace,
+        subject,
+        roleRef,
+        rules: this.roleRules(roleRef, bindingNamespace),
+      };
     }
   }
 

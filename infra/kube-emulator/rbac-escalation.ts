@@ -21,40 +21,96 @@ const BINDING_RESOURCES = new Set(['rolebindings', 'clusterrolebindings']);
 // An update that only changes what garbage collection needs (owner references, finalizers) is never an escalation.
 function changesOnlyGcFields(object: KubeObject, old: KubeObject): boolean {
   const comparable = (candidate: KubeObject) => {
-    const { ownerReferences: _owners, finalizers: _finalizers, resourceVersion: _version, ...metadata } = candidate.metadata;
+    const {
+      ownerReferences: _owners,
+      finalizers: _finalizers,
+      resourceVersion: _version,
+      ...metadata
+    } = candidate.metadata;
     return { ...candidate, apiVersion: undefined, kind: undefined, metadata };
   };
   return isDeepStrictEqual(comparable(object), comparable(old));
 }
 
-function allowed(context: EmulatorContext, user: UserInfo, verb: string, resource: string, namespace: string, name: string): boolean {
-  const attributes = { user, verb, isResourceRequest: true, group: RBAC_GROUP, resource, subresource: '', namespace, name, path: '' };
+function allowed(
+  context: EmulatorContext,
+  user: UserInfo,
+  verb: string,
+  resource: string,
+  namespace: string,
+  name: string,
+): boolean {
+  const attributes = {
+    user,
+    verb,
+    isResourceRequest: true,
+    group: RBAC_GROUP,
+    resource,
+    subresource: '',
+    namespace,
+    name,
+    path: '',
+  };
   return authorize(context.authorizer, attributes).allowed;
 }
 
 // ConfirmNoEscalation: the caller's rules in the namespace must cover the granted ones.
-function confirmNoEscalation(context: EmulatorContext, user: UserInfo, type: ResourceType, namespace: string, name: string, granted: PolicyRule[]): void {
+function confirmNoEscalation(
+  context: EmulatorContext,
+  user: UserInfo,
+  type: ResourceType,
+  namespace: string,
+  name: string,
+  granted: PolicyRule[],
+): void {
   const held = context.authorizer.rulesFor(user, namespace);
   const missing = uncoveredRules(held.rules, granted);
   if (missing.length === 0) return;
   let message = `user ${JSON.stringify(user.username)} (groups=${quotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${describeMissingRules(missing)}`;
   if (held.missingRoles.length > 0) {
-    const errors = held.missingRoles.map((roleRef) => `${roleRef.kind === 'ClusterRole' ? 'clusterroles' : 'roles'}.${RBAC_GROUP} "${roleRef.name}" not found`);
+    const errors = held.missingRoles.map(
+      (roleRef) =>
+        `${roleRef.kind === 'ClusterRole' ? 'clusterroles' : 'roles'}.${RBAC_GROUP} "${roleRef.name}" not found`,
+    );
     message += `; resolution errors: [${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}]`;
   }
   throw forbidden(type, name, message);
 }
 
-function confirmRoleWrite(context: EmulatorContext, user: UserInfo, type: ResourceType, info: RequestInfo, object: KubeObject): void {
+function confirmRoleWrite(
+  context: EmulatorContext,
+  user: UserInfo,
+  type: ResourceType,
+  info: RequestInfo,
+  object: KubeObject,
+): void {
   if (allowed(context, user, 'escalate', type.resource, info.namespace, info.name)) return;
-  confirmNoEscalation(context, user, type, info.namespace, object.metadata.name ?? '', (object.rules ?? []) as PolicyRule[]);
+  confirmNoEscalation(
+    context,
+    user,
+    type,
+    info.namespace,
+    object.metadata.name ?? '',
+    (object.rules ?? []) as PolicyRule[],
+  );
 }
 
-function confirmBindingWrite(context: EmulatorContext, user: UserInfo, type: ResourceType, info: RequestInfo, object: KubeObject): void {
+function confirmBindingWrite(
+  context: EmulatorContext,
+  user: UserInfo,
+  type: ResourceType,
+  info: RequestInfo,
+  object: KubeObject,
+): void {
   const roleRef = (object.roleRef ?? {}) as Partial<RoleRef>;
   const roleResource = roleRef.kind === 'ClusterRole' ? 'clusterroles' : roleRef.kind === 'Role' ? 'roles' : undefined;
   // The registry resolves the role before validation could refuse the kind.
-  if (!roleResource) throw new KubeStatusError(500, 'InternalError', `Internal error occurred: unsupported role reference kind: ${JSON.stringify(roleRef.kind ?? '')}`);
+  if (!roleResource)
+    throw new KubeStatusError(
+      500,
+      'InternalError',
+      `Internal error occurred: unsupported role reference kind: ${JSON.stringify(roleRef.kind ?? '')}`,
+    );
   if (allowed(context, user, 'bind', roleResource, info.namespace, roleRef.name ?? '')) return;
   const ref = { kind: roleRef.kind!, name: roleRef.name ?? '' };
   const rules = context.authorizer.roleRules(ref, info.namespace);
@@ -63,7 +119,13 @@ function confirmBindingWrite(context: EmulatorContext, user: UserInfo, type: Res
 }
 
 /** Refuses (403) a write of an RBAC object that would grant the caller's `user` more than it holds. */
-export function confirmRbacWrite(context: EmulatorContext, user: UserInfo, type: ResourceType, info: RequestInfo, object: KubeObject): void {
+export function confirmRbacWrite(
+  context: EmulatorContext,
+  user: UserInfo,
+  type: ResourceType,
+  info: RequestInfo,
+  object: KubeObject,
+): void {
   if (type.group !== RBAC_GROUP || user.groups.includes(MASTERS_GROUP)) return;
   if (!ROLE_RESOURCES.has(type.resource) && !BINDING_RESOURCES.has(type.resource)) return;
   const old = info.verb === 'create' ? undefined : context.store.find(type, info.namespace, info.name);

@@ -11,11 +11,14 @@ function breakdownRule(rule: PolicyRule): PolicyRule[] {
       for (const verb of rule.verbs ?? []) {
         const names = rule.resourceNames ?? [];
         if (names.length === 0) pieces.push({ apiGroups: [group], resources: [resource], verbs: [verb] });
-        else for (const name of names) pieces.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
+        else
+          for (const name of names)
+            pieces.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
       }
     }
   }
-  for (const url of rule.nonResourceURLs ?? []) for (const verb of rule.verbs ?? []) pieces.push({ nonResourceURLs: [url], verbs: [verb] });
+  for (const url of rule.nonResourceURLs ?? [])
+    for (const verb of rule.verbs ?? []) pieces.push({ nonResourceURLs: [url], verbs: [verb] });
   return pieces;
 }
 
@@ -69,7 +72,12 @@ function compactRules(rules: PolicyRule[]): PolicyRule[] {
   const compacted: PolicyRule[] = [];
   const simple = new Map<string, PolicyRule>();
   for (const rule of rules) {
-    if (rule.nonResourceURLs?.length || rule.apiGroups?.length !== 1 || rule.resources?.length !== 1 || (rule.resourceNames?.length ?? 0) > 1) {
+    if (
+      rule.nonResourceURLs?.length ||
+      rule.apiGroups?.length !== 1 ||
+      rule.resources?.length !== 1 ||
+      (rule.resourceNames?.length ?? 0) > 1
+    ) {
       compacted.push(rule);
       continue;
     }

@@ -16,7 +16,14 @@ export interface RequestInfo {
   authorizationName: string;
 }
 
-const VERB_OF_METHOD: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+const VERB_OF_METHOD: Record<string, string> = {
+  POST: 'create',
+  GET: 'get',
+  HEAD: 'get',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
 
 // Namespaces' own subresources, which are not namespaced collections.
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
@@ -36,7 +43,10 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
     subresource: '',
     authorizationName: '',
   };
-  let parts = path.split('/').filter((part) => part !== '').map(decodeURIComponent);
+  let parts = path
+    .split('/')
+    .filter((part) => part !== '')
+    .map(decodeURIComponent);
   let group = '';
   if (parts[0] === 'apis') {
     if (parts.length < 4) return nonResource;
@@ -65,8 +75,22 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
   if (verb === 'delete' && name === '') verb = 'deletecollection';
   // As kube-apiserver's RequestInfoFactory: a list or watch narrowed to one object by
   // `fieldSelector=metadata.name=<x>` is authorised with that name, so `resourceNames` rules apply.
-  const selectedName = name === '' && (verb === 'list' || verb === 'watch') ? nameFromFieldSelector(url.searchParams.get('fieldSelector')) : '';
-  return { isResourceRequest: true, path, verb, group, version, namespace, resource, name, subresource, authorizationName: name || selectedName };
+  const selectedName =
+    name === '' && (verb === 'list' || verb === 'watch')
+      ? nameFromFieldSelector(url.searchParams.get('fieldSelector'))
+      : '';
+  return {
+    isResourceRequest: true,
+    path,
+    verb,
+    group,
+    version,
+    namespace,
+    resource,
+    name,
+    subresource,
+    authorizationName: name || selectedName,
+  };
 }
 
 function nameFromFieldSelector(selector: string | null): string {

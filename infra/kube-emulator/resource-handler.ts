@@ -16,7 +16,14 @@ import type { ResourceType } from './resource-registry.ts';
 import type { Preconditions } from './resource-store.ts';
 import { applyDefaults } from './schema-defaulting.ts';
 import { pruneUnknownFields } from './schema-pruning.ts';
-import { KubeStatusError, badRequest, methodNotAllowed, notFound, pathNotFound, unsupportedMediaType } from './status.ts';
+import {
+  KubeStatusError,
+  badRequest,
+  methodNotAllowed,
+  notFound,
+  pathNotFound,
+  unsupportedMediaType,
+} from './status.ts';
 import type { UserInfo } from './user-info.ts';
 import { matchesFilter } from './watch.ts';
 import type { WatchFilter } from './watch.ts';
@@ -71,7 +78,8 @@ function decodeContinue(text: string): ContinueToken {
   } catch {
     throw badRequest('continue key is not valid: illegal base64 data');
   }
-  if (typeof token.rv !== 'number' || typeof token.start !== 'string') throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (typeof token.rv !== 'number' || typeof token.start !== 'string')
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   return { rv: token.rv, start: token.start };
 }
 
@@ -110,7 +118,7 @@ function listReply(context: EmulatorContext, type: ResourceType, info: RequestIn
 
 function parseObject(body: string): KubeObject {
   const parsed = parseJson(body);
-  if (!isKubeObject(parsed)) throw badRequest('Object \'Kind\' is missing in the request body');
+  if (!isKubeObject(parsed)) throw badRequest("Object 'Kind' is missing in the request body");
   parsed.metadata = isKubeObject(parsed.metadata) ? parsed.metadata : {};
   return parsed;
 }
@@ -124,7 +132,9 @@ function placeObject(type: ResourceType, info: RequestInfo, object: KubeObject):
     object.metadata.namespace = info.namespace;
   }
   if (info.name && object.metadata.name !== info.name) {
-    throw badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
+    throw badRequest(
+      `the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${info.name})`,
+    );
   }
 }
 
@@ -136,17 +146,22 @@ function decodeWrittenObject(type: ResourceType, info: RequestInfo, url: URL, ob
   const directive = fieldValidationDirective(url, info.verb);
   const schema = type.schemas?.[info.version];
   if (!schema) return [];
-  const decodeContext = info.verb === 'patch' ? '' : `${type.kind} in version "${info.version}" cannot be handled as a ${type.kind}: `;
+  const decodeContext =
+    info.verb === 'patch' ? '' : `${type.kind} in version "${info.version}" cannot be handled as a ${type.kind}: `;
   const warnings = unknownFieldWarnings(directive, pruneUnknownFields(object, schema), decodeContext);
   applyDefaults(object, schema);
   return warnings;
 }
 
 function applyPatch(type: ResourceType, current: KubeObject, body: string, contentType: string): KubeObject {
-  const accepted = type.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
+  const accepted = type.custom
+    ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH]
+    : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
   // Strategic merge patch has no schema for custom resources; the real server refuses it, and so do we.
   // For the built-in types served here it equals a merge patch: their lists are replaced, not merged by key.
-  const supported = type.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH];
+  const supported = type.custom
+    ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH]
+    : [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH];
   if (!supported.includes(contentType)) throw unsupportedMediaType(accepted);
   const patch = parseJson(body);
   try {
@@ -166,7 +181,13 @@ function parsePreconditions(body: string): Preconditions {
   return options?.preconditions ?? {};
 }
 
-function deleteReply(context: EmulatorContext, type: ResourceType, info: RequestInfo, body: string, dryRun: boolean): JsonReply {
+function deleteReply(
+  context: EmulatorContext,
+  type: ResourceType,
+  info: RequestInfo,
+  body: string,
+  dryRun: boolean,
+): JsonReply {
   const deleted = context.store.delete(type, info.namespace, info.name, parsePreconditions(body), dryRun);
   const pending = !dryRun && context.store.find(type, info.namespace, info.name) !== undefined;
   if (pending || type.returnsDeletedObject || type.resource === 'namespaces') {
@@ -179,7 +200,12 @@ function deleteReply(context: EmulatorContext, type: ResourceType, info: Request
       apiVersion: 'v1',
       metadata: {},
       status: 'Success',
-      details: { name: info.name, ...(type.group ? { group: type.group } : {}), kind: type.resource, uid: deleted.metadata.uid },
+      details: {
+        name: info.name,
+        ...(type.group ? { group: type.group } : {}),
+        kind: type.resource,
+        uid: deleted.metadata.uid,
+      },
     },
   };
 }
@@ -189,39 +215,73 @@ function deleteCollectionReply(context: EmulatorContext, type: ResourceType, inf
   const items = listed.items.map((item) => context.store.delete(type, item.metadata.namespace, item.metadata.name!));
   return {
     status: 200,
-    body: { kind: `${type.kind}List`, apiVersion: apiVersionOf(type.group, info.version), metadata: { resourceVersion: String(context.store.resourceVersion) }, items },
+    body: {
+      kind: `${type.kind}List`,
+      apiVersion: apiVersionOf(type.group, info.version),
+      metadata: { resourceVersion: String(context.store.resourceVersion) },
+      items,
+    },
   };
 }
 
 // `dryRun=All` validates a write and stores nothing; any other value is refused as the real server's options validation does.
 function isDryRun(url: URL): boolean {
   const values = url.searchParams.getAll('dryRun');
-  for (const value of values) if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
+  for (const value of values)
+    if (value !== 'All') throw badRequest(`dryRun: Unsupported value: "${value}": supported values: "All"`);
   return values.length > 0;
 }
 
 // Server-side apply: creates the object when there is none (a patch to a missing object is otherwise a 404).
-function applyReply(context: EmulatorContext, user: UserInfo, type: ResourceType, info: RequestInfo, url: URL, body: string, dryRun: boolean): JsonReply {
+function applyReply(
+  context: EmulatorContext,
+  user: UserInfo,
+  type: ResourceType,
+  info: RequestInfo,
+  url: URL,
+  body: string,
+  dryRun: boolean,
+): JsonReply {
   const manager = url.searchParams.get('fieldManager') ?? '';
-  if (manager === '') throw badRequest('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  if (manager === '')
+    throw badRequest(
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+    );
   const force = url.searchParams.get('force') ?? 'false';
-  if (force !== 'true' && force !== 'false') throw badRequest(`force: Invalid value: "${force}": must be true or false`);
+  if (force !== 'true' && force !== 'false')
+    throw badRequest(`force: Invalid value: "${force}": must be true or false`);
   const configuration = parseApplyConfiguration(body);
   placeObject(type, info, configuration);
   const existing = context.store.find(type, info.namespace, info.name);
   // A resourceVersion in the configuration is a precondition: it names an object that must exist.
   if (!existing && configuration.metadata.resourceVersion) throw notFound(type, info.name);
   const current = existing && withStorageDefaults(type, existing);
-  const applied = applyConfiguration(current, configuration, { manager, force: force === 'true', apiVersion: apiVersionOf(type.group, info.version) }, { group: type.group, kind: type.resource, name: info.name });
+  const applied = applyConfiguration(
+    current,
+    configuration,
+    { manager, force: force === 'true', apiVersion: apiVersionOf(type.group, info.version) },
+    { group: type.group, kind: type.resource, name: info.name },
+  );
   const warnings = decodeWrittenObject(type, info, url, applied);
   confirmRbacWrite(context, user, type, info, applied);
-  const stored = current ? context.store.update(type, applied, info.subresource, info.version, dryRun) : context.store.create(type, applied, info.version, dryRun);
+  const stored = current
+    ? context.store.update(type, applied, info.subresource, info.version, dryRun)
+    : context.store.create(type, applied, info.version, dryRun);
   return { status: current ? 200 : 201, body: presentObject(type, info.version, stored), warnings };
 }
 
 /** Serves one request of `user` on a stored resource type (watch excepted). */
-export function handleResourceRequest(context: EmulatorContext, user: UserInfo, type: ResourceType, info: RequestInfo, url: URL, body: string, contentType: string): JsonReply {
-  if (info.subresource && (info.subresource !== 'status' || !type.subresources.includes('status'))) throw pathNotFound();
+export function handleResourceRequest(
+  context: EmulatorContext,
+  user: UserInfo,
+  type: ResourceType,
+  info: RequestInfo,
+  url: URL,
+  body: string,
+  contentType: string,
+): JsonReply {
+  if (info.subresource && (info.subresource !== 'status' || !type.subresources.includes('status')))
+    throw pathNotFound();
   if (type.namespaced && !info.namespace && info.verb !== 'list') throw methodNotAllowed();
   if (!type.namespaced && info.namespace && type.resource !== 'namespaces') throw pathNotFound();
   const present = (object: KubeObject): KubeObject => presentObject(type, info.version, object);
@@ -244,16 +304,25 @@ export function handleResourceRequest(context: EmulatorContext, user: UserInfo, 
       placeObject(type, info, object);
       const warnings = decodeWrittenObject(type, info, url, object);
       confirmRbacWrite(context, user, type, info, object);
-      return { status: 200, body: present(context.store.update(type, object, info.subresource, info.version, dryRun)), warnings };
+      return {
+        status: 200,
+        body: present(context.store.update(type, object, info.subresource, info.version, dryRun)),
+        warnings,
+      };
     }
     case 'patch': {
-      if (contentType === APPLY_PATCH && type.custom && !info.subresource) return applyReply(context, user, type, info, url, body, dryRun);
+      if (contentType === APPLY_PATCH && type.custom && !info.subresource)
+        return applyReply(context, user, type, info, url, body, dryRun);
       const current = withStorageDefaults(type, context.store.get(type, info.namespace, info.name));
       const patched = applyPatch(type, current, body, contentType);
       placeObject(type, info, patched);
       const warnings = decodeWrittenObject(type, info, url, patched);
       confirmRbacWrite(context, user, type, info, patched);
-      return { status: 200, body: present(context.store.update(type, patched, info.subresource, info.version, dryRun)), warnings };
+      return {
+        status: 200,
+        body: present(context.store.update(type, patched, info.subresource, info.version, dryRun)),
+        warnings,
+      };
     }
     case 'delete':
       if (info.subresource) throw methodNotAllowed();

@@ -37,7 +37,12 @@ function builtin(
   version: string,
   resource: string,
   kind: string,
-  options: Partial<Pick<ResourceType, 'namespaced' | 'shortNames' | 'subresources' | 'stored' | 'returnsDeletedObject' | 'tracksGeneration'>> = {},
+  options: Partial<
+    Pick<
+      ResourceType,
+      'namespaced' | 'shortNames' | 'subresources' | 'stored' | 'returnsDeletedObject' | 'tracksGeneration'
+    >
+  > = {},
 ): ResourceType {
   const stored = options.stored ?? true;
   return {
@@ -61,7 +66,11 @@ const RBAC = 'rbac.authorization.k8s.io';
 
 const BUILTIN_TYPES: ResourceType[] = [
   builtin('', 'v1', 'namespaces', 'Namespace', { namespaced: false, shortNames: ['ns'], subresources: ['status'] }),
-  builtin('', 'v1', 'serviceaccounts', 'ServiceAccount', { shortNames: ['sa'], subresources: ['token'], returnsDeletedObject: true }),
+  builtin('', 'v1', 'serviceaccounts', 'ServiceAccount', {
+    shortNames: ['sa'],
+    subresources: ['token'],
+    returnsDeletedObject: true,
+  }),
   builtin('', 'v1', 'secrets', 'Secret'),
   builtin('', 'v1', 'configmaps', 'ConfigMap', { shortNames: ['cm'] }),
   builtin(RBAC, 'v1', 'roles', 'Role'),
@@ -75,9 +84,18 @@ const BUILTIN_TYPES: ResourceType[] = [
     tracksGeneration: true,
   }),
   builtin('authentication.k8s.io', 'v1', 'tokenreviews', 'TokenReview', { namespaced: false, stored: false }),
-  builtin('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', { namespaced: false, stored: false }),
-  builtin('authorization.k8s.io', 'v1', 'subjectaccessreviews', 'SubjectAccessReview', { namespaced: false, stored: false }),
-  builtin('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', { namespaced: false, stored: false }),
+  builtin('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', {
+    namespaced: false,
+    stored: false,
+  }),
+  builtin('authorization.k8s.io', 'v1', 'subjectaccessreviews', 'SubjectAccessReview', {
+    namespaced: false,
+    stored: false,
+  }),
+  builtin('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', {
+    namespaced: false,
+    stored: false,
+  }),
   builtin('authorization.k8s.io', 'v1', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', { stored: false }),
 ];
 
@@ -102,7 +120,7 @@ export class ResourceRegistry {
   /** The type served at `/apis/<group>/<version>/<resource>`, if any. */
   find(group: string, version: string, resource: string): ResourceType | undefined {
     const type = this.#types.get(`${group}/${resource}`);
-    return type && type.versions.includes(version) ? type : undefined;
+    return type?.versions.includes(version) ? type : undefined;
   }
 
   /** The type with this group and plural name, whatever version. */

@@ -41,7 +41,10 @@ const NAMESPACES = { group: '', resource: 'namespaces' };
 const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 function randomSuffix(): string {
-  return Array.from({ length: 5 }, () => NAME_SUFFIX_ALPHABET[Math.floor(Math.random() * NAME_SUFFIX_ALPHABET.length)]).join('');
+  return Array.from(
+    { length: 5 },
+    () => NAME_SUFFIX_ALPHABET[Math.floor(Math.random() * NAME_SUFFIX_ALPHABET.length)],
+  ).join('');
 }
 
 function objectKey(namespace: string | undefined, name: string): string {
@@ -79,7 +82,8 @@ export class ResourceStore {
   /** A copy of everything stored, to be saved and given to `restore` later. */
   snapshot(): StoreSnapshot {
     const objects: Record<string, KubeObject[]> = {};
-    for (const [key, bucket] of this.#objects) if (bucket.size > 0) objects[key] = structuredClone([...bucket.values()]);
+    for (const [key, bucket] of this.#objects)
+      if (bucket.size > 0) objects[key] = structuredClone([...bucket.values()]);
     return { resourceVersion: this.#resourceVersion, objects };
   }
 
@@ -92,7 +96,8 @@ export class ResourceStore {
     for (const [key, objects] of Object.entries(snapshot.objects)) {
       const [group = '', resource = ''] = key.split('/');
       const bucket = this.#bucket({ group, resource });
-      for (const object of objects) bucket.set(objectKey(object.metadata.namespace, object.metadata.name!), structuredClone(object));
+      for (const object of objects)
+        bucket.set(objectKey(object.metadata.namespace, object.metadata.name!), structuredClone(object));
     }
     this.#resourceVersion = snapshot.resourceVersion;
   }
@@ -126,7 +131,8 @@ export class ResourceStore {
     const strategy = strategyFor(type, version);
     const object = structuredClone(input);
     const metadata = object.metadata;
-    for (const field of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp'] as const) delete metadata[field];
+    for (const field of ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp'] as const)
+      delete metadata[field];
     if (!type.namespaced) delete metadata.namespace;
     if (!metadata.name && metadata.generateName) metadata.name = metadata.generateName + randomSuffix();
     object.apiVersion = apiVersionOf(type.group, type.versions[0]!);
@@ -157,7 +163,14 @@ export class ResourceStore {
     if (!old) throw notFound(type, name);
     const precondition = input.metadata.resourceVersion;
     if (!precondition && type.custom) {
-      throw invalid(type, name, [{ field: 'metadata.resourceVersion', type: 'FieldValueInvalid', value: 0, detail: 'must be specified for an update' }]);
+      throw invalid(type, name, [
+        {
+          field: 'metadata.resourceVersion',
+          type: 'FieldValueInvalid',
+          value: 0,
+          detail: 'must be specified for an update',
+        },
+      ]);
     }
     if (precondition && precondition !== old.metadata.resourceVersion) throw conflict(type, name);
     const object = structuredClone(input);
@@ -168,7 +181,8 @@ export class ResourceStore {
     object.apiVersion = old.apiVersion;
     object.kind = old.kind;
     strategy.prepareForUpdate(object, old, subresource);
-    for (const [field, value] of Object.entries({ generation, deletionTimestamp })) if (value === undefined) delete object.metadata[field];
+    for (const [field, value] of Object.entries({ generation, deletionTimestamp }))
+      if (value === undefined) delete object.metadata[field];
     const errors = strategy.validate(object, old);
     if (errors.length > 0) throw invalid(type, name, errors);
     if (isDeepStrictEqual(object, old)) return structuredClone(old);
@@ -182,16 +196,32 @@ export class ResourceStore {
   }
 
   /** Deletes an object, or marks it for deletion while finalizers remain; answers its last state. */
-  delete(type: ResourceType, namespace: string | undefined, name: string, preconditions: Preconditions = {}, dryRun = false): KubeObject {
+  delete(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    preconditions: Preconditions = {},
+    dryRun = false,
+  ): KubeObject {
     const strategy = strategyFor(type);
     const key = objectKey(type.namespaced ? namespace : undefined, name);
     const old = this.#bucket(type).get(key);
     if (!old) throw notFound(type, name);
     if (preconditions.uid && preconditions.uid !== old.metadata.uid) {
-      throw new KubeStatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(type)} "${name}": Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${old.metadata.uid}`, { name, kind: type.resource });
+      throw new KubeStatusError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${qualifiedResource(type)} "${name}": Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${old.metadata.uid}`,
+        { name, kind: type.resource },
+      );
     }
     if (preconditions.resourceVersion && preconditions.resourceVersion !== old.metadata.resourceVersion) {
-      throw new KubeStatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(type)} "${name}": the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`, { name, kind: type.resource });
+      throw new KubeStatusError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${qualifiedResource(type)} "${name}": the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,
+        { name, kind: type.resource },
+      );
     }
     if (old.metadata.deletionTimestamp) return structuredClone(old);
     const object = structuredClone(old);
@@ -215,12 +245,23 @@ export class ResourceStore {
     const stored = this.#objects.get(typeKey(NAMESPACES))?.get(objectKey(undefined, namespace));
     if (!stored) throw notFound(NAMESPACES, namespace);
     if (stored.metadata.deletionTimestamp) {
-      throw forbidden(type, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+      throw forbidden(
+        type,
+        name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
     }
   }
 
   // A dry run (`?dryRun=All`) answers what would be stored, having validated it, and stores nothing.
-  #commit(eventType: EventType, type: ResourceType, key: string, object: KubeObject, previous: KubeObject | undefined, dryRun: boolean): KubeObject {
+  #commit(
+    eventType: EventType,
+    type: ResourceType,
+    key: string,
+    object: KubeObject,
+    previous: KubeObject | undefined,
+    dryRun: boolean,
+  ): KubeObject {
     if (dryRun) return structuredClone(object);
     const resourceVersion = ++this.#resourceVersion;
     object.metadata.resourceVersion = String(resourceVersion);

@@ -15,7 +15,8 @@ export function applyDefaults(value: unknown, schema: JsonSchemaProps | undefine
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
       // As the server does, the replaced null itself is walked, not the default put in its place.
-      if (isNonNullableNull(item, schema.items) && schema.items!.default !== undefined) value[index] = structuredClone(schema.items!.default);
+      if (isNonNullableNull(item, schema.items) && schema.items!.default !== undefined)
+        value[index] = structuredClone(schema.items!.default);
       applyDefaults(item, schema.items);
     });
     return;
@@ -23,7 +24,8 @@ export function applyDefaults(value: unknown, schema: JsonSchemaProps | undefine
   if (!isJsonObject(value)) return;
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
     if (property.default === undefined) continue;
-    if (!Object.hasOwn(value, key) || isNonNullableNull(value[key], property)) value[key] = structuredClone(property.default);
+    if (!Object.hasOwn(value, key) || isNonNullableNull(value[key], property))
+      value[key] = structuredClone(property.default);
   }
   const additional = isJsonObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
   for (const [key, item] of Object.entries(value)) {
@@ -31,7 +33,8 @@ export function applyDefaults(value: unknown, schema: JsonSchemaProps | undefine
     if (property) {
       applyDefaults(item, property);
     } else if (additional) {
-      if (isNonNullableNull(item, additional) && additional.default !== undefined) value[key] = structuredClone(additional.default);
+      if (isNonNullableNull(item, additional) && additional.default !== undefined)
+        value[key] = structuredClone(additional.default);
       applyDefaults(item, additional);
     }
   }

@@ -8,7 +8,12 @@ import type { JsonSchemaProps } from './structural-schema.ts';
 function mapKey(item: unknown, schema: JsonSchemaProps): Record<string, unknown> {
   const keys = schema['x-kubernetes-list-map-keys'] ?? [];
   const fields = isJsonObject(item) ? item : {};
-  return Object.fromEntries(keys.map((key) => [key, ownMember(fields, key) ?? (schema.items ? propertySchema(schema.items, key)?.default : undefined)]));
+  return Object.fromEntries(
+    keys.map((key) => [
+      key,
+      ownMember(fields, key) ?? (schema.items ? propertySchema(schema.items, key)?.default : undefined),
+    ]),
+  );
 }
 
 function duplicateErrors(list: unknown[], schema: JsonSchemaProps, path: string): FieldError[] {
@@ -19,7 +24,8 @@ function duplicateErrors(list: unknown[], schema: JsonSchemaProps, path: string)
   list.forEach((item, index) => {
     const identity = listType === 'map' ? mapKey(item, schema) : item;
     const key = JSON.stringify(identity);
-    if (seen.has(key)) errors.push({ field: itemPath(path, index), type: 'FieldValueDuplicate', value: identity, detail: '' });
+    if (seen.has(key))
+      errors.push({ field: itemPath(path, index), type: 'FieldValueDuplicate', value: identity, detail: '' });
     seen.add(key);
   });
   return errors;
@@ -28,7 +34,9 @@ function duplicateErrors(list: unknown[], schema: JsonSchemaProps, path: string)
 /** Duplicate items of set and map lists anywhere in a value. */
 export function listTypeErrors(value: unknown, schema: JsonSchemaProps, path = ''): FieldError[] {
   if (Array.isArray(value)) {
-    const nested = schema.items ? value.flatMap((item, index) => listTypeErrors(item, schema.items!, itemPath(path, index))) : [];
+    const nested = schema.items
+      ? value.flatMap((item, index) => listTypeErrors(item, schema.items!, itemPath(path, index)))
+      : [];
     return [...nested, ...duplicateErrors(value, schema, path)];
   }
   if (!isJsonObject(value)) return [];

@@ -35,7 +35,13 @@ function pruneMetadata(metadata: JsonObject, path: string, pruned: string[]): vo
   }
 }
 
-function pruneObject(object: JsonObject, schema: JsonSchemaProps, path: string, pruned: string[], isResource: boolean): void {
+function pruneObject(
+  object: JsonObject,
+  schema: JsonSchemaProps,
+  path: string,
+  pruned: string[],
+  isResource: boolean,
+): void {
   const additional = isJsonObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
   const keepsUnknown = schema['x-kubernetes-preserve-unknown-fields'] === true || schema.additionalProperties === true;
   for (const [key, value] of Object.entries(object)) {
@@ -58,7 +64,9 @@ function pruneObject(object: JsonObject, schema: JsonSchemaProps, path: string, 
 
 function pruneValue(value: unknown, schema: JsonSchemaProps, path: string, pruned: string[]): void {
   if (Array.isArray(value)) {
-    if (schema.items) value.forEach((item, index) => pruneValue(item, schema.items!, itemPath(path, index), pruned));
+    if (schema.items) {
+      for (const [index, item] of value.entries()) pruneValue(item, schema.items, itemPath(path, index), pruned);
+    }
   } else if (isJsonObject(value)) {
     pruneObject(value, schema, path, pruned, schema['x-kubernetes-embedded-resource'] === true);
   }

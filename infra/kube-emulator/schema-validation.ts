@@ -26,7 +26,14 @@ function typeErrors(value: unknown, schema: JsonSchemaProps, path: string): Fiel
   const actual = jsonTypeOf(value);
   if (types.length === 0 || (actual === 'null' && schema.nullable)) return [];
   if (types.includes(actual as JsonType) || (actual === 'integer' && types.includes('number'))) return [];
-  return [{ field: path, type: 'FieldValueTypeInvalid', value: actual, detail: `${inBody(path)} must be of type ${types.join(',')}: "${actual}"` }];
+  return [
+    {
+      field: path,
+      type: 'FieldValueTypeInvalid',
+      value: actual,
+      detail: `${inBody(path)} must be of type ${types.join(',')}: "${actual}"`,
+    },
+  ];
 }
 
 function stringErrors(value: string, schema: JsonSchemaProps, path: string): FieldError[] {
@@ -42,7 +49,12 @@ function stringErrors(value: string, schema: JsonSchemaProps, path: string): Fie
     errors.push(invalidValue(path, value, `${inBody(path)} should match '${schema.pattern}'`));
   }
   if (schema.format !== undefined && !matchesFormat(schema.format, value)) {
-    errors.push({ field: path, type: 'FieldValueTypeInvalid', value, detail: `${inBody(path)} must be of type ${schema.format}: ${JSON.stringify(value)}` });
+    errors.push({
+      field: path,
+      type: 'FieldValueTypeInvalid',
+      value,
+      detail: `${inBody(path)} must be of type ${schema.format}: ${JSON.stringify(value)}`,
+    });
   }
   return errors;
 }
@@ -53,21 +65,40 @@ function numberErrors(value: number, schema: JsonSchemaProps, path: string): Fie
     errors.push(invalidValue(path, value, `${inBody(path)} should be a multiple of ${schema.multipleOf}`));
   }
   if (schema.maximum !== undefined && (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum)) {
-    errors.push(invalidValue(path, value, `${inBody(path)} should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`));
+    errors.push(
+      invalidValue(
+        path,
+        value,
+        `${inBody(path)} should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`,
+      ),
+    );
   }
   if (schema.minimum !== undefined && (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum)) {
-    errors.push(invalidValue(path, value, `${inBody(path)} should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`));
+    errors.push(
+      invalidValue(
+        path,
+        value,
+        `${inBody(path)} should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`,
+      ),
+    );
   }
   return errors;
 }
 
 function arrayErrors(value: unknown[], schema: JsonSchemaProps, path: string): FieldError[] {
-  const errors = schema.items ? value.flatMap((item, index) => schemaErrors(item, schema.items!, itemPath(path, index))) : [];
+  const errors = schema.items
+    ? value.flatMap((item, index) => schemaErrors(item, schema.items!, itemPath(path, index)))
+    : [];
   if (schema.minItems !== undefined && value.length < schema.minItems) {
     errors.push(invalidValue(path, value.length, `${inBody(path)} should have at least ${schema.minItems} items`));
   }
   if (schema.maxItems !== undefined && value.length > schema.maxItems) {
-    errors.push({ field: path, type: 'FieldValueTooMany', value: value.length, detail: `must have at most ${schema.maxItems} items` });
+    errors.push({
+      field: path,
+      type: 'FieldValueTooMany',
+      value: value.length,
+      detail: `must have at most ${schema.maxItems} items`,
+    });
   }
   if (schema.uniqueItems && new Set(value.map((item) => JSON.stringify(item))).size !== value.length) {
     errors.push(invalidValue(path, undefined, `${inBody(path)} shouldn't contain duplicates`));
@@ -77,7 +108,9 @@ function arrayErrors(value: unknown[], schema: JsonSchemaProps, path: string): F
 
 function enumErrors(value: unknown, schema: JsonSchemaProps, path: string): FieldError[] {
   if (!schema.enum || schema.enum.some((allowed) => JSON.stringify(allowed) === JSON.stringify(value))) return [];
-  const supported = schema.enum.map((allowed) => JSON.stringify(typeof allowed === 'string' ? allowed : JSON.stringify(allowed)));
+  const supported = schema.enum.map((allowed) =>
+    JSON.stringify(typeof allowed === 'string' ? allowed : JSON.stringify(allowed)),
+  );
   return [{ field: path, type: 'FieldValueNotSupported', value, detail: `supported values: ${supported.join(', ')}` }];
 }
 
@@ -88,20 +121,30 @@ function objectErrors(value: JsonObject, schema: JsonSchemaProps, path: string):
     return [invalidValue(path, count, `${inBody(path)} should have at least ${schema.minProperties} properties`)];
   }
   if (schema.maxProperties !== undefined && count > schema.maxProperties) {
-    return [{ field: path, type: 'FieldValueTooMany', value: count, detail: `must have at most ${schema.maxProperties} items` }];
+    return [
+      {
+        field: path,
+        type: 'FieldValueTooMany',
+        value: count,
+        detail: `must have at most ${schema.maxProperties} items`,
+      },
+    ];
   }
   const properties = schema.properties ?? {};
   const additional = isJsonObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
   const errors: FieldError[] = [];
   if (additional) {
-    for (const [key, item] of Object.entries(value)) if (!Object.hasOwn(properties, key) && item !== undefined) errors.push(...schemaErrors(item, additional, propertyPath(path, key)));
+    for (const [key, item] of Object.entries(value))
+      if (!Object.hasOwn(properties, key) && item !== undefined)
+        errors.push(...schemaErrors(item, additional, propertyPath(path, key)));
   }
   for (const [key, propertySchema] of Object.entries(properties)) {
     const member = ownMember(value, key);
     if (member !== undefined) errors.push(...schemaErrors(member, propertySchema, propertyPath(path, key)));
   }
   for (const key of schema.required ?? []) {
-    if (ownMember(value, key) === undefined) errors.push({ field: propertyPath(path, key), type: 'FieldValueRequired', detail: '' });
+    if (ownMember(value, key) === undefined)
+      errors.push({ field: propertyPath(path, key), type: 'FieldValueRequired', detail: '' });
   }
   return errors;
 }
@@ -110,11 +153,15 @@ function objectErrors(value: JsonObject, schema: JsonSchemaProps, path: string):
 // closest alternative (here: the one with the fewest errors).
 function compositionErrors(value: unknown, schema: JsonSchemaProps, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  const closestFailure = (results: FieldError[][]) => results.reduce((best, result) => (result.length < best.length ? result : best));
+  const closestFailure = (results: FieldError[][]) =>
+    results.reduce((best, result) => (result.length < best.length ? result : best));
   if (schema.anyOf?.length) {
     const results = schema.anyOf.map((branch) => schemaErrors(value, branch, path));
     if (results.every((result) => result.length > 0)) {
-      errors.push(invalidValue(path, undefined, `${path} must validate at least one schema (anyOf)`), ...closestFailure(results));
+      errors.push(
+        invalidValue(path, undefined, `${path} must validate at least one schema (anyOf)`),
+        ...closestFailure(results),
+      );
     }
   }
   if (schema.oneOf?.length) {
@@ -131,7 +178,10 @@ function compositionErrors(value: unknown, schema: JsonSchemaProps, path: string
     const failed = results.filter((result) => result.length > 0);
     if (failed.length > 0) {
       const none = failed.length === results.length ? '. None validated' : '';
-      errors.push(...failed.flat(), invalidValue(path, undefined, `${path} must validate all the schemas (allOf)${none}`));
+      errors.push(
+        ...failed.flat(),
+        invalidValue(path, undefined, `${path} must validate all the schemas (allOf)${none}`),
+      );
     }
   }
   if (schema.not && schemaErrors(value, schema.not, path).length === 0) {

@@ -31,7 +31,8 @@ export function parseApplyConfiguration(body: string): KubeObject {
   } catch (error) {
     throw badRequest(`error decoding YAML: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('the apply configuration must be an object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw badRequest('the apply configuration must be an object');
   const object = parsed as KubeObject;
   if (typeof object.metadata !== 'object' || object.metadata === null) object.metadata = {};
   return object;
@@ -54,7 +55,9 @@ function appliedFields(configuration: KubeObject): FieldPath[] {
   for (const [key, value] of Object.entries(configuration)) {
     if (key === 'apiVersion' || key === 'kind') continue;
     if (key !== 'metadata') walk(value, [key]);
-    else if (isObject(value)) for (const field of Object.keys(value).filter((name) => OWNED_METADATA.has(name))) walk(value[field], ['metadata', field]);
+    else if (isObject(value))
+      for (const field of Object.keys(value).filter((name) => OWNED_METADATA.has(name)))
+        walk(value[field], ['metadata', field]);
   }
   return paths;
 }
@@ -121,37 +124,70 @@ export interface ApplyRequest {
  * The object after `manager` applies `configuration` to `current` (undefined: the object is created), with its
  * managedFields updated; throws 409 Conflict naming each field another manager owns with a different value.
  */
-export function applyConfiguration(current: KubeObject | undefined, configuration: KubeObject, request: ApplyRequest, describe: { group: string; kind: string; name: string }): KubeObject {
-  const entries = ((current?.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? []).filter((entry) => entry.operation === 'Apply');
+export function applyConfiguration(
+  current: KubeObject | undefined,
+  configuration: KubeObject,
+  request: ApplyRequest,
+  describe: { group: string; kind: string; name: string },
+): KubeObject {
+  const entries = ((current?.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? []).filter(
+    (entry) => entry.operation === 'Apply',
+  );
   const applied = appliedFields(configuration);
   const appliedKeys = new Set(applied.map(key));
-  const others = entries.filter((entry) => entry.manager !== request.manager).map((entry) => ({ entry, paths: fromFieldsV1(entry.fieldsV1) }));
+  const others = entries
+    .filter((entry) => entry.manager !== request.manager)
+    .map((entry) => ({ entry, paths: fromFieldsV1(entry.fieldsV1) }));
   const conflicts = others.flatMap(({ entry, paths }) =>
-    paths.filter((path) => appliedKeys.has(key(path)) && !isDeepStrictEqual(valueAt(current, path), valueAt(configuration, path))).map((path) => ({ manager: entry.manager, path })),
+    paths
+      .filter(
+        (path) =>
+          appliedKeys.has(key(path)) && !isDeepStrictEqual(valueAt(current, path), valueAt(configuration, path)),
+      )
+      .map((path) => ({ manager: entry.manager, path })),
   );
   if (conflicts.length > 0 && !request.force) {
     const lines = conflicts.map(({ manager, path }) => `conflict with "${manager}": ${dotted(path)}`);
-    const message = conflicts.length === 1 ? `Apply failed with 1 conflict: ${lines[0]}` : `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+    const message =
+      conflicts.length === 1
+        ? `Apply failed with 1 conflict: ${lines[0]}`
+        : `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
     throw new KubeStatusError(409, 'Conflict', message, {
       name: describe.name,
       group: describe.group,
       kind: describe.kind,
-      causes: conflicts.map(({ manager, path }) => ({ reason: 'FieldManagerConflict', message: `conflict with "${manager}"`, field: dotted(path) })),
+      causes: conflicts.map(({ manager, path }) => ({
+        reason: 'FieldManagerConflict',
+        message: `conflict with "${manager}"`,
+        field: dotted(path),
+      })),
     });
   }
   const taken = new Set(conflicts.map(({ path }) => key(path)));
   const remaining = others.map(({ entry, paths }) => ({ entry, paths: paths.filter((path) => !taken.has(key(path))) }));
   const ownedByOthers = new Set(remaining.flatMap(({ paths }) => paths.map(key)));
   const previous = fromFieldsV1(entries.find((entry) => entry.manager === request.manager)?.fieldsV1);
-  const result = structuredClone(current ?? { apiVersion: configuration.apiVersion, kind: configuration.kind, metadata: {} }) as KubeObject;
+  const result = structuredClone(
+    current ?? { apiVersion: configuration.apiVersion, kind: configuration.kind, metadata: {} },
+  ) as KubeObject;
   for (const path of previous) if (!appliedKeys.has(key(path)) && !ownedByOthers.has(key(path))) removeAt(result, path);
   const { metadata, apiVersion: _apiVersion, kind: _kind, ...rest } = configuration;
   mergeInto(result, rest);
-  for (const field of ['name', 'namespace', 'resourceVersion', ...OWNED_METADATA]) if (metadata[field] !== undefined) mergeInto(result.metadata, { [field]: metadata[field] });
+  for (const field of ['name', 'namespace', 'resourceVersion', ...OWNED_METADATA])
+    if (metadata[field] !== undefined) mergeInto(result.metadata, { [field]: metadata[field] });
   const time = kubeTimestamp();
   result.metadata.managedFields = [
-    ...remaining.filter(({ paths }) => paths.length > 0).map(({ entry, paths }) => ({ ...entry, fieldsV1: toFieldsV1(paths) })),
-    { manager: request.manager, operation: 'Apply', apiVersion: request.apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(applied) },
+    ...remaining
+      .filter(({ paths }) => paths.length > 0)
+      .map(({ entry, paths }) => ({ ...entry, fieldsV1: toFieldsV1(paths) })),
+    {
+      manager: request.manager,
+      operation: 'Apply',
+      apiVersion: request.apiVersion,
+      time,
+      fieldsType: 'FieldsV1',
+      fieldsV1: toFieldsV1(applied),
+    },
   ];
   return result;
 }

@@ -25,7 +25,14 @@ import { handleResourceRequest } from './resource-handler.ts';
 import { ResourceRegistry } from './resource-registry.ts';
 import { ResourceStore } from './resource-store.ts';
 import { ServiceAccountTokens } from './service-account-tokens.ts';
-import { KubeStatusError, forbidden, methodNotAllowed, pathNotFound, unauthorized, unsupportedMediaType } from './status.ts';
+import {
+  KubeStatusError,
+  forbidden,
+  methodNotAllowed,
+  pathNotFound,
+  unauthorized,
+  unsupportedMediaType,
+} from './status.ts';
 import { TokenAuthenticator } from './token-authenticator.ts';
 import type { RegisteredUser } from './token-authenticator.ts';
 import { handleTokenRequest } from './token-request.ts';
@@ -93,12 +100,17 @@ async function authenticateCaller(context: EmulatorContext, request: IncomingMes
   return check.user;
 }
 
-async function dispatch(context: EmulatorContext, request: IncomingMessage, response: ServerResponse): Promise<JsonReply | undefined> {
+async function dispatch(
+  context: EmulatorContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<JsonReply | undefined> {
   const url = new URL(request.url ?? '/', context.url);
   const user = await authenticateCaller(context, request);
   const info = parseRequestInfo(request.method ?? 'GET', url);
   const body = await readBody(request);
-  for (const observe of context.requestObservers) observe({ method: request.method ?? 'GET', rawUrl: request.url ?? '/', user: user.username, info, body });
+  for (const observe of context.requestObservers)
+    observe({ method: request.method ?? 'GET', rawUrl: request.url ?? '/', user: user.username, info, body });
   const decision = authorize(context.authorizer, { ...info, name: info.authorizationName, user });
   if (!decision.allowed) {
     const group = info.isResourceRequest ? { group: info.group, resource: info.resource } : undefined;
@@ -118,7 +130,8 @@ async function dispatch(context: EmulatorContext, request: IncomingMessage, resp
   const contentType = (request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim();
   // Only JSON bodies are understood: protobuf (kubectl's typed clients send it, e.g. `kubectl auth can-i`) gets a
   // 415 naming the supported type instead of a misleading JSON parse error.
-  if ((info.verb === 'create' || info.verb === 'update') && contentType !== 'application/json') throw unsupportedMediaType(['application/json']);
+  if ((info.verb === 'create' || info.verb === 'update') && contentType !== 'application/json')
+    throw unsupportedMediaType(['application/json']);
   if (!type.stored) {
     if (info.verb !== 'create') throw methodNotAllowed();
     if (info.resource === 'tokenreviews') return handleTokenReview(context, body);
@@ -150,7 +163,11 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
   if (options.statePath && !saved) await writeSavedState(store, options.statePath);
   const serviceAccountTokens = await ServiceAccountTokens.create(serviceAccountIssuer);
   const serviceAccounts = registry.get('', 'serviceaccounts')!;
-  const authenticator = new TokenAuthenticator(adminToken, serviceAccountTokens, (namespace, name) => store.find(serviceAccounts, namespace, name)?.metadata.uid);
+  const authenticator = new TokenAuthenticator(
+    adminToken,
+    serviceAccountTokens,
+    (namespace, name) => store.find(serviceAccounts, namespace, name)?.metadata.uid,
+  );
   const counters: EmulatorCounters = { tokenReviews: 0, subjectAccessReviews: 0, requests: 0 };
   const context: EmulatorContext = {
     url: '',
@@ -172,7 +189,12 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       },
       (error: unknown) => {
         if (response.headersSent) return void response.end();
-        sendStatus(response, error instanceof KubeStatusError ? error : new KubeStatusError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`));
+        sendStatus(
+          response,
+          error instanceof KubeStatusError
+            ? error
+            : new KubeStatusError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`),
+        );
       },
     );
   };

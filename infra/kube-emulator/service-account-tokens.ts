@@ -49,7 +49,11 @@ export class ServiceAccountTokens {
   }
 
   /** Issues a token for a ServiceAccount, valid for the audiences and lifetime given. */
-  async mint(account: ServiceAccountRef, audiences: string[], expirationSeconds: number): Promise<{ token: string; expiresAt: Date }> {
+  async mint(
+    account: ServiceAccountRef,
+    audiences: string[],
+    expirationSeconds: number,
+  ): Promise<{ token: string; expiresAt: Date }> {
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAt = issuedAt + expirationSeconds;
     const token = await new SignJWT({
@@ -71,7 +75,11 @@ export class ServiceAccountTokens {
    * Checks signature, issuer, lifetime, audiences (at least one of `audiences` must be in `aud`) and that the
    * ServiceAccount still exists with the same uid (`currentUid` answers undefined when it is gone).
    */
-  async verify(token: string, audiences: string[], currentUid: (namespace: string, name: string) => string | undefined): Promise<TokenCheck> {
+  async verify(
+    token: string,
+    audiences: string[],
+    currentUid: (namespace: string, name: string) => string | undefined,
+  ): Promise<TokenCheck> {
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.#publicKey, { issuer: this.issuer, algorithms: ['RS256'] }));
@@ -81,7 +89,9 @@ export class ServiceAccountTokens {
     const tokenAudiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
     const valid = audiences.filter((audience) => tokenAudiences.includes(audience));
     if (valid.length === 0) {
-      return { error: `[invalid bearer token, token audiences ${JSON.stringify(tokenAudiences)} is invalid for the target audiences ${JSON.stringify(audiences)}]` };
+      return {
+        error: `[invalid bearer token, token audiences ${JSON.stringify(tokenAudiences)} is invalid for the target audiences ${JSON.stringify(audiences)}]`,
+      };
     }
     const claim = (payload['kubernetes.io'] ?? {}) as KubernetesClaim;
     const namespace = claim.namespace ?? '';
@@ -91,6 +101,9 @@ export class ServiceAccountTokens {
       return { error: `[invalid bearer token, service account ${namespace}/${name} has been deleted]` };
     }
     const user = serviceAccountUser(namespace, name, uid);
-    return { user: { ...user, extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${payload.jti ?? ''}`] } }, audiences: valid };
+    return {
+      user: { ...user, extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${payload.jti ?? ''}`] } },
+      audiences: valid,
+    };
   }
 }

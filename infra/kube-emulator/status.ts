@@ -66,7 +66,12 @@ function resourceDetails(gr: GroupResource, name: string): StatusDetails {
 
 /** 404 for a missing object. */
 export function notFound(gr: GroupResource, name: string): KubeStatusError {
-  return new KubeStatusError(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, resourceDetails(gr, name));
+  return new KubeStatusError(
+    404,
+    'NotFound',
+    `${qualifiedResource(gr)} "${name}" not found`,
+    resourceDetails(gr, name),
+  );
 }
 
 /** 404 for a path the server does not serve. */
@@ -76,7 +81,12 @@ export function pathNotFound(): KubeStatusError {
 
 /** 409 when creating an object whose name is taken. */
 export function alreadyExists(gr: GroupResource, name: string): KubeStatusError {
-  return new KubeStatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, resourceDetails(gr, name));
+  return new KubeStatusError(
+    409,
+    'AlreadyExists',
+    `${qualifiedResource(gr)} "${name}" already exists`,
+    resourceDetails(gr, name),
+  );
 }
 
 /** 409 when a write carries a stale resourceVersion. */
@@ -138,7 +148,9 @@ export function goValueString(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return `[]interface {}{${value.map(goValueString).join(', ')}}`;
   if (typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${goValueString((value as Record<string, unknown>)[key])}`);
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${goValueString((value as Record<string, unknown>)[key])}`);
     return `map[string]interface {}{${entries.join(', ')}}`;
   }
   return String(value);
@@ -161,7 +173,11 @@ export function invalid(kind: { group: string; kind: string }, name: string, err
     name,
     ...(kind.group ? { group: kind.group } : {}),
     kind: kind.kind,
-    causes: errors.map((error, i) => ({ reason: error.type, message: messages[i]!.slice(error.field.length + 2), field: error.field })),
+    causes: errors.map((error, i) => ({
+      reason: error.type,
+      message: messages[i]!.slice(error.field.length + 2),
+      field: error.field,
+    })),
   });
 }
 
@@ -172,7 +188,11 @@ export function badRequest(message: string): KubeStatusError {
 
 /** 405 for a verb the resource does not support. */
 export function methodNotAllowed(): KubeStatusError {
-  return new KubeStatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  return new KubeStatusError(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+  );
 }
 
 /** 415 for a patch type the resource does not accept. */

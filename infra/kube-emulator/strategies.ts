@@ -55,7 +55,8 @@ const pathSegmentName: NameRule = (name) => {
 
 function nameErrors(object: KubeObject, rule: NameRule): FieldError[] {
   const name = object.metadata.name ?? '';
-  if (!name) return [{ field: 'metadata.name', type: 'FieldValueRequired', detail: 'name or generateName is required' }];
+  if (!name)
+    return [{ field: 'metadata.name', type: 'FieldValueRequired', detail: 'name or generateName is required' }];
   return rule(name).map((detail) => ({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail }));
 }
 
@@ -101,7 +102,10 @@ function foldStringData(object: KubeObject): void {
   if (stringData) {
     // fromEntries defines each key as data, so a key named `__proto__` stays a key.
     const encoded = Object.entries(stringData).map(([key, value]) => [key, Buffer.from(value).toString('base64')]);
-    object.data = Object.fromEntries([...Object.entries((object.data as Record<string, string> | undefined) ?? {}), ...encoded]);
+    object.data = Object.fromEntries([
+      ...Object.entries((object.data as Record<string, string> | undefined) ?? {}),
+      ...encoded,
+    ]);
     delete object.stringData;
   }
 }
@@ -136,7 +140,14 @@ const roleBindingStrategy = strategy({
   validate(object, old) {
     const kind = (object.roleRef as { kind?: string } | undefined)?.kind;
     if (kind !== 'Role' && kind !== 'ClusterRole') {
-      return [{ field: 'roleRef.kind', type: 'FieldValueNotSupported', value: kind ?? '', detail: 'supported values: "Role", "ClusterRole"' }];
+      return [
+        {
+          field: 'roleRef.kind',
+          type: 'FieldValueNotSupported',
+          value: kind ?? '',
+          detail: 'supported values: "Role", "ClusterRole"',
+        },
+      ];
     }
     return roleRefErrors(object, old);
   },
@@ -147,7 +158,14 @@ const clusterRoleBindingStrategy = strategy({
   validate(object, old) {
     const kind = (object.roleRef as { kind?: string } | undefined)?.kind;
     if (kind !== 'ClusterRole') {
-      return [{ field: 'roleRef.kind', type: 'FieldValueNotSupported', value: kind ?? '', detail: 'supported values: "ClusterRole"' }];
+      return [
+        {
+          field: 'roleRef.kind',
+          type: 'FieldValueNotSupported',
+          value: kind ?? '',
+          detail: 'supported values: "ClusterRole"',
+        },
+      ];
     }
     return roleRefErrors(object, old);
   },
@@ -170,7 +188,12 @@ const crdStrategy = strategy({
     object.status = {
       conditions: [
         { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
-        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+        {
+          type: 'Established',
+          status: 'True',
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+        },
       ].map((condition) => ({ ...condition, lastTransitionTime: object.metadata.creationTimestamp })),
       acceptedNames: spec.names ?? {},
       storedVersions: (spec.versions ?? []).filter((version) => version.storage).map((version) => version.name),
@@ -184,17 +207,37 @@ const crdStrategy = strategy({
     const errors: FieldError[] = [];
     const expected = `${spec.names?.plural ?? ''}.${spec.group ?? ''}`;
     if (object.metadata.name !== expected) {
-      errors.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: object.metadata.name ?? '', detail: 'must be spec.names.plural+"."+spec.group' });
+      errors.push({
+        field: 'metadata.name',
+        type: 'FieldValueInvalid',
+        value: object.metadata.name ?? '',
+        detail: 'must be spec.names.plural+"."+spec.group',
+      });
     }
     if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') {
-      errors.push({ field: 'spec.scope', type: 'FieldValueNotSupported', value: spec.scope ?? '', detail: 'supported values: "Cluster", "Namespaced"' });
+      errors.push({
+        field: 'spec.scope',
+        type: 'FieldValueNotSupported',
+        value: spec.scope ?? '',
+        detail: 'supported values: "Cluster", "Namespaced"',
+      });
     }
     if (!spec.names?.kind) errors.push({ field: 'spec.names.kind', type: 'FieldValueRequired', detail: '' });
     if ((spec.versions ?? []).filter((version) => version.storage).length !== 1) {
-      errors.push({ field: 'spec.versions', type: 'FieldValueInvalid', value: spec.versions ?? [], detail: 'must have exactly one version marked as storage version' });
+      errors.push({
+        field: 'spec.versions',
+        type: 'FieldValueInvalid',
+        value: spec.versions ?? [],
+        detail: 'must have exactly one version marked as storage version',
+      });
     }
     if (old && (old.spec as CrdSpec).group !== spec.group) {
-      errors.push({ field: 'spec.group', type: 'FieldValueInvalid', value: spec.group ?? '', detail: 'field is immutable' });
+      errors.push({
+        field: 'spec.group',
+        type: 'FieldValueInvalid',
+        value: spec.group ?? '',
+        detail: 'field is immutable',
+      });
     }
     return errors;
   },

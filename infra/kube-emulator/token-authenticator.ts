@@ -57,7 +57,8 @@ export class TokenAuthenticator {
     if (token === this.#adminToken) return { user: ADMIN_USER, audiences: targets };
     const registered = this.#registered.get(token);
     if (registered) return { user: registered, audiences: targets };
-    if (token.split('.').length === 3) return this.#serviceAccountTokens.verify(token, targets, this.#currentServiceAccountUid);
+    if (token.split('.').length === 3)
+      return this.#serviceAccountTokens.verify(token, targets, this.#currentServiceAccountUid);
     return { error: 'invalid bearer token' };
   }
 }

@@ -14,7 +14,11 @@ const DEFAULT_EXPIRATION_SECONDS = 3600;
 const MIN_EXPIRATION_SECONDS = 600;
 
 /** Issues a token for an existing ServiceAccount; audiences default to the API server's own (its issuer). */
-export async function handleTokenRequest(context: EmulatorContext, info: RequestInfo, body: string): Promise<JsonReply> {
+export async function handleTokenRequest(
+  context: EmulatorContext,
+  info: RequestInfo,
+  body: string,
+): Promise<JsonReply> {
   const account = context.store.get(context.registry.get('', 'serviceaccounts')!, info.namespace, info.name);
   const request = (parseJson(body || '{}') ?? {}) as TokenRequestBody;
   const requestedAudiences = request.spec?.audiences ?? [];
@@ -22,7 +26,12 @@ export async function handleTokenRequest(context: EmulatorContext, info: Request
   const expirationSeconds = request.spec?.expirationSeconds ?? DEFAULT_EXPIRATION_SECONDS;
   if (expirationSeconds < MIN_EXPIRATION_SECONDS) {
     throw invalid({ group: 'authentication.k8s.io', kind: 'TokenRequest' }, info.name, [
-      { field: 'spec.expirationSeconds', type: 'FieldValueInvalid', value: expirationSeconds, detail: 'may not specify a duration less than 10 minutes' },
+      {
+        field: 'spec.expirationSeconds',
+        type: 'FieldValueInvalid',
+        value: expirationSeconds,
+        detail: 'may not specify a duration less than 10 minutes',
+      },
     ]);
   }
   const { token, expiresAt } = await context.serviceAccountTokens.mint(

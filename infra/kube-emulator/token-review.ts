@@ -27,7 +27,10 @@ export async function handleTokenReview(context: EmulatorContext, body: string):
   const spec = review.spec ?? {};
   if (!spec.token) throw badRequest('token is required for TokenReview in authentication');
   const check = await context.authenticator.authenticate(spec.token, spec.audiences);
-  const status = 'error' in check ? { user: {}, error: check.error } : { authenticated: true, user: userInfoJson(check.user), audiences: check.audiences };
+  const status =
+    'error' in check
+      ? { user: {}, error: check.error }
+      : { authenticated: true, user: userInfoJson(check.user), audiences: check.audiences };
   return {
     status: 201,
     body: {

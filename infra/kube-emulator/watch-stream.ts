@@ -18,16 +18,28 @@ function startingPoint(url: URL): number | undefined {
 }
 
 /** Streams watch events for a request until the connection closes. */
-export function serveWatch(context: EmulatorContext, type: ResourceType, info: RequestInfo, url: URL, request: IncomingMessage, response: ServerResponse): void {
+export function serveWatch(
+  context: EmulatorContext,
+  type: ResourceType,
+  info: RequestInfo,
+  url: URL,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
   if (info.subresource || info.name) throw methodNotAllowed();
   const filter = requestFilter(type, info, url);
   const requested = startingPoint(url);
-  response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  response.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Transfer-Encoding': 'chunked',
+    'Cache-Control': 'no-cache, private',
+  });
   response.flushHeaders();
   const write = (line: object): void => {
     response.write(`${JSON.stringify(line)}\n`);
   };
-  const send = (event: WatchEvent): void => write({ type: event.type, object: presentObject(type, info.version, event.object) });
+  const send = (event: WatchEvent): void =>
+    write({ type: event.type, object: presentObject(type, info.version, event.object) });
   let since = requested;
   if (since === undefined) {
     for (const object of context.store.list(type, filter.namespace)) {

@@ -38,7 +38,8 @@ function translate(filter: WatchFilter, event: StoreEvent): WatchEvent | undefin
   const matchesNow = matchesFilter(filter, event.object);
   const matchedBefore = event.previous !== undefined && matchesFilter(filter, event.previous);
   if (event.type === 'ADDED') return matchesNow ? { type: 'ADDED', object: event.object } : undefined;
-  if (event.type === 'DELETED') return matchedBefore || matchesNow ? { type: 'DELETED', object: event.object } : undefined;
+  if (event.type === 'DELETED')
+    return matchedBefore || matchesNow ? { type: 'DELETED', object: event.object } : undefined;
   if (matchesNow) return { type: matchedBefore ? 'MODIFIED' : 'ADDED', object: event.object };
   return matchedBefore ? { type: 'DELETED', object: event.object } : undefined;
 }

@@ -18,7 +18,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const leaveOutDevelopmentOnly: Plugin = {
   name: 'leave-out-development-only',
   setup(builder) {
-    builder.onResolve({ filter: /\/(embedded-database|kube-emulator\/(index|local-cluster))\.ts$/ }, (args) => ({ path: args.path, namespace: 'development-only' }));
+    builder.onResolve({ filter: /\/(embedded-database|kube-emulator\/(index|local-cluster))\.ts$/ }, (args) => ({
+      path: args.path,
+      namespace: 'development-only',
+    }));
     builder.onLoad({ filter: /.*/, namespace: 'development-only' }, (args) => ({
       contents: `throw new Error(${JSON.stringify(`${args.path} is for local development (npm start) and is not in the bundles: run them with NODE_ENV=production, DATABASE_URL and a cluster`)});`,
       loader: 'js',
@@ -49,7 +52,9 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
     external: ['pg-native', 'pg-cloudflare'],
     plugins: [leaveOutDevelopmentOnly],
     // CommonJS dependencies call require() for Node's built-in modules; an ES module has none.
-    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
     entryPoints: {
       entry: 'knative/server.ts',
       ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
@@ -70,5 +75,7 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
   await buildFunctionBundles(undefined, { minify: process.argv.includes('--minify') });
-  process.stdout.write(`built ${FUNCTION_NAMES.map((name) => `dist/functions/${name}.mjs`).join(', ')} and dist/entry.mjs in ${Math.round(performance.now() - started)} ms\n`);
+  process.stdout.write(
+    `built ${FUNCTION_NAMES.map((name) => `dist/functions/${name}.mjs`).join(', ')} and dist/entry.mjs in ${Math.round(performance.now() - started)} ms\n`,
+  );
 }

@@ -33,7 +33,7 @@ export function errorDocs(): string {
     '',
     '## Platform reasons',
     '',
-    'The platform\'s own reasons, on any route (resource routes answer them inside a `Status`).',
+    "The platform's own reasons, on any route (resource routes answer them inside a `Status`).",
     '',
     ...answerTable(PLATFORM_ERRORS),
     '',
@@ -46,7 +46,7 @@ export function errorDocs(): string {
     '',
     '## Kubernetes Status reasons',
     '',
-    'Kubernetes\' own `StatusReason` vocabulary, as resource routes answer it (the generic ones also',
+    "Kubernetes' own `StatusReason` vocabulary, as resource routes answer it (the generic ones also",
     'appear as `{"error", "reason"}` on other routes). The cluster\'s own refusals of the caller',
     `(${[...CALLER_FAILURES].join(', ')}) reach the client as the cluster worded them.`,
     '',
@@ -65,7 +65,9 @@ export function errorDocs(): string {
     '',
     '| Event | Reason | Meaning |',
     '|---|---|---|',
-    ...Object.entries(STREAM_END_REASONS).map(([reason, { event, meaning }]) => `| \`${event}\` | \`${reason}\` | ${cell(meaning)} |`),
+    ...Object.entries(STREAM_END_REASONS).map(
+      ([reason, { event, meaning }]) => `| \`${event}\` | \`${reason}\` | ${cell(meaning)} |`,
+    ),
     '',
   ];
   return lines.join('\n');

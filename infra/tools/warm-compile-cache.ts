@@ -19,15 +19,24 @@ const throwawaySettings = {
   LOG_LEVEL: 'info',
 };
 
-for (const name of readdirSync('dist/functions').filter((file) => file.endsWith('.mjs')).map((file) => file.slice(0, -'.mjs'.length))) {
+for (const name of readdirSync('dist/functions')
+  .filter((file) => file.endsWith('.mjs'))
+  .map((file) => file.slice(0, -'.mjs'.length))) {
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/entry.mjs'], { env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: cacheFolder, ...throwawaySettings, FUNCTION_TARGET: name }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['dist/entry.mjs'], {
+      env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: cacheFolder, ...throwawaySettings, FUNCTION_TARGET: name },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk;
       if (output.includes('"function listening"') && !child.killed) child.kill('SIGTERM');
     });
-    child.once('exit', (code) => (output.includes('"function listening"') && code === 0 ? resolve() : reject(new Error(`${name} did not start and stop cleanly (exit ${code}): ${output}`))));
+    child.once('exit', (code) =>
+      output.includes('"function listening"') && code === 0
+        ? resolve()
+        : reject(new Error(`${name} did not start and stop cleanly (exit ${code}): ${output}`)),
+    );
   });
   process.stdout.write(`compile cache: ${name} warmed\n`);
 }

@@ -41,7 +41,9 @@ function refuseBodiesOver(maxBodyBytes: number): MiddlewareObj<HttpApiEventV2, H
   return {
     before: async ({ event }) => {
       if (event.body === undefined) return undefined;
-      const size = event.isBase64Encoded ? Buffer.byteLength(event.body, 'base64') : Buffer.byteLength(event.body, 'utf8');
+      const size = event.isBase64Encoded
+        ? Buffer.byteLength(event.body, 'base64')
+        : Buffer.byteLength(event.body, 'utf8');
       return size > maxBodyBytes ? toResult(payloadTooLarge(maxBodyBytes).toResponse()) : undefined;
     },
   };
@@ -56,7 +58,8 @@ function toApiRequest(event: HttpApiEventV2): ApiRequest {
     path: event.rawPath,
     query: new URLSearchParams(event.rawQueryString ?? ''),
     headers,
-    body: event.body === undefined ? new Uint8Array(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'),
+    body:
+      event.body === undefined ? new Uint8Array(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'),
     remoteAddress: event.requestContext.http.sourceIp ?? '',
   };
 }
@@ -69,7 +72,13 @@ async function toResult(response: ApiResponse): Promise<HttpApiResultV2> {
     else headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   const payload = await collectBody(response.body);
-  return { statusCode: response.status, headers, ...(cookies ? { cookies } : {}), body: payload.toString('utf8'), isBase64Encoded: false };
+  return {
+    statusCode: response.status,
+    headers,
+    ...(cookies ? { cookies } : {}),
+    body: payload.toString('utf8'),
+    isBase64Encoded: false,
+  };
 }
 
 async function collectBody(body: ApiResponse['body']): Promise<Buffer> {

@@ -27,7 +27,10 @@ export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdap
       const body = readRequestBody(incoming, limits.maxBodyBytes);
       response = await handler(toApiRequest(incoming, outgoing, body instanceof Uint8Array ? body : await body));
     } catch (error) {
-      response = error instanceof ApiError ? error.toResponse() : apiError('BadRequest', 'request could not be read').toResponse();
+      response =
+        error instanceof ApiError
+          ? error.toResponse()
+          : apiError('BadRequest', 'request could not be read').toResponse();
     }
     await writeApiResponse(outgoing, response, limits.stalledStreamMs)?.catch(() => outgoing.destroy());
   };
@@ -93,7 +96,11 @@ class NodeApiRequest implements ApiRequest {
  * Writes an ApiResponse to a node:http response: at once for a complete body (no promise), or
  * chunk by chunk with backpressure for a stream, whose completion the returned promise reports.
  */
-export function writeApiResponse(outgoing: ServerResponse, response: ApiResponse, stalledStreamMs = STALLED_STREAM_MS): Promise<void> | undefined {
+export function writeApiResponse(
+  outgoing: ServerResponse,
+  response: ApiResponse,
+  stalledStreamMs = STALLED_STREAM_MS,
+): Promise<void> | undefined {
   if (outgoing.headersSent || outgoing.destroyed) return undefined;
   const { body } = response;
   if (isStreamingBody(body)) return writeStream(outgoing, response.status, response.headers, body, stalledStreamMs);
@@ -105,7 +112,13 @@ export function writeApiResponse(outgoing: ServerResponse, response: ApiResponse
   return undefined;
 }
 
-async function writeStream(outgoing: ServerResponse, status: number, headers: ApiResponse['headers'], body: StreamingBody, stalledStreamMs: number): Promise<void> {
+async function writeStream(
+  outgoing: ServerResponse,
+  status: number,
+  headers: ApiResponse['headers'],
+  body: StreamingBody,
+  stalledStreamMs: number,
+): Promise<void> {
   outgoing.writeHead(status, headers);
   outgoing.flushHeaders();
   try {

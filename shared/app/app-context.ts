@@ -118,10 +118,20 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   };
 }
 
-async function contextIdentity(settings: Settings, logger: Logger, options: AppContextOptions, localStateDir: string | undefined): Promise<ContextIdentity> {
+async function contextIdentity(
+  settings: Settings,
+  logger: Logger,
+  options: AppContextOptions,
+  localStateDir: string | undefined,
+): Promise<ContextIdentity> {
   // Imported, not linked: its modules load the Kubernetes client, which a function that
   // connects on first use must not pay for at start.
-  const build = async () => (await import('./identity-services.ts')).createIdentityServices(settings, logger, { given: options.kubeConfig, developmentCluster: options.developmentCluster, localStateDir });
+  const build = async () =>
+    (await import('./identity-services.ts')).createIdentityServices(settings, logger, {
+      given: options.kubeConfig,
+      developmentCluster: options.developmentCluster,
+      localStateDir,
+    });
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);
     return {
@@ -135,5 +145,11 @@ async function contextIdentity(settings: Settings, logger: Logger, options: AppC
     };
   }
   const services = await build();
-  return { kubernetes: () => services.kubernetes, cluster: async () => services.kubernetes, tokenAuthenticators: services.tokenAuthenticators, authorizer: services.authorizer, close: () => services.close() };
+  return {
+    kubernetes: () => services.kubernetes,
+    cluster: async () => services.kubernetes,
+    tokenAuthenticators: services.tokenAuthenticators,
+    authorizer: services.authorizer,
+    close: () => services.close(),
+  };
 }

@@ -56,7 +56,10 @@ export function identityOnFirstUse(build: () => Promise<IdentityServices>, logge
       closed = true;
       const current = building;
       building = undefined;
-      await current?.then((started) => started.close(), () => undefined);
+      await current?.then(
+        (started) => started.close(),
+        () => undefined,
+      );
     },
   };
 }

@@ -30,7 +30,11 @@ export interface IdentityServices {
 const FIRST_SYNC_WAIT_MS = 5_000;
 
 /** Builds OIDC and ServiceAccount verification and the authorizer from the parsed settings. */
-export async function createIdentityServices(settings: Settings, logger: Logger, cluster: ClusterChoice = {}): Promise<IdentityServices> {
+export async function createIdentityServices(
+  settings: Settings,
+  logger: Logger,
+  cluster: ClusterChoice = {},
+): Promise<IdentityServices> {
   const { identity, server: config } = settings;
   const kubernetes = await connectToCluster(settings.cluster, config, logger, cluster);
   logger.info('Kubernetes API', { cluster: kubernetes.description });
@@ -50,7 +54,9 @@ export async function createIdentityServices(settings: Settings, logger: Logger,
   // Not awaited: the cluster may be down at start; the first ServiceAccount token asks again.
   // With none configured there is nothing to ask: the start-up log has said so once already.
   if (kubernetes.configured) void serviceAccountKeys.load();
-  tokenAuthenticators.push(new ServiceAccountTokenAuthenticator(issuers, serviceAccountKeys, kubernetes.kubeConfig, logger));
+  tokenAuthenticators.push(
+    new ServiceAccountTokenAuthenticator(issuers, serviceAccountKeys, kubernetes.kubeConfig, logger),
+  );
   const reviewer = new SubjectAccessReviewCache(new KubernetesSubjectAccessReviewer(kubernetes.kubeConfig, logger));
   return {
     config: identity,

@@ -33,7 +33,12 @@ export interface RunDatabase {
  * In production without `DATABASE_URL` every use is a 503: an embedded server in a container
  * would lose the history with the container.
  */
-export function lazyRunDatabase(database: DatabaseSettings, config: Pick<ServerConfig, 'production'>, logger: Logger, embeddedDataDir = EMBEDDED_DATA_DIR): RunDatabase {
+export function lazyRunDatabase(
+  database: DatabaseSettings,
+  config: Pick<ServerConfig, 'production'>,
+  logger: Logger,
+  embeddedDataDir = EMBEDDED_DATA_DIR,
+): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let closed = false;
   const embedded = !config.production && database.url === undefined;
@@ -41,18 +46,23 @@ export function lazyRunDatabase(database: DatabaseSettings, config: Pick<ServerC
     (opening ??= openRunStore(database, logger, embeddedDataDir).catch((error: unknown) => {
       // Forget the failure so that the next request tries again.
       opening = undefined;
-      logger.error('run history database could not be opened', { detail: error instanceof Error ? error.message : String(error) });
+      logger.error('run history database could not be opened', {
+        detail: error instanceof Error ? error.message : String(error),
+      });
       throw error;
     }));
   const open = () => {
     if (closed) return Promise.reject(apiError('ShuttingDown', 'the server is shutting down'));
     if (config.production && database.url === undefined) {
       logger.error('DATABASE_URL is not set: run history is unavailable (503) until it is');
-      return Promise.reject(apiError('DatabaseNotConfigured', 'the run history database is not configured (DATABASE_URL)', retryAfter(30)));
+      return Promise.reject(
+        apiError('DatabaseNotConfigured', 'the run history database is not configured (DATABASE_URL)', retryAfter(30)),
+      );
     }
     return openOrThrow().catch((error: unknown) => {
       // A cause that waiting does not cure is named; anything else may pass (a starting server).
-      if (error instanceof LocalStateInUseError || error instanceof MissingDependencyError) throw apiError('DatabaseUnavailable', error.message, retryAfter(30));
+      if (error instanceof LocalStateInUseError || error instanceof MissingDependencyError)
+        throw apiError('DatabaseUnavailable', error.message, retryAfter(30));
       throw apiError('DatabaseUnavailable', 'the run history database cannot be opened; retry shortly');
     });
   };
@@ -73,14 +83,24 @@ export function lazyRunDatabase(database: DatabaseSettings, config: Pick<ServerC
       closed = true;
       const current = opening;
       opening = undefined;
-      await current?.then(({ database }) => database.close(), () => undefined);
+      await current?.then(
+        ({ database }) => database.close(),
+        () => undefined,
+      );
     },
   };
 }
 
 /** Imported on first use: the PostgreSQL driver is loaded only by a function that serves runs. */
-async function openRunStore(settings: DatabaseSettings, logger: Logger, embeddedDataDir: string): Promise<{ database: OpenDatabase; store: RunStore }> {
-  const [{ openDatabase }, { RunStore }] = await Promise.all([import('../database/open-database.ts'), import('../runs/run-store.ts')]);
+async function openRunStore(
+  settings: DatabaseSettings,
+  logger: Logger,
+  embeddedDataDir: string,
+): Promise<{ database: OpenDatabase; store: RunStore }> {
+  const [{ openDatabase }, { RunStore }] = await Promise.all([
+    import('../database/open-database.ts'),
+    import('../runs/run-store.ts'),
+  ]);
   const database = await openDatabase({ databaseUrl: settings.url, embeddedDataDir, log: (line) => logger.info(line) });
   return { database, store: new RunStore(database.pool) };
 }

@@ -11,7 +11,11 @@ const ADMIN_CLAIMS = new Set(['iss', 'sub', 'iat', 'exp']);
 const CLOCK_SKEW_SECONDS = 60;
 
 /** Issues an admin JWT: HS256, claims exactly iss, sub=admin, iat, exp=iat+TTL (spec). */
-export async function issueAdminToken(settings: AdminAccountSettings, issuer: string, nowSeconds = Math.floor(Date.now() / 1000)): Promise<string> {
+export async function issueAdminToken(
+  settings: AdminAccountSettings,
+  issuer: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Promise<string> {
   return new SignJWT({})
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(issuer)
@@ -57,7 +61,8 @@ export class AdminTokenAuthenticator implements TokenAuthenticator {
     const { iat, exp } = payload as { iat: number; exp: number };
     const now = Math.floor(Date.now() / 1000);
     const unexpected = Object.keys(payload).filter((claim) => !ADMIN_CLAIMS.has(claim));
-    if (unexpected.length > 0) throw apiError('InvalidToken', `admin token carries unexpected claims: ${unexpected.join(', ')}`);
+    if (unexpected.length > 0)
+      throw apiError('InvalidToken', `admin token carries unexpected claims: ${unexpected.join(', ')}`);
     if (iat > now + CLOCK_SKEW_SECONDS) throw apiError('InvalidToken', 'admin token was issued in the future');
     // A token may not outlive the TTL in force: lowering the TTL shortens live sessions too.
     if (exp <= iat || exp - iat > settings.tokenTtlSeconds) {

@@ -1,4 +1,12 @@
-import { createLocalJWKSet, errors as joseErrors, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters, type RemoteJWKSet } from 'jose';
+import {
+  createLocalJWKSet,
+  errors as joseErrors,
+  type CryptoKey,
+  type FlattenedJWSInput,
+  type JSONWebKeySet,
+  type JWSHeaderParameters,
+  type RemoteJWKSet,
+} from 'jose';
 import type { ApiError } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 
@@ -32,13 +40,17 @@ export class HeldKeySet {
 
   /** jose's key lookup for `jwtVerify`; throws ApiError 503 when no usable key can be had. */
   readonly getKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> => {
-    if (Date.now() - this.#refreshFailedAt < this.#options.retryAfterFailureMs) return this.#fromHeldKeys(header, token);
+    if (Date.now() - this.#refreshFailedAt < this.#options.retryAfterFailureMs)
+      return this.#fromHeldKeys(header, token);
     try {
       return await this.#remote(header, token);
     } catch (error) {
       if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JOSENotSupported) throw error;
       this.#refreshFailedAt = Date.now();
-      this.#options.logger.warn(`${this.#options.publisher} key set unreachable; verifying with the keys already held`, { detail: (error as Error).message });
+      this.#options.logger.warn(
+        `${this.#options.publisher} key set unreachable; verifying with the keys already held`,
+        { detail: (error as Error).message },
+      );
       return this.#fromHeldKeys(header, token);
     }
   };

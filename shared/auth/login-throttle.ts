@@ -46,6 +46,9 @@ export class LoginThrottle {
  */
 export function clientAddress(remoteAddress: string, forwardedFor: string | undefined, trustedHops: number): string {
   if (trustedHops === 0 || !forwardedFor) return remoteAddress;
-  const chain = forwardedFor.split(',').map((part) => part.trim()).filter(Boolean);
+  const chain = forwardedFor
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   return chain[Math.max(0, chain.length - trustedHops)] ?? remoteAddress;
 }

@@ -37,7 +37,8 @@ export class OidcKeySet {
   }
 
   /** jose's key lookup for `jwtVerify`; throws ApiError 503 when no usable key can be had. */
-  readonly getKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> => (await this.#keySet()).getKey(header, token);
+  readonly getKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> =>
+    (await this.#keySet()).getKey(header, token);
 
   async #keySet(): Promise<HeldKeySet> {
     if (this.#keys) return this.#keys;
@@ -52,15 +53,27 @@ export class OidcKeySet {
     const { issuerUrl, fetchUrlFor } = this.#settings;
     const discoveryUrl = fetchUrlFor(`${issuerUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`);
     try {
-      const response = await fetch(discoveryUrl, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.#fetchTimeoutMs) });
+      const response = await fetch(discoveryUrl, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.#fetchTimeoutMs),
+      });
       if (!response.ok) throw new Error(`discovery answered HTTP ${response.status}`);
       const document = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
-      if (document.issuer !== issuerUrl) throw new Error(`discovery names the issuer ${JSON.stringify(document.issuer)}, not OIDC_ISSUER_URL`);
+      if (document.issuer !== issuerUrl)
+        throw new Error(`discovery names the issuer ${JSON.stringify(document.issuer)}, not OIDC_ISSUER_URL`);
       if (typeof document.jwks_uri !== 'string') throw new Error('discovery has no jwks_uri');
       const jwksUrl = new URL(fetchUrlFor(document.jwks_uri));
       this.#logger.info('identity provider discovered', { issuer: issuerUrl, jwksUri: jwksUrl.href });
-      const remote = createRemoteJWKSet(jwksUrl, { cacheMaxAge: this.#keysMaxAgeMs, timeoutDuration: this.#fetchTimeoutMs });
-      this.#keys = new HeldKeySet(remote, { retryAfterFailureMs: this.#retryAfterFailureMs, publisher: 'identity provider', unavailable: () => this.#unavailable(), logger: this.#logger });
+      const remote = createRemoteJWKSet(jwksUrl, {
+        cacheMaxAge: this.#keysMaxAgeMs,
+        timeoutDuration: this.#fetchTimeoutMs,
+      });
+      this.#keys = new HeldKeySet(remote, {
+        retryAfterFailureMs: this.#retryAfterFailureMs,
+        publisher: 'identity provider',
+        unavailable: () => this.#unavailable(),
+        logger: this.#logger,
+      });
       return this.#keys;
     } catch (error) {
       this.#discoveryFailedAt = Date.now();
@@ -70,6 +83,10 @@ export class OidcKeySet {
   }
 
   #unavailable(): ApiError {
-    return apiError('IdentityProviderUnavailable', 'the identity provider cannot be reached to fetch its signing keys; retry shortly', retryAfter(Math.ceil(this.#retryAfterFailureMs / 1000)));
+    return apiError(
+      'IdentityProviderUnavailable',
+      'the identity provider cannot be reached to fetch its signing keys; retry shortly',
+      retryAfter(Math.ceil(this.#retryAfterFailureMs / 1000)),
+    );
   }
 }

@@ -7,7 +7,19 @@ import type { OidcKeySet } from './oidc-key-set.ts';
 import { apiError } from '../http/error-catalogue.ts';
 
 // Public-key algorithms only: a provider's JWKS never holds an HMAC secret, and `none` is never valid.
-const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /**
  * Verifies ID tokens of the external identity provider (it owns tokens whose `iss` is
@@ -42,6 +54,9 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
     if (typeof name !== 'string' || name === '') {
       throw apiError('MissingUsernameClaim', `ID token has no "${usernameClaim}" claim (OIDC_USERNAME_CLAIM)`);
     }
-    return { principal: { type: 'oidc', name, claims: payload, expiresAt: payload.exp! * 1000 }, cacheUntil: payload.exp! * 1000 };
+    return {
+      principal: { type: 'oidc', name, claims: payload, expiresAt: payload.exp! * 1000 },
+      cacheUntil: payload.exp! * 1000,
+    };
   }
 }

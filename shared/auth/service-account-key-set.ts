@@ -3,7 +3,11 @@ import type { JWTVerifyGetKey } from 'jose';
 import { ApiError } from '../http/api-error.ts';
 import { createClusterKeySet } from '../kubernetes/cluster-key-set.ts';
 import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
-import { DEFAULT_SERVICE_ACCOUNT_ISSUER, type IssuerDiscovery, type ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
+import {
+  DEFAULT_SERVICE_ACCOUNT_ISSUER,
+  type IssuerDiscovery,
+  type ServiceAccountIssuers,
+} from '../kubernetes/service-account-issuers.ts';
 import type { Logger } from '../logging/logger.ts';
 import { HeldKeySet } from './held-key-set.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
@@ -43,7 +47,12 @@ export class ServiceAccountKeySet {
   /** Undefined until the cluster's discovery is known; null when it publishes no key set. */
   #published: PublishedKeys | null | undefined;
 
-  constructor(issuers: Pick<ServiceAccountIssuers, 'configured' | 'discovery'>, kubeConfig: KubeConfig, logger: Logger, options: ServiceAccountKeySetOptions = {}) {
+  constructor(
+    issuers: Pick<ServiceAccountIssuers, 'configured' | 'discovery'>,
+    kubeConfig: KubeConfig,
+    logger: Logger,
+    options: ServiceAccountKeySetOptions = {},
+  ) {
     this.#issuers = issuers;
     this.#kubeConfig = kubeConfig;
     this.#logger = logger;
@@ -68,7 +77,10 @@ export class ServiceAccountKeySet {
       await (await this.#publishedKeys())?.keys.load();
     } catch (error) {
       // Already logged when it is the discovery; either way the first token asks again.
-      if (!(error instanceof ApiError)) this.#logger.warn('ServiceAccount key set not fetched at start-up; asked again on the first token', { detail: (error as Error).message });
+      if (!(error instanceof ApiError))
+        this.#logger.warn('ServiceAccount key set not fetched at start-up; asked again on the first token', {
+          detail: (error as Error).message,
+        });
     }
   }
 
@@ -90,15 +102,30 @@ export class ServiceAccountKeySet {
     const published = issuer !== undefined && jwksUri !== undefined && accepted.includes(issuer) ? issuer : undefined;
     const unchecked = accepted.filter((candidate) => candidate !== published);
     if (unchecked.length > 0) {
-      this.#logger.warn('the cluster publishes no key set for these ServiceAccount issuers: their tokens are verified by TokenReview alone, one call per new token', { issuers: unchecked });
+      this.#logger.warn(
+        'the cluster publishes no key set for these ServiceAccount issuers: their tokens are verified by TokenReview alone, one call per new token',
+        { issuers: unchecked },
+      );
     }
     if (published === undefined) return null;
-    this.#logger.info('ServiceAccount token signatures are checked against the cluster\'s key set before TokenReview', { issuer: published, jwksUri });
-    const remote = createClusterKeySet(this.#kubeConfig, { cacheMaxAge: this.#keysMaxAgeMs, cooldownDuration: this.#unknownKeyRefetchIntervalMs, timeoutDuration: this.#fetchTimeoutMs });
+    this.#logger.info("ServiceAccount token signatures are checked against the cluster's key set before TokenReview", {
+      issuer: published,
+      jwksUri,
+    });
+    const remote = createClusterKeySet(this.#kubeConfig, {
+      cacheMaxAge: this.#keysMaxAgeMs,
+      cooldownDuration: this.#unknownKeyRefetchIntervalMs,
+      timeoutDuration: this.#fetchTimeoutMs,
+    });
     const keys = new HeldKeySet(remote, {
       retryAfterFailureMs: this.#retryAfterFailureMs,
       publisher: 'cluster ServiceAccount',
-      unavailable: () => apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached to fetch its ServiceAccount signing keys; retry shortly', retryAfter(Math.ceil(this.#retryAfterFailureMs / 1000))),
+      unavailable: () =>
+        apiError(
+          'KubernetesUnavailable',
+          'the Kubernetes API cannot be reached to fetch its ServiceAccount signing keys; retry shortly',
+          retryAfter(Math.ceil(this.#retryAfterFailureMs / 1000)),
+        ),
       logger: this.#logger,
     });
     return { issuer: published, keys };

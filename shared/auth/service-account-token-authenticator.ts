@@ -42,7 +42,9 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     await this.#checkSignature(token, claims.iss);
     let review: V1TokenReview;
     try {
-      review = await this.#api.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } });
+      review = await this.#api.createTokenReview({
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+      });
     } catch (error) {
       throw kubernetesUnavailable('TokenReview', error, this.#logger);
     }
@@ -55,7 +57,14 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     // Legacy Secret-based tokens carry no `exp`: they live until the cluster revokes them.
     const expiresAt = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
     return {
-      principal: { type: 'serviceaccount', name: username, uid: uid ?? '', groups: groups ?? [], extra: extra ?? {}, ...(expiresAt === undefined ? {} : { expiresAt }) },
+      principal: {
+        type: 'serviceaccount',
+        name: username,
+        uid: uid ?? '',
+        groups: groups ?? [],
+        extra: extra ?? {},
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+      },
       cacheUntil: expiresAt === undefined ? reviewedUntil : Math.min(expiresAt, reviewedUntil),
     };
   }

@@ -32,8 +32,16 @@ export class PrincipalAuthorizer implements Authorizer {
     }
   }
 
-  async #authorizeServiceAccount(principal: ServiceAccountPrincipal, attributes: AuthorizationAttributes): Promise<void> {
-    const subject: ReviewSubject = { user: principal.name, uid: principal.uid, groups: principal.groups, extra: principal.extra };
+  async #authorizeServiceAccount(
+    principal: ServiceAccountPrincipal,
+    attributes: AuthorizationAttributes,
+  ): Promise<void> {
+    const subject: ReviewSubject = {
+      user: principal.name,
+      uid: principal.uid,
+      groups: principal.groups,
+      extra: principal.extra,
+    };
     if (!(await this.#reviewer.review(subject, attributes))) {
       throw apiError('Forbidden', `${principal.name} may not ${describeAttributes(attributes)}`);
     }
@@ -42,11 +50,17 @@ export class PrincipalAuthorizer implements Authorizer {
   async #authorizeOidcUser(principal: OidcPrincipal, attributes: AuthorizationAttributes): Promise<void> {
     const index = this.#claimIndex;
     if (index === undefined || !index.synced) {
-      throw apiError('KubernetesUnavailable', 'the ServiceAccount claim mappings have not been loaded from the Kubernetes API yet; retry shortly');
+      throw apiError(
+        'KubernetesUnavailable',
+        'the ServiceAccount claim mappings have not been loaded from the Kubernetes API yet; retry shortly',
+      );
     }
     const accounts = index.serviceAccountsFor(principal.claims);
     if (accounts.length === 0) {
-      throw apiError('Forbidden', `user "${principal.name}" maps to no ServiceAccount, so may not ${describeAttributes(attributes)}`);
+      throw apiError(
+        'Forbidden',
+        `user "${principal.name}" maps to no ServiceAccount, so may not ${describeAttributes(attributes)}`,
+      );
     }
     let failure: ApiError | undefined;
     for (const account of accounts) {
@@ -60,7 +74,10 @@ export class PrincipalAuthorizer implements Authorizer {
     // An allow elsewhere would have been honoured; without one, an unanswered review is not a denial.
     if (failure) throw failure;
     const names = accounts.map((account) => `${account.namespace}/${account.name}`).join(', ');
-    throw apiError('Forbidden', `user "${principal.name}" (as ServiceAccount ${names}) may not ${describeAttributes(attributes)}`);
+    throw apiError(
+      'Forbidden',
+      `user "${principal.name}" (as ServiceAccount ${names}) may not ${describeAttributes(attributes)}`,
+    );
   }
 }
 

@@ -1,5 +1,11 @@
 import type { Logger } from '../logging/logger.ts';
-import { claimRulesFromAnnotations, claimsMatch, type ClaimAnnotationNames, type ClaimRules, type ServiceAccountName } from './service-account-claims.ts';
+import {
+  claimRulesFromAnnotations,
+  claimsMatch,
+  type ClaimAnnotationNames,
+  type ClaimRules,
+  type ServiceAccountName,
+} from './service-account-claims.ts';
 
 /** The part of a ServiceAccount the index reads. */
 export interface AnnotatedServiceAccount {
@@ -38,7 +44,11 @@ export class ServiceAccountClaimIndex {
     if (key === undefined) return;
     const { rules, problems } = claimRulesFromAnnotations(account.metadata!.annotations, this.#names);
     for (const problem of problems) this.#logger.warn('ignoring a claim annotation', { serviceAccount: key, problem });
-    if (rules.size > 0) this.#rules.set(key, { account: { namespace: account.metadata!.namespace!, name: account.metadata!.name! }, rules });
+    if (rules.size > 0)
+      this.#rules.set(key, {
+        account: { namespace: account.metadata!.namespace!, name: account.metadata!.name! },
+        rules,
+      });
     else if (!this.#rules.delete(key)) return;
     this.#changed();
   }

@@ -24,7 +24,10 @@ export function claimAnnotationNames(apiGroup: string): ClaimAnnotationNames {
  * Reads a ServiceAccount's claim rules from its annotations. Both forms may be used together;
  * their values add up. An unreadable annotation is reported in `problems` and contributes nothing.
  */
-export function claimRulesFromAnnotations(annotations: Record<string, string> | undefined, names: ClaimAnnotationNames): { rules: ClaimRules; problems: string[] } {
+export function claimRulesFromAnnotations(
+  annotations: Record<string, string> | undefined,
+  names: ClaimAnnotationNames,
+): { rules: ClaimRules; problems: string[] } {
   const rules: ClaimRules = new Map();
   const problems: string[] = [];
   const allow = (claim: string, values: string[]) => {
@@ -38,7 +41,13 @@ export function claimRulesFromAnnotations(annotations: Record<string, string> | 
       if (typeof parsed === 'string') problems.push(`${key}: ${parsed}`);
       else for (const [claim, values] of parsed) allow(claim, values);
     } else if (key.startsWith(names.claimPrefix) && key.length > names.claimPrefix.length) {
-      allow(key.slice(names.claimPrefix.length), text.split(',').map((value) => value.trim()).filter(Boolean));
+      allow(
+        key.slice(names.claimPrefix.length),
+        text
+          .split(',')
+          .map((value) => value.trim())
+          .filter(Boolean),
+      );
     }
   }
   return { rules, problems };
@@ -52,7 +61,8 @@ export function claimsMatch(rules: ClaimRules, claims: Record<string, unknown>):
   for (const [claim, allowed] of rules) {
     const value = claims[claim];
     if (typeof value === 'string' && allowed.has(value)) return true;
-    if (Array.isArray(value) && value.some((element) => typeof element === 'string' && allowed.has(element))) return true;
+    if (Array.isArray(value) && value.some((element) => typeof element === 'string' && allowed.has(element)))
+      return true;
   }
   return false;
 }
@@ -64,11 +74,13 @@ function parseClaimsObject(text: string): Array<[string, string[]]> | string {
   } catch {
     return 'is not JSON';
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'must be a JSON object of claim name to allowed values';
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return 'must be a JSON object of claim name to allowed values';
   const entries: Array<[string, string[]]> = [];
   for (const [claim, values] of Object.entries(parsed)) {
     const list = typeof values === 'string' ? [values] : values;
-    if (!Array.isArray(list) || !list.every((value) => typeof value === 'string')) return `claim "${claim}" must map to a string or a list of strings`;
+    if (!Array.isArray(list) || !list.every((value) => typeof value === 'string'))
+      return `claim "${claim}" must map to a string or a list of strings`;
     entries.push([claim, list]);
   }
   return entries;

@@ -60,6 +60,14 @@ function reviewKey(subject: ReviewSubject, attributes: AuthorizationAttributes):
   const extra = Object.entries(subject.extra ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const target = isNonResource(attributes)
     ? ['path', attributes.nonResourcePath, attributes.verb]
-    : ['resource', attributes.verb, attributes.group, attributes.resource, attributes.subresource ?? '', attributes.namespace ?? '', attributes.name ?? ''];
+    : [
+        'resource',
+        attributes.verb,
+        attributes.group,
+        attributes.resource,
+        attributes.subresource ?? '',
+        attributes.namespace ?? '',
+        attributes.name ?? '',
+      ];
   return JSON.stringify([subject.user, subject.uid ?? '', subject.groups, extra, target]);
 }

@@ -15,7 +15,8 @@ export function createBridgeProxy(upstreamUrl: string | undefined) {
       return;
     }
     forwardRequest(incoming, outgoing, new URL(upstreamUrl), {
-      onUnreachable: () => writeApiResponse(outgoing, apiError('BridgeUnavailable', 'identity bridge is unreachable').toResponse()),
+      onUnreachable: () =>
+        writeApiResponse(outgoing, apiError('BridgeUnavailable', 'identity bridge is unreachable').toResponse()),
     });
   };
 }

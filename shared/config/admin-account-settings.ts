@@ -44,7 +44,12 @@ export function parseAdminAccountSettings(values: AdminSettingValues): AdminAcco
     throw new ConfigError('ADMIN_ACCOUNT_PASSWORD_HASH', 'is not a bcrypt hash (expected $2a$<cost>$<53 characters>)');
   }
   const ttlText = values.ADMIN_ACCOUNT_TOKEN_TTL?.trim() || DEFAULT_TTL;
-  const ttlMs = parseDurationSetting('ADMIN_ACCOUNT_TOKEN_TTL', ttlText, 1000, 'a positive Go duration of at least 1s (e.g. 24h, 1h30m, 90s)');
+  const ttlMs = parseDurationSetting(
+    'ADMIN_ACCOUNT_TOKEN_TTL',
+    ttlText,
+    1000,
+    'a positive Go duration of at least 1s (e.g. 24h, 1h30m, 90s)',
+  );
   const keyText = values.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY ?? '';
   const signingKeyGenerated = keyText === '';
   const signingKey = signingKeyGenerated ? generateSigningKey() : new TextEncoder().encode(keyText);

@@ -29,7 +29,10 @@ export interface AdminSecretSettings {
 
 /** Reads ADMIN_SECRET_SOURCE, ADMIN_SECRET_POLL_INTERVAL and the four admin keys; throws ConfigError naming the bad variable. */
 export function loadAdminSecretSettings(env: Environment): AdminSecretSettings {
-  return { source: parseSource(env), environmentValues: Object.fromEntries(ADMIN_SETTING_KEYS.map((key) => [key, env[key]])) };
+  return {
+    source: parseSource(env),
+    environmentValues: Object.fromEntries(ADMIN_SETTING_KEYS.map((key) => [key, env[key]])),
+  };
 }
 
 function parseSource(env: Environment): AdminSecretSourceSetting {
@@ -54,9 +57,17 @@ function parseSource(env: Environment): AdminSecretSourceSetting {
 function pollInterval(env: Environment, kind: keyof typeof DEFAULT_POLL_INTERVAL_MS): number {
   const text = env.ADMIN_SECRET_POLL_INTERVAL?.trim();
   if (!text) return DEFAULT_POLL_INTERVAL_MS[kind];
-  return parseDurationSetting('ADMIN_SECRET_POLL_INTERVAL', text, MIN_POLL_INTERVAL_MS, `a Go duration of at least ${MIN_POLL_INTERVAL_MS}ms (e.g. 5s, 30s)`);
+  return parseDurationSetting(
+    'ADMIN_SECRET_POLL_INTERVAL',
+    text,
+    MIN_POLL_INTERVAL_MS,
+    `a Go duration of at least ${MIN_POLL_INTERVAL_MS}ms (e.g. 5s, 30s)`,
+  );
 }
 
 function malformed(spec: string): ConfigError {
-  return new ConfigError('ADMIN_SECRET_SOURCE', `"${spec}" is not one of env, file:<folder>, kubernetes:<namespace>/<name>, aws-secretsmanager:<secret id>`);
+  return new ConfigError(
+    'ADMIN_SECRET_SOURCE',
+    `"${spec}" is not one of env, file:<folder>, kubernetes:<namespace>/<name>, aws-secretsmanager:<secret id>`,
+  );
 }

@@ -8,7 +8,11 @@ import type { Logger } from '../logging/logger.ts';
  * configuration captured them at start, or those of local development mode. Fixed: rotation
  * happens by the chart's checksum roll-out.
  */
-export function adminSettingsFromEnvironment(environmentValues: AdminSettingValues, config: ServerConfig, logger: Logger): AdminSettingsSource {
+export function adminSettingsFromEnvironment(
+  environmentValues: AdminSettingValues,
+  config: ServerConfig,
+  logger: Logger,
+): AdminSettingsSource {
   const values = config.devMode ? devModeAdminValues() : environmentValues;
   const settings = parseAdminAccountSettings(values);
   reportAdminSettings(settings, config, logger);
@@ -16,12 +20,20 @@ export function adminSettingsFromEnvironment(environmentValues: AdminSettingValu
 }
 
 /** Logs what an operator must know about the admin settings in force (never the secrets). */
-export function reportAdminSettings(settings: ReturnType<typeof parseAdminAccountSettings>, config: ServerConfig, logger: Logger): void {
+export function reportAdminSettings(
+  settings: ReturnType<typeof parseAdminAccountSettings>,
+  config: ServerConfig,
+  logger: Logger,
+): void {
   for (const warning of adminSettingsWarnings(settings)) logger.warn(warning);
   if (config.devMode) {
-    logger.warn('local development mode: admin account enabled with password "admin"; signing key generated in memory, so tokens die with this process');
+    logger.warn(
+      'local development mode: admin account enabled with password "admin"; signing key generated in memory, so tokens die with this process',
+    );
   } else if (settings.enabled && settings.signingKeyGenerated) {
-    logger.warn('ADMIN_ACCOUNT_TOKEN_SIGNING_KEY is empty: a key was generated for this process only; admin tokens fail on other replicas and after a restart');
+    logger.warn(
+      'ADMIN_ACCOUNT_TOKEN_SIGNING_KEY is empty: a key was generated for this process only; admin tokens fail on other replicas and after a restart',
+    );
   }
   logger.info('admin account', { enabled: settings.enabled, tokenTtlSeconds: settings.tokenTtlSeconds });
 }

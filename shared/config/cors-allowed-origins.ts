@@ -12,9 +12,13 @@ const VARIABLE = 'CORS_ALLOWED_ORIGINS';
  * Throws ConfigError naming the variable on anything that is not an origin.
  */
 export function parseCorsAllowedOrigins(text: string | undefined): string[] {
-  const entries = (text ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.includes(ANY_ORIGIN)) {
-    if (entries.length > 1) throw new ConfigError(VARIABLE, `"${ANY_ORIGIN}" allows every origin and cannot be combined with others`);
+    if (entries.length > 1)
+      throw new ConfigError(VARIABLE, `"${ANY_ORIGIN}" allows every origin and cannot be combined with others`);
     return [ANY_ORIGIN];
   }
   for (const entry of entries) checkOrigin(entry);

@@ -31,32 +31,50 @@ export interface IdentityConfig {
 
 /** The scopes every client requests; `OIDC_ADDITIONAL_SCOPES` come after them. */
 const BASE_OIDC_SCOPES = ['openid', 'profile', 'email'];
-const OIDC_DEPENDENT_VARIABLES = ['OIDC_CLIENT_ID', 'OIDC_CLI_CLIENT_ID', 'OIDC_ADDITIONAL_SCOPES', 'OIDC_USERNAME_CLAIM'] as const;
+const OIDC_DEPENDENT_VARIABLES = [
+  'OIDC_CLIENT_ID',
+  'OIDC_CLI_CLIENT_ID',
+  'OIDC_ADDITIONAL_SCOPES',
+  'OIDC_USERNAME_CLAIM',
+] as const;
 // RFC 6749 section 3.3 scope-token.
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const CLAIM_NAME = /^[A-Za-z0-9_.:/-]+$/;
 
 /** Reads the OIDC and ServiceAccount issuer settings; throws ConfigError naming the bad variable. */
-export function loadIdentityConfig(env: Environment, config: Pick<ServerConfig, 'apiBaseUrl' | 'bridgeUpstreamUrl'>): IdentityConfig {
+export function loadIdentityConfig(
+  env: Environment,
+  config: Pick<ServerConfig, 'apiBaseUrl' | 'bridgeUpstreamUrl'>,
+): IdentityConfig {
   return { oidc: loadOidcSettings(env, config), serviceAccountIssuers: loadServiceAccountIssuers(env) };
 }
 
-function loadOidcSettings(env: Environment, config: Pick<ServerConfig, 'apiBaseUrl' | 'bridgeUpstreamUrl'>): OidcSettings | undefined {
+function loadOidcSettings(
+  env: Environment,
+  config: Pick<ServerConfig, 'apiBaseUrl' | 'bridgeUpstreamUrl'>,
+): OidcSettings | undefined {
   const issuerUrl = value(env, 'OIDC_ISSUER_URL');
   if (issuerUrl === undefined) {
     const stray = OIDC_DEPENDENT_VARIABLES.find((name) => value(env, name) !== undefined);
-    if (stray) throw new ConfigError(stray, 'is set but OIDC_ISSUER_URL is not; set OIDC_ISSUER_URL to switch OIDC on, or unset it');
+    if (stray)
+      throw new ConfigError(
+        stray,
+        'is set but OIDC_ISSUER_URL is not; set OIDC_ISSUER_URL to switch OIDC on, or unset it',
+      );
     return undefined;
   }
   const issuer = parseHttpUrlSetting('OIDC_ISSUER_URL', issuerUrl);
-  if (issuer.search !== '' || issuer.hash !== '') throw new ConfigError('OIDC_ISSUER_URL', `"${issuerUrl}" must not have a query or fragment`);
+  if (issuer.search !== '' || issuer.hash !== '')
+    throw new ConfigError('OIDC_ISSUER_URL', `"${issuerUrl}" must not have a query or fragment`);
   const clientId = value(env, 'OIDC_CLIENT_ID');
   if (clientId === undefined) throw new ConfigError('OIDC_CLIENT_ID', 'is required when OIDC_ISSUER_URL is set');
   const additionalScopes = (value(env, 'OIDC_ADDITIONAL_SCOPES') ?? '').split(/[\s,]+/).filter(Boolean);
   const badScope = additionalScopes.find((scope) => !SCOPE_TOKEN.test(scope));
-  if (badScope !== undefined) throw new ConfigError('OIDC_ADDITIONAL_SCOPES', `"${badScope}" is not a valid OAuth scope`);
+  if (badScope !== undefined)
+    throw new ConfigError('OIDC_ADDITIONAL_SCOPES', `"${badScope}" is not a valid OAuth scope`);
   const usernameClaim = value(env, 'OIDC_USERNAME_CLAIM') ?? 'sub';
-  if (!CLAIM_NAME.test(usernameClaim)) throw new ConfigError('OIDC_USERNAME_CLAIM', `"${usernameClaim}" is not a claim name`);
+  if (!CLAIM_NAME.test(usernameClaim))
+    throw new ConfigError('OIDC_USERNAME_CLAIM', `"${usernameClaim}" is not a claim name`);
   return {
     issuerUrl,
     clientId,
@@ -70,23 +88,38 @@ function loadOidcSettings(env: Environment, config: Pick<ServerConfig, 'apiBaseU
 // When the bridge is the issuer, its public URL goes through the gateway (and maybe through
 // an ingress the pod cannot reach); the keys are fetched from the bridge's in-cluster address
 // instead. The proxy keeps the path, so only the origin changes.
-function bridgeRewrite(issuerUrl: string, config: Pick<ServerConfig, 'apiBaseUrl' | 'bridgeUpstreamUrl'>): (publicUrl: string) => string {
+function bridgeRewrite(
+  issuerUrl: string,
+  config: Pick<ServerConfig, 'apiBaseUrl' | 'bridgeUpstreamUrl'>,
+): (publicUrl: string) => string {
   const bridgePrefix = `${config.apiBaseUrl}/bridge`;
   if (issuerUrl !== bridgePrefix && !issuerUrl.startsWith(`${bridgePrefix}/`)) return (publicUrl) => publicUrl;
   if (config.bridgeUpstreamUrl === undefined) {
-    throw new ConfigError('OIDC_ISSUER_URL', `"${issuerUrl}" is the identity bridge, but BRIDGE_UPSTREAM_URL is not set, so nothing answers under /bridge/`);
+    throw new ConfigError(
+      'OIDC_ISSUER_URL',
+      `"${issuerUrl}" is the identity bridge, but BRIDGE_UPSTREAM_URL is not set, so nothing answers under /bridge/`,
+    );
   }
   const upstreamOrigin = new URL(config.bridgeUpstreamUrl).origin;
-  return (publicUrl) => (publicUrl.startsWith(`${bridgePrefix}/`) ? upstreamOrigin + publicUrl.slice(config.apiBaseUrl.length) : publicUrl);
+  return (publicUrl) =>
+    publicUrl.startsWith(`${bridgePrefix}/`) ? upstreamOrigin + publicUrl.slice(config.apiBaseUrl.length) : publicUrl;
 }
 
 function loadServiceAccountIssuers(env: Environment): string[] | undefined {
   const text = value(env, 'SERVICE_ACCOUNT_ISSUERS');
   if (text === undefined) return undefined;
-  const issuers = text.split(',').map((issuer) => issuer.trim()).filter(Boolean);
-  if (issuers.length === 0) throw new ConfigError('SERVICE_ACCOUNT_ISSUERS', 'lists no issuer; unset it to use the issuer the cluster publishes');
+  const issuers = text
+    .split(',')
+    .map((issuer) => issuer.trim())
+    .filter(Boolean);
+  if (issuers.length === 0)
+    throw new ConfigError(
+      'SERVICE_ACCOUNT_ISSUERS',
+      'lists no issuer; unset it to use the issuer the cluster publishes',
+    );
   const bad = issuers.find((issuer) => /\s/.test(issuer));
-  if (bad !== undefined) throw new ConfigError('SERVICE_ACCOUNT_ISSUERS', `"${bad}" contains whitespace; separate issuers with commas`);
+  if (bad !== undefined)
+    throw new ConfigError('SERVICE_ACCOUNT_ISSUERS', `"${bad}" contains whitespace; separate issuers with commas`);
   return issuers;
 }
 
@@ -96,7 +129,14 @@ function value(env: Environment, variable: string): string | undefined {
 }
 
 /** What a client needs to log in with OIDC (the public config), or undefined when OIDC is off. */
-export function publicOidcConfig(oidc: OidcSettings | undefined): { issuerUrl: string; clientId: string; cliClientId: string; scopes: string[] } | undefined {
+export function publicOidcConfig(
+  oidc: OidcSettings | undefined,
+): { issuerUrl: string; clientId: string; cliClientId: string; scopes: string[] } | undefined {
   if (oidc === undefined) return undefined;
-  return { issuerUrl: oidc.issuerUrl, clientId: oidc.clientId, cliClientId: oidc.cliClientId, scopes: [...BASE_OIDC_SCOPES, ...oidc.additionalScopes] };
+  return {
+    issuerUrl: oidc.issuerUrl,
+    clientId: oidc.clientId,
+    cliClientId: oidc.cliClientId,
+    scopes: [...BASE_OIDC_SCOPES, ...oidc.additionalScopes],
+  };
 }

@@ -19,8 +19,15 @@ export function loadProjectSecretsAccess(env: Environment): ProjectSecretsAccess
   if (!clusterRole) return undefined;
   const required = (variable: string) => {
     const value = env[variable]?.trim();
-    if (!value) throw new ConfigError(variable, 'is required with PROJECT_SECRETS_CLUSTER_ROLE (the API server binds that ClusterRole to its own ServiceAccount)');
+    if (!value)
+      throw new ConfigError(
+        variable,
+        'is required with PROJECT_SECRETS_CLUSTER_ROLE (the API server binds that ClusterRole to its own ServiceAccount)',
+      );
     return value;
   };
-  return { clusterRole, serviceAccount: { name: required('API_SERVICE_ACCOUNT'), namespace: required('POD_NAMESPACE') } };
+  return {
+    clusterRole,
+    serviceAccount: { name: required('API_SERVICE_ACCOUNT'), namespace: required('POD_NAMESPACE') },
+  };
 }

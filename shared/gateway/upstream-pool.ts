@@ -31,7 +31,9 @@ export class UpstreamPool {
   /** Replaces the set of replicas (a replica restarted on another port); known ones keep their state. */
   setUpstreams(urls: string[]): void {
     const known = new Map(this.#upstreams.map((upstream) => [upstream.url.href, upstream]));
-    this.#upstreams = urls.map((url) => known.get(new URL(url).href) ?? { url: new URL(url), state: 'unreachable', detail: 'not checked yet' });
+    this.#upstreams = urls.map(
+      (url) => known.get(new URL(url).href) ?? { url: new URL(url), state: 'unreachable', detail: 'not checked yet' },
+    );
   }
 
   upstreams(): readonly Upstream[] {
@@ -52,7 +54,9 @@ export class UpstreamPool {
   /** Why no replica is ready, for the 503 answer. */
   unavailableReason(): string {
     if (this.#upstreams.length === 0) return `no replica of ${this.name} is running`;
-    return this.#upstreams.map((upstream) => `${upstream.url.host}: ${upstream.state}${upstream.detail ? ` (${upstream.detail})` : ''}`).join('; ');
+    return this.#upstreams
+      .map((upstream) => `${upstream.url.host}: ${upstream.state}${upstream.detail ? ` (${upstream.detail})` : ''}`)
+      .join('; ');
   }
 
   /** Records a failed request: the replica is out of rotation until its next good check. */
@@ -75,7 +79,11 @@ export class UpstreamPool {
       const body = (await response.json().catch(() => ({}))) as { error?: string };
       this.#transition(upstream, 'not-ready', body.error ?? `HTTP ${response.status}`);
     } catch (error) {
-      this.#transition(upstream, 'unreachable', error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error));
+      this.#transition(
+        upstream,
+        'unreachable',
+        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
+      );
     }
   }
 

@@ -33,7 +33,11 @@ export function isStreamingBody(body: ApiResponse['body']): body is StreamingBod
 }
 
 /** A JSON response with the given status. */
-export function jsonResponse(status: number, payload: unknown, headers: Record<string, string | string[]> = {}): ApiResponse {
+export function jsonResponse(
+  status: number,
+  payload: unknown,
+  headers: Record<string, string | string[]> = {},
+): ApiResponse {
   return {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },

@@ -14,46 +14,152 @@ export interface ErrorEntry {
 export const PLATFORM_ERRORS = {
   InvalidPathParameter: { status: 400, meaning: 'A path segment is not a valid name; fix the URL.' },
   JsonNestingTooDeep: { status: 400, meaning: 'The JSON body nests deeper than 100 levels; send a flatter document.' },
-  InvalidLimit: { status: 400, meaning: 'The `limit` query parameter is not an integer in the allowed range; send one that is.' },
-  InvalidContinueToken: { status: 400, meaning: 'The `continue` token was not issued by this server or was altered; list again from the first page.' },
-  InvalidRun: { status: 400, meaning: 'The new run has missing, unknown or invalid fields; correct the body as the message says.' },
-  InvalidLastEventId: { status: 400, meaning: 'The `Last-Event-ID` header is not a log line number; resend the id of the last event received.' },
-  InvalidPhase: { status: 400, meaning: 'The phase is not one the request may set; use one of the phases the message lists.' },
-  InvalidClaim: { status: 400, meaning: 'The claim filter names an invalid project or workspace, or a workspace without its project; correct the filter.' },
-  InvalidLogLines: { status: 400, meaning: 'The log chunk has an invalid `firstSeq` or `lines`; send a numbered chunk of 1 to the maximum lines.' },
+  InvalidLimit: {
+    status: 400,
+    meaning: 'The `limit` query parameter is not an integer in the allowed range; send one that is.',
+  },
+  InvalidContinueToken: {
+    status: 400,
+    meaning: 'The `continue` token was not issued by this server or was altered; list again from the first page.',
+  },
+  InvalidRun: {
+    status: 400,
+    meaning: 'The new run has missing, unknown or invalid fields; correct the body as the message says.',
+  },
+  InvalidLastEventId: {
+    status: 400,
+    meaning: 'The `Last-Event-ID` header is not a log line number; resend the id of the last event received.',
+  },
+  InvalidPhase: {
+    status: 400,
+    meaning: 'The phase is not one the request may set; use one of the phases the message lists.',
+  },
+  InvalidClaim: {
+    status: 400,
+    meaning:
+      'The claim filter names an invalid project or workspace, or a workspace without its project; correct the filter.',
+  },
+  InvalidLogLines: {
+    status: 400,
+    meaning: 'The log chunk has an invalid `firstSeq` or `lines`; send a numbered chunk of 1 to the maximum lines.',
+  },
   InvalidMessage: { status: 400, meaning: 'The message is not a string within the length limit; shorten it.' },
-  InvalidLease: { status: 400, meaning: 'The lease id or lease length is missing or out of range; send the lease from the claim and an allowed length.' },
-  MissingToken: { status: 401, meaning: 'The route needs a bearer token; log in or fetch a token and send `Authorization: Bearer <token>`.' },
-  MalformedAuthorizationHeader: { status: 401, meaning: 'The `Authorization` header is not `Bearer <token>`; send it in that form.' },
-  UnknownIssuer: { status: 401, meaning: 'The token was issued by an issuer this server does not trust; use a token from the platform, its identity provider or the cluster.' },
+  InvalidLease: {
+    status: 400,
+    meaning:
+      'The lease id or lease length is missing or out of range; send the lease from the claim and an allowed length.',
+  },
+  MissingToken: {
+    status: 401,
+    meaning: 'The route needs a bearer token; log in or fetch a token and send `Authorization: Bearer <token>`.',
+  },
+  MalformedAuthorizationHeader: {
+    status: 401,
+    meaning: 'The `Authorization` header is not `Bearer <token>`; send it in that form.',
+  },
+  UnknownIssuer: {
+    status: 401,
+    meaning:
+      'The token was issued by an issuer this server does not trust; use a token from the platform, its identity provider or the cluster.',
+  },
   InvalidToken: { status: 401, meaning: 'The token is expired, badly signed or malformed; get a new token.' },
-  AdminAccountDisabled: { status: 401, meaning: 'The admin account is disabled, so no admin token is accepted; use an OIDC or ServiceAccount token.' },
-  MissingUsernameClaim: { status: 401, meaning: 'The ID token lacks the claim the server reads the user name from (`OIDC_USERNAME_CLAIM`); ask for a token that carries it.' },
+  AdminAccountDisabled: {
+    status: 401,
+    meaning: 'The admin account is disabled, so no admin token is accepted; use an OIDC or ServiceAccount token.',
+  },
+  MissingUsernameClaim: {
+    status: 401,
+    meaning:
+      'The ID token lacks the claim the server reads the user name from (`OIDC_USERNAME_CLAIM`); ask for a token that carries it.',
+  },
   RunNotFound: { status: 404, meaning: 'No run with this id exists in this project; check the id and the project.' },
-  WorkspaceNotFound: { status: 404, meaning: 'The workspace does not exist in this project; create it or check its name.' },
-  BridgeNotConfigured: { status: 404, meaning: 'No identity bridge is deployed (`BRIDGE_UPSTREAM_URL`); log in with the identity provider directly.' },
+  WorkspaceNotFound: {
+    status: 404,
+    meaning: 'The workspace does not exist in this project; create it or check its name.',
+  },
+  BridgeNotConfigured: {
+    status: 404,
+    meaning: 'No identity bridge is deployed (`BRIDGE_UPSTREAM_URL`); log in with the identity provider directly.',
+  },
   RequestTimeout: { status: 408, meaning: 'The request did not arrive in time; send it again, faster.' },
-  WorkspaceSuspended: { status: 409, meaning: 'The workspace is suspended (`spec.suspend`), so no new run starts; resume it first.' },
-  VariableSetNotFound: { status: 409, meaning: 'The workspace refers to a VariableSet that does not exist; create the VariableSet or change the workspace.' },
-  VariableSecretNotAllowed: { status: 409, meaning: "A variable refers to a Secret other than its VariableSet's own; keep sensitive values in the VariableSet." },
-  VariableSecretNotFound: { status: 409, meaning: "A variable refers to a key missing from its VariableSet's Secret; set the value again." },
-  InvalidPhaseTransition: { status: 409, meaning: "The run cannot move from its current phase to the one asked; read the run's phase first." },
-  LeaseNotHeld: { status: 409, meaning: 'The lease is not the current, unexpired lease of the run; stop working on the run.' },
-  LogSequenceGap: { status: 409, meaning: 'The log chunk starts after the next expected line; send the missing lines first.' },
-  LogChunkConflict: { status: 409, meaning: 'The log chunk overlaps stored lines with different content; resend exactly the chunk that was stored.' },
+  WorkspaceSuspended: {
+    status: 409,
+    meaning: 'The workspace is suspended (`spec.suspend`), so no new run starts; resume it first.',
+  },
+  VariableSetNotFound: {
+    status: 409,
+    meaning:
+      'The workspace refers to a VariableSet that does not exist; create the VariableSet or change the workspace.',
+  },
+  VariableSecretNotAllowed: {
+    status: 409,
+    meaning:
+      "A variable refers to a Secret other than its VariableSet's own; keep sensitive values in the VariableSet.",
+  },
+  VariableSecretNotFound: {
+    status: 409,
+    meaning: "A variable refers to a key missing from its VariableSet's Secret; set the value again.",
+  },
+  InvalidPhaseTransition: {
+    status: 409,
+    meaning: "The run cannot move from its current phase to the one asked; read the run's phase first.",
+  },
+  LeaseNotHeld: {
+    status: 409,
+    meaning: 'The lease is not the current, unexpired lease of the run; stop working on the run.',
+  },
+  LogSequenceGap: {
+    status: 409,
+    meaning: 'The log chunk starts after the next expected line; send the missing lines first.',
+  },
+  LogChunkConflict: {
+    status: 409,
+    meaning: 'The log chunk overlaps stored lines with different content; resend exactly the chunk that was stored.',
+  },
   PayloadTooLarge: { status: 413, meaning: 'The request body exceeds the size limit; send a smaller body.' },
-  TooManyStreams: { status: 429, meaning: 'The principal has as many run-log streams open as allowed; close one or retry after `Retry-After`.' },
-  RequestHeaderFieldsTooLarge: { status: 431, meaning: 'The request headers exceed the size limit; send fewer or shorter headers.' },
-  InternalError: { status: 500, meaning: 'The server failed unexpectedly (a bug, logged by the server); retry, and report it if it persists.' },
-  FunctionUnreachable: { status: 502, meaning: 'The function serving the route failed before answering; retry shortly.' },
+  TooManyStreams: {
+    status: 429,
+    meaning: 'The principal has as many run-log streams open as allowed; close one or retry after `Retry-After`.',
+  },
+  RequestHeaderFieldsTooLarge: {
+    status: 431,
+    meaning: 'The request headers exceed the size limit; send fewer or shorter headers.',
+  },
+  InternalError: {
+    status: 500,
+    meaning: 'The server failed unexpectedly (a bug, logged by the server); retry, and report it if it persists.',
+  },
+  FunctionUnreachable: {
+    status: 502,
+    meaning: 'The function serving the route failed before answering; retry shortly.',
+  },
   BridgeUnavailable: { status: 502, meaning: 'The identity bridge cannot be reached; retry shortly.' },
-  FunctionUnavailable: { status: 503, meaning: 'The function serving the route has no ready replica; retry after `Retry-After`.' },
-  KubernetesUnavailable: { status: 503, meaning: 'The Kubernetes API cannot be reached or could not complete the request; retry after `Retry-After`.' },
-  IdentityProviderUnavailable: { status: 503, meaning: "The identity provider's signing keys cannot be fetched; retry after `Retry-After`." },
+  FunctionUnavailable: {
+    status: 503,
+    meaning: 'The function serving the route has no ready replica; retry after `Retry-After`.',
+  },
+  KubernetesUnavailable: {
+    status: 503,
+    meaning: 'The Kubernetes API cannot be reached or could not complete the request; retry after `Retry-After`.',
+  },
+  IdentityProviderUnavailable: {
+    status: 503,
+    meaning: "The identity provider's signing keys cannot be fetched; retry after `Retry-After`.",
+  },
   ShuttingDown: { status: 503, meaning: 'This server instance is shutting down; retry, and another instance answers.' },
-  DatabaseNotConfigured: { status: 503, meaning: 'The run history database is not configured (`DATABASE_URL`); the operator must set it.' },
-  DatabaseUnavailable: { status: 503, meaning: 'The run history database cannot be reached; retry after `Retry-After`.' },
-  CustomResourceDefinitionsMissing: { status: 503, meaning: 'The cluster lacks the platform CustomResourceDefinitions; the operator must install them (`npx platform-api setup` or the chart).' },
+  DatabaseNotConfigured: {
+    status: 503,
+    meaning: 'The run history database is not configured (`DATABASE_URL`); the operator must set it.',
+  },
+  DatabaseUnavailable: {
+    status: 503,
+    meaning: 'The run history database cannot be reached; retry after `Retry-After`.',
+  },
+  CustomResourceDefinitionsMissing: {
+    status: 503,
+    meaning:
+      'The cluster lacks the platform CustomResourceDefinitions; the operator must install them (`npx platform-api setup` or the chart).',
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 /**
@@ -61,12 +167,30 @@ export const PLATFORM_ERRORS = {
  * client's request to fix (400) and a refused login is 403, where every other route says 401.
  */
 export const LOGIN_ERRORS = {
-  MissingPassword: { status: 400, meaning: 'No `Authorization` header was sent; send the password as `Authorization: Bearer <password>`.' },
-  MalformedAuthorizationHeader: { status: 400, meaning: 'The `Authorization` header is not `Bearer <password>`; send it in that form.' },
-  InvalidPassword: { status: 403, meaning: 'The password is wrong (or the stored hash is unusable); try the right password.' },
-  AdminAccountDisabled: { status: 403, meaning: 'The admin account is disabled, whatever the password; log in through the identity provider.' },
-  TooManyFailedLogins: { status: 429, meaning: 'Too many failed logins came from this client; wait for `Retry-After` seconds.' },
-  TooManyLoginsInProgress: { status: 429, meaning: 'The server is checking as many passwords as it allows at once; retry after `Retry-After`.' },
+  MissingPassword: {
+    status: 400,
+    meaning: 'No `Authorization` header was sent; send the password as `Authorization: Bearer <password>`.',
+  },
+  MalformedAuthorizationHeader: {
+    status: 400,
+    meaning: 'The `Authorization` header is not `Bearer <password>`; send it in that form.',
+  },
+  InvalidPassword: {
+    status: 403,
+    meaning: 'The password is wrong (or the stored hash is unusable); try the right password.',
+  },
+  AdminAccountDisabled: {
+    status: 403,
+    meaning: 'The admin account is disabled, whatever the password; log in through the identity provider.',
+  },
+  TooManyFailedLogins: {
+    status: 429,
+    meaning: 'Too many failed logins came from this client; wait for `Retry-After` seconds.',
+  },
+  TooManyLoginsInProgress: {
+    status: 429,
+    meaning: 'The server is checking as many passwords as it allows at once; retry after `Retry-After`.',
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 /**
@@ -75,15 +199,36 @@ export const LOGIN_ERRORS = {
  * names itself reach the client from the cluster, passed on by `clusterFailure`.
  */
 export const KUBERNETES_STATUS_REASONS = {
-  BadRequest: { status: 400, meaning: 'The request cannot be read (body, query or path); correct it as the message says.' },
-  Forbidden: { status: 403, meaning: 'The caller is known but not allowed to do this; ask for the RBAC permission the message names.' },
+  BadRequest: {
+    status: 400,
+    meaning: 'The request cannot be read (body, query or path); correct it as the message says.',
+  },
+  Forbidden: {
+    status: 403,
+    meaning: 'The caller is known but not allowed to do this; ask for the RBAC permission the message names.',
+  },
   NotFound: { status: 404, meaning: 'The route or object does not exist; check the path and the name.' },
-  MethodNotAllowed: { status: 405, meaning: 'The path exists but not for this method; use one of the methods in the `Allow` header.' },
-  AlreadyExists: { status: 409, meaning: 'An object with this name already exists; choose another name or update the existing object.' },
-  Conflict: { status: 409, meaning: 'The object changed since it was read (`resourceVersion`); read it again and retry the write.' },
-  Gone: { status: 410, meaning: 'The requested resource version is no longer available; list again and watch from the new version.' },
+  MethodNotAllowed: {
+    status: 405,
+    meaning: 'The path exists but not for this method; use one of the methods in the `Allow` header.',
+  },
+  AlreadyExists: {
+    status: 409,
+    meaning: 'An object with this name already exists; choose another name or update the existing object.',
+  },
+  Conflict: {
+    status: 409,
+    meaning: 'The object changed since it was read (`resourceVersion`); read it again and retry the write.',
+  },
+  Gone: {
+    status: 410,
+    meaning: 'The requested resource version is no longer available; list again and watch from the new version.',
+  },
   Expired: { status: 410, meaning: 'The `continue` token or resource version has expired; list again from the start.' },
-  UnsupportedMediaType: { status: 415, meaning: "The body's `Content-Type` is not one this operation accepts; use one the message lists." },
+  UnsupportedMediaType: {
+    status: 415,
+    meaning: "The body's `Content-Type` is not one this operation accepts; use one the message lists.",
+  },
   Invalid: { status: 422, meaning: 'The object fails validation; fix the fields named in `details.causes`.' },
 } as const satisfies Record<string, ErrorEntry>;
 
@@ -94,11 +239,26 @@ export const KUBERNETES_CAUSE_TYPES = {
 
 /** `reason` of the run-log stream's last event, which tells the client how to continue. */
 export const STREAM_END_REASONS = {
-  TokenExpired: { event: 'expired', meaning: 'The token that opened the stream expired; get a new token and reconnect with `Last-Event-ID`.' },
-  AdminAccountDisabled: { event: 'expired', meaning: 'The admin account was disabled; reconnect with another kind of token and `Last-Event-ID`.' },
-  SigningKeyRotated: { event: 'expired', meaning: 'The admin token signing key was rotated; log in again and reconnect with `Last-Event-ID`.' },
-  InvalidToken: { event: 'expired', meaning: 'The token is no longer accepted (for example after a shorter TTL); get a new token and reconnect.' },
-  SlowConsumer: { event: 'resume', meaning: 'The client read too slowly to keep up; reconnect with `Last-Event-ID`, nothing is lost.' },
+  TokenExpired: {
+    event: 'expired',
+    meaning: 'The token that opened the stream expired; get a new token and reconnect with `Last-Event-ID`.',
+  },
+  AdminAccountDisabled: {
+    event: 'expired',
+    meaning: 'The admin account was disabled; reconnect with another kind of token and `Last-Event-ID`.',
+  },
+  SigningKeyRotated: {
+    event: 'expired',
+    meaning: 'The admin token signing key was rotated; log in again and reconnect with `Last-Event-ID`.',
+  },
+  InvalidToken: {
+    event: 'expired',
+    meaning: 'The token is no longer accepted (for example after a shorter TTL); get a new token and reconnect.',
+  },
+  SlowConsumer: {
+    event: 'resume',
+    meaning: 'The client read too slowly to keep up; reconnect with `Last-Event-ID`, nothing is lost.',
+  },
 } as const satisfies Record<string, { event: string; meaning: string }>;
 
 export type PlatformReason = keyof typeof PLATFORM_ERRORS;
@@ -114,7 +274,11 @@ const ANSWERS: AnswerCatalogue = { ...KUBERNETES_STATUS_REASONS, ...PLATFORM_ERR
 
 /** Reasons the catalogue gives a status, among those any route may answer. */
 export type ReasonWithStatus<S extends number> = {
-  [R in ErrorReason]: (R extends PlatformReason ? (typeof PLATFORM_ERRORS)[R] : (typeof KUBERNETES_STATUS_REASONS)[R & KubernetesStatusReason])['status'] extends S ? R : never;
+  [R in ErrorReason]: (R extends PlatformReason
+    ? (typeof PLATFORM_ERRORS)[R]
+    : (typeof KUBERNETES_STATUS_REASONS)[R & KubernetesStatusReason])['status'] extends S
+    ? R
+    : never;
 }[ErrorReason];
 
 /** The status the catalogue gives a reason. */

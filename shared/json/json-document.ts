@@ -35,7 +35,8 @@ export function assertNestingWithinLimit(value: unknown): void {
   while (pending.length > 0) {
     const [item, depth] = pending.pop()!;
     if (typeof item !== 'object' || item === null) continue;
-    if (depth + 1 > MAX_JSON_DEPTH) throw new JsonDocumentError('JsonNestingTooDeep', `the document nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (depth + 1 > MAX_JSON_DEPTH)
+      throw new JsonDocumentError('JsonNestingTooDeep', `the document nests deeper than ${MAX_JSON_DEPTH} levels`);
     for (const child of Object.values(item)) pending.push([child, depth + 1]);
   }
 }

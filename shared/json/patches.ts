@@ -92,7 +92,8 @@ function add(document: unknown, pointer: string, value: unknown, replace: boolea
     const index = arrayIndex(parent, key, !replace);
     parent.splice(index, replace ? 1 : 0, value);
   } else if (isObject(parent)) {
-    if (replace && !hasMember(parent, key)) throw new JsonPatchError(`replace operation does not apply: doc is missing key: ${pointer}`);
+    if (replace && !hasMember(parent, key))
+      throw new JsonPatchError(`replace operation does not apply: doc is missing key: ${pointer}`);
     setMember(parent, key, value);
   } else {
     throw new JsonPatchError(`doc is missing path: "${pointer}"`);
@@ -104,9 +105,11 @@ export function applyJsonPatch(document: unknown, operations: unknown): unknown 
   if (!Array.isArray(operations)) throw new JsonPatchError('a JSON patch must be an array of operations');
   let result = structuredClone(document);
   for (const operation of operations as unknown[]) {
-    if (!isObject(operation) || typeof operation.path !== 'string') throw new JsonPatchError('each operation needs an "op" and a string "path"');
+    if (!isObject(operation) || typeof operation.path !== 'string')
+      throw new JsonPatchError('each operation needs an "op" and a string "path"');
     const { op, path, from } = operation as unknown as Operation;
-    if ((op === 'move' || op === 'copy') && typeof from !== 'string') throw new JsonPatchError(`operation "${op}" needs a string "from"`);
+    if ((op === 'move' || op === 'copy') && typeof from !== 'string')
+      throw new JsonPatchError(`operation "${op}" needs a string "from"`);
     const value = structuredClone(operation.value);
     switch (op) {
       case 'add':
@@ -130,7 +133,8 @@ export function applyJsonPatch(document: unknown, operations: unknown): unknown 
         add(result, path, structuredClone(read(result, from!)), false);
         break;
       case 'test':
-        if (!isDeepStrictEqual(read(result, path), value)) throw new JsonPatchError(`testing value ${path} failed: test failed`);
+        if (!isDeepStrictEqual(read(result, path), value))
+          throw new JsonPatchError(`testing value ${path} failed: test failed`);
         break;
       default:
         throw new JsonPatchError(`Unexpected kind: ${String(op)}`);

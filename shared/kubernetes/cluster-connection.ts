@@ -46,7 +46,12 @@ export interface ClusterChoice {
  * cluster the entry point handed over, started in this process, which the start-up log says
  * plainly. With none of these, every Kubernetes call fails, so its callers answer 503.
  */
-export async function connectToCluster(settings: ClusterSettings, config: Pick<ServerConfig, 'production'>, logger: Logger, choice: ClusterChoice = {}): Promise<ClusterConnection> {
+export async function connectToCluster(
+  settings: ClusterSettings,
+  config: Pick<ServerConfig, 'production'>,
+  logger: Logger,
+  choice: ClusterChoice = {},
+): Promise<ClusterConnection> {
   const { given, developmentCluster, localStateDir } = choice;
   if (given) return fixed(given, `the given KubeConfig (${given.getCurrentCluster()?.server ?? 'no server'})`);
   if (settings.kubeconfig !== undefined) {
@@ -60,12 +65,22 @@ export async function connectToCluster(settings: ClusterSettings, config: Pick<S
   }
   if (config.production || !developmentCluster) {
     // Admin keeps working; ServiceAccount tokens and OIDC users get 503 (fail closed) until a cluster is configured.
-    logger.error('no Kubernetes cluster configured (KUBECONFIG unset, KUBERNETES_SERVICE_HOST unset): ServiceAccount tokens and OIDC users will get 503');
+    logger.error(
+      'no Kubernetes cluster configured (KUBECONFIG unset, KUBERNETES_SERVICE_HOST unset): ServiceAccount tokens and OIDC users will get 503',
+    );
     return { ...fixed(unreachableCluster(), 'none configured'), configured: false };
   }
   const emulator = await developmentCluster(localStateDir);
-  logger.warn(`no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (${localStateDir ? `its state is kept in ${localStateDir}` : 'its state is lost when the process stops'})`);
-  return { kubeConfig: emulator.kubeConfig(), description: `built-in emulator (${emulator.url})`, builtInEmulator: true, configured: true, close: () => emulator.close() };
+  logger.warn(
+    `no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (${localStateDir ? `its state is kept in ${localStateDir}` : 'its state is lost when the process stops'})`,
+  );
+  return {
+    kubeConfig: emulator.kubeConfig(),
+    description: `built-in emulator (${emulator.url})`,
+    builtInEmulator: true,
+    configured: true,
+    close: () => emulator.close(),
+  };
 }
 
 function fixed(kubeConfig: KubeConfig, description: string): ClusterConnection {
@@ -75,6 +90,9 @@ function fixed(kubeConfig: KubeConfig, description: string): ClusterConnection {
 // The .invalid top-level domain never resolves (RFC 2606): every call fails fast, nothing is ever reached.
 function unreachableCluster(): KubeConfig {
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromClusterAndUser({ name: 'unconfigured', server: 'https://kubernetes.invalid', skipTLSVerify: false }, { name: 'unconfigured' });
+  kubeConfig.loadFromClusterAndUser(
+    { name: 'unconfigured', server: 'https://kubernetes.invalid', skipTLSVerify: false },
+    { name: 'unconfigured' },
+  );
   return kubeConfig;
 }

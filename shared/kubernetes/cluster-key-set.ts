@@ -11,7 +11,10 @@ const CLUSTER_JWKS_PATH = '/openid/v1/jwks';
  * ClusterRole allows it). The discovery's `jwks_uri` may name a public or external address that
  * pods cannot reach; the API server serves the same keys itself.
  */
-export function createClusterKeySet(kubeConfig: KubeConfig, options: Pick<RemoteJWKSetOptions, 'cacheMaxAge' | 'cooldownDuration' | 'timeoutDuration'>): RemoteJWKSet {
+export function createClusterKeySet(
+  kubeConfig: KubeConfig,
+  options: Pick<RemoteJWKSetOptions, 'cacheMaxAge' | 'cooldownDuration' | 'timeoutDuration'>,
+): RemoteJWKSet {
   const api = kubeConfig.makeApiClient(OpenidApi);
   // jose wants a URL; it is only passed back to the fetch below, which goes through client-node.
   const url = new URL(CLUSTER_JWKS_PATH, kubeConfig.getCurrentCluster()?.server ?? 'https://kubernetes.invalid');

@@ -41,14 +41,22 @@ export class KubernetesRestClient {
   /** Sends one call; resolves with any HTTP answer, throws ApiError 503 when there is none. */
   async call(call: KubernetesCall): Promise<KubernetesAnswer> {
     const incoming = await this.#send(call);
-    return { status: incoming.statusCode ?? 500, body: parseBody(await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error)))) };
+    return {
+      status: incoming.statusCode ?? 500,
+      body: parseBody(
+        await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error))),
+      ),
+    };
   }
 
   /**
    * Opens a watch (`?watch=true`): a 2xx answer resolves with its newline-delimited events as they
    * arrive, any other with the answer like `call`. Aborting `signal` closes the cluster's stream.
    */
-  async watch(call: KubernetesCall, signal: AbortSignal): Promise<{ events: AsyncIterable<string> } | KubernetesAnswer> {
+  async watch(
+    call: KubernetesCall,
+    signal: AbortSignal,
+  ): Promise<{ events: AsyncIterable<string> } | KubernetesAnswer> {
     const incoming = await this.#send(call, signal);
     const status = incoming.statusCode ?? 500;
     if (status < 200 || status > 299) return { status, body: parseBody(await readText(incoming).catch(() => '')) };
@@ -72,7 +80,9 @@ export class KubernetesRestClient {
       method: call.method,
       headers: {
         accept: 'application/json',
-        ...(payload ? { 'content-type': call.contentType ?? 'application/json', 'content-length': String(payload.length) } : {}),
+        ...(payload
+          ? { 'content-type': call.contentType ?? 'application/json', 'content-length': String(payload.length) }
+          : {}),
       },
       timeout: TIMEOUT_MS,
       ...(signal ? { signal } : {}),
@@ -96,7 +106,11 @@ export class KubernetesRestClient {
   }
 
   #unavailable(call: KubernetesCall, error: unknown) {
-    this.#logger.error('Kubernetes API did not answer', { method: call.method, path: call.path, detail: error instanceof Error ? error.message : String(error) });
+    this.#logger.error('Kubernetes API did not answer', {
+      method: call.method,
+      path: call.path,
+      detail: error instanceof Error ? error.message : String(error),
+    });
     return apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached; retry shortly');
   }
 }
@@ -107,7 +121,8 @@ export class KubernetesRestClient {
  */
 function assertNoDotSegments(path: string): void {
   for (const segment of path.split('/')) {
-    if (/^(\.|%2e){1,2}$/i.test(segment)) throw new Error(`refusing to send a Kubernetes path with a dot segment: ${JSON.stringify(path)}`);
+    if (/^(\.|%2e){1,2}$/i.test(segment))
+      throw new Error(`refusing to send a Kubernetes path with a dot segment: ${JSON.stringify(path)}`);
   }
 }
 

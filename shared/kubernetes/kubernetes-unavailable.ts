@@ -9,7 +9,11 @@ import { apiError } from '../http/error-catalogue.ts';
  * The detail goes to the log only.
  */
 export function kubernetesUnavailable(call: string, error: unknown, logger: Logger): ApiError {
-  const detail = error instanceof ApiException ? `HTTP ${error.code}` : error instanceof Error ? error.message : String(error);
+  const detail =
+    error instanceof ApiException ? `HTTP ${error.code}` : error instanceof Error ? error.message : String(error);
   logger.error(`Kubernetes API did not answer a ${call}`, { detail });
-  return apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached to verify this request; retry shortly');
+  return apiError(
+    'KubernetesUnavailable',
+    'the Kubernetes API cannot be reached to verify this request; retry shortly',
+  );
 }

@@ -3,7 +3,10 @@
 // protobuf OpenAPI v2 document it asks for when a v3 document lacks that operation.
 
 /** The operation `PATCH` of a kind, tagged with its group-version-kind and taking `fieldValidation`. */
-export function patchOperation(groupVersionKind: { group: string; version: string; kind: string }, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function patchOperation(
+  groupVersionKind: { group: string; version: string; kind: string },
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     'x-kubernetes-group-version-kind': groupVersionKind,
     'x-kubernetes-action': 'patch',

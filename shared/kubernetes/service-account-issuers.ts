@@ -56,7 +56,8 @@ export class ServiceAccountIssuers {
    */
   async discovery(): Promise<IssuerDiscovery> {
     if (this.#discovered) return this.#discovered;
-    if (Date.now() - this.#failedAt < this.#retryAfterFailureMs) throw new Error('ServiceAccount issuer discovery failed moments ago; not asked again yet');
+    if (Date.now() - this.#failedAt < this.#retryAfterFailureMs)
+      throw new Error('ServiceAccount issuer discovery failed moments ago; not asked again yet');
     this.#discovering ??= this.#discover().finally(() => {
       this.#discovering = undefined;
     });
@@ -71,12 +72,18 @@ export class ServiceAccountIssuers {
       if (!(error instanceof ApiException && error.code === 404)) {
         this.#failedAt = Date.now();
         const detail = error instanceof ApiException ? `HTTP ${error.code}` : (error as Error).message;
-        this.#logger.warn('ServiceAccount issuer discovery failed; asked again when the next ServiceAccount token comes', { detail });
+        this.#logger.warn(
+          'ServiceAccount issuer discovery failed; asked again when the next ServiceAccount token comes',
+          { detail },
+        );
         throw new Error(`ServiceAccount issuer discovery failed: ${detail}`);
       }
     }
     const discovered = { issuer: readUrl(document, 'issuer'), jwksUri: readUrl(document, 'jwks_uri') };
-    this.#logger.info('ServiceAccount token issuer', { issuer: discovered.issuer ?? DEFAULT_SERVICE_ACCOUNT_ISSUER, source: discovered.issuer ? 'cluster discovery' : 'default' });
+    this.#logger.info('ServiceAccount token issuer', {
+      issuer: discovered.issuer ?? DEFAULT_SERVICE_ACCOUNT_ISSUER,
+      source: discovered.issuer ? 'cluster discovery' : 'default',
+    });
     this.#discovered = discovered;
     return discovered;
   }

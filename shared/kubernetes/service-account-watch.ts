@@ -16,9 +16,15 @@ const MAX_RESTART_DELAY_MS = 30_000;
  * Feeds the claim index from a list-and-watch of ServiceAccounts in all namespaces. When the
  * watch fails (cluster down), it restarts with backoff; the index keeps its last known state.
  */
-export function watchServiceAccounts(kubeConfig: KubeConfig, index: ServiceAccountClaimIndex, logger: Logger): ServiceAccountWatch {
+export function watchServiceAccounts(
+  kubeConfig: KubeConfig,
+  index: ServiceAccountClaimIndex,
+  logger: Logger,
+): ServiceAccountWatch {
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const informer = makeInformer<V1ServiceAccount>(kubeConfig, '/api/v1/serviceaccounts', () => core.listServiceAccountForAllNamespaces());
+  const informer = makeInformer<V1ServiceAccount>(kubeConfig, '/api/v1/serviceaccounts', () =>
+    core.listServiceAccountForAllNamespaces(),
+  );
   informer.on('add', (account) => index.upsert(account));
   informer.on('update', (account) => index.upsert(account));
   informer.on('delete', (account) => index.remove(account));

@@ -35,7 +35,8 @@ export async function acquireStateLock(path: string, what: string, hint = ''): P
 export async function refuseWhileHeld(pidFile: string, what: string, hint: string): Promise<void> {
   const text = await readFile(pidFile, 'utf8').catch(() => '');
   const pid = Number(text.split('\n', 1)[0]);
-  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid)) throw new LocalStateInUseError(what, pid, hint);
+  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid))
+    throw new LocalStateInUseError(what, pid, hint);
 }
 
 /** Whether a process with this id runs (one of another user counts). */

@@ -48,7 +48,7 @@ export class BatchedLineWriter {
       this.#timer = undefined;
     }
     if (this.#pending.length === 0) return;
-    const batch = this.#pending.join('\n') + '\n';
+    const batch = `${this.#pending.join('\n')}\n`;
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#sink.write(batch);

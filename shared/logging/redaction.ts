@@ -5,12 +5,15 @@ const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-
 /** Query parameters whose values never reach a log line. */
 const SECRET_QUERY_PARAMETERS = new Set(['access_token', 'id_token', 'token', 'code', 'password']);
 /** Field names, in any log record, whose values are replaced. */
-const SECRET_FIELD = /^(.*pass(word)?.*|.*secret.*|.*token|.*hash|authorization|cookie|set-cookie|.*signing.?key.*|credentials?)$/i;
+const SECRET_FIELD =
+  /^(.*pass(word)?.*|.*secret.*|.*token|.*hash|authorization|cookie|set-cookie|.*signing.?key.*|credentials?)$/i;
 
 export const REDACTED = '[REDACTED]';
 
 /** A copy of the headers with credentials replaced. */
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+export function redactHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string | string[] | undefined> {
   const copy: Record<string, string | string[] | undefined> = {};
   for (const [name, value] of Object.entries(headers)) {
     copy[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value;
@@ -22,7 +25,8 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
 export function redactPathAndQuery(path: string, query: URLSearchParams): string {
   if (query.size === 0) return path;
   const safe = new URLSearchParams();
-  for (const [name, value] of query) safe.append(name, SECRET_QUERY_PARAMETERS.has(name.toLowerCase()) ? REDACTED : value);
+  for (const [name, value] of query)
+    safe.append(name, SECRET_QUERY_PARAMETERS.has(name.toLowerCase()) ? REDACTED : value);
   return `${path}?${safe.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED)}`;
 }
 
@@ -48,10 +52,15 @@ export function redactFields(value: unknown, depth = 0): unknown {
 }
 
 /** Copies the fields of `source` onto `target`, as redactFields would copy them. */
-export function assignRedacted(target: Record<string, unknown>, source: Record<string, unknown>, depth = 0): Record<string, unknown> {
+export function assignRedacted(
+  target: Record<string, unknown>,
+  source: Record<string, unknown>,
+  depth = 0,
+): Record<string, unknown> {
   for (const key of Object.keys(source)) {
     const field = source[key];
-    if (key === 'headers' && field && typeof field === 'object') target[key] = redactHeaders(field as Record<string, string>);
+    if (key === 'headers' && field && typeof field === 'object')
+      target[key] = redactHeaders(field as Record<string, string>);
     else target[key] = isSecretField(key) ? REDACTED : redactFields(field, depth + 1);
   }
   return target;

@@ -49,7 +49,10 @@ const STATUS_SCHEMA = {
     metadata: { type: 'object' },
     status: { enum: ['Success', 'Failure'] },
     message: { type: 'string' },
-    reason: { type: 'string', description: 'Kubernetes\' machine-readable reason: NotFound, AlreadyExists, Conflict, Invalid, Forbidden, ...' },
+    reason: {
+      type: 'string',
+      description: "Kubernetes' machine-readable reason: NotFound, AlreadyExists, Conflict, Invalid, Forbidden, ...",
+    },
     code: { type: 'integer' },
     details: {
       type: 'object',
@@ -58,7 +61,13 @@ const STATUS_SCHEMA = {
         group: { type: 'string' },
         kind: { type: 'string' },
         uid: { type: 'string' },
-        causes: { type: 'array', items: { type: 'object', properties: { reason: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' } } } },
+        causes: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { reason: { type: 'string' }, message: { type: 'string' }, field: { type: 'string' } },
+          },
+        },
       },
     },
     error: { type: 'string', description: 'The message again: every error body of the API has `error` and `reason`.' },
@@ -69,16 +78,34 @@ const STATUS_SCHEMA = {
 const TABLE_SCHEMA = {
   type: 'object',
   required: ['kind', 'apiVersion', 'rows'],
-  description: 'Answered instead of the object or list when `Accept` asks for `application/json;as=Table;v=v1;g=meta.k8s.io` (or v1beta1).',
+  description:
+    'Answered instead of the object or list when `Accept` asks for `application/json;as=Table;v=v1;g=meta.k8s.io` (or v1beta1).',
   properties: {
     kind: { const: 'Table' },
     apiVersion: { enum: ['meta.k8s.io/v1', 'meta.k8s.io/v1beta1'] },
     metadata: LIST_META,
     columnDefinitions: {
       type: 'array',
-      items: { type: 'object', required: ['name', 'type'], properties: { name: { type: 'string' }, type: { type: 'string' }, format: { type: 'string' }, description: { type: 'string' }, priority: { type: 'integer' } } },
+      items: {
+        type: 'object',
+        required: ['name', 'type'],
+        properties: {
+          name: { type: 'string' },
+          type: { type: 'string' },
+          format: { type: 'string' },
+          description: { type: 'string' },
+          priority: { type: 'integer' },
+        },
+      },
     },
-    rows: { type: 'array', items: { type: 'object', required: ['cells'], properties: { cells: { type: 'array' }, object: { type: 'object' } } } },
+    rows: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['cells'],
+        properties: { cells: { type: 'array' }, object: { type: 'object' } },
+      },
+    },
   },
 };
 
@@ -88,7 +115,10 @@ const WATCH_EVENT_SCHEMA = {
   required: ['type', 'object'],
   properties: {
     type: { enum: ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'] },
-    object: { type: 'object', description: 'The object (a Table row set when a Table was asked for; a `Status` on ERROR).' },
+    object: {
+      type: 'object',
+      description: 'The object (a Table row set when a Table was asked for; a `Status` on ERROR).',
+    },
   },
 };
 
@@ -112,17 +142,24 @@ function listSchema(apiGroup: string, kind: string): Record<string, unknown> {
   return {
     type: 'object',
     required: ['apiVersion', 'kind', 'metadata', 'items'],
-    properties: { apiVersion: { const: `${apiGroup}/${API_VERSION}` }, kind: { const: `${kind}List` }, metadata: LIST_META, items: { type: 'array', items: schemaRef(kind) } },
+    properties: {
+      apiVersion: { const: `${apiGroup}/${API_VERSION}` },
+      kind: { const: `${kind}List` },
+      metadata: LIST_META,
+      items: { type: 'array', items: schemaRef(kind) },
+    },
   };
 }
 
 /** Every kind and its list, and Status, Table and WatchEvent. */
 export function resourceComponentSchemas(apiGroup: string, kinds: KindDescription[]): Record<string, unknown> {
   return {
-    ...Object.fromEntries(kinds.flatMap((description) => [
-      [description.kind.kind, kindSchema(apiGroup, description)],
-      [`${description.kind.kind}List`, listSchema(apiGroup, description.kind.kind)],
-    ])),
+    ...Object.fromEntries(
+      kinds.flatMap((description) => [
+        [description.kind.kind, kindSchema(apiGroup, description)],
+        [`${description.kind.kind}List`, listSchema(apiGroup, description.kind.kind)],
+      ]),
+    ),
     Status: STATUS_SCHEMA,
     Table: TABLE_SCHEMA,
     WatchEvent: WATCH_EVENT_SCHEMA,

@@ -41,7 +41,13 @@ function operationTag(route: RouteDefinition): string {
 function queryParameters(route: RouteDefinition): Record<string, unknown>[] {
   const properties = (route.querySchema?.properties ?? {}) as Record<string, { description?: string }>;
   const required = (route.querySchema?.required ?? []) as string[];
-  return Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: required.includes(name), ...(schema.description ? { description: schema.description } : {}), schema }));
+  return Object.entries(properties).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: required.includes(name),
+    ...(schema.description ? { description: schema.description } : {}),
+    schema,
+  }));
 }
 
 /** A platform route's body may be left out when its schema requires no field (an empty body reads as `{}`); a resource body never. */
@@ -50,7 +56,12 @@ function bodyRequired(route: RouteDefinition, schema: Record<string, unknown>): 
 }
 
 /** The OpenAPI 3.1 document of every route in the table; `kinds` (from the CRDs) give the resource kinds' schemas. */
-export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: string, kinds: KindDescription[], apiGroup: string): Record<string, unknown> {
+export function buildOpenApiDocument(
+  routes: RouteDefinition[],
+  apiBaseUrl: string,
+  kinds: KindDescription[],
+  apiGroup: string,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const openApiPath = route.path.endsWith('/*') ? `${route.path.slice(0, -2)}/{path}` : route.path;
@@ -59,7 +70,17 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
         const { description, ...schema } = route.pathParameters?.[name] ?? { type: 'string', description: '' };
         return { name, in: 'path', required: true, ...(description ? { description } : {}), schema };
       }),
-      ...(route.path.endsWith('/*') ? [{ name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The rest of the path.' }] : []),
+      ...(route.path.endsWith('/*')
+        ? [
+            {
+              name: 'path',
+              in: 'path',
+              required: true,
+              schema: { type: 'string' },
+              description: 'The rest of the path.',
+            },
+          ]
+        : []),
       ...queryParameters(route),
     ];
     const methods = route.method === '*' ? METHODS_FOR_ANY : [route.method.toLowerCase()];
@@ -70,8 +91,19 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
         summary: route.summary,
         tags: [operationTag(route)],
         ...(parameters.length ? { parameters } : {}),
-        ...(route.auth === 'none' ? { security: [] } : route.auth === 'bearer-or-query' ? { security: [{ bearerAuth: [] }, { accessTokenQuery: [] }] } : {}),
-        ...(requestSchema ? { requestBody: { required: bodyRequired(route, route.requestSchema ?? requestSchema), content: { 'application/json': { schema: requestSchema } } } } : {}),
+        ...(route.auth === 'none'
+          ? { security: [] }
+          : route.auth === 'bearer-or-query'
+            ? { security: [{ bearerAuth: [] }, { accessTokenQuery: [] }] }
+            : {}),
+        ...(requestSchema
+          ? {
+              requestBody: {
+                required: bodyRequired(route, route.requestSchema ?? requestSchema),
+                content: { 'application/json': { schema: requestSchema } },
+              },
+            }
+          : {}),
         responses: documentedResponses(route),
       };
     }
@@ -81,7 +113,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
     info: {
       title: 'Platform API',
       version: 'v1alpha1',
-      description: 'API server of the infrastructure-automation platform. Every route not marked open requires `Authorization: Bearer <token>` (admin JWT, OIDC ID token or ServiceAccount token).',
+      description:
+        'API server of the infrastructure-automation platform. Every route not marked open requires `Authorization: Bearer <token>` (admin JWT, OIDC ID token or ServiceAccount token).',
     },
     servers: [{ url: apiBaseUrl }],
     security: [{ bearerAuth: [] }],
@@ -89,9 +122,18 @@ export function buildOpenApiDocument(routes: RouteDefinition[], apiBaseUrl: stri
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        accessTokenQuery: { type: 'apiKey', in: 'query', name: 'access_token', description: 'Only on the run-log stream.' },
+        accessTokenQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'access_token',
+          description: 'Only on the run-log stream.',
+        },
       },
-      schemas: { Error: ERROR_SCHEMA, PublicConfig: PUBLIC_CONFIG_SCHEMA, ...resourceComponentSchemas(apiGroup, kinds) },
+      schemas: {
+        Error: ERROR_SCHEMA,
+        PublicConfig: PUBLIC_CONFIG_SCHEMA,
+        ...resourceComponentSchemas(apiGroup, kinds),
+      },
     },
   };
 }

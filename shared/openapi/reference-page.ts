@@ -49,7 +49,8 @@ details.schema > summary { cursor: pointer; font-weight: 700; padding: .3rem 0; 
 export function renderReferencePage(document: Record<string, unknown>): string {
   const info = document.info as { title: string; version: string; description: string };
   const paths = document.paths as Record<string, Record<string, Operation>>;
-  const schemas = ((document.components as { schemas?: Record<string, Record<string, unknown>> }).schemas ?? {}) as Record<string, Record<string, unknown>>;
+  const schemas = ((document.components as { schemas?: Record<string, Record<string, unknown>> }).schemas ??
+    {}) as Record<string, Record<string, unknown>>;
   const groups = new Map<string, Entry[]>();
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -58,10 +59,20 @@ export function renderReferencePage(document: Record<string, unknown>): string {
     }
   }
   const contents = [...groups]
-    .map(([tag, entries]) => `<h2><a href="#${escapeHtml(groupAnchor(tag))}">${escapeHtml(tag)}</a></h2><ul>${entries.map(tocEntry).join('')}</ul>`)
+    .map(
+      ([tag, entries]) =>
+        `<h2><a href="#${escapeHtml(groupAnchor(tag))}">${escapeHtml(tag)}</a></h2><ul>${entries.map(tocEntry).join('')}</ul>`,
+    )
     .join('');
-  const sections = [...groups].map(([tag, entries]) => `<h2 class="group" id="${escapeHtml(groupAnchor(tag))}">${escapeHtml(tag)}</h2>\n${entries.map(renderOperation).join('\n')}`).join('\n');
-  const schemaList = Object.keys(schemas).map((name) => `<li><a href="#${escapeHtml(schemaAnchor(name))}">${escapeHtml(name)}</a></li>`).join('');
+  const sections = [...groups]
+    .map(
+      ([tag, entries]) =>
+        `<h2 class="group" id="${escapeHtml(groupAnchor(tag))}">${escapeHtml(tag)}</h2>\n${entries.map(renderOperation).join('\n')}`,
+    )
+    .join('\n');
+  const schemaList = Object.keys(schemas)
+    .map((name) => `<li><a href="#${escapeHtml(schemaAnchor(name))}">${escapeHtml(name)}</a></li>`)
+    .join('');
   const schemaSections = Object.entries(schemas)
     .map(
       ([name, schema]) =>
@@ -108,7 +119,10 @@ function renderOperation({ path, method, operation }: Entry): string {
     : '';
   const request = operation.requestBody ? `<h4>Request body</h4>${renderContent(operation.requestBody.content)}` : '';
   const responses = Object.entries(operation.responses)
-    .map(([status, response]) => `<div class="answer" data-status="${escapeHtml(status)}"><span class="status">${escapeHtml(status)}</span> ${renderInline(response.description)}${response.content ? renderContent(response.content) : ''}</div>`)
+    .map(
+      ([status, response]) =>
+        `<div class="answer" data-status="${escapeHtml(status)}"><span class="status">${escapeHtml(status)}</span> ${renderInline(response.description)}${response.content ? renderContent(response.content) : ''}</div>`,
+    )
     .join('');
   // The id is on the folded body: following a link to it unfolds the operation (the browser reveals a target's <details>).
   return `<details class="operation" data-operation="${escapeHtml(operation.operationId)}">
@@ -124,6 +138,9 @@ function firstSentence(text: string): string {
 
 function renderContent(content: Record<string, { schema: Record<string, unknown> }>): string {
   return Object.entries(content)
-    .map(([mediaType, { schema }]) => `<div><span class="media">${escapeHtml(mediaType)}</span> ${renderSchema(schema)}</div>`)
+    .map(
+      ([mediaType, { schema }]) =>
+        `<div><span class="media">${escapeHtml(mediaType)}</span> ${renderSchema(schema)}</div>`,
+    )
     .join('');
 }

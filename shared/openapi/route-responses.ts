@@ -53,7 +53,10 @@ export function documentedResponses(route: RouteDefinition): Record<string, unkn
   }
   for (const [status, description] of Object.entries(route.errorResponses ?? {})) {
     const code = Number(status);
-    responses[status] = code < 300 ? { description } : { description, content: { 'application/json': { schema: errorSchema(route, code) } } };
+    responses[status] =
+      code < 300
+        ? { description }
+        : { description, content: { 'application/json': { schema: errorSchema(route, code) } } };
   }
   return responses;
 }

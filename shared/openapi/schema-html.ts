@@ -7,7 +7,17 @@ type Schema = Record<string, unknown>;
 const COMPONENT_PREFIX = '#/components/schemas/';
 /** The CRD schemas nest deeply; below this the reader follows the field's description instead. */
 const MAX_DEPTH = 8;
-const CONSTRAINTS = ['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'default'] as const;
+const CONSTRAINTS = [
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'default',
+] as const;
 
 /** The HTML id of a component schema's section. */
 export function schemaAnchor(name: string): string {
@@ -26,18 +36,28 @@ function typeLine(schema: Schema): string {
     return `<a class="type" href="#${escapeHtml(schemaAnchor(name))}">${escapeHtml(name)}</a>`;
   }
   const alternatives = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
-  if (alternatives) return `<span class="type">one of</span> ${alternatives.map((alternative) => typeLine(alternative)).join(' · ')}`;
+  if (alternatives)
+    return `<span class="type">one of</span> ${alternatives.map((alternative) => typeLine(alternative)).join(' · ')}`;
   const parts: string[] = [];
   if ('const' in schema) parts.push(`<code>${escapeHtml(JSON.stringify(schema.const))}</code>`);
-  else if (Array.isArray(schema.enum)) parts.push(`<span class="type">one of</span> ${schema.enum.map((value) => `<code>${escapeHtml(JSON.stringify(value))}</code>`).join(', ')}`);
+  else if (Array.isArray(schema.enum))
+    parts.push(
+      `<span class="type">one of</span> ${schema.enum.map((value) => `<code>${escapeHtml(JSON.stringify(value))}</code>`).join(', ')}`,
+    );
   else parts.push(`<span class="type">${escapeHtml(typeName(schema))}</span>`);
-  const constraints = CONSTRAINTS.filter((key) => schema[key] !== undefined).map((key) => `${key} ${escapeHtml(JSON.stringify(schema[key]))}`);
+  const constraints = CONSTRAINTS.filter((key) => schema[key] !== undefined).map(
+    (key) => `${key} ${escapeHtml(JSON.stringify(schema[key]))}`,
+  );
   if (constraints.length) parts.push(`<span class="constraint">${constraints.join(', ')}</span>`);
   return parts.join(' ');
 }
 
 function typeName(schema: Schema): string {
-  const type = Array.isArray(schema.type) ? schema.type.join(' or ') : typeof schema.type === 'string' ? schema.type : 'any';
+  const type = Array.isArray(schema.type)
+    ? schema.type.join(' or ')
+    : typeof schema.type === 'string'
+      ? schema.type
+      : 'any';
   if (type !== 'array') return type;
   const items = (schema.items ?? {}) as Schema;
   if (typeof items.$ref === 'string') return 'array of';
@@ -57,7 +77,10 @@ function children(schema: Schema, depth: number): string {
   const required = new Set((schema.required as string[] | undefined) ?? []);
   const fields = names.map((name) => {
     const field = properties[name]!;
-    const description = typeof field.description === 'string' ? ` <span class="description">${renderInline(field.description)}</span>` : '';
+    const description =
+      typeof field.description === 'string'
+        ? ` <span class="description">${renderInline(field.description)}</span>`
+        : '';
     return `<li><code class="field">${escapeHtml(name)}</code>${required.has(name) ? ' <span class="required">required</span>' : ''} ${typeLine(field)}${description}${children(field, depth + 1)}</li>`;
   });
   return `<ul class="fields">${fields.join('')}</ul>`;

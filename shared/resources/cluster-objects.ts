@@ -24,7 +24,10 @@ export class ClusterObjects {
 
   /** `/apis/<group>/v1alpha1/[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]`. */
   platformPath(kind: PlatformKind, location: ObjectLocation = {}): string {
-    const scope = kind.namespaced && location.namespace !== undefined ? `/namespaces/${encodeURIComponent(location.namespace)}` : '';
+    const scope =
+      kind.namespaced && location.namespace !== undefined
+        ? `/namespaces/${encodeURIComponent(location.namespace)}`
+        : '';
     return `/apis/${this.apiGroup}/${API_VERSION}${scope}/${kind.plural}${itemPath(location)}`;
   }
 

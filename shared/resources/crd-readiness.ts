@@ -9,9 +9,17 @@ import { apiError, retryAfter } from '../http/error-catalogue.ts';
  */
 export async function checkPlatformCrdsServed(rest: KubernetesRestClient, apiGroup: string): Promise<void> {
   const answer = await rest.call({ method: 'GET', path: `/apis/${apiGroup}/${API_VERSION}` });
-  const served = new Set(answer.status === 200 ? ((answer.body as { resources?: Array<{ name: string }> }).resources ?? []).map((resource) => resource.name) : []);
+  const served = new Set(
+    answer.status === 200
+      ? ((answer.body as { resources?: Array<{ name: string }> }).resources ?? []).map((resource) => resource.name)
+      : [],
+  );
   const missing = PLATFORM_KINDS.map((kind) => kind.plural).filter((plural) => !served.has(plural));
   if (missing.length > 0) {
-    throw apiError('CustomResourceDefinitionsMissing', `the cluster does not serve ${missing.join(', ')}.${apiGroup}: install the CustomResourceDefinitions (\`npx platform-api setup\`, or the chart)`, retryAfter(10));
+    throw apiError(
+      'CustomResourceDefinitionsMissing',
+      `the cluster does not serve ${missing.join(', ')}.${apiGroup}: install the CustomResourceDefinitions (\`npx platform-api setup\`, or the chart)`,
+      retryAfter(10),
+    );
   }
 }

@@ -19,7 +19,13 @@ export interface StatusDetails {
 export class KubernetesStatusError extends ApiError {
   readonly details: StatusDetails | undefined;
 
-  constructor(status: number, reason: string, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    reason: string,
+    message: string,
+    details?: StatusDetails,
+    headers: Record<string, string> = {},
+  ) {
     super(status, reason, message, headers);
     this.name = 'KubernetesStatusError';
     this.details = details;
@@ -45,7 +51,12 @@ export class KubernetesStatusError extends ApiError {
 }
 
 /** The `Status` answering `reason`, with the status (and headers) the catalogue gives it. */
-export function statusError(reason: ErrorReason, message: string, details?: StatusDetails, headers: Record<string, string> = {}): KubernetesStatusError {
+export function statusError(
+  reason: ErrorReason,
+  message: string,
+  details?: StatusDetails,
+  headers: Record<string, string> = {},
+): KubernetesStatusError {
   const plain = apiError(reason, message, headers);
   return new KubernetesStatusError(plain.status, reason, message, details, plain.headers);
 }
@@ -67,9 +78,13 @@ export const CALLER_FAILURES = new Set([400, 404, 405, 409, 410, 415, 422]);
 export function clusterFailure(answer: KubernetesAnswer): KubernetesStatusError {
   const status = (answer.body ?? {}) as { message?: unknown; reason?: unknown; details?: StatusDetails };
   if (CALLER_FAILURES.has(answer.status)) {
-    const message = typeof status.message === 'string' ? status.message : `the Kubernetes API answered ${answer.status}`;
+    const message =
+      typeof status.message === 'string' ? status.message : `the Kubernetes API answered ${answer.status}`;
     const reason = typeof status.reason === 'string' && status.reason !== '' ? status.reason : 'BadRequest';
     return new KubernetesStatusError(answer.status, reason, message, status.details);
   }
-  return statusError('KubernetesUnavailable', `the Kubernetes API could not complete the request (HTTP ${answer.status}); retry shortly`);
+  return statusError(
+    'KubernetesUnavailable',
+    `the Kubernetes API could not complete the request (HTTP ${answer.status}); retry shortly`,
+  );
 }

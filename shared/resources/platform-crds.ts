@@ -1,5 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { ApiException, ApiextensionsV1Api, loadYaml, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import {
+  ApiException,
+  ApiextensionsV1Api,
+  loadYaml,
+  type KubeConfig,
+  type V1CustomResourceDefinition,
+} from '@kubernetes/client-node';
 
 /** The chart's CustomResourceDefinitions: the single source of the kinds' schemas. */
 const CRD_DIRECTORY = new URL('../../infra/chart/files/crds/', import.meta.url);
@@ -9,7 +15,11 @@ const API_GROUP_PLACEHOLDER = '__API_GROUP__';
 /** The YAML text of each of the chart's CRD files, with `apiGroup` in place of the placeholder. */
 export async function readPlatformCrdFiles(apiGroup: string): Promise<string[]> {
   const files = (await readdir(CRD_DIRECTORY)).filter((file) => file.endsWith('.yaml')).sort();
-  return Promise.all(files.map(async (file) => (await readFile(new URL(file, CRD_DIRECTORY), 'utf8')).replaceAll(API_GROUP_PLACEHOLDER, apiGroup)));
+  return Promise.all(
+    files.map(async (file) =>
+      (await readFile(new URL(file, CRD_DIRECTORY), 'utf8')).replaceAll(API_GROUP_PLACEHOLDER, apiGroup),
+    ),
+  );
 }
 
 /**

@@ -27,7 +27,12 @@ export interface KindDescription {
 interface CrdDocument {
   spec: {
     names: { plural: string; singular?: string; shortNames?: string[]; categories?: string[] };
-    versions: { name: string; subresources?: Record<string, unknown>; additionalPrinterColumns?: PrinterColumn[]; schema?: { openAPIV3Schema?: Record<string, unknown> } }[];
+    versions: {
+      name: string;
+      subresources?: Record<string, unknown>;
+      additionalPrinterColumns?: PrinterColumn[];
+      schema?: { openAPIV3Schema?: Record<string, unknown> };
+    }[];
   };
 }
 
@@ -37,7 +42,9 @@ const loaded = new Map<string, Promise<KindDescription[]>>();
 export function platformKindDescriptions(apiGroup: string): Promise<KindDescription[]> {
   let descriptions = loaded.get(apiGroup);
   if (!descriptions) {
-    descriptions = readPlatformCrdFiles(apiGroup).then((files) => describeKinds(files.map((text) => parseYaml(text) as CrdDocument)));
+    descriptions = readPlatformCrdFiles(apiGroup).then((files) =>
+      describeKinds(files.map((text) => parseYaml(text) as CrdDocument)),
+    );
     loaded.set(apiGroup, descriptions);
   }
   return descriptions;
@@ -47,7 +54,8 @@ function describeKinds(crds: CrdDocument[]): KindDescription[] {
   return PLATFORM_KINDS.map((kind) => {
     const crd = crds.find((candidate) => candidate.spec.names.plural === kind.plural);
     const version = crd?.spec.versions.find((candidate) => candidate.name === API_VERSION);
-    if (!crd || !version) throw new Error(`the chart has no CustomResourceDefinition serving ${kind.plural} ${API_VERSION}`);
+    if (!crd || !version)
+      throw new Error(`the chart has no CustomResourceDefinition serving ${kind.plural} ${API_VERSION}`);
     return {
       kind,
       singular: crd.spec.names.singular ?? kind.kind.toLowerCase(),

@@ -15,9 +15,24 @@ export const API_VERSION = 'v1alpha1';
 
 // A Project's name is its namespace's name, so it is a DNS label; the other kinds' names are subdomains.
 export const PROJECT: PlatformKind = { kind: 'Project', plural: 'projects', namespaced: false, nameSchema: DNS_LABEL };
-export const WORKSPACE: PlatformKind = { kind: 'Workspace', plural: 'workspaces', namespaced: true, nameSchema: DNS_SUBDOMAIN };
-export const ROLLOUT: PlatformKind = { kind: 'Rollout', plural: 'rollouts', namespaced: true, nameSchema: DNS_SUBDOMAIN };
-export const VARIABLE_SET: PlatformKind = { kind: 'VariableSet', plural: 'variablesets', namespaced: true, nameSchema: DNS_SUBDOMAIN };
+export const WORKSPACE: PlatformKind = {
+  kind: 'Workspace',
+  plural: 'workspaces',
+  namespaced: true,
+  nameSchema: DNS_SUBDOMAIN,
+};
+export const ROLLOUT: PlatformKind = {
+  kind: 'Rollout',
+  plural: 'rollouts',
+  namespaced: true,
+  nameSchema: DNS_SUBDOMAIN,
+};
+export const VARIABLE_SET: PlatformKind = {
+  kind: 'VariableSet',
+  plural: 'variablesets',
+  namespaced: true,
+  nameSchema: DNS_SUBDOMAIN,
+};
 
 export const PLATFORM_KINDS: readonly PlatformKind[] = [PROJECT, WORKSPACE, ROLLOUT, VARIABLE_SET];
 

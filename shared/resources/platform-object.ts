@@ -33,10 +33,19 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 
 /** An owner reference to `owner`, so the cluster's garbage collector removes what it owns with it. */
 export function ownerReferenceTo(owner: PlatformObject): OwnerReference {
-  return { apiVersion: owner.apiVersion!, kind: owner.kind!, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: owner.apiVersion!,
+    kind: owner.kind!,
+    name: owner.metadata.name!,
+    uid: owner.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** Whether `object` is owned by the object with uid `ownerUid`. */
 export function isOwnedBy(object: PlatformObject, ownerUid: string | undefined): boolean {
-  return ownerUid !== undefined && (object.metadata.ownerReferences ?? []).some((reference) => reference.uid === ownerUid);
+  return (
+    ownerUid !== undefined && (object.metadata.ownerReferences ?? []).some((reference) => reference.uid === ownerUid)
+  );
 }

@@ -24,14 +24,20 @@ export function gatewayRules(routes: RouteDefinition[]): GatewayRule[] {
     const key = `${rule.type} ${rule.value}`;
     const existing = rules.get(key);
     if (existing && existing.target !== rule.target) {
-      throw new Error(`route table is ambiguous at the gateway: ${key} claimed by ${existing.target} and ${rule.target}`);
+      throw new Error(
+        `route table is ambiguous at the gateway: ${key} claimed by ${existing.target} and ${rule.target}`,
+      );
     }
     rules.set(key, rule);
   };
   for (const route of routes) {
     const pattern = compilePathPattern(route.path);
     const target = route.target === 'every-function' ? PROBE_TARGET : route.target;
-    add(pattern.exact ? { type: 'Exact', value: route.path, target } : { type: 'PathPrefix', value: pattern.literalPrefix || '/', target });
+    add(
+      pattern.exact
+        ? { type: 'Exact', value: route.path, target }
+        : { type: 'PathPrefix', value: pattern.literalPrefix || '/', target },
+    );
   }
   add({ type: 'PathPrefix', value: '/', target: FALLBACK_TARGET });
   return [...rules.values()];

@@ -16,7 +16,8 @@ export const DNS_LABEL: PathParameterSchema = {
   type: 'string',
   pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
   maxLength: 63,
-  description: 'A lowercase RFC 1123 label: lower case alphanumeric characters or `-`, starting and ending with an alphanumeric character, at most 63 characters.',
+  description:
+    'A lowercase RFC 1123 label: lower case alphanumeric characters or `-`, starting and ending with an alphanumeric character, at most 63 characters.',
 };
 
 /** A Kubernetes DNS-1123 subdomain: the names of Workspaces, Rollouts and VariableSets. */
@@ -24,7 +25,8 @@ export const DNS_SUBDOMAIN: PathParameterSchema = {
   type: 'string',
   pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
   maxLength: 253,
-  description: 'A lowercase RFC 1123 subdomain: lower case alphanumeric characters, `-` or `.`, starting and ending with an alphanumeric character, at most 253 characters.',
+  description:
+    'A lowercase RFC 1123 subdomain: lower case alphanumeric characters, `-` or `.`, starting and ending with an alphanumeric character, at most 253 characters.',
 };
 
 /** A run id: a UUID in canonical text form. */

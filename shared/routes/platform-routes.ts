@@ -9,7 +9,8 @@ import {
 } from '../resources/platform-kinds.ts';
 import { declareRoutes, type RouteDefinition } from './route-table.ts';
 
-const SELECTORS = 'Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster\'s watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller\'s token expires. `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).';
+const SELECTORS =
+  "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires. `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
 
 /** The JSON Schema of a platform object, for the OpenAPI document; the fields are the CRD's (docs/resources.md). */
 function objectSchema(apiGroup: string, kind: PlatformKind): Record<string, unknown> {
@@ -20,7 +21,15 @@ function objectSchema(apiGroup: string, kind: PlatformKind): Record<string, unkn
     properties: {
       apiVersion: { const: `${apiGroup}/${API_VERSION}` },
       kind: { const: kind.kind },
-      metadata: { type: 'object', properties: { name: { type: 'string' }, ...(kind.namespaced ? { namespace: { type: 'string' } } : {}), resourceVersion: { type: 'string' }, labels: { type: 'object', additionalProperties: { type: 'string' } } } },
+      metadata: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          ...(kind.namespaced ? { namespace: { type: 'string' } } : {}),
+          resourceVersion: { type: 'string' },
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
+        },
+      },
       spec: { type: 'object' },
       status: { type: 'object' },
     },
@@ -34,7 +43,14 @@ function listSchema(apiGroup: string, kind: PlatformKind): Record<string, unknow
     properties: {
       apiVersion: { const: `${apiGroup}/${API_VERSION}` },
       kind: { const: `${kind.kind}List` },
-      metadata: { type: 'object', properties: { resourceVersion: { type: 'string' }, continue: { type: 'string', description: 'Present when another page follows.' }, remainingItemCount: { type: 'integer' } } },
+      metadata: {
+        type: 'object',
+        properties: {
+          resourceVersion: { type: 'string' },
+          continue: { type: 'string', description: 'Present when another page follows.' },
+          remainingItemCount: { type: 'integer' },
+        },
+      },
       items: { type: 'array', items: objectSchema(apiGroup, kind) },
     },
   };
@@ -48,7 +64,11 @@ export const LIST_QUERY = {
   properties: {
     labelSelector: QUERY_TEXT('Only objects whose labels match (Kubernetes label selector syntax).'),
     fieldSelector: QUERY_TEXT('Only objects whose fields match, e.g. `metadata.name=x`.'),
-    limit: { type: 'string', pattern: '^[0-9]+$', description: 'At most this many items (a non-negative integer); `continue` fetches the next page.' },
+    limit: {
+      type: 'string',
+      pattern: '^[0-9]+$',
+      description: 'At most this many items (a non-negative integer); `continue` fetches the next page.',
+    },
     continue: QUERY_TEXT('The `metadata.continue` of the page before.'),
     watch: QUERY_TEXT('`1` or `true`: stream watch events instead of a list, authorised as `watch`.'),
     resourceVersion: QUERY_TEXT('With `watch`: the version to watch from.'),
@@ -58,7 +78,8 @@ export const LIST_QUERY = {
 } as const;
 
 const PATCH_SCHEMA = {
-  description: 'A JSON merge patch (`Content-Type: application/merge-patch+json`), a JSON patch (`application/json-patch+json`), or a server-side apply configuration (`application/apply-patch+yaml`, with `fieldManager` and optionally `force`).',
+  description:
+    'A JSON merge patch (`Content-Type: application/merge-patch+json`), a JSON patch (`application/json-patch+json`), or a server-side apply configuration (`application/apply-patch+yaml`, with `fieldManager` and optionally `force`).',
   type: ['object', 'array'],
 };
 
@@ -73,7 +94,13 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
     const item = `${collection}/{name}`;
     const object = objectSchema(apiGroup, kind);
     const where = kind.namespaced ? ' in a namespace' : '';
-    const route = (operation: ResourceOperation, method: string, path: string, summary: string, extra: Partial<ResourceRoute> = {}): ResourceRoute => ({
+    const route = (
+      operation: ResourceOperation,
+      method: string,
+      path: string,
+      summary: string,
+      extra: Partial<ResourceRoute> = {},
+    ): ResourceRoute => ({
       method,
       path,
       target: 'resources',
@@ -88,37 +115,84 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
       ...extra,
     });
     return [
-      route('list', 'GET', collection, `List ${kind.kind}s${where}. ${SELECTORS}`, { responseSchema: listSchema(apiGroup, kind), querySchema: LIST_QUERY }),
+      route('list', 'GET', collection, `List ${kind.kind}s${where}. ${SELECTORS}`, {
+        responseSchema: listSchema(apiGroup, kind),
+        querySchema: LIST_QUERY,
+      }),
       ...(kind.namespaced
-        ? [{ ...route('list', 'GET', `${base}/${kind.plural}`, `List ${kind.kind}s in every namespace. ${SELECTORS}`, { responseSchema: listSchema(apiGroup, kind), querySchema: LIST_QUERY }), operationId: listAllNamespacesOperationId(kind) }]
+        ? [
+            {
+              ...route('list', 'GET', `${base}/${kind.plural}`, `List ${kind.kind}s in every namespace. ${SELECTORS}`, {
+                responseSchema: listSchema(apiGroup, kind),
+                querySchema: LIST_QUERY,
+              }),
+              operationId: listAllNamespacesOperationId(kind),
+            },
+          ]
         : []),
-      route('create', 'POST', collection, `Create a ${kind.kind}${where}.${kind.namespaced ? '' : ' Also creates the namespace of the same name, owned by the Project.'}`, { requestSchema: object, successStatus: 201 }),
+      route(
+        'create',
+        'POST',
+        collection,
+        `Create a ${kind.kind}${where}.${kind.namespaced ? '' : ' Also creates the namespace of the same name, owned by the Project.'}`,
+        { requestSchema: object, successStatus: 201 },
+      ),
       route('get', 'GET', item, `Read a ${kind.kind}.`),
-      route('replace', 'PUT', item, `Replace a ${kind.kind}; \`metadata.resourceVersion\` is required (409 when stale).`, { requestSchema: object }),
+      route(
+        'replace',
+        'PUT',
+        item,
+        `Replace a ${kind.kind}; \`metadata.resourceVersion\` is required (409 when stale).`,
+        { requestSchema: object },
+      ),
       route('patch', 'PATCH', item, `Patch a ${kind.kind}.`, { requestSchema: PATCH_SCHEMA }),
       route('delete', 'DELETE', item, `Delete a ${kind.kind}.`),
       route('getStatus', 'GET', `${item}/status`, `Read a ${kind.kind} through its status subresource.`),
-      route('replaceStatus', 'PUT', `${item}/status`, `Replace a ${kind.kind}'s status (other fields are ignored).`, { requestSchema: object }),
-      route('patchStatus', 'PATCH', `${item}/status`, `Patch a ${kind.kind}'s status.`, { requestSchema: PATCH_SCHEMA }),
+      route('replaceStatus', 'PUT', `${item}/status`, `Replace a ${kind.kind}'s status (other fields are ignored).`, {
+        requestSchema: object,
+      }),
+      route('patchStatus', 'PATCH', `${item}/status`, `Patch a ${kind.kind}'s status.`, {
+        requestSchema: PATCH_SCHEMA,
+      }),
     ];
   });
 }
 
 const RUN_SCHEMA = {
   type: 'object',
-  required: ['id', 'project', 'workspace', 'type', 'phase', 'principal', 'principalType', 'createdAt', 'startedAt', 'finishedAt', 'message', 'statusMessage', 'attempts', 'controller', 'cancelRequestedAt', 'cancelRequestedBy'],
+  required: [
+    'id',
+    'project',
+    'workspace',
+    'type',
+    'phase',
+    'principal',
+    'principalType',
+    'createdAt',
+    'startedAt',
+    'finishedAt',
+    'message',
+    'statusMessage',
+    'attempts',
+    'controller',
+    'cancelRequestedAt',
+    'cancelRequestedBy',
+  ],
   properties: {
     id: { type: 'string', format: 'uuid', description: 'UUIDv7: time-ordered.' },
     project: { type: 'string' },
     workspace: { type: 'string' },
     type: { enum: ['plan', 'apply'] },
     phase: { enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'] },
-    principal: { type: 'string', description: '`admin`, the OIDC username, or `system:serviceaccount:<namespace>:<name>`.' },
+    principal: {
+      type: 'string',
+      description: '`admin`, the OIDC username, or `system:serviceaccount:<namespace>:<name>`.',
+    },
     principalType: { enum: ['admin', 'oidc', 'serviceaccount'] },
     createdAt: { type: 'string', format: 'date-time' },
     startedAt: { type: ['string', 'null'], format: 'date-time' },
     finishedAt: { type: ['string', 'null'], format: 'date-time' },
-    message: { type: 'string', description: 'The user\'s message from the start of the run.' },
+    message: { type: 'string', description: "The user's message from the start of the run." },
     statusMessage: { type: 'string', description: 'What the controller (or a lapsed lease) last said about the run.' },
     attempts: { type: 'integer', description: 'How many times a controller claimed the run.' },
     controller: { type: ['string', 'null'], description: 'The ServiceAccount of the controller that claimed it last.' },
@@ -130,17 +204,32 @@ const RUN_SCHEMA = {
 const RUN_PAGE_SCHEMA = {
   type: 'object',
   required: ['items'],
-  properties: { items: { type: 'array', items: RUN_SCHEMA }, continue: { type: 'string', description: 'Pass as `?continue=` for the next page; absent on the last page.' } },
+  properties: {
+    items: { type: 'array', items: RUN_SCHEMA },
+    continue: { type: 'string', description: 'Pass as `?continue=` for the next page; absent on the last page.' },
+  },
 };
 
 const RUN_PAGE_QUERY = 'Newest first. Query: `limit` (1..500, default 50) and `continue`.';
 const PAGE_PARAMETERS = {
-  limit: { type: 'integer', minimum: 1, maximum: 500, default: 50, description: 'At most this many runs.', 'x-error-reason': 'InvalidLimit' },
-  continue: { type: 'string', description: 'The `continue` of the page before (`InvalidContinueToken` when it is not one).' },
+  limit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 500,
+    default: 50,
+    description: 'At most this many runs.',
+    'x-error-reason': 'InvalidLimit',
+  },
+  continue: {
+    type: 'string',
+    description: 'The `continue` of the page before (`InvalidContinueToken` when it is not one).',
+  },
 } as const;
 const PAGE_QUERY = { type: 'object', properties: PAGE_PARAMETERS } as const;
 const MESSAGE = { type: 'string', maxLength: 4096 } as const;
-const DATABASE_ERRORS = { 503: 'The database (or the Kubernetes API, or the token verifier) is unavailable; retry after `Retry-After`.' };
+const DATABASE_ERRORS = {
+  503: 'The database (or the Kubernetes API, or the token verifier) is unavailable; retry after `Retry-After`.',
+};
 
 /** The run history routes under `/api/v1alpha1/projects/{project}/` (served by the resources function). */
 export function runRoutes() {
@@ -152,11 +241,22 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'startRun',
-      summary: 'Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. Authorised as `create` on `workspaces/runs` (name: the Workspace).',
-      requestSchema: { type: 'object', required: ['type'], additionalProperties: false, properties: { type: { enum: ['plan', 'apply'] }, message: MESSAGE }, 'x-error-reason': 'InvalidRun' },
+      summary:
+        'Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. Authorised as `create` on `workspaces/runs` (name: the Workspace).',
+      requestSchema: {
+        type: 'object',
+        required: ['type'],
+        additionalProperties: false,
+        properties: { type: { enum: ['plan', 'apply'] }, message: MESSAGE },
+        'x-error-reason': 'InvalidRun',
+      },
       responseSchema: RUN_SCHEMA,
       successStatus: 201,
-      errorResponses: { 400: 'Malformed body (`InvalidRun`).', 404: 'No such Workspace (`WorkspaceNotFound`).', ...DATABASE_ERRORS },
+      errorResponses: {
+        400: 'Malformed body (`InvalidRun`).',
+        404: 'No such Workspace (`WorkspaceNotFound`).',
+        ...DATABASE_ERRORS,
+      },
     },
     {
       method: 'GET',
@@ -186,7 +286,7 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'getRun',
-      summary: 'Read one run. Authorised as `get` on `workspaces/runs` (name: the run\'s Workspace).',
+      summary: "Read one run. Authorised as `get` on `workspaces/runs` (name: the run's Workspace).",
       responseSchema: RUN_SCHEMA,
       errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', ...DATABASE_ERRORS },
     },
@@ -196,14 +296,20 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'cancelRun',
-      summary: 'Cancel a run: a Pending one is Cancelled at once; a Running one is marked (`cancelRequestedAt`) and its controller acknowledges at its next lease renewal. No body. Authorised like starting runs: `create` on `workspaces/runs` (name: the run\'s Workspace).',
+      summary:
+        "Cancel a run: a Pending one is Cancelled at once; a Running one is marked (`cancelRequestedAt`) and its controller acknowledges at its next lease renewal. No body. Authorised like starting runs: `create` on `workspaces/runs` (name: the run's Workspace).",
       responseSchema: RUN_SCHEMA,
-      errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', 409: 'The run already Succeeded or Failed (`InvalidPhaseTransition`).', ...DATABASE_ERRORS },
+      errorResponses: {
+        404: 'No such run in this Project (`RunNotFound`).',
+        409: 'The run already Succeeded or Failed (`InvalidPhaseTransition`).',
+        ...DATABASE_ERRORS,
+      },
     },
   ]);
 }
 
-const INTERNAL_AUTH = 'Authorised as a non-resource SubjectAccessReview on the path (`nonResourceURLs: ["/internal/*"]`).';
+const INTERNAL_AUTH =
+  'Authorised as a non-resource SubjectAccessReview on the path (`nonResourceURLs: ["/internal/*"]`).';
 const LEASE_SCHEMA = {
   type: 'object',
   required: ['id', 'expiresAt', 'attempt', 'nextLogSeq', 'cancelRequested'],
@@ -211,19 +317,53 @@ const LEASE_SCHEMA = {
     id: { type: 'string', format: 'uuid', description: 'Carried by every renewal, log append and phase change.' },
     expiresAt: { type: 'string', format: 'date-time' },
     attempt: { type: 'integer' },
-    nextLogSeq: { type: 'integer', description: 'The number of the next log line: where this holder continues the log.' },
+    nextLogSeq: {
+      type: 'integer',
+      description: 'The number of the next log line: where this holder continues the log.',
+    },
     cancelRequested: { type: 'boolean', description: 'A user asked to cancel: stop, then set the phase Cancelled.' },
   },
 };
-const LEASED_RUN_SCHEMA = { type: 'object', required: ['run', 'lease'], properties: { run: RUN_SCHEMA, lease: LEASE_SCHEMA } };
-const LEASE_ID = { type: 'string', format: 'uuid', description: 'The `lease.id` of the claim.', 'x-error-reason': 'InvalidLease' } as const;
-const LEASE_SECONDS = { type: 'integer', minimum: 1, maximum: 600, default: 60, description: 'How long the lease lasts; renew well before (a third is usual).', 'x-error-reason': 'InvalidLease' } as const;
+const LEASED_RUN_SCHEMA = {
+  type: 'object',
+  required: ['run', 'lease'],
+  properties: { run: RUN_SCHEMA, lease: LEASE_SCHEMA },
+};
+const LEASE_ID = {
+  type: 'string',
+  format: 'uuid',
+  description: 'The `lease.id` of the claim.',
+  'x-error-reason': 'InvalidLease',
+} as const;
+const LEASE_SECONDS = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 600,
+  default: 60,
+  description: 'How long the lease lasts; renew well before (a third is usual).',
+  'x-error-reason': 'InvalidLease',
+} as const;
 const CLAIMED_NAME = { type: 'string', minLength: 1, maxLength: 253, 'x-error-reason': 'InvalidClaim' } as const;
-const LEASE_ERRORS = { 404: 'No such run (`RunNotFound`).', 409: 'The lease is not the current holder\'s (`LeaseNotHeld`).', ...DATABASE_ERRORS };
+const LEASE_ERRORS = {
+  404: 'No such run (`RunNotFound`).',
+  409: "The lease is not the current holder's (`LeaseNotHeld`).",
+  ...DATABASE_ERRORS,
+};
 
 /** The workspace controller's routes under `/internal/` (the catch-all `/internal/*` comes after them). */
 export function internalRoutes() {
-  const route = <const Method extends string, const Path extends string, const Id extends string, const Extra extends Partial<RouteDefinition>>(method: Method, path: Path, operationId: Id, summary: string, extra: Extra) => ({
+  const route = <
+    const Method extends string,
+    const Path extends string,
+    const Id extends string,
+    const Extra extends Partial<RouteDefinition>,
+  >(
+    method: Method,
+    path: Path,
+    operationId: Id,
+    summary: string,
+    extra: Extra,
+  ) => ({
     method,
     path,
     target: 'internal' as const,
@@ -233,34 +373,154 @@ export function internalRoutes() {
     ...extra,
   });
   return declareRoutes([
-    route('GET', '/internal/runs', 'listRunsInPhase', 'Runs in one phase across every Project, oldest first: a view of the work queue. Query: `phase` (default Pending), `limit` (1..500, default 50), `continue`.', {
-      querySchema: { type: 'object', properties: { phase: { enum: ['Pending', 'Running'], default: 'Pending', 'x-error-reason': 'InvalidPhase' }, ...PAGE_PARAMETERS } },
-      responseSchema: RUN_PAGE_SCHEMA,
-      errorResponses: { 400: 'Bad `phase`, `limit` or `continue`.', ...DATABASE_ERRORS },
-    }),
-    route('POST', '/internal/runs/claim', 'claimRun', 'Claim the oldest Pending run (of one Project or Workspace, if named) with a lease: it becomes Running, `attempts` + 1, the caller is recorded as its `controller`. Leases that lapsed are collected first. 204 when no run is waiting.', {
-      requestSchema: { type: 'object', additionalProperties: false, properties: { project: CLAIMED_NAME, workspace: { ...CLAIMED_NAME, description: 'Only with `project`.' }, leaseSeconds: LEASE_SECONDS }, dependentRequired: { workspace: ['project'] } },
-      responseSchema: LEASED_RUN_SCHEMA,
-      errorResponses: { 204: 'No run is waiting (no body).', ...DATABASE_ERRORS },
-    }),
-    route('POST', '/internal/runs/{run}/lease', 'renewRunLease', 'Renew the lease for `leaseSeconds` from now; `lease.cancelRequested` says whether a user asked to cancel.', {
-      requestSchema: { type: 'object', required: ['leaseId'], additionalProperties: false, properties: { leaseId: LEASE_ID, leaseSeconds: LEASE_SECONDS } },
-      responseSchema: LEASED_RUN_SCHEMA,
-      errorResponses: LEASE_ERRORS,
-    }),
-    route('POST', '/internal/runs/{run}/phase', 'setRunPhase', 'End a running run: Succeeded, Failed, or Cancelled to acknowledge a requested cancellation; `message` becomes the run\'s `statusMessage`. A retry of the same call answers the run again.', {
-      requestSchema: { type: 'object', required: ['leaseId', 'phase'], additionalProperties: false, properties: { leaseId: LEASE_ID, phase: { enum: ['Succeeded', 'Failed', 'Cancelled'], 'x-error-reason': 'InvalidPhase' }, message: { ...MESSAGE, 'x-error-reason': 'InvalidMessage' } } },
-      responseSchema: RUN_SCHEMA,
-      errorResponses: { ...LEASE_ERRORS, 409: 'The lease is not the current holder\'s (`LeaseNotHeld`), or Cancelled without a requested cancellation (`InvalidPhaseTransition`).' },
-    }),
-    route('POST', '/internal/runs/{run}/logs', 'appendRunLogs', 'Append a numbered chunk of log lines: `firstSeq` is the number of its first line (`lease.nextLogSeq` at first). A chunk stored before is acknowledged with `duplicate: true` and not stored again; durable once answered.', {
-      requestSchema: { type: 'object', required: ['leaseId', 'firstSeq', 'lines'], additionalProperties: false, properties: { leaseId: LEASE_ID, firstSeq: { type: 'integer', minimum: 1, 'x-error-reason': 'InvalidLogLines' }, lines: { type: 'array', minItems: 1, maxItems: 5000, items: { type: 'string' }, 'x-error-reason': 'InvalidLogLines' } } },
-      responseSchema: { type: 'object', required: ['firstSeq', 'lastSeq', 'nextSeq', 'duplicate'], properties: { firstSeq: { type: 'integer' }, lastSeq: { type: 'integer' }, nextSeq: { type: 'integer' }, duplicate: { type: 'boolean' } } },
-      errorResponses: { ...LEASE_ERRORS, 409: 'Not the holder\'s lease (`LeaseNotHeld`), a gap before `firstSeq` (`LogSequenceGap`), or other lines over stored ones (`LogChunkConflict`).' },
-    }),
-    route('GET', '/internal/runs/{run}/variables', 'getRunVariables', 'The run\'s variables, resolved: the Workspace\'s VariableSets in `spec.variableSetRefs` order (a later one replaces a variable of the same name), sensitive values read from their Secrets. Only here, never logged. Needs the current lease in the `Run-Lease` header.', {
-      responseSchema: { type: 'object', required: ['variables'], properties: { variables: { type: 'array', items: { type: 'object', required: ['name', 'category', 'hcl', 'sensitive', 'value', 'variableSet'], properties: { name: { type: 'string' }, category: { enum: ['terraform', 'env'] }, hcl: { type: 'boolean' }, sensitive: { type: 'boolean' }, value: { type: 'string' }, variableSet: { type: 'string' } } } } } },
-      errorResponses: { ...LEASE_ERRORS, 400: 'No `Run-Lease` header, or not a lease id.', 404: 'No such run (`RunNotFound`) or Workspace (`WorkspaceNotFound`).', 409: 'Not the holder\'s lease (`LeaseNotHeld`), or a VariableSet or Secret key the Workspace refers to is missing (`VariableSetNotFound`, `VariableSecretNotFound`).' },
-    }),
+    route(
+      'GET',
+      '/internal/runs',
+      'listRunsInPhase',
+      'Runs in one phase across every Project, oldest first: a view of the work queue. Query: `phase` (default Pending), `limit` (1..500, default 50), `continue`.',
+      {
+        querySchema: {
+          type: 'object',
+          properties: {
+            phase: { enum: ['Pending', 'Running'], default: 'Pending', 'x-error-reason': 'InvalidPhase' },
+            ...PAGE_PARAMETERS,
+          },
+        },
+        responseSchema: RUN_PAGE_SCHEMA,
+        errorResponses: { 400: 'Bad `phase`, `limit` or `continue`.', ...DATABASE_ERRORS },
+      },
+    ),
+    route(
+      'POST',
+      '/internal/runs/claim',
+      'claimRun',
+      'Claim the oldest Pending run (of one Project or Workspace, if named) with a lease: it becomes Running, `attempts` + 1, the caller is recorded as its `controller`. Leases that lapsed are collected first. 204 when no run is waiting.',
+      {
+        requestSchema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            project: CLAIMED_NAME,
+            workspace: { ...CLAIMED_NAME, description: 'Only with `project`.' },
+            leaseSeconds: LEASE_SECONDS,
+          },
+          dependentRequired: { workspace: ['project'] },
+        },
+        responseSchema: LEASED_RUN_SCHEMA,
+        errorResponses: { 204: 'No run is waiting (no body).', ...DATABASE_ERRORS },
+      },
+    ),
+    route(
+      'POST',
+      '/internal/runs/{run}/lease',
+      'renewRunLease',
+      'Renew the lease for `leaseSeconds` from now; `lease.cancelRequested` says whether a user asked to cancel.',
+      {
+        requestSchema: {
+          type: 'object',
+          required: ['leaseId'],
+          additionalProperties: false,
+          properties: { leaseId: LEASE_ID, leaseSeconds: LEASE_SECONDS },
+        },
+        responseSchema: LEASED_RUN_SCHEMA,
+        errorResponses: LEASE_ERRORS,
+      },
+    ),
+    route(
+      'POST',
+      '/internal/runs/{run}/phase',
+      'setRunPhase',
+      "End a running run: Succeeded, Failed, or Cancelled to acknowledge a requested cancellation; `message` becomes the run's `statusMessage`. A retry of the same call answers the run again.",
+      {
+        requestSchema: {
+          type: 'object',
+          required: ['leaseId', 'phase'],
+          additionalProperties: false,
+          properties: {
+            leaseId: LEASE_ID,
+            phase: { enum: ['Succeeded', 'Failed', 'Cancelled'], 'x-error-reason': 'InvalidPhase' },
+            message: { ...MESSAGE, 'x-error-reason': 'InvalidMessage' },
+          },
+        },
+        responseSchema: RUN_SCHEMA,
+        errorResponses: {
+          ...LEASE_ERRORS,
+          409: "The lease is not the current holder's (`LeaseNotHeld`), or Cancelled without a requested cancellation (`InvalidPhaseTransition`).",
+        },
+      },
+    ),
+    route(
+      'POST',
+      '/internal/runs/{run}/logs',
+      'appendRunLogs',
+      'Append a numbered chunk of log lines: `firstSeq` is the number of its first line (`lease.nextLogSeq` at first). A chunk stored before is acknowledged with `duplicate: true` and not stored again; durable once answered.',
+      {
+        requestSchema: {
+          type: 'object',
+          required: ['leaseId', 'firstSeq', 'lines'],
+          additionalProperties: false,
+          properties: {
+            leaseId: LEASE_ID,
+            firstSeq: { type: 'integer', minimum: 1, 'x-error-reason': 'InvalidLogLines' },
+            lines: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 5000,
+              items: { type: 'string' },
+              'x-error-reason': 'InvalidLogLines',
+            },
+          },
+        },
+        responseSchema: {
+          type: 'object',
+          required: ['firstSeq', 'lastSeq', 'nextSeq', 'duplicate'],
+          properties: {
+            firstSeq: { type: 'integer' },
+            lastSeq: { type: 'integer' },
+            nextSeq: { type: 'integer' },
+            duplicate: { type: 'boolean' },
+          },
+        },
+        errorResponses: {
+          ...LEASE_ERRORS,
+          409: "Not the holder's lease (`LeaseNotHeld`), a gap before `firstSeq` (`LogSequenceGap`), or other lines over stored ones (`LogChunkConflict`).",
+        },
+      },
+    ),
+    route(
+      'GET',
+      '/internal/runs/{run}/variables',
+      'getRunVariables',
+      "The run's variables, resolved: the Workspace's VariableSets in `spec.variableSetRefs` order (a later one replaces a variable of the same name), sensitive values read from their Secrets. Only here, never logged. Needs the current lease in the `Run-Lease` header.",
+      {
+        responseSchema: {
+          type: 'object',
+          required: ['variables'],
+          properties: {
+            variables: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['name', 'category', 'hcl', 'sensitive', 'value', 'variableSet'],
+                properties: {
+                  name: { type: 'string' },
+                  category: { enum: ['terraform', 'env'] },
+                  hcl: { type: 'boolean' },
+                  sensitive: { type: 'boolean' },
+                  value: { type: 'string' },
+                  variableSet: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        errorResponses: {
+          ...LEASE_ERRORS,
+          400: 'No `Run-Lease` header, or not a lease id.',
+          404: 'No such run (`RunNotFound`) or Workspace (`WorkspaceNotFound`).',
+          409: "Not the holder's lease (`LeaseNotHeld`), or a VariableSet or Secret key the Workspace refers to is missing (`VariableSetNotFound`, `VariableSecretNotFound`).",
+        },
+      },
+    ),
   ]);
 }

@@ -9,24 +9,44 @@ import type { RouteDefinition } from './route-table.ts';
 
 const NO_TOKEN = 'No token, or an invalid, expired or unaccepted token.';
 const NOT_ALLOWED = 'Authenticated but not allowed.';
-const VERIFIER_DOWN = 'The token verifier\'s infrastructure (or what the route needs) is unreachable; retry after `Retry-After`.';
-const INVALID_PARAMETER = 'A path parameter is not a valid name (`InvalidPathParameter`; `BadRequest` on resource routes).';
+const VERIFIER_DOWN =
+  "The token verifier's infrastructure (or what the route needs) is unreachable; retry after `Retry-After`.";
+const INVALID_PARAMETER =
+  'A path parameter is not a valid name (`InvalidPathParameter`; `BadRequest` on resource routes).';
 const MALFORMED_BODY = 'The body is not JSON or does not match the request schema.';
 const TOO_LARGE = 'The body is over the size limit (`PayloadTooLarge`).';
 
-const OBJECT_BODY = { 400: 'A body that is not JSON, or an object of another kind or name.', 415: 'A `Content-Type` other than JSON or YAML.' };
-const PATCH_BODY = { 400: 'A patch that is not JSON, or cannot be applied.', 415: 'A `Content-Type` that is not a patch type (server-side apply is not offered on `/status`).' };
-const MISSING = { 404: 'No such object (the cluster\'s `Status`).' };
-const WRITE_REFUSED = { 409: '`metadata.resourceVersion` is stale, or the object changed meanwhile (the cluster\'s `Status`).', 422: 'The object is invalid: the CRD\'s schema refuses it (the cluster\'s `Status`).' };
+const OBJECT_BODY = {
+  400: 'A body that is not JSON, or an object of another kind or name.',
+  415: 'A `Content-Type` other than JSON or YAML.',
+};
+const PATCH_BODY = {
+  400: 'A patch that is not JSON, or cannot be applied.',
+  415: 'A `Content-Type` that is not a patch type (server-side apply is not offered on `/status`).',
+};
+const MISSING = { 404: "No such object (the cluster's `Status`)." };
+const WRITE_REFUSED = {
+  409: "`metadata.resourceVersion` is stale, or the object changed meanwhile (the cluster's `Status`).",
+  422: "The object is invalid: the CRD's schema refuses it (the cluster's `Status`).",
+};
 
 /** What each Kubernetes operation on a platform kind can refuse, besides authentication and authorisation. */
 const RESOURCE_ANSWERS: Record<ResourceOperation, Record<number, string>> = {
   list: { 400: 'A bad `limit`, selector, `resourceVersion` or `includeObject`.' },
-  create: { ...OBJECT_BODY, 404: 'The namespace (Project) does not exist.', 409: 'The name is taken (`AlreadyExists`).', 422: WRITE_REFUSED[422] },
+  create: {
+    ...OBJECT_BODY,
+    404: 'The namespace (Project) does not exist.',
+    409: 'The name is taken (`AlreadyExists`).',
+    422: WRITE_REFUSED[422],
+  },
   get: MISSING,
   replace: { ...OBJECT_BODY, ...MISSING, ...WRITE_REFUSED },
   patch: { ...PATCH_BODY, ...MISSING, ...WRITE_REFUSED },
-  delete: { 400: 'DeleteOptions that are not JSON.', ...MISSING, 409: 'A precondition in DeleteOptions does not hold.' },
+  delete: {
+    400: 'DeleteOptions that are not JSON.',
+    ...MISSING,
+    409: 'A precondition in DeleteOptions does not hold.',
+  },
   getStatus: MISSING,
   replaceStatus: { 400: OBJECT_BODY[400], ...MISSING, ...WRITE_REFUSED },
   patchStatus: { ...PATCH_BODY, ...MISSING, ...WRITE_REFUSED },
@@ -51,7 +71,8 @@ export function routeAnswers(route: RouteDefinition): Record<number, string> {
   for (const part of parts) {
     for (const [status, description] of Object.entries(part)) {
       const code = Number(status);
-      answers[code] = answers[code] && answers[code] !== description ? `${answers[code]} Or: ${description}` : description;
+      answers[code] =
+        answers[code] && answers[code] !== description ? `${answers[code]} Or: ${description}` : description;
     }
   }
   return answers;

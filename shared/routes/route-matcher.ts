@@ -49,7 +49,12 @@ export class RouteMatcher {
       if (route.method === '*' || route.method === method || (method === 'HEAD' && route.method === 'GET')) {
         for (const [name, schema] of parameters) {
           const problem = checkAgainst(schema, params[name] ?? '');
-          if (problem !== undefined) return { kind: 'invalid-parameter', route, problem: `${name} ${echoedValue(params[name] ?? '')} is invalid: ${problem}` };
+          if (problem !== undefined)
+            return {
+              kind: 'invalid-parameter',
+              route,
+              problem: `${name} ${echoedValue(params[name] ?? '')} is invalid: ${problem}`,
+            };
         }
         return { kind: 'found', match: { route, params } };
       }

@@ -80,17 +80,44 @@ export function declareRoutes<const Routes extends readonly RouteDefinition[]>(r
 /** The routes as declared, in order. */
 function declaredRoutes(apiGroup: string) {
   return declareRoutes([
-    { method: 'GET', path: '/healthz', target: 'every-function', auth: 'none', operationId: 'getHealth', summary: 'Liveness: the process is serving.', responseSchema: { type: 'object', properties: { status: { type: 'string' } } } },
-    { method: 'GET', path: '/readyz', target: 'every-function', auth: 'none', operationId: 'getReadiness', summary: 'Readiness: the function can verify tokens and reach what it depends on.', responseSchema: { type: 'object', properties: { status: { type: 'string' } } }, errorResponses: { 503: 'Not ready; `reason` says why.' } },
+    {
+      method: 'GET',
+      path: '/healthz',
+      target: 'every-function',
+      auth: 'none',
+      operationId: 'getHealth',
+      summary: 'Liveness: the process is serving.',
+      responseSchema: { type: 'object', properties: { status: { type: 'string' } } },
+    },
+    {
+      method: 'GET',
+      path: '/readyz',
+      target: 'every-function',
+      auth: 'none',
+      operationId: 'getReadiness',
+      summary: 'Readiness: the function can verify tokens and reach what it depends on.',
+      responseSchema: { type: 'object', properties: { status: { type: 'string' } } },
+      errorResponses: { 503: 'Not ready; `reason` says why.' },
+    },
     {
       method: 'POST',
       path: '/api/v1alpha1/auth/login',
       target: 'login',
       auth: 'none',
       operationId: 'login',
-      summary: 'Log in as the built-in admin account. The password goes in `Authorization: Bearer <password>`; no body.',
-      responseSchema: { type: 'object', required: ['idToken'], properties: { idToken: { type: 'string', description: 'The admin JWT (HS256).' } }, additionalProperties: false },
-      errorResponses: { 400: 'Missing or malformed Authorization header.', 403: 'Wrong password (`InvalidPassword`) or admin account disabled (`AdminAccountDisabled`).', 429: 'Too many failed logins from this client, or too many logins in progress; see `Retry-After`.' },
+      summary:
+        'Log in as the built-in admin account. The password goes in `Authorization: Bearer <password>`; no body.',
+      responseSchema: {
+        type: 'object',
+        required: ['idToken'],
+        properties: { idToken: { type: 'string', description: 'The admin JWT (HS256).' } },
+        additionalProperties: false,
+      },
+      errorResponses: {
+        400: 'Missing or malformed Authorization header.',
+        403: 'Wrong password (`InvalidPassword`) or admin account disabled (`AdminAccountDisabled`).',
+        429: 'Too many failed logins from this client, or too many logins in progress; see `Retry-After`.',
+      },
     },
     {
       method: 'GET',
@@ -99,8 +126,14 @@ function declaredRoutes(apiGroup: string) {
       auth: 'bearer',
       operationId: 'whoAmI',
       anyAuthenticatedCaller: true,
-      summary: 'Who the token authenticates as: the principal type and the name runs record for it (`admin`, the OIDC username, `system:serviceaccount:<ns>:<name>`). Needs nothing but a valid token.',
-      responseSchema: { type: 'object', required: ['type', 'name'], properties: { type: { enum: ['admin', 'oidc', 'serviceaccount'] }, name: { type: 'string' } }, additionalProperties: false },
+      summary:
+        'Who the token authenticates as: the principal type and the name runs record for it (`admin`, the OIDC username, `system:serviceaccount:<ns>:<name>`). Needs nothing but a valid token.',
+      responseSchema: {
+        type: 'object',
+        required: ['type', 'name'],
+        properties: { type: { enum: ['admin', 'oidc', 'serviceaccount'] }, name: { type: 'string' } },
+        additionalProperties: false,
+      },
     },
     {
       method: 'GET',
@@ -111,8 +144,24 @@ function declaredRoutes(apiGroup: string) {
       summary: 'What a client needs before it logs in: whether the admin account is enabled and the OIDC settings.',
       responseSchema: { $ref: '#/components/schemas/PublicConfig' },
     },
-    { method: 'GET', path: '/openapi.json', target: 'public-config', auth: 'none', operationId: 'getOpenApiDocument', summary: 'This OpenAPI 3.1 document.', responseSchema: { type: 'object' } },
-    { method: 'GET', path: '/docs', target: 'public-config', auth: 'none', operationId: 'getApiReference', summary: 'A readable API reference page generated from the OpenAPI document.', responseMediaType: 'text/html' },
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      target: 'public-config',
+      auth: 'none',
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI 3.1 document.',
+      responseSchema: { type: 'object' },
+    },
+    {
+      method: 'GET',
+      path: '/docs',
+      target: 'public-config',
+      auth: 'none',
+      operationId: 'getApiReference',
+      summary: 'A readable API reference page generated from the OpenAPI document.',
+      responseMediaType: 'text/html',
+    },
     ...kubernetesApiRoutes(apiGroup),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
@@ -133,7 +182,8 @@ function declaredRoutes(apiGroup: string) {
       target: 'run-logs',
       auth: 'bearer-or-query',
       operationId: 'streamRunLogs',
-      summary: 'Stream a run\'s log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run\'s Workspace).',
+      summary:
+        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
       responseMediaType: 'text/event-stream',
       errorResponses: {
         404: 'No such run in this Project (`RunNotFound`).',
@@ -141,7 +191,15 @@ function declaredRoutes(apiGroup: string) {
         503: 'The database is unavailable; retry after `Retry-After`.',
       },
     },
-    { method: '*', path: '/bridge/*', target: 'bridge', auth: 'none', operationId: 'identityBridge', summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).', errorResponses: { 404: 'No identity bridge is configured (`BridgeNotConfigured`).' } },
+    {
+      method: '*',
+      path: '/bridge/*',
+      target: 'bridge',
+      auth: 'none',
+      operationId: 'identityBridge',
+      summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).',
+      errorResponses: { 404: 'No identity bridge is configured (`BridgeNotConfigured`).' },
+    },
   ]);
 }
 

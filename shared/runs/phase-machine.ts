@@ -20,20 +20,69 @@ export const MAX_RUN_ATTEMPTS = 3;
  * table, and docs/run-history.md shows it as `phaseMachineTable()` renders it (a test keeps them equal).
  */
 export const PHASE_TRANSITIONS: readonly PhaseTransition[] = [
-  { from: 'Pending', to: 'Running', by: 'controller', requires: '`POST /internal/runs/claim`: the oldest Pending run (of a Project or Workspace, if named) gets a new lease; `attempts` + 1; the controller is recorded' },
-  { from: 'Running', to: 'Succeeded', by: 'controller', requires: '`POST /internal/runs/{run}/phase` with the current, unexpired lease' },
-  { from: 'Running', to: 'Failed', by: 'controller', requires: '`POST /internal/runs/{run}/phase` with the current, unexpired lease' },
-  { from: 'Running', to: 'Cancelled', by: 'controller', requires: '`POST /internal/runs/{run}/phase` with the current, unexpired lease, once a cancellation was requested (the acknowledgement)' },
-  { from: 'Pending', to: 'Cancelled', by: 'user', requires: '`POST /api/v1alpha1/projects/{project}/runs/{run}/cancel`, allowed to start runs in the Workspace' },
-  { from: 'Running', to: 'Running', by: 'user', requires: 'the same call: records `cancelRequestedAt`; the controller sees `cancelRequested` at its next renewal' },
-  { from: 'Running', to: 'Pending', by: 'lease lapse', requires: `the lease expired, no cancellation was requested, \`attempts\` < ${MAX_RUN_ATTEMPTS}: back in the queue (collected by the next claim)` },
-  { from: 'Running', to: 'Failed', by: 'lease lapse', requires: `the lease expired on attempt ${MAX_RUN_ATTEMPTS}: the run fails, saying why in \`statusMessage\`` },
-  { from: 'Running', to: 'Cancelled', by: 'lease lapse', requires: 'the lease expired after a cancellation was requested' },
+  {
+    from: 'Pending',
+    to: 'Running',
+    by: 'controller',
+    requires:
+      '`POST /internal/runs/claim`: the oldest Pending run (of a Project or Workspace, if named) gets a new lease; `attempts` + 1; the controller is recorded',
+  },
+  {
+    from: 'Running',
+    to: 'Succeeded',
+    by: 'controller',
+    requires: '`POST /internal/runs/{run}/phase` with the current, unexpired lease',
+  },
+  {
+    from: 'Running',
+    to: 'Failed',
+    by: 'controller',
+    requires: '`POST /internal/runs/{run}/phase` with the current, unexpired lease',
+  },
+  {
+    from: 'Running',
+    to: 'Cancelled',
+    by: 'controller',
+    requires:
+      '`POST /internal/runs/{run}/phase` with the current, unexpired lease, once a cancellation was requested (the acknowledgement)',
+  },
+  {
+    from: 'Pending',
+    to: 'Cancelled',
+    by: 'user',
+    requires: '`POST /api/v1alpha1/projects/{project}/runs/{run}/cancel`, allowed to start runs in the Workspace',
+  },
+  {
+    from: 'Running',
+    to: 'Running',
+    by: 'user',
+    requires: 'the same call: records `cancelRequestedAt`; the controller sees `cancelRequested` at its next renewal',
+  },
+  {
+    from: 'Running',
+    to: 'Pending',
+    by: 'lease lapse',
+    requires: `the lease expired, no cancellation was requested, \`attempts\` < ${MAX_RUN_ATTEMPTS}: back in the queue (collected by the next claim)`,
+  },
+  {
+    from: 'Running',
+    to: 'Failed',
+    by: 'lease lapse',
+    requires: `the lease expired on attempt ${MAX_RUN_ATTEMPTS}: the run fails, saying why in \`statusMessage\``,
+  },
+  {
+    from: 'Running',
+    to: 'Cancelled',
+    by: 'lease lapse',
+    requires: 'the lease expired after a cancellation was requested',
+  },
 ];
 
 /** The phases `by` may move a run to `to` from, per the table. */
 export function phasesFrom(to: RunPhase, by: PhaseActor): RunPhase[] {
-  return PHASE_TRANSITIONS.filter((transition) => transition.to === to && transition.by === by).map((transition) => transition.from);
+  return PHASE_TRANSITIONS.filter((transition) => transition.to === to && transition.by === by).map(
+    (transition) => transition.from,
+  );
 }
 
 /** The table as the Markdown docs/run-history.md carries. */

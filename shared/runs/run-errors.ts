@@ -71,7 +71,9 @@ export class LogChunkConflictError extends Error {
   readonly reason = 'LogChunkConflict';
 
   constructor(runId: string, firstSeq: number, nextSeq: number) {
-    super(`run ${runId}: the chunk starting at line ${firstSeq} differs from the stored lines (the next line is ${nextSeq})`);
+    super(
+      `run ${runId}: the chunk starting at line ${firstSeq} differs from the stored lines (the next line is ${nextSeq})`,
+    );
     this.name = 'LogChunkConflictError';
   }
 }

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { FINAL_PHASES, type Run, type RunPhase } from './run.ts';
-import { InvalidPhaseTransitionError, LeaseNotHeldError, LogChunkConflictError, LogSequenceGapError, RunNotFoundError } from './run-errors.ts';
+import {
+  InvalidPhaseTransitionError,
+  LeaseNotHeldError,
+  LogChunkConflictError,
+  LogSequenceGapError,
+  RunNotFoundError,
+} from './run-errors.ts';
 import { isUuid } from './run-id.ts';
 import { MAX_RUN_ATTEMPTS, phasesFrom } from './phase-machine.ts';
 import { queryRuns, RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
@@ -140,7 +146,10 @@ export class RunLeases {
   /** The run, if `leaseId` is its current, unexpired lease; throws `LeaseNotHeldError` otherwise. */
   async heldRun(runId: string, leaseId: string): Promise<Run> {
     this.#checkIds(runId, leaseId);
-    const { rows } = await queryRuns<RunRow>(this.#pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND ${HELD}`, [runId, leaseId]);
+    const { rows } = await queryRuns<RunRow>(this.#pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND ${HELD}`, [
+      runId,
+      leaseId,
+    ]);
     if (rows[0]) return toRun(rows[0]);
     throw leaseFailure(runId, leaseId, await this.#state(runId));
   }
@@ -150,7 +159,12 @@ export class RunLeases {
    * the next line; a chunk stored before (a retry) is acknowledged without storing it again; a gap
    * or a different chunk over stored lines is refused. `lines` must not be empty.
    */
-  async appendChunk(runId: string, leaseId: string, firstSeq: number, lines: readonly string[]): Promise<AppendedChunk> {
+  async appendChunk(
+    runId: string,
+    leaseId: string,
+    firstSeq: number,
+    lines: readonly string[],
+  ): Promise<AppendedChunk> {
     this.#checkIds(runId, leaseId);
     const lastSeq = firstSeq + lines.length - 1;
     // Reserving the numbers and inserting the lines is one statement: all lines land, or none.
@@ -169,7 +183,8 @@ export class RunLeases {
     if (!isHeld(state, leaseId)) throw leaseFailure(runId, leaseId, state);
     const nextSeq = Number(state!.last_log_seq) + 1;
     if (firstSeq > nextSeq) throw new LogSequenceGapError(runId, firstSeq, nextSeq);
-    if (lastSeq < nextSeq && (await this.#storedLinesEqual(runId, firstSeq, lines))) return { firstSeq, lastSeq, nextSeq, duplicate: true };
+    if (lastSeq < nextSeq && (await this.#storedLinesEqual(runId, firstSeq, lines)))
+      return { firstSeq, lastSeq, nextSeq, duplicate: true };
     throw new LogChunkConflictError(runId, firstSeq, nextSeq);
   }
 
@@ -192,7 +207,9 @@ export class RunLeases {
     const state = await this.#state(runId);
     // The lease stays on a finished run, so the holder's retry is recognised.
     if (state && state.lease_id === leaseId && state.phase === phase) {
-      const { rows: finished } = await queryRuns<RunRow>(this.#pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [runId]);
+      const { rows: finished } = await queryRuns<RunRow>(this.#pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [
+        runId,
+      ]);
       return toRun(finished[0]!);
     }
     if (isHeld(state, leaseId) && (phase !== 'Cancelled' || state!.cancel_requested_at === null)) {
@@ -233,7 +250,8 @@ function isHeld(state: LeaseState | undefined, leaseId: string): boolean {
 function leaseFailure(runId: string, leaseId: string, state: LeaseState | undefined): Error {
   if (!state) return new RunNotFoundError(runId);
   if (FINAL_PHASES.includes(state.phase)) return new LeaseNotHeldError(runId, `the run is ${state.phase}`);
-  if (state.lease_id !== leaseId) return new LeaseNotHeldError(runId, 'another lease holds it, or it went back to the queue');
+  if (state.lease_id !== leaseId)
+    return new LeaseNotHeldError(runId, 'another lease holds it, or it went back to the queue');
   return new LeaseNotHeldError(runId, 'the lease expired');
 }
 

@@ -87,7 +87,11 @@ export class RunLogListener {
   #connecting: Promise<void> | undefined;
   #reconnectTimer: NodeJS.Timeout | undefined;
 
-  constructor(connectionConfig: pg.ClientConfig, readLogLines: ReadLogLines, limits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS) {
+  constructor(
+    connectionConfig: pg.ClientConfig,
+    readLogLines: ReadLogLines,
+    limits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS,
+  ) {
     this.#connectionConfig = connectionConfig;
     this.#readLogLines = readLogLines;
     this.#limits = limits;
@@ -96,14 +100,20 @@ export class RunLogListener {
 
   /** Starts delivering lines after `afterSeq` (existing ones first); resolves to an unsubscribe function. */
   async subscribe(subscription: LogLineSubscription): Promise<() => Promise<void>> {
-    const subscriber: Subscriber = { subscription, position: subscription.afterSeq, catchingUp: false, unsubscribed: false };
+    const subscriber: Subscriber = {
+      subscription,
+      position: subscription.afterSeq,
+      catchingUp: false,
+      unsubscribed: false,
+    };
     const feed = this.#feedOf(subscription.runId);
     feed.behind.add(subscriber);
     const unsubscribe = async (): Promise<void> => {
       subscriber.unsubscribed = true;
       feed.behind.delete(subscriber);
       feed.following.delete(subscriber);
-      if (feed.behind.size === 0 && feed.following.size === 0 && this.#feeds.get(feed.runId) === feed) this.#feeds.delete(feed.runId);
+      if (feed.behind.size === 0 && feed.following.size === 0 && this.#feeds.get(feed.runId) === feed)
+        this.#feeds.delete(feed.runId);
       if (this.#feeds.size === 0) await this.#disconnect();
     };
     try {
@@ -146,7 +156,9 @@ export class RunLogListener {
       for (;;) {
         if (subscriber.unsubscribed) return;
         // A subscriber that left while waiting for its turn costs no read.
-        const lines = await this.#catchUpReads.run(async () => (subscriber.unsubscribed ? [] : this.#readLogLines(feed.runId, subscriber.position, pageSize)));
+        const lines = await this.#catchUpReads.run(async () =>
+          subscriber.unsubscribed ? [] : this.#readLogLines(feed.runId, subscriber.position, pageSize),
+        );
         if (subscriber.unsubscribed) return;
         if (lines.length > 0) {
           subscriber.position = lines[lines.length - 1]!.seq;
@@ -194,7 +206,10 @@ export class RunLogListener {
           feed.announced = feed.cursor;
           break;
         }
-        this.#advance(feed, lines.filter((line) => line.seq > feed.cursor!));
+        this.#advance(
+          feed,
+          lines.filter((line) => line.seq > feed.cursor!),
+        );
       }
     } catch (error) {
       for (const subscriber of feed.following) subscriber.subscription.onError?.(error);
@@ -210,7 +225,8 @@ export class RunLogListener {
     feed.cursor = last.seq;
     for (const subscriber of feed.following) {
       // A follower that joined ahead of the cursor skips what its catch-up already gave it.
-      const batch = subscriber.position < lines[0]!.seq ? lines : lines.filter((line) => line.seq > subscriber.position);
+      const batch =
+        subscriber.position < lines[0]!.seq ? lines : lines.filter((line) => line.seq > subscriber.position);
       if (batch.length === 0) continue;
       subscriber.position = last.seq;
       try {
@@ -298,7 +314,8 @@ function parseNotification(payload: string | undefined): Notification {
 /** The lines a notification carries, numbered; undefined when it carries none (they did not fit). */
 function carriedLines(notification: Notification): RunLogLine[] | undefined {
   const { firstSeq, lastSeq, lines } = notification;
-  if (typeof firstSeq !== 'number' || !Array.isArray(lines) || lines.length !== lastSeq! - firstSeq + 1) return undefined;
+  if (typeof firstSeq !== 'number' || !Array.isArray(lines) || lines.length !== lastSeq! - firstSeq + 1)
+    return undefined;
   if (!lines.every((line) => typeof line === 'string')) return undefined;
   return lines.map((line, index) => ({ seq: firstSeq + index, line }));
 }

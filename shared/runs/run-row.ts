@@ -52,7 +52,11 @@ export function toLogLine(row: { seq: string; line: string }): RunLogLine {
 }
 
 /** One statement on the pool; a server that cannot be reached surfaces as `DatabaseUnavailableError`. */
-export async function queryRuns<Row extends pg.QueryResultRow>(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+export async function queryRuns<Row extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<Row>> {
   try {
     return await pool.query<Row>(text, values);
   } catch (error) {

@@ -70,7 +70,15 @@ export class RunStore {
       `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message)
        VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7)
        RETURNING ${RUN_COLUMNS}`,
-      [newRunId(), input.project, input.workspace, input.type, input.principal, input.principalType, input.message ?? ''],
+      [
+        newRunId(),
+        input.project,
+        input.workspace,
+        input.type,
+        input.principal,
+        input.principalType,
+        input.message ?? '',
+      ],
     );
     return toRun(rows[0]!);
   }
@@ -191,12 +199,19 @@ export class RunStore {
   /** Run `id`'s phase and message with the seq of its last log line; throws `RunNotFoundError` when there is none. */
   async getLogProgress(id: string): Promise<RunLogProgress> {
     if (!isUuid(id)) throw new RunNotFoundError(id);
-    const { rows } = await this.#query<{ phase: RunPhase; message: string; status_message: string; last_log_seq: string }>(
-      'SELECT phase, message, status_message, last_log_seq FROM runs WHERE id = $1',
-      [id],
-    );
+    const { rows } = await this.#query<{
+      phase: RunPhase;
+      message: string;
+      status_message: string;
+      last_log_seq: string;
+    }>('SELECT phase, message, status_message, last_log_seq FROM runs WHERE id = $1', [id]);
     if (!rows[0]) throw new RunNotFoundError(id);
-    return { phase: rows[0].phase, message: rows[0].message, statusMessage: rows[0].status_message, lastSeq: Number(rows[0].last_log_seq) };
+    return {
+      phase: rows[0].phase,
+      message: rows[0].message,
+      statusMessage: rows[0].status_message,
+      lastSeq: Number(rows[0].last_log_seq),
+    };
   }
 
   /** Makes sure this process's subscribers of run `runId` get every line up to `lastSeq` (the last of an ended run). */
@@ -221,5 +236,7 @@ export class RunStore {
 function pageOf(rows: RunRow[], limit: number): RunPage {
   const items = rows.slice(0, limit).map(toRun);
   const last = items[items.length - 1];
-  return rows.length > limit && last ? { items, continue: encodeContinueToken({ createdAt: last.createdAt, id: last.id }) } : { items };
+  return rows.length > limit && last
+    ? { items, continue: encodeContinueToken({ createdAt: last.createdAt, id: last.id }) }
+    : { items };
 }

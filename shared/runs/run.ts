@@ -56,4 +56,3 @@ export const PRINCIPAL_TYPES: readonly PrincipalType[] = ['admin', 'oidc', 'serv
 
 /** Phases after which nothing changes any more. */
 export const FINAL_PHASES: readonly RunPhase[] = ['Succeeded', 'Failed', 'Cancelled'];
-

@@ -28,8 +28,16 @@ export interface CoreHandlerDependencies {
 }
 
 /** A function's core handler over the context of its process. */
-export function createContextHandler(definition: FunctionDefinition, context: Pick<AppContext, 'routes' | 'authenticator' | 'logger' | 'config'>): CoreHandler {
-  return createCoreHandler(definition, { routes: context.routes, authenticator: context.authenticator, logger: context.logger, corsAllowedOrigins: context.config.corsAllowedOrigins });
+export function createContextHandler(
+  definition: FunctionDefinition,
+  context: Pick<AppContext, 'routes' | 'authenticator' | 'logger' | 'config'>,
+): CoreHandler {
+  return createCoreHandler(definition, {
+    routes: context.routes,
+    authenticator: context.authenticator,
+    logger: context.logger,
+    corsAllowedOrigins: context.config.corsAllowedOrigins,
+  });
 }
 
 /**
@@ -40,7 +48,9 @@ export function createContextHandler(definition: FunctionDefinition, context: Pi
 export function createCoreHandler(definition: FunctionDefinition, dependencies: CoreHandlerDependencies): CoreHandler {
   // Bridge paths reach a function only when no bridge is deployed (the gateway's fallback):
   // they stay unauthenticated and answer 404, exactly as the local gateway does.
-  const ownRoutes = dependencies.routes.filter((route) => route.target === definition.name || route.target === 'every-function' || route.target === 'bridge');
+  const ownRoutes = dependencies.routes.filter(
+    (route) => route.target === definition.name || route.target === 'every-function' || route.target === 'bridge',
+  );
   for (const route of ownRoutes) {
     if (route.target === definition.name && !definition.handlers[route.operationId]) {
       throw new Error(`function ${definition.name} has no handler for route ${route.operationId}`);

@@ -53,12 +53,20 @@ function checkOf(schema: Schema, place: 'body' | 'query'): ValidateFunction {
  * so a refused caller gets its 403 whatever it sent. Resource bodies under `/apis/` are judged by
  * the cluster, not here.
  */
-export function attachRequestInput<Request extends ApiRequest & { route?: RouteDefinition }>(request: Request): asserts request is Request & { input: RequestInput } {
+export function attachRequestInput<Request extends ApiRequest & { route?: RouteDefinition }>(
+  request: Request,
+): asserts request is Request & { input: RequestInput } {
   const { route } = request;
   let body: { value: unknown } | undefined;
   let query: { value: Record<string, unknown> } | undefined;
   (request as Request & { input: RequestInput }).input = {
-    body: () => (body ??= { value: route?.requestSchema && !route.bodyJudgedByCluster ? checkedBody(request, route, route.requestSchema) : undefined }).value,
+    body: () =>
+      (body ??= {
+        value:
+          route?.requestSchema && !route.bodyJudgedByCluster
+            ? checkedBody(request, route, route.requestSchema)
+            : undefined,
+      }).value,
     query: () => (query ??= { value: checkedQuery(request, route) }).value,
   };
 }
@@ -79,18 +87,34 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
   return values;
 }
 
-function checkAgainstSchema(route: RouteDefinition, schema: Schema, value: unknown, place: 'body' | 'query', what: string): void {
+function checkAgainstSchema(
+  route: RouteDefinition,
+  schema: Schema,
+  value: unknown,
+  place: 'body' | 'query',
+  what: string,
+): void {
   const check = checkOf(schema, place);
   if (check(value)) return;
   const error = check.errors![0]!;
   const field = fieldOf(error);
-  throw invalidRequest(route, reasonOf(schema, field.split(/[.[]/)[0]), `${what} ${JSON.stringify(field)} ${problemOf(error)}`);
+  throw invalidRequest(
+    route,
+    reasonOf(schema, field.split(/[.[]/)[0]),
+    `${what} ${JSON.stringify(field)} ${problemOf(error)}`,
+  );
 }
 
 /** The field an error is about: its path, or the property missing or not allowed. */
 function fieldOf(error: ErrorObject): string {
-  const path = error.instancePath.slice(1).split('/').map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : `${index ? '.' : ''}${part}`)).join('');
-  const property = (error.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (error.params as { additionalProperty?: string }).additionalProperty;
+  const path = error.instancePath
+    .slice(1)
+    .split('/')
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : `${index ? '.' : ''}${part}`))
+    .join('');
+  const property =
+    (error.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ??
+    (error.params as { additionalProperty?: string }).additionalProperty;
   return property === undefined ? path : path ? `${path}.${property}` : property;
 }
 

@@ -6,10 +6,14 @@ import type { HandlerRequest, RouteHandler } from './function-definition.ts';
 import type { RequestInput } from './request-validation.ts';
 
 /** The names of the `{parameter}`s of a path template. */
-type ParameterNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | ParameterNames<Rest> : never;
+type ParameterNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | ParameterNames<Rest>
+  : never;
 
 /** The path parameters of a route, one string per `{parameter}` of its template (checked at route match). */
-export type PathParameters<Path extends string> = string extends Path ? Record<string, string> : { readonly [Name in ParameterNames<Path>]: string };
+export type PathParameters<Path extends string> = string extends Path
+  ? Record<string, string>
+  : { readonly [Name in ParameterNames<Path>]: string };
 
 type SchemaType<Schema, Otherwise> = Schema extends JSONSchema ? FromSchema<Schema> : Otherwise;
 
@@ -24,7 +28,15 @@ export interface RouteRequest<R extends RouteDefinition> extends ApiRequest {
 /** A request on any route that needs a token: the principal is there. */
 export type AuthenticatedRequest = HandlerRequest & { principal: Principal };
 
-type OwnRoute<F extends FunctionName> = DeclaredRoute extends infer R ? (R extends RouteDefinition ? (string extends R['operationId'] ? never : R['target'] extends F ? R : never) : never) : never;
+type OwnRoute<F extends FunctionName> = DeclaredRoute extends infer R
+  ? R extends RouteDefinition
+    ? string extends R['operationId']
+      ? never
+      : R['target'] extends F
+        ? R
+        : never
+    : never
+  : never;
 
 /** The handler of route R. */
 export type TypedHandler<R extends RouteDefinition> = (request: RouteRequest<R>) => Promise<ApiResponse> | ApiResponse;
@@ -44,6 +56,8 @@ export function routeHandlers<F extends FunctionName>(handlers: RouteHandlers<F>
 }
 
 /** The same for routes generated at run time (one set per platform kind), typed from the generator's route type. */
-export function generatedRouteHandlers<R extends RouteDefinition>(handlers: Record<string, TypedHandler<R>>): Record<string, RouteHandler> {
+export function generatedRouteHandlers<R extends RouteDefinition>(
+  handlers: Record<string, TypedHandler<R>>,
+): Record<string, RouteHandler> {
   return handlers as unknown as Record<string, RouteHandler>;
 }

@@ -10,12 +10,25 @@ import type { ServerTls } from '../tls/server-tls.ts';
  * size cap (431 beyond it) and timeouts that stop slow clients holding sockets. Requests node
  * refuses before any handler runs get the same JSON error body as every other refusal.
  */
-export function createLimitedHttpServer(config: Pick<ServerConfig, 'maxHeaderBytes'>, listener: (req: IncomingMessage, res: ServerResponse) => void, tls?: ServerTls): Server {
-  const limits = { maxHeaderSize: config.maxHeaderBytes, requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 };
-  const server = tls ? createHttpsServer({ ...limits, cert: tls.cert, key: tls.key }, listener) : createServer(limits, listener);
+export function createLimitedHttpServer(
+  config: Pick<ServerConfig, 'maxHeaderBytes'>,
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+  tls?: ServerTls,
+): Server {
+  const limits = {
+    maxHeaderSize: config.maxHeaderBytes,
+    requestTimeout: 60_000,
+    headersTimeout: 20_000,
+    keepAliveTimeout: 65_000,
+  };
+  const server = tls
+    ? createHttpsServer({ ...limits, cert: tls.cert, key: tls.key }, listener)
+    : createServer(limits, listener);
   // Streams (run logs) outlive requestTimeout's notion of a request; the socket timeout stays off.
   server.setTimeout(0);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, config.maxHeaderBytes));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, config.maxHeaderBytes),
+  );
   return server;
 }
 
@@ -34,7 +47,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHead
   // An answer to HEAD has no body; the request line is all node parsed of it, if anything.
   const isHead = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   const json = JSON.stringify({ error: refusal.message, reason: refusal.reason });
-  socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`);
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`,
+  );
 }
 
 /** Starts listening and resolves with the bound port. */

@@ -13,7 +13,12 @@ export interface RunningServer {
 }
 
 /** Listens on the configured port; closing drains in-flight requests, then releases the context. */
-export async function serveWithContext(server: Server, context: AppContext, host: string | undefined, defaultGraceMs: number): Promise<RunningServer> {
+export async function serveWithContext(
+  server: Server,
+  context: AppContext,
+  host: string | undefined,
+  defaultGraceMs: number,
+): Promise<RunningServer> {
   const port = await listen(server, context.config.port, host);
   return {
     url: `${server instanceof HttpsServer ? 'https' : 'http'}://127.0.0.1:${port}`,

@@ -42,7 +42,12 @@ class Session implements StreamSession {
   #released = false;
   readonly #onRelease: (session: Session) => void;
 
-  constructor(principal: Principal, token: string, signingKeyId: string | undefined, onRelease: (session: Session) => void) {
+  constructor(
+    principal: Principal,
+    token: string,
+    signingKeyId: string | undefined,
+    onRelease: (session: Session) => void,
+  ) {
     this.principal = principal;
     this.token = token;
     this.signingKeyId = signingKeyId;
@@ -72,7 +77,9 @@ class Session implements StreamSession {
   #armExpiry(expiresAt: number): void {
     const delay = expiresAt - Date.now();
     if (delay <= 0) {
-      queueMicrotask(() => this.end({ reason: 'TokenExpired', message: 'the token this stream was opened with has expired' }));
+      queueMicrotask(() =>
+        this.end({ reason: 'TokenExpired', message: 'the token this stream was opened with has expired' }),
+      );
       return;
     }
     this.#timer = setTimeout(() => this.#armExpiry(expiresAt), Math.min(delay, MAX_TIMER_MS));
@@ -103,16 +110,25 @@ export class StreamSessions {
     const open = this.#openByPrincipal.get(key) ?? 0;
     const max = this.#options.maxStreamsPerPrincipal;
     if (open >= max) {
-      throw apiError('TooManyStreams', `at most ${max} run-log streams may be open at once per principal (RUN_LOG_MAX_STREAMS_PER_PRINCIPAL); close one or retry later`, retryAfter(RETRY_AFTER_SECONDS));
+      throw apiError(
+        'TooManyStreams',
+        `at most ${max} run-log streams may be open at once per principal (RUN_LOG_MAX_STREAMS_PER_PRINCIPAL); close one or retry later`,
+        retryAfter(RETRY_AFTER_SECONDS),
+      );
     }
     this.#openByPrincipal.set(key, open + 1);
     const isAdmin = principal.type === 'admin';
-    const session = new Session(principal, token, isAdmin ? this.#options.adminSettings.current().signingKeyId : undefined, (closed) => {
-      const remaining = (this.#openByPrincipal.get(key) ?? 1) - 1;
-      if (remaining > 0) this.#openByPrincipal.set(key, remaining);
-      else this.#openByPrincipal.delete(key);
-      if (isAdmin) this.#forgetAdminSession(closed);
-    });
+    const session = new Session(
+      principal,
+      token,
+      isAdmin ? this.#options.adminSettings.current().signingKeyId : undefined,
+      (closed) => {
+        const remaining = (this.#openByPrincipal.get(key) ?? 1) - 1;
+        if (remaining > 0) this.#openByPrincipal.set(key, remaining);
+        else this.#openByPrincipal.delete(key);
+        if (isAdmin) this.#forgetAdminSession(closed);
+      },
+    );
     if (isAdmin) this.#rememberAdminSession(session);
     return session;
   }
@@ -124,7 +140,9 @@ export class StreamSessions {
 
   #rememberAdminSession(session: Session): void {
     this.#adminSessions.add(session);
-    this.#stopFollowingAdminSettings ??= this.#options.adminSettings.onChange((settings) => this.#recheckAdminSessions(settings));
+    this.#stopFollowingAdminSettings ??= this.#options.adminSettings.onChange((settings) =>
+      this.#recheckAdminSessions(settings),
+    );
   }
 
   #forgetAdminSession(session: Session): void {
@@ -142,8 +160,13 @@ export class StreamSessions {
         continue;
       }
       this.#options.adminTokens.authenticate(session.token, decodeJwt(session.token)).catch((error: unknown) => {
-        if (settings.signingKeyId !== session.signingKeyId) session.end({ reason: 'SigningKeyRotated', message: 'the admin token signing key was rotated' });
-        else session.end({ reason: streamEndReason(error), message: error instanceof Error ? error.message : 'the token is no longer accepted' });
+        if (settings.signingKeyId !== session.signingKeyId)
+          session.end({ reason: 'SigningKeyRotated', message: 'the admin token signing key was rotated' });
+        else
+          session.end({
+            reason: streamEndReason(error),
+            message: error instanceof Error ? error.message : 'the token is no longer accepted',
+          });
       });
     }
   }
@@ -151,5 +174,7 @@ export class StreamSessions {
 
 /** The reason a refused admin token gives its stream: the refusal's own when the catalogue lists it for streams. */
 function streamEndReason(error: unknown): StreamEndReason {
-  return error instanceof ApiError && Object.hasOwn(STREAM_END_REASONS, error.reason) ? (error.reason as StreamEndReason) : 'InvalidToken';
+  return error instanceof ApiError && Object.hasOwn(STREAM_END_REASONS, error.reason)
+    ? (error.reason as StreamEndReason)
+    : 'InvalidToken';
 }

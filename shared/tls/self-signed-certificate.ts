@@ -28,9 +28,23 @@ export async function generateTlsCertificate(host: string, days = 1): Promise<Tl
     const certFile = join(folder, 'cert.pem');
     // Async on purpose: a synchronous child process would block the event loop of in-process servers.
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', String(days),
-      '-subj', '/CN=localhost', '-addext', `subjectAltName=${subjectAltNames(host)}`,
-      '-keyout', keyFile, '-out', certFile,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      String(days),
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      `subjectAltName=${subjectAltNames(host)}`,
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
     ]).catch((error: unknown) => {
       const { stderr } = error as { stderr?: string };
       throw new Error(`openssl could not generate the TLS certificate: ${stderr || (error as Error).message}`);

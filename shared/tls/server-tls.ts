@@ -32,7 +32,8 @@ export async function localDevelopmentTls(dataDirectory: string): Promise<Server
   const certFile = join(folder, 'localhost.crt');
   const keyFile = join(folder, 'localhost.key');
   const existing = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]).catch(() => undefined);
-  if (existing && new Date(new X509Certificate(existing[0]).validTo).getTime() > Date.now() + 86_400_000) return checkedPair(existing[0], existing[1]);
+  if (existing && new Date(new X509Certificate(existing[0]).validTo).getTime() > Date.now() + 86_400_000)
+    return checkedPair(existing[0], existing[1]);
   const generated = await generateTlsCertificate('localhost', 365);
   await mkdir(folder, { recursive: true });
   await writeFile(keyFile, generated.key, { mode: 0o600 });
@@ -44,7 +45,10 @@ async function readPem(variable: string, file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(variable, `cannot read "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigError(
+      variable,
+      `cannot read "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 

@@ -41,23 +41,41 @@ export function bundleSetup(): Promise<BundleSetup> {
       ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'b'.repeat(64),
       ADMIN_ACCOUNT_TOKEN_TTL: '1h',
     };
-    return { bundleEntry: join(folder, 'dist', 'entry.mjs'), env, token: await issueAdminToken(parseAdminAccountSettings(env), BASE_URL), compileCache: join(folder, 'compile-cache') };
+    return {
+      bundleEntry: join(folder, 'dist', 'entry.mjs'),
+      env,
+      token: await issueAdminToken(parseAdminAccountSettings(env), BASE_URL),
+      compileCache: join(folder, 'compile-cache'),
+    };
   })();
   return building;
 }
 
-export function ratioRow(name: string, value: number, unit: string, baselineName: string, baselineValue: number, target: string, meets?: (ratio: number) => boolean): BenchRow {
+export function ratioRow(
+  name: string,
+  value: number,
+  unit: string,
+  baselineName: string,
+  baselineValue: number,
+  target: string,
+  meets?: (ratio: number) => boolean,
+): BenchRow {
   const ratio = value / baselineValue;
   return { name, value, unit, baselineName, baselineValue, ratio, target, met: meets?.(ratio) };
 }
 
 export function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 /** A process's resident memory, in KB. */
 export function residentKb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, ''));
 }
 

@@ -5,7 +5,17 @@ import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 import { REPO_ROOT, freePort } from '../support/function-servers.ts';
-import { BARE_NODE_HTTP, FASTIFY_JWT, WHOAMI, bundleSetup, median, pause, ratioRow, residentKb, type BundleSetup } from './bundle-setup.ts';
+import {
+  BARE_NODE_HTTP,
+  FASTIFY_JWT,
+  WHOAMI,
+  bundleSetup,
+  median,
+  pause,
+  ratioRow,
+  residentKb,
+  type BundleSetup,
+} from './bundle-setup.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 
 const ROUNDS = 5;
@@ -32,7 +42,13 @@ function statusOf(port: number, path: string, headers: Record<string, string>): 
  * Milliseconds from spawn to the first 200 on `path`, polled every 2 ms on fresh connections;
  * with `idleRss`, also the resident memory after a second of idleness. The process is stopped after.
  */
-async function startToFirstAnswer(subject: Subject, setup: BundleSetup, path: string, headers: Record<string, string> = {}, idleRss = false): Promise<{ ms: number; rssKb: number }> {
+async function startToFirstAnswer(
+  subject: Subject,
+  setup: BundleSetup,
+  path: string,
+  headers: Record<string, string> = {},
+  idleRss = false,
+): Promise<{ ms: number; rssKb: number }> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [subject.script], {
@@ -47,7 +63,8 @@ async function startToFirstAnswer(subject: Subject, setup: BundleSetup, path: st
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${subject.name} exited with ${child.exitCode}: ${errors}`);
       if ((await statusOf(port, path, headers)) === 200) break;
-      if (performance.now() - started > 30_000) throw new Error(`${subject.name} gave no 200 on ${path} within 30 s: ${errors}`);
+      if (performance.now() - started > 30_000)
+        throw new Error(`${subject.name} gave no 200 on ${path} within 30 s: ${errors}`);
       await pause(2);
     }
     const ms = performance.now() - started;
@@ -64,14 +81,22 @@ async function startToFirstAnswer(subject: Subject, setup: BundleSetup, path: st
 async function coldStarts(setup: BundleSetup): Promise<BenchRow[]> {
   const bare: Subject = { name: 'bare node:http', script: BARE_NODE_HTTP, env: {} };
   const fastify: Subject = { name: 'fastify + @fastify/jwt', script: FASTIFY_JWT, env: setup.env };
-  const functions = FUNCTION_NAMES.map((name): Subject => ({ name, script: setup.bundleEntry, env: { ...setup.env, FUNCTION_TARGET: name } }));
+  const functions = FUNCTION_NAMES.map(
+    (name): Subject => ({ name, script: setup.bundleEntry, env: { ...setup.env, FUNCTION_TARGET: name } }),
+  );
   const subjects = [bare, fastify, ...functions];
   const times = new Map<Subject, number[]>(subjects.map((subject) => [subject, []]));
   const rss = new Map<Subject, number>();
   // Round 0 fills the compile cache and the page cache and is not counted.
   for (let round = 0; round <= ROUNDS; round++) {
     for (const subject of subjects) {
-      const result = await startToFirstAnswer(subject, setup, subject === bare ? '/' : '/healthz', {}, round === ROUNDS);
+      const result = await startToFirstAnswer(
+        subject,
+        setup,
+        subject === bare ? '/' : '/healthz',
+        {},
+        round === ROUNDS,
+      );
       if (round > 0) times.get(subject)!.push(result.ms);
       if (round === ROUNDS) rss.set(subject, result.rssKb);
     }
@@ -84,19 +109,48 @@ async function coldStarts(setup: BundleSetup): Promise<BenchRow[]> {
   ];
   for (const subject of functions) {
     const ms = median(times.get(subject)!);
-    rows.push(ratioRow(`cold start, ${subject.name} bundle`, ms, 'ms', 'fastify + @fastify/jwt', fastifyMs, '<= 1x', (ratio) => ratio <= 1));
-    rows.push(ratioRow(`cold start, ${subject.name} bundle`, ms, 'ms', 'bare node:http', bareMs, '<= 3x', (ratio) => ratio <= 3));
+    rows.push(
+      ratioRow(
+        `cold start, ${subject.name} bundle`,
+        ms,
+        'ms',
+        'fastify + @fastify/jwt',
+        fastifyMs,
+        '<= 1x',
+        (ratio) => ratio <= 1,
+      ),
+    );
+    rows.push(
+      ratioRow(
+        `cold start, ${subject.name} bundle`,
+        ms,
+        'ms',
+        'bare node:http',
+        bareMs,
+        '<= 3x',
+        (ratio) => ratio <= 3,
+      ),
+    );
   }
   const bareRss = rss.get(bare)! / 1024;
-  rows.push(ratioRow('idle RSS, fastify + @fastify/jwt', rss.get(fastify)! / 1024, 'MB', 'bare node:http', bareRss, ''));
-  for (const subject of functions) rows.push(ratioRow(`idle RSS, ${subject.name} bundle`, rss.get(subject)! / 1024, 'MB', 'bare node:http', bareRss, ''));
+  rows.push(
+    ratioRow('idle RSS, fastify + @fastify/jwt', rss.get(fastify)! / 1024, 'MB', 'bare node:http', bareRss, ''),
+  );
+  for (const subject of functions)
+    rows.push(
+      ratioRow(`idle RSS, ${subject.name} bundle`, rss.get(subject)! / 1024, 'MB', 'bare node:http', bareRss, ''),
+    );
   return rows;
 }
 
 /** Median spawn-to-first-200 of an admin-authenticated GET whoami on the resources bundle, beside fastify + @fastify/jwt. */
 async function firstAuthenticatedAnswer(setup: BundleSetup): Promise<BenchRow> {
   const headers = { authorization: `Bearer ${setup.token}` };
-  const resources: Subject = { name: 'resources', script: setup.bundleEntry, env: { ...setup.env, FUNCTION_TARGET: 'resources' } };
+  const resources: Subject = {
+    name: 'resources',
+    script: setup.bundleEntry,
+    env: { ...setup.env, FUNCTION_TARGET: 'resources' },
+  };
   const fastify: Subject = { name: 'fastify + @fastify/jwt', script: FASTIFY_JWT, env: setup.env };
   const times = { resources: [] as number[], fastify: [] as number[] };
   for (let round = 0; round <= ROUNDS; round++) {
@@ -106,7 +160,15 @@ async function firstAuthenticatedAnswer(setup: BundleSetup): Promise<BenchRow> {
     times.resources.push(resourcesMs);
     times.fastify.push(fastifyMs);
   }
-  return ratioRow('first authenticated answer (admin GET whoami), resources bundle', median(times.resources), 'ms', 'fastify + @fastify/jwt', median(times.fastify), '<= 1x', (ratio) => ratio <= 1);
+  return ratioRow(
+    'first authenticated answer (admin GET whoami), resources bundle',
+    median(times.resources),
+    'ms',
+    'fastify + @fastify/jwt',
+    median(times.fastify),
+    '<= 1x',
+    (ratio) => ratio <= 1,
+  );
 }
 
 export const coldStartBenchmark: Benchmark = async () => {

@@ -24,14 +24,23 @@ export const fleetHop: Benchmark = async () => {
   const common = { API_BASE_URL: 'http://bench.local', LOG_LEVEL: 'warn' };
   const started: FunctionProcess[] = [];
   try {
-    const gateway = await spawnNodeProcess('functions/local-gateway.ts', {
-      ...common,
-      ADMIN_ACCOUNT_PASSWORD_HASH: bcrypt.hashSync(password, 10).replace(/^\$2b\$/, '$2a$'),
-      ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'b'.repeat(64),
-    }, '/healthz');
+    const gateway = await spawnNodeProcess(
+      'functions/local-gateway.ts',
+      {
+        ...common,
+        ADMIN_ACCOUNT_PASSWORD_HASH: bcrypt.hashSync(password, 10).replace(/^\$2b\$/, '$2a$'),
+        ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'b'.repeat(64),
+      },
+      '/healthz',
+    );
     started.push(gateway);
     // The fleet's functions read the generated secret folder (password "admin").
-    const fleet = await spawnNodeProcess('functions/fleet-main.ts', { ...common, NODE_ENV: 'development', LOCAL_DATA_DIR: dataDir }, '/readyz', { startTimeoutMs: 120_000 });
+    const fleet = await spawnNodeProcess(
+      'functions/fleet-main.ts',
+      { ...common, NODE_ENV: 'development', LOCAL_DATA_DIR: dataDir },
+      '/readyz',
+      { startTimeoutMs: 120_000 },
+    );
     started.push(fleet);
     const subjects = [
       { name: 'fleet', url: fleet.url, token: await loginToken(fleet.url, 'admin'), best: 0 },
@@ -39,7 +48,11 @@ export const fleetHop: Benchmark = async () => {
     ];
     for (let round = 0; round <= ROUNDS; round++) {
       for (const subject of subjects) {
-        const perSecond = await measureThroughput(`${subject.url}${WHOAMI}`, { authorization: `Bearer ${subject.token}` }, { seconds: round === 0 ? 1 : 2 });
+        const perSecond = await measureThroughput(
+          `${subject.url}${WHOAMI}`,
+          { authorization: `Bearer ${subject.token}` },
+          { seconds: round === 0 ? 1 : 2 },
+        );
         // Round 0 warms both up and does not count.
         if (round > 0) subject.best = Math.max(subject.best, perSecond);
       }

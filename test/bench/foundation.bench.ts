@@ -22,7 +22,12 @@ function benchEnv(): Record<string, string> {
   };
 }
 
-async function withProcess<T>(script: string, env: Record<string, string>, readyPath: string, work: (process: FunctionProcess) => Promise<T>): Promise<T> {
+async function withProcess<T>(
+  script: string,
+  env: Record<string, string>,
+  readyPath: string,
+  work: (process: FunctionProcess) => Promise<T>,
+): Promise<T> {
   const child = await spawnNodeProcess(script, env, readyPath);
   try {
     return await work(child);
@@ -31,7 +36,15 @@ async function withProcess<T>(script: string, env: Record<string, string>, ready
   }
 }
 
-function ratioRow(name: string, value: number, unit: string, baselineName: string, baselineValue: number, target: string, meets: (ratio: number) => boolean): BenchRow {
+function ratioRow(
+  name: string,
+  value: number,
+  unit: string,
+  baselineName: string,
+  baselineValue: number,
+  target: string,
+  meets: (ratio: number) => boolean,
+): BenchRow {
   const ratio = value / baselineValue;
   return { name, value, unit, baselineName, baselineValue, ratio, target, met: meets(ratio) };
 }
@@ -48,10 +61,16 @@ interface ThroughputSubject {
  * alternating rounds; the best round of each counts. Alternating keeps a passing burst of
  * other work on this 2-core machine from landing on one side only.
  */
-async function alternatingThroughput(subject: ThroughputSubject, baseline: ThroughputSubject): Promise<{ subject: number; baseline: number }> {
-  const [subjectProcess, baselineProcess] = await Promise.all([subject, baseline].map((side) => spawnNodeProcess(side.script, side.env, side.readyPath)));
+async function alternatingThroughput(
+  subject: ThroughputSubject,
+  baseline: ThroughputSubject,
+): Promise<{ subject: number; baseline: number }> {
+  const [subjectProcess, baselineProcess] = await Promise.all(
+    [subject, baseline].map((side) => spawnNodeProcess(side.script, side.env, side.readyPath)),
+  );
   try {
-    const load = (child: FunctionProcess, side: ThroughputSubject, seconds: number) => measureThroughput(`${child.url}${WHOAMI}`, side.headers, { seconds });
+    const load = (child: FunctionProcess, side: ThroughputSubject, seconds: number) =>
+      measureThroughput(`${child.url}${WHOAMI}`, side.headers, { seconds });
     await load(subjectProcess!, subject, 1);
     await load(baselineProcess!, baseline, 1);
     const best = { subject: 0, baseline: 0 };
@@ -69,7 +88,12 @@ async function alternatingThroughput(subject: ThroughputSubject, baseline: Throu
 async function adapterThroughput(env: Record<string, string>, token: string): Promise<BenchRow[]> {
   const auth = { authorization: `Bearer ${token}` };
   const container = await alternatingThroughput(
-    { script: 'knative/server.ts', env: { ...env, FUNCTION_TARGET: 'resources' }, readyPath: '/healthz', headers: auth },
+    {
+      script: 'knative/server.ts',
+      env: { ...env, FUNCTION_TARGET: 'resources' },
+      readyPath: '/healthz',
+      headers: auth,
+    },
     { script: 'test/bench/servers/bare-node-http.mjs', env, readyPath: '/', headers: {} },
   );
   const framework = await alternatingThroughput(
@@ -77,8 +101,24 @@ async function adapterThroughput(env: Record<string, string>, token: string): Pr
     { script: 'test/bench/servers/bare-functions-framework.ts', env, readyPath: '/', headers: {} },
   );
   return [
-    ratioRow('authenticated GET, container adapter', container.subject, 'req/s', 'bare node:http', container.baseline, '>= 0.6', (ratio) => ratio >= 0.6),
-    ratioRow('authenticated GET, functions-framework adapter', framework.subject, 'req/s', 'bare functions-framework', framework.baseline, '>= 0.9', (ratio) => ratio >= 0.9),
+    ratioRow(
+      'authenticated GET, container adapter',
+      container.subject,
+      'req/s',
+      'bare node:http',
+      container.baseline,
+      '>= 0.6',
+      (ratio) => ratio >= 0.6,
+    ),
+    ratioRow(
+      'authenticated GET, functions-framework adapter',
+      framework.subject,
+      'req/s',
+      'bare functions-framework',
+      framework.baseline,
+      '>= 0.9',
+      (ratio) => ratio >= 0.9,
+    ),
   ];
 }
 
@@ -91,26 +131,49 @@ async function loginLatency(env: Record<string, string>): Promise<BenchRow> {
     await bcrypt.compare(PASSWORD, env.ADMIN_ACCOUNT_PASSWORD_HASH!);
     raw.push(performance.now() - begin);
   }
-  const logins = await withProcess('knative/server.ts', { ...env, FUNCTION_TARGET: 'login' }, '/healthz', async (child) => {
-    const url = `${child.url}/api/v1alpha1/auth/login`;
-    const latencies: number[] = [];
-    for (let round = 0; round < rounds + 2; round++) {
-      const begin = performance.now();
-      const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${PASSWORD}` } });
-      if (response.status !== 200) throw new Error(`login answered ${response.status}`);
-      await response.arrayBuffer();
-      if (round >= 2) latencies.push(performance.now() - begin);
-    }
-    return latencies;
-  });
-  const p50 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
-  return ratioRow('login latency p50', p50(logins), 'ms', 'raw bcryptjs.compare p50', p50(raw), '<= 1.15x', (ratio) => ratio <= 1.15);
+  const logins = await withProcess(
+    'knative/server.ts',
+    { ...env, FUNCTION_TARGET: 'login' },
+    '/healthz',
+    async (child) => {
+      const url = `${child.url}/api/v1alpha1/auth/login`;
+      const latencies: number[] = [];
+      for (let round = 0; round < rounds + 2; round++) {
+        const begin = performance.now();
+        const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${PASSWORD}` } });
+        if (response.status !== 200) throw new Error(`login answered ${response.status}`);
+        await response.arrayBuffer();
+        if (round >= 2) latencies.push(performance.now() - begin);
+      }
+      return latencies;
+    },
+  );
+  const p50 = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      0.5,
+    );
+  return ratioRow(
+    'login latency p50',
+    p50(logins),
+    'ms',
+    'raw bcryptjs.compare p50',
+    p50(raw),
+    '<= 1.15x',
+    (ratio) => ratio <= 1.15,
+  );
 }
 
 /** p99 of authenticated GETs while 32 clients hammer login with wrong passwords, beside idle. */
 async function p99UnderLoginFlood(env: Record<string, string>, token: string): Promise<BenchRow[]> {
   return withProcess('functions/local-gateway.ts', { ...env, TRUSTED_PROXY_HOPS: '1' }, '/healthz', async (child) => {
-    const probe = () => runLoad(`${child.url}${WHOAMI}`, { concurrency: 4, durationMs: 3000, pauseMs: 5, headers: { authorization: `Bearer ${token}` } });
+    const probe = () =>
+      runLoad(`${child.url}${WHOAMI}`, {
+        concurrency: 4,
+        durationMs: 3000,
+        pauseMs: 5,
+        headers: { authorization: `Bearer ${token}` },
+      });
     await probe();
     const idle = await probe();
     const flood = runLoad(`${child.url}/api/v1alpha1/auth/login`, {
@@ -123,9 +186,19 @@ async function p99UnderLoginFlood(env: Record<string, string>, token: string): P
     await new Promise((resolve) => setTimeout(resolve, 250));
     const underFlood = await probe();
     const floodResult = await flood;
-    const statuses = Object.entries(floodResult.statuses).map(([status, count]) => `${count}x${status}`).join(' ');
+    const statuses = Object.entries(floodResult.statuses)
+      .map(([status, count]) => `${count}x${status}`)
+      .join(' ');
     return [
-      ratioRow('authenticated GET p99 during login flood', underFlood.p99Ms, 'ms', 'same GETs idle p99', idle.p99Ms, '<= 3x', (ratio) => ratio <= 3),
+      ratioRow(
+        'authenticated GET p99 during login flood',
+        underFlood.p99Ms,
+        'ms',
+        'same GETs idle p99',
+        idle.p99Ms,
+        '<= 3x',
+        (ratio) => ratio <= 3,
+      ),
       { name: `login flood answers (${statuses})`, value: floodResult.requestsPerSecond, unit: 'req/s' },
     ];
   });

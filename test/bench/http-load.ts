@@ -74,8 +74,18 @@ function send(url: string, method: string, headers: Record<string, string>, agen
  * Saturation throughput with autocannon (a fast HTTP/1.1 client), so the server, not the client,
  * is what is measured. Requests are pipelined one at a time per keep-alive connection.
  */
-export async function measureThroughput(url: string, headers: Record<string, string>, options: { connections?: number; seconds?: number } = {}): Promise<number> {
-  const result = await autocannon({ url, headers, connections: options.connections ?? 32, duration: options.seconds ?? 3 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`throughput run against ${url} saw ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+export async function measureThroughput(
+  url: string,
+  headers: Record<string, string>,
+  options: { connections?: number; seconds?: number } = {},
+): Promise<number> {
+  const result = await autocannon({
+    url,
+    headers,
+    connections: options.connections ?? 32,
+    duration: options.seconds ?? 3,
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`throughput run against ${url} saw ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   return result.requests.average;
 }

@@ -26,7 +26,14 @@ export const identityBenchmark: Benchmark = async () => {
   await cluster.createServiceAccount('controller');
   await cluster.allowPaths('controller', ['/internal/*'], ['get']);
   const server = await startFunctionServer(
-    loadSettings(adminEnv({ FUNCTION_TARGET: 'internal', PORT: '0', OIDC_ISSUER_URL: provider.issuer, OIDC_CLIENT_ID: OIDC_CLIENTS.web })),
+    loadSettings(
+      adminEnv({
+        FUNCTION_TARGET: 'internal',
+        PORT: '0',
+        OIDC_ISSUER_URL: provider.issuer,
+        OIDC_CLIENT_ID: OIDC_CLIENTS.web,
+      }),
+    ),
     { kubeConfig: cluster.emulator.kubeConfig(), logger: silentLogger, host: '127.0.0.1' },
   );
   try {
@@ -41,7 +48,12 @@ export const identityBenchmark: Benchmark = async () => {
     for (let round = 0; round <= ROUNDS; round++) {
       for (const principal of ['admin', 'oidc', 'serviceAccount'] as const) {
         const requests = round === 0 ? WARM_UP_REQUESTS : REQUESTS_PER_RUN;
-        const result = await runLoad(`${server.url}${PATH}`, { headers: { authorization: `Bearer ${tokens[principal]}` }, concurrency: CONCURRENCY, durationMs: 60_000, maxRequests: requests });
+        const result = await runLoad(`${server.url}${PATH}`, {
+          headers: { authorization: `Bearer ${tokens[principal]}` },
+          concurrency: CONCURRENCY,
+          durationMs: 60_000,
+          maxRequests: requests,
+        });
         // 404 is the internal function's answer once authorisation allowed the call; anything else is a failure.
         if (Object.keys(result.statuses).some((status) => status !== '404')) {
           throw new Error(`${principal} requests were not all authorised: ${JSON.stringify(result.statuses)}`);
@@ -49,8 +61,13 @@ export const identityBenchmark: Benchmark = async () => {
         if (round > 0) throughput[principal] = Math.max(throughput[principal], result.requestsPerSecond);
       }
     }
-    const rows: BenchRow[] = [{ name: 'authenticated GET /internal/*, admin (no SubjectAccessReview)', value: throughput.admin, unit: 'req/s' }];
-    for (const [principal, label] of [['oidc', 'OIDC user'], ['serviceAccount', 'ServiceAccount']] as const) {
+    const rows: BenchRow[] = [
+      { name: 'authenticated GET /internal/*, admin (no SubjectAccessReview)', value: throughput.admin, unit: 'req/s' },
+    ];
+    for (const [principal, label] of [
+      ['oidc', 'OIDC user'],
+      ['serviceAccount', 'ServiceAccount'],
+    ] as const) {
       const ratio = throughput[principal] / throughput.admin;
       rows.push({
         name: `authenticated GET /internal/*, ${label} (TokenReview/SAR caches warm)`,

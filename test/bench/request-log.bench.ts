@@ -4,7 +4,7 @@
 import { spawnNodeProcess } from '../support/function-servers.ts';
 import { measureThroughput } from './http-load.ts';
 import { BARE_NODE_HTTP, FASTIFY_JWT, WHOAMI, bundleSetup, ratioRow } from './bundle-setup.ts';
-import type { Benchmark, BenchRow } from './bench-row.ts';
+import type { Benchmark } from './bench-row.ts';
 
 interface LoadSubject {
   name: string;
@@ -21,9 +21,14 @@ interface LoadSubject {
  * its stdout into a pipe this process drains, as a container runtime does.
  */
 async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
-  const processes = await Promise.all(subjects.map((subject) => spawnNodeProcess(subject.script, subject.env, subject.readyPath, { discardStdout: true })));
+  const processes = await Promise.all(
+    subjects.map((subject) =>
+      spawnNodeProcess(subject.script, subject.env, subject.readyPath, { discardStdout: true }),
+    ),
+  );
   try {
-    const load = (index: number, seconds: number) => measureThroughput(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, { seconds });
+    const load = (index: number, seconds: number) =>
+      measureThroughput(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, { seconds });
     for (let index = 0; index < subjects.length; index++) await load(index, 1);
     const best = subjects.map(() => 0);
     for (let round = 0; round < 3; round++) {
@@ -44,14 +49,49 @@ export const requestLogBenchmark: Benchmark = async () => {
   const resources = { script: setup.bundleEntry, readyPath: '/healthz', path: WHOAMI, headers: auth };
   const [bare, fastifyLogged, logged, quiet] = await throughputs([
     { name: 'bare node:http', script: BARE_NODE_HTTP, env: {}, readyPath: '/', path: WHOAMI, headers: {} },
-    { name: 'fastify + @fastify/jwt, pino request log', script: FASTIFY_JWT, env: { ...setup.env, FASTIFY_REQUEST_LOG: 'on' }, readyPath: '/healthz', path: WHOAMI, headers: auth },
+    {
+      name: 'fastify + @fastify/jwt, pino request log',
+      script: FASTIFY_JWT,
+      env: { ...setup.env, FASTIFY_REQUEST_LOG: 'on' },
+      readyPath: '/healthz',
+      path: WHOAMI,
+      headers: auth,
+    },
     { name: 'resources, request log on', ...resources, env: { ...setup.env, FUNCTION_TARGET: 'resources' } },
-    { name: 'resources, LOG_LEVEL=warn', ...resources, env: { ...setup.env, FUNCTION_TARGET: 'resources', LOG_LEVEL: 'warn' } },
+    {
+      name: 'resources, LOG_LEVEL=warn',
+      ...resources,
+      env: { ...setup.env, FUNCTION_TARGET: 'resources', LOG_LEVEL: 'warn' },
+    },
   ]);
   const name = 'authenticated GET whoami, resources bundle (container entry)';
   return [
-    ratioRow(`${name}, request log on (default)`, logged!, 'req/s', 'bare node:http', bare!, '>= 0.62', (ratio) => ratio >= 0.62),
-    ratioRow(`${name}, request log on (default)`, logged!, 'req/s', 'fastify + @fastify/jwt with its pino request log', fastifyLogged!, '>= 2', (ratio) => ratio >= 2),
-    ratioRow(`${name}, request log off (LOG_LEVEL=warn)`, quiet!, 'req/s', 'bare node:http', bare!, '>= 0.7', (ratio) => ratio >= 0.7),
+    ratioRow(
+      `${name}, request log on (default)`,
+      logged!,
+      'req/s',
+      'bare node:http',
+      bare!,
+      '>= 0.62',
+      (ratio) => ratio >= 0.62,
+    ),
+    ratioRow(
+      `${name}, request log on (default)`,
+      logged!,
+      'req/s',
+      'fastify + @fastify/jwt with its pino request log',
+      fastifyLogged!,
+      '>= 2',
+      (ratio) => ratio >= 2,
+    ),
+    ratioRow(
+      `${name}, request log off (LOG_LEVEL=warn)`,
+      quiet!,
+      'req/s',
+      'bare node:http',
+      bare!,
+      '>= 0.7',
+      (ratio) => ratio >= 0.7,
+    ),
   ];
 };

@@ -27,7 +27,9 @@ async function secondsFor(clients: number, work: (client: number) => Promise<boo
 
 /** Each competitor with a pool of its own, as separate controller replicas would be. */
 function competitors(connectionString: string): { stores: RunStore[]; pools: pg.Pool[] } {
-  const pools = Array.from({ length: CONTROLLERS }, () => createDatabasePool(connectionString, () => undefined, { max: 2 }));
+  const pools = Array.from({ length: CONTROLLERS }, () =>
+    createDatabasePool(connectionString, () => undefined, { max: 2 }),
+  );
   return { pools, stores: pools.map((pool) => new RunStore(pool)) };
 }
 
@@ -46,7 +48,13 @@ export const runClaimBenchmark: Benchmark = async () => {
     const insertSeconds = await secondsFor(CONTROLLERS, async (client) => {
       if (inserted[client]! >= RUNS_PER_CONTROLLER) return false;
       inserted[client]!++;
-      await stores[client]!.createRun({ project: 'bench', workspace: `workspace-${client}`, type: 'plan', principal: 'admin', principalType: 'admin' });
+      await stores[client]!.createRun({
+        project: 'bench',
+        workspace: `workspace-${client}`,
+        type: 'plan',
+        principal: 'admin',
+        principalType: 'admin',
+      });
       return true;
     });
 
@@ -61,7 +69,9 @@ export const runClaimBenchmark: Benchmark = async () => {
       return true;
     });
     if (duplicates > 0 || claimed.size !== runs) {
-      throw new Error(`claims were not exactly once: ${claimed.size} distinct of ${runs} runs, ${duplicates} claimed twice`);
+      throw new Error(
+        `claims were not exactly once: ${claimed.size} distinct of ${runs} runs, ${duplicates} claimed twice`,
+      );
     }
     const claimRate = runs / claimSeconds;
     const insertRate = runs / insertSeconds;

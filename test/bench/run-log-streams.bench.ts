@@ -42,7 +42,8 @@ class StreamClient {
       const onData = (chunk: string) => {
         this.#text += chunk;
         if (!this.#text.includes('retry: ')) return;
-        if (!this.#text.startsWith('HTTP/1.1 200')) return reject(new Error(`stream refused: ${this.#text.slice(0, 200)}`));
+        if (!this.#text.startsWith('HTTP/1.1 200'))
+          return reject(new Error(`stream refused: ${this.#text.slice(0, 200)}`));
         this.socket.off('data', onData).on('data', (more: string) => this.#read(more));
         this.#text = '';
         resolve();
@@ -111,7 +112,9 @@ class StreamBench {
     const pending = runIds.flatMap((runId) => Array.from({ length: count }, () => runId));
     while (pending.length > 0) {
       const batch = pending.splice(0, concurrency).map((runId) => {
-        const client = new StreamClient(this.#port, `/api/v1alpha1/run-logs/bench/${runId}`, token, (id) => this.#arrived(runId, id));
+        const client = new StreamClient(this.#port, `/api/v1alpha1/run-logs/bench/${runId}`, token, (id) =>
+          this.#arrived(runId, id),
+        );
         this.clients.push(client);
         return client.opened();
       });
@@ -126,10 +129,21 @@ class StreamBench {
         // The line may reach the streams before the append's answer reaches the bench: its seq is known in advance.
         const seq = (this.#lastSeq.get(runId) ?? 0) + 1;
         this.#lastSeq.set(runId, seq);
-        const arrived = new Promise<void>((done) => this.#awaited.set(runId, { seq, appendedAt: performance.now(), remaining: streamsPerRun, done }));
+        const arrived = new Promise<void>((done) =>
+          this.#awaited.set(runId, { seq, appendedAt: performance.now(), remaining: streamsPerRun, done }),
+        );
         await this.#store.appendLogLines(runId, [line]);
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([arrived, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`line ${seq} of ${runId} did not reach every stream`)), ARRIVAL_TIMEOUT_MS)))]);
+        await Promise.race([
+          arrived,
+          new Promise(
+            (_, reject) =>
+              (timer = setTimeout(
+                () => reject(new Error(`line ${seq} of ${runId} did not reach every stream`)),
+                ARRIVAL_TIMEOUT_MS,
+              )),
+          ),
+        ]);
         clearTimeout(timer);
       }),
     );
@@ -180,14 +194,29 @@ function latencyRows(label: string, measured: Measured, baseline: Measured): Ben
   const row = (name: string, q: number): BenchRow => {
     const value = percentile(measured.latencies, q);
     const baselineValue = percentile(baseline.latencies, q);
-    return { name: `${label}, append to arrival, ${name}`, value: round(value), unit: 'ms', baselineName: `1 stream on 1 run, ${name}`, baselineValue: round(baselineValue), ratio: round(value / baselineValue) };
+    return {
+      name: `${label}, append to arrival, ${name}`,
+      value: round(value),
+      unit: 'ms',
+      baselineName: `1 stream on 1 run, ${name}`,
+      baselineValue: round(baselineValue),
+      ratio: round(value / baselineValue),
+    };
   };
   const p99 = row('p99', 0.99);
   return [row('p50', 0.5), { ...p99, target: `<= ${P99_TARGET_MS} ms`, met: p99.value <= P99_TARGET_MS }];
 }
 
 function readsRow(name: string, reads: number, baselineReads: number): BenchRow {
-  return { name, value: reads, unit: 'reads/append', baselineName: 'same, 1 stream', baselineValue: baselineReads, target: `<= ${READS_PER_APPEND_TARGET}`, met: reads <= READS_PER_APPEND_TARGET };
+  return {
+    name,
+    value: reads,
+    unit: 'reads/append',
+    baselineName: 'same, 1 stream',
+    baselineValue: baselineReads,
+    target: `<= ${READS_PER_APPEND_TARGET}`,
+    met: reads <= READS_PER_APPEND_TARGET,
+  };
 }
 
 /**
@@ -198,17 +227,36 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'platform-api-bench-run-logs-'));
   const server = await startEmbeddedDatabase({ dataDir });
   // A shared, loaded test machine can be slow to connect: the bench measures delivery, not the pool's patience.
-  const pool = createDatabasePool(server.connectionString, () => undefined, { connectionTimeoutMillis: 30_000, query_timeout: 60_000 });
+  const pool = createDatabasePool(server.connectionString, () => undefined, {
+    connectionTimeoutMillis: 30_000,
+    query_timeout: 60_000,
+  });
   await migrate(pool);
   const store = new RunStore(pool);
   const newRuns = (count: number) =>
-    Promise.all(Array.from({ length: count }, async () => {
-      // A Pending run's stream stays open like a Running one's: only a final phase ends it.
-      const run = await store.createRun({ project: 'bench', workspace: 'w', type: 'apply', principal: 'admin', principalType: 'admin' });
-      return run.id;
-    }));
-  const env = adminEnv({ FUNCTION_TARGET: 'run-logs', API_BASE_URL, DATABASE_URL: server.connectionString, RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '100000', LOG_LEVEL: 'warn' });
-  const process = await spawnNodeProcess('knative/server.ts', env, '/readyz', { nodeArgs: ['--expose-gc', '--import', './test/bench/servers/run-logs-probe.ts'] });
+    Promise.all(
+      Array.from({ length: count }, async () => {
+        // A Pending run's stream stays open like a Running one's: only a final phase ends it.
+        const run = await store.createRun({
+          project: 'bench',
+          workspace: 'w',
+          type: 'apply',
+          principal: 'admin',
+          principalType: 'admin',
+        });
+        return run.id;
+      }),
+    );
+  const env = adminEnv({
+    FUNCTION_TARGET: 'run-logs',
+    API_BASE_URL,
+    DATABASE_URL: server.connectionString,
+    RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '100000',
+    LOG_LEVEL: 'warn',
+  });
+  const process = await spawnNodeProcess('knative/server.ts', env, '/readyz', {
+    nodeArgs: ['--expose-gc', '--import', './test/bench/servers/run-logs-probe.ts'],
+  });
   const bench = new StreamBench(store, process.child, Number(new URL(process.url).port));
   const token = await signToken(adminClaims(API_BASE_URL, 3600));
   try {
@@ -234,18 +282,36 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
     await bench.openStreams(manyRuns, 100, token);
     await bench.appendAndAwait(manyRuns, 100);
     const open = await bench.probe('memory');
-    const many = await bench.measure((sample) => Array.from({ length: RUNS_PER_SAMPLE }, (_, i) => manyRuns[(sample * RUNS_PER_SAMPLE + i) % manyRuns.length]!), 100);
+    const many = await bench.measure(
+      (sample) =>
+        Array.from({ length: RUNS_PER_SAMPLE }, (_, i) => manyRuns[(sample * RUNS_PER_SAMPLE + i) % manyRuns.length]!),
+      100,
+    );
     const streams = manyRuns.length * 100;
     const rssPerStream = (open.memory.rss - idleBeforeMany.memory.rss) / streams;
-    const heapPerStream = (open.memory.heapUsed + open.memory.external - idleBeforeMany.memory.heapUsed - idleBeforeMany.memory.external) / streams;
+    const heapPerStream =
+      (open.memory.heapUsed + open.memory.external - idleBeforeMany.memory.heapUsed - idleBeforeMany.memory.external) /
+      streams;
     bench.close();
 
     return [
       ...latencyRows('2,000 streams on 1 run', popular, baseline),
-      readsRow('2,000 streams on 1 run, log reads per append (line fits in NOTIFY)', popular.maxReadsPerSample, baseline.maxReadsPerSample),
-      readsRow('2,000 streams on 1 run, log reads per append (10 KB line, read back)', popularLargeReads, baselineLargeReads),
+      readsRow(
+        '2,000 streams on 1 run, log reads per append (line fits in NOTIFY)',
+        popular.maxReadsPerSample,
+        baseline.maxReadsPerSample,
+      ),
+      readsRow(
+        '2,000 streams on 1 run, log reads per append (10 KB line, read back)',
+        popularLargeReads,
+        baselineLargeReads,
+      ),
       ...latencyRows(`10,000 streams over 100 runs, ${RUNS_PER_SAMPLE} runs appended at once`, many, baseline),
-      readsRow('10,000 streams over 100 runs, log reads per append', many.maxReadsPerSample, baseline.maxReadsPerSample),
+      readsRow(
+        '10,000 streams over 100 runs, log reads per append',
+        many.maxReadsPerSample,
+        baseline.maxReadsPerSample,
+      ),
       {
         name: '10,000 streams over 100 runs, RSS per stream above idle',
         value: round(rssPerStream / 1024),
@@ -256,8 +322,18 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
         met: rssPerStream <= BYTES_PER_STREAM_TARGET,
       },
       // Latency on a shared machine is mostly waiting for a core: this says how busy it was.
-      { name: 'machine load average (1 min) at the end, for reading the latencies', value: round(loadavg()[0]!), unit: `on ${availableParallelism()} cores` },
-      { name: '10,000 streams over 100 runs, heap + external per stream above idle', value: round(heapPerStream / 1024), unit: 'KB', baselineName: 'idle heap + external', baselineValue: round((idle.memory.heapUsed + idle.memory.external) / 1024) },
+      {
+        name: 'machine load average (1 min) at the end, for reading the latencies',
+        value: round(loadavg()[0]!),
+        unit: `on ${availableParallelism()} cores`,
+      },
+      {
+        name: '10,000 streams over 100 runs, heap + external per stream above idle',
+        value: round(heapPerStream / 1024),
+        unit: 'KB',
+        baselineName: 'idle heap + external',
+        baselineValue: round((idle.memory.heapUsed + idle.memory.external) / 1024),
+      },
     ];
   } finally {
     bench.close();

@@ -21,7 +21,8 @@ for (const file of files) {
   }
 }
 
-const format = (value: number | undefined, digits = 2) => (value === undefined ? '' : value >= 100 ? value.toFixed(0) : value.toFixed(digits));
+const format = (value: number | undefined, digits = 2) =>
+  value === undefined ? '' : value >= 100 ? value.toFixed(0) : value.toFixed(digits);
 const table = [
   ['suite', 'measurement', 'value', 'unit', 'baseline', 'baseline value', 'ratio', 'target', 'met'],
   ...rows.map((row) => [

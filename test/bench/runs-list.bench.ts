@@ -99,10 +99,7 @@ function latencyRows(label: string, measured: Latency, baseline: Latency): Bench
     baselineValue: round(baseline[percentile]),
     ratio: round(measured[percentile] / baseline[percentile]),
   });
-  return [
-    { ...row('p50'), target: `<= ${P50_TARGET_MS} ms`, met: measured.p50 <= P50_TARGET_MS },
-    row('p99'),
-  ];
+  return [{ ...row('p50'), target: `<= ${P50_TARGET_MS} ms`, met: measured.p50 <= P50_TARGET_MS }, row('p99')];
 }
 
 const round = (value: number): number => Math.round(value * 1000) / 1000;

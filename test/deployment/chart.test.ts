@@ -11,29 +11,61 @@ import { FUNCTION_NAMES, routeTable } from '../../shared/routes/route-table.ts';
 import { gatewayRulesFile } from '../../infra/tools/gateway-rules-file.ts';
 
 const GIVEN_HASH = adminHash('a given password');
-const GIVEN_KEY = 'g'.repeat(40) + '-given-signing-key-0123';
+const GIVEN_KEY = `${'g'.repeat(40)}-given-signing-key-0123`;
 const GIVEN = {
   api: {
     group: 'infra.example.io',
     baseUrl: 'https://platform.example.io',
     adminAccount: { enabled: false, passwordHash: GIVEN_HASH, tokenSigningKey: GIVEN_KEY, tokenTTL: '1h' },
-    oidc: { issuerUrl: 'https://id.example.io', clientId: 'web', cliClientId: 'cli', additionalScopes: ['groups', 'email'] },
+    oidc: {
+      issuerUrl: 'https://id.example.io',
+      clientId: 'web',
+      cliClientId: 'cli',
+      additionalScopes: ['groups', 'email'],
+    },
   },
   gateway: { hostnames: ['platform.example.io'] },
   bridge: { enabled: true, image: 'ghcr.io/platform/bridge:1' },
 };
 
-type Container = { name: string; image: string; env: Array<{ name: string; value?: string; valueFrom?: unknown }>; envFrom?: Array<{ secretRef: { name: string } }>; volumeMounts?: unknown[]; readinessProbe: { httpGet: { path: string } }; livenessProbe: { httpGet: { path: string } } };
-type RevisionTemplate = { metadata: { annotations: Record<string, string> }; spec: { containerConcurrency: number; timeoutSeconds: number; serviceAccountName: string; containers: Container[]; volumes?: Array<{ secret: { secretName: string } }> } };
+type Container = {
+  name: string;
+  image: string;
+  env: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  envFrom?: Array<{ secretRef: { name: string } }>;
+  volumeMounts?: unknown[];
+  readinessProbe: { httpGet: { path: string } };
+  livenessProbe: { httpGet: { path: string } };
+};
+type RevisionTemplate = {
+  metadata: { annotations: Record<string, string> };
+  spec: {
+    containerConcurrency: number;
+    timeoutSeconds: number;
+    serviceAccountName: string;
+    containers: Container[];
+    volumes?: Array<{ secret: { secretName: string } }>;
+  };
+};
 
-const knativeServices = (objects: KubeObject[]) => objects.filter((object) => object.apiVersion === 'serving.knative.dev/v1');
+const knativeServices = (objects: KubeObject[]) =>
+  objects.filter((object) => object.apiVersion === 'serving.knative.dev/v1');
 /** The Knative Services of the functions (the bridge, when deployed, is not one). */
-const functionServices = (objects: KubeObject[]) => knativeServices(objects).filter((service) => service.metadata.labels?.['app.kubernetes.io/component'] !== 'bridge');
+const functionServices = (objects: KubeObject[]) =>
+  knativeServices(objects).filter((service) => service.metadata.labels?.['app.kubernetes.io/component'] !== 'bridge');
 const template = (service: KubeObject) => (service.spec as { template: RevisionTemplate }).template;
 const container = (service: KubeObject) => template(service).spec.containers[0]!;
-const env = (service: KubeObject, name: string) => container(service).env.find((variable) => variable.name === name)?.value;
-const checksums = (objects: KubeObject[]) => functionServices(objects).map((service) => template(service).metadata.annotations['checksum/admin-secret']);
-const secretData = (secret: KubeObject) => Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+const env = (service: KubeObject, name: string) =>
+  container(service).env.find((variable) => variable.name === name)?.value;
+const checksums = (objects: KubeObject[]) =>
+  functionServices(objects).map((service) => template(service).metadata.annotations['checksum/admin-secret']);
+const secretData = (secret: KubeObject) =>
+  Object.fromEntries(
+    Object.entries(secret.data as Record<string, string>).map(([key, value]) => [
+      key,
+      Buffer.from(value, 'base64').toString('utf8'),
+    ]),
+  );
 const secrets = (objects: KubeObject[]) => objects.filter((object) => object.kind === 'Secret');
 
 let defaults: KubeObject[];
@@ -52,7 +84,15 @@ beforeAll(async () => {
     helmTemplate({ api: { secret: { name: 'existing-admin' } } }),
     helmTemplate({ api: { secret: { name: 'existing-admin', source: 'kubernetes' } } }),
     helmTemplate({ api: { secret: { source: 'file' } } }),
-    helmTemplate({ api: { secret: { source: 'aws-secretsmanager', aws: { secretId: 'platform/admin', region: 'eu-west-1' }, pollInterval: '15s' } } }),
+    helmTemplate({
+      api: {
+        secret: {
+          source: 'aws-secretsmanager',
+          aws: { secretId: 'platform/admin', region: 'eu-west-1' },
+          pollInterval: '15s',
+        },
+      },
+    }),
   ]);
 }, 60_000);
 
@@ -63,7 +103,9 @@ describe('The chart lints and validates its values', () => {
   });
 
   it('refuses a $2y$ hash, an unknown value and an unknown secret source before rendering anything', async () => {
-    await expect(helmTemplate({ api: { adminAccount: { passwordHash: adminHash('a given password', '$2y$') } } })).rejects.toThrow(/passwordHash/);
+    await expect(
+      helmTemplate({ api: { adminAccount: { passwordHash: adminHash('a given password', '$2y$') } } }),
+    ).rejects.toThrow(/passwordHash/);
     await expect(helmTemplate({ api: { adminAcount: {} } })).rejects.toThrow(/adminAcount/);
     await expect(helmTemplate({ api: { secret: { source: 'vault' } } })).rejects.toThrow(/source/);
     await expect(helmTemplate({ api: { adminAccount: { tokenTTL: 'one day' } } })).rejects.toThrow(/tokenTTL/);
@@ -85,7 +127,9 @@ describe('The generated Secret is named <release>-api and holds the four keys', 
   });
 
   it('cannot keep generated values stable without a cluster to look them up in (the documented limit)', () => {
-    const [first, second] = [defaults, mountedFile].map((objects) => secretData(findObject(objects, 'Secret', 'platform-api')));
+    const [first, second] = [defaults, mountedFile].map((objects) =>
+      secretData(findObject(objects, 'Secret', 'platform-api')),
+    );
     expect(second!.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY).not.toBe(first!.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY);
   });
 
@@ -101,7 +145,9 @@ describe('The generated Secret is named <release>-api and holds the four keys', 
   it('names everything after fullnameOverride when it is set', async () => {
     const objects = await helmTemplate({ fullnameOverride: 'papi' });
     expect(secrets(objects).map((secret) => secret.metadata.name)).toEqual(['papi-api']);
-    expect(knativeServices(objects).map((service) => service.metadata.name)).toEqual(FUNCTION_NAMES.map((name) => `papi-${name}`));
+    expect(knativeServices(objects).map((service) => service.metadata.name)).toEqual(
+      FUNCTION_NAMES.map((name) => `papi-${name}`),
+    );
   });
 });
 
@@ -115,15 +161,22 @@ describe('api.secret.name: no Secret of its own; the settings are read from the 
   });
 
   it('lets the API server read and watch exactly that Secret', () => {
-    const role = findObject(namedKubernetes, 'Role', 'platform-api-secret') as KubeObject & { rules: Array<{ resourceNames: string[]; verbs: string[] }> };
-    expect(role.rules).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: ['existing-admin'], verbs: ['get', 'list', 'watch'] }]);
-    for (const service of knativeServices(namedKubernetes)) expect(env(service, 'ADMIN_SECRET_SOURCE')).toBe('kubernetes:platform-system/existing-admin');
+    const role = findObject(namedKubernetes, 'Role', 'platform-api-secret') as KubeObject & {
+      rules: Array<{ resourceNames: string[]; verbs: string[] }>;
+    };
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['existing-admin'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    for (const service of knativeServices(namedKubernetes))
+      expect(env(service, 'ADMIN_SECRET_SOURCE')).toBe('kubernetes:platform-system/existing-admin');
   });
 
   it('mounts the Secret as a watched folder with source file, and renders no Kubernetes Secret for Secrets Manager', () => {
     for (const service of knativeServices(mountedFile)) {
       expect(env(service, 'ADMIN_SECRET_SOURCE')).toBe('file:/var/run/secrets/platform-api/admin');
-      expect(template(service).spec.volumes).toEqual([{ name: 'admin-secret', secret: { secretName: 'platform-api' } }]);
+      expect(template(service).spec.volumes).toEqual([
+        { name: 'admin-secret', secret: { secretName: 'platform-api' } },
+      ]);
     }
     expect(secrets(awsSecret)).toEqual([]);
     for (const service of knativeServices(awsSecret)) {
@@ -138,7 +191,11 @@ describe('api.secret.name: no Secret of its own; the settings are read from the 
 describe('Changing the keys restarts the API server: the Secret contents are hashed into every revision template', () => {
   it('puts the hash of the Secret as rendered on every Knative revision template', () => {
     const data = findObject(given, 'Secret', 'platform-api').data as Record<string, string>;
-    const sorted = Object.fromEntries(Object.keys(data).sort().map((key) => [key, data[key]]));
+    const sorted = Object.fromEntries(
+      Object.keys(data)
+        .sort()
+        .map((key) => [key, data[key]]),
+    );
     const expected = createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
     expect(checksums(given)).toEqual(FUNCTION_NAMES.map(() => expected));
   });
@@ -151,7 +208,10 @@ describe('Changing the keys restarts the API server: the Secret contents are has
 
   it('changes when any of the four keys changes', async () => {
     const variants = await Promise.all([
-      helmTemplate({ ...GIVEN, api: { ...GIVEN.api, adminAccount: { ...GIVEN.api.adminAccount, tokenSigningKey: 'r'.repeat(64) } } }),
+      helmTemplate({
+        ...GIVEN,
+        api: { ...GIVEN.api, adminAccount: { ...GIVEN.api.adminAccount, tokenSigningKey: 'r'.repeat(64) } },
+      }),
       helmTemplate({ ...GIVEN, api: { ...GIVEN.api, adminAccount: { ...GIVEN.api.adminAccount, enabled: true } } }),
       helmTemplate({ ...GIVEN, api: { ...GIVEN.api, adminAccount: { ...GIVEN.api.adminAccount, tokenTTL: '2h' } } }),
     ]);
@@ -170,15 +230,24 @@ describe('One Knative Service per function, from one image selected by FUNCTION_
   it('renders a Service for every function in the route table, all from the same image', () => {
     const services = knativeServices(defaults);
     expect(services.map((service) => service.metadata.name)).toEqual(FUNCTION_NAMES.map((name) => `platform-${name}`));
-    expect(new Set(services.map((service) => container(service).image))).toEqual(new Set(['ghcr.io/platform/platform-api:0.1.0']));
-    for (const name of FUNCTION_NAMES) expect(env(findObject(defaults, 'Service', `platform-${name}`), 'FUNCTION_TARGET')).toBe(name);
+    expect(new Set(services.map((service) => container(service).image))).toEqual(
+      new Set(['ghcr.io/platform/platform-api:0.1.0']),
+    );
+    for (const name of FUNCTION_NAMES)
+      expect(env(findObject(defaults, 'Service', `platform-${name}`), 'FUNCTION_TARGET')).toBe(name);
   });
 
   it('keeps every function cluster-local behind the router, with autoscaling, concurrency and probes', () => {
     for (const service of knativeServices(defaults)) {
       expect(service.metadata.labels!['networking.knative.dev/visibility']).toBe('cluster-local');
       const revision = template(service);
-      expect(Object.keys(revision.metadata.annotations)).toEqual(expect.arrayContaining(['autoscaling.knative.dev/min-scale', 'autoscaling.knative.dev/max-scale', 'autoscaling.knative.dev/target']));
+      expect(Object.keys(revision.metadata.annotations)).toEqual(
+        expect.arrayContaining([
+          'autoscaling.knative.dev/min-scale',
+          'autoscaling.knative.dev/max-scale',
+          'autoscaling.knative.dev/target',
+        ]),
+      );
       expect(revision.spec.containerConcurrency).toBeGreaterThan(0);
       expect(revision.spec.serviceAccountName).toBe('platform-api');
       expect(container(service).readinessProbe.httpGet.path).toBe('/readyz');
@@ -187,14 +256,18 @@ describe('One Knative Service per function, from one image selected by FUNCTION_
   });
 
   it('gives run-logs a long timeout and the others a shorter one', () => {
-    const timeouts = Object.fromEntries(knativeServices(defaults).map((service) => [service.metadata.name, template(service).spec.timeoutSeconds]));
+    const timeouts = Object.fromEntries(
+      knativeServices(defaults).map((service) => [service.metadata.name, template(service).spec.timeoutSeconds]),
+    );
     expect(timeouts['platform-run-logs']).toBe(3600);
-    for (const name of FUNCTION_NAMES.filter((name) => name !== 'run-logs')) expect(timeouts[`platform-${name}`]).toBeLessThan(3600);
+    for (const name of FUNCTION_NAMES.filter((name) => name !== 'run-logs'))
+      expect(timeouts[`platform-${name}`]).toBeLessThan(3600);
   });
 
   it('passes api.trustedProxyHops (default 3: Gateway, Knative local gateway, queue-proxy) as TRUSTED_PROXY_HOPS to every function', async () => {
     for (const service of functionServices(defaults)) expect(env(service, 'TRUSTED_PROXY_HOPS')).toBe('3');
-    for (const service of functionServices(await helmTemplate({ api: { trustedProxyHops: 4 } }))) expect(env(service, 'TRUSTED_PROXY_HOPS')).toBe('4');
+    for (const service of functionServices(await helmTemplate({ api: { trustedProxyHops: 4 } })))
+      expect(env(service, 'TRUSTED_PROXY_HOPS')).toBe('4');
     await expect(helmTemplate({ api: { trustedProxyHops: -1 } })).rejects.toThrow(/trustedProxyHops/);
     await expect(helmTemplate({ api: { trustedProxyHops: '3' } })).rejects.toThrow(/trustedProxyHops/);
   });
@@ -210,12 +283,24 @@ describe('One Knative Service per function, from one image selected by FUNCTION_
 });
 
 describe('Path routing: the HTTPRoute matches the route table, plus /bridge/ to the optional bridge', () => {
-  type Rule = { matches: Array<{ path: { type: string; value: string } }>; filters: Array<{ urlRewrite: { hostname: string } }>; backendRefs: Array<{ name: string; namespace: string; port: number }> };
+  type Rule = {
+    matches: Array<{ path: { type: string; value: string } }>;
+    filters: Array<{ urlRewrite: { hostname: string } }>;
+    backendRefs: Array<{ name: string; namespace: string; port: number }>;
+  };
   const renderedRules = (objects: KubeObject[], release = 'platform', namespace = 'platform-system') =>
-    ((findObject(objects, 'HTTPRoute', release).spec as { rules: Rule[] }).rules).flatMap((rule) =>
-      rule.matches.map((match) => ({ type: match.path.type, value: match.path.value, target: rule.filters[0]!.urlRewrite.hostname.replace(`.${namespace}.svc.cluster.local`, '').replace(`${release}-`, '') })),
+    (findObject(objects, 'HTTPRoute', release).spec as { rules: Rule[] }).rules.flatMap((rule) =>
+      rule.matches.map((match) => ({
+        type: match.path.type,
+        value: match.path.value,
+        target: rule.filters[0]!.urlRewrite.hostname.replace(`.${namespace}.svc.cluster.local`, '').replace(
+          `${release}-`,
+          '',
+        ),
+      })),
     );
-  const sortRules = <T extends { type: string; value: string }>(rules: T[]) => [...rules].sort((a, b) => `${a.type} ${a.value}`.localeCompare(`${b.type} ${b.value}`));
+  const sortRules = <T extends { type: string; value: string }>(rules: T[]) =>
+    [...rules].sort((a, b) => `${a.type} ${a.value}`.localeCompare(`${b.type} ${b.value}`));
 
   it('ships files/gateway-rules.json exactly as the route table derives it (npm run chart:generate)', async () => {
     expect(await readFile(join(CHART, 'files/gateway-rules.json'), 'utf8')).toBe(gatewayRulesFile());
@@ -243,17 +328,31 @@ describe('Path routing: the HTTPRoute matches the route table, plus /bridge/ to 
       ...tableRules.map((rule) => rule.value),
       ...tableRules.map((rule) => `${rule.value}x`),
       ...tableRules.map((rule) => `${rule.value.replace(/\/$/, '')}/deeper/still`),
-      '/', '/unknown', '/bridge', '/bridge/callback', '/internal', '/internalx', `/apis/${group}/v1alpha1/projectsx`,
+      '/',
+      '/unknown',
+      '/bridge',
+      '/bridge/callback',
+      '/internal',
+      '/internalx',
+      `/apis/${group}/v1alpha1/projectsx`,
     ];
-    for (const path of samplePaths) expect({ path, target: gatewayApiTarget(rendered, path) }).toEqual({ path, target: resolveGatewayTarget(tableRules, path) });
+    for (const path of samplePaths)
+      expect({ path, target: gatewayApiTarget(rendered, path) }).toEqual({
+        path,
+        target: resolveGatewayTarget(tableRules, path),
+      });
   });
 
   it('leaves /bridge/ out when no bridge is deployed', () => {
-    expect(sortRules(renderedRules(defaults))).toEqual(sortRules(gatewayRules(routeTable('platform.dev')).filter((rule) => rule.target !== 'bridge')));
+    expect(sortRules(renderedRules(defaults))).toEqual(
+      sortRules(gatewayRules(routeTable('platform.dev')).filter((rule) => rule.target !== 'bridge')),
+    );
   });
 
   it('sends every rule to a Knative Service the chart renders, through the Knative local gateway', () => {
-    const hostnames = knativeServices(given).map((service) => `${service.metadata.name}.platform-system.svc.cluster.local`);
+    const hostnames = knativeServices(given).map(
+      (service) => `${service.metadata.name}.platform-system.svc.cluster.local`,
+    );
     for (const rule of (findObject(given, 'HTTPRoute', 'platform').spec as { rules: Rule[] }).rules) {
       expect(hostnames).toContain(rule.filters[0]!.urlRewrite.hostname);
       expect(rule.backendRefs).toEqual([{ name: 'knative-local-gateway', namespace: 'istio-system', port: 80 }]);
@@ -268,22 +367,44 @@ describe('Path routing: the HTTPRoute matches the route table, plus /bridge/ to 
  * the route, an Exact match first, then the PathPrefix with the most characters (matching whole
  * path elements); a tie goes to the earlier rule. No match: no route (404 at the Gateway).
  */
-function gatewayApiTarget(matches: Array<{ type: string; value: string; target: string }>, path: string): string | undefined {
-  const elementPrefix = (prefix: string) => prefix === '/' || path === prefix.replace(/\/$/, '') || path.startsWith(`${prefix.replace(/\/$/, '')}/`);
-  const candidates = matches.filter((match) => (match.type === 'Exact' ? match.value === path : elementPrefix(match.value)));
-  const rank = (match: { type: string; value: string }) => (match.type === 'Exact' ? Number.MAX_SAFE_INTEGER : match.value.length);
-  return candidates.reduce<(typeof candidates)[number] | undefined>((best, match) => (!best || rank(match) > rank(best) ? match : best), undefined)?.target;
+function gatewayApiTarget(
+  matches: Array<{ type: string; value: string; target: string }>,
+  path: string,
+): string | undefined {
+  const elementPrefix = (prefix: string) =>
+    prefix === '/' || path === prefix.replace(/\/$/, '') || path.startsWith(`${prefix.replace(/\/$/, '')}/`);
+  const candidates = matches.filter((match) =>
+    match.type === 'Exact' ? match.value === path : elementPrefix(match.value),
+  );
+  const rank = (match: { type: string; value: string }) =>
+    match.type === 'Exact' ? Number.MAX_SAFE_INTEGER : match.value.length;
+  return candidates.reduce<(typeof candidates)[number] | undefined>(
+    (best, match) => (!best || rank(match) > rank(best) ? match : best),
+    undefined,
+  )?.target;
 }
 
 describe('RBAC: the API server, the workspace controller and platform-admin', () => {
-  type Rules = Array<{ apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[]; verbs: string[] }>;
+  type Rules = Array<{
+    apiGroups?: string[];
+    resources?: string[];
+    resourceNames?: string[];
+    nonResourceURLs?: string[];
+    verbs: string[];
+  }>;
   const rulesOf = (name: string) => findObject(defaults, 'ClusterRole', name).rules as Rules;
   const allows = (rules: Rules, group: string, resource: string, verb: string) =>
-    rules.some((rule) => rule.apiGroups?.includes(group) && (rule.resources?.includes(resource) || rule.resources?.includes('*')) && (rule.verbs.includes(verb) || rule.verbs.includes('*')));
+    rules.some(
+      (rule) =>
+        rule.apiGroups?.includes(group) &&
+        (rule.resources?.includes(resource) || rule.resources?.includes('*')) &&
+        (rule.verbs.includes(verb) || rule.verbs.includes('*')),
+    );
 
   it('lets the API server write the platform resources, review tokens and access, and read ServiceAccounts', () => {
     const rules = rulesOf('platform-api');
-    for (const kind of ['projects', 'workspaces', 'rollouts', 'variablesets']) expect(allows(rules, 'platform.dev', kind, 'create')).toBe(true);
+    for (const kind of ['projects', 'workspaces', 'rollouts', 'variablesets'])
+      expect(allows(rules, 'platform.dev', kind, 'create')).toBe(true);
     expect(allows(rules, 'authentication.k8s.io', 'tokenreviews', 'create')).toBe(true);
     expect(allows(rules, 'authorization.k8s.io', 'subjectaccessreviews', 'create')).toBe(true);
     expect(allows(rules, '', 'serviceaccounts', 'watch')).toBe(true);
@@ -292,33 +413,66 @@ describe('RBAC: the API server, the workspace controller and platform-admin', ()
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'platform-api', namespace: 'platform-system' }]);
   });
 
-  it('binds the API server to system:service-account-issuer-discovery, to read the cluster\'s ServiceAccount key set', () => {
-    const binding = findObject(defaults, 'ClusterRoleBinding', 'platform-api-issuer-discovery') as KubeObject & { roleRef: unknown; subjects: unknown[] };
-    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:service-account-issuer-discovery' });
+  it("binds the API server to system:service-account-issuer-discovery, to read the cluster's ServiceAccount key set", () => {
+    const binding = findObject(defaults, 'ClusterRoleBinding', 'platform-api-issuer-discovery') as KubeObject & {
+      roleRef: unknown;
+      subjects: unknown[];
+    };
+    expect(binding.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'system:service-account-issuer-discovery',
+    });
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'platform-api', namespace: 'platform-system' }]);
   });
 
   it('lets the API server bind only the project-secrets ClusterRole, and that role holds nothing but the Secret verbs', () => {
     const rules = rulesOf('platform-api');
-    expect(rules).toContainEqual({ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['platform-project-secrets'], verbs: ['bind'] });
-    expect(rules.filter((rule) => rule.verbs.includes('bind') || rule.verbs.includes('escalate') || rule.verbs.includes('*'))).toHaveLength(1);
+    expect(rules).toContainEqual({
+      apiGroups: ['rbac.authorization.k8s.io'],
+      resources: ['clusterroles'],
+      resourceNames: ['platform-project-secrets'],
+      verbs: ['bind'],
+    });
+    expect(
+      rules.filter(
+        (rule) => rule.verbs.includes('bind') || rule.verbs.includes('escalate') || rule.verbs.includes('*'),
+      ),
+    ).toHaveLength(1);
     expect(allows(rules, 'rbac.authorization.k8s.io', 'rolebindings', 'create')).toBe(true);
     expect(allows(rules, 'rbac.authorization.k8s.io', 'roles', 'create')).toBe(false);
     expect(allows(rules, 'rbac.authorization.k8s.io', 'clusterrolebindings', 'create')).toBe(false);
-    expect(rulesOf('platform-project-secrets')).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }]);
-    expect(defaults.filter((object) => object.kind === 'ClusterRoleBinding' && (object.roleRef as { name: string }).name === 'platform-project-secrets')).toEqual([]);
+    expect(rulesOf('platform-project-secrets')).toEqual([
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      },
+    ]);
+    expect(
+      defaults.filter(
+        (object) =>
+          object.kind === 'ClusterRoleBinding' &&
+          (object.roleRef as { name: string }).name === 'platform-project-secrets',
+      ),
+    ).toEqual([]);
   });
 
   it('tells every function the ClusterRole to bind and its own ServiceAccount (namespace from the downward API)', () => {
     for (const service of functionServices(defaults)) {
       expect(env(service, 'PROJECT_SECRETS_CLUSTER_ROLE')).toBe('platform-project-secrets');
       expect(env(service, 'API_SERVICE_ACCOUNT')).toBe(template(service).spec.serviceAccountName);
-      expect(container(service).env.find((variable) => variable.name === 'POD_NAMESPACE')).toEqual({ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+      expect(container(service).env.find((variable) => variable.name === 'POD_NAMESPACE')).toEqual({
+        name: 'POD_NAMESPACE',
+        valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
+      });
     }
   });
 
   it('lets the controller call /internal/*', () => {
-    expect(rulesOf('platform-controller').find((rule) => rule.nonResourceURLs)?.nonResourceURLs).toContain('/internal/*');
+    expect(rulesOf('platform-controller').find((rule) => rule.nonResourceURLs)?.nonResourceURLs).toContain(
+      '/internal/*',
+    );
     findObject(defaults, 'ServiceAccount', 'platform-controller');
   });
 
@@ -330,8 +484,27 @@ describe('RBAC: the API server, the workspace controller and platform-admin', ()
 });
 
 describe('The custom resource definitions', () => {
-  type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; 'x-kubernetes-preserve-unknown-fields'?: boolean };
-  const crds = (objects: KubeObject[]) => objects.filter((object) => object.kind === 'CustomResourceDefinition') as Array<KubeObject & { spec: { group: string; scope: string; names: { kind: string }; versions: Array<{ subresources?: { status?: object }; additionalPrinterColumns?: unknown[]; schema: { openAPIV3Schema: Schema } }> } }>;
+  type Schema = {
+    type?: string;
+    properties?: Record<string, Schema>;
+    items?: Schema;
+    'x-kubernetes-preserve-unknown-fields'?: boolean;
+  };
+  const crds = (objects: KubeObject[]) =>
+    objects.filter((object) => object.kind === 'CustomResourceDefinition') as Array<
+      KubeObject & {
+        spec: {
+          group: string;
+          scope: string;
+          names: { kind: string };
+          versions: Array<{
+            subresources?: { status?: object };
+            additionalPrinterColumns?: unknown[];
+            schema: { openAPIV3Schema: Schema };
+          }>;
+        };
+      }
+    >;
   const untyped = (schema: Schema, path: string): string[] => [
     ...(schema.type || schema['x-kubernetes-preserve-unknown-fields'] ? [] : [path]),
     ...Object.entries(schema.properties ?? {}).flatMap(([name, child]) => untyped(child, `${path}.${name}`)),
@@ -340,7 +513,12 @@ describe('The custom resource definitions', () => {
 
   it('defines Project (cluster-scoped), Workspace, Rollout and VariableSet in the API group, with status and printer columns', () => {
     const rendered = crds(given);
-    expect(rendered.map((crd) => crd.spec.names.kind).sort()).toEqual(['Project', 'Rollout', 'VariableSet', 'Workspace']);
+    expect(rendered.map((crd) => crd.spec.names.kind).sort()).toEqual([
+      'Project',
+      'Rollout',
+      'VariableSet',
+      'Workspace',
+    ]);
     for (const crd of rendered) {
       expect(crd.spec.group).toBe('infra.example.io');
       expect(crd.spec.scope).toBe(crd.spec.names.kind === 'Project' ? 'Cluster' : 'Namespaced');
@@ -350,22 +528,28 @@ describe('The custom resource definitions', () => {
   });
 
   it('has structural schemas: every field has a type', () => {
-    for (const crd of crds(defaults)) expect(untyped(crd.spec.versions[0]!.schema.openAPIV3Schema, crd.spec.names.kind)).toEqual([]);
+    for (const crd of crds(defaults))
+      expect(untyped(crd.spec.versions[0]!.schema.openAPIV3Schema, crd.spec.names.kind)).toEqual([]);
   });
 });
 
 describe('Every rendered object validates against its schema (Knative Serving and Gateway API included)', () => {
   it('validates the objects of every value set, unknown fields refused', async () => {
-    expect(await schemaProblems([...defaults, ...given, ...named, ...namedKubernetes, ...mountedFile, ...awsSecret])).toEqual([]);
+    expect(
+      await schemaProblems([...defaults, ...given, ...named, ...namedKubernetes, ...mountedFile, ...awsSecret]),
+    ).toEqual([]);
   });
 
   it('reports an unknown field deep inside a Knative Service and a wrong type in an HTTPRoute', async () => {
     const service = structuredClone(findObject(defaults, 'Service', 'platform-login'));
     (template(service).spec.containers[0] as unknown as Record<string, unknown>).livenessProbes = {};
     const route = structuredClone(findObject(defaults, 'HTTPRoute', 'platform'));
-    (route.spec as { rules: Array<{ backendRefs: Array<{ port: unknown }> }> }).rules[0]!.backendRefs[0]!.port = 'eighty';
+    (route.spec as { rules: Array<{ backendRefs: Array<{ port: unknown }> }> }).rules[0]!.backendRefs[0]!.port =
+      'eighty';
     const problems = await schemaProblems([service, route]);
-    expect(problems.some((problem) => problem.startsWith('Service platform-login') && problem.includes('livenessProbes'))).toBe(true);
+    expect(
+      problems.some((problem) => problem.startsWith('Service platform-login') && problem.includes('livenessProbes')),
+    ).toBe(true);
     expect(problems.some((problem) => problem.startsWith('HTTPRoute platform'))).toBe(true);
   });
 
@@ -377,8 +561,13 @@ describe('Every rendered object validates against its schema (Knative Serving an
     (tooManyRules.spec as Spec).rules = Array.from({ length: 17 }, (_, index) => rules[index % rules.length]!);
     const tooManyMatches = structuredClone(route);
     const firstRule = (tooManyMatches.spec as Spec).rules[0]!;
-    firstRule.matches = Array.from({ length: 65 }, (_, index) => ({ path: { type: 'Exact', value: `/path-${index}` } }));
-    const [rulesProblems, matchesProblems] = await Promise.all([schemaProblems([tooManyRules]), schemaProblems([tooManyMatches])]);
+    firstRule.matches = Array.from({ length: 65 }, (_, index) => ({
+      path: { type: 'Exact', value: `/path-${index}` },
+    }));
+    const [rulesProblems, matchesProblems] = await Promise.all([
+      schemaProblems([tooManyRules]),
+      schemaProblems([tooManyMatches]),
+    ]);
     expect(rulesProblems.join('\n')).toMatch(/HTTPRoute platform: .*rules.*(16|maxItems)/);
     expect(matchesProblems.join('\n')).toMatch(/HTTPRoute platform: .*matches.*(64|maxItems)/);
   });

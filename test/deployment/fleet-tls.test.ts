@@ -28,7 +28,12 @@ beforeAll(async () => {
   await Promise.all([writeFile(files.TLS_CERT_FILE, served.cert), writeFile(files.TLS_KEY_FILE, served.key)]);
   setDefaultCACertificates([...getCACertificates('default'), served.cert]);
   const env = { PORT: '0', DATABASE_URL: database.connectionString, LOG_LEVEL: 'warn', ...files };
-  fleet = await startFleet(loadSettings(env), env, { replicas: 1, dataDir: join(folder, 'data'), logger, host: '127.0.0.1' });
+  fleet = await startFleet(loadSettings(env), env, {
+    replicas: 1,
+    dataDir: join(folder, 'data'),
+    logger,
+    host: '127.0.0.1',
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -37,8 +42,8 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-describe('The fleet\'s gateway serves HTTPS from the certificate and key given by TLS_CERT_FILE and TLS_KEY_FILE', () => {
-  it('answers over HTTPS only, forwards a login to a replica and names the HTTPS gateway as the token\'s issuer', async () => {
+describe("The fleet's gateway serves HTTPS from the certificate and key given by TLS_CERT_FILE and TLS_KEY_FILE", () => {
+  it("answers over HTTPS only, forwards a login to a replica and names the HTTPS gateway as the token's issuer", async () => {
     expect(fleet.url).toMatch(/^https:\/\//);
     const token = await loginToken(fleet.url);
     expect(decodeJwt(token).iss).toBe(`https://localhost:${fleet.port}`);
@@ -46,7 +51,9 @@ describe('The fleet\'s gateway serves HTTPS from the certificate and key given b
     for (const replica of [...fleet.replicas.values()].flat()) expect(replica.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
   });
 
-  it('logs the certificate\'s fingerprint at start-up', () => {
-    expect(logger.lines.find((line) => line.includes('fleet listening'))).toContain(new X509Certificate(certificate).fingerprint256);
+  it("logs the certificate's fingerprint at start-up", () => {
+    expect(logger.lines.find((line) => line.includes('fleet listening'))).toContain(
+      new X509Certificate(certificate).fingerprint256,
+    );
   });
 });

@@ -32,12 +32,21 @@ const output: string[] = [];
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'platform-api-fleet-'));
   database = await startTestDatabase();
-  const env = { PORT: '0', DATABASE_URL: database.connectionString, ADMIN_SECRET_POLL_INTERVAL: `${POLL_INTERVAL_MS}ms`, LOG_LEVEL: 'warn', RUN_LOG_HEARTBEAT_INTERVAL: '1s' };
-  fleet = await startFleet(
-    loadSettings(env),
-    env,
-    { replicas: REPLICAS, dataDir, logger, host: '127.0.0.1', healthCheckIntervalMs: 1000, onReplicaOutput: (_replica, text) => void output.push(text) },
-  );
+  const env = {
+    PORT: '0',
+    DATABASE_URL: database.connectionString,
+    ADMIN_SECRET_POLL_INTERVAL: `${POLL_INTERVAL_MS}ms`,
+    LOG_LEVEL: 'warn',
+    RUN_LOG_HEARTBEAT_INTERVAL: '1s',
+  };
+  fleet = await startFleet(loadSettings(env), env, {
+    replicas: REPLICAS,
+    dataDir,
+    logger,
+    host: '127.0.0.1',
+    healthCheckIntervalMs: 1000,
+    onReplicaOutput: (_replica, text) => void output.push(text),
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -65,8 +74,12 @@ async function waitFor(what: string, condition: () => Promise<boolean>): Promise
 
 /** Waits until every replica of every function serves again: a test before (in any order) may have killed or stopped some. */
 async function wholeFleet(): Promise<void> {
-  const ready = () => [...fleet.pools.values()].every((pool) => pool.upstreams().every((upstream) => upstream.state === 'ready'));
-  await waitFor('every replica to serve', async () => ready() && everyReplica().every((replica) => replica.pid !== undefined));
+  const ready = () =>
+    [...fleet.pools.values()].every((pool) => pool.upstreams().every((upstream) => upstream.state === 'ready'));
+  await waitFor(
+    'every replica to serve',
+    async () => ready() && everyReplica().every((replica) => replica.pid !== undefined),
+  );
 }
 
 // One fleet (ten processes, minutes to start on this machine) serves the whole file, and its last
@@ -74,107 +87,161 @@ async function wholeFleet(): Promise<void> {
 // --sequence.shuffle. Each step that needs every replica waits for the fleet to be whole first.
 describe('Fleet topology, step by step', { shuffle: false }, () => {
   describe('Fleet: each function its own processes under the functions-framework CLI, one --target each, behind the gateway', () => {
-    it('runs five functions x two replicas as ten separate functions-framework processes', async () => {
-      await wholeFleet();
-      const replicas = everyReplica();
-      expect(replicas).toHaveLength(FUNCTION_NAMES.length * REPLICAS);
-      expect(new Set(replicas.map((replica) => replica.pid)).size).toBe(replicas.length);
-      for (const replica of replicas) {
-        const commandLine = readFileSync(`/proc/${replica.pid}/cmdline`, 'utf8').split('\0');
-        expect(commandLine.some((part) => part.endsWith('functions-framework/build/src/main.js'))).toBe(true);
-        expect(commandLine).toContain(`--target=${replica.name}`);
-      }
-    }, STEP_TIMEOUT_MS);
+    it(
+      'runs five functions x two replicas as ten separate functions-framework processes',
+      async () => {
+        await wholeFleet();
+        const replicas = everyReplica();
+        expect(replicas).toHaveLength(FUNCTION_NAMES.length * REPLICAS);
+        expect(new Set(replicas.map((replica) => replica.pid)).size).toBe(replicas.length);
+        for (const replica of replicas) {
+          const commandLine = readFileSync(`/proc/${replica.pid}/cmdline`, 'utf8').split('\0');
+          expect(commandLine.some((part) => part.endsWith('functions-framework/build/src/main.js'))).toBe(true);
+          expect(commandLine).toContain(`--target=${replica.name}`);
+        }
+      },
+      STEP_TIMEOUT_MS,
+    );
 
-    it('routes by the HTTPRoute rules: the seeded example Project is served through the gateway', async () => {
-      const token = await loginToken(fleet.url);
-      const response = await getWithToken(fleet.url, '/apis/platform.dev/v1alpha1/projects/demo', token);
-      expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ kind: 'Project', metadata: { name: 'demo' } });
-    }, STEP_TIMEOUT_MS);
+    it(
+      'routes by the HTTPRoute rules: the seeded example Project is served through the gateway',
+      async () => {
+        const token = await loginToken(fleet.url);
+        const response = await getWithToken(fleet.url, '/apis/platform.dev/v1alpha1/projects/demo', token);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toMatchObject({ kind: 'Project', metadata: { name: 'demo' } });
+      },
+      STEP_TIMEOUT_MS,
+    );
   });
 
   describe('Fleet: a token from any login replica is accepted by every replica of every function; rotating the key ends it everywhere within the poll interval', () => {
-    it('accepts a token from one login replica on all ten, then refuses it on all ten after `platform-api rotate-signing-key`', async () => {
-      await wholeFleet();
-      const [firstLogin] = fleet.replicas.get('login')!;
-      const token = await loginToken(firstLogin!.url);
-      for (const replica of everyReplica()) expect(await accepts(replica.url, token)).toBe(true);
+    it(
+      'accepts a token from one login replica on all ten, then refuses it on all ten after `platform-api rotate-signing-key`',
+      async () => {
+        await wholeFleet();
+        const [firstLogin] = fleet.replicas.get('login')!;
+        const token = await loginToken(firstLogin!.url);
+        for (const replica of everyReplica()) expect(await accepts(replica.url, token)).toBe(true);
 
-      const rotation = spawnSync(process.execPath, ['bin/platform-api.js', 'rotate-signing-key', '--data-dir', dataDir], { cwd: REPO_ROOT, encoding: 'utf8' });
-      expect(rotation.status, rotation.stderr).toBe(0);
-      await Promise.all(everyReplica().map((replica) => waitFor(`${replica.name}#${replica.index} to refuse the old token`, async () => !(await accepts(replica.url, token)))));
+        const rotation = spawnSync(
+          process.execPath,
+          ['bin/platform-api.js', 'rotate-signing-key', '--data-dir', dataDir],
+          { cwd: REPO_ROOT, encoding: 'utf8' },
+        );
+        expect(rotation.status, rotation.stderr).toBe(0);
+        await Promise.all(
+          everyReplica().map((replica) =>
+            waitFor(
+              `${replica.name}#${replica.index} to refuse the old token`,
+              async () => !(await accepts(replica.url, token)),
+            ),
+          ),
+        );
 
-      const [, secondLogin] = fleet.replicas.get('login')!;
-      const renewed = await loginToken(secondLogin!.url);
-      for (const replica of everyReplica()) expect(await accepts(replica.url, renewed)).toBe(true);
-    }, STEP_TIMEOUT_MS);
+        const [, secondLogin] = fleet.replicas.get('login')!;
+        const renewed = await loginToken(secondLogin!.url);
+        for (const replica of everyReplica()) expect(await accepts(replica.url, renewed)).toBe(true);
+      },
+      STEP_TIMEOUT_MS,
+    );
   });
 
   describe('Fleet: a client streaming run logs through the gateway survives the loss of its replica by reconnecting with Last-Event-ID, getting every line once, in order', () => {
-    it('delivers lines 1..12 exactly once across a killed run-logs replica', async () => {
-      const token = await loginToken(fleet.url);
-      const started = await fetch(`${fleet.url}/api/v1alpha1/projects/demo/workspaces/network-staging/runs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'plan' }),
-      });
-      expect(started.status).toBe(201);
-      const run = (await started.json()) as { id: string };
-      // The test plays the workspace controller, appending through the same database.
-      const store = new RunStore(database.pool);
-      const append = (from: number, to: number) => store.appendLogLines(run.id, Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`));
-      const streamPath = `/api/v1alpha1/run-logs/demo/${run.id}`;
-      const open = (lastEventId?: string) =>
-        fetch(`${fleet.url}${streamPath}`, { headers: { authorization: `Bearer ${token}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
+    it(
+      'delivers lines 1..12 exactly once across a killed run-logs replica',
+      async () => {
+        const token = await loginToken(fleet.url);
+        const started = await fetch(`${fleet.url}/api/v1alpha1/projects/demo/workspaces/network-staging/runs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ type: 'plan' }),
+        });
+        expect(started.status).toBe(201);
+        const run = (await started.json()) as { id: string };
+        // The test plays the workspace controller, appending through the same database.
+        const store = new RunStore(database.pool);
+        const append = (from: number, to: number) =>
+          store.appendLogLines(
+            run.id,
+            Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`),
+          );
+        const streamPath = `/api/v1alpha1/run-logs/demo/${run.id}`;
+        const open = (lastEventId?: string) =>
+          fetch(`${fleet.url}${streamPath}`, {
+            headers: { authorization: `Bearer ${token}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+          });
 
-      await append(1, 4);
-      const first = await open();
-      expect(first.status).toBe(200);
-      expect(first.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const firstReader = new EventStreamReader(first);
-      expect(await firstReader.until((events) => events.length >= 4)).toBe(true);
-      // Streamed unbuffered: a line appended now arrives while the stream stays open.
-      await append(5, 6);
-      expect(await firstReader.until((events) => events.length >= 6)).toBe(true);
+        await append(1, 4);
+        const first = await open();
+        expect(first.status).toBe(200);
+        expect(first.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        const firstReader = new EventStreamReader(first);
+        expect(await firstReader.until((events) => events.length >= 4)).toBe(true);
+        // Streamed unbuffered: a line appended now arrives while the stream stays open.
+        await append(5, 6);
+        expect(await firstReader.until((events) => events.length >= 6)).toBe(true);
 
-      // Nothing else has called run-logs, so the round-robin gave this stream to the first replica.
-      const serving = fleet.replicas.get('run-logs')![0]!;
-      process.kill(serving.pid!, 'SIGKILL');
-      await firstReader.untilEnded();
-      await append(7, 9);
+        // Nothing else has called run-logs, so the round-robin gave this stream to the first replica.
+        const serving = fleet.replicas.get('run-logs')![0]!;
+        process.kill(serving.pid!, 'SIGKILL');
+        await firstReader.untilEnded();
+        await append(7, 9);
 
-      const lastSeen = firstReader.events.at(-1)!.id!;
-      const second = await open(lastSeen);
-      expect(second.status).toBe(200);
-      const secondReader = new EventStreamReader(second);
-      await append(10, 12);
-      expect(await secondReader.until((events) => events.length >= 12 - Number(lastSeen))).toBe(true);
-      await secondReader.cancel();
+        const lastSeen = firstReader.events.at(-1)!.id!;
+        const second = await open(lastSeen);
+        expect(second.status).toBe(200);
+        const secondReader = new EventStreamReader(second);
+        await append(10, 12);
+        expect(await secondReader.until((events) => events.length >= 12 - Number(lastSeen))).toBe(true);
+        await secondReader.cancel();
 
-      const received = [...firstReader.events, ...secondReader.events];
-      expect(received.map((event) => event.id)).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
-      expect(received.map((event) => event.data)).toEqual(Array.from({ length: 12 }, (_, i) => `line ${i + 1}`));
-      await wholeFleet();
-    }, STEP_TIMEOUT_MS);
+        const received = [...firstReader.events, ...secondReader.events];
+        expect(received.map((event) => event.id)).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
+        expect(received.map((event) => event.data)).toEqual(Array.from({ length: 12 }, (_, i) => `line ${i + 1}`));
+        await wholeFleet();
+      },
+      STEP_TIMEOUT_MS,
+    );
   });
 
   describe('Gateway: per-function upstream health in its log, X-Forwarded-For appended, JSON 503 when a function has no ready replica', () => {
-    it('logs the killed replica as not serving and its replacement as ready', async () => {
-      await wholeFleet();
-      // The second replica: the stream test relies on nothing having moved the round-robin off the first.
-      process.kill(fleet.replicas.get('run-logs')![1]!.pid!, 'SIGKILL');
-      await waitFor('the gateway to log the run-logs replica as down', async () => logger.lines.some((line) => line.includes('upstream not serving') && line.includes('"function":"run-logs"')));
-      await waitFor('the restarted replica to be ready again', async () => fleet.pools.get('run-logs')!.upstreams().every((upstream) => upstream.state === 'ready'));
-    }, STEP_TIMEOUT_MS);
+    it(
+      'logs the killed replica as not serving and its replacement as ready',
+      async () => {
+        await wholeFleet();
+        // The second replica: the stream test relies on nothing having moved the round-robin off the first.
+        process.kill(fleet.replicas.get('run-logs')![1]!.pid!, 'SIGKILL');
+        await waitFor('the gateway to log the run-logs replica as down', async () =>
+          logger.lines.some((line) => line.includes('upstream not serving') && line.includes('"function":"run-logs"')),
+        );
+        await waitFor('the restarted replica to be ready again', async () =>
+          fleet.pools
+            .get('run-logs')!
+            .upstreams()
+            .every((upstream) => upstream.state === 'ready'),
+        );
+      },
+      STEP_TIMEOUT_MS,
+    );
 
-    it('answers JSON 503 naming the function and each replica\'s state when none is ready', async () => {
-      await Promise.all(fleet.replicas.get('public-config')!.map((replica) => replica.stop()));
-      await waitFor('public-config to be out of rotation', async () => fleet.pools.get('public-config')!.candidates().length === 0);
-      const response = await fetch(`${fleet.url}/api/v1alpha1/system/public-config`);
-      expect(response.status).toBe(503);
-      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await response.json()).toMatchObject({ reason: 'FunctionUnavailable', error: expect.stringContaining('public-config') });
-    }, STEP_TIMEOUT_MS);
+    it(
+      "answers JSON 503 naming the function and each replica's state when none is ready",
+      async () => {
+        await Promise.all(fleet.replicas.get('public-config')!.map((replica) => replica.stop()));
+        await waitFor(
+          'public-config to be out of rotation',
+          async () => fleet.pools.get('public-config')!.candidates().length === 0,
+        );
+        const response = await fetch(`${fleet.url}/api/v1alpha1/system/public-config`);
+        expect(response.status).toBe(503);
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await response.json()).toMatchObject({
+          reason: 'FunctionUnavailable',
+          error: expect.stringContaining('public-config'),
+        });
+      },
+      STEP_TIMEOUT_MS,
+    );
   });
 });

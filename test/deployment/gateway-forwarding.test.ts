@@ -41,21 +41,26 @@ async function gateway(replicas: { 'run-logs'?: string[]; resources?: string[] }
   const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, logger)]));
   for (const [name, urls] of Object.entries(replicas)) pools.get(name as 'resources')!.setUpstreams(urls);
   await Promise.all([...pools.values()].map((pool) => pool.checkAll()));
-  const server = createLimitedHttpServer({ maxHeaderBytes: 16_384 }, createFunctionGateway(gatewayRules(routeTable('platform.dev')), pools, createBridgeProxy(undefined)));
+  const server = createLimitedHttpServer(
+    { maxHeaderBytes: 16_384 },
+    createFunctionGateway(gatewayRules(routeTable('platform.dev')), pools, createBridgeProxy(undefined)),
+  );
   servers.push(server);
   const port = await listen(server, 0, '127.0.0.1');
   return { url: `http://127.0.0.1:${port}`, logger, pools };
 }
 
 describe('Gateway: X-Forwarded-For is appended with the client address, X-Forwarded-Host/Proto set', () => {
-  it('passes the client chain on with the gateway\'s peer appended', async () => {
+  it("passes the client chain on with the gateway's peer appended", async () => {
     let seen: IncomingHttpHeaders = {};
     const upstream = await replica((request, response) => {
       seen = request.headers;
       response.end('{}');
     });
     const { url } = await gateway({ resources: [upstream] });
-    const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`, {
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+    });
     expect(response.status).toBe(200);
     expect(seen['x-forwarded-for']).toBe('203.0.113.7, 127.0.0.1');
     expect(seen['x-forwarded-proto']).toBe('http');
@@ -84,7 +89,7 @@ describe('Gateway: server-sent events pass through unbuffered', () => {
 });
 
 describe('Gateway: JSON 503 when a function has no ready replica, JSON 502 when the replica fails before answering; a GET tries the next replica', () => {
-  it('503 FunctionUnavailable naming each replica\'s state, with Retry-After', async () => {
+  it("503 FunctionUnavailable naming each replica's state, with Retry-After", async () => {
     const notReady = await serve((_request, response) => {
       response.writeHead(503, { 'content-type': 'application/json' });
       response.end('{"error":"the cluster does not serve projects","reason":"CustomResourceDefinitionsMissing"}');
@@ -93,8 +98,18 @@ describe('Gateway: JSON 503 when a function has no ready replica, JSON 502 when 
     const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBeTruthy();
-    expect(await response.json()).toMatchObject({ reason: 'FunctionUnavailable', error: expect.stringContaining('the cluster does not serve projects') });
-    expect(logger.lines.some((line) => line.includes('upstream not serving') && line.includes('"function":"resources"') && line.includes('not-ready'))).toBe(true);
+    expect(await response.json()).toMatchObject({
+      reason: 'FunctionUnavailable',
+      error: expect.stringContaining('the cluster does not serve projects'),
+    });
+    expect(
+      logger.lines.some(
+        (line) =>
+          line.includes('upstream not serving') &&
+          line.includes('"function":"resources"') &&
+          line.includes('not-ready'),
+      ),
+    ).toBe(true);
   });
 
   it('a GET whose replica is gone is answered by the next one; a POST gets 502 FunctionUnreachable', async () => {
@@ -104,7 +119,9 @@ describe('Gateway: JSON 503 when a function has no ready replica, JSON 502 when 
     // The gone replica counts as ready (its last check passed) until a request finds it down.
     pools.get('resources')!.setUpstreams([`http://127.0.0.1:${gonePort}`, alive]);
     for (const upstream of pools.get('resources')!.upstreams()) upstream.state = 'ready';
-    const answers = await Promise.all([1, 2].map(() => fetch(`${url}/apis/platform.dev/v1alpha1/projects`).then((response) => response.json())));
+    const answers = await Promise.all(
+      [1, 2].map(() => fetch(`${url}/apis/platform.dev/v1alpha1/projects`).then((response) => response.json())),
+    );
     expect(answers).toEqual([{ from: 'alive' }, { from: 'alive' }]);
 
     pools.get('resources')!.setUpstreams([`http://127.0.0.1:${gonePort}`]);

@@ -16,7 +16,12 @@ import { loadSettings } from '../../shared/config/settings.ts';
 const NAMESPACE = 'platform-system';
 const SECRET = 'platform-api';
 const SERVICE_ACCOUNT_TOKEN = 'platform-api-service-account-token';
-const ADMIN_SECRET = { ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(), ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '1h' };
+const ADMIN_SECRET = {
+  ADMIN_ACCOUNT_ENABLED: 'true',
+  ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(),
+  ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
+  ADMIN_ACCOUNT_TOKEN_TTL: '1h',
+};
 const ENV = { NODE_ENV: 'production', ADMIN_SECRET_SOURCE: `kubernetes:${NAMESPACE}/${SECRET}` };
 /** ADMIN_SECRET_POLL_INTERVAL in the watch tests: no re-read happens while they run. */
 const HOURLY_REREAD_MS = 60 * 60_000;
@@ -27,7 +32,9 @@ let kubeConfigFile: string;
 
 async function putSecret(values: Record<string, string>): Promise<void> {
   const body = { metadata: { name: SECRET }, stringData: values };
-  await cluster.core.replaceNamespacedSecret({ name: SECRET, namespace: NAMESPACE, body }).catch(() => cluster.core.createNamespacedSecret({ namespace: NAMESPACE, body }));
+  await cluster.core
+    .replaceNamespacedSecret({ name: SECRET, namespace: NAMESPACE, body })
+    .catch(() => cluster.core.createNamespacedSecret({ namespace: NAMESPACE, body }));
 }
 
 async function open(env: Record<string, string> = {}) {
@@ -39,8 +46,14 @@ beforeAll(async () => {
   // The source runs as the chart's API server ServiceAccount, allowed only what the chart's Role grants.
   const chart = await helmTemplate({ api: { secret: { source: 'kubernetes' } } }, { namespace: NAMESPACE });
   const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  await rbac.createNamespacedRole({ namespace: NAMESPACE, body: findObject(chart, 'Role', 'platform-api-secret') as unknown as V1Role });
-  await rbac.createNamespacedRoleBinding({ namespace: NAMESPACE, body: findObject(chart, 'RoleBinding', 'platform-api-secret') as unknown as V1RoleBinding });
+  await rbac.createNamespacedRole({
+    namespace: NAMESPACE,
+    body: findObject(chart, 'Role', 'platform-api-secret') as unknown as V1Role,
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: NAMESPACE,
+    body: findObject(chart, 'RoleBinding', 'platform-api-secret') as unknown as V1RoleBinding,
+  });
   cluster.emulator.registerToken(SERVICE_ACCOUNT_TOKEN, {
     username: `system:serviceaccount:${NAMESPACE}:platform-api`,
     groups: ['system:serviceaccounts', `system:serviceaccounts:${NAMESPACE}`, 'system:authenticated'],
@@ -58,7 +71,9 @@ afterAll(async () => {
 
 describe('The Kubernetes API as the external secret (ADMIN_SECRET_SOURCE=kubernetes:<namespace>/<name>)', () => {
   it('is a clear start-up error when the Secret cannot be read', async () => {
-    const error = await open({ ADMIN_SECRET_SOURCE: `kubernetes:${NAMESPACE}/not-there` }).catch((reason: unknown) => reason);
+    const error = await open({ ADMIN_SECRET_SOURCE: `kubernetes:${NAMESPACE}/not-there` }).catch(
+      (reason: unknown) => reason,
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toContain(`the Kubernetes Secret ${NAMESPACE}/not-there`);
   });
@@ -69,7 +84,7 @@ describe('The Kubernetes API as the external secret (ADMIN_SECRET_SOURCE=kuberne
     expect((error as ConfigError).variable).toBe('ADMIN_ACCOUNT_PASSWORD_HASH, ADMIN_ACCOUNT_TOKEN_TTL');
   });
 
-  it('puts a rotated key in force within the bound, with only the chart\'s RBAC (get, list and watch of that one Secret)', async () => {
+  it("puts a rotated key in force within the bound, with only the chart's RBAC (get, list and watch of that one Secret)", async () => {
     await putSecret(ADMIN_SECRET);
     // With an hourly re-read, a rotation seen at all within the test's time came through the watch.
     const elapsed = await rotationDelay(await open({ ADMIN_SECRET_POLL_INTERVAL: '1h' }));

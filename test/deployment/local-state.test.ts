@@ -25,7 +25,17 @@ afterEach(async () => {
 // A cluster nobody answers at: login needs none, and the checkout's own local state stays untouched.
 async function unreachableKubeconfig(): Promise<string> {
   const path = join(await temporaryFolder(), 'kubeconfig');
-  await writeFile(path, JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'none', cluster: { server: 'http://127.0.0.1:9', 'insecure-skip-tls-verify': true } }], users: [{ name: 'none', user: { token: 'none' } }], contexts: [{ name: 'none', context: { cluster: 'none', user: 'none' } }], 'current-context': 'none' }));
+  await writeFile(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'none', cluster: { server: 'http://127.0.0.1:9', 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'none', user: { token: 'none' } }],
+      contexts: [{ name: 'none', context: { cluster: 'none', user: 'none' } }],
+      'current-context': 'none',
+    }),
+  );
   return path;
 }
 
@@ -38,7 +48,11 @@ async function temporaryFolder(): Promise<string> {
 /** Runs a Node script of the checkout to its end, without blocking this process (whose servers it may call). */
 function runNode(args: string[], env: Record<string, string>): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -49,8 +63,16 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ status:
 const runCli = (args: string[], env: Record<string, string> = {}) => runNode(['bin/platform-api.js', ...args], env);
 
 /** Starts a child process and resolves once `ready` matches its output (or rejects when it exits first). */
-function startChild(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ output: () => string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startChild(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ output: () => string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
@@ -68,20 +90,29 @@ function startChild(args: string[], env: Record<string, string>, ready: RegExp):
   });
 }
 
-describe('One function alone: `npx functions-framework --target=<name> --port=<port>` serves that function, and the token\'s iss is the port it serves', () => {
+describe("One function alone: `npx functions-framework --target=<name> --port=<port>` serves that function, and the token's iss is the port it serves", () => {
   it('login under the functions-framework CLI issues tokens whose iss is http://localhost:<--port>', async () => {
     const port = await findFreePort();
     // Outside production the framework announces itself; the admin settings come from the environment.
-    const login = await startChild(['node_modules/@google-cloud/functions-framework/build/src/main.js', '--target=login', `--port=${port}`], adminEnv({ NODE_ENV: 'development', LOG_LEVEL: 'warn', KUBECONFIG: await unreachableKubeconfig() }), /Serving function/);
+    const login = await startChild(
+      ['node_modules/@google-cloud/functions-framework/build/src/main.js', '--target=login', `--port=${port}`],
+      adminEnv({ NODE_ENV: 'development', LOG_LEVEL: 'warn', KUBECONFIG: await unreachableKubeconfig() }),
+      /Serving function/,
+    );
     cleanups.push(() => login.stop());
     const token = await loginToken(`http://127.0.0.1:${port}`, ADMIN_PASSWORD);
     expect(decodeJwt(token).iss).toBe(`http://localhost:${port}`);
   });
 
   it('refuses a --target that is not a function, naming the five', async () => {
-    const result = await runNode(['node_modules/@google-cloud/functions-framework/build/src/main.js', '--target=nope', '--port=0'], adminEnv());
+    const result = await runNode(
+      ['node_modules/@google-cloud/functions-framework/build/src/main.js', '--target=nope', '--port=0'],
+      adminEnv(),
+    );
     expect(result.status).not.toBe(0);
-    expect(result.output).toMatch(/refusing to start: --target: .*nope.* is not one of login, public-config, resources, internal, run-logs/);
+    expect(result.output).toMatch(
+      /refusing to start: --target: .*nope.* is not one of login, public-config, resources, internal, run-logs/,
+    );
   });
 });
 
@@ -98,11 +129,17 @@ describe('Cluster set-up is a one-shot step (`npx platform-api setup`); a resour
   });
 
   it('answers /readyz 503 CustomResourceDefinitionsMissing until `platform-api setup` installs them, then 200', async () => {
-    const running = await startFunctionServer(loadSettings(adminEnv({ FUNCTION_TARGET: 'resources', PORT: '0', DATABASE_URL: database.connectionString })), { logger: silentLogger, host: '127.0.0.1', kubeConfig: emulator.kubeConfig() });
+    const running = await startFunctionServer(
+      loadSettings(adminEnv({ FUNCTION_TARGET: 'resources', PORT: '0', DATABASE_URL: database.connectionString })),
+      { logger: silentLogger, host: '127.0.0.1', kubeConfig: emulator.kubeConfig() },
+    );
     cleanups.push(() => running.close());
     const before = await fetch(`${running.url}/readyz`);
     expect(before.status).toBe(503);
-    expect(await before.json()).toMatchObject({ reason: 'CustomResourceDefinitionsMissing', error: expect.stringContaining('npx platform-api setup') });
+    expect(await before.json()).toMatchObject({
+      reason: 'CustomResourceDefinitionsMissing',
+      error: expect.stringContaining('npx platform-api setup'),
+    });
 
     const folder = await temporaryFolder();
     await writeFile(join(folder, 'kubeconfig'), emulator.kubeConfig().exportConfig());
@@ -110,7 +147,12 @@ describe('Cluster set-up is a one-shot step (`npx platform-api setup`); a resour
     expect(setup.status, setup.output).toBe(0);
     expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
     // A real cluster's set-up installs, never seeds: the example is for the local emulator only.
-    const projects = (await emulator.kubeConfig().makeApiClient((await import('@kubernetes/client-node')).CustomObjectsApi).listClusterCustomObject({ group: 'platform.dev', version: 'v1alpha1', plural: 'projects' })) as { items: unknown[] };
+    const projects = (await emulator
+      .kubeConfig()
+      .makeApiClient((await import('@kubernetes/client-node')).CustomObjectsApi)
+      .listClusterCustomObject({ group: 'platform.dev', version: 'v1alpha1', plural: 'projects' })) as {
+      items: unknown[];
+    };
     expect(projects.items).toEqual([]);
   });
 });
@@ -121,14 +163,26 @@ describe('Local state survives restarts together: the built-in cluster persists 
     expect((await runCli(['setup', '--data-dir', dataDir])).status).toBe(0);
     const first = await startLocalCluster(join(dataDir, 'kubernetes'));
     const { CoreV1Api, CustomObjectsApi } = await import('@kubernetes/client-node');
-    await first.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'kept' } } });
+    await first
+      .kubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: 'kept' } } });
     await first.close();
 
     const second = await startLocalCluster(join(dataDir, 'kubernetes'));
     cleanups.push(() => second.close());
     const custom = second.kubeConfig().makeApiClient(CustomObjectsApi);
-    expect(await custom.getClusterCustomObject({ group: 'platform.dev', version: 'v1alpha1', plural: 'projects', name: 'demo' })).toMatchObject({ spec: { displayName: 'Demo' } });
-    expect((await second.kubeConfig().makeApiClient(CoreV1Api).readNamespace({ name: 'kept' })).metadata?.name).toBe('kept');
+    expect(
+      await custom.getClusterCustomObject({
+        group: 'platform.dev',
+        version: 'v1alpha1',
+        plural: 'projects',
+        name: 'demo',
+      }),
+    ).toMatchObject({ spec: { displayName: 'Demo' } });
+    expect((await second.kubeConfig().makeApiClient(CoreV1Api).readNamespace({ name: 'kept' })).metadata?.name).toBe(
+      'kept',
+    );
     await second.close();
     cleanups.pop();
 
@@ -136,16 +190,31 @@ describe('Local state survives restarts together: the built-in cluster persists 
     expect(reset.status, reset.output).toBe(0);
     const fresh = await startLocalCluster(join(dataDir, 'kubernetes'));
     cleanups.push(() => fresh.close());
-    expect((await fresh.kubeConfig().makeApiClient(CoreV1Api).listNamespace()).items.map((namespace) => namespace.metadata?.name)).not.toContain('kept');
+    expect(
+      (await fresh.kubeConfig().makeApiClient(CoreV1Api).listNamespace()).items.map(
+        (namespace) => namespace.metadata?.name,
+      ),
+    ).not.toContain('kept');
   });
 });
 
 describe('A held lock on local state is reported as such at start-up, naming the process, not as "retry shortly"', () => {
-  it('a second user of the local cluster state is refused with the holder\'s process id', async () => {
+  it("a second user of the local cluster state is refused with the holder's process id", async () => {
     const dataDir = await temporaryFolder();
-    const holder = await startChild(['--input-type=module', '-e', `const { startLocalCluster } = await import('./infra/kube-emulator/local-cluster.ts'); await startLocalCluster(${JSON.stringify(join(dataDir, 'kubernetes'))}); console.log('holding');`], {}, /holding/);
+    const holder = await startChild(
+      [
+        '--input-type=module',
+        '-e',
+        `const { startLocalCluster } = await import('./infra/kube-emulator/local-cluster.ts'); await startLocalCluster(${JSON.stringify(join(dataDir, 'kubernetes'))}); console.log('holding');`,
+      ],
+      {},
+      /holding/,
+    );
     cleanups.push(() => holder.stop());
-    const refused = await startLocalCluster(join(dataDir, 'kubernetes')).then(() => undefined, (error: unknown) => error);
+    const refused = await startLocalCluster(join(dataDir, 'kubernetes')).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(LocalStateInUseError);
     expect((refused as Error).message).toMatch(/local Kubernetes state .* is in use by process \d+/);
     const reset = await runCli(['reset-local', '--data-dir', dataDir]);
@@ -160,7 +229,11 @@ describe('A held lock on local state is reported as such at start-up, naming the
     const emulator = await startKubeEmulator();
     cleanups.push(() => emulator.close());
     await writeFile(join(dataDir, 'kubeconfig'), emulator.kubeConfig().exportConfig());
-    const second = await runNode(['functions/local-gateway.ts'], { PORT: '0', LOCAL_DATA_DIR: dataDir, KUBECONFIG: join(dataDir, 'kubeconfig') });
+    const second = await runNode(['functions/local-gateway.ts'], {
+      PORT: '0',
+      LOCAL_DATA_DIR: dataDir,
+      KUBECONFIG: join(dataDir, 'kubeconfig'),
+    });
     expect(second.status).toBe(1);
     expect(second.output).toMatch(/refusing to start.*the embedded database in .* is in use by process \d+/);
     expect(second.output).not.toContain('retry shortly');

@@ -13,19 +13,32 @@ import { startSecretsManagerEndpoint, type SecretsManagerEndpoint } from '../sup
 import { loadSettings } from '../../shared/config/settings.ts';
 
 const HASH = adminHash();
-const FULL_SECRET = { ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_PASSWORD_HASH: HASH, ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '2h' };
+const FULL_SECRET = {
+  ADMIN_ACCOUNT_ENABLED: 'true',
+  ADMIN_ACCOUNT_PASSWORD_HASH: HASH,
+  ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
+  ADMIN_ACCOUNT_TOKEN_TTL: '2h',
+};
 
 async function open(env: Record<string, string>, logger = silentLogger) {
-  return openAdminSettingsSource(loadSettings({ NODE_ENV: 'production', ADMIN_SECRET_POLL_INTERVAL: '100ms', ...env }), logger);
+  return openAdminSettingsSource(
+    loadSettings({ NODE_ENV: 'production', ADMIN_SECRET_POLL_INTERVAL: '100ms', ...env }),
+    logger,
+  );
 }
 
 async function configErrorOf(promise: Promise<unknown>): Promise<ConfigError> {
-  const error = await promise.then(() => undefined, (reason: unknown) => reason);
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
   expect(error).toBeInstanceOf(ConfigError);
   return error as ConfigError;
 }
 
-function nextChange(source: { onChange(listener: (settings: AdminAccountSettings) => void): () => void }): Promise<AdminAccountSettings> {
+function nextChange(source: {
+  onChange(listener: (settings: AdminAccountSettings) => void): () => void;
+}): Promise<AdminAccountSettings> {
   return new Promise((resolve) => {
     const unsubscribe = source.onChange((settings) => {
       unsubscribe();
@@ -42,10 +55,26 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'admin-secret-'));
   endpoint = await startSecretsManagerEndpoint();
   // The source builds its client from the SDK's own environment, as it does in a container.
-  Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url, AWS_MAX_ATTEMPTS: '1' });
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+    AWS_MAX_ATTEMPTS: '1',
+  });
   aws = new SecretsManagerClient({});
-  await aws.send(new CreateSecretCommand({ Name: 'complete', SecretString: JSON.stringify({ ...FULL_SECRET, ADMIN_ACCOUNT_ENABLED: true }) }));
-  await aws.send(new CreateSecretCommand({ Name: 'incomplete', SecretString: JSON.stringify({ ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_TOKEN_TTL: '1h' }) }));
+  await aws.send(
+    new CreateSecretCommand({
+      Name: 'complete',
+      SecretString: JSON.stringify({ ...FULL_SECRET, ADMIN_ACCOUNT_ENABLED: true }),
+    }),
+  );
+  await aws.send(
+    new CreateSecretCommand({
+      Name: 'incomplete',
+      SecretString: JSON.stringify({ ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_TOKEN_TTL: '1h' }),
+    }),
+  );
   await aws.send(new CreateSecretCommand({ Name: 'not-json', SecretString: 'ADMIN_ACCOUNT_ENABLED=true' }));
 });
 
@@ -61,7 +90,7 @@ describe('A source that cannot be read at start-up is a clear start-up error', (
     expect(error.message).toContain(`${folder}/absent`);
   });
 
-  it('names an AWS secret that does not exist, with the service\'s error', async () => {
+  it("names an AWS secret that does not exist, with the service's error", async () => {
     const error = await configErrorOf(open({ ADMIN_SECRET_SOURCE: 'aws-secretsmanager:absent' }));
     expect(error.message).toMatch(/AWS Secrets Manager secret absent: ResourceNotFoundException/);
   });
@@ -73,15 +102,26 @@ describe('A source that cannot be read at start-up is a clear start-up error', (
 
   it('refuses an unknown source and a bad poll interval', async () => {
     expect((await configErrorOf(open({ ADMIN_SECRET_SOURCE: 'vault:x' }))).variable).toBe('ADMIN_SECRET_SOURCE');
-    expect((await configErrorOf(open({ ADMIN_SECRET_SOURCE: 'kubernetes:only-a-name' }))).variable).toBe('ADMIN_SECRET_SOURCE');
-    expect((await configErrorOf(open({ ADMIN_SECRET_SOURCE: `file:${folder}`, ADMIN_SECRET_POLL_INTERVAL: '5' }))).variable).toBe('ADMIN_SECRET_POLL_INTERVAL');
+    expect((await configErrorOf(open({ ADMIN_SECRET_SOURCE: 'kubernetes:only-a-name' }))).variable).toBe(
+      'ADMIN_SECRET_SOURCE',
+    );
+    expect(
+      (await configErrorOf(open({ ADMIN_SECRET_SOURCE: `file:${folder}`, ADMIN_SECRET_POLL_INTERVAL: '5' }))).variable,
+    ).toBe('ADMIN_SECRET_POLL_INTERVAL');
   });
 });
 
 describe('The named Secret must already contain all four keys: the server names any missing key at start-up and exits', () => {
   it('exits non-zero naming each key missing from the environment (api.secret.name given as env)', async () => {
-    const started = spawnFunctionProcess({ FUNCTION_TARGET: 'login', ADMIN_SECRET_SOURCE: 'env', ADMIN_ACCOUNT_ENABLED: 'true', ADMIN_ACCOUNT_PASSWORD_HASH: HASH });
-    await expect(started).rejects.toThrow(/exited with 1[\s\S]*ADMIN_ACCOUNT_TOKEN_SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: missing from the environment/);
+    const started = spawnFunctionProcess({
+      FUNCTION_TARGET: 'login',
+      ADMIN_SECRET_SOURCE: 'env',
+      ADMIN_ACCOUNT_ENABLED: 'true',
+      ADMIN_ACCOUNT_PASSWORD_HASH: HASH,
+    });
+    await expect(started).rejects.toThrow(
+      /exited with 1[\s\S]*ADMIN_ACCOUNT_TOKEN_SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: missing from the environment/,
+    );
   });
 
   it('names the key missing from a mounted folder', async () => {
@@ -99,7 +139,12 @@ describe('The named Secret must already contain all four keys: the server names 
 
   it('reads all four keys when they are there, JSON booleans included', async () => {
     const source = await open({ ADMIN_SECRET_SOURCE: 'aws-secretsmanager:complete' });
-    expect(source.current()).toMatchObject({ enabled: true, passwordHash: HASH, tokenTtlSeconds: 7200, signingKeyGenerated: false });
+    expect(source.current()).toMatchObject({
+      enabled: true,
+      passwordHash: HASH,
+      tokenTtlSeconds: 7200,
+      signingKeyGenerated: false,
+    });
     await source.close();
   });
 });
@@ -113,7 +158,11 @@ describe('A rotated secret is in force at once; one that cannot be used leaves t
     const first = source.current();
 
     const changed = nextChange(source);
-    await writeMountedSecret(mounted, { ...FULL_SECRET, ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY, ADMIN_ACCOUNT_ENABLED: 'false' });
+    await writeMountedSecret(mounted, {
+      ...FULL_SECRET,
+      ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY,
+      ADMIN_ACCOUNT_ENABLED: 'false',
+    });
     const rotated = await changed;
     expect(rotated.signingKeyId).not.toBe(first.signingKeyId);
     expect(rotated.enabled).toBe(false);
@@ -121,7 +170,13 @@ describe('A rotated secret is in force at once; one that cannot be used leaves t
 
     const { ADMIN_ACCOUNT_TOKEN_TTL: _omitted, ...threeKeys } = FULL_SECRET;
     await writeMountedSecret(mounted, threeKeys);
-    await expect.poll(() => logger.lines.some((line) => line.includes('changed to something unusable') && line.includes('ADMIN_ACCOUNT_TOKEN_TTL'))).toBe(true);
+    await expect
+      .poll(() =>
+        logger.lines.some(
+          (line) => line.includes('changed to something unusable') && line.includes('ADMIN_ACCOUNT_TOKEN_TTL'),
+        ),
+      )
+      .toBe(true);
     expect(source.current()).toBe(rotated);
     expect(logger.lines.join('\n')).not.toContain(OTHER_SIGNING_KEY);
     await source.close();

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { RunningServer } from '../../shared/server/running-server.ts';
-import { adminClaims, adminEnv, OTHER_SIGNING_KEY, signToken, unsignedToken, ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
+import {
+  adminClaims,
+  adminEnv,
+  OTHER_SIGNING_KEY,
+  signToken,
+  unsignedToken,
+  ADMIN_PASSWORD,
+} from '../support/admin-fixtures.ts';
 import { getWithToken, loginToken, startTestGateway } from '../support/function-servers.ts';
 
 const BASE_URL = 'https://platform.example.test';
@@ -31,7 +38,7 @@ describe('Admin JWT (issued by the service)', () => {
     expect(Object.keys(decodeJwt(token)).sort()).toEqual(['exp', 'iat', 'iss', 'sub']);
   });
 
-  it('has iss = the API server\'s own URL and sub = admin', () => {
+  it("has iss = the API server's own URL and sub = admin", () => {
     const claims = decodeJwt(token);
     expect(claims.iss).toBe(BASE_URL);
     expect(claims.sub).toBe('admin');
@@ -153,7 +160,9 @@ describe('Signing key changed and API server restarted: every earlier token is i
     const before = await startTestGateway(adminEnv({ API_BASE_URL: BASE_URL }));
     const oldToken = await loginToken(before.url, ADMIN_PASSWORD);
     await before.close();
-    const after = await startTestGateway(adminEnv({ API_BASE_URL: BASE_URL, ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY }));
+    const after = await startTestGateway(
+      adminEnv({ API_BASE_URL: BASE_URL, ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY }),
+    );
     try {
       expect((await getWithToken(after.url, WHO_AM_I, oldToken)).status).toBe(401);
       const newToken = await loginToken(after.url, ADMIN_PASSWORD);

@@ -8,7 +8,10 @@ describe('Caches and throttles keyed by client input are bounded', () => {
     map.set('a', 1).set('b', 2).set('a', 3);
     expect([...map.keys()]).toEqual(['a', 'b']);
     map.set('c', 4);
-    expect([...map.entries()]).toEqual([['b', 2], ['c', 4]]);
+    expect([...map.entries()]).toEqual([
+      ['b', 2],
+      ['c', 4],
+    ]);
   });
 
   it('the login throttle forgets the least recently failing client first', () => {

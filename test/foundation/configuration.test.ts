@@ -57,12 +57,19 @@ describe('Admin account configuration values', () => {
     expect(() => parseAdminAccountSettings({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
   });
 
-  it.each([['PORT', '99999'], ['API_GROUP', 'Not A Group'], ['API_BASE_URL', 'ftp://x'], ['MAX_REQUEST_BODY_BYTES', '-5'], ['TRUSTED_PROXY_HOPS', 'two'], ['RUN_LOG_HEARTBEAT_INTERVAL', '15'], ['RUN_LOG_HEARTBEAT_INTERVAL', '0s'], ['RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', '0'], ['RUN_LOG_SEND_BUFFER_BYTES', '1kb']])(
-    'refuses %s=%s with an error naming the variable',
-    (variable, value) => {
-      expect(() => loadServerConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
-    },
-  );
+  it.each([
+    ['PORT', '99999'],
+    ['API_GROUP', 'Not A Group'],
+    ['API_BASE_URL', 'ftp://x'],
+    ['MAX_REQUEST_BODY_BYTES', '-5'],
+    ['TRUSTED_PROXY_HOPS', 'two'],
+    ['RUN_LOG_HEARTBEAT_INTERVAL', '15'],
+    ['RUN_LOG_HEARTBEAT_INTERVAL', '0s'],
+    ['RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', '0'],
+    ['RUN_LOG_SEND_BUFFER_BYTES', '1kb'],
+  ])('refuses %s=%s with an error naming the variable', (variable, value) => {
+    expect(() => loadServerConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
+  });
 
   it('RUN_LOG_HEARTBEAT_INTERVAL is a Go duration, 15s by default', () => {
     expect(loadServerConfig({}).runLogHeartbeatMs).toBe(15_000);
@@ -71,7 +78,9 @@ describe('Admin account configuration values', () => {
 
   it('RUN_LOG_MAX_STREAMS_PER_PRINCIPAL is 100 and RUN_LOG_SEND_BUFFER_BYTES 256 KiB by default', () => {
     expect(loadServerConfig({})).toMatchObject({ runLogMaxStreamsPerPrincipal: 100, runLogSendBufferBytes: 262_144 });
-    expect(loadServerConfig({ RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '5', RUN_LOG_SEND_BUFFER_BYTES: '65536' })).toMatchObject({ runLogMaxStreamsPerPrincipal: 5, runLogSendBufferBytes: 65_536 });
+    expect(
+      loadServerConfig({ RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '5', RUN_LOG_SEND_BUFFER_BYTES: '65536' }),
+    ).toMatchObject({ runLogMaxStreamsPerPrincipal: 5, runLogSendBufferBytes: 65_536 });
   });
 
   it('API_BASE_URL defaults to http://localhost:$PORT and API_GROUP to platform.dev', () => {
@@ -116,7 +125,11 @@ describe('Local development mode: admin enabled with a fixed known hash, key gen
   });
 
   it('a given hash is used as is', async () => {
-    const gateway = await startTestGateway({ NODE_ENV: 'production', ADMIN_ACCOUNT_PASSWORD_HASH: adminHash('s3cret'), ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'q'.repeat(64) });
+    const gateway = await startTestGateway({
+      NODE_ENV: 'production',
+      ADMIN_ACCOUNT_PASSWORD_HASH: adminHash('s3cret'),
+      ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'q'.repeat(64),
+    });
     try {
       expect((await login(gateway.url, 's3cret')).status).toBe(200);
       expect((await login(gateway.url, 'admin')).status).toBe(403);
@@ -131,9 +144,16 @@ describe('PROJECT_SECRETS_CLUSTER_ROLE: the API server binds it to its own Servi
     expect(loadServerConfig({}).projectSecretsAccess).toBeUndefined();
   });
 
-  it('names the API server\'s ServiceAccount from API_SERVICE_ACCOUNT and POD_NAMESPACE', () => {
-    const config = loadServerConfig({ PROJECT_SECRETS_CLUSTER_ROLE: 'platform-project-secrets', API_SERVICE_ACCOUNT: 'platform-api', POD_NAMESPACE: 'platform-system' });
-    expect(config.projectSecretsAccess).toEqual({ clusterRole: 'platform-project-secrets', serviceAccount: { name: 'platform-api', namespace: 'platform-system' } });
+  it("names the API server's ServiceAccount from API_SERVICE_ACCOUNT and POD_NAMESPACE", () => {
+    const config = loadServerConfig({
+      PROJECT_SECRETS_CLUSTER_ROLE: 'platform-project-secrets',
+      API_SERVICE_ACCOUNT: 'platform-api',
+      POD_NAMESPACE: 'platform-system',
+    });
+    expect(config.projectSecretsAccess).toEqual({
+      clusterRole: 'platform-project-secrets',
+      serviceAccount: { name: 'platform-api', namespace: 'platform-system' },
+    });
   });
 
   it('refuses to start when the ServiceAccount to bind is not named', () => {

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
-import { SOURCE_ENTRY, getWithToken, loginToken, spawnFunctionProcess as spawnWith, type FunctionProcess } from '../support/function-servers.ts';
+import {
+  SOURCE_ENTRY,
+  getWithToken,
+  loginToken,
+  spawnFunctionProcess as spawnWith,
+  type FunctionProcess,
+} from '../support/function-servers.ts';
 
 // An authenticated route that needs nothing but a valid token (no cluster, no database).
 const WHO_AM_I = '/api/v1alpha1/auth/whoami';
@@ -37,28 +43,42 @@ describe.each(ENTRIES)('Container entry on %s', (_, entry) => {
   describe('Container entry (Knative): PORT, FUNCTION_TARGET, limits and draining', () => {
     let child: FunctionProcess;
     beforeAll(async () => {
-      child = await spawnFunctionProcess({ ...adminEnv(), FUNCTION_TARGET: 'login', K_SERVICE: 'platform-api-login', MAX_REQUEST_BODY_BYTES: '2048', MAX_REQUEST_HEADER_BYTES: '4096' });
+      child = await spawnFunctionProcess({
+        ...adminEnv(),
+        FUNCTION_TARGET: 'login',
+        K_SERVICE: 'platform-api-login',
+        MAX_REQUEST_BODY_BYTES: '2048',
+        MAX_REQUEST_HEADER_BYTES: '4096',
+      });
     });
     afterAll(() => child.stop());
 
-    it('serves only the routes of its FUNCTION_TARGET (another function\'s route is 401 without a token, 404 with one)', async () => {
+    it("serves only the routes of its FUNCTION_TARGET (another function's route is 401 without a token, 404 with one)", async () => {
       const token = await loginToken(child.url, ADMIN_PASSWORD);
       expect((await fetch(`${child.url}${WHO_AM_I}`)).status).toBe(401);
       expect((await getWithToken(child.url, WHO_AM_I, token)).status).toBe(404);
     });
 
     it('refuses a body over MAX_REQUEST_BODY_BYTES with 413 before any handler runs', async () => {
-      const response = await fetch(`${child.url}/api/v1alpha1/auth/login`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_PASSWORD}` }, body: 'x'.repeat(10_000) });
+      const response = await fetch(`${child.url}/api/v1alpha1/auth/login`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_PASSWORD}` },
+        body: 'x'.repeat(10_000),
+      });
       expect(response.status).toBe(413);
       expect(await response.json()).toMatchObject({ reason: 'PayloadTooLarge' });
     });
 
     it('refuses a chunked body that grows past the limit with 413', async () => {
       const status = await new Promise<number>((resolve, reject) => {
-        const outgoing = request(`${child.url}/api/v1alpha1/auth/login`, { method: 'POST', headers: { authorization: 'Bearer x', 'transfer-encoding': 'chunked' } }, (response) => {
-          response.resume();
-          resolve(response.statusCode!);
-        });
+        const outgoing = request(
+          `${child.url}/api/v1alpha1/auth/login`,
+          { method: 'POST', headers: { authorization: 'Bearer x', 'transfer-encoding': 'chunked' } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode!);
+          },
+        );
         outgoing.on('error', reject);
         for (let chunk = 0; chunk < 8; chunk++) outgoing.write('y'.repeat(1024));
         outgoing.end();
@@ -77,7 +97,12 @@ describe.each(ENTRIES)('Container entry on %s', (_, entry) => {
       const child = await spawnFunctionProcess({ ...adminEnv(), FUNCTION_TARGET: 'login' });
       const outgoing = request(`${child.url}/api/v1alpha1/auth/login`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_PASSWORD}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked', expect: '100-continue' },
+        headers: {
+          authorization: `Bearer ${ADMIN_PASSWORD}`,
+          'content-type': 'application/octet-stream',
+          'transfer-encoding': 'chunked',
+          expect: '100-continue',
+        },
       });
       const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
         outgoing.on('response', (response) => {

@@ -31,7 +31,14 @@ const ORIGIN = 'https://console.example.com';
 
 function request(method: string, pathAndQuery: string, headers: Record<string, string> = {}): FilteredRequest {
   const [path, query = ''] = pathAndQuery.split('?');
-  return { method, path: path!, query: new URLSearchParams(query), headers, body: new Uint8Array(0), remoteAddress: '127.0.0.1' };
+  return {
+    method,
+    path: path!,
+    query: new URLSearchParams(query),
+    headers,
+    body: new Uint8Array(0),
+    remoteAddress: '127.0.0.1',
+  };
 }
 
 /** A `next` that answers 200 (or throws `error`) and remembers the request it was handed. */
@@ -50,12 +57,14 @@ const later = (response: ApiResponse) => Promise.resolve(response);
 describe('the filters compose in one list, the first outermost, leaving out a filter that is not installed', () => {
   it('runs each filter before the handler in order and sees the answers in reverse', async () => {
     const trail: string[] = [];
-    const tracing = (name: string): Filter => (passed, next) => {
-      trail.push(`>${name}`);
-      const answer = next(passed) as ApiResponse;
-      trail.push(`<${name}`);
-      return answer;
-    };
+    const tracing =
+      (name: string): Filter =>
+      (passed, next) => {
+        trail.push(`>${name}`);
+        const answer = next(passed) as ApiResponse;
+        trail.push(`<${name}`);
+        return answer;
+      };
     const serve = chainFilters([tracing('a'), undefined, tracing('b')], () => {
       trail.push('handler');
       return jsonResponse(200, {});
@@ -71,7 +80,11 @@ describe('security headers: every answer, an error or a later one too, carries n
     ['later', later],
   ])('adds them to an answer given %s', async (_when, give) => {
     const answer = await withSecurityHeaders()(request('GET', '/'), () => give(notFound('x').toResponse()));
-    expect(answer.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'content-type': 'application/json; charset=utf-8' });
+    expect(answer.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'content-type': 'application/json; charset=utf-8',
+    });
   });
 });
 
@@ -85,14 +98,22 @@ describe('access log: one line per answer with its status and principal, the acc
     });
     expect(logger.lines).toHaveLength(1);
     const line = JSON.parse(logger.lines[0]!);
-    expect(line).toMatchObject({ message: 'request', method: 'GET', status: 418, principal: 'admin', durationMs: expect.any(Number) });
+    expect(line).toMatchObject({
+      message: 'request',
+      method: 'GET',
+      status: 418,
+      principal: 'admin',
+      durationMs: expect.any(Number),
+    });
     expect(line.path).toContain('follow=1');
     expect(logger.lines[0]).not.toContain('secret-token-value');
   });
 
   it('writes nothing when info is not logged', async () => {
     const lines: string[] = [];
-    await withAccessLog(createLogger({ level: 'warn', write: (line) => lines.push(line) }))(request('GET', '/'), () => jsonResponse(200, {}));
+    await withAccessLog(createLogger({ level: 'warn', write: (line) => lines.push(line) }))(request('GET', '/'), () =>
+      jsonResponse(200, {}),
+    );
     expect(lines).toEqual([]);
   });
 });
@@ -100,16 +121,28 @@ describe('access log: one line per answer with its status and principal, the acc
 describe('error responses: an ApiError becomes its JSON body; anything else is a bug, answered 500 without detail and logged', () => {
   it('answers an ApiError thrown at once or later with its status, reason and headers', async () => {
     const thrown = new ApiError(429, 'TooMany', 'slow down', { 'retry-after': '3' });
-    for (const answer of [withErrorResponses(capturingLogger())(request('GET', '/'), recordingNext(thrown).next), withErrorResponses(capturingLogger())(request('GET', '/'), () => Promise.reject(thrown))]) {
+    for (const answer of [
+      withErrorResponses(capturingLogger())(request('GET', '/'), recordingNext(thrown).next),
+      withErrorResponses(capturingLogger())(request('GET', '/'), () => Promise.reject(thrown)),
+    ]) {
       const response = await answer;
-      expect([response.status, response.headers['retry-after'], JSON.parse(response.body as string)]).toEqual([429, '3', { error: 'slow down', reason: 'TooMany' }]);
+      expect([response.status, response.headers['retry-after'], JSON.parse(response.body as string)]).toEqual([
+        429,
+        '3',
+        { error: 'slow down', reason: 'TooMany' },
+      ]);
     }
   });
 
   it('answers any other error 500 InternalError, keeps its message out of the body and logs it', async () => {
     const logger = capturingLogger();
-    const response = await withErrorResponses(logger)(request('GET', '/x'), () => Promise.reject(new Error('database password in a message')));
-    expect([response.status, JSON.parse(response.body as string)]).toEqual([500, { error: 'internal error', reason: 'InternalError' }]);
+    const response = await withErrorResponses(logger)(request('GET', '/x'), () =>
+      Promise.reject(new Error('database password in a message')),
+    );
+    expect([response.status, JSON.parse(response.body as string)]).toEqual([
+      500,
+      { error: 'internal error', reason: 'InternalError' },
+    ]);
     expect(logger.lines.some((line) => line.includes('unhandled error'))).toBe(true);
   });
 
@@ -128,22 +161,41 @@ describe('route resolution: the route and its parameters are found; what cannot 
 
   it('finds the route and the parameters', () => {
     const resolved = resolve('GET', RUN_LOGS);
-    expect([resolved.route?.operationId, resolved.params, resolved.lookupFailure]).toEqual(['streamRunLogs', { project: 'demo', run: '0190f4c8-0000-7000-8000-000000000001' }, undefined]);
+    expect([resolved.route?.operationId, resolved.params, resolved.lookupFailure]).toEqual([
+      'streamRunLogs',
+      { project: 'demo', run: '0190f4c8-0000-7000-8000-000000000001' },
+      undefined,
+    ]);
   });
 
   it.each([
     ['an unknown path', 'GET', '/nowhere', 404, 'NotFound', undefined],
     ['a method the route lacks', 'DELETE', '/api/v1alpha1/auth/whoami', 405, 'MethodNotAllowed', undefined],
-    ['an invalid path parameter', 'GET', '/api/v1alpha1/run-logs/Not_A_Name/0190f4c8-0000-7000-8000-000000000001', 400, 'InvalidPathParameter', 'streamRunLogs'],
+    [
+      'an invalid path parameter',
+      'GET',
+      '/api/v1alpha1/run-logs/Not_A_Name/0190f4c8-0000-7000-8000-000000000001',
+      400,
+      'InvalidPathParameter',
+      'streamRunLogs',
+    ],
   ])('notes %s and still passes the request on', (_case, method, path, status, reason, operationId) => {
     const resolved = resolve(method, path);
-    expect([resolved.lookupFailure?.status, resolved.lookupFailure?.reason, resolved.route?.operationId]).toEqual([status, reason, operationId]);
+    expect([resolved.lookupFailure?.status, resolved.lookupFailure?.reason, resolved.route?.operationId]).toEqual([
+      status,
+      reason,
+      operationId,
+    ]);
   });
 });
 
 describe('authentication: a valid token sets the principal; none or a bad one is 401; open routes need none; no route needs one too', () => {
-  const settings = parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '1h' });
-  const authenticator = () => new RequestAuthenticator([new AdminTokenAuthenticator(new FixedAdminSettingsSource(settings, 'test'), ISSUER)]);
+  const settings = parseAdminAccountSettings({
+    ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
+    ADMIN_ACCOUNT_TOKEN_TTL: '1h',
+  });
+  const authenticator = () =>
+    new RequestAuthenticator([new AdminTokenAuthenticator(new FixedAdminSettingsSource(settings, 'test'), ISSUER)]);
   let token = '';
   beforeAll(async () => {
     token = await issueAdminToken(settings, ISSUER);
@@ -160,7 +212,10 @@ describe('authentication: a valid token sets the principal; none or a bad one is
     await filter(resolved('GET', '/api/v1alpha1/auth/whoami', { authorization: `Bearer ${token}` }), first.next);
     expect(first.seen[0]?.principal).toMatchObject({ type: 'admin', name: 'admin' });
     const second = recordingNext();
-    const answer = filter(resolved('GET', '/api/v1alpha1/auth/whoami', { authorization: `Bearer ${token}` }), second.next);
+    const answer = filter(
+      resolved('GET', '/api/v1alpha1/auth/whoami', { authorization: `Bearer ${token}` }),
+      second.next,
+    );
     expect(answer).not.toBeInstanceOf(Promise);
     expect(second.seen).toHaveLength(1);
   });
@@ -168,17 +223,34 @@ describe('authentication: a valid token sets the principal; none or a bad one is
   it.each([
     ['no token', '/api/v1alpha1/auth/whoami', {}, 'MissingToken'],
     ['no token on a path without a route', '/nowhere', {}, 'MissingToken'],
-    ['a token in access_token where the route does not take it', '/api/v1alpha1/auth/whoami?access_token=TOKEN', {}, 'MissingToken'],
-    ['a malformed Authorization header', '/api/v1alpha1/auth/whoami', { authorization: 'Basic abc' }, 'MalformedAuthorizationHeader'],
+    [
+      'a token in access_token where the route does not take it',
+      '/api/v1alpha1/auth/whoami?access_token=TOKEN',
+      {},
+      'MissingToken',
+    ],
+    [
+      'a malformed Authorization header',
+      '/api/v1alpha1/auth/whoami',
+      { authorization: 'Basic abc' },
+      'MalformedAuthorizationHeader',
+    ],
   ])('refuses %s with 401 before going on', (_case, path, headers, reason) => {
     const { seen, next } = recordingNext();
-    expect(() => withAuthentication(authenticator())(resolved('GET', path.replace('TOKEN', token), headers), next)).toThrow(expect.objectContaining({ status: 401, reason }));
+    expect(() =>
+      withAuthentication(authenticator())(resolved('GET', path.replace('TOKEN', token), headers), next),
+    ).toThrow(expect.objectContaining({ status: 401, reason }));
     expect(seen).toEqual([]);
   });
 
   it('refuses an invalid token with 401 InvalidToken, later', async () => {
     const { seen, next } = recordingNext();
-    await expect(withAuthentication(authenticator())(resolved('GET', '/api/v1alpha1/auth/whoami', { authorization: 'Bearer not.a.token' }), next)).rejects.toMatchObject({ status: 401 });
+    await expect(
+      withAuthentication(authenticator())(
+        resolved('GET', '/api/v1alpha1/auth/whoami', { authorization: 'Bearer not.a.token' }),
+        next,
+      ),
+    ).rejects.toMatchObject({ status: 401 });
     expect(seen).toEqual([]);
   });
 
@@ -214,13 +286,18 @@ describe('route refusal: what routing could not serve is answered once the calle
 describe('CORS: allowed origins by setting, none by default; preflight answered before authentication; other origins get no CORS headers', () => {
   const matcher = new RouteMatcher(ROUTES);
   const cors = withCors([ORIGIN], matcher)!;
-  const preflight = (path: string, origin = ORIGIN) => request('OPTIONS', path, { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' });
+  const preflight = (path: string, origin = ORIGIN) =>
+    request('OPTIONS', path, {
+      origin,
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization',
+    });
 
   it('is not installed when no origin is allowed', () => {
     expect(withCors([], matcher)).toBeUndefined();
   });
 
-  it('answers a preflight from an allowed origin itself, 204 with the route\'s methods, the headers and a max-age', async () => {
+  it("answers a preflight from an allowed origin itself, 204 with the route's methods, the headers and a max-age", async () => {
     const { seen, next } = recordingNext(new Error('must not go on'));
     const response = await cors(preflight('/apis/platform.dev/v1alpha1/namespaces/demo/workspaces/network'), next);
     expect(seen).toEqual([]);
@@ -232,7 +309,9 @@ describe('CORS: allowed origins by setting, none by default; preflight answered 
       'access-control-allow-headers': CORS_ALLOWED_HEADERS,
       'access-control-max-age': '600',
     });
-    expect(CORS_ALLOWED_HEADERS.split(', ')).toEqual(expect.arrayContaining(['Authorization', 'Content-Type', 'Last-Event-ID']));
+    expect(CORS_ALLOWED_HEADERS.split(', ')).toEqual(
+      expect.arrayContaining(['Authorization', 'Content-Type', 'Last-Event-ID']),
+    );
     expect(response.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
@@ -249,9 +328,13 @@ describe('CORS: allowed origins by setting, none by default; preflight answered 
   });
 
   it('names an allowed origin on the answer, adds Origin to Vary and exposes Retry-After and Location', async () => {
-    const response = await cors(request('GET', '/api/v1alpha1/auth/whoami', { origin: ORIGIN }), () => later(jsonResponse(503, {}, { 'retry-after': '5', vary: 'Accept' })));
+    const response = await cors(request('GET', '/api/v1alpha1/auth/whoami', { origin: ORIGIN }), () =>
+      later(jsonResponse(503, {}, { 'retry-after': '5', vary: 'Accept' })),
+    );
     expect(response.headers).toMatchObject({ 'access-control-allow-origin': ORIGIN, vary: 'Accept, Origin' });
-    expect(String(response.headers['access-control-expose-headers']).split(', ')).toEqual(expect.arrayContaining(['Retry-After', 'Location', 'WWW-Authenticate']));
+    expect(String(response.headers['access-control-expose-headers']).split(', ')).toEqual(
+      expect.arrayContaining(['Retry-After', 'Location', 'WWW-Authenticate']),
+    );
   });
 
   it.each([
@@ -262,14 +345,25 @@ describe('CORS: allowed origins by setting, none by default; preflight answered 
   ])('gives %s no CORS header and answers its preflight as any OPTIONS request', async (_case, headers) => {
     for (const method of ['GET', 'OPTIONS']) {
       const { seen, next } = recordingNext();
-      const response = await cors(request(method, '/api/v1alpha1/auth/whoami', { ...headers, 'access-control-request-method': 'GET' }), next);
+      const response = await cors(
+        request(method, '/api/v1alpha1/auth/whoami', { ...headers, 'access-control-request-method': 'GET' }),
+        next,
+      );
       expect(seen).toHaveLength(1);
-      expect(Object.keys(response.headers).filter((name) => name.startsWith('access-control-') || name === 'vary')).toEqual([]);
+      expect(
+        Object.keys(response.headers).filter((name) => name.startsWith('access-control-') || name === 'vary'),
+      ).toEqual([]);
     }
   });
 
   it('allows every origin with "*", still naming the origin and never allowing credentials', async () => {
-    const response = await withCors(['*'], matcher)!(request('GET', '/healthz', { origin: 'https://anywhere.example' }), recordingNext().next);
-    expect([response.headers['access-control-allow-origin'], response.headers['access-control-allow-credentials']]).toEqual(['https://anywhere.example', undefined]);
+    const response = await withCors(['*'], matcher)!(
+      request('GET', '/healthz', { origin: 'https://anywhere.example' }),
+      recordingNext().next,
+    );
+    expect([
+      response.headers['access-control-allow-origin'],
+      response.headers['access-control-allow-credentials'],
+    ]).toEqual(['https://anywhere.example', undefined]);
   });
 });

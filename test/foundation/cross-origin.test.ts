@@ -22,10 +22,11 @@ describe('CORS_ALLOWED_ORIGINS: exact origins, comma-separated, none by default;
   });
 
   it('reads exact origins, trimmed, each once', () => {
-    expect(loadServerConfig({ CORS_ALLOWED_ORIGINS: 'https://console.example.com, http://localhost:3000,https://console.example.com' }).corsAllowedOrigins).toEqual([
-      'https://console.example.com',
-      'http://localhost:3000',
-    ]);
+    expect(
+      loadServerConfig({
+        CORS_ALLOWED_ORIGINS: 'https://console.example.com, http://localhost:3000,https://console.example.com',
+      }).corsAllowedOrigins,
+    ).toEqual(['https://console.example.com', 'http://localhost:3000']);
   });
 
   it('takes `*` alone as every origin', () => {
@@ -50,17 +51,24 @@ describe('CORS_ALLOWED_ORIGINS: exact origins, comma-separated, none by default;
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect(error).toMatchObject({ variable: 'CORS_ALLOWED_ORIGINS', message: expect.stringContaining('CORS_ALLOWED_ORIGINS') });
+    expect(error).toMatchObject({
+      variable: 'CORS_ALLOWED_ORIGINS',
+      message: expect.stringContaining('CORS_ALLOWED_ORIGINS'),
+    });
   });
 
   it('stops the server from starting on a malformed origin', async () => {
-    await expect(startTestGateway({ CORS_ALLOWED_ORIGINS: 'https://console.example.com/' })).rejects.toBeInstanceOf(ConfigError);
+    await expect(startTestGateway({ CORS_ALLOWED_ORIGINS: 'https://console.example.com/' })).rejects.toBeInstanceOf(
+      ConfigError,
+    );
   });
 });
 
 /** A page server: one empty HTML page, so the browser has an origin to call the API from. */
 async function startPageServer(): Promise<{ server: Server; origin: string }> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client</title>'));
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client</title>'),
+  );
   return { server, origin: `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}` };
 }
 
@@ -85,8 +93,17 @@ describe('A browser page on an allowed origin uses the API and the run-log Event
 
   beforeAll(async () => {
     [database, allowed, other] = await Promise.all([startTestDatabase(), startPageServer(), startPageServer()]);
-    gateway = await startTestGateway({ DATABASE_URL: database.connectionString, CORS_ALLOWED_ORIGINS: allowed.origin }, { logger: log });
-    const run = await new RunStore(database.pool).createRun({ project: 'demo', workspace: 'network', type: 'plan', principal: 'admin', principalType: 'admin' });
+    gateway = await startTestGateway(
+      { DATABASE_URL: database.connectionString, CORS_ALLOWED_ORIGINS: allowed.origin },
+      { logger: log },
+    );
+    const run = await new RunStore(database.pool).createRun({
+      project: 'demo',
+      workspace: 'network',
+      type: 'plan',
+      principal: 'admin',
+      principalType: 'admin',
+    });
     await new RunStore(database.pool).appendLogLines(run.id, ['Initializing...', 'Plan: 1 to add']);
     runPath = `/api/v1alpha1/run-logs/demo/${run.id}`;
     token = await loginToken(gateway.url);
@@ -107,7 +124,9 @@ describe('A browser page on an allowed origin uses the API and the run-log Event
       await page.goto(`${origin}/`);
       return await page.evaluate(
         async ({ api, token, runPath }) => {
-          const fetched = await fetch(`${api}/api/v1alpha1/auth/whoami`, { headers: { Authorization: `Bearer ${token}` } }).then(
+          const fetched = await fetch(`${api}/api/v1alpha1/auth/whoami`, {
+            headers: { Authorization: `Bearer ${token}` },
+          }).then(
             async (response) => ({ status: response.status, body: await response.json() }),
             (error: Error) => ({ error: error.name }),
           );
@@ -139,20 +158,26 @@ describe('A browser page on an allowed origin uses the API and the run-log Event
     }
   }
 
-  it('an allowed origin reads whoami (after a preflight answered before authentication), a 401\'s challenge, and the run\'s log lines', async () => {
+  it("an allowed origin reads whoami (after a preflight answered before authentication), a 401's challenge, and the run's log lines", async () => {
     const calls = await callFrom(allowed.origin);
     expect(calls).toEqual({
       fetched: { status: 200, body: { type: 'admin', name: 'admin' } },
       refused: { status: 401, challenge: 'Bearer realm="platform-api"' },
       streamed: { lines: ['Initializing...', 'Plan: 1 to add'] },
     });
-    const preflights = log.lines.map((line) => JSON.parse(line)).filter((line) => line.message === 'request' && line.method === 'OPTIONS');
+    const preflights = log.lines
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.message === 'request' && line.method === 'OPTIONS');
     expect(preflights).toContainEqual(expect.objectContaining({ path: '/api/v1alpha1/auth/whoami', status: 204 }));
     expect(log.lines.join('\n')).not.toContain(token);
   });
 
   it('another origin is refused by the browser: the fetch fails and the EventSource closes with an error', async () => {
     const calls = await callFrom(other.origin);
-    expect(calls).toEqual({ fetched: { error: 'TypeError' }, refused: { error: 'TypeError' }, streamed: { error: 'EventSource readyState 2' } });
+    expect(calls).toEqual({
+      fetched: { error: 'TypeError' },
+      refused: { error: 'TypeError' },
+      streamed: { error: 'EventSource readyState 2' },
+    });
   });
 });

@@ -63,7 +63,9 @@ const answer = (error: ApiError) => {
 describe('every reason the code answers with is in the catalogue (static scan of shared/ and functions/)', () => {
   it('finds the answer sites', () => {
     expect(named.length).toBeGreaterThan(90);
-    expect(named.filter(({ section }) => section === 'login').length).toBeGreaterThanOrEqual(Object.keys(LOGIN_ERRORS).length);
+    expect(named.filter(({ section }) => section === 'login').length).toBeGreaterThanOrEqual(
+      Object.keys(LOGIN_ERRORS).length,
+    );
   });
 
   it('names no reason the catalogue lacks', () => {
@@ -74,7 +76,11 @@ describe('every reason the code answers with is in the catalogue (static scan of
   });
 
   it('writes no status at a throw site: the status comes from the catalogue', () => {
-    const written = code.flatMap(({ path, text }) => [...text.matchAll(/new (?:ApiError|KubernetesStatusError)\(\s*\d{3}|jsonResponse\(\s*[45]\d\d/g)].map((match) => `${path}: ${match[0]}`));
+    const written = code.flatMap(({ path, text }) =>
+      [...text.matchAll(/new (?:ApiError|KubernetesStatusError)\(\s*\d{3}|jsonResponse\(\s*[45]\d\d/g)].map(
+        (match) => `${path}: ${match[0]}`,
+      ),
+    );
     expect(written).toEqual([]);
   });
 });
@@ -83,7 +89,11 @@ describe('every catalogue entry is used', () => {
   const quoted = (reason: string) => code.some(({ text }) => text.includes(`'${reason}'`));
 
   it('each platform reason, cause type and stream ending is named in the code', () => {
-    const unused = [...Object.keys(PLATFORM_ERRORS), ...Object.keys(KUBERNETES_CAUSE_TYPES), ...Object.keys(STREAM_END_REASONS)].filter((reason) => !quoted(reason));
+    const unused = [
+      ...Object.keys(PLATFORM_ERRORS),
+      ...Object.keys(KUBERNETES_CAUSE_TYPES),
+      ...Object.keys(STREAM_END_REASONS),
+    ].filter((reason) => !quoted(reason));
     expect(unused).toEqual([]);
   });
 
@@ -93,7 +103,9 @@ describe('every catalogue entry is used', () => {
   });
 
   it("each Kubernetes reason is named in the code, or is one of the cluster's refusals passed on to the caller", () => {
-    const unused = Object.entries(KUBERNETES_STATUS_REASONS).filter(([reason, { status }]) => !quoted(reason) && !CALLER_FAILURES.has(status));
+    const unused = Object.entries(KUBERNETES_STATUS_REASONS).filter(
+      ([reason, { status }]) => !quoted(reason) && !CALLER_FAILURES.has(status),
+    );
     expect(unused).toEqual([]);
   });
 });
@@ -103,7 +115,10 @@ describe("a throw site names only the reason: status and headers come from the r
     for (const [reason, { status }] of Object.entries(PLATFORM_ERRORS)) {
       expect(apiError(reason as keyof typeof PLATFORM_ERRORS, 'm').status).toBe(status);
     }
-    expect(answer(apiError('WorkspaceSuspended', 'suspended'))).toMatchObject({ status: 409, body: { error: 'suspended', reason: 'WorkspaceSuspended' } });
+    expect(answer(apiError('WorkspaceSuspended', 'suspended'))).toMatchObject({
+      status: 409,
+      body: { error: 'suspended', reason: 'WorkspaceSuspended' },
+    });
   });
 
   it('answers the same reason by its section: 401 AdminAccountDisabled for a token, 403 at login', () => {
@@ -122,9 +137,21 @@ describe("a throw site names only the reason: status and headers come from the r
   it('answers a Kubernetes reason as a Status with its catalogued code', () => {
     expect(answer(statusError('Invalid', 'bad', { name: 'x' }))).toMatchObject({
       status: 422,
-      body: { kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, message: 'bad', error: 'bad', details: { name: 'x' } },
+      body: {
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'Invalid',
+        code: 422,
+        message: 'bad',
+        error: 'bad',
+        details: { name: 'x' },
+      },
     });
-    expect(answer(statusError('KubernetesUnavailable', 'down'))).toMatchObject({ status: 503, headers: { 'retry-after': '5' }, body: { code: 503 } });
+    expect(answer(statusError('KubernetesUnavailable', 'down'))).toMatchObject({
+      status: 503,
+      headers: { 'retry-after': '5' },
+      body: { code: 503 },
+    });
   });
 
   it('refuses a reason outside the catalogue at compile time (and at run time)', () => {
@@ -133,7 +160,9 @@ describe("a throw site names only the reason: status and headers come from the r
   });
 
   it('keeps the platform and Kubernetes sections apart, so no reason has two statuses on one route', () => {
-    expect(Object.keys(PLATFORM_ERRORS).filter((reason) => Object.hasOwn(KUBERNETES_STATUS_REASONS, reason))).toEqual([]);
+    expect(Object.keys(PLATFORM_ERRORS).filter((reason) => Object.hasOwn(KUBERNETES_STATUS_REASONS, reason))).toEqual(
+      [],
+    );
   });
 });
 
@@ -160,15 +189,23 @@ describe('the runtime-neutral core handler imports no node:http module for its e
 describe("the reasons a route's request schemas name (`x-error-reason`) are 400 reasons of the catalogue", () => {
   const named = (schema: unknown): string[] => {
     if (schema === null || typeof schema !== 'object') return [];
-    return Object.entries(schema).flatMap(([key, value]) => (key === ERROR_REASON_KEYWORD ? [String(value)] : named(value)));
+    return Object.entries(schema).flatMap(([key, value]) =>
+      key === ERROR_REASON_KEYWORD ? [String(value)] : named(value),
+    );
   };
-  const reasons = [...new Set(routeTable('platform.dev').flatMap((route) => [...named(route.requestSchema), ...named(route.querySchema)]))];
+  const reasons = [
+    ...new Set(
+      routeTable('platform.dev').flatMap((route) => [...named(route.requestSchema), ...named(route.querySchema)]),
+    ),
+  ];
 
   it('finds the annotated reasons', () => {
     expect(reasons.length).toBeGreaterThan(3);
   });
 
   it.each(reasons)('%s is catalogued with status 400', (reason) => {
-    expect({ ...PLATFORM_ERRORS, ...KUBERNETES_STATUS_REASONS }[reason as keyof typeof PLATFORM_ERRORS]?.status).toBe(400);
+    expect({ ...PLATFORM_ERRORS, ...KUBERNETES_STATUS_REASONS }[reason as keyof typeof PLATFORM_ERRORS]?.status).toBe(
+      400,
+    );
   });
 });

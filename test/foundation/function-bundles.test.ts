@@ -26,11 +26,15 @@ afterEach(async () => {
 });
 
 /** Starts a bundled function with every module it loads listed in a file; returns the process and a reader of that list. */
-async function startListingModules(env: Record<string, string>): Promise<{ child: FunctionProcess; loaded: () => string[] }> {
+async function startListingModules(
+  env: Record<string, string>,
+): Promise<{ child: FunctionProcess; loaded: () => string[] }> {
   const folder = mkdtempSync(join(tmpdir(), 'module-load-log-'));
   folders.push(folder);
   const logFile = join(folder, 'modules.txt');
-  const child = await spawnNodeProcess(ENTRY, { ...env, MODULE_LOAD_LOG: logFile }, '/healthz', { nodeArgs: MODULE_LOAD_HOOK });
+  const child = await spawnNodeProcess(ENTRY, { ...env, MODULE_LOAD_LOG: logFile }, '/healthz', {
+    nodeArgs: MODULE_LOAD_HOOK,
+  });
   running.push(child);
   return { child, loaded: () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean) };
 }
@@ -41,18 +45,26 @@ function holdsKubernetesClient(url: string): boolean {
 }
 
 describe('Issue 10, cold start: a bundle needs no node_modules and loads only what its function needs', () => {
-  it.each(['login', 'public-config', 'internal', 'run-logs'])('%s serves an admin without loading the Kubernetes client or anything outside the bundle', async (target) => {
-    const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: target });
-    const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
-    expect((await getWithToken(child.url, WHO_AM_I, token)).status).toBe(404);
-    const modules = loaded();
-    expect(modules.filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href))).toEqual([]);
-    expect(modules.filter(holdsKubernetesClient)).toEqual([]);
-  });
+  it.each(['login', 'public-config', 'internal', 'run-logs'])(
+    '%s serves an admin without loading the Kubernetes client or anything outside the bundle',
+    async (target) => {
+      const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: target });
+      const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
+      expect((await getWithToken(child.url, WHO_AM_I, token)).status).toBe(404);
+      const modules = loaded();
+      expect(
+        modules.filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href)),
+      ).toEqual([]);
+      expect(modules.filter(holdsKubernetesClient)).toEqual([]);
+    },
+  );
 
-  it('loads the Kubernetes client when a token that is not the admin\'s first needs verifying, and still refuses that token', async () => {
+  it("loads the Kubernetes client when a token that is not the admin's first needs verifying, and still refuses that token", async () => {
     const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'login' });
-    const foreign = await signToken({ iss: 'https://issuer.example.test', sub: 'someone', exp: Math.floor(Date.now() / 1000) + 600 }, { key: 'f'.repeat(64) });
+    const foreign = await signToken(
+      { iss: 'https://issuer.example.test', sub: 'someone', exp: Math.floor(Date.now() / 1000) + 600 },
+      { key: 'f'.repeat(64) },
+    );
     const response = await getWithToken(child.url, WHO_AM_I, foreign);
     expect([401, 503]).toContain(response.status);
     expect(loaded().some(holdsKubernetesClient)).toBe(true);
@@ -61,7 +73,9 @@ describe('Issue 10, cold start: a bundle needs no node_modules and loads only wh
   it('resources connects to the cluster at start (its handlers call it), from the bundle alone', async () => {
     const { loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'resources' });
     expect(loaded().some(holdsKubernetesClient)).toBe(true);
-    expect(loaded().filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href))).toEqual([]);
+    expect(
+      loaded().filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href)),
+    ).toEqual([]);
   });
 });
 
@@ -71,10 +85,12 @@ function holdsReferenceBuilder(url: string): boolean {
 }
 
 describe('Issue 9, /docs from local files: public-config builds /openapi.json and /docs from the bundle and the CRDs, on first request only', () => {
-  it('starts without the reference builder, then serves both with the kinds\' CRD schemas', async () => {
+  it("starts without the reference builder, then serves both with the kinds' CRD schemas", async () => {
     const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'public-config' });
     expect(loaded().filter(holdsReferenceBuilder)).toEqual([]);
-    const document = (await (await fetch(`${child.url}/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }> } };
+    const document = (await (await fetch(`${child.url}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }> };
+    };
     expect(Object.keys(document.components.schemas.Workspace!.properties.spec!.properties!)).toContain('source');
     const page = await fetch(`${child.url}/docs`);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -84,20 +100,33 @@ describe('Issue 9, /docs from local files: public-config builds /openapi.json an
 });
 
 describe('Issue 10, bundles: the run history works from a bundle (the migrations travel with it)', () => {
-  it('run-logs migrates an empty database and streams a run\'s log', async () => {
+  it("run-logs migrates an empty database and streams a run's log", async () => {
     const database = await startTestDatabase();
     try {
       // Empty, as a fresh deployment's: the bundle applies every migration itself.
       await database.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-      const child = await spawnNodeProcess(ENTRY, { ...env, FUNCTION_TARGET: 'run-logs', DATABASE_URL: database.connectionString }, '/healthz');
+      const child = await spawnNodeProcess(
+        ENTRY,
+        { ...env, FUNCTION_TARGET: 'run-logs', DATABASE_URL: database.connectionString },
+        '/healthz',
+      );
       running.push(child);
       expect((await fetch(`${child.url}/readyz`)).status).toBe(200);
       const store = new RunStore(database.pool);
-      const run = await store.createRun({ project: 'team-a', workspace: 'ws', type: 'plan', principal: 'admin', principalType: 'admin' });
+      const run = await store.createRun({
+        project: 'team-a',
+        workspace: 'ws',
+        type: 'plan',
+        principal: 'admin',
+        principalType: 'admin',
+      });
       await store.appendLogLines(run.id, ['hello from the log']);
       const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
       const abort = new AbortController();
-      const response = await fetch(`${child.url}/api/v1alpha1/run-logs/team-a/${run.id}`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+      const response = await fetch(`${child.url}/api/v1alpha1/run-logs/team-a/${run.id}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: abort.signal,
+      });
       expect(response.status).toBe(200);
       const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
       let received = '';
@@ -119,14 +148,27 @@ describe('Issue 10, logging: one JSON line per request at the default level, non
   it('writes a redacted request line for every answered request, all of them before the process exits on SIGTERM', async () => {
     const child = await spawnNodeProcess(ENTRY, { ...env, FUNCTION_TARGET: 'public-config' }, '/healthz');
     const requests = 40;
-    const answers = await Promise.all(Array.from({ length: requests }, (_, index) => fetch(`${child.url}/api/v1alpha1/system/public-config?access_token=secret-${index}&n=${index}`)));
+    const answers = await Promise.all(
+      Array.from({ length: requests }, (_, index) =>
+        fetch(`${child.url}/api/v1alpha1/system/public-config?access_token=secret-${index}&n=${index}`),
+      ),
+    );
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
     // At once: the lines are still in the batch; the drain must write them.
     expect(await child.stop()).toBe(0);
-    const records = child.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    const requestLines = records.filter((record) => record.message === 'request' && String(record.path).startsWith('/api/v1alpha1/system/public-config'));
+    const records = child
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requestLines = records.filter(
+      (record) => record.message === 'request' && String(record.path).startsWith('/api/v1alpha1/system/public-config'),
+    );
     expect(requestLines.map((record) => record.path).sort()).toEqual(
-      Array.from({ length: requests }, (_, index) => `/api/v1alpha1/system/public-config?access_token=[REDACTED]&n=${index}`).sort(),
+      Array.from(
+        { length: requests },
+        (_, index) => `/api/v1alpha1/system/public-config?access_token=[REDACTED]&n=${index}`,
+      ).sort(),
     );
     expect(child.output()).not.toContain('secret-');
   });

@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import bcrypt from 'bcryptjs';
 import { REPO_ROOT } from '../support/function-servers.ts';
 
-const runCli = (args: string[], input: string) => spawnSync(process.execPath, ['bin/platform-api.js', ...args], { cwd: REPO_ROOT, input, encoding: 'utf8' });
+const runCli = (args: string[], input: string) =>
+  spawnSync(process.execPath, ['bin/platform-api.js', ...args], { cwd: REPO_ROOT, input, encoding: 'utf8' });
 
 describe('npx platform-api hash-password: hashes must be stored with $2a$ (recommended cost 10)', () => {
   it('prints a $2a$ cost-10 hash of the password read from standard input', () => {

@@ -13,7 +13,8 @@ function sourceFiles(folder: string): string[] {
   });
 }
 
-const importedPaths = (source: string) => [...source.matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((match) => match[1]!);
+const importedPaths = (source: string) =>
+  [...source.matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((match) => match[1]!);
 
 describe('shared/ holds the product only: nothing in it names the emulator, infra/ or test/', () => {
   const files = sourceFiles(join(REPO_ROOT, 'shared'));

@@ -33,7 +33,10 @@ describe('POST /api/v1alpha1/auth/login: success (200) returns {"idToken"} and s
   });
 
   it('takes no body and no query parameters: the password goes in Authorization: Bearer', async () => {
-    const response = await fetch(`${gateway.url}${LOGIN}`, { method: 'POST', body: JSON.stringify({ password: ADMIN_PASSWORD }) });
+    const response = await fetch(`${gateway.url}${LOGIN}`, {
+      method: 'POST',
+      body: JSON.stringify({ password: ADMIN_PASSWORD }),
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ reason: 'MissingPassword' });
   });
@@ -94,7 +97,10 @@ describe('Login failure: 403 for a wrong password and for a disabled account, to
 describe('A bcrypt hash with the $2y$ prefix makes login fail with 403 even for the right password', () => {
   it('refuses the right password and warns at start-up', async () => {
     const logger = capturingLogger();
-    const gateway = await startTestGateway(adminEnv({ ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(ADMIN_PASSWORD, '$2y$') }), { logger });
+    const gateway = await startTestGateway(
+      adminEnv({ ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(ADMIN_PASSWORD, '$2y$') }),
+      { logger },
+    );
     try {
       const response = await login(gateway.url, ADMIN_PASSWORD);
       expect(response.status).toBe(403);
@@ -106,7 +112,9 @@ describe('A bcrypt hash with the $2y$ prefix makes login fail with 403 even for 
   });
 
   it.each(['$2a$', '$2b$'] as const)('accepts the right password with a %s hash', async (prefix) => {
-    const gateway = await startTestGateway(adminEnv({ ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(ADMIN_PASSWORD, prefix) }));
+    const gateway = await startTestGateway(
+      adminEnv({ ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(ADMIN_PASSWORD, prefix) }),
+    );
     try {
       expect((await login(gateway.url, ADMIN_PASSWORD)).status).toBe(200);
     } finally {
@@ -128,7 +136,10 @@ describe('Login input: a missing or malformed header is a 4xx, never a 500', () 
     ['"Bearer" with nothing after it', 'Bearer ', 400],
     ['a password over 72 bytes', `Bearer ${'p'.repeat(73)}`, 403],
   ])('%s → %s', async (_label, header, status) => {
-    const response = await fetch(`${gateway.url}${LOGIN}`, { method: 'POST', headers: header === undefined ? {} : { authorization: header } });
+    const response = await fetch(`${gateway.url}${LOGIN}`, {
+      method: 'POST',
+      headers: header === undefined ? {} : { authorization: header },
+    });
     expect(response.status).toBe(status);
     expect(await response.json()).toMatchObject({ error: expect.any(String), reason: expect.any(String) });
   });
@@ -147,7 +158,8 @@ describe('Repeated failed logins from one client are throttled (429 with Retry-A
     const gateway = await startTestGateway(adminEnv({ TRUSTED_PROXY_HOPS: '1' }));
     try {
       const attacker = { 'x-forwarded-for': '203.0.113.7' };
-      for (let attempt = 0; attempt < 5; attempt++) expect((await login(gateway.url, 'guess', attacker)).status).toBe(403);
+      for (let attempt = 0; attempt < 5; attempt++)
+        expect((await login(gateway.url, 'guess', attacker)).status).toBe(403);
       const throttled = await login(gateway.url, ADMIN_PASSWORD, attacker);
       expect(throttled.status).toBe(429);
       expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -158,7 +170,7 @@ describe('Repeated failed logins from one client are throttled (429 with Retry-A
     }
   });
 
-  it('clears a client\'s failures after a successful login', async () => {
+  it("clears a client's failures after a successful login", async () => {
     const gateway = await startTestGateway(adminEnv());
     try {
       for (let attempt = 0; attempt < 4; attempt++) await login(gateway.url, 'guess');
@@ -175,7 +187,11 @@ describe('A burst of logins must not stall the instance: comparisons are queued 
     const verifier = new PasswordVerifier(2);
     const hash = adminHash('x');
     try {
-      const results = await Promise.all([verifier.compare('x', hash), verifier.compare('y', hash), verifier.compare('x', hash)]);
+      const results = await Promise.all([
+        verifier.compare('x', hash),
+        verifier.compare('y', hash),
+        verifier.compare('x', hash),
+      ]);
       expect(results).toEqual([true, false, 'busy']);
     } finally {
       await verifier.close();

@@ -22,7 +22,13 @@ describe('Passwords are compared with the bcrypt hash on a worker thread', () =>
   it('true for the right password, false for a wrong one, in the order asked', async () => {
     const passwords = verifier();
     const hash = adminHash();
-    expect(await Promise.all([passwords.compare(ADMIN_PASSWORD, hash), passwords.compare('wrong', hash), passwords.compare(ADMIN_PASSWORD, hash)])).toEqual([true, false, true]);
+    expect(
+      await Promise.all([
+        passwords.compare(ADMIN_PASSWORD, hash),
+        passwords.compare('wrong', hash),
+        passwords.compare(ADMIN_PASSWORD, hash),
+      ]),
+    ).toEqual([true, false, true]);
   });
 
   it('starts a new worker after the previous one is gone', async () => {

@@ -19,7 +19,14 @@ describe('GET /docs: a readable reference page served from local files, no CDN',
     if (!existsSync(CHROMIUM)) return;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -62,7 +69,11 @@ describe('GET /docs: a readable reference page served from local files, no CDN',
     await page.click('nav a[href="#createWorkspace"]');
     expect(new URL(page.url()).hash).toBe('#createWorkspace');
     // The link unfolds the operation it points at, and scrolls it into view.
-    expect(await page.locator('details[data-operation="createWorkspace"]').evaluate((element) => (element as HTMLDetailsElement).open)).toBe(true);
+    expect(
+      await page
+        .locator('details[data-operation="createWorkspace"]')
+        .evaluate((element) => (element as HTMLDetailsElement).open),
+    ).toBe(true);
     const top = await page.locator('#createWorkspace').evaluate((element) => element.getBoundingClientRect().top);
     expect(top).toBeGreaterThanOrEqual(0);
     expect(top).toBeLessThan(await page.evaluate(() => window.innerHeight));
@@ -70,7 +81,7 @@ describe('GET /docs: a readable reference page served from local files, no CDN',
     expect(await page.locator('#schema-Rollout').innerText()).toContain('stages');
   });
 
-  it('shows a route\'s request schema and the schema of each answer, down to the CRD\'s fields', async () => {
+  it("shows a route's request schema and the schema of each answer, down to the CRD's fields", async () => {
     const page = await newPage();
     await page.goto(`${gateway.url}/docs`);
     await page.locator('details[data-operation="createWorkspace"] summary').click();
@@ -81,7 +92,8 @@ describe('GET /docs: a readable reference page served from local files, no CDN',
     expect(await operation.locator('.answer[data-status="422"] a[href="#schema-Status"]').count()).toBe(1);
     await operation.locator('a[href="#schema-Workspace"]').first().click();
     const schema = await page.locator('#schema-Workspace').innerText();
-    for (const field of ['apiVersion', 'metadata', 'spec', 'source', 'repository', 'status']) expect(schema).toContain(field);
+    for (const field of ['apiVersion', 'metadata', 'spec', 'source', 'repository', 'status'])
+      expect(schema).toContain(field);
     await page.locator('details[data-operation="listWorkspaceRuns"] summary').click();
     expect(await page.locator('#listWorkspaceRuns').innerText()).toContain('continue');
   });
@@ -89,12 +101,17 @@ describe('GET /docs: a readable reference page served from local files, no CDN',
   it('lists only the answers a route can give: no body errors on a read, no 401 on an open route', async () => {
     const page = await newPage();
     await page.goto(`${gateway.url}/docs`);
-    const statuses = (id: string) => page.locator(`#${id} .answer`).evaluateAll((answers) => answers.map((answer) => answer.getAttribute('data-status')));
+    const statuses = (id: string) =>
+      page
+        .locator(`#${id} .answer`)
+        .evaluateAll((answers) => answers.map((answer) => answer.getAttribute('data-status')));
     expect(await statuses('getWorkspace')).toEqual(['200', '400', '401', '403', '404', '503']);
     expect(await page.locator('#getWorkspace .answer[data-status="400"]').innerText()).not.toContain('JSON');
     expect(await statuses('getHealth')).toEqual(['200']);
     expect(await statuses('whoAmI')).toEqual(['200', '401', '503']);
-    expect(await statuses('createWorkspace')).toEqual(expect.arrayContaining(['201', '400', '409', '413', '415', '422']));
+    expect(await statuses('createWorkspace')).toEqual(
+      expect.arrayContaining(['201', '400', '409', '413', '415', '422']),
+    );
   });
 
   it('links to /openapi.json, which is served alongside', async () => {

@@ -15,7 +15,15 @@ const LEASE = '0190f4c8-0000-7000-8000-000000000001';
 
 /** The input of a request on `operationId`, as its handler reads it. */
 function inputOf(operationId: string, { body = '', query = '' }: { body?: unknown; query?: string }) {
-  const request = { method: 'POST', path: '/', headers: {}, remoteAddress: '', route: route(operationId), query: new URLSearchParams(query), body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) };
+  const request = {
+    method: 'POST',
+    path: '/',
+    headers: {},
+    remoteAddress: '',
+    route: route(operationId),
+    query: new URLSearchParams(query),
+    body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
+  };
   attachRequestInput(request);
   return request.input;
 }
@@ -32,11 +40,36 @@ function refusal(read: () => unknown): ApiError {
 
 // Per platform route: a valid body, and the reason each field's refusal carries (the suite pins these reasons).
 const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<string, string> }> = {
-  startRun: { valid: { type: 'plan' }, reasons: { type: 'InvalidRun', message: 'InvalidRun', unknownField: 'InvalidRun' } },
-  claimRun: { valid: {}, reasons: { project: 'InvalidClaim', workspace: 'InvalidClaim', leaseSeconds: 'InvalidLease', unknownField: 'BadRequest' } },
-  renewRunLease: { valid: { leaseId: LEASE }, reasons: { leaseId: 'InvalidLease', leaseSeconds: 'InvalidLease', unknownField: 'BadRequest' } },
-  setRunPhase: { valid: { leaseId: LEASE, phase: 'Succeeded' }, reasons: { leaseId: 'InvalidLease', phase: 'InvalidPhase', message: 'InvalidMessage', unknownField: 'BadRequest' } },
-  appendRunLogs: { valid: { leaseId: LEASE, firstSeq: 1, lines: ['a'] }, reasons: { leaseId: 'InvalidLease', firstSeq: 'InvalidLogLines', lines: 'InvalidLogLines', unknownField: 'BadRequest' } },
+  startRun: {
+    valid: { type: 'plan' },
+    reasons: { type: 'InvalidRun', message: 'InvalidRun', unknownField: 'InvalidRun' },
+  },
+  claimRun: {
+    valid: {},
+    reasons: {
+      project: 'InvalidClaim',
+      workspace: 'InvalidClaim',
+      leaseSeconds: 'InvalidLease',
+      unknownField: 'BadRequest',
+    },
+  },
+  renewRunLease: {
+    valid: { leaseId: LEASE },
+    reasons: { leaseId: 'InvalidLease', leaseSeconds: 'InvalidLease', unknownField: 'BadRequest' },
+  },
+  setRunPhase: {
+    valid: { leaseId: LEASE, phase: 'Succeeded' },
+    reasons: { leaseId: 'InvalidLease', phase: 'InvalidPhase', message: 'InvalidMessage', unknownField: 'BadRequest' },
+  },
+  appendRunLogs: {
+    valid: { leaseId: LEASE, firstSeq: 1, lines: ['a'] },
+    reasons: {
+      leaseId: 'InvalidLease',
+      firstSeq: 'InvalidLogLines',
+      lines: 'InvalidLogLines',
+      unknownField: 'BadRequest',
+    },
+  },
 };
 const QUERIES: Record<string, Record<string, string>> = {
   listWorkspaceRuns: { limit: 'InvalidLimit' },
@@ -56,8 +89,15 @@ describe('Issue 9: every platform route declares its body and query schemas once
   });
 
   it('the routes with a checked body or query are exactly those this test covers', () => {
-    expect(routes.filter((candidate) => candidate.requestSchema && !candidate.bodyJudgedByCluster).map((candidate) => candidate.operationId).sort()).toEqual(Object.keys(BODIES).sort());
-    const platformQueries = routes.filter((candidate) => candidate.querySchema && !candidate.statusErrors).map((candidate) => candidate.operationId);
+    expect(
+      routes
+        .filter((candidate) => candidate.requestSchema && !candidate.bodyJudgedByCluster)
+        .map((candidate) => candidate.operationId)
+        .sort(),
+    ).toEqual(Object.keys(BODIES).sort());
+    const platformQueries = routes
+      .filter((candidate) => candidate.querySchema && !candidate.statusErrors)
+      .map((candidate) => candidate.operationId);
     expect(platformQueries.sort()).toEqual(Object.keys(QUERIES).sort());
   });
 
@@ -74,42 +114,79 @@ describe('Issue 9: every platform route declares its body and query schemas once
 
   it('names the missing field, the field with a value out of range, and the element of a list', () => {
     expect(refusal(() => inputOf('startRun', { body: {} }).body()).message).toBe('body field "type" is required');
-    expect(refusal(() => inputOf('startRun', { body: { type: 'destroy' } }).body()).message).toBe('body field "type" must be one of plan, apply');
-    expect(refusal(() => inputOf('startRun', { body: { type: 'plan', message: 'x'.repeat(4097) } }).body()).message).toBe('body field "message" must NOT have more than 4096 characters');
-    expect(refusal(() => inputOf('appendRunLogs', { body: { leaseId: LEASE, firstSeq: 1, lines: ['a', 2] } }).body()).message).toBe('body field "lines[1]" must be string');
-    expect(refusal(() => inputOf('renewRunLease', { body: { leaseId: 'not-a-lease' } }).body()).message).toBe('body field "leaseId" must match format "uuid"');
+    expect(refusal(() => inputOf('startRun', { body: { type: 'destroy' } }).body()).message).toBe(
+      'body field "type" must be one of plan, apply',
+    );
+    expect(
+      refusal(() => inputOf('startRun', { body: { type: 'plan', message: 'x'.repeat(4097) } }).body()).message,
+    ).toBe('body field "message" must NOT have more than 4096 characters');
+    expect(
+      refusal(() => inputOf('appendRunLogs', { body: { leaseId: LEASE, firstSeq: 1, lines: ['a', 2] } }).body())
+        .message,
+    ).toBe('body field "lines[1]" must be string');
+    expect(refusal(() => inputOf('renewRunLease', { body: { leaseId: 'not-a-lease' } }).body()).message).toBe(
+      'body field "leaseId" must match format "uuid"',
+    );
     const claim = refusal(() => inputOf('claimRun', { body: { workspace: 'w' } }).body());
-    expect([claim.reason, claim.message]).toEqual(['InvalidClaim', 'body field "project" is required with "workspace"']);
+    expect([claim.reason, claim.message]).toEqual([
+      'InvalidClaim',
+      'body field "project" is required with "workspace"',
+    ]);
   });
 
-  it('a body that is not a JSON object carries the route\'s reason; an empty body reads as {}', () => {
+  it("a body that is not a JSON object carries the route's reason; an empty body reads as {}", () => {
     expect(refusal(() => inputOf('startRun', { body: '{' }).body()).reason).toBe('InvalidRun');
     expect(refusal(() => inputOf('setRunPhase', { body: '[1]' }).body()).reason).toBe('BadRequest');
-    expect(refusal(() => inputOf('startRun', { body: `{"type":${'['.repeat(600)}${']'.repeat(600)}}` }).body()).reason).toBe('JsonNestingTooDeep');
+    expect(
+      refusal(() => inputOf('startRun', { body: `{"type":${'['.repeat(600)}${']'.repeat(600)}}` }).body()).reason,
+    ).toBe('JsonNestingTooDeep');
     expect(inputOf('claimRun', {}).body()).toEqual({ leaseSeconds: 60 });
   });
 
   it('query values are read as their schema types, with defaults, and refused by name', () => {
-    expect(inputOf('listRunsInPhase', { query: 'limit=7&continue=abc&access_token=t' }).query()).toMatchObject({ limit: 7, continue: 'abc', phase: 'Pending' });
+    expect(inputOf('listRunsInPhase', { query: 'limit=7&continue=abc&access_token=t' }).query()).toMatchObject({
+      limit: 7,
+      continue: 'abc',
+      phase: 'Pending',
+    });
     expect(inputOf('listProjectRuns', {}).query()).toEqual({ limit: 50 });
-    expect(inputOf('listProjectRuns', { query: '__proto__=x&constructor=y&limit=3&limit=9' }).query()).toEqual(Object.fromEntries([['__proto__', 'x'], ['constructor', 'y'], ['limit', 3]]));
+    expect(inputOf('listProjectRuns', { query: '__proto__=x&constructor=y&limit=3&limit=9' }).query()).toEqual(
+      Object.fromEntries([
+        ['__proto__', 'x'],
+        ['constructor', 'y'],
+        ['limit', 3],
+      ]),
+    );
     for (const [operationId, reasons] of Object.entries(QUERIES)) {
       for (const [parameter, reason] of Object.entries(reasons)) {
         for (const value of ['0', 'abc', '501', '']) {
           if (parameter === 'phase' && value === '0') continue;
           const error = refusal(() => inputOf(operationId, { query: `${parameter}=${value}` }).query());
-          expect([error.status, error.reason, error.message.startsWith(`query parameter "${parameter}" `)], `${operationId} ${parameter}=${value}`).toEqual([400, reason, true]);
+          expect(
+            [error.status, error.reason, error.message.startsWith(`query parameter "${parameter}" `)],
+            `${operationId} ${parameter}=${value}`,
+          ).toEqual([400, reason, true]);
         }
       }
     }
-    expect(refusal(() => inputOf('listRunsInPhase', { query: 'phase=Succeeded' }).query()).message).toBe('query parameter "phase" must be one of Pending, Running');
+    expect(refusal(() => inputOf('listRunsInPhase', { query: 'phase=Succeeded' }).query()).message).toBe(
+      'query parameter "phase" must be one of Pending, Running',
+    );
   });
 
   it('a resource list refuses a limit that is not a non-negative integer with a Kubernetes Status; resource bodies are left to the cluster', () => {
     const error = refusal(() => inputOf('listWorkspaces', { query: 'limit=-1' }).query());
     expect(error).toBeInstanceOf(KubernetesStatusError);
-    expect([error.status, error.reason, error.message]).toEqual([400, 'BadRequest', 'query parameter "limit" must match pattern "^[0-9]+$"']);
-    expect(inputOf('listWorkspaces', { query: 'limit=5&watch=1&labelSelector=a%3Db' }).query()).toEqual({ limit: '5', watch: '1', labelSelector: 'a=b' });
+    expect([error.status, error.reason, error.message]).toEqual([
+      400,
+      'BadRequest',
+      'query parameter "limit" must match pattern "^[0-9]+$"',
+    ]);
+    expect(inputOf('listWorkspaces', { query: 'limit=5&watch=1&labelSelector=a%3Db' }).query()).toEqual({
+      limit: '5',
+      watch: '1',
+      labelSelector: 'a=b',
+    });
     expect(inputOf('createWorkspace', { body: '{"anything": [1]}' }).body()).toBeUndefined();
   });
 
@@ -123,14 +200,31 @@ describe('Issue 9: every platform route declares its body and query schemas once
 const kinds = await platformKindDescriptions('platform.dev');
 
 describe('Issue 9: the OpenAPI document takes request bodies and query parameters from the very schemas requests are checked against', () => {
-  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: unknown; required: boolean }[]; requestBody?: { required: boolean; content: Record<string, { schema: unknown }> } }>> };
+  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: { name: string; in: string; schema: unknown; required: boolean }[];
+          requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
+        }
+      >
+    >;
+  };
   const operation = (candidate: RouteDefinition) => document.paths[candidate.path]![candidate.method.toLowerCase()]!;
 
-  it.each(routes.filter((candidate) => candidate.requestSchema && !candidate.bodyJudgedByCluster).map((candidate) => [candidate.operationId, candidate] as const))('%s: its request body schema is the route\'s', (_, candidate) => {
+  it.each(
+    routes
+      .filter((candidate) => candidate.requestSchema && !candidate.bodyJudgedByCluster)
+      .map((candidate) => [candidate.operationId, candidate] as const),
+  )("%s: its request body schema is the route's", (_, candidate) => {
     expect(operation(candidate).requestBody!.content['application/json']!.schema).toBe(candidate.requestSchema);
   });
 
-  it.each(routes.filter((candidate) => candidate.querySchema).map((candidate) => [candidate.operationId, candidate] as const))('%s: each query parameter\'s schema is the property of the route\'s query schema', (_, candidate) => {
+  it.each(
+    routes.filter((candidate) => candidate.querySchema).map((candidate) => [candidate.operationId, candidate] as const),
+  )("%s: each query parameter's schema is the property of the route's query schema", (_, candidate) => {
     const properties = candidate.querySchema!.properties as Record<string, unknown>;
     const parameters = operation(candidate).parameters!.filter((parameter) => parameter.in === 'query');
     expect(parameters.map((parameter) => parameter.name)).toEqual(Object.keys(properties));
@@ -148,16 +242,34 @@ type Route<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 describe('Issue 9: a handler receives the input typed from its route declaration, and a declared route without its handler does not compile', () => {
   it('params come from the path template, the body and query from their schemas, the principal is non-null on authenticated routes', () => {
     expectTypeOf<RouteRequest<Route<'appendRunLogs'>>['params']>().toEqualTypeOf<{ readonly run: string }>();
-    expectTypeOf<RouteRequest<Route<'startRun'>>['params']>().toEqualTypeOf<{ readonly project: string; readonly workspace: string }>();
-    expectTypeOf<ReturnType<RouteRequest<Route<'startRun'>>['input']['body']>>().toEqualTypeOf<{ type: 'plan' | 'apply'; message?: string }>();
-    expectTypeOf<ReturnType<RouteRequest<Route<'listRunsInPhase'>>['input']['query']>>().toMatchTypeOf<{ phase: 'Pending' | 'Running'; limit: number; continue?: string }>();
+    expectTypeOf<RouteRequest<Route<'startRun'>>['params']>().toEqualTypeOf<{
+      readonly project: string;
+      readonly workspace: string;
+    }>();
+    expectTypeOf<ReturnType<RouteRequest<Route<'startRun'>>['input']['body']>>().toEqualTypeOf<{
+      type: 'plan' | 'apply';
+      message?: string;
+    }>();
+    expectTypeOf<ReturnType<RouteRequest<Route<'listRunsInPhase'>>['input']['query']>>().toMatchTypeOf<{
+      phase: 'Pending' | 'Running';
+      limit: number;
+      continue?: string;
+    }>();
     expectTypeOf<RouteRequest<Route<'cancelRun'>>['principal']>().toEqualTypeOf<Principal>();
     expectTypeOf<RouteRequest<Route<'login'>>['principal']>().toEqualTypeOf<null>();
   });
 
-  it('each function\'s handlers are keyed by exactly its routes\' operationIds (checked by `npm run typecheck`)', () => {
+  it("each function's handlers are keyed by exactly its routes' operationIds (checked by `npm run typecheck`)", () => {
     expectTypeOf<keyof RouteHandlers<'run-logs'>>().toEqualTypeOf<'streamRunLogs'>();
-    expectTypeOf<keyof RouteHandlers<'internal'>>().toEqualTypeOf<'listRunsInPhase' | 'claimRun' | 'renewRunLease' | 'setRunPhase' | 'appendRunLogs' | 'getRunVariables' | 'internal'>();
+    expectTypeOf<keyof RouteHandlers<'internal'>>().toEqualTypeOf<
+      | 'listRunsInPhase'
+      | 'claimRun'
+      | 'renewRunLease'
+      | 'setRunPhase'
+      | 'appendRunLogs'
+      | 'getRunVariables'
+      | 'internal'
+    >();
     // @ts-expect-error: the run-logs function without its one handler
     const missing: RouteHandlers<'run-logs'> = {};
     expect(missing).toEqual({});

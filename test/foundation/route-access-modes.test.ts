@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { ApiRequest } from '../../shared/http/api-request.ts';
-import { ApiError } from '../../shared/http/api-error.ts';
+import type { ApiError } from '../../shared/http/api-error.ts';
 import { RouteMatcher } from '../../shared/routes/route-matcher.ts';
 import { routeTable } from '../../shared/routes/route-table.ts';
 
@@ -88,7 +88,13 @@ const EXPECTED_ROUTES = `
 
 describe('Every route of the table, with its owner and access mode: open routes as the spec lists them, the stream alone taking access_token', () => {
   it('declares exactly these routes, in this order (first match wins)', () => {
-    expect(ROUTES.map((route) => [route.method, route.path, route.target, route.auth, route.operationId].join(' '))).toEqual(EXPECTED_ROUTES.trim().split('\n').map((line) => line.trim()));
+    expect(
+      ROUTES.map((route) => [route.method, route.path, route.target, route.auth, route.operationId].join(' ')),
+    ).toEqual(
+      EXPECTED_ROUTES.trim()
+        .split('\n')
+        .map((line) => line.trim()),
+    );
   });
 });
 
@@ -98,12 +104,22 @@ describe('The route table declares one access mode per route: open, bearer, or b
   });
 
   it('the run-log stream is the only route that accepts the token in the query', () => {
-    expect(ROUTES.filter((route) => route.auth === 'bearer-or-query').map((route) => route.operationId)).toEqual(['streamRunLogs']);
+    expect(ROUTES.filter((route) => route.auth === 'bearer-or-query').map((route) => route.operationId)).toEqual([
+      'streamRunLogs',
+    ]);
   });
 
   it('every /internal/ route, the catch-all included, takes the token in the Authorization header only', () => {
     const internal = ROUTES.filter((route) => route.path.startsWith('/internal/'));
-    expect(internal.map((route) => route.operationId)).toEqual(['listRunsInPhase', 'claimRun', 'renewRunLease', 'setRunPhase', 'appendRunLogs', 'getRunVariables', 'internal']);
+    expect(internal.map((route) => route.operationId)).toEqual([
+      'listRunsInPhase',
+      'claimRun',
+      'renewRunLease',
+      'setRunPhase',
+      'appendRunLogs',
+      'getRunVariables',
+      'internal',
+    ]);
     for (const route of internal) expect(route.auth, route.operationId).toBe('bearer');
   });
 
@@ -112,13 +128,22 @@ describe('The route table declares one access mode per route: open, bearer, or b
       const documented = Object.keys(route.errorResponses ?? {});
       if (route.auth === 'none') expect(documented, route.operationId).not.toContain('401');
       else expect(documented, route.operationId).toEqual(expect.arrayContaining(['401', '503']));
-      expect(documented.includes('403'), route.operationId).toBe(route.operationId === 'login' || (route.auth !== 'none' && !route.anyAuthenticatedCaller));
+      expect(documented.includes('403'), route.operationId).toBe(
+        route.operationId === 'login' || (route.auth !== 'none' && !route.anyAuthenticatedCaller),
+      );
     }
   });
 });
 
 function requestWith(headers: Record<string, string>, query = ''): ApiRequest {
-  return { method: 'GET', path: '/x', headers, query: new URLSearchParams(query), body: new Uint8Array(), remoteAddress: '127.0.0.1' };
+  return {
+    method: 'GET',
+    path: '/x',
+    headers,
+    query: new URLSearchParams(query),
+    body: new Uint8Array(),
+    remoteAddress: '127.0.0.1',
+  };
 }
 
 function readOutcome(request: ApiRequest, allowQuery: boolean): string | null | [number, string, string] {
@@ -138,9 +163,16 @@ describe('The bearer token comes from "Authorization: Bearer <token>", or from ?
     expect(readOutcome(requestWith({ authorization: header }), false)).toBe(token);
   });
 
-  it.each([['Token abc'], ['Bearer'], ['Bearer '], ['Bearer a b'], ['Basic YTpi'], [' Bearer abc'], ['Bearerabc']])('refuses %j with 401 MalformedAuthorizationHeader', (header) => {
-    expect(readOutcome(requestWith({ authorization: header }), true)).toEqual([401, 'MalformedAuthorizationHeader', 'Authorization header must be "Bearer <token>"']);
-  });
+  it.each([['Token abc'], ['Bearer'], ['Bearer '], ['Bearer a b'], ['Basic YTpi'], [' Bearer abc'], ['Bearerabc']])(
+    'refuses %j with 401 MalformedAuthorizationHeader',
+    (header) => {
+      expect(readOutcome(requestWith({ authorization: header }), true)).toEqual([
+        401,
+        'MalformedAuthorizationHeader',
+        'Authorization header must be "Bearer <token>"',
+      ]);
+    },
+  );
 
   it('takes access_token only where allowed, and never an empty one', () => {
     expect(readOutcome(requestWith({}, 'access_token=q'), false)).toBeNull();
@@ -167,7 +199,11 @@ describe('A request matches the first route whose path and method fit; HEAD is G
     ['POST', `/internal/runs/${RUN_ID}/phase`, ['setRunPhase', { run: RUN_ID }]],
     ['GET', '/internal/anything/else', ['internal', { '*': 'anything/else' }]],
     ['HEAD', '/healthz', ['getHealth', {}]],
-    ['GET', '/apis/platform.dev/v1alpha1/namespaces/team/workspaces/web/status', ['getWorkspaceStatus', { namespace: 'team', name: 'web' }]],
+    [
+      'GET',
+      '/apis/platform.dev/v1alpha1/namespaces/team/workspaces/web/status',
+      ['getWorkspaceStatus', { namespace: 'team', name: 'web' }],
+    ],
     ['GET', `/api/v1alpha1/run-logs/team/${RUN_ID}`, ['streamRunLogs', { project: 'team', run: RUN_ID }]],
     ['PUT', '/bridge/x', ['identityBridge', { '*': 'x' }]],
   ])('%s %s → %j', (method, path, expected) => {
@@ -177,7 +213,10 @@ describe('A request matches the first route whose path and method fit; HEAD is G
   it('a known path with a method no route takes is 405 listing the methods it takes', () => {
     expect(found('DELETE', '/healthz')).toEqual({ kind: 'method-not-allowed', allowed: ['GET'] });
     expect(found('HEAD', '/api/v1alpha1/auth/login')).toEqual({ kind: 'method-not-allowed', allowed: ['POST'] });
-    expect(found('POST', '/apis/platform.dev/v1alpha1/projects/p')).toEqual({ kind: 'method-not-allowed', allowed: ['GET', 'PUT', 'PATCH', 'DELETE'] });
+    expect(found('POST', '/apis/platform.dev/v1alpha1/projects/p')).toEqual({
+      kind: 'method-not-allowed',
+      allowed: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    });
   });
 
   it('an unknown path is not found', () => {

@@ -19,13 +19,12 @@ describe('The route table is the single source: each route has one owner and the
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it.each(routes.filter((route) => route.target !== 'every-function').map((route) => [route.path, route.target] as const))(
-    'the gateway sends %s to %s',
-    (path, target) => {
-      const concrete = path.replace(/\{[a-zA-Z]+\}/g, 'x').replace(/\/\*$/, '/a/b');
-      expect(resolveGatewayTarget(rules, concrete)).toBe(target);
-    },
-  );
+  it.each(
+    routes.filter((route) => route.target !== 'every-function').map((route) => [route.path, route.target] as const),
+  )('the gateway sends %s to %s', (path, target) => {
+    const concrete = path.replace(/\{[a-zA-Z]+\}/g, 'x').replace(/\/\*$/, '/a/b');
+    expect(resolveGatewayTarget(rules, concrete)).toBe(target);
+  });
 
   it('paths no route claims go to a function with the verifier (so they get 401, not a gateway 404)', () => {
     expect(resolveGatewayTarget(rules, '/nothing/here')).toBe('resources');
@@ -37,14 +36,20 @@ describe('The route table is the single source: each route has one owner and the
   });
 
   it('refuses a table that two targets would claim at the gateway', () => {
-    const ambiguous = [...routes, { ...routes.find((route) => route.target === 'internal')!, target: 'login' as const, operationId: 'dup' }];
+    const ambiguous = [
+      ...routes,
+      { ...routes.find((route) => route.target === 'internal')!, target: 'login' as const, operationId: 'dup' },
+    ];
     expect(() => gatewayRules(ambiguous)).toThrow(/ambiguous/);
   });
 });
 
 describe('Path patterns', () => {
   it('captures segments and decodes them', () => {
-    expect(compilePathPattern('/a/{project}/runs/{run}').match('/a/my%20p/runs/7')).toEqual({ project: 'my p', run: '7' });
+    expect(compilePathPattern('/a/{project}/runs/{run}').match('/a/my%20p/runs/7')).toEqual({
+      project: 'my p',
+      run: '7',
+    });
   });
   it('does not let a segment parameter span slashes', () => {
     expect(compilePathPattern('/a/{x}').match('/a/b/c')).toBeNull();
@@ -56,7 +61,10 @@ describe('Path patterns', () => {
 });
 
 describe('/openapi.json: OpenAPI 3.1 of every route', () => {
-  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>> };
+  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as {
+    openapi: string;
+    paths: Record<string, Record<string, { security?: unknown[] }>>;
+  };
 
   it('is OpenAPI 3.1', () => {
     expect(document.openapi).toBe('3.1.0');
@@ -66,7 +74,8 @@ describe('/openapi.json: OpenAPI 3.1 of every route', () => {
     for (const route of routes) {
       const path = route.path.replace(/\/\*$/, '/{path}');
       const methods = route.method === '*' ? ['get', 'post'] : [route.method.toLowerCase()];
-      for (const method of methods) expect(document.paths[path]?.[method], `${route.method} ${route.path}`).toBeDefined();
+      for (const method of methods)
+        expect(document.paths[path]?.[method], `${route.method} ${route.path}`).toBeDefined();
     }
   });
 
@@ -80,11 +89,17 @@ describe('/openapi.json: OpenAPI 3.1 of every route', () => {
 });
 
 describe('/openapi.json: each route documents only the answers it can give (issue 9)', () => {
-  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
-  const answers = (route: (typeof routes)[number]) => document.paths[route.path.replace(/\/\*$/, '/{path}')]![route.method === '*' ? 'get' : route.method.toLowerCase()]!.responses;
+  const document = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as {
+    paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+  };
+  const answers = (route: (typeof routes)[number]) =>
+    document.paths[route.path.replace(/\/\*$/, '/{path}')]![route.method === '*' ? 'get' : route.method.toLowerCase()]!
+      .responses;
 
   it('a route that takes no body documents no body refusal (413, 415, malformed JSON)', () => {
-    for (const route of routes.filter((candidate) => !candidate.requestSchema && candidate.resource?.operation !== 'delete')) {
+    for (const route of routes.filter(
+      (candidate) => !candidate.requestSchema && candidate.resource?.operation !== 'delete',
+    )) {
       const documented = answers(route);
       expect(Object.keys(documented), route.operationId).not.toContain('413');
       expect(Object.keys(documented), route.operationId).not.toContain('415');
@@ -93,15 +108,27 @@ describe('/openapi.json: each route documents only the answers it can give (issu
   });
 
   it('a route without path parameters, a body or a declared 400 documents no 400', () => {
-    for (const route of routes.filter((candidate) => !candidate.path.includes('{') && !candidate.requestSchema && !candidate.resource)) {
+    for (const route of routes.filter(
+      (candidate) => !candidate.path.includes('{') && !candidate.requestSchema && !candidate.resource,
+    )) {
       const declared = route.operationId === 'login' || route.operationId.startsWith('list');
       if (!declared) expect(Object.keys(answers(route)), route.operationId).not.toContain('400');
     }
   });
 
   it('the resource kinds are components from their CRDs, and their routes refer to them', () => {
-    const full = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as { components: { schemas: Record<string, { properties: Record<string, unknown> }> }; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> };
-    for (const { kind, schema } of kinds) expect(full.components.schemas[kind.kind]!.properties.spec, kind.kind).toEqual((schema.properties as Record<string, unknown>).spec);
-    expect(full.paths['/apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces']!.post!.requestBody!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Workspace' });
+    const full = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>>;
+    };
+    for (const { kind, schema } of kinds)
+      expect(full.components.schemas[kind.kind]!.properties.spec, kind.kind).toEqual(
+        (schema.properties as Record<string, unknown>).spec,
+      );
+    expect(
+      full.paths['/apis/platform.dev/v1alpha1/namespaces/{namespace}/workspaces']!.post!.requestBody!.content[
+        'application/json'
+      ]!.schema,
+    ).toEqual({ $ref: '#/components/schemas/Workspace' });
   });
 });

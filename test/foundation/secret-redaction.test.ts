@@ -11,12 +11,21 @@ describe('Secrets never reach logs: Authorization headers, access_token paramete
     try {
       const { idToken } = (await (await login(gateway.url, ADMIN_PASSWORD)).json()) as { idToken: string };
       await login(gateway.url, 'a-wrong-password-123');
-      await fetch(`${gateway.url}/apis/platform.dev/v1alpha1/projects`, { headers: { authorization: `Bearer ${idToken}`, cookie: `platform_api_token=${idToken}` } });
+      await fetch(`${gateway.url}/apis/platform.dev/v1alpha1/projects`, {
+        headers: { authorization: `Bearer ${idToken}`, cookie: `platform_api_token=${idToken}` },
+      });
       await fetch(`${gateway.url}/api/v1alpha1/run-logs/p/r?access_token=${idToken}&follow=true`);
       await fetch(`${gateway.url}/apis/platform.dev/v1alpha1/projects?access_token=${idToken}`);
       const log = logger.lines.join('\n');
       expect(logger.lines.length).toBeGreaterThan(5);
-      for (const secret of [idToken, idToken.split('.')[2]!, ADMIN_PASSWORD, 'a-wrong-password-123', env.ADMIN_ACCOUNT_PASSWORD_HASH!, env.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY!]) {
+      for (const secret of [
+        idToken,
+        idToken.split('.')[2]!,
+        ADMIN_PASSWORD,
+        'a-wrong-password-123',
+        env.ADMIN_ACCOUNT_PASSWORD_HASH!,
+        env.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY!,
+      ]) {
         expect(log).not.toContain(secret);
       }
       expect(log).toContain('access_token=[REDACTED]');
@@ -26,11 +35,23 @@ describe('Secrets never reach logs: Authorization headers, access_token paramete
   });
 
   it('redacts secret-named fields at any depth and headers by name', () => {
-    const record = redactFields({ request: { headers: { authorization: 'Bearer x', cookie: 'c=1', accept: 'json' } }, passwordHash: '$2a$...', nested: [{ idToken: 't' }], tokenTtlSeconds: 60 });
-    expect(record).toEqual({ request: { headers: { authorization: '[REDACTED]', cookie: '[REDACTED]', accept: 'json' } }, passwordHash: '[REDACTED]', nested: [{ idToken: '[REDACTED]' }], tokenTtlSeconds: 60 });
+    const record = redactFields({
+      request: { headers: { authorization: 'Bearer x', cookie: 'c=1', accept: 'json' } },
+      passwordHash: '$2a$...',
+      nested: [{ idToken: 't' }],
+      tokenTtlSeconds: 60,
+    });
+    expect(record).toEqual({
+      request: { headers: { authorization: '[REDACTED]', cookie: '[REDACTED]', accept: 'json' } },
+      passwordHash: '[REDACTED]',
+      nested: [{ idToken: '[REDACTED]' }],
+      tokenTtlSeconds: 60,
+    });
   });
 
   it('keeps harmless query parameters and redacts access_token', () => {
-    expect(redactPathAndQuery('/x', new URLSearchParams('follow=true&access_token=abc'))).toBe('/x?follow=true&access_token=[REDACTED]');
+    expect(redactPathAndQuery('/x', new URLSearchParams('follow=true&access_token=abc'))).toBe(
+      '/x?follow=true&access_token=[REDACTED]',
+    );
   });
 });

@@ -46,22 +46,45 @@ describe('Settings are parsed once, into one typed configuration: its sections a
 
   it('DATABASE_URL has one field, database.url (the server section no longer repeats it)', () => {
     expect(settings.database.url).toBeUndefined();
-    expect(loadSettings({ DATABASE_URL: ' postgres://db.internal/platform ' }).database.url).toBe('postgres://db.internal/platform');
+    expect(loadSettings({ DATABASE_URL: ' postgres://db.internal/platform ' }).database.url).toBe(
+      'postgres://db.internal/platform',
+    );
     expect(loadSettings({ DATABASE_URL: '  ' }).database.url).toBeUndefined();
     expect(Object.keys(settings.server)).not.toContain('databaseUrl');
   });
 
   it('admin secret: the environment variables, captured once, unless ADMIN_SECRET_SOURCE names another source', () => {
     expect(settings.adminSecret.source).toEqual({ kind: 'environment', allKeysRequired: false });
-    const given = loadSettings({ ADMIN_ACCOUNT_ENABLED: 'false', ADMIN_ACCOUNT_TOKEN_TTL: '1h' }).adminSecret.environmentValues;
-    expect(given).toEqual({ ADMIN_ACCOUNT_ENABLED: 'false', ADMIN_ACCOUNT_PASSWORD_HASH: undefined, ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: undefined, ADMIN_ACCOUNT_TOKEN_TTL: '1h' });
-    expect(loadSettings({ ADMIN_SECRET_SOURCE: 'env' }).adminSecret.source).toEqual({ kind: 'environment', allKeysRequired: true });
+    const given = loadSettings({ ADMIN_ACCOUNT_ENABLED: 'false', ADMIN_ACCOUNT_TOKEN_TTL: '1h' }).adminSecret
+      .environmentValues;
+    expect(given).toEqual({
+      ADMIN_ACCOUNT_ENABLED: 'false',
+      ADMIN_ACCOUNT_PASSWORD_HASH: undefined,
+      ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: undefined,
+      ADMIN_ACCOUNT_TOKEN_TTL: '1h',
+    });
+    expect(loadSettings({ ADMIN_SECRET_SOURCE: 'env' }).adminSecret.source).toEqual({
+      kind: 'environment',
+      allKeysRequired: true,
+    });
   });
 
   it('admin secret: each followed source with its own default poll interval, or ADMIN_SECRET_POLL_INTERVAL', () => {
-    expect(loadSettings({ ADMIN_SECRET_SOURCE: 'file:/etc/admin' }).adminSecret.source).toEqual({ kind: 'file', folder: '/etc/admin', pollIntervalMs: DEFAULT_POLL_INTERVAL_MS.file });
-    expect(loadSettings({ ADMIN_SECRET_SOURCE: 'kubernetes:platform/admin' }).adminSecret.source).toEqual({ kind: 'kubernetes', namespace: 'platform', name: 'admin', pollIntervalMs: 30_000 });
-    expect(loadSettings({ ADMIN_SECRET_SOURCE: 'aws-secretsmanager:platform/admin', ADMIN_SECRET_POLL_INTERVAL: '1m' }).adminSecret.source).toEqual({ kind: 'aws-secretsmanager', secretId: 'platform/admin', pollIntervalMs: 60_000 });
+    expect(loadSettings({ ADMIN_SECRET_SOURCE: 'file:/etc/admin' }).adminSecret.source).toEqual({
+      kind: 'file',
+      folder: '/etc/admin',
+      pollIntervalMs: DEFAULT_POLL_INTERVAL_MS.file,
+    });
+    expect(loadSettings({ ADMIN_SECRET_SOURCE: 'kubernetes:platform/admin' }).adminSecret.source).toEqual({
+      kind: 'kubernetes',
+      namespace: 'platform',
+      name: 'admin',
+      pollIntervalMs: 30_000,
+    });
+    expect(
+      loadSettings({ ADMIN_SECRET_SOURCE: 'aws-secretsmanager:platform/admin', ADMIN_SECRET_POLL_INTERVAL: '1m' })
+        .adminSecret.source,
+    ).toEqual({ kind: 'aws-secretsmanager', secretId: 'platform/admin', pollIntervalMs: 60_000 });
     // Nothing polls the environment, so its interval is not read then (as before).
     expect(refusedVariable({ ADMIN_SECRET_POLL_INTERVAL: 'soon' })).toBeUndefined();
   });
@@ -69,34 +92,60 @@ describe('Settings are parsed once, into one typed configuration: its sections a
   it('identity: OIDC off and the ServiceAccount issuers asked of the cluster', () => {
     expect(settings.identity.oidc).toBeUndefined();
     expect(settings.identity.serviceAccountIssuers).toBeUndefined();
-    const oidc = loadSettings({ API_BASE_URL: 'https://platform.example.test', BRIDGE_UPSTREAM_URL: 'http://bridge.svc:5556', OIDC_ISSUER_URL: 'https://platform.example.test/bridge', OIDC_CLIENT_ID: 'web' }).identity.oidc;
+    const oidc = loadSettings({
+      API_BASE_URL: 'https://platform.example.test',
+      BRIDGE_UPSTREAM_URL: 'http://bridge.svc:5556',
+      OIDC_ISSUER_URL: 'https://platform.example.test/bridge',
+      OIDC_CLIENT_ID: 'web',
+    }).identity.oidc;
     expect(oidc?.fetchUrlFor('https://platform.example.test/bridge/keys')).toBe('http://bridge.svc:5556/bridge/keys');
   });
 
   it('cluster: KUBECONFIG as given, else in-cluster when KUBERNETES_SERVICE_HOST is set', () => {
     expect(settings.cluster).toEqual({ kubeconfig: undefined, inCluster: false });
-    expect(loadSettings({ KUBECONFIG: '/a/config:/b/config', KUBERNETES_SERVICE_HOST: '10.0.0.1' }).cluster).toEqual({ kubeconfig: '/a/config:/b/config', inCluster: true });
+    expect(loadSettings({ KUBECONFIG: '/a/config:/b/config', KUBERNETES_SERVICE_HOST: '10.0.0.1' }).cluster).toEqual({
+      kubeconfig: '/a/config:/b/config',
+      inCluster: true,
+    });
   });
 
   it('TLS: plain HTTP without TLS_CERT_FILE and TLS_KEY_FILE, both files with them', () => {
     expect(settings.tls.files).toBeUndefined();
-    expect(loadSettings({ TLS_CERT_FILE: '/tls/tls.crt', TLS_KEY_FILE: '/tls/tls.key' }).tls.files).toEqual({ certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' });
+    expect(loadSettings({ TLS_CERT_FILE: '/tls/tls.crt', TLS_KEY_FILE: '/tls/tls.key' }).tls.files).toEqual({
+      certFile: '/tls/tls.crt',
+      keyFile: '/tls/tls.key',
+    });
   });
 
-  it('local: the checkout\'s .data unless LOCAL_DATA_DIR (resolved), HTTPS only with LOCAL_HTTPS=true', () => {
+  it("local: the checkout's .data unless LOCAL_DATA_DIR (resolved), HTTPS only with LOCAL_HTTPS=true", () => {
     expect(settings.local).toEqual({ dataDir: DEFAULT_LOCAL_DATA_DIR, https: false });
-    expect(loadSettings({ LOCAL_DATA_DIR: 'state', LOCAL_HTTPS: 'true' }).local).toEqual({ dataDir: resolve('state'), https: true });
+    expect(loadSettings({ LOCAL_DATA_DIR: 'state', LOCAL_HTTPS: 'true' }).local).toEqual({
+      dataDir: resolve('state'),
+      https: true,
+    });
   });
 
   it('runtime: FUNCTION_TARGET, K_SERVICE and K_REVISION as given', () => {
-    expect(settings.runtime).toEqual({ functionTarget: undefined, knativeService: undefined, knativeRevision: undefined });
-    expect(loadSettings({ FUNCTION_TARGET: 'login', K_SERVICE: 'login', K_REVISION: 'login-00001' }).runtime).toEqual({ functionTarget: 'login', knativeService: 'login', knativeRevision: 'login-00001' });
+    expect(settings.runtime).toEqual({
+      functionTarget: undefined,
+      knativeService: undefined,
+      knativeRevision: undefined,
+    });
+    expect(loadSettings({ FUNCTION_TARGET: 'login', K_SERVICE: 'login', K_REVISION: 'login-00001' }).runtime).toEqual({
+      functionTarget: 'login',
+      knativeService: 'login',
+      knativeRevision: 'login-00001',
+    });
   });
 
   it('is frozen through every section: nothing changes a setting after start', () => {
     expect(Object.isFrozen(settings)).toBe(true);
     for (const section of Object.values(settings)) expect(Object.isFrozen(section)).toBe(true);
-    const withScopes = loadSettings({ OIDC_ISSUER_URL: 'https://idp.example.test', OIDC_CLIENT_ID: 'web', OIDC_ADDITIONAL_SCOPES: 'groups' });
+    const withScopes = loadSettings({
+      OIDC_ISSUER_URL: 'https://idp.example.test',
+      OIDC_CLIENT_ID: 'web',
+      OIDC_ADDITIONAL_SCOPES: 'groups',
+    });
     expect(() => (withScopes.identity.oidc!.additionalScopes as string[]).push('admin')).toThrow(TypeError);
     expect(() => ((settings.server as { port: number }).port = 1)).toThrow(TypeError);
   });
@@ -145,11 +194,16 @@ const CONFIG_MODULES = /^shared\/config\//;
 /** Modules that hold an environment only to hand it on untouched, and why. */
 const FORWARDERS: Record<string, string> = {
   'functions/fleet/replica-environment.ts': 'builds the environment each fleet replica parses its own settings from',
-  'bin/kubeconfig-command.js': 'the kubectl-side KUBECONFIG: which file the user\'s new context is written to, not a server setting',
+  'bin/kubeconfig-command.js':
+    "the kubectl-side KUBECONFIG: which file the user's new context is written to, not a server setting",
 };
 
 /** Modules that receive an environment record (the `Environment` type) only to pass it on, never to read it. */
-const PASSES_ON = new Set(['shared/server/start-up.ts', 'functions/fleet/fleet.ts', 'functions/fleet/function-replica.ts']);
+const PASSES_ON = new Set([
+  'shared/server/start-up.ts',
+  'functions/fleet/fleet.ts',
+  'functions/fleet/function-replica.ts',
+]);
 
 /** The processes' entry points: each parses the settings once, from `process.env`, and hands them down. */
 const ENTRY_POINTS = [
@@ -169,7 +223,8 @@ const LOADER_CALL = /\b(?:loadSettings|settingsOrExit)\(\s*(?:\{\s*\.\.\.)?proce
 const ENTRY_USES = [LOADER_CALL, /\bstartFleet\(\s*settings,\s*process\.env\b/g];
 
 /** A variable read out of an environment record: `env.X`, `env?.X`, `env['X']`, `process.env.X`, `environment.X`. */
-const VARIABLE_READ = /\b(?:env|environment|forwarded)\s*(?:\?\.|\.)\s*\[?\s*['"]?[A-Z][A-Z0-9_]*|\b(?:env|environment)\s*(?:\?\.)?\[/g;
+const VARIABLE_READ =
+  /\b(?:env|environment|forwarded)\s*(?:\?\.|\.)\s*\[?\s*['"]?[A-Z][A-Z0-9_]*|\b(?:env|environment)\s*(?:\?\.)?\[/g;
 
 function withoutComments(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
@@ -180,10 +235,13 @@ function environmentOffences(path: string, source: string): string[] {
   if (CONFIG_MODULES.test(path) || path in FORWARDERS) return [];
   const code = withoutComments(source);
   const offences: string[] = [];
-  const stray = ENTRY_POINTS.includes(path) ? ENTRY_USES.reduce((text, allowed) => text.replace(allowed, ''), code) : code;
+  const stray = ENTRY_POINTS.includes(path)
+    ? ENTRY_USES.reduce((text, allowed) => text.replace(allowed, ''), code)
+    : code;
   if (/\bprocess\.env\b/.test(stray)) offences.push(`${path} reads process.env`);
   for (const match of code.matchAll(VARIABLE_READ)) offences.push(`${path} reads an environment variable: ${match[0]}`);
-  if (/\bEnvironment\b/.test(code) && !PASSES_ON.has(path)) offences.push(`${path} takes an environment record instead of its settings`);
+  if (/\bEnvironment\b/.test(code) && !PASSES_ON.has(path))
+    offences.push(`${path} takes an environment record instead of its settings`);
   return offences;
 }
 
@@ -200,11 +258,14 @@ describe('Nothing but the configuration modules reads the environment', () => {
 
   it('finds the modules of the product, its entry points and its CLI', () => {
     expect(files.length).toBeGreaterThan(100);
-    for (const listed of [...Object.keys(FORWARDERS), ...PASSES_ON, ...ENTRY_POINTS]) expect(files.map((file) => relative(REPO_ROOT, file))).toContain(listed);
+    for (const listed of [...Object.keys(FORWARDERS), ...PASSES_ON, ...ENTRY_POINTS])
+      expect(files.map((file) => relative(REPO_ROOT, file))).toContain(listed);
   });
 
   it('outside shared/config, process.env is only handed to the loader (or forwarded to the fleet), and no variable is read', () => {
-    const offences = files.flatMap((file) => environmentOffences(relative(REPO_ROOT, file), readFileSync(file, 'utf8')));
+    const offences = files.flatMap((file) =>
+      environmentOffences(relative(REPO_ROOT, file), readFileSync(file, 'utf8')),
+    );
     expect(offences).toEqual([]);
   });
 
@@ -218,11 +279,15 @@ describe('Nothing but the configuration modules reads the environment', () => {
     const module = 'shared/runs/example.ts';
     const entry = 'functions/local-gateway.ts';
     expect(environmentOffences(module, 'const url = process.env.DATABASE_URL;')).toHaveLength(2);
-    expect(environmentOffences(module, 'export function f(env: Environment) { return env.KUBECONFIG?.trim(); }')).toHaveLength(2);
+    expect(
+      environmentOffences(module, 'export function f(env: Environment) { return env.KUBECONFIG?.trim(); }'),
+    ).toHaveLength(2);
     expect(environmentOffences(module, "const level = env['LOG_LEVEL'];")).toHaveLength(1);
     expect(environmentOffences(module, 'const all = { ...process.env };')).toHaveLength(1);
     expect(environmentOffences(module, 'const settings = loadSettings(process.env);')).toHaveLength(1);
-    expect(environmentOffences(entry, 'const settings = settingsOrExit(process.env); // not process.env.PORT')).toEqual([]);
+    expect(environmentOffences(entry, 'const settings = settingsOrExit(process.env); // not process.env.PORT')).toEqual(
+      [],
+    );
     expect(environmentOffences(entry, 'const settings = loadSettings({ ...process.env, ...flags });')).toEqual([]);
     expect(environmentOffences(entry, 'const port = process.env.PORT;')).toHaveLength(2);
     expect(environmentOffences('shared/config/settings.ts', 'const url = env.DATABASE_URL;')).toEqual([]);

@@ -23,7 +23,11 @@ beforeAll(async () => {
   const [served, other] = await Promise.all([generateTlsCertificate('127.0.0.1'), generateTlsCertificate('127.0.0.1')]);
   files = { TLS_CERT_FILE: join(folder, 'tls.crt'), TLS_KEY_FILE: join(folder, 'tls.key') };
   otherKeyFile = join(folder, 'other.key');
-  await Promise.all([writeFile(files.TLS_CERT_FILE, served.cert), writeFile(files.TLS_KEY_FILE, served.key), writeFile(otherKeyFile, other.key)]);
+  await Promise.all([
+    writeFile(files.TLS_CERT_FILE, served.cert),
+    writeFile(files.TLS_KEY_FILE, served.key),
+    writeFile(otherKeyFile, other.key),
+  ]);
   setDefaultCACertificates([...getCACertificates('default'), served.cert]);
 });
 
@@ -33,17 +37,20 @@ afterAll(async () => {
 
 describe('Every server entry serves HTTPS from the certificate and key given by TLS_CERT_FILE and TLS_KEY_FILE', () => {
   it('the container entry serves HTTPS', async () => {
-    const running = await startFunctionServer(loadSettings({ ...adminEnv(), ...files, FUNCTION_TARGET: 'login', PORT: '0' }), { logger: silentLogger, host: '127.0.0.1' });
+    const running = await startFunctionServer(
+      loadSettings({ ...adminEnv(), ...files, FUNCTION_TARGET: 'login', PORT: '0' }),
+      { logger: silentLogger, host: '127.0.0.1' },
+    );
     try {
       expect(running.url).toMatch(/^https:\/\//);
       expect(await loginToken(running.url, ADMIN_PASSWORD)).toMatch(/^ey/);
-      await expect(fetch(running.url.replace('https:', 'http:') + '/healthz')).rejects.toThrow();
+      await expect(fetch(`${running.url.replace('https:', 'http:')}/healthz`)).rejects.toThrow();
     } finally {
       await running.close();
     }
   });
 
-  it('the local gateway serves HTTPS and logs the certificate\'s fingerprint at start-up', async () => {
+  it("the local gateway serves HTTPS and logs the certificate's fingerprint at start-up", async () => {
     const logger = capturingLogger();
     const running = await startTestGateway({ ...adminEnv(), ...files }, { logger });
     try {
@@ -59,20 +66,32 @@ describe('Every server entry serves HTTPS from the certificate and key given by 
 
 describe('TLS settings are checked at start, naming the variable', () => {
   // The pair is checked where the settings are parsed, the files where they are read: both name the variable.
-  const refusal = (env: Record<string, string>) => Promise.resolve().then(() => tlsFromSettings(loadSettings(env).tls)).then(() => undefined, (error: unknown) => error);
+  const refusal = (env: Record<string, string>) =>
+    Promise.resolve()
+      .then(() => tlsFromSettings(loadSettings(env).tls))
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
 
   it('refuses one of the pair without the other, an unreadable file and a key of another certificate', async () => {
     expect(await refusal({ TLS_CERT_FILE: files.TLS_CERT_FILE })).toMatchObject({ variable: 'TLS_KEY_FILE' });
     expect(await refusal({ TLS_KEY_FILE: files.TLS_KEY_FILE })).toMatchObject({ variable: 'TLS_CERT_FILE' });
-    expect(await refusal({ TLS_CERT_FILE: join(folder, 'missing.crt'), TLS_KEY_FILE: files.TLS_KEY_FILE })).toMatchObject({ variable: 'TLS_CERT_FILE' });
-    expect(await refusal({ TLS_CERT_FILE: files.TLS_KEY_FILE, TLS_KEY_FILE: files.TLS_KEY_FILE })).toMatchObject({ variable: 'TLS_CERT_FILE' });
+    expect(
+      await refusal({ TLS_CERT_FILE: join(folder, 'missing.crt'), TLS_KEY_FILE: files.TLS_KEY_FILE }),
+    ).toMatchObject({ variable: 'TLS_CERT_FILE' });
+    expect(await refusal({ TLS_CERT_FILE: files.TLS_KEY_FILE, TLS_KEY_FILE: files.TLS_KEY_FILE })).toMatchObject({
+      variable: 'TLS_CERT_FILE',
+    });
     const mismatch = await refusal({ TLS_CERT_FILE: files.TLS_CERT_FILE, TLS_KEY_FILE: otherKeyFile });
     expect(mismatch).toBeInstanceOf(ConfigError);
     expect(mismatch).toMatchObject({ variable: 'TLS_KEY_FILE' });
   });
 
   it('refuses a LOCAL_HTTPS that is not true or false', async () => {
-    await expect(startTestGateway({ ...adminEnv(), LOCAL_HTTPS: 'yes' })).rejects.toMatchObject({ variable: 'LOCAL_HTTPS' });
+    await expect(startTestGateway({ ...adminEnv(), LOCAL_HTTPS: 'yes' })).rejects.toMatchObject({
+      variable: 'LOCAL_HTTPS',
+    });
   });
 });
 

@@ -15,9 +15,11 @@ const SPEC_UNAUTHENTICATED = [
   ['*', '/bridge/*'],
 ];
 
-describe('Unauthenticated routes: exactly the spec\'s list is open', () => {
+describe("Unauthenticated routes: exactly the spec's list is open", () => {
   it('the route table marks exactly those routes as open', () => {
-    const open = routeTable('platform.dev').filter((route) => route.auth === 'none').map((route) => [route.method, route.path]);
+    const open = routeTable('platform.dev')
+      .filter((route) => route.auth === 'none')
+      .map((route) => [route.method, route.path]);
     expect(open.sort()).toEqual([...SPEC_UNAUTHENTICATED].sort());
   });
 
@@ -27,9 +29,12 @@ describe('Unauthenticated routes: exactly the spec\'s list is open', () => {
   });
   afterAll(() => gateway.close());
 
-  it.each([['/healthz'], ['/readyz'], ['/openapi.json'], ['/docs'], ['/api/v1alpha1/system/public-config']])('GET %s answers 200 without a token', async (path) => {
-    expect((await fetch(`${gateway.url}${path}`)).status).toBe(200);
-  });
+  it.each([['/healthz'], ['/readyz'], ['/openapi.json'], ['/docs'], ['/api/v1alpha1/system/public-config']])(
+    'GET %s answers 200 without a token',
+    async (path) => {
+      expect((await fetch(`${gateway.url}${path}`)).status).toBe(200);
+    },
+  );
 
   it('everything under /bridge/ is reached without a token (404 here: no bridge is configured)', async () => {
     const response = await fetch(`${gateway.url}/bridge/auth?client_id=x`);
@@ -37,7 +42,7 @@ describe('Unauthenticated routes: exactly the spec\'s list is open', () => {
     expect(await response.json()).toMatchObject({ reason: 'BridgeNotConfigured' });
   });
 
-  it('a function reached under /bridge/ (the production gateway\'s fallback without a bridge) also answers 404 unauthenticated', async () => {
+  it("a function reached under /bridge/ (the production gateway's fallback without a bridge) also answers 404 unauthenticated", async () => {
     const child = await spawnFunctionProcess({ ...adminEnv(), FUNCTION_TARGET: 'resources' });
     try {
       const response = await fetch(`${child.url}/bridge/.well-known/openid-configuration`);

@@ -28,14 +28,22 @@ const GET_PROJECTS: AuthorizationAttributes = { verb: 'get', group: 'platform.de
 /** Tokens the scripted authenticators own (their signatures are theirs to judge). */
 const TOKEN = unsignedToken({ iss: 'scripted', n: 1 });
 const BAD_TOKEN = unsignedToken({ iss: 'scripted', n: 2 });
-const SERVICE_ACCOUNT: Principal = { type: 'serviceaccount', name: 'system:serviceaccount:ops:ci', uid: 'u-1', groups: ['system:serviceaccounts'], extra: {} };
+const SERVICE_ACCOUNT: Principal = {
+  type: 'serviceaccount',
+  name: 'system:serviceaccount:ops:ci',
+  uid: 'u-1',
+  groups: ['system:serviceaccounts'],
+  extra: {},
+};
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
 /** An authenticator that owns every token, answering from a script and counting its calls. */
-function scriptedAuthenticator(answer: (token: string) => Authentication | Promise<Authentication>): TokenAuthenticator & { calls: string[] } {
+function scriptedAuthenticator(
+  answer: (token: string) => Authentication | Promise<Authentication>,
+): TokenAuthenticator & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
@@ -56,7 +64,10 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
 }
 
 function adminAuthenticator(ttl = '1h'): AdminTokenAuthenticator {
-  const settings = parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: ttl });
+  const settings = parseAdminAccountSettings({
+    ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
+    ADMIN_ACCOUNT_TOKEN_TTL: ttl,
+  });
   return new AdminTokenAuthenticator(new FixedAdminSettingsSource(settings, 'test'), ISSUER);
 }
 
@@ -74,7 +85,11 @@ describe('Token cache: a verified token is trusted until its own cacheUntil, nev
   it('holds at most maxEntries tokens, dropping the oldest first, and clear() empties it', () => {
     const cache = new TokenCache(2);
     for (const token of ['a', 'b', 'c']) cache.set(token, { principal: SERVICE_ACCOUNT, cacheUntil: 10 });
-    expect([cache.get('a', 0), cache.get('b', 0)?.principal, cache.get('c', 0)?.principal]).toEqual([undefined, SERVICE_ACCOUNT, SERVICE_ACCOUNT]);
+    expect([cache.get('a', 0), cache.get('b', 0)?.principal, cache.get('c', 0)?.principal]).toEqual([
+      undefined,
+      SERVICE_ACCOUNT,
+      SERVICE_ACCOUNT,
+    ]);
     cache.clear();
     expect(cache.size).toBe(0);
   });
@@ -82,7 +97,11 @@ describe('Token cache: a verified token is trusted until its own cacheUntil, nev
   it('an admin token used once is refused once it expires (the cache never outlives exp)', async () => {
     vi.useFakeTimers({ now: START });
     const authenticator = new RequestAuthenticator([adminAuthenticator('1m')]);
-    const token = await issueAdminToken(parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '1m' }), ISSUER, START / 1000);
+    const token = await issueAdminToken(
+      parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '1m' }),
+      ISSUER,
+      START / 1000,
+    );
     const admin = { type: 'admin', name: 'admin', expiresAt: START + 60_000 };
     expect(await authenticator.authenticate(token)).toEqual(admin);
     vi.setSystemTime(START + 59_999);
@@ -128,7 +147,8 @@ describe('Token verification, deny path: a refused token is never cached and is 
       throw apiError('InvalidToken', 'bad signature');
     });
     const authenticator = new RequestAuthenticator([inner]);
-    for (let attempt = 0; attempt < 3; attempt++) expect((await rejection(authenticator.authenticate(BAD_TOKEN))).status).toBe(401);
+    for (let attempt = 0; attempt < 3; attempt++)
+      expect((await rejection(authenticator.authenticate(BAD_TOKEN))).status).toBe(401);
     expect(inner.calls).toEqual([BAD_TOKEN, BAD_TOKEN, BAD_TOKEN]);
     expect(authenticator.cachedPrincipal(BAD_TOKEN)).toBeUndefined();
   });
@@ -154,7 +174,11 @@ describe('Token verification, deny path: a refused token is never cached and is 
       return { principal: SERVICE_ACCOUNT, cacheUntil: Date.now() + 60_000 };
     });
     const authenticator = new RequestAuthenticator([inner]);
-    const concurrent = [authenticator.authenticate(TOKEN), authenticator.authenticate(TOKEN), authenticator.authenticate(TOKEN)].map(rejection);
+    const concurrent = [
+      authenticator.authenticate(TOKEN),
+      authenticator.authenticate(TOKEN),
+      authenticator.authenticate(TOKEN),
+    ].map(rejection);
     release();
     expect((await Promise.all(concurrent)).map((error) => error.status)).toEqual([401, 401, 401]);
     expect(inner.calls).toHaveLength(1);
@@ -176,7 +200,11 @@ describe('Token verification, deny path: a refused token is never cached and is 
     expect(await new RequestAuthenticator([notMine, owner]).authenticate(token)).toBe(SERVICE_ACCOUNT);
     expect(notMine.calls).toBe(1);
     const unowned = await rejection(new RequestAuthenticator([notMine]).authenticate(token));
-    expect([unowned.status, unowned.reason, unowned.message]).toEqual([401, 'UnknownIssuer', 'token issuer is not trusted']);
+    expect([unowned.status, unowned.reason, unowned.message]).toEqual([
+      401,
+      'UnknownIssuer',
+      'token issuer is not trusted',
+    ]);
     expect(new RequestAuthenticator([notMine]).cachedPrincipal(token)).toBeUndefined();
   });
 
@@ -198,8 +226,11 @@ describe('Token verification, deny path: a refused token is never cached and is 
     expect(inner.calls).toHaveLength(2);
   });
 
-  it('the admin token\'s cacheUntil is its exp', async () => {
-    const settings = parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '1h' });
+  it("the admin token's cacheUntil is its exp", async () => {
+    const settings = parseAdminAccountSettings({
+      ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
+      ADMIN_ACCOUNT_TOKEN_TTL: '1h',
+    });
     const token = await issueAdminToken(settings, ISSUER);
     const authentication = await adminAuthenticator().authenticate(token, decodeJwt(token));
     expect(authentication?.cacheUntil).toBe((decodeJwt(token).exp as number) * 1000);
@@ -225,7 +256,7 @@ async function statusOf(promise: Promise<void>): Promise<number> {
 }
 
 describe('SubjectAccessReview cache, deny path: a cached denial answers "denied" for its 30 seconds, then the cluster is asked again', () => {
-  it('answers a repeated denied request within the cache\'s lifetime as denied (403), from the cache', async () => {
+  it("answers a repeated denied request within the cache's lifetime as denied (403), from the cache", async () => {
     vi.useFakeTimers({ now: START });
     const inner = tableReviewer(new Set());
     const authorizer = new PrincipalAuthorizer(new SubjectAccessReviewCache(inner), undefined);
@@ -322,8 +353,14 @@ describe('SubjectAccessReview cache, deny path: a cached denial answers "denied"
 
 describe('Claim index, deny path and change: a user no ServiceAccount maps is refused, and a changed ServiceAccount takes effect at once', () => {
   const names = claimAnnotationNames('platform.dev');
-  const user: Principal = { type: 'oidc', name: 'alice@example.com', claims: { email: 'alice@example.com', groups: ['dev'] } };
-  const account = (name: string, annotations: Record<string, string>) => ({ metadata: { namespace: 'team', name, annotations } });
+  const user: Principal = {
+    type: 'oidc',
+    name: 'alice@example.com',
+    claims: { email: 'alice@example.com', groups: ['dev'] },
+  };
+  const account = (name: string, annotations: Record<string, string>) => ({
+    metadata: { namespace: 'team', name, annotations },
+  });
   const reviewedAs = (name: string) => `system:serviceaccount:team:${name}`;
 
   function setUp() {
@@ -371,13 +408,25 @@ describe('Claim index, deny path and change: a user no ServiceAccount maps is re
 
   it('orders the mapped ServiceAccounts by namespace, then name', () => {
     const { index } = setUp();
-    for (const [namespace, name] of [['b', 'a'], ['a', 'z'], ['a', 'b']]) index.upsert({ metadata: { namespace, name, annotations: { 'platform.dev/claim.groups': 'dev' } } });
-    expect(index.serviceAccountsFor(user.claims)).toEqual([{ namespace: 'a', name: 'b' }, { namespace: 'a', name: 'z' }, { namespace: 'b', name: 'a' }]);
+    for (const [namespace, name] of [
+      ['b', 'a'],
+      ['a', 'z'],
+      ['a', 'b'],
+    ])
+      index.upsert({ metadata: { namespace, name, annotations: { 'platform.dev/claim.groups': 'dev' } } });
+    expect(index.serviceAccountsFor(user.claims)).toEqual([
+      { namespace: 'a', name: 'b' },
+      { namespace: 'a', name: 'z' },
+      { namespace: 'b', name: 'a' },
+    ]);
   });
 
   it('ignores a ServiceAccount without a namespace or name, and one whose only annotation is unreadable (with a warning)', () => {
     const warnings: unknown[] = [];
-    const index = new ServiceAccountClaimIndex(names, { ...silentLogger, warn: (...args: unknown[]) => warnings.push(args) } as typeof silentLogger);
+    const index = new ServiceAccountClaimIndex(names, {
+      ...silentLogger,
+      warn: (...args: unknown[]) => warnings.push(args),
+    } as typeof silentLogger);
     index.upsert({ metadata: { name: 'nameless-namespace', annotations: { 'platform.dev/claim.groups': 'dev' } } });
     index.upsert({ metadata: { namespace: 'team', annotations: { 'platform.dev/claim.groups': 'dev' } } });
     index.upsert({});

@@ -6,21 +6,38 @@ import type { OidcPrincipal, ServiceAccountPrincipal } from '../../shared/auth/p
 import { describeAttributes, type AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
 import { PrincipalAuthorizer } from '../../shared/authz/principal-authorizer.ts';
 import { ServiceAccountClaimIndex } from '../../shared/authz/service-account-claim-index.ts';
-import { claimAnnotationNames, claimRulesFromAnnotations, claimsMatch } from '../../shared/authz/service-account-claims.ts';
+import {
+  claimAnnotationNames,
+  claimRulesFromAnnotations,
+  claimsMatch,
+} from '../../shared/authz/service-account-claims.ts';
 import { SubjectAccessReviewCache } from '../../shared/authz/subject-access-review-cache.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from '../../shared/authz/subject-access-reviewer.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 
 const NAMES = claimAnnotationNames('platform.dev');
-const GET_LOG: AuthorizationAttributes = { verb: 'get', group: 'platform.dev', resource: 'workspaces', subresource: 'log', namespace: 'team', name: 'web' };
-const ALICE: OidcPrincipal = { type: 'oidc', name: 'alice@example.com', claims: { email: 'alice@example.com', groups: ['dev'] } };
+const GET_LOG: AuthorizationAttributes = {
+  verb: 'get',
+  group: 'platform.dev',
+  resource: 'workspaces',
+  subresource: 'log',
+  namespace: 'team',
+  name: 'web',
+};
+const ALICE: OidcPrincipal = {
+  type: 'oidc',
+  name: 'alice@example.com',
+  claims: { email: 'alice@example.com', groups: ['dev'] },
+};
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-function countingReviewer(answer: (subject: ReviewSubject) => boolean | Error = () => false): SubjectAccessReviewer & { calls: number } {
+function countingReviewer(
+  answer: (subject: ReviewSubject) => boolean | Error = () => false,
+): SubjectAccessReviewer & { calls: number } {
   return {
     calls: 0,
     async review(subject) {
@@ -53,7 +70,10 @@ describe('A refusal names who may not do what: verb, resource/subresource.group,
     [GET_LOG, 'get workspaces/log.platform.dev "web" in namespace "team"'],
     [{ verb: 'list', group: 'platform.dev', resource: 'projects' }, 'list projects.platform.dev'],
     [{ verb: 'get', group: '', resource: 'namespaces', name: 'team' }, 'get namespaces "team"'],
-    [{ verb: 'create', group: 'platform.dev', resource: 'workspaces', namespace: 'team' }, 'create workspaces.platform.dev in namespace "team"'],
+    [
+      { verb: 'create', group: 'platform.dev', resource: 'workspaces', namespace: 'team' },
+      'create workspaces.platform.dev in namespace "team"',
+    ],
     [{ nonResourcePath: '/internal/runs', verb: 'post' }, 'post /internal/runs'],
   ] as const)('%j → %s', (attributes, words) => {
     expect(describeAttributes(attributes)).toBe(words);
@@ -61,20 +81,44 @@ describe('A refusal names who may not do what: verb, resource/subresource.group,
 
   it('a denied ServiceAccount: 403 Forbidden "<user> may not <request>"', async () => {
     const authorizer = new PrincipalAuthorizer(countingReviewer(), undefined);
-    const principal: ServiceAccountPrincipal = { type: 'serviceaccount', name: 'system:serviceaccount:ops:ci', uid: 'u', groups: [], extra: {} };
-    expect(await refusal(authorizer.authorize(principal, GET_LOG))).toEqual([403, 'Forbidden', 'system:serviceaccount:ops:ci may not get workspaces/log.platform.dev "web" in namespace "team"']);
+    const principal: ServiceAccountPrincipal = {
+      type: 'serviceaccount',
+      name: 'system:serviceaccount:ops:ci',
+      uid: 'u',
+      groups: [],
+      extra: {},
+    };
+    expect(await refusal(authorizer.authorize(principal, GET_LOG))).toEqual([
+      403,
+      'Forbidden',
+      'system:serviceaccount:ops:ci may not get workspaces/log.platform.dev "web" in namespace "team"',
+    ]);
   });
 
   it('an OIDC user mapped to nothing: 403 naming the user, without any review', async () => {
     const reviewer = countingReviewer();
     const authorizer = new PrincipalAuthorizer(reviewer, syncedIndex([]));
-    expect(await refusal(authorizer.authorize(ALICE, GET_LOG))).toEqual([403, 'Forbidden', 'user "alice@example.com" maps to no ServiceAccount, so may not get workspaces/log.platform.dev "web" in namespace "team"']);
+    expect(await refusal(authorizer.authorize(ALICE, GET_LOG))).toEqual([
+      403,
+      'Forbidden',
+      'user "alice@example.com" maps to no ServiceAccount, so may not get workspaces/log.platform.dev "web" in namespace "team"',
+    ]);
     expect(reviewer.calls).toBe(0);
   });
 
   it('an OIDC user whose ServiceAccounts are all denied: 403 naming them', async () => {
-    const authorizer = new PrincipalAuthorizer(countingReviewer(), syncedIndex([['b', { 'platform.dev/claim.groups': 'dev' }], ['a', { 'platform.dev/claim.groups': 'dev' }]]));
-    expect(await refusal(authorizer.authorize(ALICE, GET_LOG))).toEqual([403, 'Forbidden', 'user "alice@example.com" (as ServiceAccount team/a, team/b) may not get workspaces/log.platform.dev "web" in namespace "team"']);
+    const authorizer = new PrincipalAuthorizer(
+      countingReviewer(),
+      syncedIndex([
+        ['b', { 'platform.dev/claim.groups': 'dev' }],
+        ['a', { 'platform.dev/claim.groups': 'dev' }],
+      ]),
+    );
+    expect(await refusal(authorizer.authorize(ALICE, GET_LOG))).toEqual([
+      403,
+      'Forbidden',
+      'user "alice@example.com" (as ServiceAccount team/a, team/b) may not get workspaces/log.platform.dev "web" in namespace "team"',
+    ]);
   });
 
   it.each([
@@ -90,7 +134,13 @@ describe('A refusal names who may not do what: verb, resource/subresource.group,
 
   it('a reviewer that fails with anything but an ApiError stops at once: no later ServiceAccount is asked', async () => {
     const reviewer = countingReviewer((subject) => (subject.user.endsWith(':a') ? new TypeError('bug') : true));
-    const authorizer = new PrincipalAuthorizer(reviewer, syncedIndex([['a', { 'platform.dev/claim.groups': 'dev' }], ['b', { 'platform.dev/claim.groups': 'dev' }]]));
+    const authorizer = new PrincipalAuthorizer(
+      reviewer,
+      syncedIndex([
+        ['a', { 'platform.dev/claim.groups': 'dev' }],
+        ['b', { 'platform.dev/claim.groups': 'dev' }],
+      ]),
+    );
     await expect(authorizer.authorize(ALICE, GET_LOG)).rejects.toThrow(TypeError);
     expect(reviewer.calls).toBe(1);
   });
@@ -100,9 +150,18 @@ describe('Claim annotations: exactly what each form contributes, and each unread
   const rules = (annotations: Record<string, string>) => claimRulesFromAnnotations(annotations, NAMES);
 
   it('reads both forms into one rule set, trimming list values and dropping empty ones', () => {
-    const { rules: parsed, problems } = rules({ 'platform.dev/claims': '{"groups": ["eng", "sre"], "org": "acme"}', 'platform.dev/claim.groups': ' ops, ,eng,', 'platform.dev/claim.email': '' });
+    const { rules: parsed, problems } = rules({
+      'platform.dev/claims': '{"groups": ["eng", "sre"], "org": "acme"}',
+      'platform.dev/claim.groups': ' ops, ,eng,',
+      'platform.dev/claim.email': '',
+    });
     expect(problems).toEqual([]);
-    expect(parsed).toEqual(new Map([['groups', new Set(['eng', 'sre', 'ops'])], ['org', new Set(['acme'])]]));
+    expect(parsed).toEqual(
+      new Map([
+        ['groups', new Set(['eng', 'sre', 'ops'])],
+        ['org', new Set(['acme'])],
+      ]),
+    );
     expect(claimsMatch(parsed, { groups: [''] })).toBe(false);
     expect(claimsMatch(parsed, { email: '' })).toBe(false);
   });
@@ -112,7 +171,11 @@ describe('Claim annotations: exactly what each form contributes, and each unread
     ['null', 'null', 'platform.dev/claims: must be a JSON object of claim name to allowed values'],
     ['a string', '"eng"', 'platform.dev/claims: must be a JSON object of claim name to allowed values'],
     ['a list', '["eng"]', 'platform.dev/claims: must be a JSON object of claim name to allowed values'],
-    ['a list with a non-string', '{"groups": ["eng", 1]}', 'platform.dev/claims: claim "groups" must map to a string or a list of strings'],
+    [
+      'a list with a non-string',
+      '{"groups": ["eng", 1]}',
+      'platform.dev/claims: claim "groups" must map to a string or a list of strings',
+    ],
     ['a number value', '{"level": 3}', 'platform.dev/claims: claim "level" must map to a string or a list of strings'],
   ])('refuses a claims annotation that is %s, with its reason, and takes nothing from it', (_case, text, problem) => {
     expect(rules({ 'platform.dev/claims': text })).toEqual({ rules: new Map(), problems: [problem] });
@@ -123,7 +186,14 @@ describe('Claim annotations: exactly what each form contributes, and each unread
     const index = new ServiceAccountClaimIndex(NAMES, logger);
     index.upsert({ metadata: { namespace: 'team', name: 'broken', annotations: { 'platform.dev/claims': 'null' } } });
     const logged = logger.lines.map((line) => JSON.parse(line));
-    expect(logged).toEqual([expect.objectContaining({ level: 'warn', message: 'ignoring a claim annotation', serviceAccount: 'team/broken', problem: 'platform.dev/claims: must be a JSON object of claim name to allowed values' })]);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        message: 'ignoring a claim annotation',
+        serviceAccount: 'team/broken',
+        problem: 'platform.dev/claims: must be a JSON object of claim name to allowed values',
+      }),
+    ]);
   });
 });
 
@@ -146,8 +216,14 @@ describe('The review cache key: reviews differing in anything the cluster judges
   it('extra in any key order is one review', async () => {
     const inner = countingReviewer(() => true);
     const cache = new SubjectAccessReviewCache(inner);
-    const orders = [['c', 'a', 'd', 'b'], ['b', 'd', 'a', 'c'], ['d', 'c', 'b', 'a'], ['a', 'b', 'c', 'd']];
-    for (const order of orders) await cache.review({ ...subject, extra: Object.fromEntries(order.map((key) => [key, [key]])) }, GET_LOG);
+    const orders = [
+      ['c', 'a', 'd', 'b'],
+      ['b', 'd', 'a', 'c'],
+      ['d', 'c', 'b', 'a'],
+      ['a', 'b', 'c', 'd'],
+    ];
+    for (const order of orders)
+      await cache.review({ ...subject, extra: Object.fromEntries(order.map((key) => [key, [key]])) }, GET_LOG);
     expect(inner.calls).toBe(1);
   });
 

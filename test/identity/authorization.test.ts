@@ -5,7 +5,11 @@ import type { OidcPrincipal, Principal } from '../../shared/auth/principal.ts';
 import type { AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
 import { PrincipalAuthorizer } from '../../shared/authz/principal-authorizer.ts';
 import { ServiceAccountClaimIndex } from '../../shared/authz/service-account-claim-index.ts';
-import { claimAnnotationNames, claimRulesFromAnnotations, claimsMatch } from '../../shared/authz/service-account-claims.ts';
+import {
+  claimAnnotationNames,
+  claimRulesFromAnnotations,
+  claimsMatch,
+} from '../../shared/authz/service-account-claims.ts';
 import { SubjectAccessReviewCache } from '../../shared/authz/subject-access-review-cache.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from '../../shared/authz/subject-access-reviewer.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
@@ -17,7 +21,9 @@ const GET_INTERNAL: AuthorizationAttributes = { nonResourcePath: '/internal/x', 
 const LIST_PROJECTS: AuthorizationAttributes = { verb: 'list', group: 'platform.dev', resource: 'projects' };
 
 /** A reviewer answering from a table of user → allowed (or a thrown error), recording each call. */
-function scriptedReviewer(answers: Record<string, boolean | ApiError>): SubjectAccessReviewer & { calls: ReviewSubject[] } {
+function scriptedReviewer(
+  answers: Record<string, boolean | ApiError>,
+): SubjectAccessReviewer & { calls: ReviewSubject[] } {
   const calls: ReviewSubject[] = [];
   return {
     calls,
@@ -53,23 +59,40 @@ async function statusOf(promise: Promise<void>): Promise<number> {
 describe('Admin: bypasses every authorisation check; no SubjectAccessReview is performed', () => {
   it('allows anything without asking', async () => {
     const reviewer = scriptedReviewer({});
-    await new PrincipalAuthorizer(reviewer, undefined).authorize({ type: 'admin', name: 'admin' }, { verb: 'delete', group: 'platform.dev', resource: 'projects', name: 'x' });
+    await new PrincipalAuthorizer(reviewer, undefined).authorize(
+      { type: 'admin', name: 'admin' },
+      { verb: 'delete', group: 'platform.dev', resource: 'projects', name: 'x' },
+    );
     expect(reviewer.calls).toEqual([]);
   });
 });
 
 describe('ServiceAccount: standard RBAC through SubjectAccessReview as the reviewed user', () => {
-  const principal: Principal = { type: 'serviceaccount', name: 'system:serviceaccount:ops:ci', uid: 'u-1', groups: ['system:serviceaccounts', 'system:authenticated'], extra: { 'authentication.kubernetes.io/credential-id': ['JTI=1'] } };
+  const principal: Principal = {
+    type: 'serviceaccount',
+    name: 'system:serviceaccount:ops:ci',
+    uid: 'u-1',
+    groups: ['system:serviceaccounts', 'system:authenticated'],
+    extra: { 'authentication.kubernetes.io/credential-id': ['JTI=1'] },
+  };
 
   it('reviews with the user, uid, groups and extra TokenReview returned', async () => {
     const reviewer = scriptedReviewer({ 'system:serviceaccount:ops:ci': true });
     await new PrincipalAuthorizer(reviewer, undefined).authorize(principal, LIST_PROJECTS);
-    expect(reviewer.calls).toEqual([{ user: principal.name, uid: 'u-1', groups: principal.groups, extra: principal.extra }]);
+    expect(reviewer.calls).toEqual([
+      { user: principal.name, uid: 'u-1', groups: principal.groups, extra: principal.extra },
+    ]);
   });
 
   it('a denial is 403 Forbidden naming who and what', async () => {
-    const error = await new PrincipalAuthorizer(scriptedReviewer({}), undefined).authorize(principal, { ...LIST_PROJECTS, namespace: 'team-a' }).catch((caught: ApiError) => caught);
-    expect(error).toMatchObject({ status: 403, reason: 'Forbidden', message: 'system:serviceaccount:ops:ci may not list projects.platform.dev in namespace "team-a"' });
+    const error = await new PrincipalAuthorizer(scriptedReviewer({}), undefined)
+      .authorize(principal, { ...LIST_PROJECTS, namespace: 'team-a' })
+      .catch((caught: ApiError) => caught);
+    expect(error).toMatchObject({
+      status: 403,
+      reason: 'Forbidden',
+      message: 'system:serviceaccount:ops:ci may not list projects.platform.dev in namespace "team-a"',
+    });
   });
 });
 
@@ -83,7 +106,12 @@ describe('OIDC user: a SubjectAccessReview per mapped ServiceAccount, as that Se
   it('reviews each mapped ServiceAccount in order and stops at the first allow', async () => {
     const reviewer = scriptedReviewer({ 'system:serviceaccount:team:a-readers': true });
     await new PrincipalAuthorizer(reviewer, index).authorize(user, GET_INTERNAL);
-    expect(reviewer.calls).toEqual([{ user: 'system:serviceaccount:team:a-readers', groups: ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated'] }]);
+    expect(reviewer.calls).toEqual([
+      {
+        user: 'system:serviceaccount:team:a-readers',
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated'],
+      },
+    ]);
   });
 
   it('a later ServiceAccount may allow what an earlier one does not', async () => {
@@ -93,25 +121,57 @@ describe('OIDC user: a SubjectAccessReview per mapped ServiceAccount, as that Se
   });
 
   it('no allow: 403 naming the user and the ServiceAccounts', async () => {
-    const error = await new PrincipalAuthorizer(scriptedReviewer({}), index).authorize(user, GET_INTERNAL).catch((caught: ApiError) => caught);
-    expect(error).toMatchObject({ status: 403, reason: 'Forbidden', message: 'user "u@example.com" (as ServiceAccount team/a-readers, team/b-writers) may not get /internal/x' });
+    const error = await new PrincipalAuthorizer(scriptedReviewer({}), index)
+      .authorize(user, GET_INTERNAL)
+      .catch((caught: ApiError) => caught);
+    expect(error).toMatchObject({
+      status: 403,
+      reason: 'Forbidden',
+      message: 'user "u@example.com" (as ServiceAccount team/a-readers, team/b-writers) may not get /internal/x',
+    });
   });
 
   it('an unanswered review with no allow is 503, never 403; with an allow elsewhere, the allow stands', async () => {
     const down = apiError('KubernetesUnavailable', 'down');
-    expect(await statusOf(new PrincipalAuthorizer(scriptedReviewer({ 'system:serviceaccount:team:a-readers': down }), index).authorize(user, GET_INTERNAL))).toBe(503);
-    expect(await statusOf(new PrincipalAuthorizer(scriptedReviewer({ 'system:serviceaccount:team:a-readers': down, 'system:serviceaccount:team:b-writers': true }), index).authorize(user, GET_INTERNAL))).toBe(200);
+    expect(
+      await statusOf(
+        new PrincipalAuthorizer(scriptedReviewer({ 'system:serviceaccount:team:a-readers': down }), index).authorize(
+          user,
+          GET_INTERNAL,
+        ),
+      ),
+    ).toBe(503);
+    expect(
+      await statusOf(
+        new PrincipalAuthorizer(
+          scriptedReviewer({
+            'system:serviceaccount:team:a-readers': down,
+            'system:serviceaccount:team:b-writers': true,
+          }),
+          index,
+        ).authorize(user, GET_INTERNAL),
+      ),
+    ).toBe(200);
   });
 
   it('a user mapped to nothing is 403 without any review', async () => {
     const reviewer = scriptedReviewer({});
-    expect(await statusOf(new PrincipalAuthorizer(reviewer, index).authorize(oidcUser({ email: 'x@example.com', groups: ['sales'] }), GET_INTERNAL))).toBe(403);
+    expect(
+      await statusOf(
+        new PrincipalAuthorizer(reviewer, index).authorize(
+          oidcUser({ email: 'x@example.com', groups: ['sales'] }),
+          GET_INTERNAL,
+        ),
+      ),
+    ).toBe(403);
     expect(reviewer.calls).toEqual([]);
   });
 
   it('before the ServiceAccounts are loaded, the answer is 503', async () => {
     const unsynced = new ServiceAccountClaimIndex(NAMES, silentLogger);
-    expect(await statusOf(new PrincipalAuthorizer(scriptedReviewer({}), unsynced).authorize(user, GET_INTERNAL))).toBe(503);
+    expect(await statusOf(new PrincipalAuthorizer(scriptedReviewer({}), unsynced).authorize(user, GET_INTERNAL))).toBe(
+      503,
+    );
   });
 
   it('follows the watched ServiceAccounts: an annotation removed unmaps at once', async () => {
@@ -127,7 +187,12 @@ describe('SubjectAccessReviewCache: allowed 5 minutes, denied 30 seconds, keyed 
   afterEach(() => {
     vi.useRealTimers();
   });
-  const subject: ReviewSubject = { user: 'system:serviceaccount:ops:ci', uid: 'u-1', groups: ['g'], extra: { k: ['v'] } };
+  const subject: ReviewSubject = {
+    user: 'system:serviceaccount:ops:ci',
+    uid: 'u-1',
+    groups: ['g'],
+    extra: { k: ['v'] },
+  };
 
   it('keeps an allow for 5 minutes', async () => {
     vi.useFakeTimers({ now: 0 });
@@ -160,8 +225,11 @@ describe('SubjectAccessReviewCache: allowed 5 minutes, denied 30 seconds, keyed 
     ['another uid', { ...subject, uid: 'u-2' }],
     ['other groups', { ...subject, groups: ['g', 'system:masters'] }],
     ['other extra', { ...subject, extra: { k: ['w'] } }],
-    ['a user whose name contains the separator of a naive key', { ...subject, user: 'system:serviceaccount:ops:ci","u-1' }],
-  ])('never answers %s from this principal\'s entry', async (_name, other) => {
+    [
+      'a user whose name contains the separator of a naive key',
+      { ...subject, user: 'system:serviceaccount:ops:ci","u-1' },
+    ],
+  ])("never answers %s from this principal's entry", async (_name, other) => {
     const inner = scriptedReviewer({ [subject.user]: true });
     const cache = new SubjectAccessReviewCache(inner);
     await cache.review(subject, GET_INTERNAL);
@@ -217,7 +285,10 @@ describe('Claim annotations: <api_group>/claims (JSON object) and <api_group>/cl
   });
 
   it('both forms add up; any listed value of any claim admits the user', () => {
-    const { rules: parsed } = rules({ 'platform.dev/claims': '{"groups": "eng"}', 'platform.dev/claim.email': 'boss@x.io' });
+    const { rules: parsed } = rules({
+      'platform.dev/claims': '{"groups": "eng"}',
+      'platform.dev/claim.email': 'boss@x.io',
+    });
     expect(claimsMatch(parsed, { groups: ['eng'], email: 'someone@x.io' })).toBe(true);
     expect(claimsMatch(parsed, { groups: [], email: 'boss@x.io' })).toBe(true);
   });

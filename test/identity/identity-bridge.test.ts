@@ -9,7 +9,9 @@ import { getWithToken, startTestGateway } from '../support/function-servers.ts';
 import { startIdentityCluster, type IdentityCluster } from '../support/identity-cluster.ts';
 import { startStaticOidcIssuer, type StaticOidcIssuer } from '../support/static-oidc-issuer.ts';
 
-async function startUpstream(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
+async function startUpstream(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -44,7 +46,14 @@ describe('Optional identity bridge: everything under /bridge/ is unauthenticated
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
           res.writeHead(201, { 'content-type': 'application/json', 'x-upstream': 'bridge' });
-          res.end(JSON.stringify({ method: req.method, url: req.url, body: Buffer.concat(chunks).toString(), authorization: req.headers.authorization ?? null }));
+          res.end(
+            JSON.stringify({
+              method: req.method,
+              url: req.url,
+              body: Buffer.concat(chunks).toString(),
+              authorization: req.headers.authorization ?? null,
+            }),
+          );
         });
       });
       gateway = await startTestGateway(adminEnv({ BRIDGE_UPSTREAM_URL: upstream.url }));
@@ -55,11 +64,19 @@ describe('Optional identity bridge: everything under /bridge/ is unauthenticated
       await new Promise((resolve) => upstream.server.close(resolve));
     });
 
-    it('forwards without a token, keeping method, path, query, body and the answer\'s status and headers', async () => {
-      const response = await fetch(`${gateway.url}/bridge/token?x=1&y=two`, { method: 'POST', body: 'grant_type=authorization_code' });
+    it("forwards without a token, keeping method, path, query, body and the answer's status and headers", async () => {
+      const response = await fetch(`${gateway.url}/bridge/token?x=1&y=two`, {
+        method: 'POST',
+        body: 'grant_type=authorization_code',
+      });
       expect(response.status).toBe(201);
       expect(response.headers.get('x-upstream')).toBe('bridge');
-      expect(await response.json()).toEqual({ method: 'POST', url: '/bridge/token?x=1&y=two', body: 'grant_type=authorization_code', authorization: null });
+      expect(await response.json()).toEqual({
+        method: 'POST',
+        url: '/bridge/token?x=1&y=two',
+        body: 'grant_type=authorization_code',
+        authorization: null,
+      });
     });
 
     it('streams: the first chunk arrives before the upstream has finished', async () => {
@@ -69,7 +86,8 @@ describe('Optional identity bridge: everything under /bridge/ is unauthenticated
       expect(new TextDecoder().decode(first.value)).toBe('first\n');
       releaseSecondChunk();
       let rest = '';
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        rest += new TextDecoder().decode(chunk.value);
       expect(rest).toBe('second\n');
     });
   });
@@ -88,7 +106,12 @@ describe('The bridge as OIDC issuer (<API_BASE_URL>/bridge): keys fetched throug
     bridge = await startStaticOidcIssuer({ issuer: `${PUBLIC_URL}/bridge`, pathPrefix: '/bridge' });
     // The public URL does not resolve from here, as an ingress address may not from inside the cluster.
     gateway = await startTestGateway(
-      adminEnv({ API_BASE_URL: PUBLIC_URL, BRIDGE_UPSTREAM_URL: bridge.url, OIDC_ISSUER_URL: `${PUBLIC_URL}/bridge`, OIDC_CLIENT_ID: 'platform-web' }),
+      adminEnv({
+        API_BASE_URL: PUBLIC_URL,
+        BRIDGE_UPSTREAM_URL: bridge.url,
+        OIDC_ISSUER_URL: `${PUBLIC_URL}/bridge`,
+        OIDC_CLIENT_ID: 'platform-web',
+      }),
       { kubeConfig: cluster.emulator.kubeConfig() },
     );
   });
@@ -103,7 +126,9 @@ describe('The bridge as OIDC issuer (<API_BASE_URL>/bridge): keys fetched throug
     const response = await getWithToken(gateway.url, '/internal/ping', token);
     expect(response.status, await response.clone().text()).toBe(404);
     // Fetched at the bridge's own address; clients reading discovery through the gateway may add requests of their own.
-    expect(bridge.requests).toEqual(expect.arrayContaining(['/bridge/.well-known/openid-configuration', '/bridge/keys']));
+    expect(bridge.requests).toEqual(
+      expect.arrayContaining(['/bridge/.well-known/openid-configuration', '/bridge/keys']),
+    );
     expect(bridge.requests.filter((path) => path === '/bridge/keys')).toEqual(['/bridge/keys']);
   });
 

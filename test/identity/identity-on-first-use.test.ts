@@ -16,7 +16,11 @@ describe('Issue 10, cold start: a function that connects on first use verifies a
     await cluster.createServiceAccount('controller');
     await cluster.allowPaths('controller', ['/internal/*'], ['get']);
     await cluster.createServiceAccount('bystander');
-    server = await startFunctionServer(loadSettings(adminEnv({ FUNCTION_TARGET: 'internal', PORT: '0' })), { kubeConfig: cluster.emulator.kubeConfig(), logger: silentLogger, host: '127.0.0.1' });
+    server = await startFunctionServer(loadSettings(adminEnv({ FUNCTION_TARGET: 'internal', PORT: '0' })), {
+      kubeConfig: cluster.emulator.kubeConfig(),
+      logger: silentLogger,
+      host: '127.0.0.1',
+    });
   });
   afterAll(async () => {
     await server?.close();

@@ -22,7 +22,10 @@ async function issuerServer(options: Parameters<typeof startStaticOidcIssuer>[0]
 }
 
 function settingsFor(issuer: StaticOidcIssuer): OidcSettings {
-  return loadIdentityConfig({ OIDC_ISSUER_URL: issuer.issuer, OIDC_CLIENT_ID: 'web', OIDC_USERNAME_CLAIM: 'email' }, { apiBaseUrl: 'https://platform.example.test', bridgeUpstreamUrl: undefined }).oidc!;
+  return loadIdentityConfig(
+    { OIDC_ISSUER_URL: issuer.issuer, OIDC_CLIENT_ID: 'web', OIDC_USERNAME_CLAIM: 'email' },
+    { apiBaseUrl: 'https://platform.example.test', bridgeUpstreamUrl: undefined },
+  ).oidc!;
 }
 
 function authenticatorFor(settings: OidcSettings, options: OidcKeySetOptions = {}): OidcTokenAuthenticator {
@@ -31,19 +34,24 @@ function authenticatorFor(settings: OidcSettings, options: OidcKeySetOptions = {
 
 async function outcome(authenticator: OidcTokenAuthenticator, token: string): Promise<number | string> {
   try {
-    const result = await authenticator.authenticate(token, { iss: JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).iss });
+    const result = await authenticator.authenticate(token, {
+      iss: JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).iss,
+    });
     return result!.principal.name;
   } catch (error) {
     return (error as ApiError).status;
   }
 }
 
-describe('ID tokens are verified against the provider\'s published key set (JWKS), fetched lazily', () => {
+describe("ID tokens are verified against the provider's published key set (JWKS), fetched lazily", () => {
   it('fetches nothing until the first token, then discovery and the JWKS once', async () => {
     const issuer = await issuerServer();
     const authenticator = authenticatorFor(settingsFor(issuer));
     expect(issuer.requests).toEqual([]);
-    for (let i = 0; i < 5; i++) expect(await outcome(authenticator, await issuer.sign({ aud: 'web', sub: `u${i}`, email: `u${i}@x.io` }))).toBe(`u${i}@x.io`);
+    for (let i = 0; i < 5; i++)
+      expect(await outcome(authenticator, await issuer.sign({ aud: 'web', sub: `u${i}`, email: `u${i}@x.io` }))).toBe(
+        `u${i}@x.io`,
+      );
     expect(issuer.requests).toEqual(['/.well-known/openid-configuration', '/keys']);
   });
 
@@ -56,7 +64,9 @@ describe('ID tokens are verified against the provider\'s published key set (JWKS
 
   it('a token without the username claim is 401', async () => {
     const issuer = await issuerServer();
-    expect(await outcome(authenticatorFor(settingsFor(issuer)), await issuer.sign({ aud: 'web', sub: 'no-email' }))).toBe(401);
+    expect(
+      await outcome(authenticatorFor(settingsFor(issuer)), await issuer.sign({ aud: 'web', sub: 'no-email' })),
+    ).toBe(401);
   });
 });
 
@@ -117,24 +127,35 @@ describe('When the bridge is the issuer (<API_BASE_URL>/bridge), keys are fetche
       { OIDC_ISSUER_URL: publicIssuer, OIDC_CLIENT_ID: 'web', OIDC_USERNAME_CLAIM: 'email' },
       { apiBaseUrl: 'https://platform.example.test', bridgeUpstreamUrl: bridge.url },
     ).oidc!;
-    expect(await outcome(authenticatorFor(settings), await bridge.sign({ aud: 'web', email: 'a@x.io' }))).toBe('a@x.io');
+    expect(await outcome(authenticatorFor(settings), await bridge.sign({ aud: 'web', email: 'a@x.io' }))).toBe(
+      'a@x.io',
+    );
     expect(bridge.requests).toEqual(['/bridge/.well-known/openid-configuration', '/bridge/keys']);
   });
 
-  it('leaves other issuers\' URLs alone', () => {
-    const settings = loadIdentityConfig({ OIDC_ISSUER_URL: 'https://idp.example.test', OIDC_CLIENT_ID: 'web' }, { apiBaseUrl: 'https://platform.example.test', bridgeUpstreamUrl: 'http://bridge.svc:5556' }).oidc!;
+  it("leaves other issuers' URLs alone", () => {
+    const settings = loadIdentityConfig(
+      { OIDC_ISSUER_URL: 'https://idp.example.test', OIDC_CLIENT_ID: 'web' },
+      { apiBaseUrl: 'https://platform.example.test', bridgeUpstreamUrl: 'http://bridge.svc:5556' },
+    ).oidc!;
     expect(settings.fetchUrlFor('https://idp.example.test/keys')).toBe('https://idp.example.test/keys');
-    expect(settings.fetchUrlFor('https://platform.example.test/bridge/keys')).toBe('https://platform.example.test/bridge/keys');
+    expect(settings.fetchUrlFor('https://platform.example.test/bridge/keys')).toBe(
+      'https://platform.example.test/bridge/keys',
+    );
   });
 });
 
 /** A discovery endpoint answering `answer(issuer)` at <issuer>/.well-known/openid-configuration; records each request. */
-async function discoveryServer(pathPrefix: string, answer: (issuer: string) => { status: number; document?: unknown }): Promise<{ issuer: string; requests: Array<{ path: string; headers: IncomingHttpHeaders }> }> {
+async function discoveryServer(
+  pathPrefix: string,
+  answer: (issuer: string) => { status: number; document?: unknown },
+): Promise<{ issuer: string; requests: Array<{ path: string; headers: IncomingHttpHeaders }> }> {
   const requests: Array<{ path: string; headers: IncomingHttpHeaders }> = [];
   let issuer = '';
   const server = createServer((req, res) => {
     requests.push({ path: req.url ?? '', headers: req.headers });
-    if (req.url !== `${new URL(issuer).pathname.replace(/\/+$/, '')}/.well-known/openid-configuration`) return void res.writeHead(404).end();
+    if (req.url !== `${new URL(issuer).pathname.replace(/\/+$/, '')}/.well-known/openid-configuration`)
+      return void res.writeHead(404).end();
     const { status, document } = answer(issuer);
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(document ?? {}));
   });
@@ -144,7 +165,11 @@ async function discoveryServer(pathPrefix: string, answer: (issuer: string) => {
   return { issuer, requests };
 }
 
-const settingsOf = (issuerUrl: string): OidcSettings => loadIdentityConfig({ OIDC_ISSUER_URL: issuerUrl, OIDC_CLIENT_ID: 'web' }, { apiBaseUrl: 'https://platform.example.test', bridgeUpstreamUrl: undefined }).oidc!;
+const settingsOf = (issuerUrl: string): OidcSettings =>
+  loadIdentityConfig(
+    { OIDC_ISSUER_URL: issuerUrl, OIDC_CLIENT_ID: 'web' },
+    { apiBaseUrl: 'https://platform.example.test', bridgeUpstreamUrl: undefined },
+  ).oidc!;
 
 /** What `getKey` answers for a token header: the refusal as [status, reason, message, Retry-After], or 'key'. */
 async function keyLookup(keys: OidcKeySet): Promise<unknown> {
@@ -157,39 +182,83 @@ async function keyLookup(keys: OidcKeySet): Promise<unknown> {
   }
 }
 
-const UNAVAILABLE = (retryAfter: string) => [503, 'IdentityProviderUnavailable', 'the identity provider cannot be reached to fetch its signing keys; retry shortly', retryAfter];
+const UNAVAILABLE = (retryAfter: string) => [
+  503,
+  'IdentityProviderUnavailable',
+  'the identity provider cannot be reached to fetch its signing keys; retry shortly',
+  retryAfter,
+];
 
 describe('Discovery must answer 200 naming OIDC_ISSUER_URL as its issuer and a jwks_uri; otherwise 503 with Retry-After and a warning naming the cause', () => {
   it.each([
     ['discovery answers HTTP 500', (_issuer: string) => ({ status: 500 }), 'discovery answered HTTP 500'],
-    ['discovery names another issuer', (_issuer: string) => ({ status: 200, document: { issuer: 'https://other.test', jwks_uri: 'https://other.test/keys' } }), 'discovery names the issuer "https://other.test", not OIDC_ISSUER_URL'],
-    ['discovery has no jwks_uri', (issuer: string) => ({ status: 200, document: { issuer } }), 'discovery has no jwks_uri'],
-    ['discovery has a non-string jwks_uri', (issuer: string) => ({ status: 200, document: { issuer, jwks_uri: 7 } }), 'discovery has no jwks_uri'],
+    [
+      'discovery names another issuer',
+      (_issuer: string) => ({
+        status: 200,
+        document: { issuer: 'https://other.test', jwks_uri: 'https://other.test/keys' },
+      }),
+      'discovery names the issuer "https://other.test", not OIDC_ISSUER_URL',
+    ],
+    [
+      'discovery has no jwks_uri',
+      (issuer: string) => ({ status: 200, document: { issuer } }),
+      'discovery has no jwks_uri',
+    ],
+    [
+      'discovery has a non-string jwks_uri',
+      (issuer: string) => ({ status: 200, document: { issuer, jwks_uri: 7 } }),
+      'discovery has no jwks_uri',
+    ],
   ])('%s', async (_case, answer, detail) => {
     const provider = await discoveryServer('/idp', answer);
     const logger = capturingLogger();
     const keys = new OidcKeySet(settingsOf(provider.issuer), logger, { retryAfterFailureMs: 30_000 });
     expect(await keyLookup(keys)).toEqual(UNAVAILABLE('30'));
     expect(logger.lines.map((line) => JSON.parse(line))).toEqual([
-      expect.objectContaining({ level: 'warn', message: 'identity provider discovery failed', url: `${provider.issuer}/.well-known/openid-configuration`, detail }),
+      expect.objectContaining({
+        level: 'warn',
+        message: 'identity provider discovery failed',
+        url: `${provider.issuer}/.well-known/openid-configuration`,
+        detail,
+      }),
     ]);
   });
 
   it('asks for JSON, strips trailing slashes of the issuer before /.well-known, and logs the discovered key set', async () => {
-    const provider = await discoveryServer('/idp//', (issuer) => ({ status: 200, document: { issuer, jwks_uri: 'http://127.0.0.1:9/keys' } }));
+    const provider = await discoveryServer('/idp//', (issuer) => ({
+      status: 200,
+      document: { issuer, jwks_uri: 'http://127.0.0.1:9/keys' },
+    }));
     const logger = capturingLogger();
     // The key set itself cannot be fetched (nothing listens at jwks_uri): 503, and a warning.
-    expect(await keyLookup(new OidcKeySet(settingsOf(provider.issuer), logger, { fetchTimeoutMs: 2_000 }))).toEqual(UNAVAILABLE('30'));
-    expect(provider.requests[0]).toMatchObject({ path: '/idp/.well-known/openid-configuration', headers: { accept: 'application/json' } });
+    expect(await keyLookup(new OidcKeySet(settingsOf(provider.issuer), logger, { fetchTimeoutMs: 2_000 }))).toEqual(
+      UNAVAILABLE('30'),
+    );
+    expect(provider.requests[0]).toMatchObject({
+      path: '/idp/.well-known/openid-configuration',
+      headers: { accept: 'application/json' },
+    });
     expect(logger.lines.map((line) => JSON.parse(line))).toEqual([
-      expect.objectContaining({ level: 'info', message: 'identity provider discovered', issuer: provider.issuer, jwksUri: 'http://127.0.0.1:9/keys' }),
-      expect.objectContaining({ level: 'warn', message: 'identity provider key set unreachable; verifying with the keys already held', detail: expect.any(String) }),
+      expect.objectContaining({
+        level: 'info',
+        message: 'identity provider discovered',
+        issuer: provider.issuer,
+        jwksUri: 'http://127.0.0.1:9/keys',
+      }),
+      expect.objectContaining({
+        level: 'warn',
+        message: 'identity provider key set unreachable; verifying with the keys already held',
+        detail: expect.any(String),
+      }),
     ]);
   });
 
   it('the Retry-After is the back-off in whole seconds, rounded up', async () => {
     const provider = await discoveryServer('', () => ({ status: 500 }));
-    expect(await keyLookup(new OidcKeySet(settingsOf(provider.issuer), silentLogger, { retryAfterFailureMs: 1_500 }))).toEqual(UNAVAILABLE('2'));
+    expect(
+      await keyLookup(new OidcKeySet(settingsOf(provider.issuer), silentLogger, { retryAfterFailureMs: 1_500 })),
+    ).toEqual(UNAVAILABLE('2'));
   });
 
   it('after a failed discovery, asks again only once the whole back-off has passed', async () => {

@@ -42,7 +42,10 @@ interface OidcSetting {
  * and a gateway on both (oidcEnv) before the describe's tests, and stops them after. With `gatewayInTest`
  * the test starts the gateway itself, to change the provider before the gateway first sees it.
  */
-function useOidcSetting(setUpAccounts: (cluster: IdentityCluster) => Promise<void>, { gatewayInTest = false } = {}): OidcSetting {
+function useOidcSetting(
+  setUpAccounts: (cluster: IdentityCluster) => Promise<void>,
+  { gatewayInTest = false } = {},
+): OidcSetting {
   let cluster: IdentityCluster | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
   let gateway: RunningServer | undefined;
@@ -72,7 +75,9 @@ async function expectAllowed(response: Response): Promise<void> {
 
 describe('OIDC user: JWT from an external identity provider, verified against its JWKS; login uses Authorization Code with PKCE', () => {
   const { provider, gateway } = useOidcSetting(async (identityCluster) => {
-    await identityCluster.createServiceAccount('platform-admin', { 'platform.dev/claims': JSON.stringify({ groups: ['platform-eng'] }) });
+    await identityCluster.createServiceAccount('platform-admin', {
+      'platform.dev/claims': JSON.stringify({ groups: ['platform-eng'] }),
+    });
     await identityCluster.allowPaths('platform-admin', ['/internal/*'], ['*']);
   });
 
@@ -85,12 +90,20 @@ describe('OIDC user: JWT from an external identity provider, verified against it
   });
 
   it('an unmapped user gets 403 naming the user', async () => {
-    const body = await expectStatus(await getWithToken(gateway().url, INTERNAL, await provider().login('carol')), 403, 'Forbidden');
+    const body = await expectStatus(
+      await getWithToken(gateway().url, INTERNAL, await provider().login('carol')),
+      403,
+      'Forbidden',
+    );
     expect(body.error).toContain('carol@example.com');
   });
 
   it('a token for another audience gets 401', async () => {
-    const body = await expectStatus(await getWithToken(gateway().url, INTERNAL, await provider().login('alice', OIDC_CLIENTS.other)), 401, 'InvalidToken');
+    const body = await expectStatus(
+      await getWithToken(gateway().url, INTERNAL, await provider().login('alice', OIDC_CLIENTS.other)),
+      401,
+      'InvalidToken',
+    );
     expect(body.error).toContain('aud');
   });
 
@@ -107,7 +120,11 @@ describe('OIDC user: JWT from an external identity provider, verified against it
     const token = await provider().login('alice');
     const [header, payload] = token.split('.');
     const other = (await provider().login('carol')).split('.')[2];
-    await expectStatus(await getWithToken(gateway().url, INTERNAL, `${header}.${payload}.${other}`), 401, 'InvalidToken');
+    await expectStatus(
+      await getWithToken(gateway().url, INTERNAL, `${header}.${payload}.${other}`),
+      401,
+      'InvalidToken',
+    );
   });
 
   it('keeps working with the keys it holds when the provider goes down', async () => {
@@ -127,7 +144,9 @@ describe('Claims map to ServiceAccounts through annotations', () => {
   const { cluster, provider, gateway } = useOidcSetting(async (identityCluster) => {
     await identityCluster.createServiceAccount('developers', { 'platform.dev/claims': '{"groups": "developers"}' });
     await identityCluster.allowPaths('developers', ['/internal/builds', '/internal/builds/*'], ['get']);
-    await identityCluster.createServiceAccount('by-email', { 'platform.dev/claim.email': 'nobody@example.com, carol@example.com' });
+    await identityCluster.createServiceAccount('by-email', {
+      'platform.dev/claim.email': 'nobody@example.com, carol@example.com',
+    });
     await identityCluster.allowPaths('by-email', ['/internal/*'], ['get']);
     await identityCluster.createServiceAccount('auditors-without-rbac', { 'platform.dev/claim.groups': 'auditors' });
     await identityCluster.createServiceAccount('late', {});
@@ -142,14 +161,25 @@ describe('Claims map to ServiceAccounts through annotations', () => {
     await expectAllowed(await getWithToken(gateway().url, '/internal/anything', await provider().login('carol')));
   });
 
-  it('the mapped ServiceAccount\'s RBAC decides: a path or verb it lacks is 403', async () => {
+  it("the mapped ServiceAccount's RBAC decides: a path or verb it lacks is 403", async () => {
     const token = await provider().login('bob');
     await expectStatus(await getWithToken(gateway().url, '/internal/secrets', token), 403, 'Forbidden');
-    await expectStatus(await fetch(`${gateway().url}/internal/builds`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }), 403, 'Forbidden');
+    await expectStatus(
+      await fetch(`${gateway().url}/internal/builds`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      }),
+      403,
+      'Forbidden',
+    );
   });
 
   it('a mapped ServiceAccount without any RoleBinding gives 403, naming the ServiceAccount', async () => {
-    const body = await expectStatus(await getWithToken(gateway().url, '/internal/anything', await provider().login('dave')), 403, 'Forbidden');
+    const body = await expectStatus(
+      await getWithToken(gateway().url, '/internal/anything', await provider().login('dave')),
+      403,
+      'Forbidden',
+    );
     expect(body.error).toContain('platform-system/auditors-without-rbac');
   });
 
@@ -158,7 +188,9 @@ describe('Claims map to ServiceAccounts through annotations', () => {
     await expectStatus(await getWithToken(gateway().url, '/internal/anything', token), 403, 'Forbidden');
     const requestsBefore = cluster().emulator.counters.requests;
     await cluster().setAnnotations('late', { 'platform.dev/claim.email': 'erin@example.com' });
-    await expect.poll(async () => (await getWithToken(gateway().url, '/internal/elsewhere', token)).status, { timeout: 5_000 }).toBe(404);
+    await expect
+      .poll(async () => (await getWithToken(gateway().url, '/internal/elsewhere', token)).status, { timeout: 5_000 })
+      .toBe(404);
     // Only the replace, its read and one SubjectAccessReview per new attribute set reached the cluster: no listing.
     expect(cluster().emulator.counters.requests - requestsBefore).toBeLessThan(8);
   });
@@ -174,7 +206,9 @@ describe('Every OIDC request goes through SubjectAccessReview, cached', () => {
     const token = await provider().login('alice');
     const before = { ...cluster().emulator.counters };
     for (let batch = 0; batch < 20; batch++) {
-      const responses = await Promise.all(Array.from({ length: 50 }, () => getWithToken(gateway().url, INTERNAL, token)));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => getWithToken(gateway().url, INTERNAL, token)),
+      );
       expect(responses.map((response) => response.status)).toEqual(Array(50).fill(404));
     }
     expect(cluster().emulator.counters.subjectAccessReviews - before.subjectAccessReviews).toBe(1);
@@ -182,7 +216,7 @@ describe('Every OIDC request goes through SubjectAccessReview, cached', () => {
   });
 });
 
-describe('The Kubernetes API down for an OIDC user\'s review: 503, never 401 and never an allow', () => {
+describe("The Kubernetes API down for an OIDC user's review: 503, never 401 and never an allow", () => {
   // Its own cluster: the test takes it down, which no other test may see.
   const { cluster, provider, gateway } = useOidcSetting(async (identityCluster) => {
     await identityCluster.createServiceAccount('platform-admin', { 'platform.dev/claim.groups': 'platform-eng' });
@@ -199,10 +233,13 @@ describe('The Kubernetes API down for an OIDC user\'s review: 503, never 401 and
 });
 
 describe('The identity provider may be down at start-up', () => {
-  const { provider, startGateway } = useOidcSetting(async (identityCluster) => {
-    await identityCluster.createServiceAccount('platform-admin', { 'platform.dev/claim.groups': 'platform-eng' });
-    await identityCluster.allowPaths('platform-admin', ['/internal/*'], ['get']);
-  }, { gatewayInTest: true });
+  const { provider, startGateway } = useOidcSetting(
+    async (identityCluster) => {
+      await identityCluster.createServiceAccount('platform-admin', { 'platform.dev/claim.groups': 'platform-eng' });
+      await identityCluster.allowPaths('platform-admin', ['/internal/*'], ['get']);
+    },
+    { gatewayInTest: true },
+  );
 
   it('starts without it and answers 503 with Retry-After while no keys can be had', async () => {
     const token = await provider().login('alice');

@@ -11,7 +11,10 @@ import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
 
 const GROUP = 'platform.dev';
-const account = (name: string): ReviewSubject => ({ user: `system:serviceaccount:${TEST_NAMESPACE}:${name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${TEST_NAMESPACE}`, 'system:authenticated'] });
+const account = (name: string): ReviewSubject => ({
+  user: `system:serviceaccount:${TEST_NAMESPACE}:${name}`,
+  groups: ['system:serviceaccounts', `system:serviceaccounts:${TEST_NAMESPACE}`, 'system:authenticated'],
+});
 
 /** A kubeconfig for a plain-HTTP endpoint. */
 function kubeConfigFor(server: string): KubeConfig {
@@ -25,7 +28,7 @@ function kubeConfigFor(server: string): KubeConfig {
   return kubeConfig;
 }
 
-describe('SubjectAccessReview against the cluster\'s RBAC: allowed exactly when a Role or ClusterRole allows the request', () => {
+describe("SubjectAccessReview against the cluster's RBAC: allowed exactly when a Role or ClusterRole allows the request", () => {
   let cluster: IdentityCluster;
   let reviewer: KubernetesSubjectAccessReviewer;
 
@@ -34,21 +37,58 @@ describe('SubjectAccessReview against the cluster\'s RBAC: allowed exactly when 
     await cluster.createServiceAccount('reader');
     await cluster.allowPaths('reader', ['/internal/runs'], ['get']);
     const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-    await rbac.createNamespacedRole({ namespace: TEST_NAMESPACE, body: { metadata: { name: 'read-workspaces' }, rules: [{ apiGroups: [GROUP], resources: ['workspaces', 'workspaces/log'], verbs: ['get'] }] } });
+    await rbac.createNamespacedRole({
+      namespace: TEST_NAMESPACE,
+      body: {
+        metadata: { name: 'read-workspaces' },
+        rules: [{ apiGroups: [GROUP], resources: ['workspaces', 'workspaces/log'], verbs: ['get'] }],
+      },
+    });
     await rbac.createNamespacedRoleBinding({
       namespace: TEST_NAMESPACE,
-      body: { metadata: { name: 'read-workspaces' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-workspaces' }, subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: 'reader' }] },
+      body: {
+        metadata: { name: 'read-workspaces' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-workspaces' },
+        subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: 'reader' }],
+      },
     });
     reviewer = new KubernetesSubjectAccessReviewer(cluster.emulator.kubeConfig(), silentLogger);
   });
   afterAll(() => cluster.close());
 
   it.each([
-    ['get a Workspace in its namespace', { verb: 'get', group: GROUP, resource: 'workspaces', namespace: TEST_NAMESPACE, name: 'w' }, true],
-    ['get a Workspace\'s log', { verb: 'get', group: GROUP, resource: 'workspaces', subresource: 'log', namespace: TEST_NAMESPACE, name: 'w' }, true],
-    ['delete a Workspace', { verb: 'delete', group: GROUP, resource: 'workspaces', namespace: TEST_NAMESPACE, name: 'w' }, false],
-    ['get a Workspace in another namespace', { verb: 'get', group: GROUP, resource: 'workspaces', namespace: 'elsewhere', name: 'w' }, false],
-    ['get the status subresource', { verb: 'get', group: GROUP, resource: 'workspaces', subresource: 'status', namespace: TEST_NAMESPACE, name: 'w' }, false],
+    [
+      'get a Workspace in its namespace',
+      { verb: 'get', group: GROUP, resource: 'workspaces', namespace: TEST_NAMESPACE, name: 'w' },
+      true,
+    ],
+    [
+      "get a Workspace's log",
+      { verb: 'get', group: GROUP, resource: 'workspaces', subresource: 'log', namespace: TEST_NAMESPACE, name: 'w' },
+      true,
+    ],
+    [
+      'delete a Workspace',
+      { verb: 'delete', group: GROUP, resource: 'workspaces', namespace: TEST_NAMESPACE, name: 'w' },
+      false,
+    ],
+    [
+      'get a Workspace in another namespace',
+      { verb: 'get', group: GROUP, resource: 'workspaces', namespace: 'elsewhere', name: 'w' },
+      false,
+    ],
+    [
+      'get the status subresource',
+      {
+        verb: 'get',
+        group: GROUP,
+        resource: 'workspaces',
+        subresource: 'status',
+        namespace: TEST_NAMESPACE,
+        name: 'w',
+      },
+      false,
+    ],
     ['get /internal/runs', { nonResourcePath: '/internal/runs', verb: 'get' }, true],
     ['post /internal/runs', { nonResourcePath: '/internal/runs', verb: 'post' }, false],
     ['get /internal/other', { nonResourcePath: '/internal/other', verb: 'get' }, false],
@@ -57,7 +97,14 @@ describe('SubjectAccessReview against the cluster\'s RBAC: allowed exactly when 
   });
 
   it('denies a ServiceAccount with no binding at all', async () => {
-    expect(await reviewer.review(account('nobody'), { verb: 'get', group: GROUP, resource: 'workspaces', namespace: TEST_NAMESPACE })).toBe(false);
+    expect(
+      await reviewer.review(account('nobody'), {
+        verb: 'get',
+        group: GROUP,
+        resource: 'workspaces',
+        namespace: TEST_NAMESPACE,
+      }),
+    ).toBe(false);
   });
 });
 
@@ -93,7 +140,12 @@ describe('The review as the cluster receives it: the subject and every attribute
   it('sends user, uid, groups and extra with the resource attributes', async () => {
     answer = { allowed: true };
     const { allowed, review } = await send(
-      { user: 'system:serviceaccount:ops:ci', uid: 'u-1', groups: ['g'], extra: { 'authentication.kubernetes.io/pod-name': ['p'] } },
+      {
+        user: 'system:serviceaccount:ops:ci',
+        uid: 'u-1',
+        groups: ['g'],
+        extra: { 'authentication.kubernetes.io/pod-name': ['p'] },
+      },
       { verb: 'get', group: GROUP, resource: 'workspaces', subresource: 'log', namespace: 'team', name: 'web' },
     );
     expect(allowed).toBe(true);
@@ -106,7 +158,14 @@ describe('The review as the cluster receives it: the subject and every attribute
         uid: 'u-1',
         groups: ['g'],
         extra: { 'authentication.kubernetes.io/pod-name': ['p'] },
-        resourceAttributes: { verb: 'get', group: GROUP, resource: 'workspaces', subresource: 'log', namespace: 'team', name: 'web' },
+        resourceAttributes: {
+          verb: 'get',
+          group: GROUP,
+          resource: 'workspaces',
+          subresource: 'log',
+          namespace: 'team',
+          name: 'web',
+        },
       },
     });
   });
@@ -114,7 +173,11 @@ describe('The review as the cluster receives it: the subject and every attribute
   it('sends no uid or extra for a subject without them, and a non-resource path as nonResourceAttributes', async () => {
     answer = { allowed: true };
     const { review } = await send({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'post' });
-    expect(review.body.spec).toEqual({ user: 'u', groups: [], nonResourceAttributes: { path: '/internal/runs', verb: 'post' } });
+    expect(review.body.spec).toEqual({
+      user: 'u',
+      groups: [],
+      nonResourceAttributes: { path: '/internal/runs', verb: 'post' },
+    });
   });
 
   it.each([
@@ -125,7 +188,9 @@ describe('The review as the cluster receives it: the subject and every attribute
     ['no decision', {}, false],
   ])('%s → %s', async (_name, status, allowed) => {
     answer = status;
-    expect((await send({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'get' })).allowed).toBe(allowed);
+    expect((await send({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'get' })).allowed).toBe(
+      allowed,
+    );
   });
 });
 
@@ -133,11 +198,20 @@ describe('A review answered without a status is a denial', () => {
   it('denies when the cluster answers no status at all', async () => {
     const server = createServer((request, response) => {
       request.resume();
-      request.on('end', () => response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: {} })));
+      request.on('end', () =>
+        response
+          .writeHead(201, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: {} })),
+      );
     });
     const port = await listen(server, 0, '127.0.0.1');
     try {
-      expect(await new KubernetesSubjectAccessReviewer(kubeConfigFor(`http://127.0.0.1:${port}`), silentLogger).review({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'get' })).toBe(false);
+      expect(
+        await new KubernetesSubjectAccessReviewer(kubeConfigFor(`http://127.0.0.1:${port}`), silentLogger).review(
+          { user: 'u', groups: [] },
+          { nonResourcePath: '/internal/runs', verb: 'get' },
+        ),
+      ).toBe(false);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -150,9 +224,13 @@ describe('A review the cluster cannot answer is 503 KubernetesUnavailable, never
     const kubeConfig = cluster.emulator.kubeConfig();
     await cluster.close();
     const logger = capturingLogger();
-    const error = await new KubernetesSubjectAccessReviewer(kubeConfig, logger).review({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'get' }).catch((failure: unknown) => failure);
+    const error = await new KubernetesSubjectAccessReviewer(kubeConfig, logger)
+      .review({ user: 'u', groups: [] }, { nonResourcePath: '/internal/runs', verb: 'get' })
+      .catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(ApiError);
     expect([(error as ApiError).status, (error as ApiError).reason]).toEqual([503, 'KubernetesUnavailable']);
-    expect(logger.lines.map((line) => JSON.parse(line).message)).toEqual(['Kubernetes API did not answer a SubjectAccessReview']);
+    expect(logger.lines.map((line) => JSON.parse(line).message)).toEqual([
+      'Kubernetes API did not answer a SubjectAccessReview',
+    ]);
   });
 });

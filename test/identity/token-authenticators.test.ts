@@ -23,7 +23,11 @@ afterEach(() => {
 });
 
 function settings(overrides: Record<string, string> = {}): AdminAccountSettings {
-  return parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: `${TTL}s`, ...overrides });
+  return parseAdminAccountSettings({
+    ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
+    ADMIN_ACCOUNT_TOKEN_TTL: `${TTL}s`,
+    ...overrides,
+  });
 }
 
 function admin(overrides: Record<string, string> = {}): AdminTokenAuthenticator {
@@ -31,7 +35,10 @@ function admin(overrides: Record<string, string> = {}): AdminTokenAuthenticator 
 }
 
 /** What the authenticator answers: the authentication, null, or the refusal as [status, reason, message]. */
-async function outcome(authenticator: { authenticate(token: string, claims: Record<string, unknown>): Promise<unknown> }, token: string): Promise<unknown> {
+async function outcome(
+  authenticator: { authenticate(token: string, claims: Record<string, unknown>): Promise<unknown> },
+  token: string,
+): Promise<unknown> {
   try {
     return await authenticator.authenticate(token, decodeJwt(token));
   } catch (error) {
@@ -51,7 +58,13 @@ describe('Admin JWT: issued as HS256 with exactly iss, sub=admin, iat and exp=ia
 });
 
 describe('Admin JWT verification: the key in force, HS256 only, all four claims, the TTL in force, no other claim', () => {
-  const claims = (overrides: Record<string, unknown> = {}) => ({ iss: ISSUER, sub: 'admin', iat: NOW, exp: NOW + TTL, ...overrides });
+  const claims = (overrides: Record<string, unknown> = {}) => ({
+    iss: ISSUER,
+    sub: 'admin',
+    iat: NOW,
+    exp: NOW + TTL,
+    ...overrides,
+  });
 
   beforeAll(() => {
     vi.useRealTimers();
@@ -61,7 +74,10 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
 
   it('accepts a token it issued and caches it until exp', async () => {
     at(NOW);
-    expect(await outcome(admin(), await issueAdminToken(settings(), ISSUER, NOW))).toEqual({ principal: { type: 'admin', name: 'admin', expiresAt: (NOW + TTL) * 1000 }, cacheUntil: (NOW + TTL) * 1000 });
+    expect(await outcome(admin(), await issueAdminToken(settings(), ISSUER, NOW))).toEqual({
+      principal: { type: 'admin', name: 'admin', expiresAt: (NOW + TTL) * 1000 },
+      cacheUntil: (NOW + TTL) * 1000,
+    });
   });
 
   it('does not own a token of another issuer (null: another authenticator may)', async () => {
@@ -71,7 +87,9 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
 
   it('refuses every admin token while the account is disabled', async () => {
     at(NOW);
-    expect(await outcome(admin({ ADMIN_ACCOUNT_ENABLED: 'false' }), await signToken(claims()))).toEqual(refused('the admin account is disabled', 'AdminAccountDisabled'));
+    expect(await outcome(admin({ ADMIN_ACCOUNT_ENABLED: 'false' }), await signToken(claims()))).toEqual(
+      refused('the admin account is disabled', 'AdminAccountDisabled'),
+    );
   });
 
   it.each([
@@ -79,23 +97,55 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
     ['HS384', () => signToken(claims(), { alg: 'HS384' }), 'token algorithm is not allowed'],
     ['HS512', () => signToken(claims(), { alg: 'HS512' }), 'token algorithm is not allowed'],
     ['alg none', async () => unsignedToken(claims()), 'token algorithm is not allowed'],
-    ['a signature that is not base64url', async () => (await signToken(claims())).replace(/\.[^.]+$/, '.!!!'), 'token is malformed'],
-    ['an unknown critical header', async () => {
-      const [, payload, signature] = (await signToken(claims())).split('.');
-      return `${Buffer.from(JSON.stringify({ alg: 'HS256', crit: ['x-unknown'], 'x-unknown': 1 })).toString('base64url')}.${payload}.${signature}`;
-    }, 'token is malformed'],
+    [
+      'a signature that is not base64url',
+      async () => (await signToken(claims())).replace(/\.[^.]+$/, '.!!!'),
+      'token is malformed',
+    ],
+    [
+      'an unknown critical header',
+      async () => {
+        const [, payload, signature] = (await signToken(claims())).split('.');
+        return `${Buffer.from(JSON.stringify({ alg: 'HS256', crit: ['x-unknown'], 'x-unknown': 1 })).toString('base64url')}.${payload}.${signature}`;
+      },
+      'token is malformed',
+    ],
     ['sub other than admin', () => signToken(claims({ sub: 'root' })), 'token claim "sub" is invalid'],
     ['no sub', () => signToken(claims({ sub: undefined })), 'token claim "sub" is invalid'],
     ['no iat', () => signToken(claims({ iat: undefined })), 'token claim "iat" is invalid'],
     ['no exp', () => signToken(claims({ exp: undefined })), 'token claim "exp" is invalid'],
     ['an expired exp', () => signToken(claims({ iat: NOW - TTL - 1, exp: NOW - 1 })), 'token has expired'],
-    ['a groups claim', () => signToken(claims({ groups: ['system:masters'] })), 'admin token carries unexpected claims: groups'],
-    ['two extra claims', () => signToken(claims({ role: 'x', aud: 'y' })), 'admin token carries unexpected claims: role, aud'],
-    ['iat more than a minute ahead', () => signToken(claims({ iat: NOW + 61, exp: NOW + 61 + TTL })), 'admin token was issued in the future'],
-    ['a lifetime beyond the TTL', () => signToken(claims({ exp: NOW + TTL + 1 })), 'admin token lifetime does not match the configured TTL'],
+    [
+      'a groups claim',
+      () => signToken(claims({ groups: ['system:masters'] })),
+      'admin token carries unexpected claims: groups',
+    ],
+    [
+      'two extra claims',
+      () => signToken(claims({ role: 'x', aud: 'y' })),
+      'admin token carries unexpected claims: role, aud',
+    ],
+    [
+      'iat more than a minute ahead',
+      () => signToken(claims({ iat: NOW + 61, exp: NOW + 61 + TTL })),
+      'admin token was issued in the future',
+    ],
+    [
+      'a lifetime beyond the TTL',
+      () => signToken(claims({ exp: NOW + TTL + 1 })),
+      'admin token lifetime does not match the configured TTL',
+    ],
     ['exp equal to iat', () => signToken(claims({ iat: NOW - 10, exp: NOW - 10 })), 'token has expired'],
-    ['exp before iat', () => signToken(claims({ iat: NOW + 30, exp: NOW + 20 })), 'admin token lifetime does not match the configured TTL'],
-    ['exp equal to an iat within the clock skew', () => signToken(claims({ iat: NOW + 30, exp: NOW + 30 })), 'admin token lifetime does not match the configured TTL'],
+    [
+      'exp before iat',
+      () => signToken(claims({ iat: NOW + 30, exp: NOW + 20 })),
+      'admin token lifetime does not match the configured TTL',
+    ],
+    [
+      'exp equal to an iat within the clock skew',
+      () => signToken(claims({ iat: NOW + 30, exp: NOW + 30 })),
+      'admin token lifetime does not match the configured TTL',
+    ],
   ])('refuses %s with 401', async (_case, token, message) => {
     at(NOW);
     expect(await outcome(admin(), await token())).toEqual(refused(message));
@@ -107,7 +157,9 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
     ['a lifetime shorter than the TTL', { exp: NOW + 1 }],
   ])('accepts %s', async (_case, overrides) => {
     at(NOW);
-    expect(await outcome(admin(), await signToken(claims(overrides)))).toMatchObject({ principal: { type: 'admin', name: 'admin' } });
+    expect(await outcome(admin(), await signToken(claims(overrides)))).toMatchObject({
+      principal: { type: 'admin', name: 'admin' },
+    });
   });
 
   it('refuses at exp, accepts one second before', async () => {
@@ -121,7 +173,9 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
   it('a lowered TTL shortens live sessions: a token issued under a longer TTL is refused', async () => {
     at(NOW);
     const token = await issueAdminToken(settings(), ISSUER, NOW);
-    expect(await outcome(admin({ ADMIN_ACCOUNT_TOKEN_TTL: `${TTL - 1}s` }), token)).toEqual(refused('admin token lifetime does not match the configured TTL'));
+    expect(await outcome(admin({ ADMIN_ACCOUNT_TOKEN_TTL: `${TTL - 1}s` }), token)).toEqual(
+      refused('admin token lifetime does not match the configured TTL'),
+    );
   });
 
   it('exposes its issuer, which marks a token as an admin token', () => {
@@ -130,63 +184,154 @@ describe('Admin JWT verification: the key in force, HS256 only, all four claims,
 });
 
 /** Every public-key algorithm a provider may sign ID tokens with (RFC 7518, RFC 8037, RFC 9864's Ed25519). */
-const PUBLIC_KEY_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const PUBLIC_KEY_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
-describe('OIDC ID tokens: the provider\'s keys, its issuer, an audience among the client IDs, an exp, and the username claim', () => {
+describe("OIDC ID tokens: the provider's keys, its issuer, an audience among the client IDs, an exp, and the username claim", () => {
   let provider: StaticOidcIssuer & { close(): Promise<void> };
   let authenticator: OidcTokenAuthenticator;
-  const oidcSettings = (issuerUrl: string): OidcSettings => ({ issuerUrl, clientId: 'web', cliClientId: 'cli', additionalScopes: [], usernameClaim: 'email', fetchUrlFor: (url: string) => url }) as OidcSettings;
+  const oidcSettings = (issuerUrl: string): OidcSettings =>
+    ({
+      issuerUrl,
+      clientId: 'web',
+      cliClientId: 'cli',
+      additionalScopes: [],
+      usernameClaim: 'email',
+      fetchUrlFor: (url: string) => url,
+    }) as OidcSettings;
 
   beforeAll(async () => {
     provider = await startStaticOidcIssuer({ extraAlgorithms: PUBLIC_KEY_ALGORITHMS.filter((alg) => alg !== 'ES256') });
-    authenticator = new OidcTokenAuthenticator(oidcSettings(provider.issuer), new OidcKeySet(oidcSettings(provider.issuer), silentLogger));
+    authenticator = new OidcTokenAuthenticator(
+      oidcSettings(provider.issuer),
+      new OidcKeySet(oidcSettings(provider.issuer), silentLogger),
+    );
   });
   afterAll(() => provider.close());
 
   it.each(['web', 'cli', ['other', 'cli']])('accepts audience %j and caches until exp', async (aud) => {
     const token = await provider.sign({ aud, email: 'alice@example.com', groups: ['dev'] });
     const claims = decodeJwt(token);
-    expect(await outcome(authenticator, token)).toEqual({ principal: { type: 'oidc', name: 'alice@example.com', claims, expiresAt: (claims.exp as number) * 1000 }, cacheUntil: (claims.exp as number) * 1000 });
+    expect(await outcome(authenticator, token)).toEqual({
+      principal: { type: 'oidc', name: 'alice@example.com', claims, expiresAt: (claims.exp as number) * 1000 },
+      cacheUntil: (claims.exp as number) * 1000,
+    });
   });
 
-  it.each(PUBLIC_KEY_ALGORITHMS)('accepts a token signed with the provider\'s %s key', async (alg) => {
+  it.each(PUBLIC_KEY_ALGORITHMS)("accepts a token signed with the provider's %s key", async (alg) => {
     const token = await provider.sign({ aud: 'web', email: 'alice@example.com' }, alg);
     expect(decodeProtectedHeader(token).alg).toBe(alg);
-    expect(await outcome(authenticator, token)).toMatchObject({ principal: { type: 'oidc', name: 'alice@example.com' } });
+    expect(await outcome(authenticator, token)).toMatchObject({
+      principal: { type: 'oidc', name: 'alice@example.com' },
+    });
   });
 
-  it('refuses an unsigned token (alg none) of the provider\'s issuer with 401', async () => {
-    const token = unsignedToken({ iss: provider.issuer, aud: 'web', email: 'a@example.com', exp: Math.floor(Date.now() / 1000) + 60 });
+  it("refuses an unsigned token (alg none) of the provider's issuer with 401", async () => {
+    const token = unsignedToken({
+      iss: provider.issuer,
+      aud: 'web',
+      email: 'a@example.com',
+      exp: Math.floor(Date.now() / 1000) + 60,
+    });
     expect(await outcome(authenticator, token)).toEqual(refused('token algorithm is not allowed'));
   });
 
   it('does not own a token of another issuer', async () => {
-    expect(await outcome(authenticator, await signToken({ iss: 'https://elsewhere.test', aud: 'web', email: 'a' }))).toBeNull();
+    expect(
+      await outcome(authenticator, await signToken({ iss: 'https://elsewhere.test', aud: 'web', email: 'a' })),
+    ).toBeNull();
   });
 
   it.each([
-    ['another audience', () => provider.sign({ aud: 'other', email: 'a@example.com' }), 'token claim "aud" is invalid', 'InvalidToken'],
-    ['no exp', () => provider.sign({ aud: 'web', email: 'a@example.com', exp: undefined }), 'token claim "exp" is invalid', 'InvalidToken'],
-    ['an expired exp', () => provider.sign({ aud: 'web', email: 'a@example.com', iat: 1, exp: 2 }), 'token has expired', 'InvalidToken'],
-    ['an HMAC signature', () => signToken({ iss: provider.issuer, aud: 'web', email: 'a@example.com', exp: Math.floor(Date.now() / 1000) + 60 }), 'token algorithm is not allowed', 'InvalidToken'],
-    ['no username claim', () => provider.sign({ aud: 'web', sub: 'alice' }), 'ID token has no "email" claim (OIDC_USERNAME_CLAIM)', 'MissingUsernameClaim'],
-    ['an empty username claim', () => provider.sign({ aud: 'web', email: '' }), 'ID token has no "email" claim (OIDC_USERNAME_CLAIM)', 'MissingUsernameClaim'],
-    ['a non-string username claim', () => provider.sign({ aud: 'web', email: 7 }), 'ID token has no "email" claim (OIDC_USERNAME_CLAIM)', 'MissingUsernameClaim'],
+    [
+      'another audience',
+      () => provider.sign({ aud: 'other', email: 'a@example.com' }),
+      'token claim "aud" is invalid',
+      'InvalidToken',
+    ],
+    [
+      'no exp',
+      () => provider.sign({ aud: 'web', email: 'a@example.com', exp: undefined }),
+      'token claim "exp" is invalid',
+      'InvalidToken',
+    ],
+    [
+      'an expired exp',
+      () => provider.sign({ aud: 'web', email: 'a@example.com', iat: 1, exp: 2 }),
+      'token has expired',
+      'InvalidToken',
+    ],
+    [
+      'an HMAC signature',
+      () =>
+        signToken({
+          iss: provider.issuer,
+          aud: 'web',
+          email: 'a@example.com',
+          exp: Math.floor(Date.now() / 1000) + 60,
+        }),
+      'token algorithm is not allowed',
+      'InvalidToken',
+    ],
+    [
+      'no username claim',
+      () => provider.sign({ aud: 'web', sub: 'alice' }),
+      'ID token has no "email" claim (OIDC_USERNAME_CLAIM)',
+      'MissingUsernameClaim',
+    ],
+    [
+      'an empty username claim',
+      () => provider.sign({ aud: 'web', email: '' }),
+      'ID token has no "email" claim (OIDC_USERNAME_CLAIM)',
+      'MissingUsernameClaim',
+    ],
+    [
+      'a non-string username claim',
+      () => provider.sign({ aud: 'web', email: 7 }),
+      'ID token has no "email" claim (OIDC_USERNAME_CLAIM)',
+      'MissingUsernameClaim',
+    ],
   ])('refuses %s with 401', async (_case, token, message, reason) => {
     expect(await outcome(authenticator, await token())).toEqual(refused(message, reason));
   });
 
   it('refuses a token signed with a key the provider does not publish', async () => {
     const { privateKey } = await generateKeyPair('ES256');
-    const token = await new SignJWT({ aud: 'web', email: 'a@example.com' }).setProtectedHeader({ alg: 'ES256', kid: 'not-published' }).setIssuer(provider.issuer).setExpirationTime('1h').sign(privateKey);
+    const token = await new SignJWT({ aud: 'web', email: 'a@example.com' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'not-published' })
+      .setIssuer(provider.issuer)
+      .setExpirationTime('1h')
+      .sign(privateKey);
     expect(await outcome(authenticator, token)).toEqual(refused('no key of the issuer matches the token'));
   });
 
   it('answers 503 when the provider cannot be reached for its keys (never a 401 for a token that may be valid)', async () => {
     const unreachable = 'http://127.0.0.1:9/oidc';
-    const offline = new OidcTokenAuthenticator(oidcSettings(unreachable), new OidcKeySet(oidcSettings(unreachable), silentLogger, { fetchTimeoutMs: 2_000 }));
+    const offline = new OidcTokenAuthenticator(
+      oidcSettings(unreachable),
+      new OidcKeySet(oidcSettings(unreachable), silentLogger, { fetchTimeoutMs: 2_000 }),
+    );
     const { privateKey } = await generateKeyPair('ES256');
-    const token = await new SignJWT({ aud: 'web', email: 'a@example.com' }).setProtectedHeader({ alg: 'ES256', kid: 'k' }).setIssuer(unreachable).setExpirationTime('1h').sign(privateKey);
-    expect(await outcome(offline, token)).toEqual([503, 'IdentityProviderUnavailable', 'the identity provider cannot be reached to fetch its signing keys; retry shortly']);
+    const token = await new SignJWT({ aud: 'web', email: 'a@example.com' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+      .setIssuer(unreachable)
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    expect(await outcome(offline, token)).toEqual([
+      503,
+      'IdentityProviderUnavailable',
+      'the identity provider cannot be reached to fetch its signing keys; retry shortly',
+    ]);
   });
 });

@@ -7,7 +7,14 @@ import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../../shared/routes/route-table.ts';
-import { CONTAINER_DATABASE_PORT, FunctionContainer, imageSize, imageUnderTest, nodeImage, podman } from './function-container.ts';
+import {
+  CONTAINER_DATABASE_PORT,
+  FunctionContainer,
+  imageSize,
+  imageUnderTest,
+  nodeImage,
+  podman,
+} from './function-container.ts';
 import { startRelay } from './socket-relay.ts';
 
 // Issue 16: the shipped image, built with podman (infra/image/build.sh) and run as Knative runs it.
@@ -37,7 +44,10 @@ function errorLines(logs: string): string[] {
 }
 
 async function loginToken(container: FunctionContainer): Promise<string> {
-  const answer = await container.send(LOGIN, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_PASSWORD}` } });
+  const answer = await container.send(LOGIN, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_PASSWORD}` },
+  });
   expect(answer.status).toBe(200);
   return (JSON.parse(answer.body) as { idToken: string }).idToken;
 }
@@ -56,13 +66,20 @@ beforeAll(async () => {
     const needsDatabase = !SELF_CONTAINED.includes(name);
     containers.set(
       name,
-      await FunctionContainer.start(name, needsDatabase ? { ...env, DATABASE_URL: databaseUrl } : env, needsDatabase ? { databaseSocket: join(databaseSocketDir, 'postgres.sock') } : {}),
+      await FunctionContainer.start(
+        name,
+        needsDatabase ? { ...env, DATABASE_URL: databaseUrl } : env,
+        needsDatabase ? { databaseSocket: join(databaseSocketDir, 'postgres.sock') } : {},
+      ),
     );
   }
 });
 
 afterAll(async () => {
-  for (const [name, container] of containers) figures.push(`cold start ${name.padEnd(14)} ${Math.round(container.coldStartMs)} ms (podman run to the first 200 of /healthz)`);
+  for (const [name, container] of containers)
+    figures.push(
+      `cold start ${name.padEnd(14)} ${Math.round(container.coldStartMs)} ms (podman run to the first 200 of /healthz)`,
+    );
   console.log(figures.join('\n'));
   await Promise.all([...containers.values()].map((container) => container.remove()));
   databaseRelay?.close();
@@ -80,7 +97,13 @@ describe('Issue 16, the image runs as Knative runs it: non-root, read-only root 
   });
 
   it('has no network but loopback', async () => {
-    const interfaces = await podman('exec', containers.get('login')!.id, 'node', '-p', 'Object.keys(require("os").networkInterfaces()).join()');
+    const interfaces = await podman(
+      'exec',
+      containers.get('login')!.id,
+      'node',
+      '-p',
+      'Object.keys(require("os").networkInterfaces()).join()',
+    );
     expect(interfaces).toBe('lo');
   });
 });
@@ -91,22 +114,29 @@ describe('Issue 16, a small image: the Node base without npm, plus the bundles a
     const base = await imageSize(nodeImage());
     const login = containers.get('login')!;
     const application = Number((await podman('exec', login.id, 'du', '-sb', '/app')).split('\t')[0]);
-    figures.push(`image ${(image / 1e6).toFixed(1)} MB; Node base ${(base / 1e6).toFixed(1)} MB; /app ${(application / 1e6).toFixed(1)} MB`);
+    figures.push(
+      `image ${(image / 1e6).toFixed(1)} MB; Node base ${(base / 1e6).toFixed(1)} MB; /app ${(application / 1e6).toFixed(1)} MB`,
+    );
     expect(application).toBeLessThanOrEqual(15e6);
     expect(image).toBeLessThanOrEqual(base + 15e6);
     // As root: the image user cannot read every folder.
     expect(await podman('exec', '--user=0', login.id, 'find', '/', '-xdev', '-name', 'node_modules')).toBe('');
-    await expect(podman('exec', login.id, 'sh', '-c', 'command -v npm || command -v npx || command -v corepack')).rejects.toThrow();
+    await expect(
+      podman('exec', login.id, 'sh', '-c', 'command -v npm || command -v npx || command -v corepack'),
+    ).rejects.toThrow();
   });
 });
 
 describe('Issue 16, every function answers /healthz, /readyz and a real request of its own', () => {
-  it.each(FUNCTION_NAMES.filter((name) => name !== 'resources').map((name) => [name]))('%s answers /healthz and /readyz with 200', async (name) => {
-    const container = containers.get(name as FunctionName)!;
-    expect((await container.get('/healthz')).status).toBe(200);
-    const ready = await container.get('/readyz');
-    expect(ready.status, ready.body).toBe(200);
-  });
+  it.each(FUNCTION_NAMES.filter((name) => name !== 'resources').map((name) => [name]))(
+    '%s answers /healthz and /readyz with 200',
+    async (name) => {
+      const container = containers.get(name as FunctionName)!;
+      expect((await container.get('/healthz')).status).toBe(200);
+      const ready = await container.get('/readyz');
+      expect(ready.status, ready.body).toBe(200);
+    },
+  );
 
   it('resources, with no cluster to serve from, is alive but not ready (/readyz 503 KubernetesUnavailable)', async () => {
     const container = containers.get('resources')!;
@@ -139,20 +169,42 @@ describe('Issue 16, every function answers /healthz, /readyz and a real request 
     expect((await resources.get(WHO_AM_I)).status).toBe(401);
   });
 
-  it('internal and run-logs: the controller\'s calls write a run that run-logs then streams, over the real database', async () => {
+  it("internal and run-logs: the controller's calls write a run that run-logs then streams, over the real database", async () => {
     const token = await loginToken(containers.get('login')!);
-    const run = await new RunStore(database.pool).createRun({ project: 'image-test', workspace: 'network', type: 'plan', principal: 'admin', principalType: 'admin' });
+    const run = await new RunStore(database.pool).createRun({
+      project: 'image-test',
+      workspace: 'network',
+      type: 'plan',
+      principal: 'admin',
+      principalType: 'admin',
+    });
     const internal = containers.get('internal')!;
     const pending = await internal.get('/internal/runs?phase=Pending', token);
     expect(pending.status, pending.body).toBe(200);
     expect(pending.body).toContain(run.id);
-    const json = (body: unknown) => ({ method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const claimed = await internal.send('/internal/runs/claim', json({ project: 'image-test', workspace: 'network', leaseSeconds: 600 }));
+    const json = (body: unknown) => ({
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const claimed = await internal.send(
+      '/internal/runs/claim',
+      json({ project: 'image-test', workspace: 'network', leaseSeconds: 600 }),
+    );
     expect(claimed.status, claimed.body).toBe(200);
     const { run: held, lease } = JSON.parse(claimed.body) as { run: { id: string }; lease: { id: string } };
     expect(held.id).toBe(run.id);
-    expect((await internal.send(`/internal/runs/${run.id}/logs`, json({ leaseId: lease.id, firstSeq: 1, lines: ['Plan: 1 to add'] }))).status).toBe(200);
-    expect((await internal.send(`/internal/runs/${run.id}/phase`, json({ leaseId: lease.id, phase: 'Succeeded' }))).status).toBe(200);
+    expect(
+      (
+        await internal.send(
+          `/internal/runs/${run.id}/logs`,
+          json({ leaseId: lease.id, firstSeq: 1, lines: ['Plan: 1 to add'] }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await internal.send(`/internal/runs/${run.id}/phase`, json({ leaseId: lease.id, phase: 'Succeeded' }))).status,
+    ).toBe(200);
 
     const stream = await containers.get('run-logs')!.get(`/api/v1alpha1/run-logs/image-test/${run.id}`, token);
     expect(stream.status).toBe(200);
@@ -163,11 +215,14 @@ describe('Issue 16, every function answers /healthz, /readyz and a real request 
 });
 
 describe('Issue 16, quiet, honest start-up: a function that needs neither the cluster nor the database does not reach for them', () => {
-  it.each(SELF_CONTAINED.map((name) => [name]))('%s logs nothing at error level and never mentions Kubernetes', async (name) => {
-    const logs = await containers.get(name as FunctionName)!.logs();
-    expect(errorLines(logs)).toEqual([]);
-    expect(logs).not.toMatch(/kubernetes|cluster|issuer discovery|DATABASE_URL/i);
-  });
+  it.each(SELF_CONTAINED.map((name) => [name]))(
+    '%s logs nothing at error level and never mentions Kubernetes',
+    async (name) => {
+      const logs = await containers.get(name as FunctionName)!.logs();
+      expect(errorLines(logs)).toEqual([]);
+      expect(logs).not.toMatch(/kubernetes|cluster|issuer discovery|DATABASE_URL/i);
+    },
+  );
 });
 
 describe('Issue 16, honest start-up: a function that needs the cluster says once that none is configured, and does not try it', () => {
@@ -199,7 +254,15 @@ describe('Issue 16, SIGTERM drains an in-flight request, then the container exit
 
 describe('Issue 16, a bad FUNCTION_TARGET stops the container with exit 1 and a message naming it', () => {
   it('exits 1 and names FUNCTION_TARGET', async () => {
-    const id = await podman('run', '--detach', '--network=none', '--read-only', '--env', 'FUNCTION_TARGET=everything', imageUnderTest());
+    const id = await podman(
+      'run',
+      '--detach',
+      '--network=none',
+      '--read-only',
+      '--env',
+      'FUNCTION_TARGET=everything',
+      imageUnderTest(),
+    );
     try {
       expect(await podman('wait', id)).toBe('1');
       expect(await podman('logs', id)).toContain('refusing to start: FUNCTION_TARGET');

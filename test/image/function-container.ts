@@ -61,19 +61,37 @@ export class FunctionContainer {
   }
 
   /** Starts the container and waits (generously) until /healthz answers 200. */
-  static async start(functionName: string, env: Record<string, string>, options: { databaseSocket?: string } = {}): Promise<FunctionContainer> {
+  static async start(
+    functionName: string,
+    env: Record<string, string>,
+    options: { databaseSocket?: string } = {},
+  ): Promise<FunctionContainer> {
     const socketDir = await mkdtemp(join(tmpdir(), `platform-api-${functionName}-`));
-    const environment = { PORT: String(CONTAINER_PORT), FUNCTION_TARGET: functionName, K_SERVICE: `platform-api-${functionName}`, K_REVISION: `platform-api-${functionName}-00001`, ...env };
+    const environment = {
+      PORT: String(CONTAINER_PORT),
+      FUNCTION_TARGET: functionName,
+      K_SERVICE: `platform-api-${functionName}`,
+      K_REVISION: `platform-api-${functionName}-00001`,
+      ...env,
+    };
     const started = performance.now();
     const id = await podman(
-      'run', '--detach', '--network=none', '--read-only', '--cap-drop=all', '--security-opt=no-new-privileges',
-      '--memory=256m', '--pids-limit=256', ...Object.entries(environment).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+      'run',
+      '--detach',
+      '--network=none',
+      '--read-only',
+      '--cap-drop=all',
+      '--security-opt=no-new-privileges',
+      '--memory=256m',
+      '--pids-limit=256',
+      ...Object.entries(environment).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
       imageUnderTest(),
     );
     const container = new FunctionContainer(id, socketDir);
     try {
       const relays = [`unix:${container.httpSocket}=tcp:127.0.0.1:${CONTAINER_PORT}`];
-      if (options.databaseSocket) relays.push(`tcp:127.0.0.1:${CONTAINER_DATABASE_PORT}=unix:${options.databaseSocket}`);
+      if (options.databaseSocket)
+        relays.push(`tcp:127.0.0.1:${CONTAINER_DATABASE_PORT}=unix:${options.databaseSocket}`);
       await container.startRelay(await podman('inspect', '--format', '{{.State.Pid}}', id), relays);
       await container.untilHealthy(functionName);
     } catch (error) {
@@ -87,7 +105,8 @@ export class FunctionContainer {
   private async untilHealthy(functionName: string): Promise<void> {
     const deadline = Date.now() + 60_000;
     while ((await this.get('/healthz').catch(() => undefined))?.status !== 200) {
-      if (Date.now() > deadline) throw new Error(`${functionName} did not answer /healthz within 60 s:\n${await this.logs()}`);
+      if (Date.now() > deadline)
+        throw new Error(`${functionName} did not answer /healthz within 60 s:\n${await this.logs()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -97,7 +116,9 @@ export class FunctionContainer {
   }
 
   private async startRelay(pid: string, relays: string[]): Promise<void> {
-    const relay = spawn('nsenter', [`--net=/proc/${pid}/ns/net`, process.execPath, RELAY, ...relays], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const relay = spawn('nsenter', [`--net=/proc/${pid}/ns/net`, process.execPath, RELAY, ...relays], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     this.relay = relay;
     await new Promise<void>((resolve, reject) => {
       relay.once('exit', (code) => reject(new Error(`the relay into container ${this.id} exited with ${code}`)));
@@ -134,12 +155,25 @@ export class FunctionContainer {
         answered = resolveAnswer;
         failed = rejectAnswer;
       });
-      const outgoing = request({ socketPath: this.httpSocket, path, method: 'POST', headers: { ...headers, expect: '100-continue', 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => (text += chunk));
-        response.on('end', () => answered({ status: response.statusCode!, headers: response.headers, body: text }));
-      });
+      const outgoing = request(
+        {
+          socketPath: this.httpSocket,
+          path,
+          method: 'POST',
+          headers: {
+            ...headers,
+            expect: '100-continue',
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+          },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => answered({ status: response.statusCode!, headers: response.headers, body: text }));
+        },
+      );
       outgoing.on('error', (error) => {
         reject(error);
         failed(error);

@@ -39,9 +39,11 @@ export async function startRelay(from: string, to: string): Promise<Server> {
 
 // As a program: `node socket-relay.ts <from>=<to> ...`, printing "ready" once every relay listens.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await Promise.all(process.argv.slice(2).map((pair) => {
-    const [from, to] = pair.split('=');
-    return startRelay(from!, to!);
-  }));
+  await Promise.all(
+    process.argv.slice(2).map((pair) => {
+      const [from, to] = pair.split('=');
+      return startRelay(from!, to!);
+    }),
+  );
   process.stdout.write('ready\n');
 }

@@ -1,12 +1,9 @@
 // The real kubectl binary and the `platform-api kubeconfig` command, run as child processes against the platform.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { REPO_ROOT } from '../support/function-servers.ts';
 
-// Async on purpose: a synchronous child process would block the event loop serving the in-process platform.
-const run = promisify(execFile);
 export const KUBECTL = join(REPO_ROOT, '.tools/bin/kubectl');
 
 export async function requireKubectl(): Promise<void> {
@@ -22,8 +19,17 @@ export interface CliResult {
 }
 
 /** Runs a command to its end; resolves with its exit code and output whatever the code. */
-export async function runCli(command: string, args: string[], options: { input?: string; home: string; timeoutMs?: number }): Promise<CliResult> {
-  const child = spawn(command, args, { cwd: REPO_ROOT, env: { PATH: process.env.PATH, HOME: options.home }, stdio: ['pipe', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 60_000 });
+export async function runCli(
+  command: string,
+  args: string[],
+  options: { input?: string; home: string; timeoutMs?: number },
+): Promise<CliResult> {
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: options.home },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    timeout: options.timeoutMs ?? 60_000,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -44,7 +50,10 @@ export function kubectlWith(kubeconfig: string, home: string) {
   };
   /** Starts a long-running kubectl (a watch): its output so far, and its exit. */
   const start = (args: string[]) => {
-    const child = spawn(KUBECTL, [...base, ...args], { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(KUBECTL, [...base, ...args], {
+      env: { PATH: process.env.PATH, HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

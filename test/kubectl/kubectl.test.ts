@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiException, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
-import { API, GROUP, OTHER_PROJECT, TEAM_PROJECT, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
+import {
+  API,
+  GROUP,
+  OTHER_PROJECT,
+  TEAM_PROJECT,
+  usePlatform,
+  workspaceObject,
+} from '../resources/platform-fixture.ts';
 import { eventually, kubectlWith, platformKubeconfig, requireKubectl } from './kubectl-cli.ts';
 
 const platform = usePlatform({}, { tls: true });
@@ -23,14 +30,21 @@ async function manifest(name: string, object: Record<string, unknown>): Promise<
 }
 
 function workspace(name: string, namespace: string, version = '1.8.2', path = 'network'): Record<string, unknown> {
-  const object = workspaceObject(name) as { metadata: Record<string, unknown>; spec: { tool: Record<string, unknown>; source: Record<string, unknown> } };
+  const object = workspaceObject(name) as {
+    metadata: Record<string, unknown>;
+    spec: { tool: Record<string, unknown>; source: Record<string, unknown> };
+  };
   object.metadata = { name, namespace };
   object.spec.tool.version = version;
   object.spec.source.path = path;
   return object;
 }
 
-const stored = (namespace: string, name: string) => platform().clusterAdmin.find<{ spec: { tool: { version: string }; source: { path: string } }; metadata: { managedFields?: { manager: string }[] } }>(`${API}/namespaces/${namespace}/workspaces/${name}`);
+const stored = (namespace: string, name: string) =>
+  platform().clusterAdmin.find<{
+    spec: { tool: { version: string }; source: { path: string } };
+    metadata: { managedFields?: { manager: string }[] };
+  }>(`${API}/namespaces/${namespace}/workspaces/${name}`);
 
 beforeAll(async () => {
   await requireKubectl();
@@ -40,9 +54,26 @@ beforeAll(async () => {
   const server = platform().gateway.url;
   const adminConfig = join(home, 'admin.kubeconfig');
   const aliceConfig = join(home, 'alice.kubeconfig');
-  const written = await platformKubeconfig(['--server', server, '--certificate-authority', ca, '--kubeconfig', adminConfig], { input: `${ADMIN_PASSWORD}\n`, home });
+  const written = await platformKubeconfig(
+    ['--server', server, '--certificate-authority', ca, '--kubeconfig', adminConfig],
+    { input: `${ADMIN_PASSWORD}\n`, home },
+  );
   expect(written.code, written.stderr).toBe(0);
-  const oidc = await platformKubeconfig(['--server', server, '--certificate-authority', ca, '--kubeconfig', aliceConfig, '--id-token', platform().tokens.oidcUser, '--namespace', TEAM_PROJECT], { home });
+  const oidc = await platformKubeconfig(
+    [
+      '--server',
+      server,
+      '--certificate-authority',
+      ca,
+      '--kubeconfig',
+      aliceConfig,
+      '--id-token',
+      platform().tokens.oidcUser,
+      '--namespace',
+      TEAM_PROJECT,
+    ],
+    { home },
+  );
   expect(oidc.code, oidc.stderr).toBe(0);
   admin = kubectlWith(adminConfig, home);
   alice = kubectlWith(aliceConfig, home);
@@ -52,9 +83,12 @@ afterAll(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
-describe('Discovery: kubectl finds the platform\'s kinds, and only those', () => {
+describe("Discovery: kubectl finds the platform's kinds, and only those", () => {
   it('lists the kinds with their short names, scope and kind in api-resources', async () => {
-    const lines = (await admin.ok(['api-resources', '--no-headers'])).trim().split('\n').map((line) => line.split(/\s+/));
+    const lines = (await admin.ok(['api-resources', '--no-headers']))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/));
     expect(lines).toEqual(
       expect.arrayContaining([
         ['projects', 'proj', `${GROUP}/v1alpha1`, 'false', 'Project'],
@@ -67,17 +101,19 @@ describe('Discovery: kubectl finds the platform\'s kinds, and only those', () =>
   });
 
   it('reports the server version', async () => {
-    const version = JSON.parse(await admin.ok(['version', '-o', 'json'])) as { serverVersion: { major: string; minor: string } };
+    const version = JSON.parse(await admin.ok(['version', '-o', 'json'])) as {
+      serverVersion: { major: string; minor: string };
+    };
     expect(version.serverVersion).toMatchObject({ major: '1', minor: '33' });
   });
 
-  it('resolves the category of the platform\'s kinds', async () => {
+  it("resolves the category of the platform's kinds", async () => {
     const names = (await admin.ok(['get', 'platform', '-n', TEAM_PROJECT, '-o', 'name'])).trim().split('\n');
     expect(names.length).toBeGreaterThan(0);
   });
 });
 
-describe('kubectl apply creates and updates; get prints the CRD\'s columns; delete removes', () => {
+describe("kubectl apply creates and updates; get prints the CRD's columns; delete removes", () => {
   it('creates with apply -f, prints the printer columns, shows -o yaml, updates with apply -f, and deletes', async () => {
     const file = await manifest('web', workspace('web', TEAM_PROJECT));
     expect(await admin.ok(['apply', '-f', file])).toContain(`workspace.${GROUP}/web created`);
@@ -101,7 +137,7 @@ describe('kubectl apply creates and updates; get prints the CRD\'s columns; dele
     expect(await stored(TEAM_PROJECT, 'web')).toBeUndefined();
   });
 
-  it('says which object is not found, in kubectl\'s words', async () => {
+  it("says which object is not found, in kubectl's words", async () => {
     const missing = await admin.result(['get', 'ws', 'nothing-here', '-n', TEAM_PROJECT]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain(`workspaces.${GROUP} "nothing-here" not found`);
@@ -114,11 +150,15 @@ describe('kubectl apply creates and updates; get prints the CRD\'s columns; dele
   });
 });
 
-describe('Server-side apply: the caller\'s field manager owns its fields; a conflict is 409 Conflict', () => {
-  it('applies, refuses another manager\'s change as a conflict, and takes the field with --force-conflicts', async () => {
+describe("Server-side apply: the caller's field manager owns its fields; a conflict is 409 Conflict", () => {
+  it("applies, refuses another manager's change as a conflict, and takes the field with --force-conflicts", async () => {
     const file = await manifest('ssa', workspace('ssa', TEAM_PROJECT));
-    expect(await admin.ok(['apply', '--server-side', '-f', file])).toContain(`workspace.${GROUP}/ssa serverside-applied`);
-    expect((await stored(TEAM_PROJECT, 'ssa'))?.metadata.managedFields?.map((entry) => entry.manager)).toEqual(['kubectl']);
+    expect(await admin.ok(['apply', '--server-side', '-f', file])).toContain(
+      `workspace.${GROUP}/ssa serverside-applied`,
+    );
+    expect((await stored(TEAM_PROJECT, 'ssa'))?.metadata.managedFields?.map((entry) => entry.manager)).toEqual([
+      'kubectl',
+    ]);
 
     await writeFile(file, toYaml(workspace('ssa', TEAM_PROJECT, '1.9.9')));
     const conflict = await admin.result(['apply', '--server-side', '--field-manager', 'other-tool', '-f', file]);
@@ -127,7 +167,9 @@ describe('Server-side apply: the caller\'s field manager owns its fields; a conf
     expect(conflict.stderr).toContain('.spec.tool.version');
     expect((await stored(TEAM_PROJECT, 'ssa'))?.spec.tool.version).toBe('1.8.2');
 
-    expect(await admin.ok(['apply', '--server-side', '--field-manager', 'other-tool', '--force-conflicts', '-f', file])).toContain('serverside-applied');
+    expect(
+      await admin.ok(['apply', '--server-side', '--field-manager', 'other-tool', '--force-conflicts', '-f', file]),
+    ).toContain('serverside-applied');
     expect((await stored(TEAM_PROJECT, 'ssa'))?.spec.tool.version).toBe('1.9.9');
   });
 });
@@ -141,24 +183,43 @@ describe('OpenAPI: kubectl explain reads the CRD schema', () => {
   });
 });
 
-describe('Watch: get -w streams changes and ends when the caller\'s token expires', () => {
+describe("Watch: get -w streams changes and ends when the caller's token expires", () => {
   it('shows a change made while watching, then exits 0 once the token has expired', async () => {
     await admin.ok(['apply', '-f', await manifest('watched', workspace('watched', TEAM_PROJECT))]);
     const shortLived = join(home, 'short.kubeconfig');
     const token = await platform().oidcLogin(12);
-    const written = await platformKubeconfig(['--server', platform().gateway.url, '--certificate-authority', join(home, 'ca.crt'), '--kubeconfig', shortLived, '--id-token', token], { home });
+    const written = await platformKubeconfig(
+      [
+        '--server',
+        platform().gateway.url,
+        '--certificate-authority',
+        join(home, 'ca.crt'),
+        '--kubeconfig',
+        shortLived,
+        '--id-token',
+        token,
+      ],
+      { home },
+    );
     expect(written.code, written.stderr).toBe(0);
     const watch = kubectlWith(shortLived, home).start(['get', 'ws', '-n', TEAM_PROJECT, '-w']);
     await eventually(() => /watched\s/.test(watch.output()), watch.output);
-    await admin.ok(['apply', '-f', await manifest('watched', workspace('watched', TEAM_PROJECT, '1.8.2', 'changed-path'))]);
+    await admin.ok([
+      'apply',
+      '-f',
+      await manifest('watched', workspace('watched', TEAM_PROJECT, '1.8.2', 'changed-path')),
+    ]);
     await eventually(() => watch.output().includes('changed-path'), watch.output);
-    const code = await Promise.race([watch.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 45_000))]);
+    const code = await Promise.race([
+      watch.exited,
+      new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 45_000)),
+    ]);
     watch.kill();
     expect(code).toBe(0);
   });
 });
 
-describe('An OIDC user is authorised per request as their ServiceAccount\'s Role allows', () => {
+describe("An OIDC user is authorised per request as their ServiceAccount's Role allows", () => {
   it('may list, apply, server-side apply and delete Workspaces in their own Project', async () => {
     const file = await manifest('alice-ws', workspace('alice-ws', TEAM_PROJECT));
     expect(await alice.ok(['apply', '-f', file])).toContain('created');
@@ -169,13 +230,17 @@ describe('An OIDC user is authorised per request as their ServiceAccount\'s Role
     expect(await alice.ok(['delete', 'ws', 'alice-ws'])).toContain('deleted');
   });
 
-  it('gets kubectl\'s Forbidden for another Project and for Projects, and nothing changes', async () => {
+  it("gets kubectl's Forbidden for another Project and for Projects, and nothing changes", async () => {
     const listing = await alice.result(['get', 'ws', '-n', OTHER_PROJECT]);
     expect(listing.code).not.toBe(0);
     expect(listing.stderr).toContain('Error from server (Forbidden)');
 
     const file = await manifest('intruder', workspace('intruder', OTHER_PROJECT));
-    for (const args of [['apply', '-f', file], ['apply', '--server-side', '-f', file], ['create', '-f', file]]) {
+    for (const args of [
+      ['apply', '-f', file],
+      ['apply', '--server-side', '-f', file],
+      ['create', '-f', file],
+    ]) {
       const refused = await alice.result(args);
       expect(refused.code, args.join(' ')).not.toBe(0);
       expect(refused.stderr).toContain('Error from server (Forbidden)');
@@ -198,7 +263,14 @@ describe('@kubernetes/client-node pointed at the server lists, watches and creat
   const clientConfig = (token: string): KubeConfig => {
     const config = new KubeConfig();
     config.loadFromOptions({
-      clusters: [{ name: 'platform', server: platform().gateway.url, caData: Buffer.from(platform().caCertificate!).toString('base64'), skipTLSVerify: false }],
+      clusters: [
+        {
+          name: 'platform',
+          server: platform().gateway.url,
+          caData: Buffer.from(platform().caCertificate!).toString('base64'),
+          skipTLSVerify: false,
+        },
+      ],
       users: [{ name: 'alice', token }],
       contexts: [{ name: 'platform', cluster: 'platform', user: 'alice' }],
       currentContext: 'platform',
@@ -213,8 +285,18 @@ describe('@kubernetes/client-node pointed at the server lists, watches and creat
     const seen: { type: string; name: string }[] = [];
     const ended = new Promise<unknown>((resolve) => {
       void new Watch(config)
-        .watch(`${API}/namespaces/${TEAM_PROJECT}/workspaces`, {}, (type, object: { metadata: { name: string } }) => seen.push({ type, name: object.metadata.name }), resolve)
-        .then((request) => eventually(() => seen.some((event) => event.name === 'from-client-node'), () => JSON.stringify(seen)).finally(() => request.abort()));
+        .watch(
+          `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+          {},
+          (type, object: { metadata: { name: string } }) => seen.push({ type, name: object.metadata.name }),
+          resolve,
+        )
+        .then((request) =>
+          eventually(
+            () => seen.some((event) => event.name === 'from-client-node'),
+            () => JSON.stringify(seen),
+          ).finally(() => request.abort()),
+        );
     });
     await api.createNamespacedCustomObject({ ...coordinates, body: workspace('from-client-node', TEAM_PROJECT) });
     await ended;
@@ -225,7 +307,13 @@ describe('@kubernetes/client-node pointed at the server lists, watches and creat
 
   it('is refused with the Forbidden Status where the Role does not reach', async () => {
     const api = clientConfig(platform().tokens.oidcUser).makeApiClient(CustomObjectsApi);
-    const refused = await api.createNamespacedCustomObject({ ...coordinates, namespace: OTHER_PROJECT, body: workspace('refused', OTHER_PROJECT) }).catch((error: unknown) => error);
+    const refused = await api
+      .createNamespacedCustomObject({
+        ...coordinates,
+        namespace: OTHER_PROJECT,
+        body: workspace('refused', OTHER_PROJECT),
+      })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiException);
     expect((refused as ApiException<unknown>).code).toBe(403);
     expect(await stored(OTHER_PROJECT, 'refused')).toBeUndefined();

@@ -9,11 +9,21 @@ import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { OIDC_CLIENTS } from '../support/oidc-provider.ts';
 import { platformKubeconfig } from './kubectl-cli.ts';
-import { API, GROUP, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
+import {
+  API,
+  GROUP,
+  TEAM_PROJECT,
+  expectStatus,
+  send,
+  usePlatform,
+  workspaceObject,
+} from '../resources/platform-fixture.ts';
 
 const platform = usePlatform();
-const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
-const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+const AGGREGATED =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const TABLE =
+  'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 const workspaces = `${API}/namespaces/${TEAM_PROJECT}/workspaces`;
 
 function get(path: string, token: string, accept = 'application/json'): Promise<Response> {
@@ -22,16 +32,26 @@ function get(path: string, token: string, accept = 'application/json'): Promise<
 
 const inCluster = (path: string) => platform().clusterAdmin.find<Record<string, any>>(path);
 
-describe('Discovery and version: only the platform\'s kinds, legacy and aggregated', () => {
+describe("Discovery and version: only the platform's kinds, legacy and aggregated", () => {
   it('answers aggregated discovery in its own media type when asked first', async () => {
     const response = await get('/apis', platform().tokens.oidcUser, AGGREGATED);
-    expect(response.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    expect(response.headers.get('content-type')).toBe(
+      'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    );
     const body = await response.json();
     expect(body.items.map((item: any) => item.metadata.name)).toEqual([GROUP]);
     const resources = body.items[0].versions[0].resources;
     const workspace = resources.find((resource: any) => resource.resource === 'workspaces');
-    expect(workspace).toMatchObject({ scope: 'Namespaced', singularResource: 'workspace', shortNames: ['ws'], categories: ['platform'], responseKind: { kind: 'Workspace' } });
-    expect(workspace.verbs).toEqual(expect.arrayContaining(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']));
+    expect(workspace).toMatchObject({
+      scope: 'Namespaced',
+      singularResource: 'workspace',
+      shortNames: ['ws'],
+      categories: ['platform'],
+      responseKind: { kind: 'Workspace' },
+    });
+    expect(workspace.verbs).toEqual(
+      expect.arrayContaining(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']),
+    );
     expect(resources.find((resource: any) => resource.resource === 'projects').scope).toBe('Cluster');
   });
 
@@ -41,7 +61,13 @@ describe('Discovery and version: only the platform\'s kinds, legacy and aggregat
     expect((await get('/apis', token).then(expectStatus(200))).groups.map((group: any) => group.name)).toEqual([GROUP]);
     expect((await get(`/apis/${GROUP}`, token).then(expectStatus(200))).preferredVersion.version).toBe('v1alpha1');
     const list = await get(`/apis/${GROUP}/v1alpha1`, token).then(expectStatus(200));
-    expect(list.resources.find((resource: any) => resource.name === 'variablesets')).toMatchObject({ singularName: 'variableset', namespaced: true, kind: 'VariableSet', shortNames: ['varset'], categories: ['platform'] });
+    expect(list.resources.find((resource: any) => resource.name === 'variablesets')).toMatchObject({
+      singularName: 'variableset',
+      namespaced: true,
+      kind: 'VariableSet',
+      shortNames: ['varset'],
+      categories: ['platform'],
+    });
     expect(list.resources.map((resource: any) => resource.name)).toContain('workspaces/status');
     expect((await get('/version', token).then(expectStatus(200))).major).toBe('1');
   });
@@ -63,7 +89,9 @@ describe('OpenAPI v2 and v3 from the CRD schemas', () => {
     expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: GROUP, version: 'v1alpha1', kind: 'Workspace' });
     expect(patch.parameters.map((parameter: any) => parameter.name)).toContain('fieldValidation');
     const schema = document.components.schemas['dev.platform.v1alpha1.Workspace'];
-    expect(schema['x-kubernetes-group-version-kind']).toEqual([{ group: GROUP, version: 'v1alpha1', kind: 'Workspace' }]);
+    expect(schema['x-kubernetes-group-version-kind']).toEqual([
+      { group: GROUP, version: 'v1alpha1', kind: 'Workspace' },
+    ]);
     expect(schema.properties.spec.required).toEqual(['source', 'tool']);
   });
 
@@ -77,8 +105,8 @@ describe('OpenAPI v2 and v3 from the CRD schemas', () => {
   });
 });
 
-describe('GET /api/v1/namespaces/<ns> answers for Projects\' namespaces, authorised as get on namespaces', () => {
-  it('shows a Project\'s namespace to the admin and hides namespaces that are no Project\'s', async () => {
+describe("GET /api/v1/namespaces/<ns> answers for Projects' namespaces, authorised as get on namespaces", () => {
+  it("shows a Project's namespace to the admin and hides namespaces that are no Project's", async () => {
     const namespace = await get(`/api/v1/namespaces/${TEAM_PROJECT}`, platform().tokens.admin).then(expectStatus(200));
     expect(namespace).toMatchObject({ kind: 'Namespace', metadata: { name: TEAM_PROJECT } });
     const hidden = await get('/api/v1/namespaces/kube-system', platform().tokens.admin).then(expectStatus(404));
@@ -86,26 +114,55 @@ describe('GET /api/v1/namespaces/<ns> answers for Projects\' namespaces, authori
   });
 
   it('is Forbidden to a user whose Role does not cover namespaces', async () => {
-    expect((await get(`/api/v1/namespaces/${TEAM_PROJECT}`, platform().tokens.oidcUser).then(expectStatus(403))).kind).toBe('Status');
+    expect(
+      (await get(`/api/v1/namespaces/${TEAM_PROJECT}`, platform().tokens.oidcUser).then(expectStatus(403))).kind,
+    ).toBe('Status');
   });
 });
 
-describe('Table output: columns from additionalPrinterColumns, rows with their object\'s metadata', () => {
+describe("Table output: columns from additionalPrinterColumns, rows with their object's metadata", () => {
   it('lists Workspaces as a Table with PartialObjectMetadata rows', async () => {
-    await send(platform().gateway.url, platform().tokens.admin, 'POST', workspaces, workspaceObject('tabled')).then(expectStatus(201));
+    await send(platform().gateway.url, platform().tokens.admin, 'POST', workspaces, workspaceObject('tabled')).then(
+      expectStatus(201),
+    );
     const table = await get(`${API}/workspaces?limit=500`, platform().tokens.admin, TABLE).then(expectStatus(200));
     expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
-    expect(table.columnDefinitions.map((column: any) => column.name)).toEqual(['Name', 'Repository', 'Path', 'Tool', 'Phase', 'Age']);
+    expect(table.columnDefinitions.map((column: any) => column.name)).toEqual([
+      'Name',
+      'Repository',
+      'Path',
+      'Tool',
+      'Phase',
+      'Age',
+    ]);
     const row = table.rows.find((candidate: any) => candidate.cells[0] === 'tabled');
     expect(row.cells.slice(1, 5)).toEqual(['https://git.example.com/infra.git', 'network', '1.8.2', null]);
-    expect(row.object).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'tabled', namespace: TEAM_PROJECT } });
+    expect(row.object).toMatchObject({
+      kind: 'PartialObjectMetadata',
+      metadata: { name: 'tabled', namespace: TEAM_PROJECT },
+    });
     expect(row.object.spec).toBeUndefined();
   });
 
   it('never shows a sensitive value, even with includeObject=Object', async () => {
-    const variableSet = { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name: 'tabled-secrets' }, spec: { variables: [{ name: 'password', sensitive: true, value: 'hunter2-table' }] } };
-    await send(platform().gateway.url, platform().tokens.admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/variablesets`, variableSet).then(expectStatus(201));
-    const response = await get(`${API}/namespaces/${TEAM_PROJECT}/variablesets?includeObject=Object`, platform().tokens.admin, TABLE);
+    const variableSet = {
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'VariableSet',
+      metadata: { name: 'tabled-secrets' },
+      spec: { variables: [{ name: 'password', sensitive: true, value: 'hunter2-table' }] },
+    };
+    await send(
+      platform().gateway.url,
+      platform().tokens.admin,
+      'POST',
+      `${API}/namespaces/${TEAM_PROJECT}/variablesets`,
+      variableSet,
+    ).then(expectStatus(201));
+    const response = await get(
+      `${API}/namespaces/${TEAM_PROJECT}/variablesets?includeObject=Object`,
+      platform().tokens.admin,
+      TABLE,
+    );
     expect(await response.text()).not.toContain('hunter2-table');
   });
 });
@@ -114,10 +171,16 @@ describe('YAML request bodies (application/yaml)', () => {
   it('creates from YAML and refuses malformed YAML, several documents and alias bombs with a 400 Status', async () => {
     const url = platform().gateway.url;
     const token = platform().tokens.admin;
-    await send(url, token, 'POST', workspaces, toYaml(workspaceObject('from-yaml')), 'application/yaml').then(expectStatus(201));
+    await send(url, token, 'POST', workspaces, toYaml(workspaceObject('from-yaml')), 'application/yaml').then(
+      expectStatus(201),
+    );
     expect((await inCluster(`${workspaces}/from-yaml`))?.spec.tool.version).toBe('1.8.2');
     const bomb = `a: &a ["x","x","x","x","x","x","x","x","x"]\n${Array.from({ length: 200 }, (_, index) => `b${index}: [*a,*a,*a,*a,*a,*a,*a,*a,*a]`).join('\n')}\n`;
-    for (const body of ['kind: [unclosed', `${toYaml(workspaceObject('one'))}---\n${toYaml(workspaceObject('two'))}`, bomb]) {
+    for (const body of [
+      'kind: [unclosed',
+      `${toYaml(workspaceObject('one'))}---\n${toYaml(workspaceObject('two'))}`,
+      bomb,
+    ]) {
       const refused = await send(url, token, 'POST', workspaces, body, 'application/yaml').then(expectStatus(400));
       expect(refused).toMatchObject({ kind: 'Status', reason: 'BadRequest' });
     }
@@ -125,7 +188,7 @@ describe('YAML request bodies (application/yaml)', () => {
   });
 });
 
-describe('Watch (?watch=1) is authorised as watch and streams the cluster\'s events', () => {
+describe("Watch (?watch=1) is authorised as watch and streams the cluster's events", () => {
   it('refuses a caller allowed to list but not to watch', async () => {
     const token = platform().tokens.serviceAccount;
     await get(workspaces, token).then(expectStatus(200));
@@ -135,15 +198,33 @@ describe('Watch (?watch=1) is authorised as watch and streams the cluster\'s eve
 
   it('streams an event of a change, as a Table when asked', async () => {
     const abort = new AbortController();
-    const response = await fetch(`${platform().gateway.url}${workspaces}?watch=true&resourceVersion=0`, { headers: { authorization: `Bearer ${platform().tokens.oidcUser}`, accept: TABLE }, signal: abort.signal });
+    const response = await fetch(`${platform().gateway.url}${workspaces}?watch=true&resourceVersion=0`, {
+      headers: { authorization: `Bearer ${platform().tokens.oidcUser}`, accept: TABLE },
+      signal: abort.signal,
+    });
     expect(response.status).toBe(200);
-    await send(platform().gateway.url, platform().tokens.admin, 'POST', workspaces, workspaceObject('watched-http')).then(expectStatus(201));
+    await send(
+      platform().gateway.url,
+      platform().tokens.admin,
+      'POST',
+      workspaces,
+      workspaceObject('watched-http'),
+    ).then(expectStatus(201));
     const reader = response.body!.getReader();
     let text = '';
     while (!text.includes('"watched-http"')) text += new TextDecoder().decode((await reader.read()).value);
     abort.abort();
-    const event = text.split('\n').map((line) => (line ? JSON.parse(line) : undefined)).find((candidate) => candidate?.object?.rows?.[0]?.cells[0] === 'watched-http');
-    expect(event).toMatchObject({ type: 'ADDED', object: { kind: 'Table', rows: [{ object: { kind: 'PartialObjectMetadata', metadata: { namespace: TEAM_PROJECT } } }] } });
+    const event = text
+      .split('\n')
+      .map((line) => (line ? JSON.parse(line) : undefined))
+      .find((candidate) => candidate?.object?.rows?.[0]?.cells[0] === 'watched-http');
+    expect(event).toMatchObject({
+      type: 'ADDED',
+      object: {
+        kind: 'Table',
+        rows: [{ object: { kind: 'PartialObjectMetadata', metadata: { namespace: TEAM_PROJECT } } }],
+      },
+    });
   });
 });
 
@@ -154,7 +235,9 @@ describe('Write options: dryRun=All stores nothing, the others are checked befor
     await send(url, token, 'POST', `${workspaces}?dryRun=All`, workspaceObject('dry-only')).then(expectStatus(201));
     expect(await inCluster(`${workspaces}/dry-only`)).toBeUndefined();
     await send(url, token, 'POST', workspaces, workspaceObject('kept')).then(expectStatus(201));
-    await send(url, token, 'DELETE', `${workspaces}/kept?dryRun=All`, { propagationPolicy: 'Background' }).then(expectStatus(200));
+    await send(url, token, 'DELETE', `${workspaces}/kept?dryRun=All`, { propagationPolicy: 'Background' }).then(
+      expectStatus(200),
+    );
     expect(await inCluster(`${workspaces}/kept`)).toBeDefined();
     await send(url, token, 'DELETE', `${workspaces}/kept`, { propagationPolicy: 'Background' }).then(expectStatus(200));
     expect(await inCluster(`${workspaces}/kept`)).toBeUndefined();
@@ -164,20 +247,48 @@ describe('Write options: dryRun=All stores nothing, the others are checked befor
     const url = platform().gateway.url;
     const token = platform().tokens.admin;
     await send(url, token, 'POST', `${workspaces}?dryRun=Some`, workspaceObject('bad-dry')).then(expectStatus(400));
-    await send(url, token, 'POST', `${workspaces}?fieldValidation=Loose`, workspaceObject('bad-validation')).then(expectStatus(400));
+    await send(url, token, 'POST', `${workspaces}?fieldValidation=Loose`, workspaceObject('bad-validation')).then(
+      expectStatus(400),
+    );
     await send(url, token, 'POST', workspaces, workspaceObject('patched')).then(expectStatus(201));
-    await send(url, token, 'PATCH', `${workspaces}/patched?force=true`, { spec: { suspend: true } }, 'application/merge-patch+json').then(expectStatus(400));
-    await send(url, token, 'PATCH', `${workspaces}/patched`, workspaceObject('patched'), 'application/apply-patch+yaml').then(expectStatus(400));
+    await send(
+      url,
+      token,
+      'PATCH',
+      `${workspaces}/patched?force=true`,
+      { spec: { suspend: true } },
+      'application/merge-patch+json',
+    ).then(expectStatus(400));
+    await send(
+      url,
+      token,
+      'PATCH',
+      `${workspaces}/patched`,
+      workspaceObject('patched'),
+      'application/apply-patch+yaml',
+    ).then(expectStatus(400));
     expect((await inCluster(`${workspaces}/patched`))?.spec.suspend).toBe(false);
     for (const name of ['bad-dry', 'bad-validation']) expect(await inCluster(`${workspaces}/${name}`)).toBeUndefined();
   });
 });
 
-describe('Server-side apply goes through the kind\'s writes: a VariableSet\'s sensitive value still lands in its Secret', () => {
+describe("Server-side apply goes through the kind's writes: a VariableSet's sensitive value still lands in its Secret", () => {
   it('moves the applied sensitive value into the Secret and never answers it', async () => {
-    const variableSet = { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name: 'applied' }, spec: { variables: [{ name: 'token', sensitive: true, value: 'applied-secret-value' }] } };
+    const variableSet = {
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'VariableSet',
+      metadata: { name: 'applied' },
+      spec: { variables: [{ name: 'token', sensitive: true, value: 'applied-secret-value' }] },
+    };
     const path = `${API}/namespaces/${TEAM_PROJECT}/variablesets/applied?fieldManager=tests`;
-    const response = await send(platform().gateway.url, platform().tokens.admin, 'PATCH', path, toYaml(variableSet), 'application/apply-patch+yaml');
+    const response = await send(
+      platform().gateway.url,
+      platform().tokens.admin,
+      'PATCH',
+      path,
+      toYaml(variableSet),
+      'application/apply-patch+yaml',
+    );
     const text = await response.text();
     expect(response.status, text).toBe(201);
     expect(text).not.toContain('applied-secret-value');
@@ -188,28 +299,58 @@ describe('Server-side apply goes through the kind\'s writes: a VariableSet\'s se
   });
 
   it('creates a Project (with its namespace) only for a caller allowed to create Projects', async () => {
-    const project = { apiVersion: `${GROUP}/v1alpha1`, kind: 'Project', metadata: { name: 'applied-project' }, spec: { displayName: 'Applied' } };
+    const project = {
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'Project',
+      metadata: { name: 'applied-project' },
+      spec: { displayName: 'Applied' },
+    };
     const path = `${API}/projects/applied-project?fieldManager=tests`;
-    await send(platform().gateway.url, platform().tokens.oidcUser, 'PATCH', path, JSON.stringify(project), 'application/apply-patch+yaml').then(expectStatus(403));
+    await send(
+      platform().gateway.url,
+      platform().tokens.oidcUser,
+      'PATCH',
+      path,
+      JSON.stringify(project),
+      'application/apply-patch+yaml',
+    ).then(expectStatus(403));
     expect(await inCluster('/api/v1/namespaces/applied-project')).toBeUndefined();
-    await send(platform().gateway.url, platform().tokens.admin, 'PATCH', path, JSON.stringify(project), 'application/apply-patch+yaml').then(expectStatus(200));
+    await send(
+      platform().gateway.url,
+      platform().tokens.admin,
+      'PATCH',
+      path,
+      JSON.stringify(project),
+      'application/apply-patch+yaml',
+    ).then(expectStatus(200));
     expect(await inCluster('/api/v1/namespaces/applied-project')).toBeDefined();
   });
 });
 
 describe('platform-api kubeconfig writes a context for kubectl users', () => {
-  it('writes kubelogin\'s exec-credential entry with the server\'s public OIDC settings', async () => {
+  it("writes kubelogin's exec-credential entry with the server's public OIDC settings", async () => {
     const home = await mkdtemp(join(tmpdir(), 'kubeconfig-cli-'));
     try {
       const file = join(home, 'config');
-      const result = await platformKubeconfig(['--server', platform().gateway.url, '--kubeconfig', file, '--exec-kubelogin', '--namespace', TEAM_PROJECT], { home });
+      const result = await platformKubeconfig(
+        ['--server', platform().gateway.url, '--kubeconfig', file, '--exec-kubelogin', '--namespace', TEAM_PROJECT],
+        { home },
+      );
       expect(result.code, result.stderr).toBe(0);
       const config = parseYaml(await readFile(file, 'utf8'));
       const context = config.contexts.find((entry: any) => entry.name === config['current-context']).context;
       expect(context.namespace).toBe(TEAM_PROJECT);
       const user = config.users.find((entry: any) => entry.name === context.user).user;
       expect(user.exec.command).toBe('kubectl');
-      expect(user.exec.args).toEqual(['oidc-login', 'get-token', `--oidc-issuer-url=${platform().oidcIssuer}`, `--oidc-client-id=${OIDC_CLIENTS.web}`, '--oidc-extra-scope=profile', '--oidc-extra-scope=email', '--oidc-extra-scope=groups']);
+      expect(user.exec.args).toEqual([
+        'oidc-login',
+        'get-token',
+        `--oidc-issuer-url=${platform().oidcIssuer}`,
+        `--oidc-client-id=${OIDC_CLIENTS.web}`,
+        '--oidc-extra-scope=profile',
+        '--oidc-extra-scope=email',
+        '--oidc-extra-scope=groups',
+      ]);
       expect(config.clusters[0].cluster.server).toBe(platform().gateway.url);
     } finally {
       await rm(home, { recursive: true, force: true });
@@ -220,7 +361,10 @@ describe('platform-api kubeconfig writes a context for kubectl users', () => {
     const home = await mkdtemp(join(tmpdir(), 'kubeconfig-cli-'));
     try {
       const file = join(home, 'config');
-      const result = await platformKubeconfig(['--server', platform().gateway.url, '--kubeconfig', file], { home, input: 'not-the-password\n' });
+      const result = await platformKubeconfig(['--server', platform().gateway.url, '--kubeconfig', file], {
+        home,
+        input: 'not-the-password\n',
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('403');
       await expect(readFile(file)).rejects.toThrow();
@@ -235,16 +379,33 @@ describe('Server-side apply is authorised as patch, and as create when the objec
     const { cluster, gateway, tokens } = platform();
     await cluster.createServiceAccount('patch-only');
     const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-    await rbac.createNamespacedRole({ namespace: TEAM_PROJECT, body: { metadata: { name: 'patch-only' }, rules: [{ apiGroups: [GROUP], resources: ['workspaces'], verbs: ['get', 'patch'] }] } });
+    await rbac.createNamespacedRole({
+      namespace: TEAM_PROJECT,
+      body: {
+        metadata: { name: 'patch-only' },
+        rules: [{ apiGroups: [GROUP], resources: ['workspaces'], verbs: ['get', 'patch'] }],
+      },
+    });
     await rbac.createNamespacedRoleBinding({
       namespace: TEAM_PROJECT,
-      body: { metadata: { name: 'patch-only' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'patch-only' }, subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: 'patch-only' }] },
+      body: {
+        metadata: { name: 'patch-only' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'patch-only' },
+        subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: 'patch-only' }],
+      },
     });
     const token = await cluster.mintToken('patch-only');
     const applyAs = (name: string, version: string) => {
       const object = workspaceObject(name) as { spec: { tool: { version: string } } };
       object.spec.tool.version = version;
-      return send(gateway.url, token, 'PATCH', `${workspaces}/${name}?fieldManager=patcher`, JSON.stringify(object), 'application/apply-patch+yaml');
+      return send(
+        gateway.url,
+        token,
+        'PATCH',
+        `${workspaces}/${name}?fieldManager=patcher`,
+        JSON.stringify(object),
+        'application/apply-patch+yaml',
+      );
     };
 
     const refused = await applyAs('not-yet-there', '1.8.2').then(expectStatus(403));
@@ -255,6 +416,8 @@ describe('Server-side apply is authorised as patch, and as create when the objec
     await send(gateway.url, tokens.admin, 'POST', workspaces, workspaceObject('patchable')).then(expectStatus(201));
     const applied = await applyAs('patchable', '1.9.1').then(expectStatus(200));
     expect(applied.spec.tool.version).toBe('1.9.1');
-    expect((await inCluster(`${workspaces}/patchable`))?.metadata.managedFields.map((entry: any) => entry.manager)).toEqual(['patcher']);
+    expect(
+      (await inCluster(`${workspaces}/patchable`))?.metadata.managedFields.map((entry: any) => entry.manager),
+    ).toEqual(['patcher']);
   });
 });

@@ -27,7 +27,7 @@ describe('Age cells read as Kubernetes prints durations (HumanDuration)', () => 
 });
 
 describe('A Table is answered only when the Accept header asks for one kubectl understands', () => {
-  it('finds the Table version among kubectl\'s media types and ignores others', () => {
+  it("finds the Table version among kubectl's media types and ignores others", () => {
     expect(requestedTableVersion('application/json;as=Table;v=v1;g=meta.k8s.io,application/json')).toBe('v1');
     expect(requestedTableVersion('application/json;as=Table;v=v1beta1;g=meta.k8s.io')).toBe('v1beta1');
     expect(requestedTableVersion('application/json')).toBeUndefined();

@@ -19,17 +19,31 @@ async function tokenReview(token: string, audiences?: string[]) {
 }
 
 async function mintToken(namespace: string, name: string, audiences?: string[]): Promise<string> {
-  const request = await core().createNamespacedServiceAccountToken({ namespace, name, body: { spec: { audiences: audiences ?? [], expirationSeconds: 3600 } } });
+  const request = await core().createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: audiences ?? [], expirationSeconds: 3600 } },
+  });
   return request.status?.token ?? '';
 }
 
 describe('TokenReview authenticates registered tokens', () => {
   it('answers the registered user, with system:authenticated added, and echoes requested audiences', async () => {
-    emulator().registerToken('static-token', { username: 'system:serviceaccount:default:ci', uid: 'u-1', groups: ['system:serviceaccounts'], extra: { scope: ['a'] } });
+    emulator().registerToken('static-token', {
+      username: 'system:serviceaccount:default:ci',
+      uid: 'u-1',
+      groups: ['system:serviceaccounts'],
+      extra: { scope: ['a'] },
+    });
     const status = await tokenReview('static-token', ['platform-api']);
     expect(status).toMatchObject({
       authenticated: true,
-      user: { username: 'system:serviceaccount:default:ci', uid: 'u-1', groups: ['system:serviceaccounts', 'system:authenticated'], extra: { scope: ['a'] } },
+      user: {
+        username: 'system:serviceaccount:default:ci',
+        uid: 'u-1',
+        groups: ['system:serviceaccounts', 'system:authenticated'],
+        extra: { scope: ['a'] },
+      },
       audiences: ['platform-api'],
     });
   });
@@ -58,11 +72,17 @@ describe('TokenRequest issues RS256 JWTs verifiable with the published key set',
     const account = await core().readNamespacedServiceAccount({ namespace: 'default', name: 'minted' });
     const token = await mintToken('default', 'minted', ['platform-api']);
     const keys = await emulator().kubeConfig().makeApiClient(OpenidApi).getServiceAccountIssuerOpenIDKeyset();
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(document(keys)), { issuer: emulator().serviceAccountIssuer, audience: 'platform-api' });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(document(keys)), {
+      issuer: emulator().serviceAccountIssuer,
+      audience: 'platform-api',
+    });
     expect(protectedHeader.alg).toBe('RS256');
     expect(payload.sub).toBe('system:serviceaccount:default:minted');
     expect(payload.exp! - payload.iat!).toBe(3600);
-    expect(payload['kubernetes.io']).toEqual({ namespace: 'default', serviceaccount: { name: 'minted', uid: account.metadata!.uid } });
+    expect(payload['kubernetes.io']).toEqual({
+      namespace: 'default',
+      serviceaccount: { name: 'minted', uid: account.metadata!.uid },
+    });
   });
 
   it('TokenReview accepts it as the ServiceAccount with the ServiceAccount groups', async () => {
@@ -101,14 +121,22 @@ describe('TokenRequest issues RS256 JWTs verifiable with the published key set',
 
   it('404 for a missing ServiceAccount, 422 for a lifetime under ten minutes', async () => {
     expect((await statusOf(mintToken('default', 'nobody'))).message).toBe('serviceaccounts "nobody" not found');
-    const status = await statusOf(core().createNamespacedServiceAccountToken({ namespace: 'default', name: 'minted', body: { spec: { audiences: [], expirationSeconds: 60 } } }));
+    const status = await statusOf(
+      core().createNamespacedServiceAccountToken({
+        namespace: 'default',
+        name: 'minted',
+        body: { spec: { audiences: [], expirationSeconds: 60 } },
+      }),
+    );
     expect(status).toMatchObject({ code: 422, reason: 'Invalid' });
   });
 });
 
 describe('the ServiceAccount issuer publishes its OpenID configuration', () => {
   it('names the issuer and a reachable jwks_uri', async () => {
-    const configuration = document<Record<string, string>>(await emulator().kubeConfig().makeApiClient(WellKnownApi).getServiceAccountIssuerOpenIDConfiguration());
+    const configuration = document<Record<string, string>>(
+      await emulator().kubeConfig().makeApiClient(WellKnownApi).getServiceAccountIssuerOpenIDConfiguration(),
+    );
     expect(configuration.issuer).toBe('https://kubernetes.default.svc.cluster.local');
     expect(configuration.jwks_uri).toBe(`${emulator().url}/openid/v1/jwks`);
   });

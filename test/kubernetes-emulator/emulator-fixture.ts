@@ -29,14 +29,21 @@ export async function statusOf(call: Promise<unknown>): Promise<KubeStatus> {
     await call;
   } catch (error) {
     if (!(error instanceof ApiException)) throw error;
-    const body = typeof error.body === 'string' && error.body !== '' ? (JSON.parse(error.body) as KubeStatus) : { code: error.code };
+    const body =
+      typeof error.body === 'string' && error.body !== ''
+        ? (JSON.parse(error.body) as KubeStatus)
+        : { code: error.code };
     return { ...body, code: error.code };
   }
   throw new Error('expected the call to fail');
 }
 
 /** Sends a raw request with the admin token, for what client-node cannot express (malformed bodies). */
-export function rawRequest(emulator: KubeEmulator, path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> {
+export function rawRequest(
+  emulator: KubeEmulator,
+  path: string,
+  init: RequestInit & { token?: string | null } = {},
+): Promise<Response> {
   const token = init.token === undefined ? emulator.adminToken : init.token;
   const headers = new Headers(init.headers);
   if (token) headers.set('Authorization', `Bearer ${token}`);

@@ -16,7 +16,11 @@ function configuration(name: string, spec: Record<string, unknown>): string {
 const source = { repository: 'https://git.example.com/infra.git' };
 
 function apply(name: string, body: string, query: string): Promise<Response> {
-  return rawRequest(emulator(), `${collection}/${name}?${query}`, { method: 'PATCH', headers: { 'content-type': 'application/apply-patch+yaml' }, body });
+  return rawRequest(emulator(), `${collection}/${name}?${query}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/apply-patch+yaml' },
+    body,
+  });
 }
 
 async function stored(name: string): Promise<Record<string, any> | undefined> {
@@ -26,36 +30,71 @@ async function stored(name: string): Promise<Record<string, any> | undefined> {
 
 beforeAll(async () => {
   await installPlatformCrds(emulator().kubeConfig(), GROUP);
-  await emulator().kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'team' } } });
+  await emulator()
+    .kubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: 'team' } } });
 });
 
 describe('Server-side apply: managers own the fields they apply', () => {
-  it('creates the object, records the manager\'s fields, and reports a conflicting manager with 409 Conflict', async () => {
-    const created = await apply('one', configuration('one', { source, tool: { version: '1.8.2' } }), 'fieldManager=first');
+  it("creates the object, records the manager's fields, and reports a conflicting manager with 409 Conflict", async () => {
+    const created = await apply(
+      'one',
+      configuration('one', { source, tool: { version: '1.8.2' } }),
+      'fieldManager=first',
+    );
     expect(created.status).toBe(201);
     const object = await stored('one');
     expect(object!.metadata.managedFields).toEqual([
-      expect.objectContaining({ manager: 'first', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:source': { 'f:repository': {} }, 'f:tool': { 'f:version': {} } } } }),
+      expect.objectContaining({
+        manager: 'first',
+        operation: 'Apply',
+        fieldsV1: { 'f:spec': { 'f:source': { 'f:repository': {} }, 'f:tool': { 'f:version': {} } } },
+      }),
     ]);
     expect(object!.spec.tool).toEqual({ version: '1.8.2', name: 'opentofu' });
 
-    const conflict = await apply('one', configuration('one', { source, tool: { version: '1.9.0' } }), 'fieldManager=second');
+    const conflict = await apply(
+      'one',
+      configuration('one', { source, tool: { version: '1.9.0' } }),
+      'fieldManager=second',
+    );
     expect(conflict.status).toBe(409);
-    const status = (await conflict.json()) as { reason: string; message: string; details: { causes: { field: string }[] } };
+    const status = (await conflict.json()) as {
+      reason: string;
+      message: string;
+      details: { causes: { field: string }[] };
+    };
     expect(status.reason).toBe('Conflict');
     expect(status.details.causes.map((cause) => cause.field)).toEqual(['.spec.tool.version']);
     expect((await stored('one'))!.spec.tool.version).toBe('1.8.2');
 
     // The same value is shared ownership, not a conflict.
-    expect((await apply('one', configuration('one', { source, description: 'shared' }), 'fieldManager=second')).status).toBe(200);
+    expect(
+      (await apply('one', configuration('one', { source, description: 'shared' }), 'fieldManager=second')).status,
+    ).toBe(200);
   });
 
   it('takes fields over with force and removes fields a manager stops applying', async () => {
-    await apply('two', configuration('two', { source, tool: { version: '1.8.2' }, description: 'first' }), 'fieldManager=first');
-    expect((await apply('two', configuration('two', { source, tool: { version: '1.9.0' } }), 'fieldManager=second&force=true')).status).toBe(200);
+    await apply(
+      'two',
+      configuration('two', { source, tool: { version: '1.8.2' }, description: 'first' }),
+      'fieldManager=first',
+    );
+    expect(
+      (
+        await apply(
+          'two',
+          configuration('two', { source, tool: { version: '1.9.0' } }),
+          'fieldManager=second&force=true',
+        )
+      ).status,
+    ).toBe(200);
     const afterForce = await stored('two');
     expect(afterForce!.spec.tool.version).toBe('1.9.0');
-    expect(afterForce!.metadata.managedFields.find((entry: any) => entry.manager === 'first').fieldsV1['f:spec']['f:tool']).toBeUndefined();
+    expect(
+      afterForce!.metadata.managedFields.find((entry: any) => entry.manager === 'first').fieldsV1['f:spec']['f:tool'],
+    ).toBeUndefined();
 
     await apply('two', configuration('two', { source }), 'fieldManager=first');
     expect((await stored('two'))!.spec.description).toBeUndefined();
@@ -63,7 +102,10 @@ describe('Server-side apply: managers own the fields they apply', () => {
 
   it('needs a field manager, and a resourceVersion in the configuration is a precondition', async () => {
     expect((await apply('three', configuration('three', { source, tool: { version: '1.8.2' } }), '')).status).toBe(400);
-    const withVersion = JSON.stringify({ ...JSON.parse(configuration('three', { source, tool: { version: '1.8.2' } })), metadata: { name: 'three', resourceVersion: '1' } });
+    const withVersion = JSON.stringify({
+      ...JSON.parse(configuration('three', { source, tool: { version: '1.8.2' } })),
+      metadata: { name: 'three', resourceVersion: '1' },
+    });
     expect((await apply('three', withVersion, 'fieldManager=first')).status).toBe(404);
     expect(await stored('three')).toBeUndefined();
   });
@@ -72,15 +114,35 @@ describe('Server-side apply: managers own the fields they apply', () => {
 describe('dryRun=All validates a write and stores nothing', () => {
   it('answers a dry-run create, update and delete without storing them, and refuses other modes', async () => {
     const body = configuration('dry', { source, tool: { version: '1.8.2' } });
-    const created = await rawRequest(emulator(), `${collection}?dryRun=All`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const created = await rawRequest(emulator(), `${collection}?dryRun=All`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(created.status).toBe(201);
     expect(await stored('dry')).toBeUndefined();
-    const invalid = await rawRequest(emulator(), `${collection}?dryRun=All`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: configuration('dry', { source }) });
+    const invalid = await rawRequest(emulator(), `${collection}?dryRun=All`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: configuration('dry', { source }),
+    });
     expect(invalid.status).toBe(422);
-    expect((await rawRequest(emulator(), `${collection}?dryRun=Everything`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(400);
+    expect(
+      (
+        await rawRequest(emulator(), `${collection}?dryRun=Everything`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
+      ).status,
+    ).toBe(400);
 
     await rawRequest(emulator(), collection, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const patched = await rawRequest(emulator(), `${collection}/dry?dryRun=All`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ spec: { suspend: true } }) });
+    const patched = await rawRequest(emulator(), `${collection}/dry?dryRun=All`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ spec: { suspend: true } }),
+    });
     expect(((await patched.json()) as any).spec.suspend).toBe(true);
     expect((await stored('dry'))!.spec.suspend).toBe(false);
     expect((await rawRequest(emulator(), `${collection}/dry?dryRun=All`, { method: 'DELETE' })).status).toBe(200);

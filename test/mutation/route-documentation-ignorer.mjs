@@ -4,19 +4,48 @@
 import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 
 /** Route fields that document a route rather than decide who may call it. */
-const DOCUMENTATION_PROPERTIES = new Set(['summary', 'description', 'responseSchema', 'requestSchema', 'errorResponses', 'responseMediaType', 'successStatus']);
+const DOCUMENTATION_PROPERTIES = new Set([
+  'summary',
+  'description',
+  'responseSchema',
+  'requestSchema',
+  'errorResponses',
+  'responseMediaType',
+  'successStatus',
+]);
 /** Constants and helpers of platform-routes.ts that only build documentation (schemas, error texts, query notes). */
 const DOCUMENTATION_NAMES = new Set([
-  'SELECTORS', 'RESOURCE_ERRORS', 'PATCH_SCHEMA', 'RUN_SCHEMA', 'RUN_PAGE_SCHEMA', 'RUN_PAGE_QUERY', 'DATABASE_ERRORS', 'INTERNAL_AUTH', 'ERROR_SCHEMA',
-  'LEASE_SCHEMA', 'LEASED_RUN_SCHEMA', 'LEASE_ID', 'LEASE_SECONDS', 'LEASE_ERRORS', 'INVALID_PARAMETER',
-  'where', 'objectSchema', 'listSchema', 'defaultErrors', 'withInvalidParameterAnswer',
+  'SELECTORS',
+  'RESOURCE_ERRORS',
+  'PATCH_SCHEMA',
+  'RUN_SCHEMA',
+  'RUN_PAGE_SCHEMA',
+  'RUN_PAGE_QUERY',
+  'DATABASE_ERRORS',
+  'INTERNAL_AUTH',
+  'ERROR_SCHEMA',
+  'LEASE_SCHEMA',
+  'LEASED_RUN_SCHEMA',
+  'LEASE_ID',
+  'LEASE_SECONDS',
+  'LEASE_ERRORS',
+  'INVALID_PARAMETER',
+  'where',
+  'objectSchema',
+  'listSchema',
+  'defaultErrors',
+  'withInvalidParameterAnswer',
 ]);
 
 const propertyName = (node) => node.key?.name ?? node.key?.value;
 
 /** An object literal of documentation fields only, such as a route's `{ requestSchema, responseSchema }` extras. */
 const isDocumentationObject = (node) =>
-  node.type === 'ObjectExpression' && node.properties.length > 0 && node.properties.every((property) => property.type === 'ObjectProperty' && DOCUMENTATION_PROPERTIES.has(propertyName(property)));
+  node.type === 'ObjectExpression' &&
+  node.properties.length > 0 &&
+  node.properties.every(
+    (property) => property.type === 'ObjectProperty' && DOCUMENTATION_PROPERTIES.has(propertyName(property)),
+  );
 
 /** Prose: a string with a space in it. No method, path, target or access mode has one. */
 function isProse(path) {

@@ -22,29 +22,64 @@ interface Scope {
 const SCOPES: Record<string, Scope> = {
   auth: {
     // Token verification: who owns a token, what is accepted, what is cached and for how long.
-    mutate: ['shared/auth/admin-token.ts', 'shared/auth/bearer-token.ts', 'shared/auth/request-authenticator.ts', 'shared/auth/token-cache.ts', 'shared/auth/oidc-token-authenticator.ts', 'shared/auth/jose-error-message.ts'],
-    tests: ['test/identity/authentication-caches.test.ts', 'test/identity/token-authenticators.test.ts', 'test/foundation/route-access-modes.test.ts'],
+    mutate: [
+      'shared/auth/admin-token.ts',
+      'shared/auth/bearer-token.ts',
+      'shared/auth/request-authenticator.ts',
+      'shared/auth/token-cache.ts',
+      'shared/auth/oidc-token-authenticator.ts',
+      'shared/auth/jose-error-message.ts',
+    ],
+    tests: [
+      'test/identity/authentication-caches.test.ts',
+      'test/identity/token-authenticators.test.ts',
+      'test/foundation/route-access-modes.test.ts',
+    ],
   },
   'auth-keys': {
     // Key fetching, TokenReview, login throttling and the password queue: their tests start
     // servers (an OpenID Provider, the emulator, gateways), so each mutant costs seconds.
     // bcrypt-worker.ts runs in a worker thread, outside any test runner's reach; login.test.ts
     // proves it ($2y$ refused, wrong password refused).
-    mutate: ['shared/auth/held-key-set.ts', 'shared/auth/oidc-key-set.ts', 'shared/auth/service-account-key-set.ts', 'shared/auth/service-account-token-authenticator.ts', 'shared/auth/login-throttle.ts', 'shared/auth/password-verifier.ts'],
-    tests: ['test/identity/oidc-keys.test.ts', 'test/foundation/login-throttle.test.ts', 'test/foundation/password-verifier.test.ts', 'test/identity/service-account-signatures.test.ts', 'test/identity/service-accounts.test.ts', 'test/foundation/login.test.ts', 'test/foundation/bounded-map.test.ts'],
+    mutate: [
+      'shared/auth/held-key-set.ts',
+      'shared/auth/oidc-key-set.ts',
+      'shared/auth/service-account-key-set.ts',
+      'shared/auth/service-account-token-authenticator.ts',
+      'shared/auth/login-throttle.ts',
+      'shared/auth/password-verifier.ts',
+    ],
+    tests: [
+      'test/identity/oidc-keys.test.ts',
+      'test/foundation/login-throttle.test.ts',
+      'test/foundation/password-verifier.test.ts',
+      'test/identity/service-account-signatures.test.ts',
+      'test/identity/service-accounts.test.ts',
+      'test/foundation/login.test.ts',
+      'test/foundation/bounded-map.test.ts',
+    ],
     // 131 of its 305 mutants are static (gateway start-up); with them a run takes hours here.
     ignoreStatic: true,
   },
   authz: {
     mutate: ['shared/authz/*.ts'],
-    tests: ['test/identity/authorization.test.ts', 'test/identity/authorization-rules.test.ts', 'test/identity/authentication-caches.test.ts', 'test/identity/subject-access-reviewer.test.ts'],
+    tests: [
+      'test/identity/authorization.test.ts',
+      'test/identity/authorization-rules.test.ts',
+      'test/identity/authentication-caches.test.ts',
+      'test/identity/subject-access-reviewer.test.ts',
+    ],
   },
   routes: {
     // The route table's access rules and the route matcher (how the token is read is in `auth`). The core
     // handler's use of them is proven over HTTP on every route (route-access-rules.test.ts),
     // whose server start-up would make each mutant cost seconds.
     mutate: ['shared/routes/route-table.ts', 'shared/routes/platform-routes.ts', 'shared/routes/route-matcher.ts'],
-    tests: ['test/foundation/route-access-modes.test.ts', 'test/foundation/route-table.test.ts', 'test/foundation/route-path-parameters.test.ts'],
+    tests: [
+      'test/foundation/route-access-modes.test.ts',
+      'test/foundation/route-table.test.ts',
+      'test/foundation/route-path-parameters.test.ts',
+    ],
   },
   'variable-sets': {
     mutate: ['functions/resources/variable-set-writes.ts'],
@@ -52,7 +87,12 @@ const SCOPES: Record<string, Scope> = {
   },
 };
 
-function score(results: MutantResult[]): { detected: number; valid: number; ignored: number; survived: MutantResult[] } {
+function score(results: MutantResult[]): {
+  detected: number;
+  valid: number;
+  ignored: number;
+  survived: MutantResult[];
+} {
   const detected = results.filter((result) => result.status === 'Killed' || result.status === 'Timeout').length;
   const survived = results.filter((result) => result.status === 'Survived' || result.status === 'NoCoverage');
   const ignored = results.filter((result) => result.status === 'Ignored').length;
@@ -66,8 +106,11 @@ function score(results: MutantResult[]): { detected: number; valid: number; igno
  */
 function forgetSurvivors(incrementalFile: string): void {
   if (!existsSync(incrementalFile)) return;
-  const report = JSON.parse(readFileSync(incrementalFile, 'utf8')) as { files: Record<string, { mutants: Array<{ status: string }> }> };
-  for (const file of Object.values(report.files)) file.mutants = file.mutants.filter((mutant) => mutant.status !== 'Survived' && mutant.status !== 'NoCoverage');
+  const report = JSON.parse(readFileSync(incrementalFile, 'utf8')) as {
+    files: Record<string, { mutants: Array<{ status: string }> }>;
+  };
+  for (const file of Object.values(report.files))
+    file.mutants = file.mutants.filter((mutant) => mutant.status !== 'Survived' && mutant.status !== 'NoCoverage');
   writeFileSync(incrementalFile, JSON.stringify(report));
 }
 
@@ -109,10 +152,17 @@ for (const name of names) {
 const percent = (detected: number, valid: number) => (valid === 0 ? 100 : (100 * detected) / valid).toFixed(2);
 console.log('\nMutation score of the security core');
 for (const { scope, detected, valid, ignored, survived } of rows) {
-  console.log(`  ${scope.padEnd(14)} ${percent(detected, valid).padStart(6)}%  (${detected}/${valid} detected${ignored > 0 ? `; ${ignored} not run (ignored)` : ''})`);
-  for (const mutant of survived) console.log(`    survived: ${mutant.fileName}:${mutant.location.start.line} ${mutant.mutatorName} ${JSON.stringify(mutant.replacement ?? '')}`);
+  console.log(
+    `  ${scope.padEnd(14)} ${percent(detected, valid).padStart(6)}%  (${detected}/${valid} detected${ignored > 0 ? `; ${ignored} not run (ignored)` : ''})`,
+  );
+  for (const mutant of survived)
+    console.log(
+      `    survived: ${mutant.fileName}:${mutant.location.start.line} ${mutant.mutatorName} ${JSON.stringify(mutant.replacement ?? '')}`,
+    );
 }
 const detected = rows.reduce((sum, row) => sum + row.detected, 0);
 const valid = rows.reduce((sum, row) => sum + row.valid, 0);
-console.log(`  ${'total'.padEnd(14)} ${percent(detected, valid).padStart(6)}%  (${detected}/${valid} detected; target ${TARGET_SCORE}%)`);
+console.log(
+  `  ${'total'.padEnd(14)} ${percent(detected, valid).padStart(6)}%  (${detected}/${valid} detected; target ${TARGET_SCORE}%)`,
+);
 process.exitCode = Number(percent(detected, valid)) >= TARGET_SCORE ? 0 : 1;

@@ -25,9 +25,11 @@ const WORKSPACE = 'docs-ws';
 
 /** Documented answers no request here can provoke, each with why: `status` for every route, `operationId status` for one. */
 const NOT_PROVOKED: Record<string, string> = {
-  '503': 'Needs a dependency down (the database, the cluster, the token verifier): proven by test/runs, test/auth and test/resources tests that stop them, not here where they stay up.',
+  '503':
+    'Needs a dependency down (the database, the cluster, the token verifier): proven by test/runs, test/auth and test/resources tests that stop them, not here where they stay up.',
   'getReadiness 503': 'Needs a dependency down, as above.',
-  'identityBridge_get 200': 'Needs an identity bridge (BRIDGE_UPSTREAM_URL), which this platform does not start: test/bridge covers it.',
+  'identityBridge_get 200':
+    'Needs an identity bridge (BRIDGE_UPSTREAM_URL), which this platform does not start: test/bridge covers it.',
   'identityBridge_post 200': 'As above.',
   'identityBridge_put 200': 'As above.',
   'identityBridge_patch 200': 'As above.',
@@ -68,7 +70,9 @@ function openApiPath(route: RouteDefinition): string {
 }
 
 function fill(route: RouteDefinition, params: Record<string, string>): string {
-  return route.path.replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => params[name] ?? 'x').replace(/\/\*$/, `/${params['*'] ?? 'nothing-here'}`);
+  return route.path
+    .replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => params[name] ?? 'x')
+    .replace(/\/\*$/, `/${params['*'] ?? 'nothing-here'}`);
 }
 
 function validator(key: string, schema: Record<string, unknown>): ValidateFunction {
@@ -89,16 +93,28 @@ function check(route: RouteDefinition, method: string, query: string, answer: Ra
   const status = String(answer.status);
   (observed.get(id) ?? observed.set(id, new Set()).get(id)!).add(status);
   const documented = operation.responses[status];
-  if (!documented) return void problems.push(`${where}: status not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
+  if (!documented)
+    return void problems.push(
+      `${where}: status not documented (documented: ${Object.keys(operation.responses).join(', ')})`,
+    );
   const contentType = String(answer.headers['content-type'] ?? '');
   if (!documented.content) {
     if (answer.text !== '') problems.push(`${where}: a body where none is documented`);
     return;
   }
   const watching = /(^|[?&])watch=(1|true)/.test(query);
-  const mediaType = contentType.startsWith('text/event-stream') ? 'text/event-stream' : contentType.startsWith('text/html') ? 'text/html' : watching ? 'application/json;stream=watch' : 'application/json';
+  const mediaType = contentType.startsWith('text/event-stream')
+    ? 'text/event-stream'
+    : contentType.startsWith('text/html')
+      ? 'text/html'
+      : watching
+        ? 'application/json;stream=watch'
+        : 'application/json';
   const content = documented.content[mediaType];
-  if (!content) return void problems.push(`${where}: media type ${mediaType} not documented (documented: ${Object.keys(documented.content).join(', ')})`);
+  if (!content)
+    return void problems.push(
+      `${where}: media type ${mediaType} not documented (documented: ${Object.keys(documented.content).join(', ')})`,
+    );
   if (!mediaType.includes('json')) return;
   const bodies = watching ? answer.text.split('\n').filter((line) => line.trim() !== '') : [answer.text];
   const validate = validator(`${id} ${status} ${mediaType}`, content.schema);
@@ -110,7 +126,8 @@ function check(route: RouteDefinition, method: string, query: string, answer: Ra
       problems.push(`${where}: not JSON`);
       continue;
     }
-    if (!validate(parsed)) problems.push(`${where}: does not match the documented schema: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(parsed))
+      problems.push(`${where}: does not match the documented schema: ${ajv.errorsText(validate.errors)}`);
   }
 }
 
@@ -124,7 +141,14 @@ async function hit(route: RouteDefinition, call: Call = {}): Promise<RawAnswer> 
     ...(text !== undefined ? { 'content-type': call.contentType ?? 'application/json' } : {}),
     ...call.headers,
   };
-  const answer = await rawRequest(platform().gateway.url, method, fill(route, call.params ?? {}) + query, headers, text, { streamWindowMs: call.streamWindowMs ?? 300 });
+  const answer = await rawRequest(
+    platform().gateway.url,
+    method,
+    fill(route, call.params ?? {}) + query,
+    headers,
+    text,
+    { streamWindowMs: call.streamWindowMs ?? 300 },
+  );
   check(route, method, query, answer);
   return answer;
 }
@@ -136,7 +160,12 @@ function byId(operationId: string): RouteDefinition {
 }
 
 function resourceRoute(kind: string, operation: ResourceOperation, allNamespaces = false): RouteDefinition {
-  return ROUTES.find((route) => route.resource?.kind === kind && route.resource.operation === operation && route.operationId.endsWith('InAllNamespaces') === allNamespaces)!;
+  return ROUTES.find(
+    (route) =>
+      route.resource?.kind === kind &&
+      route.resource.operation === operation &&
+      route.operationId.endsWith('InAllNamespaces') === allNamespaces,
+  )!;
 }
 
 const SAMPLE_SPECS: Record<string, Record<string, unknown>> = {
@@ -184,15 +213,24 @@ async function sweepKind(kind: (typeof PLATFORM_KINDS)[number]): Promise<void> {
   for (const operation of ['replace', 'replaceStatus'] as const) {
     const current = await read();
     // A change, so the cluster moves the resourceVersion on and the same body again is stale.
-    const changed = operation === 'replace' ? { ...current, metadata: { ...current.metadata, labels: { replaced: 'yes' } } } : { ...current, status: { ...current.status, observedGeneration: 7 } };
+    const changed =
+      operation === 'replace'
+        ? { ...current, metadata: { ...current.metadata, labels: { replaced: 'yes' } } }
+        : { ...current, status: { ...current.status, observedGeneration: 7 } };
     await hit(route(operation), { params: at, body: changed });
     await hit(route(operation), { params: at, body: current });
     const fresh = await read();
-    await hit(route(operation), { params: at, body: operation === 'replace' ? { ...fresh, spec: 'not an object' } : { ...fresh, status: 'not an object' } });
+    await hit(route(operation), {
+      params: at,
+      body: operation === 'replace' ? { ...fresh, spec: 'not an object' } : { ...fresh, status: 'not an object' },
+    });
     await hit(route(operation), { params: unknown, body: object(kind.kind, unknown.name) });
     await hit(route(operation), { params: at, body: fresh, contentType: 'text/plain' });
     await hit(route(operation), { params: at, raw: '{' });
-    await hit(route(operation), { params: at, body: { ...fresh, metadata: { ...fresh.metadata, name: 'another-name' } } });
+    await hit(route(operation), {
+      params: at,
+      body: { ...fresh, metadata: { ...fresh.metadata, name: 'another-name' } },
+    });
   }
 
   for (const operation of ['patch', 'patchStatus'] as const) {
@@ -204,8 +242,17 @@ async function sweepKind(kind: (typeof PLATFORM_KINDS)[number]): Promise<void> {
     await hit(route(operation), { params: unknown, body: {}, contentType: merge });
     await hit(route(operation), { params: at, body: {}, contentType: 'text/plain' });
     await hit(route(operation), { params: at, raw: '{', contentType: merge });
-    await hit(route(operation), { params: at, body: [{ op: 'remove', path: '/spec/nothing/here' }], contentType: 'application/json-patch+json' });
-    await hit(route(operation), { params: at, raw: `apiVersion: ${GROUP}/v1alpha1\nkind: ${kind.kind}\nmetadata:\n  name: ${name}\n`, contentType: 'application/apply-patch+yaml', query: '?fieldManager=docs' });
+    await hit(route(operation), {
+      params: at,
+      body: [{ op: 'remove', path: '/spec/nothing/here' }],
+      contentType: 'application/json-patch+json',
+    });
+    await hit(route(operation), {
+      params: at,
+      raw: `apiVersion: ${GROUP}/v1alpha1\nkind: ${kind.kind}\nmetadata:\n  name: ${name}\n`,
+      contentType: 'application/apply-patch+yaml',
+      query: '?fieldManager=docs',
+    });
   }
 
   const remove = route('delete');
@@ -220,7 +267,9 @@ async function sweepRuns(): Promise<void> {
   const { controller, serviceAccount } = platform().tokens;
   const runs = { project: TEAM_PROJECT, workspace: WORKSPACE };
   const startRun = byId('startRun');
-  const started = JSON.parse((await hit(startRun, { params: runs, body: { type: 'plan', message: 'docs' } })).text) as { id: string };
+  const started = JSON.parse((await hit(startRun, { params: runs, body: { type: 'plan', message: 'docs' } })).text) as {
+    id: string;
+  };
   await hit(startRun, { params: { ...runs, workspace: 'no-such-workspace' }, body: { type: 'plan' } });
   await hit(startRun, { params: runs, body: { type: 'destroy' } });
   await hit(startRun, { params: { ...runs, project: OTHER_PROJECT }, body: { type: 'plan' }, token: serviceAccount });
@@ -239,7 +288,9 @@ async function sweepRuns(): Promise<void> {
   await internal('listRunsInPhase', { query: '?phase=Pending' });
   await internal('listRunsInPhase', { query: '?phase=Nope' });
   await internal('listRunsInPhase', { token: serviceAccount });
-  const claimed = JSON.parse((await internal('claimRun', { body: { project: TEAM_PROJECT, workspace: WORKSPACE } })).text) as { lease: { id: string } };
+  const claimed = JSON.parse(
+    (await internal('claimRun', { body: { project: TEAM_PROJECT, workspace: WORKSPACE } })).text,
+  ) as { lease: { id: string } };
   await internal('claimRun', { body: { project: TEAM_PROJECT, workspace: WORKSPACE } });
   await internal('claimRun', { body: { leaseSeconds: 0 } });
   const leaseId = claimed.lease.id;
@@ -280,20 +331,33 @@ async function sweepRuns(): Promise<void> {
   await hit(byId('cancelRun'), { params: { ...run, run: UNKNOWN_RUN } });
   const pending = JSON.parse((await hit(startRun, { params: runs, body: { type: 'apply' } })).text) as { id: string };
   await hit(byId('cancelRun'), { params: { ...run, run: pending.id } });
-  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) await hit(byId('internal'), { method, params: { '*': 'nothing/here' } });
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+    await hit(byId('internal'), { method, params: { '*': 'nothing/here' } });
   await internal('internal', { params: { '*': 'nothing/here' }, method: 'POST', token: serviceAccount });
 }
 
 /** The open routes, the Kubernetes discovery routes and login. */
 async function sweepOthers(): Promise<void> {
   const { serviceAccount } = platform().tokens;
-  for (const operationId of ['getHealth', 'getReadiness', 'getPublicConfig', 'getOpenApiDocument', 'getApiReference', 'whoAmI']) await hit(byId(operationId));
-  for (const route of ROUTES.filter((candidate) => candidate.anyAuthenticatedCaller && candidate.path !== '/api/v1alpha1/auth/whoami')) await hit(route);
+  for (const operationId of [
+    'getHealth',
+    'getReadiness',
+    'getPublicConfig',
+    'getOpenApiDocument',
+    'getApiReference',
+    'whoAmI',
+  ])
+    await hit(byId(operationId));
+  for (const route of ROUTES.filter(
+    (candidate) => candidate.anyAuthenticatedCaller && candidate.path !== '/api/v1alpha1/auth/whoami',
+  ))
+    await hit(route);
   const namespace = byId('getProjectNamespace');
   await hit(namespace, { params: { namespace: TEAM_PROJECT } });
   await hit(namespace, { params: { namespace: 'kube-system' } });
   await hit(namespace, { params: { namespace: TEAM_PROJECT }, token: serviceAccount });
-  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) await hit(byId('identityBridge'), { method, token: null, params: { '*': 'login' } });
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+    await hit(byId('identityBridge'), { method, token: null, params: { '*': 'login' } });
   const login = byId('login');
   await hit(login, { token: ADMIN_PASSWORD });
   await hit(login, { token: null });
@@ -305,7 +369,13 @@ async function sweepOthers(): Promise<void> {
 /** The refusals every route shares: no token, a bad token, a bad path parameter, a caller without the right, a body over the limit. */
 async function sweepCommonRefusals(): Promise<void> {
   const { serviceAccount, oidcUser } = platform().tokens;
-  const elsewhere = { namespace: OTHER_PROJECT, project: OTHER_PROJECT, workspace: WORKSPACE, name: 'x', run: UNKNOWN_RUN };
+  const elsewhere = {
+    namespace: OTHER_PROJECT,
+    project: OTHER_PROJECT,
+    workspace: WORKSPACE,
+    name: 'x',
+    run: UNKNOWN_RUN,
+  };
   const tooLarge = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
   for (const route of ROUTES) {
     const methods = route.method === '*' ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] : [route.method];
@@ -317,7 +387,13 @@ async function sweepCommonRefusals(): Promise<void> {
       }
       const [first] = route.path.match(/\{[a-zA-Z]+\}/) ?? [];
       if (first) await hit(route, { method, params: { ...elsewhere, [first.slice(1, -1)]: 'NOT_A_NAME' } });
-      if (takesBody(route)) await hit(route, { method, params: { ...elsewhere, namespace: TEAM_PROJECT, project: TEAM_PROJECT }, raw: tooLarge, token: route.target === 'internal' ? platform().tokens.controller : undefined });
+      if (takesBody(route))
+        await hit(route, {
+          method,
+          params: { ...elsewhere, namespace: TEAM_PROJECT, project: TEAM_PROJECT },
+          raw: tooLarge,
+          token: route.target === 'internal' ? platform().tokens.controller : undefined,
+        });
     }
   }
 }
@@ -336,15 +412,25 @@ describe('Every answer of every route is documented for it in /openapi.json, wit
   });
 
   const sweeps: [string, () => Promise<void>][] = [
-    ...PLATFORM_KINDS.map((kind): [string, () => Promise<void>] => [`the routes of ${kind.kind}`, () => sweepKind(kind)]),
-    ['the routes of a run, the controller\'s routes and the run-log stream', sweepRuns],
+    ...PLATFORM_KINDS.map((kind): [string, () => Promise<void>] => [
+      `the routes of ${kind.kind}`,
+      () => sweepKind(kind),
+    ]),
+    ["the routes of a run, the controller's routes and the run-log stream", sweepRuns],
     ['the open routes, discovery and login', sweepOthers],
-    ['no token, a bad token, a bad path parameter, a caller without the right and a body over the limit, on every route', sweepCommonRefusals],
+    [
+      'no token, a bad token, a bad path parameter, a caller without the right and a body over the limit, on every route',
+      sweepCommonRefusals,
+    ],
   ];
-  it.each(sweeps)('%s', async (_, sweep) => {
-    await sweep();
-    expect(problems).toEqual([]);
-  }, 240_000);
+  it.each(sweeps)(
+    '%s',
+    async (_, sweep) => {
+      await sweep();
+      expect(problems).toEqual([]);
+    },
+    240_000,
+  );
 });
 
 describe('Every answer /openapi.json documents is given by some request, or named with why it cannot be provoked here (issue 9)', () => {

@@ -31,14 +31,27 @@ describe('Local mode: without a cluster, the routes are served from the emulator
     expect(await get(`${API}/projects/demo`)).toMatchObject({ status: { namespace: 'demo', phase: 'Active' } });
     const variableSet = await get(`${API}/namespaces/demo/variablesets/common`);
     // category and hcl are the VariableSet schema's defaults, which the cluster fills in.
-    expect(variableSet.spec.variables).toContainEqual({ name: 'db_password', sensitive: true, category: 'terraform', hcl: false, valueFrom: { secretKeyRef: { name: 'variableset-common', key: 'db_password' } } });
+    expect(variableSet.spec.variables).toContainEqual({
+      name: 'db_password',
+      sensitive: true,
+      category: 'terraform',
+      hcl: false,
+      valueFrom: { secretKeyRef: { name: 'variableset-common', key: 'db_password' } },
+    });
     const workspaces = await get(`${API}/namespaces/demo/workspaces`);
-    expect(workspaces.items.map((item: { metadata: { name: string } }) => item.metadata.name).sort()).toEqual(['network-production', 'network-staging']);
-    expect(await get(`${API}/namespaces/demo/rollouts/network-v2`)).toMatchObject({ spec: { stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }] } });
+    expect(workspaces.items.map((item: { metadata: { name: string } }) => item.metadata.name).sort()).toEqual([
+      'network-production',
+      'network-staging',
+    ]);
+    expect(await get(`${API}/namespaces/demo/rollouts/network-v2`)).toMatchObject({
+      spec: { stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }] },
+    });
   });
 
   it('records runs of the example Workspaces as started by admin', async () => {
-    const run = await send(gateway.url, token, 'POST', '/api/v1alpha1/projects/demo/workspaces/network-staging/runs', { type: 'plan' }).then(expectStatus(201));
+    const run = await send(gateway.url, token, 'POST', '/api/v1alpha1/projects/demo/workspaces/network-staging/runs', {
+      type: 'plan',
+    }).then(expectStatus(201));
     expect(run).toMatchObject({ principal: 'admin', principalType: 'admin', phase: 'Pending' });
   });
 });

@@ -36,7 +36,11 @@ const CONTROLLER_ACCOUNT = 'workspace-controller';
 
 /** What a developer may do in their Project: its namespaced kinds, runs and logs; Projects are not theirs. */
 const DEVELOPER_RULES: V1PolicyRule[] = [
-  { apiGroups: [GROUP], resources: ['workspaces', 'rollouts', 'variablesets', 'workspaces/status', 'workspaces/runs', 'workspaces/log'], verbs: ['*'] },
+  {
+    apiGroups: [GROUP],
+    resources: ['workspaces', 'rollouts', 'variablesets', 'workspaces/status', 'workspaces/runs', 'workspaces/log'],
+    verbs: ['*'],
+  },
 ];
 /** What automation may do there: read Workspaces and start and read runs; no writes to resources. */
 const CI_RULES: V1PolicyRule[] = [
@@ -65,7 +69,10 @@ export interface Platform {
  * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL); `options.logger` hears the
  * server's log. With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
  */
-export function usePlatform(serverEnv: Record<string, string> = {}, options: { tls?: boolean; logger?: Logger } = {}): () => Platform {
+export function usePlatform(
+  serverEnv: Record<string, string> = {},
+  options: { tls?: boolean; logger?: Logger } = {},
+): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
   let tlsFolder: string | undefined;
@@ -77,9 +84,14 @@ export function usePlatform(serverEnv: Record<string, string> = {}, options: { t
       ({ env: tlsEnv, folder: tlsFolder, cert: caCertificate } = await servingCertificate());
     }
     provider = await startOidcProvider([OIDC_USER]);
-    const clusterAdmin = new ClusterObjects(new KubernetesRestClient(cluster.emulator.kubeConfig(), silentLogger), GROUP);
+    const clusterAdmin = new ClusterObjects(
+      new KubernetesRestClient(cluster.emulator.kubeConfig(), silentLogger),
+      GROUP,
+    );
     await installPlatformCrds(cluster.emulator.kubeConfig(), GROUP);
-    await cluster.createServiceAccount(MAPPED_ACCOUNT, { [`${GROUP}/claims`]: JSON.stringify({ groups: OIDC_USER.groups }) });
+    await cluster.createServiceAccount(MAPPED_ACCOUNT, {
+      [`${GROUP}/claims`]: JSON.stringify({ groups: OIDC_USER.groups }),
+    });
     await cluster.createServiceAccount(CALLER_ACCOUNT);
     await cluster.createServiceAccount(CONTROLLER_ACCOUNT);
     await cluster.allowPaths(CONTROLLER_ACCOUNT, ['/internal', '/internal/*'], ['get', 'post']);
@@ -95,7 +107,10 @@ export function usePlatform(serverEnv: Record<string, string> = {}, options: { t
       ...tlsEnv,
       ...serverEnv,
     });
-    const gateway = await startTestGateway(env, { kubeConfig: chartRbac.kubeConfig, ...(options.logger ? { logger: options.logger } : {}) });
+    const gateway = await startTestGateway(env, {
+      kubeConfig: chartRbac.kubeConfig,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
     const admin = await loginToken(gateway.url, ADMIN_PASSWORD);
     for (const project of [TEAM_PROJECT, OTHER_PROJECT]) {
       await send(gateway.url, admin, 'POST', `${API}/projects`, projectObject(project)).then(expectStatus(201));
@@ -146,17 +161,34 @@ async function servingCertificate(): Promise<{ env: Record<string, string>; fold
   return { env: { TLS_CERT_FILE: join(folder, 'tls.crt'), TLS_KEY_FILE: join(folder, 'tls.key') }, folder, cert };
 }
 
-async function bindRole(cluster: IdentityCluster, namespace: string, name: string, rules: V1PolicyRule[], account: string): Promise<void> {
+async function bindRole(
+  cluster: IdentityCluster,
+  namespace: string,
+  name: string,
+  rules: V1PolicyRule[],
+  account: string,
+): Promise<void> {
   const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
   await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
   await rbac.createNamespacedRoleBinding({
     namespace,
-    body: { metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: account }] },
+    body: {
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: account }],
+    },
   });
 }
 
 /** Sends a request with a bearer token and a JSON body (or the given raw text). */
-export function send(baseUrl: string, token: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
+export function send(
+  baseUrl: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<Response> {
   return fetch(`${baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
@@ -173,7 +205,10 @@ export function expectStatus(status: number) {
   };
 }
 
-export function projectObject(name: string, spec: Record<string, unknown> = { displayName: name }): Record<string, unknown> {
+export function projectObject(
+  name: string,
+  spec: Record<string, unknown> = { displayName: name },
+): Record<string, unknown> {
   return { apiVersion: `${GROUP}/v1alpha1`, kind: 'Project', metadata: { name }, spec };
 }
 
@@ -182,6 +217,9 @@ export function workspaceObject(name: string, labels: Record<string, string> = {
     apiVersion: `${GROUP}/v1alpha1`,
     kind: 'Workspace',
     metadata: { name, labels },
-    spec: { source: { repository: 'https://git.example.com/infra.git', path: 'network' }, tool: { name: 'opentofu', version: '1.8.2' } },
+    spec: {
+      source: { repository: 'https://git.example.com/infra.git', path: 'network' },
+      tool: { name: 'opentofu', version: '1.8.2' },
+    },
   };
 }

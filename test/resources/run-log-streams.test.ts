@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OTHER_SIGNING_KEY, SIGNING_KEY, adminClaims, adminHash, signToken } from '../support/admin-fixtures.ts';
 import { writeMountedSecret } from '../support/mounted-secret-folder.ts';
-import { chunkedBody, openStalledStream, parseEvents, readEvents, type SseEvent } from '../support/server-sent-events.ts';
+import {
+  chunkedBody,
+  openStalledStream,
+  parseEvents,
+  readEvents,
+  type SseEvent,
+} from '../support/server-sent-events.ts';
 import { API, OIDC_USER, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
 
 const MAX_STREAMS = 3;
@@ -35,7 +41,8 @@ const platform = usePlatform({
   RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: String(MAX_STREAMS),
   RUN_LOG_SEND_BUFFER_BYTES: String(SEND_BUFFER_BYTES),
 });
-const controller = (method: string, path: string, body?: unknown) => send(platform().gateway.url, platform().tokens.controller, method, path, body);
+const controller = (method: string, path: string, body?: unknown) =>
+  send(platform().gateway.url, platform().tokens.controller, method, path, body);
 const streamPath = (runId: string) => `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${runId}`;
 let workspaces = 0;
 
@@ -45,9 +52,25 @@ const held = new Map<string, { leaseId: string; nextSeq: number }>();
 /** A Running run (claimed by the controller) of a Workspace of its own, so the claim takes exactly it, with `lines` already in its log. */
 async function runningRun(lines: string[] = []): Promise<string> {
   const workspace = `streams-${++workspaces}`;
-  await send(platform().gateway.url, platform().tokens.admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject(workspace)).then(expectStatus(201));
-  const run = await send(platform().gateway.url, platform().tokens.admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${workspace}/runs`, { type: 'apply' }).then(expectStatus(201));
-  const claimed = await controller('POST', '/internal/runs/claim', { project: TEAM_PROJECT, workspace, leaseSeconds: 600 }).then(expectStatus(200));
+  await send(
+    platform().gateway.url,
+    platform().tokens.admin,
+    'POST',
+    `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+    workspaceObject(workspace),
+  ).then(expectStatus(201));
+  const run = await send(
+    platform().gateway.url,
+    platform().tokens.admin,
+    'POST',
+    `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${workspace}/runs`,
+    { type: 'apply' },
+  ).then(expectStatus(201));
+  const claimed = await controller('POST', '/internal/runs/claim', {
+    project: TEAM_PROJECT,
+    workspace,
+    leaseSeconds: 600,
+  }).then(expectStatus(200));
   expect(claimed.run.id).toBe(run.id);
   held.set(run.id, { leaseId: claimed.lease.id, nextSeq: 1 });
   if (lines.length > 0) await appendLines(run.id, lines);
@@ -57,18 +80,26 @@ async function runningRun(lines: string[] = []): Promise<string> {
 /** Appends the next numbered chunk of a held run's log, as the controller does. */
 async function appendLines(runId: string, lines: string[]): Promise<void> {
   const lease = held.get(runId)!;
-  await controller('POST', `/internal/runs/${runId}/logs`, { leaseId: lease.leaseId, firstSeq: lease.nextSeq, lines }).then(expectStatus(200));
+  await controller('POST', `/internal/runs/${runId}/logs`, {
+    leaseId: lease.leaseId,
+    firstSeq: lease.nextSeq,
+    lines,
+  }).then(expectStatus(200));
   lease.nextSeq += lines.length;
 }
 
-const openWithHeader = (runId: string, token: string) => fetch(`${platform().gateway.url}${streamPath(runId)}`, { headers: { authorization: `Bearer ${token}` } });
-const openWithQuery = (runId: string, token: string) => fetch(`${platform().gateway.url}${streamPath(runId)}?access_token=${token}`);
+const openWithHeader = (runId: string, token: string) =>
+  fetch(`${platform().gateway.url}${streamPath(runId)}`, { headers: { authorization: `Bearer ${token}` } });
+const openWithQuery = (runId: string, token: string) =>
+  fetch(`${platform().gateway.url}${streamPath(runId)}?access_token=${token}`);
 
 /** Reads until the stream closes (bounded), returning its events. */
 async function eventsUntilClosed(response: Response): Promise<SseEvent[]> {
   expect(response.status).toBe(200);
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the stream did not close')), EVENT_BOUND_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error('the stream did not close')), EVENT_BOUND_MS)),
+  );
   try {
     return await Promise.race([readEvents(response, () => false), timeout]);
   } finally {
@@ -87,7 +118,10 @@ describe('Every run-log stream ends when the token that opened it expires, with 
     const token = await signToken(adminClaims(API_BASE_URL, 2));
     const events = await eventsUntilClosed(await openWithHeader(runId, token));
     expect(events[0]).toEqual({ id: '1', data: 'before expiry' });
-    expect(lastEvent(events)).toEqual({ event: 'expired', data: { reason: 'TokenExpired', message: expect.any(String), lastEventId: '1' } });
+    expect(lastEvent(events)).toEqual({
+      event: 'expired',
+      data: { reason: 'TokenExpired', message: expect.any(String), lastEventId: '1' },
+    });
   });
 
   it('an OIDC ID token (?access_token=) with a short lifetime ends the same way', async () => {
@@ -108,7 +142,10 @@ describe('Admin streams end within the secret poll interval when the admin accou
     expect(oidcStream.status).toBe(200);
     await writeMountedSecret(secretFolder, secretValues({ ADMIN_ACCOUNT_ENABLED: 'false' }));
     try {
-      expect(lastEvent(await eventsUntilClosed(adminStream))).toMatchObject({ event: 'expired', data: { reason: 'AdminAccountDisabled' } });
+      expect(lastEvent(await eventsUntilClosed(adminStream))).toMatchObject({
+        event: 'expired',
+        data: { reason: 'AdminAccountDisabled' },
+      });
       await appendLines(runId, ['still streaming']);
       expect(await readEvents(oidcStream, (seen) => seen.length > 0)).toEqual([{ id: '1', data: 'still streaming' }]);
     } finally {
@@ -122,7 +159,10 @@ describe('Admin streams end within the secret poll interval when the admin accou
     const stream = await openWithHeader(runId, token);
     await writeMountedSecret(secretFolder, secretValues({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY }));
     try {
-      expect(lastEvent(await eventsUntilClosed(stream))).toMatchObject({ event: 'expired', data: { reason: 'SigningKeyRotated' } });
+      expect(lastEvent(await eventsUntilClosed(stream))).toMatchObject({
+        event: 'expired',
+        data: { reason: 'SigningKeyRotated' },
+      });
     } finally {
       await restoreAdminSecret();
     }
@@ -133,7 +173,9 @@ describe('Admin streams end within the secret poll interval when the admin accou
 async function restoreAdminSecret(): Promise<void> {
   await writeMountedSecret(secretFolder, secretValues());
   const deadline = Date.now() + EVENT_BOUND_MS;
-  while ((await send(platform().gateway.url, platform().tokens.admin, 'GET', '/api/v1alpha1/auth/whoami')).status !== 200) {
+  while (
+    (await send(platform().gateway.url, platform().tokens.admin, 'GET', '/api/v1alpha1/auth/whoami')).status !== 200
+  ) {
     if (Date.now() > deadline) throw new Error('the restored admin secret did not come into force');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -143,13 +185,19 @@ describe('A client that stops reading is closed with event: resume past the send
   it('never reads while megabytes of lines arrive: closed with resume; resuming from its last id gets every line once', async () => {
     const token = platform().tokens.admin;
     const runId = await runningRun();
-    const stalled = await openStalledStream(platform().gateway.url, streamPath(runId), { authorization: `Bearer ${token}`, connection: 'close' });
+    const stalled = await openStalledStream(platform().gateway.url, streamPath(runId), {
+      authorization: `Bearer ${token}`,
+      connection: 'close',
+    });
     // Far more than the socket buffers of both ends hold (a few MB on loopback) plus the send buffer.
     const appends = 80;
     const linesPerAppend = 100;
     const padding = 'x'.repeat(1000);
     for (let append = 0; append < appends; append++) {
-      const lines = Array.from({ length: linesPerAppend }, (_, index) => `line ${append * linesPerAppend + index + 1} ${padding}`);
+      const lines = Array.from(
+        { length: linesPerAppend },
+        (_, index) => `line ${append * linesPerAppend + index + 1} ${padding}`,
+      );
       await appendLines(runId, lines);
     }
     const total = appends * linesPerAppend;
@@ -162,10 +210,14 @@ describe('A client that stops reading is closed with event: resume past the send
     const received = events.slice(0, -1);
     // Cut short, in order and without gaps up to the id the resume event names.
     expect(received.length).toBeLessThan(total);
-    expect(received.map((event) => event.id)).toEqual(Array.from({ length: received.length }, (_, index) => String(index + 1)));
+    expect(received.map((event) => event.id)).toEqual(
+      Array.from({ length: received.length }, (_, index) => String(index + 1)),
+    );
     expect(lastEventId).toBe(String(received.length));
 
-    const resumed = await fetch(`${platform().gateway.url}${streamPath(runId)}`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': lastEventId } });
+    const resumed = await fetch(`${platform().gateway.url}${streamPath(runId)}`, {
+      headers: { authorization: `Bearer ${token}`, 'last-event-id': lastEventId },
+    });
     expect(resumed.status).toBe(200);
     const rest = await readEvents(resumed, (seen) => seen.length >= total - received.length);
     const ids = [...received, ...rest].map((event) => Number(event.id));
@@ -184,7 +236,10 @@ describe('One principal may hold at most RUN_LOG_MAX_STREAMS_PER_PRINCIPAL strea
     const refused = await openWithHeader(runs[MAX_STREAMS]!, token);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
-    expect(await refused.json()).toMatchObject({ reason: 'TooManyStreams', error: expect.stringContaining(String(MAX_STREAMS)) });
+    expect(await refused.json()).toMatchObject({
+      reason: 'TooManyStreams',
+      error: expect.stringContaining(String(MAX_STREAMS)),
+    });
     const otherPrincipal = await openWithQuery(runs[MAX_STREAMS]!, platform().tokens.oidcUser);
     expect(otherPrincipal.status).toBe(200);
 
@@ -207,13 +262,17 @@ describe('A watch of the resources API (kubectl get -w) ends, like a run-log str
     ['the admin account is disabled', { ADMIN_ACCOUNT_ENABLED: 'false' }],
     ['the signing key rotates', { ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY }],
   ])('an admin watch closes when %s', async (_, change) => {
-    const response = await fetch(`${platform().gateway.url}${API}/namespaces/${TEAM_PROJECT}/workspaces?watch=true`, { headers: { authorization: `Bearer ${platform().tokens.admin}` } });
+    const response = await fetch(`${platform().gateway.url}${API}/namespaces/${TEAM_PROJECT}/workspaces?watch=true`, {
+      headers: { authorization: `Bearer ${platform().tokens.admin}` },
+    });
     expect(response.status).toBe(200);
     const closed = response.text();
     await writeMountedSecret(secretFolder, secretValues(change));
     try {
       let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the watch did not close')), EVENT_BOUND_MS)));
+      const bound = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error('the watch did not close')), EVENT_BOUND_MS)),
+      );
       await Promise.race([closed, bound]).finally(() => clearTimeout(timer));
     } finally {
       await restoreAdminSecret();

@@ -30,7 +30,10 @@ const serviceAccountApply: NewRun = {
 async function rejectionOf(work: () => Promise<unknown>): Promise<unknown> {
   let bound: NodeJS.Timeout | undefined;
   const pending = new Promise<never>((_, reject) => {
-    bound = setTimeout(() => reject(new Error(`still pending after ${FAIL_FAST_BOUND_MS} ms: the call does not fail fast`)), FAIL_FAST_BOUND_MS);
+    bound = setTimeout(
+      () => reject(new Error(`still pending after ${FAIL_FAST_BOUND_MS} ms: the call does not fail fast`)),
+      FAIL_FAST_BOUND_MS,
+    );
   });
   const outcome = work().then(
     () => {
@@ -83,13 +86,19 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
     try {
       const { rows } = await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       // The rejection is caught at once: the backend may die before the terminate call returns.
-      const sleeping = victim.query('SELECT pg_sleep(10)').then(() => undefined, (rejection: unknown) => rejection);
-      await expect.poll(async () => {
-        const active = await database().pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [
-          rows[0]!.pid,
-        ]);
-        return active.rowCount;
-      }).toBe(1);
+      const sleeping = victim.query('SELECT pg_sleep(10)').then(
+        () => undefined,
+        (rejection: unknown) => rejection,
+      );
+      await expect
+        .poll(async () => {
+          const active = await database().pool.query(
+            "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'",
+            [rows[0]!.pid],
+          );
+          return active.rowCount;
+        })
+        .toBe(1);
       await database().pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
       const error = await sleeping;
       expect(classifyDatabaseError(error)).toBeInstanceOf(DatabaseUnavailableError);
@@ -106,7 +115,9 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
     const pool = createDatabasePool(`postgres://u:p@127.0.0.1:${port}/db`, () => undefined);
     try {
       // Without the pool's 2 s connection timeout the call would wait for the 15 s query timeout or forever.
-      expect(await rejectionOf(() => new RunStore(pool).listRuns({ project: 'p', limit: 1 }))).toBeInstanceOf(DatabaseUnavailableError);
+      expect(await rejectionOf(() => new RunStore(pool).listRuns({ project: 'p', limit: 1 }))).toBeInstanceOf(
+        DatabaseUnavailableError,
+      );
     } finally {
       await pool.end();
       for (const socket of accepted) socket.destroy();
@@ -115,7 +126,12 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
   });
 
   it('leaves programming errors alone: a bad statement is not an outage', async () => {
-    const error = await database().pool.query('SELEC 1').then(() => undefined, (rejection: unknown) => rejection);
+    const error = await database()
+      .pool.query('SELEC 1')
+      .then(
+        () => undefined,
+        (rejection: unknown) => rejection,
+      );
     expect(isConnectionFailure(error)).toBe(false);
     expect(classifyDatabaseError(error)).toBe(error);
   });
@@ -125,7 +141,10 @@ describe('run history survives a restart of the database server', () => {
   it('keeps runs, phases and log lines, and the same pool works again afterwards', async () => {
     // A Workspace of its own: the claim takes the oldest Pending run of the Workspace, which must be this one whatever ran before.
     const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart-history' });
-    const { lease } = (await store().leases.claim('system:serviceaccount:platform:controller', 60_000, { project: 'availability', workspace: 'restart-history' }))!;
+    const { lease } = (await store().leases.claim('system:serviceaccount:platform:controller', 60_000, {
+      project: 'availability',
+      workspace: 'restart-history',
+    }))!;
     await store().leases.appendChunk(run.id, lease.id, 1, ['line 1', 'line 2']);
     const before = await store().getRun('availability', run.id);
 
@@ -152,10 +171,9 @@ describe('run history survives a restart of the database server', () => {
     await database().startServer();
     await store().appendLogLines(run.id, ['after restart']);
 
-    await expect.poll(() => received.map((line) => line.line), { timeout: 5_000 }).toEqual([
-      'before restart',
-      'after restart',
-    ]);
+    await expect
+      .poll(() => received.map((line) => line.line), { timeout: 5_000 })
+      .toEqual(['before restart', 'after restart']);
     await unsubscribe();
   });
 });

@@ -18,7 +18,9 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
       source: 'DATABASE_URL',
       connectionString: 'postgres://api:s3cret@db.internal:5432/platform?sslmode=require',
     });
-    expect(lines).toEqual(['database: using DATABASE_URL postgres://api:***@db.internal:5432/platform?sslmode=require']);
+    expect(lines).toEqual([
+      'database: using DATABASE_URL postgres://api:***@db.internal:5432/platform?sslmode=require',
+    ]);
     await connection.stop();
   });
 
@@ -26,11 +28,17 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
     const parent = await mkdtemp(join(tmpdir(), 'platform-api-embedded-'));
     const dataDir = join(parent, 'nested', 'postgres');
     const lines: string[] = [];
-    const connection = await resolveDatabase({ databaseUrl: undefined, embeddedDataDir: dataDir, log: (line) => lines.push(line) });
+    const connection = await resolveDatabase({
+      databaseUrl: undefined,
+      embeddedDataDir: dataDir,
+      log: (line) => lines.push(line),
+    });
     try {
       expect(connection.source).toBe('embedded');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^database: DATABASE_URL not set, using embedded PostgreSQL on 127\.0\.0\.1:\d+ with data in /);
+      expect(lines[0]).toMatch(
+        /^database: DATABASE_URL not set, using embedded PostgreSQL on 127\.0\.0\.1:\d+ with data in /,
+      );
       expect(lines[0]).not.toContain(new URL(connection.connectionString).password);
       const client = new pg.Client(connection.connectionString);
       await client.connect();
@@ -55,10 +63,14 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
       );
       await first.close();
       // An idle connection dropped while closing may be logged after it; the migration line is there either way.
-      expect(lines.filter((line) => line.startsWith('database: migrations'))).toEqual([expect.stringMatching(/^database: migrations applied: 1/)]);
+      expect(lines.filter((line) => line.startsWith('database: migrations'))).toEqual([
+        expect.stringMatching(/^database: migrations applied: 1/),
+      ]);
 
       const second = await openDatabase(options);
-      expect(lines.filter((line) => line.startsWith('database: migrations')).at(-1)).toBe('database: migrations up to date');
+      expect(lines.filter((line) => line.startsWith('database: migrations')).at(-1)).toBe(
+        'database: migrations up to date',
+      );
       expect((await second.pool.query('SELECT count(*)::int AS n FROM runs')).rows[0].n).toBe(1);
       await second.close();
     } finally {

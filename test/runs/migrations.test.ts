@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { loadMigrations, migrate, MigrationChecksumMismatchError } from '../../shared/database/migrate.ts';
@@ -36,7 +36,9 @@ async function withPool<T>(connectionString: string, work: (pool: pg.Pool) => Pr
 describe('migrations are applied on start, recorded in schema_migrations, and re-running them changes nothing', () => {
   it('records every migration file once with its checksum', async () => {
     const migrations = await loadMigrations();
-    const { rows } = await database.pool.query('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
+    const { rows } = await database.pool.query(
+      'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+    );
     expect(rows).toEqual(migrations.map(({ version, name, checksum }) => ({ version, name, checksum })));
   });
 

@@ -70,7 +70,11 @@ describe('a log subscriber gets the stored lines after its position, then new li
     const [first, second] = [await newRun(), await newRun()];
     const firstLines = collector(1);
     const secondLines = collector(1);
-    const unsubscribeFirst = await store().subscribeToLogLines({ runId: first.id, afterSeq: 0, onLines: firstLines.onLines });
+    const unsubscribeFirst = await store().subscribeToLogLines({
+      runId: first.id,
+      afterSeq: 0,
+      onLines: firstLines.onLines,
+    });
     const unsubscribeSecond = await store().subscribeToLogLines({
       runId: second.id,
       afterSeq: 0,
@@ -112,8 +116,13 @@ describe('Shared fan-out: per process, one read per run per notification; lines 
     const { stats, read } = countingReader();
     const listener = new RunLogListener(database().pool.options, read);
     const subscribers = Array.from({ length: 50 }, () => collector(0));
-    const unsubscribes = await Promise.all(subscribers.map((subscriber) => listener.subscribe({ runId: run.id, afterSeq: 0, onLines: subscriber.onLines })));
-    const everyoneHas = (count: number) => expect.poll(() => subscribers.every((subscriber) => subscriber.received.length === count), { timeout: 10_000 }).toBe(true);
+    const unsubscribes = await Promise.all(
+      subscribers.map((subscriber) => listener.subscribe({ runId: run.id, afterSeq: 0, onLines: subscriber.onLines })),
+    );
+    const everyoneHas = (count: number) =>
+      expect
+        .poll(() => subscribers.every((subscriber) => subscriber.received.length === count), { timeout: 10_000 })
+        .toBe(true);
     await store().appendLogLines(run.id, ['warm-up']);
     await everyoneHas(2);
 
@@ -133,7 +142,10 @@ describe('Shared fan-out: per process, one read per run per notification; lines 
 
   it('subscribers behind catch up in pages, at most concurrentCatchUps reads at once, and each gets every line once, in order, while lines keep arriving', async () => {
     const run = await newRun();
-    await store().appendLogLines(run.id, Array.from({ length: 45 }, (_, i) => `stored ${i + 1}`));
+    await store().appendLogLines(
+      run.id,
+      Array.from({ length: 45 }, (_, i) => `stored ${i + 1}`),
+    );
     const { stats, read } = countingReader();
     const listener = new RunLogListener(database().pool.options, read, { pageSize: 10, concurrentCatchUps: 2 });
     const starts = Array.from({ length: 20 }, (_, i) => (i * 7) % 45);
@@ -141,11 +153,19 @@ describe('Shared fan-out: per process, one read per run per notification; lines 
     const appending = (async () => {
       for (let i = 0; i < 5; i++) await store().appendLogLines(run.id, [`live ${2 * i + 46}`, `live ${2 * i + 47}`]);
     })();
-    const unsubscribes = await Promise.all(subscribers.map((subscriber, i) => listener.subscribe({ runId: run.id, afterSeq: starts[i]!, onLines: subscriber.onLines })));
+    const unsubscribes = await Promise.all(
+      subscribers.map((subscriber, i) =>
+        listener.subscribe({ runId: run.id, afterSeq: starts[i]!, onLines: subscriber.onLines }),
+      ),
+    );
     await appending;
-    await expect.poll(() => subscribers.every((subscriber) => subscriber.received.at(-1)?.seq === 55), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => subscribers.every((subscriber) => subscriber.received.at(-1)?.seq === 55), { timeout: 10_000 })
+      .toBe(true);
     subscribers.forEach((subscriber, i) => {
-      expect(subscriber.received.map((line) => line.seq)).toEqual(Array.from({ length: 55 - starts[i]! }, (_, k) => starts[i]! + k + 1));
+      expect(subscriber.received.map((line) => line.seq)).toEqual(
+        Array.from({ length: 55 - starts[i]! }, (_, k) => starts[i]! + k + 1),
+      );
     });
     expect([...stats.limits]).toEqual([10]);
     // Two catch-up readers, plus at most the run's one shared read.

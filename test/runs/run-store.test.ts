@@ -1,10 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../shared/runs/run.ts';
-import {
-  InvalidContinueTokenError,
-  InvalidRunError,
-  RunNotFoundError,
-} from '../../shared/runs/run-errors.ts';
+import { InvalidContinueTokenError, InvalidRunError, RunNotFoundError } from '../../shared/runs/run-errors.ts';
 import type { NewRun } from '../../shared/runs/run.ts';
 import { useRunStore } from './run-store-fixture.ts';
 

@@ -42,11 +42,20 @@ export function clusterAudit(emulator: KubeEmulator) {
 }
 
 function split(recorded: RecordedRequest[]): ClusterTraffic {
-  const executed = recorded.filter((request) => request.user === SERVER_IDENTITY && request.info.isResourceRequest && !VERIFIER_RESOURCES.has(request.info.resource));
+  const executed = recorded.filter(
+    (request) =>
+      request.user === SERVER_IDENTITY &&
+      request.info.isResourceRequest &&
+      !VERIFIER_RESOURCES.has(request.info.resource),
+  );
   const reviews = recorded
     .filter((request) => request.info.resource === 'subjectaccessreviews')
     .map((request) => {
-      const spec = (JSON.parse(request.body) as { spec: { resourceAttributes?: ReviewedAttributes; nonResourceAttributes?: ReviewedAttributes } }).spec;
+      const spec = (
+        JSON.parse(request.body) as {
+          spec: { resourceAttributes?: ReviewedAttributes; nonResourceAttributes?: ReviewedAttributes };
+        }
+      ).spec;
       return (spec.resourceAttributes ?? spec.nonResourceAttributes)!;
     });
   return { executed, reviews };

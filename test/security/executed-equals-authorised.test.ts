@@ -9,20 +9,61 @@ import { routeTable, type RouteDefinition } from '../../shared/routes/route-tabl
 import { rawRequest } from '../support/raw-http.ts';
 import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
 import { clusterAudit, type ClusterTraffic, type ReviewedAttributes } from './cluster-audit.ts';
-import { API, GROUP, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
+import {
+  API,
+  GROUP,
+  TEAM_PROJECT,
+  expectStatus,
+  send,
+  usePlatform,
+  workspaceObject,
+} from '../resources/platform-fixture.ts';
 
 const platform = usePlatform();
 const AUDITOR = 'security-auditor';
 
 /** Segments no route parameter may take, as a hostile client sends them (raw, percent-encoded or not). */
 const HOSTILE_SEGMENTS = [
-  '.', '..', '%2e', '%2E', '%2e%2e', '.%2e', '%2e.', '%2f', 'a%2fb', '..%2f..%2fkube-system', '%2e%2e%2fsecrets',
-  'A', 'UPPER', 'a_b', 'a%20b', '%20', '%00', 'a%0d%0aX-Injected:%201', 'caf%C3%A9', '%E2%80%AE', '%F0%9F%92%A5',
-  '-a', 'a-', '*', '%2A', '~', 'a;b', '%25', '%zz', 'a'.repeat(254),
+  '.',
+  '..',
+  '%2e',
+  '%2E',
+  '%2e%2e',
+  '.%2e',
+  '%2e.',
+  '%2f',
+  'a%2fb',
+  '..%2f..%2fkube-system',
+  '%2e%2e%2fsecrets',
+  'A',
+  'UPPER',
+  'a_b',
+  'a%20b',
+  '%20',
+  '%00',
+  'a%0d%0aX-Injected:%201',
+  'caf%C3%A9',
+  '%E2%80%AE',
+  '%F0%9F%92%A5',
+  '-a',
+  'a-',
+  '*',
+  '%2A',
+  '~',
+  'a;b',
+  '%25',
+  '%zz',
+  'a'.repeat(254),
 ];
 
 const RUN_ID = '0190f4c8-0000-7000-8000-000000000000';
-const VALID: Record<string, string> = { namespace: TEAM_PROJECT, project: TEAM_PROJECT, name: 'sec-obj', workspace: 'sec-ws', run: RUN_ID };
+const VALID: Record<string, string> = {
+  namespace: TEAM_PROJECT,
+  project: TEAM_PROJECT,
+  name: 'sec-obj',
+  workspace: 'sec-ws',
+  run: RUN_ID,
+};
 
 /** The routes with path parameters; catch-alls (`/internal/*`, `/bridge/*`) take any rest of the path by design. */
 const ROUTES = routeTable(GROUP).filter((route) => route.path.includes('{'));
@@ -31,18 +72,39 @@ function pathWith(route: RouteDefinition, values: Record<string, string>): strin
   return route.path.replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => values[name]!);
 }
 
-function requestFor(route: RouteDefinition, values: Record<string, string>): { method: string; path: string; headers: Record<string, string>; body?: string } {
+function requestFor(
+  route: RouteDefinition,
+  values: Record<string, string>,
+): { method: string; path: string; headers: Record<string, string>; body?: string } {
   const path = pathWith(route, values);
-  const kind = /\/v1alpha1\/(?:namespaces\/[^/]+\/)?([a-z]+)/.exec(route.path.startsWith('/apis/') ? route.path : '')?.[1];
-  const object = kind ? { apiVersion: `${GROUP}/v1alpha1`, kind: KINDS[kind], metadata: { name: values.name ?? 'sec-obj' }, spec: {} } : undefined;
+  const kind = /\/v1alpha1\/(?:namespaces\/[^/]+\/)?([a-z]+)/.exec(
+    route.path.startsWith('/apis/') ? route.path : '',
+  )?.[1];
+  const object = kind
+    ? { apiVersion: `${GROUP}/v1alpha1`, kind: KINDS[kind], metadata: { name: values.name ?? 'sec-obj' }, spec: {} }
+    : undefined;
   const bodies: Record<string, unknown> = { POST: object ?? BODY_OF[route.operationId], PUT: object, PATCH: {} };
   const body = bodies[route.method];
   const contentType = route.method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
-  return { method: route.method, path, headers: body === undefined ? {} : { 'content-type': contentType }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+  return {
+    method: route.method,
+    path,
+    headers: body === undefined ? {} : { 'content-type': contentType },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  };
 }
 
-const KINDS: Record<string, string> = { projects: 'Project', workspaces: 'Workspace', rollouts: 'Rollout', variablesets: 'VariableSet' };
-const BODY_OF: Record<string, unknown> = { startRun: { type: 'plan' }, setRunPhase: { phase: 'Running' }, appendRunLogs: { lines: ['x'] } };
+const KINDS: Record<string, string> = {
+  projects: 'Project',
+  workspaces: 'Workspace',
+  rollouts: 'Rollout',
+  variablesets: 'VariableSet',
+};
+const BODY_OF: Record<string, unknown> = {
+  startRun: { type: 'plan' },
+  setRunPhase: { phase: 'Running' },
+  appendRunLogs: { lines: ['x'] },
+};
 
 let auditorToken = '';
 
@@ -58,17 +120,32 @@ beforeAll(async () => {
   ];
   await rbac.createClusterRole({ body: { metadata: { name: AUDITOR }, rules } });
   await rbac.createClusterRoleBinding({
-    body: { metadata: { name: AUDITOR }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: AUDITOR }, subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: AUDITOR }] },
+    body: {
+      metadata: { name: AUDITOR },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: AUDITOR },
+      subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: AUDITOR }],
+    },
   });
   auditorToken = await cluster.mintToken(AUDITOR);
   const token = platform().tokens.admin;
-  await send(platform().gateway.url, token, 'POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('sec-ws')).then(expectStatus(201));
+  await send(
+    platform().gateway.url,
+    token,
+    'POST',
+    `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+    workspaceObject('sec-ws'),
+  ).then(expectStatus(201));
 });
 
-async function audited(route: RouteDefinition, values: Record<string, string>): Promise<{ status: number; text: string } & ClusterTraffic> {
+async function audited(
+  route: RouteDefinition,
+  values: Record<string, string>,
+): Promise<{ status: number; text: string } & ClusterTraffic> {
   const { method, path, headers, body } = requestFor(route, values);
   const audit = clusterAudit(platform().cluster.emulator);
-  const { result, executed, reviews } = await audit.during(() => rawRequest(platform().gateway.url, method, path, { authorization: `Bearer ${auditorToken}`, ...headers }, body));
+  const { result, executed, reviews } = await audit.during(() =>
+    rawRequest(platform().gateway.url, method, path, { authorization: `Bearer ${auditorToken}`, ...headers }, body),
+  );
   return { status: result.status, text: result.text, executed, reviews };
 }
 
@@ -84,7 +161,10 @@ describe('Names are validated where the route matches: a hostile segment is refu
           expect(answer.reason, where).toBe(route.statusErrors ? 'BadRequest' : 'InvalidPathParameter');
           if (route.statusErrors) expect(answer.kind, where).toBe('Status');
           expect(reviews, `${where}: no SubjectAccessReview`).toEqual([]);
-          expect(executed.map((request) => `${request.method} ${request.rawUrl}`), `${where}: nothing sent to the cluster`).toEqual([]);
+          expect(
+            executed.map((request) => `${request.method} ${request.rawUrl}`),
+            `${where}: nothing sent to the cluster`,
+          ).toEqual([]);
         }
       }
     });
@@ -102,7 +182,11 @@ describe('Names are validated where the route matches: a hostile segment is refu
 });
 
 /** Whether a request the server sent stays inside what the reviews allowed (see the rules below). */
-function outsideAuthorised(request: ClusterTraffic['executed'][number], reviews: ReviewedAttributes[], objectName: string | undefined): string | undefined {
+function outsideAuthorised(
+  request: ClusterTraffic['executed'][number],
+  reviews: ReviewedAttributes[],
+  objectName: string | undefined,
+): string | undefined {
   const { verb, namespace, resource, subresource, name, group } = request.info;
   if (verb === 'deletecollection') return 'a collection delete';
   const resourceReviews = reviews.filter((review) => review.resource !== undefined);
@@ -110,14 +194,25 @@ function outsideAuthorised(request: ClusterTraffic['executed'][number], reviews:
     const sameNamespace = namespace === (review.namespace ?? '');
     if (group === GROUP && resource === review.resource) {
       // The reviewed object itself: the reviewed verb, a read of it, or the status the server keeps after a write.
-      if (review.name !== undefined) return sameNamespace && name === review.name && (verb === review.verb || verb === 'get' || subresource === 'status');
+      if (review.name !== undefined)
+        return (
+          sameNamespace && name === review.name && (verb === review.verb || verb === 'get' || subresource === 'status')
+        );
       // A collection review (list, create): the same verb on the collection; after a create, the new object's status.
-      return sameNamespace && ((name === '' && verb === review.verb) || (review.verb === 'create' && name === objectName && subresource === 'status'));
+      return (
+        sameNamespace &&
+        ((name === '' && verb === review.verb) ||
+          (review.verb === 'create' && name === objectName && subresource === 'status'))
+      );
     }
     // What a write of a VariableSet or Project keeps beside it: the Secret `variableset-<name>`, the namespace of the Project.
     const reviewedName = review.name ?? objectName;
-    if (group === '' && resource === 'secrets') return review.resource === 'variablesets' && sameNamespace && (name === '' || name === `variableset-${reviewedName}`);
-    if (group === '' && resource === 'namespaces') return review.resource === 'projects' && (name === '' || name === reviewedName);
+    if (group === '' && resource === 'secrets')
+      return (
+        review.resource === 'variablesets' && sameNamespace && (name === '' || name === `variableset-${reviewedName}`)
+      );
+    if (group === '' && resource === 'namespaces')
+      return review.resource === 'projects' && (name === '' || name === reviewedName);
     return false;
   });
   return fits ? undefined : `not covered by ${JSON.stringify(resourceReviews)}`;
@@ -131,7 +226,8 @@ describe('Executed equals authorised: with valid names, every request the server
       expect(status, text.slice(0, 200)).toBeLessThan(500);
       // A review answered from the server's cache was asked earlier in this file, with the same attributes.
       seen.push(...reviews);
-      if (executed.length > 0) expect(seen.length, 'the server reached the cluster without any review ever asked').toBeGreaterThan(0);
+      if (executed.length > 0)
+        expect(seen.length, 'the server reached the cluster without any review ever asked').toBeGreaterThan(0);
       for (const request of executed) {
         const problem = outsideAuthorised(request, reviews.length > 0 ? reviews : seen, VALID.name);
         expect(problem, `${route.method} ${route.path}: sent ${request.method} ${request.rawUrl}`).toBeUndefined();

@@ -8,33 +8,98 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../shared/routes/route-table.ts';
 import { rawRequest, type RawAnswer } from '../support/raw-http.ts';
-import { API, GROUP, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
+import {
+  API,
+  GROUP,
+  TEAM_PROJECT,
+  expectStatus,
+  send,
+  usePlatform,
+  workspaceObject,
+} from '../resources/platform-fixture.ts';
 
 const platform = usePlatform();
 const ROUTES = routeTable(GROUP);
 const ANSWER_TIMEOUT_MS = 10_000;
 // The 503 reasons the contract documents: infrastructure the verifier or a route needs is unavailable.
-const DOCUMENTED_503 = new Set(['KubernetesUnavailable', 'DatabaseUnavailable', 'DatabaseNotConfigured', 'IdentityProviderUnavailable', 'ServiceAccountVerifierUnavailable']);
+const DOCUMENTED_503 = new Set([
+  'KubernetesUnavailable',
+  'DatabaseUnavailable',
+  'DatabaseNotConfigured',
+  'IdentityProviderUnavailable',
+  'ServiceAccountVerifierUnavailable',
+]);
 
 const segment = fc.oneof(
-  { arbitrary: fc.constantFrom(TEAM_PROJECT, 'fuzz-ws', 'x', '0190f4c8-0000-7000-8000-000000000000', 'a.b'), weight: 3 },
-  { arbitrary: fc.constantFrom('.', '..', '%2e', '%2e%2e', '%2f', 'a%2fb', '%00', '%zz', 'A', '*', 'é', '%E2%80%AE', 'a'.repeat(300), '%0d%0a'), weight: 2 },
+  {
+    arbitrary: fc.constantFrom(TEAM_PROJECT, 'fuzz-ws', 'x', '0190f4c8-0000-7000-8000-000000000000', 'a.b'),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.constantFrom(
+      '.',
+      '..',
+      '%2e',
+      '%2e%2e',
+      '%2f',
+      'a%2fb',
+      '%00',
+      '%zz',
+      'A',
+      '*',
+      'é',
+      '%E2%80%AE',
+      'a'.repeat(300),
+      '%0d%0a',
+    ),
+    weight: 2,
+  },
   { arbitrary: fc.string({ minLength: 1, maxLength: 12 }).map((text) => encodeURIComponent(text)), weight: 1 },
 );
 const query = fc.oneof(
   fc.constant(''),
-  fc.constantFrom('?limit=0', '?limit=-5', '?limit=1e9', '?continue=%25', '?continue=eyJ2IjoxfQ', '?watch=true', '?access_token=x', '?labelSelector=a%20in%20(', '?dryRun=All', '?phase=Nope'),
-  fc.dictionary(fc.constantFrom('limit', 'continue', 'labelSelector', 'fieldSelector', 'phase', 'access_token'), fc.string({ maxLength: 20 }), { maxKeys: 3 }).map(
-    (entries) => `?${new URLSearchParams(entries).toString()}`,
+  fc.constantFrom(
+    '?limit=0',
+    '?limit=-5',
+    '?limit=1e9',
+    '?continue=%25',
+    '?continue=eyJ2IjoxfQ',
+    '?watch=true',
+    '?access_token=x',
+    '?labelSelector=a%20in%20(',
+    '?dryRun=All',
+    '?phase=Nope',
   ),
+  fc
+    .dictionary(
+      fc.constantFrom('limit', 'continue', 'labelSelector', 'fieldSelector', 'phase', 'access_token'),
+      fc.string({ maxLength: 20 }),
+      { maxKeys: 3 },
+    )
+    .map((entries) => `?${new URLSearchParams(entries).toString()}`),
 );
 const body = fc.oneof(
   fc.constant(undefined),
   fc.json({ maxDepth: 4 }),
-  fc.constantFrom('{', '[]', 'null', '{"__proto__":{"x":1}}', '{"apiVersion":"platform.dev/v1alpha1","kind":"Workspace","metadata":{"name":"fuzz-ws"},"status":{"phase":"Applied"}}', '[{"op":"copy","from":"/metadata","path":"/spec/x"}]', `${'['.repeat(200)}${']'.repeat(200)}`),
+  fc.constantFrom(
+    '{',
+    '[]',
+    'null',
+    '{"__proto__":{"x":1}}',
+    '{"apiVersion":"platform.dev/v1alpha1","kind":"Workspace","metadata":{"name":"fuzz-ws"},"status":{"phase":"Applied"}}',
+    '[{"op":"copy","from":"/metadata","path":"/spec/x"}]',
+    `${'['.repeat(200)}${']'.repeat(200)}`,
+  ),
   fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
 );
-const contentType = fc.constantFrom('application/json', 'application/merge-patch+json', 'application/json-patch+json', 'text/plain', 'application/apply-patch+yaml', '');
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/merge-patch+json',
+  'application/json-patch+json',
+  'text/plain',
+  'application/apply-patch+yaml',
+  '',
+);
 const credential = fc.constantFrom('admin', 'oidcUser', 'serviceAccount', 'controller', 'garbage', 'none');
 const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS');
 
@@ -53,19 +118,35 @@ let database: pg.Client;
 beforeAll(async () => {
   database = new pg.Client({ connectionString: platform().database.connectionString });
   await database.connect();
-  await send(platform().gateway.url, platform().tokens.admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('fuzz-ws')).then(expectStatus(201));
+  await send(
+    platform().gateway.url,
+    platform().tokens.admin,
+    'POST',
+    `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+    workspaceObject('fuzz-ws'),
+  ).then(expectStatus(201));
 });
 afterAll(() => database?.end());
 
 /** What a write would change: the cluster's resourceVersion and the database's row counts. */
 async function stateMark(): Promise<string> {
-  const cluster = await platform().clusterAdmin.send<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: '/api/v1/namespaces' });
-  const rows = await database.query('SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM run_log_lines) AS lines');
+  const cluster = await platform().clusterAdmin.send<{ metadata: { resourceVersion: string } }>({
+    method: 'GET',
+    path: '/api/v1/namespaces',
+  });
+  const rows = await database.query(
+    'SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM run_log_lines) AS lines',
+  );
   return `${cluster.body.metadata.resourceVersion}/${rows.rows[0].runs}/${rows.rows[0].lines}`;
 }
 
 function withDeadline(answer: Promise<RawAnswer>): Promise<RawAnswer> {
-  return Promise.race([answer, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS))]);
+  return Promise.race([
+    answer,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS),
+    ),
+  ]);
 }
 
 describe('Fuzz over every route: no 5xx but documented 503s, no hang, nothing written by a refused request', () => {
@@ -74,15 +155,29 @@ describe('Fuzz over every route: no 5xx but documented 503s, no hang, nothing wr
     await fc.assert(
       fc.asyncProperty(request, async (input) => {
         let index = 0;
-        const path = input.route.path.replace(/\{[a-zA-Z]+\}/g, () => input.segments[index++]!).replace(/\/\*$/, `/${input.segments[3]}`) + input.query;
-        const httpMethod = input.method === 'route' ? (input.route.method === '*' ? 'POST' : input.route.method) : input.method;
-        const token = input.credential === 'garbage' ? 'x.y.z' : input.credential === 'none' ? undefined : tokens[input.credential];
+        const path =
+          input.route.path
+            .replace(/\{[a-zA-Z]+\}/g, () => input.segments[index++]!)
+            .replace(/\/\*$/, `/${input.segments[3]}`) + input.query;
+        const httpMethod =
+          input.method === 'route' ? (input.route.method === '*' ? 'POST' : input.route.method) : input.method;
+        const token =
+          input.credential === 'garbage' ? 'x.y.z' : input.credential === 'none' ? undefined : tokens[input.credential];
         const headers: Record<string, string> = {
           ...(token ? { authorization: `Bearer ${token}` } : {}),
           ...(input.contentType ? { 'content-type': input.contentType } : {}),
         };
         const before = await stateMark();
-        const answer = await withDeadline(rawRequest(platform().gateway.url, httpMethod, path, headers, typeof input.body === 'string' ? input.body : undefined, { streamWindowMs: 200 }));
+        const answer = await withDeadline(
+          rawRequest(
+            platform().gateway.url,
+            httpMethod,
+            path,
+            headers,
+            typeof input.body === 'string' ? input.body : undefined,
+            { streamWindowMs: 200 },
+          ),
+        );
         const where = `${httpMethod} ${path.slice(0, 100)} as ${input.credential} → ${answer.status} ${answer.text.slice(0, 160)}`;
         if (answer.status === 503) {
           expect(answer.headers['retry-after'], where).toBeDefined();

@@ -2,7 +2,7 @@ import bcrypt from 'bcryptjs';
 import { SignJWT, base64url } from 'jose';
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
-export const SIGNING_KEY = 'k'.repeat(32) + 'signing-key-for-tests-0123456789';
+export const SIGNING_KEY = `${'k'.repeat(32)}signing-key-for-tests-0123456789`;
 export const OTHER_SIGNING_KEY = 'o'.repeat(64);
 
 /** A `$2a$` bcrypt hash (low cost keeps tests fast; cost does not change behaviour). */
@@ -23,8 +23,13 @@ export function adminEnv(overrides: Record<string, string> = {}): Record<string,
 }
 
 /** Signs arbitrary claims with an HMAC algorithm, for forging tokens in tests. */
-export function signToken(claims: Record<string, unknown>, options: { key?: string; alg?: 'HS256' | 'HS384' | 'HS512' } = {}): Promise<string> {
-  return new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(options.key ?? SIGNING_KEY));
+export function signToken(
+  claims: Record<string, unknown>,
+  options: { key?: string; alg?: 'HS256' | 'HS384' | 'HS512' } = {},
+): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: options.alg ?? 'HS256', typ: 'JWT' })
+    .sign(new TextEncoder().encode(options.key ?? SIGNING_KEY));
 }
 
 /** An unsigned token (`alg: none`). */
@@ -34,6 +39,10 @@ export function unsignedToken(claims: Record<string, unknown>): string {
 }
 
 /** Valid admin claims for a given issuer, issued now with the given TTL in seconds. */
-export function adminClaims(issuer: string, ttlSeconds = 3600, now = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+export function adminClaims(
+  issuer: string,
+  ttlSeconds = 3600,
+  now = Math.floor(Date.now() / 1000),
+): Record<string, unknown> {
   return { iss: issuer, sub: 'admin', iat: now, exp: now + ttlSeconds };
 }

@@ -36,7 +36,14 @@ export async function startChartCluster(namespace: string): Promise<ChartCluster
           group,
           scope: 'Namespaced',
           names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-          versions: [{ name: version, served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
+          versions: [
+            {
+              name: version,
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+            },
+          ],
         },
       },
     });
@@ -53,6 +60,12 @@ export async function startChartCluster(namespace: string): Promise<ChartCluster
 }
 
 /** The metadata by which helm recognises an object as its release's own (as after `helm install`). */
-export function helmOwnership(release: string, namespace: string): { labels: Record<string, string>; annotations: Record<string, string> } {
-  return { labels: { 'app.kubernetes.io/managed-by': 'Helm' }, annotations: { 'meta.helm.sh/release-name': release, 'meta.helm.sh/release-namespace': namespace } };
+export function helmOwnership(
+  release: string,
+  namespace: string,
+): { labels: Record<string, string>; annotations: Record<string, string> } {
+  return {
+    labels: { 'app.kubernetes.io/managed-by': 'Helm' },
+    annotations: { 'meta.helm.sh/release-name': release, 'meta.helm.sh/release-namespace': namespace },
+  };
 }

@@ -2,7 +2,12 @@
 // cluster-wide RBAC (ClusterRoles and their bindings), and the environment the chart gives the
 // resources function. Suites that talk to the cluster through the server run under it, so a
 // request the chart would not allow fails the test instead of passing as cluster-admin.
-import { RbacAuthorizationV1Api, type KubeConfig, type V1ClusterRole, type V1ClusterRoleBinding } from '@kubernetes/client-node';
+import {
+  RbacAuthorizationV1Api,
+  type KubeConfig,
+  type V1ClusterRole,
+  type V1ClusterRoleBinding,
+} from '@kubernetes/client-node';
 import { findObject, helmTemplate, type KubeObject } from './helm.ts';
 import { TEST_NAMESPACE, type IdentityCluster } from './identity-cluster.ts';
 
@@ -19,21 +24,38 @@ export interface ChartRbac {
   env: Record<string, string>;
 }
 
-type ChartService = KubeObject & { spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }> }> } } } };
+type ChartService = KubeObject & {
+  spec: {
+    template: {
+      spec: {
+        containers: Array<{
+          env: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>;
+        }>;
+      };
+    };
+  };
+};
 
 /** The environment the chart gives the resources function, with the downward API's namespace resolved. */
 export function chartEnvironment(objects: KubeObject[], names: string[]): Record<string, string> {
   const service = findObject(objects, 'Service', 'platform-resources') as ChartService;
   const variables = service.spec.template.spec.containers[0]!.env.filter((variable) => names.includes(variable.name));
-  return Object.fromEntries(variables.map((variable) => [variable.name, variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? TEST_NAMESPACE : variable.value!]));
+  return Object.fromEntries(
+    variables.map((variable) => [
+      variable.name,
+      variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? TEST_NAMESPACE : variable.value!,
+    ]),
+  );
 }
 
 /** Loads the chart's ClusterRoles and ClusterRoleBindings, creates the API server's ServiceAccount and connects as it. */
 export async function applyChartRbac(cluster: IdentityCluster): Promise<ChartRbac> {
   const chart = await helmTemplate({}, { namespace: TEST_NAMESPACE });
   const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  for (const role of chart.filter((object) => object.kind === 'ClusterRole')) await rbac.createClusterRole({ body: role as unknown as V1ClusterRole });
-  for (const binding of chart.filter((object) => object.kind === 'ClusterRoleBinding')) await rbac.createClusterRoleBinding({ body: binding as unknown as V1ClusterRoleBinding });
+  for (const role of chart.filter((object) => object.kind === 'ClusterRole'))
+    await rbac.createClusterRole({ body: role as unknown as V1ClusterRole });
+  for (const binding of chart.filter((object) => object.kind === 'ClusterRoleBinding'))
+    await rbac.createClusterRoleBinding({ body: binding as unknown as V1ClusterRoleBinding });
   await cluster.createServiceAccount(API_SERVICE_ACCOUNT);
   const env = chartEnvironment(chart, CHART_RBAC_SETTINGS);
   const missing = CHART_RBAC_SETTINGS.filter((name) => !(name in env));

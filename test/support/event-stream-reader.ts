@@ -51,7 +51,8 @@ export class EventStreamReader {
     for (let boundary = this.#buffer.indexOf('\n\n'); boundary !== -1; boundary = this.#buffer.indexOf('\n\n')) {
       const fields = this.#buffer.slice(0, boundary).split('\n');
       this.#buffer = this.#buffer.slice(boundary + 2);
-      const field = (name: string) => fields.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
+      const field = (name: string) =>
+        fields.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
       const [id] = field('id');
       const [event] = field('event');
       if (id !== undefined || event !== undefined) this.events.push({ id, event, data: field('data').join('\n') });

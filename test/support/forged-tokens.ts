@@ -13,7 +13,9 @@ export interface ForgeryOptions {
 export async function forgedJwt(issuer: string, options: ForgeryOptions = {}): Promise<string> {
   const privateKey = options.privateKey ?? (await generateKeyPair('RS256')).privateKey;
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ 'kubernetes.io': { namespace: TEST_NAMESPACE, serviceaccount: { name: 'controller', uid: 'x' } } })
+  return new SignJWT({
+    'kubernetes.io': { namespace: TEST_NAMESPACE, serviceaccount: { name: 'controller', uid: 'x' } },
+  })
     .setProtectedHeader({ alg: 'RS256', ...(options.kid === undefined ? {} : { kid: options.kid }) })
     .setIssuer(issuer)
     .setSubject(`system:serviceaccount:${TEST_NAMESPACE}:controller`)

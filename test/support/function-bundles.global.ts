@@ -18,7 +18,9 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const bundleDir = join(folder, 'dist');
   await buildFunctionBundles(bundleDir);
   // Beside dist/ as the image has them (knative/Dockerfile): the kinds' schemas are read from the CRDs.
-  cpSync(join(import.meta.dirname, '../../infra/chart/files/crds'), join(folder, 'infra/chart/files/crds'), { recursive: true });
+  cpSync(join(import.meta.dirname, '../../infra/chart/files/crds'), join(folder, 'infra/chart/files/crds'), {
+    recursive: true,
+  });
   project.provide('bundleDir', bundleDir);
   return () => rmSync(folder, { recursive: true, force: true });
 }

@@ -23,13 +23,24 @@ export const silentLogger = createLogger({ write: () => {} });
  * Starts the local gateway (every function in one process) on a free loopback port; like
  * `npm start`, it is handed the emulator's starter for when the environment names no cluster.
  */
-export async function startTestGateway(env: Record<string, string | undefined> = {}, options: AppContextOptions = {}): Promise<RunningServer> {
-  return startLocalGateway(loadSettings({ PORT: '0', ...env }), { logger: silentLogger, host: '127.0.0.1', developmentCluster: startDevelopmentCluster, ...options });
+export async function startTestGateway(
+  env: Record<string, string | undefined> = {},
+  options: AppContextOptions = {},
+): Promise<RunningServer> {
+  return startLocalGateway(loadSettings({ PORT: '0', ...env }), {
+    logger: silentLogger,
+    host: '127.0.0.1',
+    developmentCluster: startDevelopmentCluster,
+    ...options,
+  });
 }
 
 /** POSTs the password to the login route and returns the response. */
 export function login(baseUrl: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${baseUrl}/api/v1alpha1/auth/login`, { method: 'POST', headers: { authorization: `Bearer ${password}`, ...headers } });
+  return fetch(`${baseUrl}/api/v1alpha1/auth/login`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${password}`, ...headers },
+  });
 }
 
 /** Logs in and returns the admin JWT, failing the test when login does not succeed. */
@@ -58,7 +69,10 @@ export interface FunctionProcess {
 export const SOURCE_ENTRY = 'knative/server.ts';
 
 /** Runs the container entry (the sources', or a bundle's entry.mjs) as a child process and waits until it serves. */
-export function spawnFunctionProcess(env: Record<string, string>, options: { entry?: string; startTimeoutMs?: number } = {}): Promise<FunctionProcess> {
+export function spawnFunctionProcess(
+  env: Record<string, string>,
+  options: { entry?: string; startTimeoutMs?: number } = {},
+): Promise<FunctionProcess> {
   const { entry = SOURCE_ENTRY, ...rest } = options;
   return spawnNodeProcess(entry, env, '/healthz', rest);
 }
@@ -76,7 +90,12 @@ export interface NodeProcessOptions {
  * Runs a Node script of this repo on a free port (PORT) and waits until `readyPath` answers 2xx.
  * The default bound is generous: several processes loading the sources at once on a shared machine.
  */
-export async function spawnNodeProcess(script: string, env: Record<string, string>, readyPath: string, options: NodeProcessOptions = {}): Promise<FunctionProcess> {
+export async function spawnNodeProcess(
+  script: string,
+  env: Record<string, string>,
+  readyPath: string,
+  options: NodeProcessOptions = {},
+): Promise<FunctionProcess> {
   // Generous by default: start-up on a loaded shared machine can take many times its usual second.
   const { nodeArgs = [], startTimeoutMs = 60_000 } = options;
   const port = await freePort();

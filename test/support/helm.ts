@@ -31,7 +31,10 @@ export interface RenderOptions {
 /** Runs helm with the given arguments; rejects with helm's stderr. */
 export async function helm(args: string[], env: Record<string, string> = {}): Promise<string> {
   try {
-    const { stdout } = await run(HELM, args, { env: { ...process.env, HELM_CONFIG_HOME: join(tmpdir(), 'helm-test-config'), ...env }, maxBuffer: 32 * 1024 * 1024 });
+    const { stdout } = await run(HELM, args, {
+      env: { ...process.env, HELM_CONFIG_HOME: join(tmpdir(), 'helm-test-config'), ...env },
+      maxBuffer: 32 * 1024 * 1024,
+    });
     return stdout;
   } catch (error) {
     const { stderr } = error as { stderr?: string };
@@ -40,12 +43,27 @@ export async function helm(args: string[], env: Record<string, string> = {}): Pr
 }
 
 /** `helm template` of the chart with the given values; the rendered objects, in order. */
-export async function helmTemplate(values: Record<string, unknown> = {}, options: RenderOptions = {}): Promise<KubeObject[]> {
+export async function helmTemplate(
+  values: Record<string, unknown> = {},
+  options: RenderOptions = {},
+): Promise<KubeObject[]> {
   const folder = await mkdtemp(join(tmpdir(), 'chart-values-'));
   try {
     const valuesFile = join(folder, 'values.json');
     await writeFile(valuesFile, JSON.stringify(values));
-    const output = await helm(['template', options.release ?? 'platform', CHART, '--namespace', options.namespace ?? 'platform-system', '--values', valuesFile, ...(options.args ?? [])], options.env);
+    const output = await helm(
+      [
+        'template',
+        options.release ?? 'platform',
+        CHART,
+        '--namespace',
+        options.namespace ?? 'platform-system',
+        '--values',
+        valuesFile,
+        ...(options.args ?? []),
+      ],
+      options.env,
+    );
     return parseAllDocuments(output)
       .map((document) => document.toJS() as KubeObject | null)
       .filter((object): object is KubeObject => object !== null);
@@ -57,6 +75,9 @@ export async function helmTemplate(values: Record<string, unknown> = {}, options
 /** The one object of a kind and name; throws when it is not there. */
 export function findObject(objects: KubeObject[], kind: string, name: string): KubeObject {
   const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} among ${objects.map((object) => `${object.kind}/${object.metadata.name}`).join(', ')}`);
+  if (!found)
+    throw new Error(
+      `no ${kind} ${name} among ${objects.map((object) => `${object.kind}/${object.metadata.name}`).join(', ')}`,
+    );
   return found;
 }

@@ -29,7 +29,10 @@ export async function startIdentityCluster(options: { tls?: boolean } = {}): Pro
   return {
     emulator,
     async createServiceAccount(name, annotations = {}) {
-      await core.createNamespacedServiceAccount({ namespace: TEST_NAMESPACE, body: { metadata: { name, annotations } } });
+      await core.createNamespacedServiceAccount({
+        namespace: TEST_NAMESPACE,
+        body: { metadata: { name, annotations } },
+      });
     },
     async setAnnotations(name, annotations) {
       const account = await core.readNamespacedServiceAccount({ namespace: TEST_NAMESPACE, name });
@@ -38,7 +41,9 @@ export async function startIdentityCluster(options: { tls?: boolean } = {}): Pro
     },
     async allowPaths(name, paths, verbs) {
       const roleName = `${TEST_NAMESPACE}-${name}`;
-      await rbac.createClusterRole({ body: { metadata: { name: roleName }, rules: [{ nonResourceURLs: paths, verbs }] } });
+      await rbac.createClusterRole({
+        body: { metadata: { name: roleName }, rules: [{ nonResourceURLs: paths, verbs }] },
+      });
       await rbac.createClusterRoleBinding({
         body: {
           metadata: { name: roleName },
@@ -48,7 +53,11 @@ export async function startIdentityCluster(options: { tls?: boolean } = {}): Pro
       });
     },
     async mintToken(name, expirationSeconds = 3600) {
-      const request = await core.createNamespacedServiceAccountToken({ namespace: TEST_NAMESPACE, name, body: { spec: { audiences: [], expirationSeconds } } });
+      const request = await core.createNamespacedServiceAccountToken({
+        namespace: TEST_NAMESPACE,
+        name,
+        body: { spec: { audiences: [], expirationSeconds } },
+      });
       return request.status!.token!;
     },
     // Tests close it early to take the cluster down; closing again is a no-op.

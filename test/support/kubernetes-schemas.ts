@@ -32,14 +32,42 @@ const model = (Model: new (data: never) => { validate(): void }, typeModule: str
 const MODELS: Record<string, KindModel> = {
   'v1/Secret': model(Secret, 'kubernetes-models/v1/Secret', 'ISecret'),
   'v1/ServiceAccount': model(ServiceAccount, 'kubernetes-models/v1/ServiceAccount', 'IServiceAccount'),
-  'rbac.authorization.k8s.io/v1/ClusterRole': model(ClusterRole, 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole', 'IClusterRole'),
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': model(ClusterRoleBinding, 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding', 'IClusterRoleBinding'),
+  'rbac.authorization.k8s.io/v1/ClusterRole': model(
+    ClusterRole,
+    'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole',
+    'IClusterRole',
+  ),
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': model(
+    ClusterRoleBinding,
+    'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding',
+    'IClusterRoleBinding',
+  ),
   'rbac.authorization.k8s.io/v1/Role': model(Role, 'kubernetes-models/rbac.authorization.k8s.io/v1/Role', 'IRole'),
-  'rbac.authorization.k8s.io/v1/RoleBinding': model(RoleBinding, 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding', 'IRoleBinding'),
-  'apiextensions.k8s.io/v1/CustomResourceDefinition': model(CustomResourceDefinition, 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition', 'ICustomResourceDefinition'),
-  'serving.knative.dev/v1/Service': model(KnativeService, '@kubernetes-models/knative/serving.knative.dev/v1/Service', 'IService'),
-  'gateway.networking.k8s.io/v1/HTTPRoute': model(HTTPRoute, '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute', 'IHTTPRoute'),
-  'gateway.networking.k8s.io/v1beta1/ReferenceGrant': model(ReferenceGrant, '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1beta1/ReferenceGrant', 'IReferenceGrant'),
+  'rbac.authorization.k8s.io/v1/RoleBinding': model(
+    RoleBinding,
+    'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding',
+    'IRoleBinding',
+  ),
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': model(
+    CustomResourceDefinition,
+    'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition',
+    'ICustomResourceDefinition',
+  ),
+  'serving.knative.dev/v1/Service': model(
+    KnativeService,
+    '@kubernetes-models/knative/serving.knative.dev/v1/Service',
+    'IService',
+  ),
+  'gateway.networking.k8s.io/v1/HTTPRoute': model(
+    HTTPRoute,
+    '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute',
+    'IHTTPRoute',
+  ),
+  'gateway.networking.k8s.io/v1beta1/ReferenceGrant': model(
+    ReferenceGrant,
+    '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1beta1/ReferenceGrant',
+    'IReferenceGrant',
+  ),
 };
 
 /**
@@ -64,7 +92,9 @@ export async function schemaProblems(objects: KubeObject[]): Promise<string[]> {
       problems.push(`${label(object)}: ${(error as Error).message}`);
     }
   }
-  problems.push(...(await unknownFieldProblems(objects.filter((object) => MODELS[`${object.apiVersion}/${object.kind}`]))));
+  problems.push(
+    ...(await unknownFieldProblems(objects.filter((object) => MODELS[`${object.apiVersion}/${object.kind}`]))),
+  );
   return problems;
 }
 
@@ -86,7 +116,15 @@ async function unknownFieldProblems(objects: KubeObject[]): Promise<string[]> {
   await mkdir(folder, { recursive: true });
   await writeFile(file, lines.join('\n'));
   try {
-    const program = ts.createProgram([file], { strict: true, noEmit: true, skipLibCheck: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, types: [] });
+    const program = ts.createProgram([file], {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      types: [],
+    });
     const source = program.getSourceFile(file)!;
     return ts.getPreEmitDiagnostics(program, source).map((diagnostic) => {
       const line = diagnostic.start === undefined ? -1 : source.getLineAndCharacterOfPosition(diagnostic.start).line;
@@ -99,7 +137,10 @@ async function unknownFieldProblems(objects: KubeObject[]): Promise<string[]> {
 }
 
 function findOwner(text: string, line: number): number {
-  const before = text.split('\n').slice(0, line + 1).reverse();
+  const before = text
+    .split('\n')
+    .slice(0, line + 1)
+    .reverse();
   const declaration = before.find((candidate) => /^export const o\d+:/.test(candidate));
   return declaration ? Number(/^export const o(\d+)/.exec(declaration)![1]) : -1;
 }

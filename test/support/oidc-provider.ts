@@ -62,7 +62,10 @@ export async function startOidcProvider(users: TestUser[]): Promise<TestOidcProv
     findAccount: (_ctx, id) => {
       const user = accounts.get(id);
       if (!user) return undefined;
-      return { accountId: id, claims: () => ({ sub: user.sub, email: user.email, email_verified: true, name: user.sub, groups: user.groups }) };
+      return {
+        accountId: id,
+        claims: () => ({ sub: user.sub, email: user.email, email_verified: true, name: user.sub, groups: user.groups }),
+      };
     },
   });
   listener = provider.callback();
@@ -91,7 +94,10 @@ export async function startOidcProvider(users: TestUser[]): Promise<TestOidcProv
  * consent form, the redirect with the code, then the code and verifier at the token endpoint.
  */
 async function authorizationCodeWithPkce(issuer: string, clientId: string, sub: string): Promise<string> {
-  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string; token_endpoint: string };
+  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+    authorization_endpoint: string;
+    token_endpoint: string;
+  };
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(8).toString('hex');
   const browser = new CookieBrowser();
@@ -111,7 +117,8 @@ async function authorizationCodeWithPkce(issuer: string, clientId: string, sub: 
     const location = response.headers.get('location');
     if (location !== null) {
       const next = new URL(location, issuer);
-      if (next.href.startsWith(REDIRECT_URI)) return redeemCode(discovery.token_endpoint, clientId, next, state, verifier);
+      if (next.href.startsWith(REDIRECT_URI))
+        return redeemCode(discovery.token_endpoint, clientId, next, state, verifier);
       response = await browser.request(next.href);
       continue;
     }
@@ -130,14 +137,26 @@ async function authorizationCodeWithPkce(issuer: string, clientId: string, sub: 
   throw new Error('the authorization flow did not reach the redirect URI');
 }
 
-async function redeemCode(tokenEndpoint: string, clientId: string, callback: URL, state: string, verifier: string): Promise<string> {
+async function redeemCode(
+  tokenEndpoint: string,
+  clientId: string,
+  callback: URL,
+  state: string,
+  verifier: string,
+): Promise<string> {
   const error = callback.searchParams.get('error');
   if (error) throw new Error(`authorization failed: ${error} ${callback.searchParams.get('error_description') ?? ''}`);
   if (callback.searchParams.get('state') !== state) throw new Error('state mismatch');
   const response = await fetch(tokenEndpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code') ?? '',
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+    }).toString(),
   });
   const body = (await response.json()) as { id_token?: string; error?: string };
   if (!body.id_token) throw new Error(`token endpoint answered ${response.status}: ${body.error}`);
@@ -150,7 +169,11 @@ class CookieBrowser {
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const cookie = [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
+    });
     for (const line of response.headers.getSetCookie()) {
       const pair = line.split(';', 1)[0]!;
       const split = pair.indexOf('=');

@@ -23,7 +23,12 @@ const controller = new ReferenceController({
   // Each line names the run, the attempt and its place, so a duplicate or a loss would show.
   execute: async (run, work) => {
     for (let step = 1; step <= steps && !work.shouldStop(); step++) {
-      await work.log(Array.from({ length: linesPerStep }, (_, line) => `run ${run.id} attempt ${work.attempt} step ${step} line ${line + 1}`));
+      await work.log(
+        Array.from(
+          { length: linesPerStep },
+          (_, line) => `run ${run.id} attempt ${work.attempt} step ${step} line ${line + 1}`,
+        ),
+      );
       await new Promise((resolve) => setTimeout(resolve, stepDelayMs));
     }
     return { phase: 'Succeeded', message: `${steps} steps, ${work.variables.length} variables` };

@@ -49,24 +49,50 @@ export class ControllerClient {
   }
 
   /** The oldest Pending run (of `filter`), or undefined when none waits. */
-  async claim(leaseSeconds: number, filter: { project?: string; workspace?: string } = {}): Promise<{ run: ClaimedRun; lease: Lease } | undefined> {
+  async claim(
+    leaseSeconds: number,
+    filter: { project?: string; workspace?: string } = {},
+  ): Promise<{ run: ClaimedRun; lease: Lease } | undefined> {
     const response = await this.#call('POST', '/internal/runs/claim', { ...filter, leaseSeconds });
     return response.status === 204 ? undefined : ((await response.json()) as { run: ClaimedRun; lease: Lease });
   }
 
   async renew(runId: string, leaseId: string, leaseSeconds: number): Promise<Lease> {
-    return ((await (await this.#call('POST', `/internal/runs/${runId}/lease`, { leaseId, leaseSeconds })).json()) as { lease: Lease }).lease;
+    return (
+      (await (await this.#call('POST', `/internal/runs/${runId}/lease`, { leaseId, leaseSeconds })).json()) as {
+        lease: Lease;
+      }
+    ).lease;
   }
 
   async variables(runId: string, leaseId: string): Promise<Array<{ name: string; value: string; sensitive: boolean }>> {
-    return ((await (await this.#call('GET', `/internal/runs/${runId}/variables`, undefined, { 'run-lease': leaseId })).json()) as { variables: Array<{ name: string; value: string; sensitive: boolean }> }).variables;
+    return (
+      (await (
+        await this.#call('GET', `/internal/runs/${runId}/variables`, undefined, { 'run-lease': leaseId })
+      ).json()) as { variables: Array<{ name: string; value: string; sensitive: boolean }> }
+    ).variables;
   }
 
-  async append(runId: string, leaseId: string, firstSeq: number, lines: string[]): Promise<{ firstSeq: number; lastSeq: number; nextSeq: number; duplicate: boolean }> {
-    return (await this.#call('POST', `/internal/runs/${runId}/logs`, { leaseId, firstSeq, lines })).json() as Promise<{ firstSeq: number; lastSeq: number; nextSeq: number; duplicate: boolean }>;
+  async append(
+    runId: string,
+    leaseId: string,
+    firstSeq: number,
+    lines: string[],
+  ): Promise<{ firstSeq: number; lastSeq: number; nextSeq: number; duplicate: boolean }> {
+    return (await this.#call('POST', `/internal/runs/${runId}/logs`, { leaseId, firstSeq, lines })).json() as Promise<{
+      firstSeq: number;
+      lastSeq: number;
+      nextSeq: number;
+      duplicate: boolean;
+    }>;
   }
 
-  async finish(runId: string, leaseId: string, phase: 'Succeeded' | 'Failed' | 'Cancelled', message: string): Promise<void> {
+  async finish(
+    runId: string,
+    leaseId: string,
+    phase: 'Succeeded' | 'Failed' | 'Cancelled',
+    message: string,
+  ): Promise<void> {
     await (await this.#call('POST', `/internal/runs/${runId}/phase`, { leaseId, phase, message })).body?.cancel();
   }
 
@@ -76,7 +102,11 @@ export class ControllerClient {
       try {
         response = await fetch(`${this.#baseUrl}${path}`, {
           method,
-          headers: { authorization: `Bearer ${this.#token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+          headers: {
+            authorization: `Bearer ${this.#token}`,
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         });
       } catch (error) {
@@ -96,7 +126,10 @@ export class ControllerClient {
 }
 
 /** The work of one run: called with a way to write log lines and to ask whether to stop. */
-export type ExecuteRun = (run: ClaimedRun, work: RunWork) => Promise<{ phase: 'Succeeded' | 'Failed'; message: string }>;
+export type ExecuteRun = (
+  run: ClaimedRun,
+  work: RunWork,
+) => Promise<{ phase: 'Succeeded' | 'Failed'; message: string }>;
 
 export interface RunWork {
   attempt: number;
@@ -162,14 +195,17 @@ export class ReferenceController {
     let nextSeq = lease.nextLogSeq;
     let cancelRequested = lease.cancelRequested;
     let lost: string | undefined;
-    const renewal = setInterval(() => {
-      client.renew(run.id, lease.id, leaseSeconds).then(
-        (renewed) => (cancelRequested = renewed.cancelRequested),
-        (error: unknown) => {
-          if (error instanceof LeaseLostError) lost ??= error.message;
-        },
-      );
-    }, (leaseSeconds * 1000) / 3);
+    const renewal = setInterval(
+      () => {
+        client.renew(run.id, lease.id, leaseSeconds).then(
+          (renewed) => (cancelRequested = renewed.cancelRequested),
+          (error: unknown) => {
+            if (error instanceof LeaseLostError) lost ??= error.message;
+          },
+        );
+      },
+      (leaseSeconds * 1000) / 3,
+    );
     try {
       const variables = await client.variables(run.id, lease.id);
       const work: RunWork = {
@@ -179,7 +215,13 @@ export class ReferenceController {
           const sends = this.#options.resendEveryChunk ? 2 : 1;
           for (let send = 0; send < sends; send++) {
             const answer = await client.append(run.id, lease.id, nextSeq, lines);
-            onEvent({ event: 'appended', runId: run.id, firstSeq: answer.firstSeq, lastSeq: answer.lastSeq, duplicate: answer.duplicate });
+            onEvent({
+              event: 'appended',
+              runId: run.id,
+              firstSeq: answer.firstSeq,
+              lastSeq: answer.lastSeq,
+              duplicate: answer.duplicate,
+            });
           }
           nextSeq += lines.length;
         },
@@ -201,7 +243,12 @@ export class ReferenceController {
       // The run itself failed (missing variables, a step that threw): say so rather than let the lease lapse.
       await client.finish(run.id, lease.id, 'Failed', reason.slice(0, 4_096)).then(
         () => onEvent({ event: 'finished', runId: run.id, phase: 'Failed' }),
-        (failure: unknown) => onEvent({ event: 'abandoned', runId: run.id, reason: failure instanceof Error ? failure.message : String(failure) }),
+        (failure: unknown) =>
+          onEvent({
+            event: 'abandoned',
+            runId: run.id,
+            reason: failure instanceof Error ? failure.message : String(failure),
+          }),
       );
     } finally {
       clearInterval(renewal);

@@ -40,19 +40,41 @@ export async function startSecretsManagerEndpoint(region = 'us-east-1'): Promise
     CreateSecret(input) {
       const name = String(input.Name ?? '');
       if (!name) throw new AwsError('InvalidParameterException', 'Name is required.');
-      if (secrets.has(name)) throw new AwsError('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
-      const secret = { arn: `arn:aws:secretsmanager:${region}:000000000000:secret:${name}-${randomUUID().slice(0, 6)}`, name, versionId: randomUUID(), secretString: String(input.SecretString ?? ''), createdDate: Date.now() / 1000 };
+      if (secrets.has(name))
+        throw new AwsError(
+          'ResourceExistsException',
+          `The operation failed because the secret ${name} already exists.`,
+        );
+      const secret = {
+        arn: `arn:aws:secretsmanager:${region}:000000000000:secret:${name}-${randomUUID().slice(0, 6)}`,
+        name,
+        versionId: randomUUID(),
+        secretString: String(input.SecretString ?? ''),
+        createdDate: Date.now() / 1000,
+      };
       secrets.set(name, secret);
       return { ARN: secret.arn, Name: name, VersionId: secret.versionId };
     },
     DescribeSecret(input) {
       const secret = find(input.SecretId);
-      return { ARN: secret.arn, Name: secret.name, CreatedDate: secret.createdDate, VersionIdsToStages: { [secret.versionId]: ['AWSCURRENT'] } };
+      return {
+        ARN: secret.arn,
+        Name: secret.name,
+        CreatedDate: secret.createdDate,
+        VersionIdsToStages: { [secret.versionId]: ['AWSCURRENT'] },
+      };
     },
     GetSecretValue(input) {
       getSecretValueCalls += 1;
       const secret = find(input.SecretId);
-      return { ARN: secret.arn, Name: secret.name, VersionId: secret.versionId, SecretString: secret.secretString, VersionStages: ['AWSCURRENT'], CreatedDate: secret.createdDate };
+      return {
+        ARN: secret.arn,
+        Name: secret.name,
+        VersionId: secret.versionId,
+        SecretString: secret.secretString,
+        VersionStages: ['AWSCURRENT'],
+        CreatedDate: secret.createdDate,
+      };
     },
     PutSecretValue(input) {
       const secret = find(input.SecretId);
@@ -67,9 +89,12 @@ export async function startSecretsManagerEndpoint(region = 'us-east-1'): Promise
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const target = String(req.headers['x-amz-target'] ?? '');
-    const operation = target.startsWith('secretsmanager.') ? operations[target.slice('secretsmanager.'.length)] : undefined;
+    const operation = target.startsWith('secretsmanager.')
+      ? operations[target.slice('secretsmanager.'.length)]
+      : undefined;
     try {
-      if (req.method !== 'POST' || !operation) throw new AwsError('UnknownOperationException', `unsupported operation ${target || '(no X-Amz-Target)'}`);
+      if (req.method !== 'POST' || !operation)
+        throw new AwsError('UnknownOperationException', `unsupported operation ${target || '(no X-Amz-Target)'}`);
       const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
       send(res, 200, operation(input));
     } catch (error) {

@@ -53,11 +53,17 @@ export interface StalledStream {
   readToEnd(): Promise<string>;
 }
 
-export async function openStalledStream(baseUrl: string, path: string, headers: Record<string, string>): Promise<StalledStream> {
+export async function openStalledStream(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<StalledStream> {
   const { hostname, port } = new URL(baseUrl);
   const socket = connect(Number(port), hostname);
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  const headerLines = Object.entries({ host: `${hostname}:${port}`, ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+  const headerLines = Object.entries({ host: `${hostname}:${port}`, ...headers }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
   socket.write(`GET ${path} HTTP/1.1\r\n${headerLines.join('')}\r\n`);
   socket.pause();
   return {

@@ -34,7 +34,9 @@ async function newKey(alg = 'ES256'): Promise<SigningKey> {
  * Starts the issuer on 127.0.0.1; `issuer` defaults to its own address plus `pathPrefix`. Its
  * current key is ES256; `extraAlgorithms` publishes one more key per algorithm, never rotated.
  */
-export async function startStaticOidcIssuer(options: { issuer?: string; pathPrefix?: string; extraAlgorithms?: string[] } = {}): Promise<StaticOidcIssuer & { close(): Promise<void> }> {
+export async function startStaticOidcIssuer(
+  options: { issuer?: string; pathPrefix?: string; extraAlgorithms?: string[] } = {},
+): Promise<StaticOidcIssuer & { close(): Promise<void> }> {
   const prefix = options.pathPrefix ?? '';
   let key = await newKey();
   const extraKeys = new Map<string, SigningKey>();
@@ -44,9 +46,17 @@ export async function startStaticOidcIssuer(options: { issuer?: string; pathPref
     const path = (req.url ?? '/').split('?', 1)[0]!;
     requests.push(path);
     if (path === `${prefix}/.well-known/openid-configuration`) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, jwks_uri: `${issuer}/keys`, id_token_signing_alg_values_supported: ['ES256', ...extraKeys.keys()] }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          issuer,
+          jwks_uri: `${issuer}/keys`,
+          id_token_signing_alg_values_supported: ['ES256', ...extraKeys.keys()],
+        }),
+      );
     } else if (path === `${prefix}/keys`) {
-      res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: [key.jwk, ...[...extraKeys.values()].map((extra) => extra.jwk)] }));
+      res
+        .writeHead(200, { 'content-type': 'application/jwk-set+json' })
+        .end(JSON.stringify({ keys: [key.jwk, ...[...extraKeys.values()].map((extra) => extra.jwk)] }));
     } else {
       res.writeHead(404).end();
     }
@@ -68,7 +78,10 @@ export async function startStaticOidcIssuer(options: { issuer?: string; pathPref
       const now = Math.floor(Date.now() / 1000);
       const signing = alg === undefined || alg === key.jwk.alg ? key : extraKeys.get(alg);
       if (signing === undefined) throw new Error(`the issuer publishes no ${alg} key`);
-      return new SignJWT({ iat: now, exp: now + 3600, ...claims }).setProtectedHeader({ alg: signing.jwk.alg!, kid: signing.jwk.kid! }).setIssuer(issuer).sign(signing.privateKey);
+      return new SignJWT({ iat: now, exp: now + 3600, ...claims })
+        .setProtectedHeader({ alg: signing.jwk.alg!, kid: signing.jwk.kid! })
+        .setIssuer(issuer)
+        .sign(signing.privateKey);
     },
     async rotateKey() {
       key = await newKey();

@@ -8,13 +8,18 @@ import type { FollowedSecret } from './followed-admin-settings-source.ts';
  * `pollIntervalMs`; the endpoint, region and credentials are the SDK's own (AWS_REGION,
  * AWS_ENDPOINT_URL_SECRETS_MANAGER or AWS_ENDPOINT_URL, the default credential chain).
  */
-export function awsSecretsManagerSecret(client: SecretsManagerClient, secretId: string, pollIntervalMs: number): FollowedSecret {
+export function awsSecretsManagerSecret(
+  client: SecretsManagerClient,
+  secretId: string,
+  pollIntervalMs: number,
+): FollowedSecret {
   const description = `the AWS Secrets Manager secret ${secretId}`;
   return {
     description,
     async read() {
       const answer = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-      if (answer.SecretString === undefined) throw new Error(`${description} has no SecretString (binary secrets are not supported)`);
+      if (answer.SecretString === undefined)
+        throw new Error(`${description} has no SecretString (binary secrets are not supported)`);
       return adminValuesFromJson(answer.SecretString, description);
     },
     follow(changed) {
@@ -33,12 +38,14 @@ function adminValuesFromJson(text: string, description: string): AdminSettingVal
   } catch {
     throw new Error(`${description} is not a JSON object`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${description} is not a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${description} is not a JSON object`);
   const values: AdminSettingValues = {};
   for (const key of ADMIN_SETTING_KEYS) {
     const value = (parsed as Record<string, unknown>)[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'string' && typeof value !== 'boolean') throw new Error(`${description}: ${key} must be a string`);
+    if (typeof value !== 'string' && typeof value !== 'boolean')
+      throw new Error(`${description}: ${key} must be a string`);
     values[key] = String(value);
   }
   return values;

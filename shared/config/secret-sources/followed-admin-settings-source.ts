@@ -1,4 +1,9 @@
-import { ADMIN_SETTING_KEYS, parseAdminAccountSettings, type AdminAccountSettings, type AdminSettingValues } from '../admin-account-settings.ts';
+import {
+  ADMIN_SETTING_KEYS,
+  parseAdminAccountSettings,
+  type AdminAccountSettings,
+  type AdminSettingValues,
+} from '../admin-account-settings.ts';
 import type { AdminSettingsSource } from '../admin-settings-source.ts';
 import { reportAdminSettings } from '../admin-settings-from-environment.ts';
 import { ConfigError } from '../config-error.ts';
@@ -21,7 +26,11 @@ export interface FollowedSecret {
  * or is incomplete keeps the settings in force (logged as an error) rather than taking the
  * admin account down; a changed reading replaces the settings whole and tells the listeners.
  */
-export async function followAdminSecret(secret: FollowedSecret, config: ServerConfig, logger: Logger): Promise<AdminSettingsSource> {
+export async function followAdminSecret(
+  secret: FollowedSecret,
+  config: ServerConfig,
+  logger: Logger,
+): Promise<AdminSettingsSource> {
   let values: AdminSettingValues;
   try {
     values = await secret.read();
@@ -98,7 +107,11 @@ class FollowedAdminSettingsSource implements AdminSettingsSource {
     try {
       values = await this.#secret.read();
     } catch (error) {
-      if (!this.#closed) this.#logger.warn('cannot read the admin secret; the settings in force stay', { source: this.description, error: describeError(error) });
+      if (!this.#closed)
+        this.#logger.warn('cannot read the admin secret; the settings in force stay', {
+          source: this.description,
+          error: describeError(error),
+        });
       return;
     }
     if (this.#closed) return;
@@ -110,7 +123,10 @@ class FollowedAdminSettingsSource implements AdminSettingsSource {
       requireAllAdminKeys(values, this.description);
       settings = parseAdminAccountSettings(values);
     } catch (error) {
-      this.#logger.error('the admin secret changed to something unusable; the settings in force stay', { source: this.description, error: describeError(error) });
+      this.#logger.error('the admin secret changed to something unusable; the settings in force stay', {
+        source: this.description,
+        error: describeError(error),
+      });
       return;
     }
     this.#values = values;

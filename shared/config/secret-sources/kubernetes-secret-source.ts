@@ -12,7 +12,12 @@ const REWATCH_DELAY_MS = 1000;
  * watch that keeps ending without events (refused, unreachable) is re-opened ever more slowly,
  * up to `pollIntervalMs` apart, so a broken watch costs no more than the poll.
  */
-export function kubernetesSecret(kubeConfig: KubeConfig, namespace: string, name: string, pollIntervalMs: number): FollowedSecret {
+export function kubernetesSecret(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  name: string,
+  pollIntervalMs: number,
+): FollowedSecret {
   const api = kubeConfig.makeApiClient(CoreV1Api);
   return {
     description: `the Kubernetes Secret ${namespace}/${name}`,
@@ -33,7 +38,9 @@ export function kubernetesSecret(kubeConfig: KubeConfig, namespace: string, name
       const watchPath = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
       const openWatch = () => {
         new Watch(kubeConfig)
-          .watch(watchPath, { fieldSelector: `metadata.name=${name}`, allowWatchBookmarks: false }, onEvent, () => reopen())
+          .watch(watchPath, { fieldSelector: `metadata.name=${name}`, allowWatchBookmarks: false }, onEvent, () =>
+            reopen(),
+          )
           .then(
             (abort) => {
               if (stopped) abort.abort();

@@ -13,11 +13,15 @@ import { mountedFolderSecret } from './mounted-folder-source.ts';
  * source is unreadable or lacks a key. The Kubernetes client and the AWS SDK are imported only
  * for their own source: loading either costs a cold start hundreds of milliseconds.
  */
-export async function openAdminSettingsSource(settings: Pick<Settings, 'server' | 'adminSecret' | 'cluster'>, logger: Logger): Promise<AdminSettingsSource> {
+export async function openAdminSettingsSource(
+  settings: Pick<Settings, 'server' | 'adminSecret' | 'cluster'>,
+  logger: Logger,
+): Promise<AdminSettingsSource> {
   const { server: config, adminSecret } = settings;
   const source = adminSecret.source;
   if (source.kind === 'environment') {
-    if (source.allKeysRequired) requireAllAdminKeys(adminSecret.environmentValues, 'the environment (ADMIN_SECRET_SOURCE=env)');
+    if (source.allKeysRequired)
+      requireAllAdminKeys(adminSecret.environmentValues, 'the environment (ADMIN_SECRET_SOURCE=env)');
     return adminSettingsFromEnvironment(adminSecret.environmentValues, config, logger);
   }
   if (source.kind === 'file') {
@@ -33,8 +37,19 @@ export async function openAdminSettingsSource(settings: Pick<Settings, 'server' 
     // Without KUBECONFIG, the client's own defaults: ~/.kube/config, else the in-cluster configuration.
     const kubeConfig = kubeconfig === undefined ? new KubeConfig() : kubeConfigFromFiles(kubeconfig);
     if (kubeconfig === undefined) kubeConfig.loadFromDefault();
-    return followAdminSecret(kubernetesSecret(kubeConfig, source.namespace, source.name, source.pollIntervalMs), config, logger);
+    return followAdminSecret(
+      kubernetesSecret(kubeConfig, source.namespace, source.name, source.pollIntervalMs),
+      config,
+      logger,
+    );
   }
-  const [{ SecretsManagerClient }, { awsSecretsManagerSecret }] = await Promise.all([import('@aws-sdk/client-secrets-manager'), import('./aws-secrets-manager-source.ts')]);
-  return followAdminSecret(awsSecretsManagerSecret(new SecretsManagerClient({}), source.secretId, source.pollIntervalMs), config, logger);
+  const [{ SecretsManagerClient }, { awsSecretsManagerSecret }] = await Promise.all([
+    import('@aws-sdk/client-secrets-manager'),
+    import('./aws-secrets-manager-source.ts'),
+  ]);
+  return followAdminSecret(
+    awsSecretsManagerSecret(new SecretsManagerClient({}), source.secretId, source.pollIntervalMs),
+    config,
+    logger,
+  );
 }

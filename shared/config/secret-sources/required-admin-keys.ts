@@ -9,6 +9,9 @@ import { ConfigError } from '../config-error.ts';
 export function requireAllAdminKeys(values: AdminSettingValues, where: string): void {
   const missing = ADMIN_SETTING_KEYS.filter((key) => values[key] === undefined);
   if (missing.length > 0) {
-    throw new ConfigError(missing.join(', '), `missing from ${where}, which must hold all of ${ADMIN_SETTING_KEYS.join(', ')}`);
+    throw new ConfigError(
+      missing.join(', '),
+      `missing from ${where}, which must hold all of ${ADMIN_SETTING_KEYS.join(', ')}`,
+    );
   }
 }

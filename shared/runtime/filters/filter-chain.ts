@@ -27,7 +27,10 @@ export type Filter = (request: FilteredRequest, next: NextFilter) => Answer;
  * in `WithAuthentication`, `WithCORS`, …; a filter that is not installed (undefined) is left out.
  */
 export function chainFilters(filters: ReadonlyArray<Filter | undefined>, handler: NextFilter): NextFilter {
-  return filters.reduceRight<NextFilter>((next, filter) => (filter ? (request) => filter(request, next) : next), handler);
+  return filters.reduceRight<NextFilter>(
+    (next, filter) => (filter ? (request) => filter(request, next) : next),
+    handler,
+  );
 }
 
 /** Applies `change` to the answer when it comes, without a promise when it is already here. */

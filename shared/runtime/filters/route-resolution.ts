@@ -21,7 +21,11 @@ export function withRouteResolution(matcher: RouteMatcher): Filter {
       request.route = lookup.route;
       request.lookupFailure = invalidPathParameter(lookup.route, lookup.problem);
     } else if (lookup.kind === 'method-not-allowed') {
-      request.lookupFailure = apiError('MethodNotAllowed', `method ${request.method} is not allowed on ${request.path}`, { allow: lookup.allowed.join(', ') });
+      request.lookupFailure = apiError(
+        'MethodNotAllowed',
+        `method ${request.method} is not allowed on ${request.path}`,
+        { allow: lookup.allowed.join(', ') },
+      );
     } else {
       request.lookupFailure = notFound(`no route for ${request.method} ${request.path}`);
     }

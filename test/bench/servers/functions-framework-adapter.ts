@@ -8,5 +8,8 @@ import { createLogger } from '../../../shared/logging/logger.ts';
 import { loadSettings } from '../../../shared/config/settings.ts';
 
 const context = await createAppContext(loadSettings(process.env), { logger: createLogger({ level: 'error' }) });
-functions.http('resources', createFunctionsFrameworkHandler(createFunctionHandler('resources', context), context.config));
+functions.http(
+  'resources',
+  createFunctionsFrameworkHandler(createFunctionHandler('resources', context), context.config),
+);
 getTestServer('resources').listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
