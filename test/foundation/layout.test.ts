@@ -32,3 +32,24 @@ describe('shared/ holds the product only: nothing in it names the emulator, infr
     expect(offending).toEqual([]);
   });
 });
+
+describe("README's layout table matches the folders (issue 9)", () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const layout = readme.slice(readme.indexOf('## Layout'), readme.indexOf('\n## ', readme.indexOf('## Layout') + 1));
+  const rows = new Map([...layout.matchAll(/^\| `([^`]+)\/` \| (.*) \|$/gm)].map((match) => [match[1]!, match[2]!]));
+  const folders = (path: string) =>
+    readdirSync(path, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  const versioned = (name: string) =>
+    !['node_modules', '.git', '.tools', '.data', 'dist', 'coverage', '.scratch', '.stryker-tmp'].includes(name);
+
+  it('has a row for each top-level folder of the checkout, and each row is a folder', () => {
+    expect([...rows.keys()].sort()).toEqual(folders(REPO_ROOT).filter(versioned).sort());
+  });
+
+  it('names each folder of shared/ in the shared/ row', () => {
+    const row = rows.get('shared')!;
+    expect(folders(join(REPO_ROOT, 'shared')).filter((name) => !row.includes(`\`${name}/\``))).toEqual([]);
+  });
+});
