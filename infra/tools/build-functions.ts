@@ -13,19 +13,23 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * What only local development starts (the embedded PostgreSQL, the built-in Kubernetes emulator)
- * stays out of the bundles, which run in production mode: importing it there fails with a clear error.
+ * stays out of the bundles, which run in production mode: using it there fails with a clear error.
+ * The emulator's starter, which the container entry imports to hand to the app context, becomes
+ * one that refuses; the emulator's other modules are not even read (the image build has no
+ * `infra/kube-emulator/`).
  */
+const DEVELOPMENT_ONLY = /\/(embedded-database|kube-emulator\/(index|local-cluster|development-cluster))\.ts$/;
 const leaveOutDevelopmentOnly: Plugin = {
   name: 'leave-out-development-only',
   setup(builder) {
-    builder.onResolve({ filter: /\/(embedded-database|kube-emulator\/(index|local-cluster))\.ts$/ }, (args) => ({
-      path: args.path,
-      namespace: 'development-only',
-    }));
-    builder.onLoad({ filter: /.*/, namespace: 'development-only' }, (args) => ({
-      contents: `throw new Error(${JSON.stringify(`${args.path} is for local development (npm start) and is not in the bundles: run them with NODE_ENV=production, DATABASE_URL and a cluster`)});`,
-      loader: 'js',
-    }));
+    builder.onResolve({ filter: DEVELOPMENT_ONLY }, (args) => ({ path: args.path, namespace: 'development-only' }));
+    builder.onLoad({ filter: /.*/, namespace: 'development-only' }, (args) => {
+      const refusal = `new Error(${JSON.stringify(`${args.path} is for local development (npm start) and is not in the bundles: run them with NODE_ENV=production, DATABASE_URL and a cluster`)})`;
+      const contents = args.path.endsWith('development-cluster.ts')
+        ? `export const startDevelopmentCluster = () => Promise.reject(${refusal});`
+        : `throw ${refusal};`;
+      return { contents, loader: 'js' };
+    });
   },
 };
 
