@@ -383,7 +383,7 @@ describe('The principal is the reviewed user, cached for 10 s or until the token
     const legacy = 'legacy-secret-token';
     const before = Date.now();
     const result = (await outcome(verifierFor(stub.kubeConfig), legacy, { iss: 'https://kubernetes.default.svc.cluster.local' })) as Authentication;
-    expect(result.principal).toEqual({ type: 'serviceaccount', name: 'system:serviceaccount:ns:legacy', uid: '', groups: [], extra: {} });
+    expect(result.principal).toStrictEqual({ type: 'serviceaccount', name: 'system:serviceaccount:ns:legacy', uid: '', groups: [], extra: {} });
     expect(result.cacheUntil).toBeGreaterThanOrEqual(before + 10_000);
     expect(result.cacheUntil).toBeLessThanOrEqual(Date.now() + 10_000);
   });

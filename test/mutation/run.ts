@@ -31,7 +31,7 @@ const SCOPES: Record<string, Scope> = {
     // bcrypt-worker.ts runs in a worker thread, outside any test runner's reach; login.test.ts
     // proves it ($2y$ refused, wrong password refused).
     mutate: ['shared/auth/held-key-set.ts', 'shared/auth/oidc-key-set.ts', 'shared/auth/service-account-key-set.ts', 'shared/auth/service-account-token-authenticator.ts', 'shared/auth/login-throttle.ts', 'shared/auth/password-verifier.ts'],
-    tests: ['test/identity/oidc-keys.test.ts', 'test/foundation/login-throttle.test.ts', 'test/foundation/password-verifier.test.ts', 'test/identity/service-account-signatures.test.ts', 'test/identity/service-accounts.test.ts', 'test/foundation/login.test.ts', 'test/foundation/bounded-map.test.ts'],
+    tests: ['test/identity/oidc-keys.test.ts', 'test/identity/service-account-keys.test.ts', 'test/foundation/login-throttle.test.ts', 'test/foundation/password-verifier.test.ts', 'test/identity/service-account-signatures.test.ts', 'test/identity/service-accounts.test.ts', 'test/foundation/login.test.ts', 'test/foundation/bounded-map.test.ts'],
     // 131 of its 305 mutants are static (gateway start-up); with them a run takes hours here.
     ignoreStatic: true,
   },
