@@ -56,9 +56,25 @@ function kubeConfigFor(server: string, token = 'stub-token'): KubeConfig {
 
 async function stubCluster(publicKey: JWK): Promise<StubCluster> {
   const answers: Record<string, Answer> = {
-    '/.well-known/openid-configuration': { status: 200, body: { issuer: STUB_ISSUER, jwks_uri: `${STUB_ISSUER}/openid/v1/jwks` } },
+    '/.well-known/openid-configuration': {
+      status: 200,
+      body: { issuer: STUB_ISSUER, jwks_uri: `${STUB_ISSUER}/openid/v1/jwks` },
+    },
     '/openid/v1/jwks': { status: 200, body: { keys: [publicKey] } },
-    '/apis/authentication.k8s.io/v1/tokenreviews': { status: 201, body: { status: { authenticated: true, user: { username: 'system:serviceaccount:ns:sa', uid: 'u-1', groups: ['system:serviceaccounts'], extra: { a: ['b'] } } } } },
+    '/apis/authentication.k8s.io/v1/tokenreviews': {
+      status: 201,
+      body: {
+        status: {
+          authenticated: true,
+          user: {
+            username: 'system:serviceaccount:ns:sa',
+            uid: 'u-1',
+            groups: ['system:serviceaccounts'],
+            extra: { a: ['b'] },
+          },
+        },
+      },
+    },
   };
   const requests: string[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -75,16 +91,29 @@ async function stubCluster(publicKey: JWK): Promise<StubCluster> {
   const stub: StubCluster = {
     kubeConfig: kubeConfigFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
     requests,
-    get discovery() { return answers['/.well-known/openid-configuration']!; },
-    set discovery(answer) { answers['/.well-known/openid-configuration'] = answer; },
-    get jwks() { return answers['/openid/v1/jwks']!; },
-    set jwks(answer) { answers['/openid/v1/jwks'] = answer; },
-    get tokenReview() { return answers['/apis/authentication.k8s.io/v1/tokenreviews']!; },
-    set tokenReview(answer) { answers['/apis/authentication.k8s.io/v1/tokenreviews'] = answer; },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    get discovery() {
+      return answers['/.well-known/openid-configuration']!;
+    },
+    set discovery(answer) {
+      answers['/.well-known/openid-configuration'] = answer;
+    },
+    get jwks() {
+      return answers['/openid/v1/jwks']!;
+    },
+    set jwks(answer) {
+      answers['/openid/v1/jwks'] = answer;
+    },
+    get tokenReview() {
+      return answers['/apis/authentication.k8s.io/v1/tokenreviews']!;
+    },
+    set tokenReview(answer) {
+      answers['/apis/authentication.k8s.io/v1/tokenreviews'] = answer;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   running.push(stub);
   return stub;
@@ -102,7 +131,10 @@ beforeAll(async () => {
 });
 
 async function clusterToken(claims: { exp?: number; alg?: string } = {}): Promise<string> {
-  const jwt = new SignJWT({ sub: 'system:serviceaccount:ns:sa' }).setProtectedHeader({ alg: claims.alg ?? 'RS256', kid: 'k1' }).setIssuer(STUB_ISSUER).setIssuedAt();
+  const jwt = new SignJWT({ sub: 'system:serviceaccount:ns:sa' })
+    .setProtectedHeader({ alg: claims.alg ?? 'RS256', kid: 'k1' })
+    .setIssuer(STUB_ISSUER)
+    .setIssuedAt();
   const key = claims.alg === undefined ? signingKey : await importJWK(privateJwk, claims.alg);
   return jwt.setExpirationTime(claims.exp ?? Math.floor(Date.now() / 1000) + 3600).sign(key);
 }
@@ -113,18 +145,30 @@ interface Verifier {
   log: string[];
 }
 
-function verifierFor(kubeConfig: KubeConfig, options: ServiceAccountKeySetOptions = {}, configured?: string[]): Verifier {
+function verifierFor(
+  kubeConfig: KubeConfig,
+  options: ServiceAccountKeySetOptions = {},
+  configured?: string[],
+): Verifier {
   const logger = capturingLogger();
   const issuers = new ServiceAccountIssuers(configured, kubeConfig, logger);
   const keys = new ServiceAccountKeySet(issuers, kubeConfig, logger, options);
-  return { keys, authenticator: new ServiceAccountTokenAuthenticator(issuers, keys, kubeConfig, logger), log: logger.lines };
+  return {
+    keys,
+    authenticator: new ServiceAccountTokenAuthenticator(issuers, keys, kubeConfig, logger),
+    log: logger.lines,
+  };
 }
 
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 }
 
-async function outcome(verifier: Verifier, token: string, claims = claimsOf(token)): Promise<Authentication | null | ApiError> {
+async function outcome(
+  verifier: Verifier,
+  token: string,
+  claims = claimsOf(token),
+): Promise<Authentication | null | ApiError> {
   try {
     return await verifier.authenticator.authenticate(token, claims);
   } catch (error) {
@@ -135,7 +179,7 @@ async function outcome(verifier: Verifier, token: string, claims = claimsOf(toke
 const logged = (verifier: Verifier, text: string) => verifier.log.filter((line) => line.includes(text));
 const count = (stub: StubCluster, path: string) => stub.requests.filter((asked) => asked === path).length;
 
-describe('A ServiceAccount token the cluster minted is verified by TokenReview, after its signature is checked against the cluster\'s key set', () => {
+describe("A ServiceAccount token the cluster minted is verified by TokenReview, after its signature is checked against the cluster's key set", () => {
   let cluster: IdentityCluster;
   beforeAll(async () => {
     cluster = await startIdentityCluster();
@@ -143,7 +187,7 @@ describe('A ServiceAccount token the cluster minted is verified by TokenReview, 
   });
   afterAll(() => cluster.close());
 
-  it('the principal is the TokenReview\'s user (name, uid, groups), expiring with the token', async () => {
+  it("the principal is the TokenReview's user (name, uid, groups), expiring with the token", async () => {
     const verifier = verifierFor(cluster.emulator.kubeConfig());
     const token = await cluster.mintToken('controller', 600);
     const before = cluster.emulator.counters.tokenReviews;
@@ -159,10 +203,12 @@ describe('A ServiceAccount token the cluster minted is verified by TokenReview, 
     expect(cluster.emulator.counters.tokenReviews).toBe(before + 1);
   });
 
-  it('logs that signatures are checked against the cluster\'s key set, and warns of no issuer left unchecked', async () => {
+  it("logs that signatures are checked against the cluster's key set, and warns of no issuer left unchecked", async () => {
     const verifier = verifierFor(cluster.emulator.kubeConfig());
     await verifier.keys.load();
-    expect(logged(verifier, 'signatures are checked against the cluster\'s key set')[0]).toContain(cluster.emulator.serviceAccountIssuer);
+    expect(logged(verifier, "signatures are checked against the cluster's key set")[0]).toContain(
+      cluster.emulator.serviceAccountIssuer,
+    );
     expect(logged(verifier, 'publishes no key set')).toEqual([]);
   });
 
@@ -188,9 +234,13 @@ describe('The key set is fetched at start-up when the cluster publishes one, and
     stub.jwks = { status: 500 };
     const verifier = verifierFor(stub.kubeConfig);
     await expect(verifier.keys.load()).resolves.toBeUndefined();
-    expect(logged(verifier, 'ServiceAccount key set not fetched at start-up; asked again on the first token')).toEqual([expect.stringContaining('detail')]);
+    expect(logged(verifier, 'ServiceAccount key set not fetched at start-up; asked again on the first token')).toEqual([
+      expect.stringContaining('detail'),
+    ]);
     stub.jwks = { status: 200, body: { keys: [publishedKey] } };
-    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe('system:serviceaccount:ns:sa');
+    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe(
+      'system:serviceaccount:ns:sa',
+    );
   });
 
   it('a discovery that fails at start-up is logged as the cluster not answering, not as a key set not fetched', async () => {
@@ -213,7 +263,7 @@ describe('The key set is fetched at start-up when the cluster publishes one, and
   });
 });
 
-describe('Only the issuer the cluster\'s discovery names with a jwks_uri has a key set; other ServiceAccount issuers are vouched for by TokenReview alone, which is logged', () => {
+describe("Only the issuer the cluster's discovery names with a jwks_uri has a key set; other ServiceAccount issuers are vouched for by TokenReview alone, which is logged", () => {
   it('discovery without jwks_uri: no key set, a token goes to TokenReview unchecked, and the issuer is named in a warning', async () => {
     const stub = await stubCluster(publishedKey);
     stub.discovery = { status: 200, body: { issuer: STUB_ISSUER } };
@@ -255,17 +305,32 @@ describe('Only the issuer the cluster\'s discovery names with a jwks_uri has a k
     stub.discovery = { status: 404 };
     const verifier = verifierFor(stub.kubeConfig);
     expect(await verifier.keys.keysFor('https://kubernetes.default.svc.cluster.local')).toBeUndefined();
-    expect(logged(verifier, 'publishes no key set')).toEqual([expect.stringContaining('https://kubernetes.default.svc.cluster.local')]);
+    expect(logged(verifier, 'publishes no key set')).toEqual([
+      expect.stringContaining('https://kubernetes.default.svc.cluster.local'),
+    ]);
   });
 });
 
-describe('A token\'s signature and algorithm are checked before TokenReview: what kube-apiserver signs with (RS256, ES256/384/512)', () => {
+describe("A token's signature and algorithm are checked before TokenReview: what kube-apiserver signs with (RS256, ES256/384/512)", () => {
   it('a token signed with the published key but RS384 is 401 with no TokenReview, even though the key names no algorithm', async () => {
     const stub = await stubCluster(publishedKey);
     const verifier = verifierFor(stub.kubeConfig);
     const result = (await outcome(verifier, await clusterToken({ alg: 'RS384' }))) as ApiError;
     expect([result.status, result.reason]).toEqual([401, 'InvalidToken']);
     expect(count(stub, '/apis/authentication.k8s.io/v1/tokenreviews')).toBe(0);
+  });
+
+  it.each(['ES256', 'ES384', 'ES512'])('a token signed %s with a published ECDSA key is accepted', async (alg) => {
+    const pair = await generateKeyPair(alg);
+    const stub = await stubCluster({ ...(await exportJWK(pair.publicKey)), kid: 'k1', use: 'sig' });
+    const token = await new SignJWT({ sub: 'system:serviceaccount:ns:sa' })
+      .setProtectedHeader({ alg, kid: 'k1' })
+      .setIssuer(STUB_ISSUER)
+      .setExpirationTime('1h')
+      .sign(pair.privateKey);
+    expect(((await outcome(verifierFor(stub.kubeConfig), token)) as Authentication).principal.name).toBe(
+      'system:serviceaccount:ns:sa',
+    );
   });
 });
 
@@ -303,8 +368,12 @@ describe('503 when the cluster cannot be asked (fail closed): never an allow, ne
     const verifier = verifierFor(stub.kubeConfig, { retryAfterFailureMs: 3_000 });
     const result = (await outcome(verifier, await clusterToken())) as ApiError;
     expect([result.status, result.reason, result.headers['retry-after']]).toEqual([503, 'KubernetesUnavailable', '3']);
-    expect(result.message).toBe('the Kubernetes API cannot be reached to fetch its ServiceAccount signing keys; retry shortly');
-    expect(logged(verifier, 'cluster ServiceAccount key set unreachable; verifying with the keys already held')).toHaveLength(1);
+    expect(result.message).toBe(
+      'the Kubernetes API cannot be reached to fetch its ServiceAccount signing keys; retry shortly',
+    );
+    expect(
+      logged(verifier, 'cluster ServiceAccount key set unreachable; verifying with the keys already held'),
+    ).toHaveLength(1);
   });
 
   it('after a failed key fetch the cluster is not asked again within the default back-off (5 s), and is once it has passed', async () => {
@@ -320,7 +389,9 @@ describe('503 when the cluster cannot be asked (fail closed): never an allow, ne
     expect(((await outcome(verifier, await clusterToken())) as ApiError).status).toBe(503);
     expect(count(stub, '/openid/v1/jwks')).toBe(1);
     vi.setSystemTime(start + 5_000);
-    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe('system:serviceaccount:ns:sa');
+    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe(
+      'system:serviceaccount:ns:sa',
+    );
     expect(count(stub, '/openid/v1/jwks')).toBe(2);
   });
 
@@ -331,7 +402,9 @@ describe('503 when the cluster cannot be asked (fail closed): never an allow, ne
     expect(((await outcome(verifier, await clusterToken())) as ApiError).status).toBe(503);
     stub.jwks = { status: 200, body: { keys: [publishedKey] } };
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe('system:serviceaccount:ns:sa');
+    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe(
+      'system:serviceaccount:ns:sa',
+    );
   });
 
   it('TokenReview unreachable: 503 KubernetesUnavailable, the failed call named in the log', async () => {
@@ -354,17 +427,28 @@ describe('Only a TokenReview that authenticates a named user accepts the token',
     const stub = await stubCluster(publishedKey);
     stub.tokenReview = { status: 201, body: answer };
     const result = (await outcome(verifierFor(stub.kubeConfig), await clusterToken())) as ApiError;
-    expect([result.status, result.reason, result.message]).toEqual([401, 'InvalidToken', 'the cluster did not accept this ServiceAccount token']);
+    expect([result.status, result.reason, result.message]).toEqual([
+      401,
+      'InvalidToken',
+      'the cluster did not accept this ServiceAccount token',
+    ]);
   });
 });
 
-describe('The principal is the reviewed user, cached for 10 s or until the token\'s `exp`, whichever is sooner', () => {
+describe("The principal is the reviewed user, cached for 10 s or until the token's `exp`, whichever is sooner", () => {
   it('carries uid, groups and extra as reviewed; a token expiring in an hour is cached for 10 s', async () => {
     const stub = await stubCluster(publishedKey);
     const exp = Math.floor(Date.now() / 1000) + 3600;
     const before = Date.now();
     const result = (await outcome(verifierFor(stub.kubeConfig), await clusterToken({ exp }))) as Authentication;
-    expect(result.principal).toEqual({ type: 'serviceaccount', name: 'system:serviceaccount:ns:sa', uid: 'u-1', groups: ['system:serviceaccounts'], extra: { a: ['b'] }, expiresAt: exp * 1000 });
+    expect(result.principal).toEqual({
+      type: 'serviceaccount',
+      name: 'system:serviceaccount:ns:sa',
+      uid: 'u-1',
+      groups: ['system:serviceaccounts'],
+      extra: { a: ['b'] },
+      expiresAt: exp * 1000,
+    });
     expect(result.cacheUntil).toBeGreaterThanOrEqual(before + 10_000);
     expect(result.cacheUntil).toBeLessThanOrEqual(Date.now() + 10_000);
   });
@@ -379,11 +463,22 @@ describe('The principal is the reviewed user, cached for 10 s or until the token
   it('a review without uid, groups or extra gives empty ones; a legacy token without `exp` has no expiry and is cached for 10 s', async () => {
     const stub = await stubCluster(publishedKey);
     stub.discovery = { status: 404 };
-    stub.tokenReview = { status: 201, body: { status: { authenticated: true, user: { username: 'system:serviceaccount:ns:legacy' } } } };
+    stub.tokenReview = {
+      status: 201,
+      body: { status: { authenticated: true, user: { username: 'system:serviceaccount:ns:legacy' } } },
+    };
     const legacy = 'legacy-secret-token';
     const before = Date.now();
-    const result = (await outcome(verifierFor(stub.kubeConfig), legacy, { iss: 'https://kubernetes.default.svc.cluster.local' })) as Authentication;
-    expect(result.principal).toStrictEqual({ type: 'serviceaccount', name: 'system:serviceaccount:ns:legacy', uid: '', groups: [], extra: {} });
+    const result = (await outcome(verifierFor(stub.kubeConfig), legacy, {
+      iss: 'https://kubernetes.default.svc.cluster.local',
+    })) as Authentication;
+    expect(result.principal).toStrictEqual({
+      type: 'serviceaccount',
+      name: 'system:serviceaccount:ns:legacy',
+      uid: '',
+      groups: [],
+      extra: {},
+    });
     expect(result.cacheUntil).toBeGreaterThanOrEqual(before + 10_000);
     expect(result.cacheUntil).toBeLessThanOrEqual(Date.now() + 10_000);
   });
