@@ -176,6 +176,11 @@ async function outcome(
   }
 }
 
+/** The name of the principal a token is accepted as (fails the test when it is refused). */
+async function acceptedName(verifier: Verifier, token: string): Promise<string> {
+  return ((await outcome(verifier, token)) as Authentication).principal.name;
+}
+
 const logged = (verifier: Verifier, text: string) => verifier.log.filter((line) => line.includes(text));
 const count = (stub: StubCluster, path: string) => stub.requests.filter((asked) => asked === path).length;
 
@@ -238,9 +243,7 @@ describe('The key set is fetched at start-up when the cluster publishes one, and
       expect.stringContaining('detail'),
     ]);
     stub.jwks = { status: 200, body: { keys: [publishedKey] } };
-    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe(
-      'system:serviceaccount:ns:sa',
-    );
+    expect(await acceptedName(verifier, await clusterToken())).toBe('system:serviceaccount:ns:sa');
   });
 
   it('a discovery that fails at start-up is logged as the cluster not answering, not as a key set not fetched', async () => {
@@ -274,7 +277,7 @@ describe("Only the issuer the cluster's discovery names with a jwks_uri has a ke
     expect(logged(verifier, 'signatures are checked')).toEqual([]);
     expect(logged(verifier, 'publishes no key set')).toEqual([expect.stringContaining(STUB_ISSUER)]);
     const forged = await forgedJwt(STUB_ISSUER, { kid: 'k1' });
-    expect(((await outcome(verifier, forged)) as Authentication).principal.name).toBe('system:serviceaccount:ns:sa');
+    expect(await acceptedName(verifier, forged)).toBe('system:serviceaccount:ns:sa');
     expect(count(stub, '/apis/authentication.k8s.io/v1/tokenreviews')).toBe(1);
   });
 
@@ -328,9 +331,7 @@ describe("A token's signature and algorithm are checked before TokenReview: what
       .setIssuer(STUB_ISSUER)
       .setExpirationTime('1h')
       .sign(pair.privateKey);
-    expect(((await outcome(verifierFor(stub.kubeConfig), token)) as Authentication).principal.name).toBe(
-      'system:serviceaccount:ns:sa',
-    );
+    expect(await acceptedName(verifierFor(stub.kubeConfig), token)).toBe('system:serviceaccount:ns:sa');
   });
 });
 
@@ -389,9 +390,7 @@ describe('503 when the cluster cannot be asked (fail closed): never an allow, ne
     expect(((await outcome(verifier, await clusterToken())) as ApiError).status).toBe(503);
     expect(count(stub, '/openid/v1/jwks')).toBe(1);
     vi.setSystemTime(start + 5_000);
-    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe(
-      'system:serviceaccount:ns:sa',
-    );
+    expect(await acceptedName(verifier, await clusterToken())).toBe('system:serviceaccount:ns:sa');
     expect(count(stub, '/openid/v1/jwks')).toBe(2);
   });
 
@@ -402,9 +401,7 @@ describe('503 when the cluster cannot be asked (fail closed): never an allow, ne
     expect(((await outcome(verifier, await clusterToken())) as ApiError).status).toBe(503);
     stub.jwks = { status: 200, body: { keys: [publishedKey] } };
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(((await outcome(verifier, await clusterToken())) as Authentication).principal.name).toBe(
-      'system:serviceaccount:ns:sa',
-    );
+    expect(await acceptedName(verifier, await clusterToken())).toBe('system:serviceaccount:ns:sa');
   });
 
   it('TokenReview unreachable: 503 KubernetesUnavailable, the failed call named in the log', async () => {
