@@ -46,6 +46,14 @@ describe('Comparisons pending when the worker ends are answered "no match", neve
     await passwords.close();
     expect(await pending).toBe(false);
   });
+
+  it('those answered comparisons no longer count against the queue: the next one is compared, not "busy"', async () => {
+    const passwords = verifier(1);
+    const pending = passwords.compare(ADMIN_PASSWORD, SLOW_HASH);
+    await passwords.close();
+    expect(await pending).toBe(false);
+    expect(await passwords.compare(ADMIN_PASSWORD, adminHash())).toBe(true);
+  });
 });
 
 describe('The queue of comparisons is bounded: beyond it, "busy" at once', () => {

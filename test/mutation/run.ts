@@ -51,6 +51,7 @@ const SCOPES: Record<string, Scope> = {
     ],
     tests: [
       'test/identity/oidc-keys.test.ts',
+      'test/identity/service-account-keys.test.ts',
       'test/foundation/login-throttle.test.ts',
       'test/foundation/password-verifier.test.ts',
       'test/identity/service-account-signatures.test.ts',
