@@ -116,6 +116,33 @@ describe('/openapi.json: each route documents only the answers it can give (issu
     }
   });
 
+  it('403 only where the caller is authorised: whoAmI needs nothing but a valid token, getWorkspace authorises', () => {
+    const byId = (operationId: string) => routes.find((route) => route.operationId === operationId)!;
+    expect(Object.keys(answers(byId('whoAmI')))).not.toContain('403');
+    expect(Object.keys(answers(byId('whoAmI')))).toContain('401');
+    expect(Object.keys(answers(byId('getWorkspace')))).toContain('403');
+  });
+
+  it("every list of a kind, in one namespace or in all, takes the list query and answers the kind's list", () => {
+    const lists = routes.filter((route) => route.resource?.operation === 'list');
+    // Namespaced kinds have two lists (one namespace, every namespace); Projects one.
+    expect(lists.length).toBe(7);
+    const [first] = lists;
+    for (const list of lists) {
+      expect(list.querySchema, list.operationId).toBe(first!.querySchema);
+      expect(list.responseSchema, list.operationId).toMatchObject({
+        properties: { kind: { const: `${list.resource!.kind}List` } },
+      });
+    }
+  });
+
+  it('the internal catch-all documents no success: once authorised it answers only 404', () => {
+    const catchAll = routes.find((route) => route.operationId === 'internal')!;
+    const statuses = Object.keys(answers(catchAll));
+    expect(statuses.filter((status) => status.startsWith('2'))).toEqual([]);
+    expect(statuses).toContain('404');
+  });
+
   it('the resource kinds are components from their CRDs, and their routes refer to them', () => {
     const full = buildOpenApiDocument(routes, 'http://localhost:8080', kinds, 'platform.dev') as {
       components: { schemas: Record<string, { properties: Record<string, unknown> }> };
