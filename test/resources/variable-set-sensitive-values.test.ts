@@ -101,6 +101,24 @@ async function statusError(promise: Promise<unknown>): Promise<KubernetesStatusE
   return error as KubernetesStatusError;
 }
 
+describe('A create whose sensitive value also stands elsewhere is refused before anything is stored, naming the object as sent', () => {
+  it('refuses an object without a name with a Status that invents none', async () => {
+    const nameless = {
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'VariableSet',
+      metadata: { labels: { copy: 'hunter2' } },
+      spec: { variables: [{ name: 'k', sensitive: true, value: 'hunter2' }] },
+    } as unknown as PlatformObject;
+    const error = await statusError(writes.create(location('nameless'), nameless));
+    expect([error.status, error.reason]).toEqual([422, 'Invalid']);
+    expect(error.message).toBe(
+      'VariableSet "" is invalid: spec.variables: a sensitive value may not appear anywhere else in the VariableSet (found at /metadata/labels/copy)',
+    );
+    expect(error.details).toMatchObject({ name: '', kind: 'VariableSet' });
+    expect(await stored('nameless')).toBeUndefined();
+  });
+});
+
 describe('A sensitive value written on create is moved into the Secret variableset-<name>; the VariableSet holds only a reference', () => {
   it('stores and answers a reference, keeps plain values, and writes the value into an owned, labelled Secret', async () => {
     const name = uniqueName();
