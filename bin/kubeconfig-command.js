@@ -88,9 +88,34 @@ function call(options, ca, method, path, headers = {}) {
       },
     );
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${url.origin} within 15 s`)));
-    outgoing.on('error', reject);
+    outgoing.on('error', (error) => reject(connectionError(error, url)));
     outgoing.end();
   });
+}
+
+/** A connection failure said in the user's terms: which URL, and what to do, not OpenSSL's words. */
+function connectionError(error, url) {
+  const code = error.code ?? '';
+  if (
+    url.protocol === 'https:' &&
+    (code === 'EPROTO' || /wrong version number|packet length too long/i.test(error.message))
+  )
+    return new Error(
+      `${url.origin} does not speak HTTPS (the server answered in plain HTTP): start it with LOCAL_HTTPS=true or TLS_CERT_FILE/TLS_KEY_FILE, or use the http:// URL`,
+    );
+  if (
+    code.startsWith('ERR_TLS') ||
+    /certificate/i.test(code) ||
+    code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+    code === 'SELF_SIGNED_CERT_IN_CHAIN'
+  )
+    return new Error(
+      `${url.origin}: its TLS certificate is not trusted (${code}); pass --certificate-authority FILE (with LOCAL_HTTPS: .data/tls/localhost.crt) or, for development only, --insecure-skip-tls-verify`,
+    );
+  if (code === 'ECONNREFUSED')
+    return new Error(`nothing listens at ${url.origin} (connection refused): is the server running?`);
+  if (code === 'ENOTFOUND') return new Error(`${url.hostname} does not resolve (ENOTFOUND): check --server`);
+  return new Error(`${url.origin}: ${error.message}`);
 }
 
 async function adminLogin(options, ca) {

@@ -36,7 +36,6 @@ export async function readPasswordFromTerminal() {
 export function promptHidden(prompt) {
   return new Promise((resolve, reject) => {
     const { stdin, stderr } = process;
-    stderr.write(prompt);
     stdin.setRawMode(true);
     stdin.resume();
     stdin.setEncoding('utf8');
@@ -57,6 +56,24 @@ export function promptHidden(prompt) {
         else entered += char;
       }
     };
-    stdin.on('data', onData);
+    discardTypedAhead(stdin).then(() => {
+      stderr.write(prompt);
+      stdin.on('data', onData);
+    }, reject);
+  });
+}
+
+/**
+ * Drops what was typed before the prompt appeared (while Node started, the terminal was still in
+ * line mode and echoed it): keys the user did not type as the password must not become it.
+ */
+function discardTypedAhead(stdin) {
+  return new Promise((resolve) => {
+    const drop = () => {};
+    stdin.on('data', drop);
+    setTimeout(() => {
+      stdin.off('data', drop);
+      resolve();
+    }, 150);
   });
 }

@@ -34,9 +34,14 @@ The data dir is the checkout's local state: --data-dir, else LOCAL_DATA_DIR, els
 
 const [command, ...args] = process.argv.slice(2);
 const LOCAL_COMMANDS = ['setup', 'rotate-signing-key', 'reset-local'];
-if (command === undefined || command === '--help' || command === '-h') {
+if (command === '--help' || command === '-h') {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
+}
+if (command === undefined) {
+  // No command is a mistake, not a request for help: scripts must see it fail.
+  process.stderr.write(`no command given\n${USAGE}\n`);
+  process.exit(2);
 }
 if (command === 'kubeconfig') {
   if (args.includes('--help') || args.includes('-h')) {

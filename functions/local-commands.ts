@@ -1,5 +1,5 @@
 // The operator CLI's commands over the cluster and the checkout's local state (bin/platform-api.js).
-import { access, rm } from 'node:fs/promises';
+import { access, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../shared/config/settings.ts';
 import { rotateSigningKey } from '../shared/local/admin-secret-folder.ts';
@@ -45,6 +45,17 @@ export async function rotateSigningKeyCommand(dataDir: string): Promise<string> 
  */
 export async function resetLocalCommand(dataDir: string): Promise<string[]> {
   const paths = localDataPaths(dataDir);
+  const present = await Promise.all(
+    [paths.kubernetes, paths.postgres].map((path) =>
+      stat(path).then(
+        () => path,
+        () => undefined,
+      ),
+    ),
+  );
+  // Saying "removed" for folders that were never there would hide a mistyped --data-dir.
+  if (!present.some(Boolean))
+    throw new Error(`no local state to reset in ${dataDir} (neither ${paths.kubernetes} nor ${paths.postgres} exists)`);
   const hint = 'stop `npm start`, `npm run fleet` and functions of this checkout first';
   await refuseWhileHeld(join(paths.kubernetes, 'lock'), `the local Kubernetes state in ${paths.kubernetes}`, hint);
   await refuseWhileHeld(
@@ -52,7 +63,7 @@ export async function resetLocalCommand(dataDir: string): Promise<string[]> {
     `the embedded database in ${paths.postgres}`,
     hint,
   );
-  await rm(paths.kubernetes, { recursive: true, force: true });
-  await rm(paths.postgres, { recursive: true, force: true });
-  return [paths.kubernetes, paths.postgres];
+  const removed = present.filter((path) => path !== undefined);
+  for (const path of removed) await rm(path, { recursive: true, force: true });
+  return removed;
 }

@@ -50,7 +50,7 @@ export async function startLocalGateway(
   context.logger.info('local gateway listening', {
     url: `${tls ? 'https' : 'http'}://localhost:${running.port}`,
     functions: FUNCTION_NAMES,
-    ...(tls ? { tlsCertificateSha256: tls.fingerprint } : {}),
+    ...(tls ? { tlsCertificateSha256: tls.fingerprint, tlsCertificateFile: tls.certificateFile } : {}),
   });
   return running;
 }

@@ -136,7 +136,7 @@ export async function startFleet(settings: Settings, environment: Environment, o
       functions: FUNCTION_NAMES,
       replicasPerFunction: options.replicas,
       processes: all.length,
-      ...(tls ? { tlsCertificateSha256: tls.fingerprint } : {}),
+      ...(tls ? { tlsCertificateSha256: tls.fingerprint, tlsCertificateFile: tls.certificateFile } : {}),
     });
     return { url, port, secretFolder: paths.adminSecret, replicas, pools, close: closeAll };
   } catch (error) {

@@ -10,6 +10,8 @@ export interface ServerTls {
   cert: string;
   key: string;
   fingerprint: string;
+  /** Where the certificate is on disk, for the start-up log: a client trusts it with this file. */
+  certificateFile: string;
 }
 
 /**
@@ -20,7 +22,7 @@ export async function tlsFromSettings(tls: TlsSettings): Promise<ServerTls | und
   if (tls.files === undefined) return undefined;
   const cert = await readPem('TLS_CERT_FILE', tls.files.certFile);
   const key = await readPem('TLS_KEY_FILE', tls.files.keyFile);
-  return checkedPair(cert, key);
+  return checkedPair(cert, key, tls.files.certFile);
 }
 
 /**
@@ -33,12 +35,12 @@ export async function localDevelopmentTls(dataDirectory: string): Promise<Server
   const keyFile = join(folder, 'localhost.key');
   const existing = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]).catch(() => undefined);
   if (existing && new Date(new X509Certificate(existing[0]).validTo).getTime() > Date.now() + 86_400_000)
-    return checkedPair(existing[0], existing[1]);
+    return checkedPair(existing[0], existing[1], certFile);
   const generated = await generateTlsCertificate('localhost', 365);
   await mkdir(folder, { recursive: true });
   await writeFile(keyFile, generated.key, { mode: 0o600 });
   await writeFile(certFile, generated.cert);
-  return checkedPair(generated.cert, generated.key);
+  return checkedPair(generated.cert, generated.key, certFile);
 }
 
 async function readPem(variable: string, file: string): Promise<string> {
@@ -52,7 +54,7 @@ async function readPem(variable: string, file: string): Promise<string> {
   }
 }
 
-function checkedPair(cert: string, key: string): ServerTls {
+function checkedPair(cert: string, key: string, certificateFile: string): ServerTls {
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(cert);
@@ -64,5 +66,5 @@ function checkedPair(cert: string, key: string): ServerTls {
   } catch {
     throw new ConfigError('TLS_KEY_FILE', 'is not the PEM private key of the certificate in TLS_CERT_FILE');
   }
-  return { cert, key, fingerprint: certificate.fingerprint256 };
+  return { cert, key, fingerprint: certificate.fingerprint256, certificateFile };
 }
