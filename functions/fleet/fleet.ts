@@ -17,6 +17,7 @@ import { setUpCluster } from '../resources/cluster-setup.ts';
 import { gatewayTls } from '../gateway-tls.ts';
 import { FunctionReplica } from './function-replica.ts';
 import { replicaEnvironment } from './replica-environment.ts';
+import { writeFleetEnvironmentFile } from './fleet-environment-file.ts';
 import { kubeConfigFromFiles } from '../../shared/kubernetes/kubeconfig-files.ts';
 
 export interface FleetOptions {
@@ -96,6 +97,8 @@ export async function startFleet(settings: Settings, environment: Environment, o
       databaseUrl: database.connectionString,
       gatewayUrl: `${scheme}://localhost:${port}`,
     });
+    const joining = await writeFleetEnvironmentFile(options.dataDir, replicaEnv);
+    cleanups.push(joining.remove);
     const replicas = new Map<FunctionName, FunctionReplica[]>();
     const refresh = (name: FunctionName) => {
       const pool = pools.get(name)!;
@@ -136,6 +139,8 @@ export async function startFleet(settings: Settings, environment: Environment, o
       functions: FUNCTION_NAMES,
       replicasPerFunction: options.replicas,
       processes: all.length,
+      // One more function outside the fleet, sharing its tokens, cluster and database (README, "Local modes").
+      oneMoreFunction: joining.joinCommand,
       ...(tls ? { tlsCertificateSha256: tls.fingerprint, tlsCertificateFile: tls.certificateFile } : {}),
     });
     return { url, port, secretFolder: paths.adminSecret, replicas, pools, close: closeAll };

@@ -43,6 +43,10 @@ export class AdminTokenAuthenticator implements TokenAuthenticator {
     return this.#issuer;
   }
 
+  get ownedIssuer(): string {
+    return `admin tokens: ${JSON.stringify(this.#issuer)}`;
+  }
+
   async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
     if (claims.iss !== this.#issuer) return null;
     const settings = this.#settings.current();

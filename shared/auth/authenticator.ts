@@ -19,4 +19,9 @@ export interface Authentication {
  */
 export interface TokenAuthenticator {
   authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null>;
+  /**
+   * The issuer it owns when that is public knowledge (the server's own URL, the identity provider's),
+   * so a refused token's answer can say which issuer was expected; e.g. `admin tokens: "https://…"`.
+   */
+  readonly ownedIssuer?: string;
 }

@@ -35,6 +35,10 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
     this.#keys = keys;
   }
 
+  get ownedIssuer(): string {
+    return `OIDC tokens: ${JSON.stringify(this.#settings.issuerUrl)}`;
+  }
+
   async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
     const { issuerUrl, clientId, cliClientId, usernameClaim } = this.#settings;
     if (claims.iss !== issuerUrl) return null;

@@ -50,7 +50,18 @@ export class RequestAuthenticator {
         return result;
       }
     }
-    throw apiError('UnknownIssuer', 'token issuer is not trusted');
+    throw apiError('UnknownIssuer', this.#unknownIssuerMessage(claims.iss));
+  }
+
+  /**
+   * Names the issuer the token carried beside those this server owns, so a token from another
+   * process (another port, another API_BASE_URL) is recognised for what it is. The carried issuer
+   * is quoted JSON-escaped and cut, as every echoed input is (it may be anything).
+   */
+  #unknownIssuerMessage(issuer: unknown): string {
+    const carried = typeof issuer === 'string' ? JSON.stringify(issuer.slice(0, 128)) : 'none';
+    const owned = this.#authenticators.flatMap((authenticator) => authenticator.ownedIssuer ?? []);
+    return `token issuer ${carried} is not trusted${owned.length > 0 ? `; this server accepts ${owned.join(', ')}` : ''}`;
   }
 }
 

@@ -203,8 +203,16 @@ describe('Token verification, deny path: a refused token is never cached and is 
     expect([unowned.status, unowned.reason, unowned.message]).toEqual([
       401,
       'UnknownIssuer',
-      'token issuer is not trusted',
+      'token issuer "https://elsewhere.test" is not trusted',
     ]);
+    // Issue 21: the refusal names the issuer the token carried beside the ones this server owns.
+    const withOwner = { ...notMine, ownedIssuer: 'admin tokens: "http://localhost:8081"' };
+    const named = await rejection(new RequestAuthenticator([withOwner, notMine]).authenticate(token));
+    expect(named.message).toBe(
+      'token issuer "https://elsewhere.test" is not trusted; this server accepts admin tokens: "http://localhost:8081"',
+    );
+    const noIssuer = await rejection(new RequestAuthenticator([notMine]).authenticate(await signToken({})));
+    expect(noIssuer.message).toBe('token issuer none is not trusted');
     expect(new RequestAuthenticator([notMine]).cachedPrincipal(token)).toBeUndefined();
   });
 
