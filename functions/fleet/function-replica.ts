@@ -66,10 +66,7 @@ export class FunctionReplica {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;
-    // A fleet that exits without stopping its replicas (an uncaught error) takes them along.
-    const killWithFleet = () => child.kill('SIGKILL');
-    process.once('exit', killWithFleet);
-    child.once('exit', () => process.off('exit', killWithFleet));
+    killedWithTheFleet(child);
     child.stdout!.on('data', (chunk: Buffer) => this.#onOutput(chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => this.#onOutput(chunk.toString()));
     child.once('exit', (code, signal) => {
@@ -122,4 +119,24 @@ async function waitUntilServing(url: string, child: ChildProcess, timeoutMs: num
     if (Date.now() > deadline) throw new Error(`did not answer ${url}/healthz within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Replicas running now: a fleet that exits without stopping them (an uncaught error) takes them along. */
+const RUNNING_CHILDREN = new Set<ChildProcess>();
+
+/**
+ * One `exit` listener for every replica, not one each: ten replicas would pass Node's default of
+ * ten listeners and print a MaxListenersExceededWarning at every fleet start.
+ */
+function killedWithTheFleet(child: ChildProcess): void {
+  if (RUNNING_CHILDREN.size === 0) process.once('exit', killRunningChildren);
+  RUNNING_CHILDREN.add(child);
+  child.once('exit', () => {
+    RUNNING_CHILDREN.delete(child);
+    if (RUNNING_CHILDREN.size === 0) process.off('exit', killRunningChildren);
+  });
+}
+
+function killRunningChildren(): void {
+  for (const child of RUNNING_CHILDREN) child.kill('SIGKILL');
 }

@@ -16,17 +16,20 @@ let fleet: Fleet;
 let database: TestDatabase;
 let folder: string;
 const logger = capturingLogger();
+let exitListenersAdded: number;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'platform-api-fleet-join-'));
   database = await startTestDatabase();
   const env = { PORT: '0', DATABASE_URL: database.connectionString, LOG_LEVEL: 'warn' };
+  const exitListenersBefore = process.listenerCount('exit');
   fleet = await startFleet(loadSettings(env), env, {
     replicas: 1,
     dataDir: join(folder, 'data'),
     logger,
     host: '127.0.0.1',
   });
+  exitListenersAdded = process.listenerCount('exit') - exitListenersBefore;
 }, 180_000);
 
 afterAll(async () => {
@@ -63,6 +66,12 @@ async function startPrintedCommand(target: string, port: number) {
   await stop();
   throw new Error(`not ready in 60 s: ${output}`);
 }
+
+describe('A fleet start prints no MaxListenersExceededWarning (issue 21)', () => {
+  it('its five replicas share one exit listener of the fleet process, not one each', () => {
+    expect(exitListenersAdded).toBe(1);
+  });
+});
 
 describe('One function alone beside a fleet shares its tokens by the command the fleet prints (README, "Local modes")', () => {
   it('the fleet writes its environment file readable by its owner only, and names the command in its start-up line', async () => {

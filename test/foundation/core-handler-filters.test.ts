@@ -116,6 +116,26 @@ describe('access log: one line per answer with its status and principal, the acc
     );
     expect(lines).toEqual([]);
   });
+
+  it('logs a passing probe at debug level and a failing one at info (issue 21: probes are most of a fleet log)', async () => {
+    const info: string[] = [];
+    const debug: string[] = [];
+    for (const [lines, level] of [
+      [info, 'info'],
+      [debug, 'debug'],
+    ] as const) {
+      const logger = createLogger({ level, write: (line) => lines.push(line) });
+      for (const path of ['/healthz', '/readyz'])
+        await withAccessLog(logger)(request('GET', path), () => jsonResponse(200, {}));
+      await withAccessLog(logger)(request('GET', '/readyz'), () => jsonResponse(503, {}));
+      await withAccessLog(logger)(request('GET', '/apis'), () => jsonResponse(200, {}));
+    }
+    expect(info.map((line) => [JSON.parse(line).path, JSON.parse(line).status])).toEqual([
+      ['/readyz', 503],
+      ['/apis', 200],
+    ]);
+    expect(debug.map((line) => JSON.parse(line).level)).toEqual(['debug', 'debug', 'info', 'info']);
+  });
 });
 
 describe('error responses: an ApiError becomes its JSON body; anything else is a bug, answered 500 without detail and logged', () => {

@@ -2,13 +2,20 @@ import type { Logger } from '../../logging/logger.ts';
 import { redactPathAndQuery } from '../../logging/redaction.ts';
 import { whenAnswered, type Filter } from './filter-chain.ts';
 
-/** One `request` line per answer (method, path with secrets redacted, status, duration, principal) at info level. */
+/** Probe paths: Knative and the fleet ask them every few seconds, so a passing probe is not news. */
+const PROBE_PATHS = new Set(['/healthz', '/readyz']);
+
+/**
+ * One `request` line per answer (method, path with secrets redacted, status, duration, principal)
+ * at info level; a passing probe at debug level (a failing one stays at info: it says why traffic stopped).
+ */
 export function withAccessLog(logger: Logger): Filter {
   return (request, next) => {
     if (!logger.isEnabled('info')) return next(request);
     const startedAt = performance.now();
     return whenAnswered(next(request), (response) => {
-      logger.info('request', {
+      const level = response.status < 400 && PROBE_PATHS.has(request.path) ? 'debug' : 'info';
+      logger[level]('request', {
         method: request.method,
         path: redactPathAndQuery(request.path, request.query),
         status: response.status,
