@@ -1,9 +1,8 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Environment } from '../../shared/config/server-config.ts';
 
 /** The variables that make a process one more member of a running fleet: same secret, issuer, cluster, database. */
-const SHARED_WITH_THE_FLEET = ['ADMIN_SECRET_SOURCE', 'API_BASE_URL', 'KUBECONFIG', 'DATABASE_URL'] as const;
+export type SharedWithTheFleet = Record<'ADMIN_SECRET_SOURCE' | 'API_BASE_URL' | 'KUBECONFIG' | 'DATABASE_URL', string>;
 
 /**
  * Writes `<data dir>/fleet.env` while the fleet runs: what a function started alone needs to accept
@@ -14,10 +13,10 @@ const SHARED_WITH_THE_FLEET = ['ADMIN_SECRET_SOURCE', 'API_BASE_URL', 'KUBECONFI
  */
 export async function writeFleetEnvironmentFile(
   dataDir: string,
-  replicaEnv: Environment,
+  shared: SharedWithTheFleet,
 ): Promise<{ path: string; joinCommand: string; remove: () => Promise<void> }> {
   const path = join(dataDir, 'fleet.env');
-  const lines = SHARED_WITH_THE_FLEET.map((name) => `${name}=${shellQuoted(replicaEnv[name] ?? '')}`);
+  const lines = Object.entries(shared).map(([name, value]) => `${name}=${shellQuoted(value)}`);
   await writeFile(path, `${lines.join('\n')}\n`, { mode: 0o600 });
   return {
     path,

@@ -97,7 +97,12 @@ export async function startFleet(settings: Settings, environment: Environment, o
       databaseUrl: database.connectionString,
       gatewayUrl: `${scheme}://localhost:${port}`,
     });
-    const joining = await writeFleetEnvironmentFile(options.dataDir, replicaEnv);
+    const joining = await writeFleetEnvironmentFile(options.dataDir, {
+      ADMIN_SECRET_SOURCE: replicaEnv.ADMIN_SECRET_SOURCE!,
+      API_BASE_URL: replicaEnv.API_BASE_URL!,
+      KUBECONFIG: replicaEnv.KUBECONFIG!,
+      DATABASE_URL: replicaEnv.DATABASE_URL!,
+    });
     cleanups.push(joining.remove);
     const replicas = new Map<FunctionName, FunctionReplica[]>();
     const refresh = (name: FunctionName) => {

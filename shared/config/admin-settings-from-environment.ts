@@ -30,7 +30,14 @@ export function reportAdminSettings(
     logger.warn(
       'local development mode: admin account enabled with password "admin"; signing key generated in memory, so tokens die with this process',
     );
-  } else if (settings.enabled && settings.signingKeyGenerated) {
+  } else if (config.devModeOffBy.length > 0) {
+    // One variable given (say ADMIN_ACCOUNT_TOKEN_TTL=15s) is a configuration, so the known
+    // password `admin` no longer applies: say why, or the first login's 403 looks like a bug.
+    logger.warn(
+      `local development mode is off because ${config.devModeOffBy.join(', ')} ${config.devModeOffBy.length === 1 ? 'is' : 'are'} set: the admin account uses the admin variables as given (no password "admin"; set ADMIN_ACCOUNT_PASSWORD_HASH from \`npx platform-api hash-password\`, or unset them all for local development mode)`,
+    );
+  }
+  if (!config.devMode && settings.enabled && settings.signingKeyGenerated) {
     logger.warn(
       'ADMIN_ACCOUNT_TOKEN_SIGNING_KEY is empty: a key was generated for this process only; admin tokens fail on other replicas and after a restart',
     );

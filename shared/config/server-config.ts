@@ -13,6 +13,8 @@ export interface ServerConfig {
   apiGroup: string;
   /** Local development mode: no admin settings given and NODE_ENV is not production. */
   devMode: boolean;
+  /** Outside production, the admin variables whose presence turned local development mode off (to say so at start-up). */
+  devModeOffBy: readonly string[];
   production: boolean;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number;
@@ -42,8 +44,8 @@ const DNS_LABEL_GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-
 export function loadServerConfig(env: Environment): ServerConfig {
   const port = parseInteger(env, 'PORT', 8080, 0, 65535);
   const production = env.NODE_ENV === 'production';
-  const devMode =
-    !production && ADMIN_SETTING_KEYS.every((key) => env[key] === undefined) && env.ADMIN_SECRET_SOURCE === undefined;
+  const adminVariablesGiven = [...ADMIN_SETTING_KEYS, 'ADMIN_SECRET_SOURCE'].filter((key) => env[key] !== undefined);
+  const devMode = !production && adminVariablesGiven.length === 0;
   const apiBaseUrl = parseUrl(env, 'API_BASE_URL', `http://localhost:${port}`).replace(/\/+$/, '');
   const apiGroup = env.API_GROUP?.trim() || 'platform.dev';
   if (!DNS_LABEL_GROUP.test(apiGroup)) {
@@ -55,6 +57,7 @@ export function loadServerConfig(env: Environment): ServerConfig {
     apiBaseUrl,
     apiGroup,
     devMode,
+    devModeOffBy: production ? [] : adminVariablesGiven,
     production,
     maxBodyBytes: parseInteger(env, 'MAX_REQUEST_BODY_BYTES', 1024 * 1024, 1, 64 * 1024 * 1024),
     maxHeaderBytes: parseInteger(env, 'MAX_REQUEST_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),

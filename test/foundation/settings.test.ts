@@ -293,3 +293,29 @@ describe('Nothing but the configuration modules reads the environment', () => {
     expect(environmentOffences('shared/config/settings.ts', 'const url = env.DATABASE_URL;')).toEqual([]);
   });
 });
+
+describe('Local development mode turned off by a partial admin configuration is explained at start-up (issue 21)', () => {
+  const startUpLines = async (env: Record<string, string>) => {
+    const { adminSettingsFromEnvironment } = await import('../../shared/config/admin-settings-from-environment.ts');
+    const { capturingLogger } = await import('../support/function-servers.ts');
+    const settings = loadSettings(env);
+    const logger = capturingLogger();
+    adminSettingsFromEnvironment(settings.adminSecret.environmentValues, settings.server, logger);
+    return logger.lines.join('\n');
+  };
+
+  it('one admin variable (ADMIN_ACCOUNT_TOKEN_TTL=15s) is named as what turned the password "admin" off', async () => {
+    expect(loadSettings({ ADMIN_ACCOUNT_TOKEN_TTL: '15s' }).server).toMatchObject({
+      devMode: false,
+      devModeOffBy: ['ADMIN_ACCOUNT_TOKEN_TTL'],
+    });
+    const lines = await startUpLines({ ADMIN_ACCOUNT_TOKEN_TTL: '15s' });
+    expect(lines).toContain('local development mode is off because ADMIN_ACCOUNT_TOKEN_TTL is set');
+    expect(lines).toContain('no password \\"admin\\"');
+  });
+
+  it('says nothing of it in local development mode, nor in production', async () => {
+    expect(await startUpLines({})).not.toContain('is off because');
+    expect(loadSettings({ NODE_ENV: 'production', ADMIN_ACCOUNT_ENABLED: 'false' }).server.devModeOffBy).toEqual([]);
+  });
+});
