@@ -3,6 +3,9 @@
 // streams hold `***` wherever a value stood, plain or encoded, whole or split over lines and chunks.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runLogMasking } from '../../functions/internal/run-log-masking.ts';
+import { RunStore } from '../../shared/runs/run-store.ts';
+import { silentLogger } from '../support/function-servers.ts';
 import { readEvents, type SseEvent } from '../support/server-sent-events.ts';
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
 
@@ -143,6 +146,20 @@ describe('issue 26: sensitive values never reach a run log', () => {
     expect(await storedLines(runId)).toEqual(expected);
     expect(await streamedLines(live, expected.length)).toEqual(expected);
     expect(await streamedLines(await openStream(runId), expected.length)).toEqual(expected);
+  });
+
+  it('another replica (or this one after a restart) resolves the values again and masks the rest of a value split over chunks', async () => {
+    const { runId, leaseId } = await claimedRun();
+    await append(runId, leaseId, 1, [`first half ${FROM_SECRET.slice(0, 14)}`]);
+    // A second process: its own masking, the same database and cluster, no memory of the claim.
+    const store = new RunStore(platform().database.pool);
+    const replica = runLogMasking(
+      async () => store.leases,
+      async () => platform().clusterAdmin,
+      silentLogger,
+    );
+    await replica.append(runId, leaseId, 2, [`${FROM_SECRET.slice(14)} second half, then ${INLINE}`]);
+    expect(await storedLines(runId)).toEqual(['first half ***', '*** second half, then ***']);
   });
 
   it('property: whatever chunks carry the values, no stored line holds any of them (or their encodings)', async () => {
