@@ -1,7 +1,7 @@
 /**
  * An Aho-Corasick automaton over UTF-16 code units: finds every occurrence of any of its patterns in
  * one pass over a text, whatever the number of patterns (issue 26: masking a run's sensitive values
- * in its log). No dependency provides one in this project, hence this small implementation.
+ * in its log). No dependency of this project provides one (none may be added), hence this small one.
  *
  * A state is a node of the patterns' trie: the longest suffix of what was read that begins some
  * pattern. Its `depth` is that suffix's length, so a caller can keep just those last characters to
@@ -10,8 +10,8 @@
 export class MultiPatternMatcher {
   /** Transitions of the trie, keyed `node * 65536 + code unit`: one map instead of one per node. */
   readonly #edges = new Map<number, number>();
-  /** From the root: a direct table, as most characters of a log start no pattern. */
-  readonly #fromRoot = new Int32Array(65536);
+  /** From the root, for ASCII: a direct table, as most characters of a log start no pattern. */
+  readonly #fromRootAscii = new Int32Array(128);
   readonly #fail: number[] = [0];
   readonly #depth: number[] = [0];
   /** The longest pattern ending at each node, its own or one of its suffixes' (0: none). */
@@ -42,12 +42,12 @@ export class MultiPatternMatcher {
     for (let index = 0; index < text.length; index++) {
       const code = text.charCodeAt(index);
       if (state === 0) {
-        state = this.#fromRoot[code]!;
+        state = this.#fromRoot(code);
       } else {
         let next = edges.get(state * 65536 + code);
         while (next === undefined && state !== 0) {
           state = fail[state]!;
-          next = state === 0 ? this.#fromRoot[code] : edges.get(state * 65536 + code);
+          next = state === 0 ? this.#fromRoot(code) : edges.get(state * 65536 + code);
         }
         state = next ?? 0;
       }
@@ -55,6 +55,10 @@ export class MultiPatternMatcher {
       if (length > 0) onMatch(index + 1, length);
     }
     return state;
+  }
+
+  #fromRoot(code: number): number {
+    return code < 128 ? this.#fromRootAscii[code]! : (this.#edges.get(code) ?? 0);
   }
 
   #add(pattern: string): void {
@@ -83,16 +87,16 @@ export class MultiPatternMatcher {
       list.push([key % 65536, child]);
       children.set(parent, list);
     }
-    for (const [code, child] of children.get(0) ?? []) this.#fromRoot[code] = child;
+    for (const [code, child] of children.get(0) ?? []) if (code < 128) this.#fromRootAscii[code] = child;
     const queue = (children.get(0) ?? []).map(([, child]) => child);
     for (let head = 0; head < queue.length; head++) {
       const node = queue[head]!;
       for (const [code, child] of children.get(node) ?? []) {
         let link = this.#fail[node]!;
-        let target = link === 0 ? this.#fromRoot[code] : this.#edges.get(link * 65536 + code);
+        let target = link === 0 ? this.#fromRoot(code) : this.#edges.get(link * 65536 + code);
         while (target === undefined && link !== 0) {
           link = this.#fail[link]!;
-          target = link === 0 ? this.#fromRoot[code] : this.#edges.get(link * 65536 + code);
+          target = link === 0 ? this.#fromRoot(code) : this.#edges.get(link * 65536 + code);
         }
         this.#fail[child] = target ?? 0;
         this.#longestEnding[child] = Math.max(this.#longestEnding[child]!, this.#longestEnding[target ?? 0]!);
