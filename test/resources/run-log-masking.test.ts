@@ -5,11 +5,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runLogMasking } from '../../functions/internal/run-log-masking.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
-import { silentLogger } from '../support/function-servers.ts';
+import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { readEvents, type SseEvent } from '../support/server-sent-events.ts';
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
 
-const platform = usePlatform();
+const logger = capturingLogger();
+const platform = usePlatform({ LOG_LEVEL: 'debug' }, { logger });
 const FROM_SECRET = 'sk_live_51H8xQ2eZvKYlo2C/9+Tq';
 const INLINE = 'inline p@ss "word" & more';
 const SHORT = '42';
@@ -146,6 +147,8 @@ describe('issue 26: sensitive values never reach a run log', () => {
     expect(await storedLines(runId)).toEqual(expected);
     expect(await streamedLines(live, expected.length)).toEqual(expected);
     expect(await streamedLines(await openStream(runId), expected.length)).toEqual(expected);
+    expect(logger.lines.join('\n')).not.toContain(FROM_SECRET);
+    expect(logger.lines.join('\n')).not.toContain(INLINE);
   });
 
   it('another replica (or this one after a restart) resolves the values again and masks the rest of a value split over chunks', async () => {
@@ -160,6 +163,20 @@ describe('issue 26: sensitive values never reach a run log', () => {
     );
     await replica.append(runId, leaseId, 2, [`${FROM_SECRET.slice(14)} second half, then ${INLINE}`]);
     expect(await storedLines(runId)).toEqual(['first half ***', '*** second half, then ***']);
+  });
+
+  it('a process that cannot resolve the values (cluster unreachable) refuses the chunk rather than store it unmasked', async () => {
+    const { runId, leaseId } = await claimedRun();
+    const store = new RunStore(platform().database.pool);
+    const cut = runLogMasking(
+      async () => store.leases,
+      async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+      silentLogger,
+    );
+    await expect(cut.append(runId, leaseId, 1, [`token=${FROM_SECRET}`])).rejects.toThrow('ECONNREFUSED');
+    expect(await storedLines(runId)).toEqual([]);
   });
 
   it('property: whatever chunks carry the values, no stored line holds any of them (or their encodings)', async () => {
