@@ -21,12 +21,7 @@ export interface SensitiveValue {
  * only the characters that depend on the value alone are known). Each at least MIN_MASKED_LENGTH long.
  */
 export function maskedForms(value: string): string[] {
-  const forms = new Set([
-    value,
-    value.replace(/[\r\n]/g, ''),
-    encodeURIComponent(value),
-    JSON.stringify(value).slice(1, -1),
-  ]);
+  const forms = new Set([value, value.replace(/[\r\n]/g, ''), urlEncoded(value), JSON.stringify(value).slice(1, -1)]);
   const bytes = Buffer.from(value, 'utf8');
   const whole = bytes.toString('base64');
   const base64 = [whole, whole.replace(/=+$/, '')];
@@ -42,6 +37,15 @@ export function maskedForms(value: string): string[] {
     forms.add(form.replaceAll('+', '-').replaceAll('/', '_'));
   }
   return [...forms].filter((form) => form.length >= MIN_MASKED_LENGTH);
+}
+
+/** `encodeURIComponent`, which throws on a lone surrogate (a value no tool can print URL-encoded anyway). */
+function urlEncoded(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 /** The names of the sensitive values too short to mask (never their values). */

@@ -62,6 +62,11 @@ describe('issue 26: the forms of a value that are masked', () => {
     }
   });
 
+  it('a value with a lone surrogate (possible in JSON) is still masked, not an error', () => {
+    const odd = 'abc\ud800def';
+    expect(new LogMasker([{ name: 'odd', value: odd }]).mask([`x ${odd} y`], '').lines).toEqual([`x ${MASK} y`]);
+  });
+
   it('names (never shows) the values shorter than 4 characters, which are not masked', () => {
     expect(
       unmaskedNames([
