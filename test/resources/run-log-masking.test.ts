@@ -104,10 +104,14 @@ const streamedLines = async (response: Response, count: number) =>
   linesOf(await readEvents(response, (events) => linesOf(events).length >= count));
 
 describe('issue 26: sensitive values never reach a run log', () => {
-  it('the claim names the sensitive values too short to mask, never their values', async () => {
+  it('the claim names the sensitive values too short to mask, never their values, as its OpenAPI schema says', async () => {
     const { claim } = await claimedRun();
     expect(claim.unmaskedSensitiveValues).toEqual(['pin']);
     expect(JSON.stringify(claim)).not.toContain(FROM_SECRET);
+    const openapi = await fetch(`${platform().gateway.url}/openapi.json`).then((response) => response.json());
+    const answer = openapi.paths['/internal/runs/claim'].post.responses['200'].content['application/json'].schema;
+    expect(answer.required).toContain('unmaskedSensitiveValues');
+    expect(answer.properties.unmaskedSensitiveValues).toMatchObject({ type: 'array', items: { type: 'string' } });
   });
 
   it('masks each value plain, base64, URL-encoded, JSON-escaped, over two lines and over two chunks, in the stored rows and every stream; a resent chunk stays a duplicate', async () => {
