@@ -9,6 +9,7 @@ import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type AuthenticatedRequest, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
+import { runLogMasking } from './run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';
 
 /** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
@@ -36,6 +37,7 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
       }
     };
   const leases = async () => (await context.runs.store()).leases;
+  const masking = runLogMasking(leases, clusterObjects, context.logger);
 
   const handlers: RouteHandlers<'internal'> = {
     listRunsInPhase: authorised(async (request) => {
@@ -50,9 +52,8 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
         leaseSeconds * 1000,
         filter,
       );
-      return claimed
-        ? jsonResponse(200, claimed)
-        : { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
+      if (!claimed) return { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
+      return jsonResponse(200, { ...claimed, unmaskedSensitiveValues: await masking.claimed(claimed) });
     }),
     renewRunLease: authorised(async (request) => {
       const { leaseId, leaseSeconds } = request.input.body();
@@ -60,11 +61,13 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
     }),
     setRunPhase: authorised(async (request) => {
       const { leaseId, phase, message } = request.input.body();
-      return jsonResponse(200, await (await leases()).finish(request.params.run, leaseId, phase, message));
+      const finished = await (await leases()).finish(request.params.run, leaseId, phase, message);
+      masking.finished(request.params.run);
+      return jsonResponse(200, finished);
     }),
     appendRunLogs: authorised(async (request) => {
       const { leaseId, firstSeq, lines } = request.input.body();
-      return jsonResponse(200, await (await leases()).appendChunk(request.params.run, leaseId, firstSeq, lines));
+      return jsonResponse(200, await masking.append(request.params.run, leaseId, firstSeq, lines));
     }),
     getRunVariables: authorised(async (request) => {
       const run = await (await leases()).heldRun(request.params.run, leaseHeader(request));

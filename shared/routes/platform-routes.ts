@@ -406,7 +406,19 @@ export function internalRoutes() {
           },
           dependentRequired: { workspace: ['project'] },
         },
-        responseSchema: LEASED_RUN_SCHEMA,
+        responseSchema: {
+          ...LEASED_RUN_SCHEMA,
+          required: [...LEASED_RUN_SCHEMA.required, 'unmaskedSensitiveValues'],
+          properties: {
+            ...LEASED_RUN_SCHEMA.properties,
+            unmaskedSensitiveValues: {
+              type: 'array',
+              items: { type: 'string' },
+              description:
+                'Names (never values) of the run\'s sensitive variables shorter than 4 characters: they are not masked in its log. Every other sensitive value, and its base64, URL and JSON encodings, becomes `***` in the lines appended (docs/run-history.md, "Masking").',
+            },
+          },
+        },
         errorResponses: { 204: 'No run is waiting (no body).', ...DATABASE_ERRORS },
       },
     ),
@@ -453,7 +465,7 @@ export function internalRoutes() {
       'POST',
       '/internal/runs/{run}/logs',
       'appendRunLogs',
-      'Append a numbered chunk of log lines: `firstSeq` is the number of its first line (`lease.nextLogSeq` at first). A chunk stored before is acknowledged with `duplicate: true` and not stored again; durable once answered.',
+      "Append a numbered chunk of log lines: `firstSeq` is the number of its first line (`lease.nextLogSeq` at first). The run's sensitive values (as resolved at the claim) are stored, notified and streamed as `***`, also when split over two lines or chunks. A chunk stored before is acknowledged with `duplicate: true` and not stored again; durable once answered.",
       {
         requestSchema: {
           type: 'object',

@@ -1,0 +1,172 @@
+import { MultiPatternMatcher } from './multi-pattern-matcher.ts';
+
+/** What replaces every occurrence of a sensitive value in a run's log (docs/run-history.md, "Masking"). */
+export const MASK = '***';
+/**
+ * Values shorter than this are not masked: a `true` or a `1` would mask every line. The claim
+ * answer names them (`unmaskedSensitiveValues`) so the operator knows.
+ */
+export const MIN_MASKED_LENGTH = 4;
+
+/** A sensitive variable of a run, with its value in clear: only ever in memory. */
+export interface SensitiveValue {
+  name: string;
+  value: string;
+}
+
+/**
+ * The texts to mask for one value: the value itself (and without line breaks, as a tool's output
+ * split into lines holds it), URL-encoded, JSON-string-escaped, and base64 (standard and URL-safe,
+ * whole and as it appears inside a longer encoded text at each of the three byte alignments, where
+ * only the characters that depend on the value alone are known). Each at least MIN_MASKED_LENGTH long.
+ */
+export function maskedForms(value: string): string[] {
+  const forms = new Set([value, value.replace(/[\r\n]/g, ''), urlEncoded(value), JSON.stringify(value).slice(1, -1)]);
+  const bytes = Buffer.from(value, 'utf8');
+  const whole = bytes.toString('base64');
+  const base64 = [whole, whole.replace(/=+$/, '')];
+  for (const offset of [0, 1, 2]) {
+    const shifted = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const size = offset + bytes.length;
+    // Characters mixing bits of unknown neighbouring bytes are left out: at the start after a shift,
+    // and the last partial group's character that takes bits from the next byte.
+    base64.push(shifted.slice(offset === 0 ? 0 : offset + 1, Math.floor(size / 3) * 4 + (size % 3)));
+  }
+  for (const form of base64) {
+    forms.add(form);
+    forms.add(form.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return [...forms].filter((form) => form.length >= MIN_MASKED_LENGTH);
+}
+
+/** `encodeURIComponent`, which throws on a lone surrogate (a value no tool can print URL-encoded anyway). */
+function urlEncoded(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** The names of the sensitive values too short to mask (never their values). */
+export function unmaskedNames(values: readonly SensitiveValue[]): string[] {
+  return values
+    .filter(({ value }) => value.length > 0 && value.length < MIN_MASKED_LENGTH)
+    .map(({ name }) => name)
+    .sort();
+}
+
+/** A chunk of lines after masking, and what the next chunk of the same log needs to continue. */
+export interface MaskedChunk {
+  lines: string[];
+  /** The raw end of the chunk that may begin a sensitive value: the next chunk is scanned after it. */
+  carry: string;
+}
+
+/**
+ * Masks the sensitive values of one run in its log, a chunk of lines at a time. The lines are read
+ * as one text (a tool wraps or splits a long value over lines), so a value over two lines is masked
+ * on both. Masking a chunk depends only on the chunk and the carry of the chunk before it, so a
+ * resent chunk is masked exactly as it was the first time and stays a duplicate.
+ */
+export class LogMasker {
+  readonly #matcher: MultiPatternMatcher;
+  readonly #forms: string[];
+
+  constructor(values: readonly SensitiveValue[]) {
+    this.#forms = [
+      ...new Set(
+        values.filter(({ value }) => value.length >= MIN_MASKED_LENGTH).flatMap(({ value }) => maskedForms(value)),
+      ),
+    ];
+    this.#matcher = new MultiPatternMatcher(this.#forms);
+  }
+
+  /** True when there is nothing to mask: appending skips masking altogether. */
+  get empty(): boolean {
+    return this.#forms.length === 0;
+  }
+
+  /**
+   * Masks `lines`. `carry` is the previous chunk's (empty for the first chunk of the log); undefined
+   * when it is not known here (another replica or a restart took the previous chunk): then a start
+   * of the chunk that ends a sensitive value is masked if at least MIN_MASKED_LENGTH long.
+   * At the end of the chunk, a raw end that begins a sensitive value is masked if at least
+   * MIN_MASKED_LENGTH long, before the next chunk tells whether the value goes on.
+   */
+  mask(lines: readonly string[], carry: string | undefined): MaskedChunk {
+    if (this.empty) return { lines: [...lines], carry: '' };
+    const text = lines.join('');
+    const before = carry ?? '';
+    const ranges: Array<[start: number, end: number]> = [];
+    const state = this.#matcher.scan(before + text, MultiPatternMatcher.START, (end, length) => {
+      // A match ending inside the carry was masked with the chunk before.
+      if (end > before.length) ranges.push([Math.max(0, end - length - before.length), end - before.length]);
+    });
+    const pending = this.#matcher.depth(state);
+    if (pending >= MIN_MASKED_LENGTH) ranges.push([Math.max(0, text.length - pending), text.length]);
+    if (carry === undefined) {
+      const ending = this.#longestEndingPrefix(text);
+      if (ending > 0) ranges.push([0, ending]);
+    }
+    const carryText = (before + text).slice(before.length + text.length - pending);
+    return { lines: ranges.length === 0 ? [...lines] : maskRanges(lines, ranges), carry: carryText };
+  }
+
+  /** The longest start of `text`, at least MIN_MASKED_LENGTH long, that is the end of a form (0: none). */
+  #longestEndingPrefix(text: string): number {
+    let longest = 0;
+    for (const form of this.#forms) {
+      for (
+        let length = Math.min(form.length - 1, text.length);
+        length > Math.max(longest, MIN_MASKED_LENGTH - 1);
+        length--
+      ) {
+        if (text.startsWith(form.slice(form.length - length))) {
+          longest = length;
+          break;
+        }
+      }
+    }
+    return longest;
+  }
+}
+
+/** Replaces the ranges (offsets in the lines joined without separator) by MASK, line by line. */
+function maskRanges(lines: readonly string[], ranges: Array<[number, number]>): string[] {
+  const merged = mergeRanges(ranges);
+  const masked: string[] = [];
+  let lineStart = 0;
+  let range = 0;
+  for (const line of lines) {
+    const lineEnd = lineStart + line.length;
+    if (line.length === 0) {
+      masked.push(line);
+      continue;
+    }
+    while (range < merged.length && merged[range]![1] <= lineStart) range++;
+    let out = '';
+    let at = lineStart;
+    for (let next = range; next < merged.length && merged[next]![0] < lineEnd; next++) {
+      const [start, end] = merged[next]!;
+      const from = Math.max(start, lineStart);
+      out += line.slice(at - lineStart, from - lineStart) + MASK;
+      at = Math.min(end, lineEnd);
+    }
+    masked.push(at === lineStart && out === '' ? line : out + line.slice(at - lineStart));
+    lineStart = lineEnd;
+  }
+  return masked;
+}
+
+/** Sorted, non-overlapping, non-adjacent ranges: one MASK for values that touch or overlap. */
+function mergeRanges(ranges: Array<[number, number]>): Array<[number, number]> {
+  const sorted = ranges.filter(([start, end]) => end > start).sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const [start, end] of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}

@@ -1,0 +1,143 @@
+// Issue 26: the multi-pattern matcher and the masking of a run's log lines, without a server.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LogMasker, MASK, maskedForms, unmaskedNames } from '../../shared/runs/log-masking.ts';
+import { MultiPatternMatcher } from '../../shared/runs/multi-pattern-matcher.ts';
+
+/** Every [start, end) of every pattern in the text, by the slowest obvious search. */
+function naiveMatches(patterns: string[], text: string): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (let end = 1; end <= text.length; end++) {
+    const lengths = patterns.filter((p) => p.length > 0 && text.slice(0, end).endsWith(p)).map((p) => p.length);
+    if (lengths.length > 0) found.push([end, Math.max(...lengths)]);
+  }
+  return found;
+}
+
+describe('issue 26: the Aho-Corasick matcher finds the longest pattern ending at each position', () => {
+  it('agrees with a naive search on random patterns and texts over a small alphabet', () => {
+    const word = fc.string({ unit: fc.constantFrom('a', 'b', 'é', '€'), minLength: 1, maxLength: 5 });
+    fc.assert(
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 8 }),
+        fc.string({ unit: fc.constantFrom('a', 'b', 'é', '€'), maxLength: 40 }),
+        (patterns, text) => {
+          const matcher = new MultiPatternMatcher(patterns);
+          const found: Array<[number, number]> = [];
+          matcher.scan(text, MultiPatternMatcher.START, (end, length) => found.push([end, length]));
+          expect(found).toEqual(naiveMatches(patterns, text));
+        },
+      ),
+    );
+  });
+
+  it('continues a scan from the characters its depth keeps, in another matcher of the same patterns', () => {
+    const patterns = ['secret-value', 'other'];
+    const first = new MultiPatternMatcher(patterns);
+    const state = first.scan('prefix secret-', MultiPatternMatcher.START, () => undefined);
+    const carry = 'prefix secret-'.slice(-first.depth(state));
+    expect(carry).toBe('secret-');
+    const found: number[] = [];
+    new MultiPatternMatcher(patterns).scan(`${carry}value`, MultiPatternMatcher.START, (end) => found.push(end));
+    expect(found).toEqual([carry.length + 5]);
+  });
+});
+
+describe('issue 26: the forms of a value that are masked', () => {
+  const value = 'p@ss/wörd+"1"';
+  it('includes the value, URL-encoded, JSON-escaped and base64 (standard, URL-safe, at each alignment)', () => {
+    const forms = maskedForms(value);
+    expect(forms).toEqual(
+      expect.arrayContaining([
+        value,
+        encodeURIComponent(value),
+        JSON.stringify(value).slice(1, -1),
+        Buffer.from(value).toString('base64'),
+        Buffer.from(value).toString('base64url'),
+      ]),
+    );
+    for (const prefix of ['', 'x', 'xy', 'user:']) {
+      const embedded = Buffer.from(`${prefix}${value} and more`).toString('base64');
+      expect(forms.some((form) => form.length >= 8 && embedded.includes(form))).toBe(true);
+    }
+  });
+
+  it('a value with a lone surrogate (possible in JSON) is still masked, not an error', () => {
+    const odd = 'abc\ud800def';
+    expect(new LogMasker([{ name: 'odd', value: odd }]).mask([`x ${odd} y`], '').lines).toEqual([`x ${MASK} y`]);
+  });
+
+  it('names (never shows) the values shorter than 4 characters, which are not masked', () => {
+    expect(
+      unmaskedNames([
+        { name: 'flag', value: 'yes' },
+        { name: 'empty', value: '' },
+        { name: 'key', value: 'long enough' },
+      ]),
+    ).toEqual(['flag']);
+    const masker = new LogMasker([{ name: 'flag', value: 'yes' }]);
+    expect(masker.mask(['yes yes'], '').lines).toEqual(['yes yes']);
+  });
+});
+
+describe('issue 26: masking a chunk of log lines', () => {
+  const secret = 'hunter2-top-secret';
+  const masker = new LogMasker([{ name: 'password', value: secret }]);
+
+  it('replaces each occurrence by *** and keeps the number of lines', () => {
+    expect(masker.mask([`a ${secret} b ${secret}`, 'clean', '', secret], '').lines).toEqual([
+      `a ${MASK} b ${MASK}`,
+      'clean',
+      '',
+      MASK,
+    ]);
+  });
+
+  it('masks a value split over two lines on both lines', () => {
+    expect(masker.mask(['token: hunter2-', 'top-secret done'], '').lines).toEqual([`token: ${MASK}`, `${MASK} done`]);
+  });
+
+  it('masks a value split over two chunks: the end of the first as it may begin the value, the rest with the carry', () => {
+    const first = masker.mask(['token: hunter2-to'], '');
+    expect(first.lines).toEqual([`token: ${MASK}`]);
+    expect(masker.mask(['p-secret done'], first.carry).lines).toEqual([`${MASK} done`]);
+    // Without the carry (another replica), a start of at least 4 characters that ends the value is masked.
+    expect(masker.mask(['p-secret done'], undefined).lines).toEqual([`${MASK} done`]);
+    expect(masker.mask(['p-secret done'], '').lines).toEqual(['p-secret done']);
+  });
+
+  it('masks a resent chunk exactly as the first time (idempotent chunks stay duplicates)', () => {
+    const first = masker.mask(['x hunter2-', 'top'], '');
+    const next = masker.mask(['-secret y', 'z'], first.carry);
+    expect(masker.mask(['-secret y', 'z'], first.carry)).toEqual(next);
+  });
+
+  it('property: no stored line, nor the stored lines joined, holds a value of 4+ characters, whatever the chunks', () => {
+    const alphabet = fc.constantFrom('a', 'b', 'c', '1', '=', '%', '/');
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: alphabet, minLength: 4, maxLength: 8 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.array(fc.string({ unit: alphabet, maxLength: 12 }), { minLength: 1, maxLength: 4 }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (values, chunks) => {
+          const chunkMasker = new LogMasker(values.map((value, index) => ({ name: `v${index}`, value })));
+          let carry = '';
+          const stored: string[] = [];
+          for (const chunk of chunks) {
+            // Values inserted at random places in the raw lines.
+            const raw = chunk.map((line, index) => `${line}${values[index % values.length]}${line}`);
+            const masked = chunkMasker.mask(raw, carry);
+            carry = masked.carry;
+            stored.push(...masked.lines);
+          }
+          for (const value of values) {
+            for (const line of stored) expect(line).not.toContain(value);
+            expect(stored.join('')).not.toContain(value);
+          }
+        },
+      ),
+    );
+  });
+});
