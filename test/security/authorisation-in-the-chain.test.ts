@@ -17,6 +17,10 @@ import { routeTable, type RouteDefinition } from '../../shared/routes/route-tabl
 import { withAuthorisation, type AuthorisationResolvers } from '../../shared/runtime/filters/authorisation.ts';
 import type { FilteredRequest } from '../../shared/runtime/filters/filter-chain.ts';
 import { authorisedWrites } from '../../functions/resources/authorised-writes.ts';
+import type { RequestAuthenticator } from '../../shared/auth/request-authenticator.ts';
+import { createCoreHandler } from '../../shared/runtime/core-handler.ts';
+import type { RouteHandler } from '../../shared/runtime/function-definition.ts';
+import { silentLogger } from '../support/function-servers.ts';
 import { plainWrites } from '../../functions/resources/resource-writes.ts';
 
 const GROUP = 'platform.dev';
@@ -378,5 +382,57 @@ describe('issue 20: a handler reaches the cluster only as it was authorised (an 
     expect(refused.allows({ verb: 'create', group: GROUP, resource: 'workspaces', namespace: 'ns', name: 'obj' })).toBe(
       false,
     );
+  });
+});
+
+describe('issue 20: the chain runs route, authenticate, authorise, validate, then the handler', () => {
+  /** The internal function's routes behind the real chain, with handlers that only count their calls. */
+  function internalChain(refuse: boolean) {
+    const { authorizer, asked } = recordingAuthorizer(() => refuse);
+    let handled = 0;
+    const handlers: Record<string, RouteHandler> = {};
+    for (const route of routes.filter((candidate) => candidate.target === 'internal'))
+      handlers[route.operationId] = () => {
+        handled += 1;
+        return { status: 200, headers: {}, body: undefined };
+      };
+    const authenticator = {
+      cachedPrincipal: () => CALLER,
+      authenticate: async () => CALLER,
+    } as unknown as RequestAuthenticator;
+    const serve = createCoreHandler(
+      { name: 'internal', handlers },
+      { routes, authenticator, authorizer, apiGroup: GROUP, logger: silentLogger, corsAllowedOrigins: [] },
+    );
+    const claim = (body: string) =>
+      serve({
+        method: 'POST',
+        path: '/internal/runs/claim',
+        query: new URLSearchParams(),
+        headers: { authorization: 'Bearer token', 'content-type': 'application/json' },
+        body: new TextEncoder().encode(body),
+        remoteAddress: '127.0.0.1',
+      });
+    return { claim, asked, handled: () => handled };
+  }
+
+  it('a refused caller with an invalid body gets 403, not 400; no handler runs', async () => {
+    const chain = internalChain(true);
+    expect((await chain.claim('{"leaseSeconds": "soon"}')).status).toBe(403);
+    expect({ asked: chain.asked, handled: chain.handled() }).toEqual({
+      asked: ['post /internal/runs/claim'],
+      handled: 0,
+    });
+  });
+
+  it('an allowed caller with an invalid body gets 400 before its handler runs', async () => {
+    const chain = internalChain(false);
+    expect((await chain.claim('{"leaseSeconds": "soon"}')).status).toBe(400);
+    expect({ asked: chain.asked, handled: chain.handled() }).toEqual({
+      asked: ['post /internal/runs/claim'],
+      handled: 0,
+    });
+    expect((await chain.claim('{"leaseSeconds": 30}')).status).toBe(200);
+    expect(chain.handled()).toBe(1);
   });
 });
