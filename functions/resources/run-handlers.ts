@@ -7,7 +7,7 @@ import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import { pageOf } from '../../shared/runs/page-query.ts';
 import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
-import { authorisedRun } from '../../shared/runs/run-workspace-resolver.ts';
+import { authorisedRun, authorisedRunScope, authorisedWorkspace } from '../../shared/runs/run-workspace-resolver.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
 import type { RouteHandlers, RouteRequest } from '../../shared/runtime/typed-handlers.ts';
 
@@ -17,7 +17,8 @@ type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
  * The run history routes under `/api/v1alpha1/projects/{project}/`. A Project's runs live in its
  * namespace, so each is authorised on `workspaces/runs` there, by the chain as the route table
  * declares (a run by id on its Workspace); a handler runs only once the caller was allowed, so a
- * denied request leaves nothing behind.
+ * denied request leaves nothing behind. Each reads and writes the Project, Workspace or run the
+ * decision names, not the path again.
  */
 export function runHandlers(context: AppContext, objects: ClusterObjects) {
   const withRunErrors =
@@ -32,7 +33,7 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
 
   return {
     startRun: withRunErrors(async (request: RouteRequest<RunRoute<'startRun'>>) => {
-      const { project, workspace } = request.params;
+      const { project, workspace } = authorisedWorkspace(request);
       const input = request.input.body();
       const found = await objects.find<PlatformObject>(
         objects.platformPath(WORKSPACE, { namespace: project, name: workspace }),
@@ -47,7 +48,7 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       });
     }),
     listWorkspaceRuns: withRunErrors(async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
-      const { project, workspace } = request.params;
+      const { project, workspace } = authorisedWorkspace(request);
       const store = await context.runs.store();
       return jsonResponse(200, await store.listRuns({ project, workspace, ...pageOf(request.input.query()) }));
     }),
@@ -55,7 +56,7 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       const store = await context.runs.store();
       return jsonResponse(
         200,
-        await store.listRuns({ project: request.params.project, ...pageOf(request.input.query()) }),
+        await store.listRuns({ project: authorisedRunScope(request).project, ...pageOf(request.input.query()) }),
       );
     }),
     getRun: withRunErrors(async (request: RouteRequest<RunRoute<'getRun'>>) =>

@@ -26,3 +26,26 @@ export function runWorkspaceResolver(store: () => Promise<RunStore>): Authorisat
 export function authorisedRun(request: { authorisation: AuthorisationDecision }): Run {
   return request.authorisation.resolved as Run;
 }
+
+/**
+ * The Project, and the Workspace when the route names one, whose runs the chain authorised the request
+ * on: what a run handler reads and writes, so the database sees exactly what was authorised.
+ */
+export function authorisedRunScope(request: { authorisation: AuthorisationDecision }): {
+  project: string;
+  workspace: string | undefined;
+} {
+  const { namespace, name } = request.authorisation.resource;
+  if (namespace === undefined) throw new Error('runs are authorised in a Project');
+  return { project: namespace, workspace: name };
+}
+
+/** The authorised Project and Workspace of a route that names one. */
+export function authorisedWorkspace(request: { authorisation: AuthorisationDecision }): {
+  project: string;
+  workspace: string;
+} {
+  const { project, workspace } = authorisedRunScope(request);
+  if (workspace === undefined) throw new Error('the route was not authorised on a Workspace');
+  return { project, workspace };
+}
