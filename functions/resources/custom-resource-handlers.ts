@@ -1,4 +1,4 @@
-import type { Authorizer } from '../../shared/authz/authorizer.ts';
+import { AuthorisedObjects } from '../../shared/authz/authorised-objects.ts';
 import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
 import { asKubernetesStatus, statusError } from '../../shared/resources/kubernetes-status.ts';
@@ -18,7 +18,8 @@ import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { StreamSessions } from '../../shared/streams/stream-sessions.ts';
-import { APPLY_PATCH, plainWrites, type ResourceWrites } from './resource-writes.ts';
+import { APPLY_PATCH, plainWrites, type ResourceWrites, type WriteOptions } from './resource-writes.ts';
+import { authorisedWrites } from './authorised-writes.ts';
 import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
 
@@ -28,10 +29,9 @@ const WATCH_QUERY = ['labelSelector', 'fieldSelector', 'resourceVersion', 'allow
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json-patch+json', APPLY_PATCH];
 const OBJECT_TYPES = ['application/json', 'application/yaml'];
 
-/** What the handlers of one kind need: the cluster, the authorizer and the kind's writes. */
+/** What the handlers of one kind need: the cluster (reached only as each request was authorised) and the kind's writes. */
 export interface KindHandlerDependencies {
   objects: ClusterObjects;
-  authorizer: Authorizer;
   kind: PlatformKind;
   writes: ResourceWrites;
   /** Watches held open, each ended when the credential that opened it ends. */
@@ -39,30 +39,29 @@ export interface KindHandlerDependencies {
 }
 
 type KindRequest = RouteRequest<ResourceRoute>;
-type Operation = (request: KindRequest, location: ObjectLocation) => Promise<ApiResponse>;
+
+/** What one request may touch: the object (or collection) it was authorised on, through the cluster bound to that decision. */
+interface Authorised {
+  location: ObjectLocation;
+  cluster: AuthorisedObjects;
+  /** The kind's writes (a dry run's when `options` ask for one), each checked against the decision. */
+  writes(options: WriteOptions): ResourceWrites;
+}
+type Operation = (request: KindRequest, authorised: Authorised) => Promise<ApiResponse>;
 
 /**
- * The REST handlers of one kind, keyed by operationId. Each authorises the caller first (the
- * admin bypasses; anyone else by SubjectAccessReview on verb, kind, namespace and name), then
- * acts with the API server's own ServiceAccount. Every error is a Kubernetes `Status`. They speak
- * what kubectl sends: Tables, YAML bodies, watches, server-side apply and dry runs.
+ * The REST handlers of one kind, keyed by operationId. The chain has authorised the caller (the
+ * admin bypasses; anyone else by SubjectAccessReview on verb, kind, namespace and name) before they
+ * run; they act with the API server's own ServiceAccount, through a client bound to that decision.
+ * Every error is a Kubernetes `Status`. They speak what kubectl sends: Tables, YAML bodies, watches,
+ * server-side apply and dry runs.
  */
 export function customResourceHandlers(dependencies: KindHandlerDependencies): Record<string, RouteHandler> {
-  const { objects, authorizer, kind, writes } = dependencies;
+  const { objects, kind, writes } = dependencies;
   // A dry run has no side effects (no namespace, no Secret): the cluster only validates the object.
   const dryRunWrites: ResourceWrites = { ...plainWrites(objects, kind), present: writes.present };
   const description = async () =>
     (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
-  const authorize = (request: KindRequest, verb: string, location: ObjectLocation) =>
-    authorizer.authorize(request.principal, {
-      verb,
-      group: objects.apiGroup,
-      resource: kind.plural,
-      ...(location.subresource ? { subresource: location.subresource } : {}),
-      ...(location.namespace !== undefined ? { namespace: location.namespace } : {}),
-      ...(location.name !== undefined ? { name: location.name } : {}),
-    });
-
   /** An object, or a Table of it when kubectl asked for one. */
   const objectAnswer = async (request: KindRequest, status: number, body: PlatformObject): Promise<ApiResponse> => {
     const shown = writes.present(body);
@@ -73,19 +72,18 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       toTable(await description(), [shown], {}, { version, includeObject: includeObjectOption(request.query) }),
     );
   };
-  const writesFor = (options: URLSearchParams) => (options.has('dryRun') ? dryRunWrites : writes);
 
   const operations: Record<ResourceOperation, Operation> = {
-    async list(request, location) {
-      const watching = isWatch(request.query);
+    async list(request, { location, cluster }) {
+      const watching = request.authorisation.resource.verb === 'watch';
       const query = passedOn(request.input.query(), watching ? WATCH_QUERY : LIST_QUERY);
       const version = requestedTableVersion(request.headers.accept ?? '');
       const table = version ? { version, includeObject: includeObjectOption(request.query) } : undefined;
-      const path = objects.platformPath(kind, location);
+      const path = cluster.platformPath(kind, location);
       if (watching) {
         const credential = dependencies.watchSessions.open(request.principal, readBearerToken(request, false)!);
         return await watchResponse({
-          objects,
+          objects: cluster,
           description: await description(),
           path,
           query,
@@ -98,7 +96,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
           throw error;
         });
       }
-      const { body } = await objects.send<{ metadata?: Record<string, unknown>; items?: PlatformObject[] }>({
+      const { body } = await cluster.send<{ metadata?: Record<string, unknown>; items?: PlatformObject[] }>({
         method: 'GET',
         path,
         query,
@@ -107,7 +105,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       if (table) return jsonResponse(200, toTable(await description(), items, body.metadata ?? {}, table));
       return jsonResponse(200, { ...body, items });
     },
-    async create(request, location) {
+    async create(request, { location, writes: writesFor }) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'create');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
@@ -116,45 +114,45 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const { status, body } = await writesFor(options).create(location, object, options);
       return objectAnswer(request, status, body);
     },
-    async get(request, location) {
-      const { body } = await objects.send<PlatformObject>({
+    async get(request, { location, cluster }) {
+      const { body } = await cluster.send<PlatformObject>({
         method: 'GET',
-        path: objects.platformPath(kind, location),
+        path: cluster.platformPath(kind, location),
       });
       return objectAnswer(request, 200, body);
     },
-    async replace(request, location) {
+    async replace(request, { location, writes: writesFor }) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'update');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
       const { status, body } = await writesFor(options).replace(location, object, options);
       return objectAnswer(request, status, body);
     },
-    async patch(request, location) {
+    async patch(request, { location, writes: writesFor }) {
       const type = patchType(request);
       const options = writeOptions(request.query, 'patch');
       const { status, body } = await writesFor(options).patch(location, parseRequestBody(request), type, options);
       return objectAnswer(request, status, body);
     },
-    async delete(request, location) {
+    async delete(request, { location, writes: writesFor }) {
       const options = writeOptions(request.query, 'delete');
       const deleteOptions = request.body.length > 0 ? parseRequestBody(request) : undefined;
       const { status, body } = await writesFor(options).delete(location, deleteOptions, options);
       return objectAnswer(request, status, body);
     },
-    getStatus: (request, location) => operations.get(request, location),
-    async replaceStatus(request, location) {
+    getStatus: (request, authorised) => operations.get(request, authorised),
+    async replaceStatus(request, { location, cluster }) {
       const options = writeOptions(request.query, 'update');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-      const { status, body } = await objects.send<PlatformObject>({
+      const { status, body } = await cluster.send<PlatformObject>({
         method: 'PUT',
-        path: objects.platformPath(kind, location),
+        path: cluster.platformPath(kind, location),
         body: object,
         query: options,
       });
       return objectAnswer(request, status, body);
     },
-    async patchStatus(request, location) {
+    async patchStatus(request, { location, cluster }) {
       const type = patchType(request);
       if (type === APPLY_PATCH)
         throw statusError(
@@ -162,9 +160,9 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
           'server-side apply of the status subresource is not supported; use a merge or JSON patch',
         );
       const options = writeOptions(request.query, 'patch');
-      const { status, body } = await objects.send<PlatformObject>({
+      const { status, body } = await cluster.send<PlatformObject>({
         method: 'PATCH',
-        path: objects.platformPath(kind, location),
+        path: cluster.platformPath(kind, location),
         body: parseRequestBody(request),
         contentType: type,
         query: options,
@@ -174,36 +172,41 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   };
 
   /**
-   * Server-side apply, authorised as `patch` (before this runs), and also as `create` when the object does
-   * not exist. When it exists and `create` was not checked, its resourceVersion goes with the apply as a
-   * precondition, so the cluster cannot create it in between: what is sent is what was authorised.
+   * Server-side apply, authorised by the chain as `patch`, and here also as `create` (by the same
+   * authorizer) when the object does not exist. When it exists and `create` was not checked, its
+   * resourceVersion goes with the apply as a precondition, so the cluster cannot create it in
+   * between: what is sent is what was authorised.
    */
-  const apply: Operation = async (request, location) => {
+  const apply: Operation = async (request, { location, cluster, writes: writesFor }) => {
     const options = writeOptions(request.query, 'apply');
     const configuration = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-    const existing = await objects.find<PlatformObject>(objects.platformPath(kind, location));
-    if (!existing) await authorize(request, 'create', location);
+    const existing = await cluster.find<PlatformObject>(cluster.platformPath(kind, location));
+    if (!existing) await request.authorisation.authoriseAlso('create');
     else configuration.metadata.resourceVersion ??= existing.metadata.resourceVersion;
     const { status, body } = await writesFor(options).apply(location, configuration, options);
     return objectAnswer(request, status, body);
   };
 
-  // A namespaced kind's routes name `{namespace}`, except the list across every namespace.
+  // The object is the one the chain authorised (namespace and name from the path); a namespaced
+  // kind's routes name `{namespace}`, except the list across every namespace.
   const handler =
     (operation: ResourceOperation): TypedHandler<ResourceRoute> =>
     async (request) => {
-      const location: ObjectLocation = {
-        ...(request.params.namespace !== undefined ? { namespace: request.params.namespace } : {}),
-        ...(request.params.name !== undefined ? { name: request.params.name } : {}),
-        ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
+      const { namespace, name, subresource } = request.authorisation.resource;
+      const cluster = new AuthorisedObjects(objects, request.authorisation);
+      const authorised: Authorised = {
+        location: {
+          ...(namespace !== undefined ? { namespace } : {}),
+          ...(name !== undefined ? { name } : {}),
+          ...(subresource !== undefined ? { subresource } : {}),
+        },
+        cluster,
+        writes: (options) => authorisedWrites(options.has('dryRun') ? dryRunWrites : writes, cluster, kind),
       };
-      // The verb is the operation's, except a list with `?watch` (`watch`); server-side apply is a `patch`.
-      const verb = operation === 'list' && isWatch(request.query) ? 'watch' : RESOURCE_OPERATIONS[operation];
       try {
-        await authorize(request, verb, location);
         return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(
           request,
-          location,
+          authorised,
         );
       } catch (error) {
         throw asKubernetesStatus(error);
@@ -215,11 +218,6 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     handlers[resourceOperationId(kind, operation)] = handler(operation);
   if (kind.namespaced) handlers[listAllNamespacesOperationId(kind)] = handler('list');
   return generatedRouteHandlers(handlers);
-}
-
-function isWatch(query: URLSearchParams): boolean {
-  const watch = query.get('watch');
-  return watch === '1' || watch === 'true';
 }
 
 function passedOn(query: Record<string, unknown>, names: string[]): URLSearchParams {

@@ -1,4 +1,4 @@
-import type { Authorizer } from '../../shared/authz/authorizer.ts';
+import { AuthorisedObjects } from '../../shared/authz/authorised-objects.ts';
 import { jsonResponse, type ApiRequest, type ApiResponse } from '../../shared/http/api-request.ts';
 import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, wantsProtobufOpenApiV2 } from '../../shared/kubernetes/openapi-probes.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
@@ -41,7 +41,7 @@ const documentResponse = (payload: unknown, contentType = 'application/json') =>
  * OpenAPI documents, for the platform's kinds only (any authenticated caller may read them, as
  * Kubernetes' `system:discovery` allows); and `GET /api/v1/namespaces/<ns>` for namespaces that are Projects.
  */
-export function kubernetesApiHandlers(objects: ClusterObjects, authorizer: Authorizer) {
+export function kubernetesApiHandlers(objects: ClusterObjects) {
   const { apiGroup } = objects;
   const kinds = () => platformKindDescriptions(apiGroup);
   const discovery = (scope: 'api' | 'apis', legacy: () => unknown) => async (request: ApiRequest) =>
@@ -63,22 +63,20 @@ export function kubernetesApiHandlers(objects: ClusterObjects, authorizer: Autho
         : documentResponse(openApiV2Document(apiGroup, await kinds(), DOCUMENT_VERSION)),
     getOpenApiV3: async () => documentResponse(openApiV3Root(apiGroup, await groupDocument())),
     getOpenApiV3PlatformGroup: async () => documentResponse(await groupDocument()),
-    getProjectNamespace: (request) => projectNamespace(request, objects, authorizer),
+    getProjectNamespace: (request) => projectNamespace(request, new AuthorisedObjects(objects, request.authorisation)),
   } satisfies Partial<RouteHandlers<'resources'>>;
 }
 
 /**
- * A Project's namespace, authorised as `get` on `namespaces` with its name (kubectl reads it after a
- * 404 to word its message); namespaces that belong to no Project are not found here.
+ * A Project's namespace, authorised by the chain as `get` on `namespaces` with its name (kubectl reads
+ * it after a 404 to word its message); namespaces that belong to no Project are not found here.
  */
 async function projectNamespace(
   request: RouteRequest<Extract<DeclaredRoute, { operationId: 'getProjectNamespace' }>>,
-  objects: ClusterObjects,
-  authorizer: Authorizer,
+  objects: AuthorisedObjects,
 ): Promise<ApiResponse> {
   const name = request.params.namespace;
   try {
-    await authorizer.authorize(request.principal, { verb: 'get', group: '', resource: 'namespaces', name });
     const namespace = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));
     if (!namespace || namespace.metadata.labels?.[`${objects.apiGroup}/project`] !== name) {
       throw statusError('NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });

@@ -1,5 +1,5 @@
 import type { ApiResponse, StreamingBody } from '../../shared/http/api-request.ts';
-import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import type { AuthorisedObjects } from '../../shared/authz/authorised-objects.ts';
 import type { KindDescription } from '../../shared/resources/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import type { StreamSession } from '../../shared/streams/stream-sessions.ts';
@@ -9,7 +9,8 @@ import { toTable, type TableOptions } from './table-output.ts';
 const LONGEST_WATCH_MS = 30 * 60_000;
 
 export interface WatchRequest {
-  objects: ClusterObjects;
+  /** The cluster as the request was authorised to use it: a watch of exactly the authorised collection. */
+  objects: Pick<AuthorisedObjects, 'watch'>;
   description: KindDescription;
   path: string;
   /** The watch options to pass on (selectors, resourceVersion, bookmarks, timeoutSeconds). */

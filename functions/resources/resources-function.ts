@@ -12,6 +12,7 @@ import { kubernetesApiHandlers } from './kubernetes-api-handlers.ts';
 import { projectWrites } from './project-writes.ts';
 import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
+import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
 import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 
@@ -33,21 +34,20 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
   });
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
-    ...kubernetesApiHandlers(objects, context.authorizer),
+    ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>
       jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
   };
   // The kinds' routes are generated from PLATFORM_KINDS; the core handler checks at start that each has its handler.
   const handlers = Object.assign(
     {},
-    ...PLATFORM_KINDS.map((kind) =>
-      customResourceHandlers({ objects, authorizer: context.authorizer, kind, writes: writesOf(kind), watchSessions }),
-    ),
+    ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, kind, writes: writesOf(kind), watchSessions })),
     routeHandlers(declared),
   );
   const readiness = async () => {
     await checkPlatformCrdsServed(rest, context.config.apiGroup);
     await context.runs.checkReady();
   };
-  return { name: 'resources', handlers, readiness };
+  const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.store()) };
+  return { name: 'resources', handlers, authorisationResolvers, readiness };
 }

@@ -2,17 +2,14 @@ import type { AppContext } from '../../shared/app/app-context.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { ApiRequest } from '../../shared/http/api-request.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
-import { routeHandlers, type RouteHandlers, type RouteRequest } from '../../shared/runtime/typed-handlers.ts';
-import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
-import { RunNotFoundError } from '../../shared/runs/run-errors.ts';
+import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
+import { authorisedRun, runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
 import type { RunStore } from '../../shared/runs/run-store.ts';
 import { RunEndWatch } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
 import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
-
-type StreamRequest = RouteRequest<Extract<DeclaredRoute, { operationId: 'streamRunLogs' }>>;
 
 /** How often a run's streams look whether it has finished: one check per run, whatever the number of streams. */
 export const PHASE_CHECK_MS = 2_000;
@@ -35,31 +32,17 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
     if (!watch) endWatches.set(store, (watch = new RunEndWatch(store, PHASE_CHECK_MS, context.logger)));
     return watch;
   };
-  const authorize = (request: StreamRequest, workspace?: string) =>
-    context.authorizer.authorize(request.principal, {
-      verb: 'get',
-      group: config.apiGroup,
-      resource: 'workspaces',
-      subresource: 'log',
-      namespace: request.params.project,
-      ...(workspace ? { name: workspace } : {}),
-    });
 
   const handlers: RouteHandlers<'run-logs'> = {
     streamRunLogs: async (request) => {
       const afterSeq = lastEventId(request);
-      // The slot is taken before any database work, so a principal at its cap costs nothing more.
+      // The chain has authorised the caller on the run's Workspace (route table: runWorkspace).
+      const run = authorisedRun(request);
       const session = sessions.open(request.principal, readBearerToken(request, true)!);
       // A client gone before the stream starts never runs its generator: free the slot here too.
       request.signal?.addEventListener('abort', () => session.release(), { once: true });
       try {
         const store = await context.runs.store();
-        const run = await store.getRun(request.params.project, request.params.run).catch(async (error: unknown) => {
-          // Only a caller who could read any log here learns that this run does not exist.
-          if (error instanceof RunNotFoundError) await authorize(request);
-          throw error;
-        });
-        await authorize(request, run.workspace);
         return {
           status: 200,
           headers: {
@@ -88,6 +71,7 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
   return {
     name: 'run-logs',
     handlers: routeHandlers(handlers),
+    authorisationResolvers: { runWorkspace: runWorkspaceResolver(() => context.runs.store()) },
     readiness: () => context.runs.checkReady(),
   };
 }

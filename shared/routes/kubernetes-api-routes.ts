@@ -54,6 +54,9 @@ export function kubernetesApiRoutes(apiGroup: string) {
       {
         errorResponses: { 404: 'No such namespace, or it belongs to no Project (a `Status`).' },
         anyAuthenticatedCaller: false,
+        authorisation: {
+          attributes: { verb: 'get', group: 'core', resource: 'namespaces', nameParameter: 'namespace' },
+        } as const,
         statusErrors: true,
       },
     ),

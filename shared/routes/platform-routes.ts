@@ -227,6 +227,27 @@ const PAGE_PARAMETERS = {
 } as const;
 const PAGE_QUERY = { type: 'object', properties: PAGE_PARAMETERS } as const;
 const MESSAGE = { type: 'string', maxLength: 4096 } as const;
+/** `verb` on a Project's `workspaces/runs`, named by the path's Workspace (or, without one, any Workspace there). */
+const runsOf = (verb: string, named: boolean) =>
+  ({
+    attributes: {
+      verb,
+      group: 'platform',
+      resource: 'workspaces',
+      subresource: 'runs',
+      namespaceParameter: 'project',
+      ...(named ? { nameParameter: 'workspace' } : {}),
+    },
+  }) as const;
+/** `verb` on `workspaces/<subresource>` named by the Workspace of the path's run, read first. */
+export const runWorkspaceAuthorisation = <const Verb extends string, const Subresource extends string>(
+  verb: Verb,
+  subresource: Subresource,
+) =>
+  ({
+    resolver: 'runWorkspace',
+    attributes: { verb, group: 'platform', resource: 'workspaces', subresource, namespaceParameter: 'project' },
+  }) as const;
 const DATABASE_ERRORS = {
   503: 'The database (or the Kubernetes API, or the token verifier) is unavailable; retry after `Retry-After`.',
 };
@@ -241,6 +262,7 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'startRun',
+      authorisation: runsOf('create', true),
       summary:
         'Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. Authorised as `create` on `workspaces/runs` (name: the Workspace).',
       requestSchema: {
@@ -264,6 +286,7 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'listWorkspaceRuns',
+      authorisation: runsOf('list', true),
       querySchema: PAGE_QUERY,
       summary: `List a Workspace's runs. ${RUN_PAGE_QUERY} Authorised as \`list\` on \`workspaces/runs\` (name: the Workspace).`,
       responseSchema: RUN_PAGE_SCHEMA,
@@ -275,6 +298,7 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'listProjectRuns',
+      authorisation: runsOf('list', false),
       querySchema: PAGE_QUERY,
       summary: `List a Project's runs across its Workspaces. ${RUN_PAGE_QUERY} Authorised as \`list\` on \`workspaces/runs\` in the namespace.`,
       responseSchema: RUN_PAGE_SCHEMA,
@@ -286,6 +310,7 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'getRun',
+      authorisation: runWorkspaceAuthorisation('get', 'runs'),
       summary: "Read one run. Authorised as `get` on `workspaces/runs` (name: the run's Workspace).",
       responseSchema: RUN_SCHEMA,
       errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', ...DATABASE_ERRORS },
@@ -295,7 +320,9 @@ export function runRoutes() {
       path: `${project}/runs/{run}/cancel`,
       target: 'resources',
       auth: 'bearer',
+      // Cancelling is authorised like starting: whoever may start runs in the Workspace may cancel them.
       operationId: 'cancelRun',
+      authorisation: runWorkspaceAuthorisation('create', 'runs'),
       summary:
         "Cancel a run: a Pending one is Cancelled at once; a Running one is marked (`cancelRequestedAt`) and its controller acknowledges at its next lease renewal. No body. Authorised like starting runs: `create` on `workspaces/runs` (name: the run's Workspace).",
       responseSchema: RUN_SCHEMA,
@@ -308,6 +335,8 @@ export function runRoutes() {
   ]);
 }
 
+/** The workspace controller's routes: RBAC's `nonResourceURLs` decide who may call what, before any input is read. */
+export const NON_RESOURCE = { nonResourcePath: true } as const;
 const INTERNAL_AUTH =
   'Authorised as a non-resource SubjectAccessReview on the path (`nonResourceURLs: ["/internal/*"]`).';
 const LEASE_SCHEMA = {
@@ -370,6 +399,7 @@ export function internalRoutes() {
     auth: 'bearer' as const,
     operationId,
     summary: `${summary} ${INTERNAL_AUTH}`,
+    authorisation: NON_RESOURCE,
     ...extra,
   });
   return declareRoutes([

@@ -1,8 +1,15 @@
 import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema } from './path-parameters.ts';
 import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
-import { internalRoutes, resourceRoutes, runRoutes } from './platform-routes.ts';
+import {
+  NON_RESOURCE,
+  internalRoutes,
+  resourceRoutes,
+  runRoutes,
+  runWorkspaceAuthorisation,
+} from './platform-routes.ts';
 import { routeAnswers } from './route-answers.ts';
 import type { ResourceOperation } from '../resources/platform-kinds.ts';
+import { effectiveAuthorisation, type RouteAuthorisation } from './route-authorisation.ts';
 
 /**
  * The route table: every route the service answers, declared once. The local gateway, each
@@ -52,6 +59,11 @@ export interface RouteDefinition {
   resource?: { kind: string; operation: ResourceOperation };
   /** Any authenticated caller may use the route: no authorisation, so no 403. */
   anyAuthenticatedCaller?: boolean;
+  /**
+   * What the route is authorised as, when it is neither a platform kind's (`resource`) nor open to any
+   * authenticated caller: every route with a token declares exactly one of the three (route-authorisation.ts).
+   */
+  authorisation?: RouteAuthorisation;
   /** The route only ever refuses (the `/internal/*` catch-all answers 404 once authorised). */
   answersOnlyErrors?: boolean;
   /**
@@ -66,10 +78,16 @@ export interface RouteDefinition {
 /** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. Specific routes come before catch-alls (first match wins). */
 export function routeTable(apiGroup: string): RouteDefinition[] {
   return declaredRoutes(apiGroup).map((route: RouteDefinition) => ({
-    ...route,
+    ...checkedAuthorisation(route),
     pathParameters: pathParameterSchemas(route),
     errorResponses: routeAnswers(route),
   }));
+}
+
+/** The route, once it declares how it is authorised: a route without a declaration fails the table's build. */
+function checkedAuthorisation(route: RouteDefinition): RouteDefinition {
+  effectiveAuthorisation(route);
+  return route;
 }
 
 /** Keeps the literal types of route declarations (path, auth, schemas), from which handlers are typed. */
@@ -172,6 +190,7 @@ function declaredRoutes(apiGroup: string) {
       target: 'internal',
       auth: 'bearer',
       operationId: 'internal',
+      authorisation: NON_RESOURCE,
       summary: 'Any other route of the workspace controller (404 once authorised), called with a ServiceAccount token.',
       answersOnlyErrors: true,
       errorResponses: { 404: 'No such route of the workspace controller (once authorised).' },
@@ -182,6 +201,7 @@ function declaredRoutes(apiGroup: string) {
       target: 'run-logs',
       auth: 'bearer-or-query',
       operationId: 'streamRunLogs',
+      authorisation: runWorkspaceAuthorisation('get', 'log'),
       summary:
         "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
       responseMediaType: 'text/event-stream',

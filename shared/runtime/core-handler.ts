@@ -15,6 +15,9 @@ import { withRouteResolution } from './filters/route-resolution.ts';
 import { withAuthentication } from './filters/authentication.ts';
 import { withRouteRefusal } from './filters/route-refusal.ts';
 import { withRequestInput } from './filters/request-input.ts';
+import { withAuthorisation } from './filters/authorisation.ts';
+import type { Authorizer } from '../authz/authorizer.ts';
+import { effectiveAuthorisation } from '../routes/route-authorisation.ts';
 
 /** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
 export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -22,6 +25,9 @@ export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
 export interface CoreHandlerDependencies {
   routes: RouteDefinition[];
   authenticator: RequestAuthenticator;
+  authorizer: Authorizer;
+  /** The platform's API group, which the resource attributes name. */
+  apiGroup: string;
   logger: Logger;
   /** Browser origins allowed across origins (CORS); empty: none. */
   corsAllowedOrigins: readonly string[];
@@ -30,11 +36,13 @@ export interface CoreHandlerDependencies {
 /** A function's core handler over the context of its process. */
 export function createContextHandler(
   definition: FunctionDefinition,
-  context: Pick<AppContext, 'routes' | 'authenticator' | 'logger' | 'config'>,
+  context: Pick<AppContext, 'routes' | 'authenticator' | 'authorizer' | 'logger' | 'config'>,
 ): CoreHandler {
   return createCoreHandler(definition, {
     routes: context.routes,
     authenticator: context.authenticator,
+    authorizer: context.authorizer,
+    apiGroup: context.config.apiGroup,
     logger: context.logger,
     corsAllowedOrigins: context.config.corsAllowedOrigins,
   });
@@ -42,8 +50,9 @@ export function createContextHandler(
 
 /**
  * Builds a function's core handler: the route's handler inside the filter chain below, each
- * filter its own module (shared/runtime/filters/). Authorisation is not a filter: each handler
- * authorises with what only it knows (the run's Workspace, the object's namespace).
+ * filter its own module (shared/runtime/filters/). What a request means is decided in the chain,
+ * in kube-apiserver's order: route, authenticate, authorise (as the route table declares), validate
+ * the query and body; the handler runs only then, with the decision it may act on.
  */
 export function createCoreHandler(definition: FunctionDefinition, dependencies: CoreHandlerDependencies): CoreHandler {
   // Bridge paths reach a function only when no bridge is deployed (the gateway's fallback):
@@ -54,6 +63,12 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
   for (const route of ownRoutes) {
     if (route.target === definition.name && !definition.handlers[route.operationId]) {
       throw new Error(`function ${definition.name} has no handler for route ${route.operationId}`);
+    }
+    const authorisation = effectiveAuthorisation(route);
+    if ('resolver' in authorisation && !definition.authorisationResolvers?.[authorisation.resolver]) {
+      throw new Error(
+        `function ${definition.name} has no resolver ${authorisation.resolver} for route ${route.operationId}`,
+      );
     }
   }
   const matcher = new RouteMatcher(ownRoutes);
@@ -83,6 +98,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       withRouteResolution(matcher),
       withAuthentication(dependencies.authenticator),
       withRouteRefusal(),
+      withAuthorisation(dependencies.authorizer, dependencies.apiGroup, definition.authorisationResolvers ?? {}),
       withRequestInput(),
     ],
     routeHandler,

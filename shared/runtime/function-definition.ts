@@ -1,5 +1,7 @@
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
+import type { AuthorisationResolvers } from './filters/authorisation.ts';
 import type { FunctionName, RouteDefinition } from '../routes/route-table.ts';
 import type { RequestInput } from './request-validation.ts';
 
@@ -9,6 +11,8 @@ export interface HandlerRequest extends ApiRequest {
   params: Record<string, string>;
   /** Null only on open routes. */
   principal: Principal | null;
+  /** What the chain authorised (no attributes on routes open to any authenticated caller; undefined on open routes). */
+  authorisation: AuthorisationDecision;
   /** The query and body checked against the route's schemas (typed per route: shared/runtime/typed-handlers.ts). */
   input: RequestInput;
 }
@@ -20,6 +24,8 @@ export interface FunctionDefinition {
   name: FunctionName;
   /** Keyed by the route's operationId; built with `routeHandlers` so that each route's handler is typed from it. */
   handlers: Record<string, RouteHandler>;
+  /** The resolvers its routes' authorisation names (route-authorisation.ts), e.g. the run's Workspace. */
+  authorisationResolvers?: AuthorisationResolvers;
   /** Throws an ApiError (503) when the function cannot serve yet. */
   readiness?: () => Promise<void>;
 }

@@ -48,10 +48,9 @@ function checkOf(schema: Schema, place: 'body' | 'query'): ValidateFunction {
 }
 
 /**
- * Gives the request its `input`: the query and the JSON body checked against the route's schemas.
- * A check runs when the handler first reads the part, which every handler does after authorising,
- * so a refused caller gets its 403 whatever it sent. Resource bodies under `/apis/` are judged by
- * the cluster, not here.
+ * Gives the request its `input`: the query and the JSON body checked against the route's schemas,
+ * each once, when first read (the chain reads both after authorising: filters/request-input.ts).
+ * Resource bodies under `/apis/` are judged by the cluster, not here.
  */
 export function attachRequestInput<Request extends ApiRequest & { route?: RouteDefinition }>(
   request: Request,

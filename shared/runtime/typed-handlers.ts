@@ -1,5 +1,6 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Principal } from '../auth/principal.ts';
+import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
 import type { DeclaredRoute, FunctionName, RouteDefinition } from '../routes/route-table.ts';
 import type { HandlerRequest, RouteHandler } from './function-definition.ts';
@@ -22,6 +23,8 @@ export interface RouteRequest<R extends RouteDefinition> extends ApiRequest {
   route: RouteDefinition;
   params: PathParameters<R['path']>;
   principal: R['auth'] extends 'none' ? null : Principal;
+  /** What the chain authorised before the handler ran. */
+  authorisation: AuthorisationDecision;
   input: RequestInput<SchemaType<R['requestSchema'], undefined>, SchemaType<R['querySchema'], Record<string, unknown>>>;
 }
 
@@ -48,8 +51,8 @@ export type RouteHandlers<F extends FunctionName> = {
 
 /**
  * The typed handlers as the core handler calls them. Sound because the core handler calls a
- * handler only for its own route, after the route matched (params), authentication (principal)
- * and with `input` read against that route's schemas.
+ * handler only for its own route, after the route matched (params), authentication (principal),
+ * authorisation (authorisation) and with `input` checked against that route's schemas.
  */
 export function routeHandlers<F extends FunctionName>(handlers: RouteHandlers<F>): Record<string, RouteHandler> {
   return handlers as unknown as Record<string, RouteHandler>;

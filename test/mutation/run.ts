@@ -69,6 +69,8 @@ const SCOPES: Record<string, Scope> = {
       'test/identity/authorization-rules.test.ts',
       'test/identity/authentication-caches.test.ts',
       'test/identity/subject-access-reviewer.test.ts',
+      // The decision handed to handlers and the authorising client bound to it (issue 20).
+      'test/security/authorisation-in-the-chain.test.ts',
     ],
   },
   routes: {
@@ -84,6 +86,26 @@ const SCOPES: Record<string, Scope> = {
       'test/foundation/request-schemas.test.ts',
       'test/foundation/core-handler-filters.test.ts',
     ],
+  },
+  resources: {
+    // The kubectl/resource handlers and the chain's authorisation (issue 20): what each route is
+    // authorised as, the writes bound to that decision, Tables and watches. The unit file proves the
+    // declarations and the filter; the handlers are reached only over HTTP (servers start per file).
+    mutate: [
+      'shared/runtime/filters/authorisation.ts',
+      'shared/routes/route-authorisation.ts',
+      'functions/resources/custom-resource-handlers.ts',
+      'functions/resources/authorised-writes.ts',
+      'functions/resources/table-output.ts',
+      'functions/resources/resource-watch.ts',
+    ],
+    tests: [
+      'test/security/authorisation-in-the-chain.test.ts',
+      'test/kubectl/table-output.test.ts',
+      'test/resources/resources-authorisation.test.ts',
+      'test/kubectl/kubernetes-api.test.ts',
+    ],
+    ignoreStatic: true,
   },
   'variable-sets': {
     mutate: ['functions/resources/variable-set-writes.ts'],

@@ -161,7 +161,8 @@ async function servingCertificate(): Promise<{ env: Record<string, string>; fold
   return { env: { TLS_CERT_FILE: join(folder, 'tls.crt'), TLS_KEY_FILE: join(folder, 'tls.key') }, folder, cert };
 }
 
-async function bindRole(
+/** A namespaced Role with `rules`, bound to the ServiceAccount `account` (in TEST_NAMESPACE). */
+export async function bindRole(
   cluster: IdentityCluster,
   namespace: string,
   name: string,

@@ -8,6 +8,7 @@ import {
   OIDC_USER,
   OTHER_PROJECT,
   TEAM_PROJECT,
+  bindRole,
   expectStatus,
   projectObject,
   send,
@@ -21,6 +22,14 @@ const as =
   (method: string, path: string, body?: unknown, contentType?: string) =>
     send(platform().gateway.url, platform().tokens[who], method, path, body, contentType);
 const workspacesIn = (project: string) => `${API}/namespaces/${project}/workspaces`;
+const APPLY = 'application/apply-patch+yaml';
+const applied = (name: string) => `${workspacesIn(TEAM_PROJECT)}/${name}?fieldManager=tests`;
+const labelOf = async (name: string) =>
+  (
+    await platform().clusterAdmin.find<{ metadata: { labels?: Record<string, string> } }>(
+      `${workspacesIn(TEAM_PROJECT)}/${name}`,
+    )
+  )?.metadata.labels?.applied;
 
 describe('Admin: bypasses every authorisation check', () => {
   it('creates and deletes a Project, the cluster-scoped kind', async () => {
@@ -114,5 +123,68 @@ describe('ServiceAccount: standard RBAC on its own token (TokenReview, then Subj
     );
     expect(unchanged?.metadata.labels?.touched).toBeUndefined();
     await as('serviceAccount')('GET', `${API}/namespaces/${TEAM_PROJECT}/variablesets`).then(expectStatus(403));
+  });
+});
+
+describe('issue 20: server-side apply is authorised as exactly `patch`, plus `create` when the object is new', () => {
+  it('a caller with only get and list is refused 403, for an existing Workspace and a new one, and nothing changes', async () => {
+    await as('admin')('POST', workspacesIn(TEAM_PROJECT), workspaceObject('apply-existing')).then(expectStatus(201));
+    const ci = as('serviceAccount');
+    const body = (name: string) => workspaceObject(name, { applied: 'by-ci' });
+    await ci('PATCH', applied('apply-existing'), body('apply-existing'), APPLY).then(expectStatus(403));
+    await ci('PATCH', applied('apply-new-ci'), body('apply-new-ci'), APPLY).then(expectStatus(403));
+    expect(await labelOf('apply-existing')).toBeUndefined();
+    expect(await platform().clusterAdmin.find(`${workspacesIn(TEAM_PROJECT)}/apply-new-ci`)).toBeUndefined();
+  });
+
+  it('a caller with patch but not create applies to an existing Workspace, and cannot create one by apply (403, nothing created)', async () => {
+    const { cluster } = platform();
+    await cluster.createServiceAccount('team-a-patcher');
+    await bindRole(
+      cluster,
+      TEAM_PROJECT,
+      'patcher',
+      [{ apiGroups: ['platform.dev'], resources: ['workspaces'], verbs: ['get', 'patch'] }],
+      'team-a-patcher',
+    );
+    const token = await cluster.mintToken('team-a-patcher');
+    const patcher = (path: string, body: unknown) => send(platform().gateway.url, token, 'PATCH', path, body, APPLY);
+    await as('admin')('POST', workspacesIn(TEAM_PROJECT), workspaceObject('apply-patchable')).then(expectStatus(201));
+    await patcher(applied('apply-patchable'), workspaceObject('apply-patchable', { applied: 'yes' })).then(
+      expectStatus(200),
+    );
+    expect(await labelOf('apply-patchable')).toBe('yes');
+    const refused = await patcher(applied('apply-new'), workspaceObject('apply-new')).then(expectStatus(403));
+    expect(refused).toMatchObject({ kind: 'Status', reason: 'Forbidden', error: expect.stringContaining('create') });
+    expect(await platform().clusterAdmin.find(`${workspacesIn(TEAM_PROJECT)}/apply-new`)).toBeUndefined();
+  });
+
+  it('a caller with patch and create creates by apply (201)', async () => {
+    await as('oidcUser')('PATCH', applied('apply-created'), workspaceObject('apply-created'), APPLY).then(
+      expectStatus(201),
+    );
+    expect(await platform().clusterAdmin.find(`${workspacesIn(TEAM_PROJECT)}/apply-created`)).toBeDefined();
+  });
+});
+
+describe('issue 20: a watch is authorised as `watch`', () => {
+  it('a caller with list but not watch lists the Workspaces and is refused their watch (403 Status)', async () => {
+    await as('serviceAccount')('GET', workspacesIn(TEAM_PROJECT)).then(expectStatus(200));
+    for (const watch of ['1', 'true']) {
+      const refused = await as('serviceAccount')('GET', `${workspacesIn(TEAM_PROJECT)}?watch=${watch}`).then(
+        expectStatus(403),
+      );
+      expect(refused).toMatchObject({ kind: 'Status', error: expect.stringContaining('may not watch') });
+    }
+  });
+
+  it('a caller allowed to watch gets the stream', async () => {
+    const stop = new AbortController();
+    const response = await fetch(`${platform().gateway.url}${workspacesIn(TEAM_PROJECT)}?watch=1`, {
+      headers: { authorization: `Bearer ${platform().tokens.oidcUser}` },
+      signal: stop.signal,
+    });
+    expect(response.status).toBe(200);
+    stop.abort();
   });
 });

@@ -1,6 +1,7 @@
 import type { ApiError } from '../../http/api-error.ts';
 import type { ApiRequest, ApiResponse } from '../../http/api-request.ts';
 import type { Principal } from '../../auth/principal.ts';
+import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
 import type { RouteDefinition } from '../../routes/route-table.ts';
 
 /** A request on its way through the filters: each fills in what it learnt (the route, the principal). */
@@ -9,6 +10,8 @@ export interface FilteredRequest extends ApiRequest {
   params?: Record<string, string>;
   /** Null on open routes; undefined until authentication has run. */
   principal?: Principal | null;
+  /** What the caller was authorised for (undefined on open routes and until authorisation has run). */
+  authorisation?: AuthorisationDecision;
   /** Why routing found no handler; answered once the caller has authenticated. */
   lookupFailure?: ApiError;
 }

@@ -2,13 +2,15 @@ import { attachRequestInput } from '../request-validation.ts';
 import type { Filter } from './filter-chain.ts';
 
 /**
- * Gives the request its `input` (query and body checked against the route's schemas). The checks
- * run when the handler first reads them, after it has authorised the caller, so a refused caller
- * gets its 403 whatever it sent.
+ * Gives the request its `input` and checks it now, the query and then the body against the route's
+ * schemas: the last step before the handler, after authorisation, so a refused caller gets its 403
+ * whatever it sent and a handler never runs on input its route refuses.
  */
 export function withRequestInput(): Filter {
   return (request, next) => {
     attachRequestInput(request);
+    request.input.query();
+    request.input.body();
     return next(request);
   };
 }

@@ -1,0 +1,68 @@
+import type { Principal } from '../auth/principal.ts';
+import { isNonResource, type AuthorizationAttributes, type Authorizer, type ResourceAttributes } from './authorizer.ts';
+
+/**
+ * What the chain authorised for one request (shared/runtime/filters/authorisation.ts), handed to its
+ * handler: the attributes the caller was allowed, and what a resolver read to decide them (a run).
+ * Cluster access is bound to it (authorised-objects.ts), so a handler can do only what was allowed.
+ */
+export class AuthorisationDecision {
+  readonly #authorizer: Authorizer;
+  readonly #granted: AuthorizationAttributes[];
+  readonly principal: Principal;
+  /** What the route's resolver read to name the attributes (a run found by id); undefined without one. */
+  readonly resolved: unknown;
+
+  constructor(authorizer: Authorizer, principal: Principal, granted: AuthorizationAttributes[], resolved?: unknown) {
+    this.#authorizer = authorizer;
+    this.principal = principal;
+    this.#granted = granted;
+    this.resolved = resolved;
+  }
+
+  /** Authorises `attributes` for the principal and decides on them; throws 403 (or 503) as the authorizer does. */
+  static async decide(
+    authorizer: Authorizer,
+    principal: Principal,
+    attributes: AuthorizationAttributes | undefined,
+    resolved?: unknown,
+  ): Promise<AuthorisationDecision> {
+    if (attributes) await authorizer.authorize(principal, attributes);
+    return new AuthorisationDecision(authorizer, principal, attributes ? [attributes] : [], resolved);
+  }
+
+  /** Every attribute set allowed so far, the route's first. */
+  get granted(): readonly AuthorizationAttributes[] {
+    return this.#granted;
+  }
+
+  /** The route's resource attributes; a bug (throws) on a route authorised otherwise. */
+  get resource(): ResourceAttributes {
+    const first = this.#granted[0];
+    if (!first || isNonResource(first)) throw new Error('the route was not authorised on a resource');
+    return first;
+  }
+
+  /**
+   * Authorises the route's attributes with another verb too (server-side apply's `create` when the
+   * object does not exist), through the same authorizer as the chain, and adds them to the decision.
+   */
+  async authoriseAlso(verb: string): Promise<void> {
+    const attributes = { ...this.resource, verb };
+    await this.#authorizer.authorize(this.principal, attributes);
+    this.#granted.push(attributes);
+  }
+
+  /** Whether exactly these attributes were allowed (every field equal; absent equals absent). */
+  allows(attributes: AuthorizationAttributes): boolean {
+    return this.#granted.some((granted) => sameAttributes(granted, attributes));
+  }
+}
+
+const FIELDS = ['verb', 'group', 'resource', 'subresource', 'namespace', 'name', 'nonResourcePath'] as const;
+
+function sameAttributes(left: AuthorizationAttributes, right: AuthorizationAttributes): boolean {
+  const field = (attributes: AuthorizationAttributes, name: (typeof FIELDS)[number]) =>
+    (attributes as unknown as Record<string, string | undefined>)[name] || undefined;
+  return FIELDS.every((name) => field(left, name) === field(right, name));
+}

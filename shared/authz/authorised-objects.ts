@@ -1,0 +1,111 @@
+import type { KubernetesCall } from '../kubernetes/kubernetes-rest-client.ts';
+import type { ClusterObjects, ObjectLocation } from '../resources/cluster-objects.ts';
+import type { PlatformKind } from '../resources/platform-kinds.ts';
+import type { AuthorisationDecision } from './authorisation-decision.ts';
+import { describeAttributes, type ResourceAttributes } from './authorizer.ts';
+
+/**
+ * The cluster as one authorised request may use it (as Kargo's authorising client): every call is
+ * turned back into the attributes a SubjectAccessReview would name (verb from the method, group,
+ * resource, subresource, namespace and name from the path) and sent only when the request's decision
+ * allowed exactly those. Anything else is a bug of the handler: it throws (a 500), and nothing is sent.
+ * A `get` of an object the request may `patch` is allowed: patching reads the object it changes.
+ */
+export class AuthorisedObjects {
+  readonly #objects: ClusterObjects;
+  readonly #decision: AuthorisationDecision;
+
+  constructor(objects: ClusterObjects, decision: AuthorisationDecision) {
+    this.#objects = objects;
+    this.#decision = decision;
+  }
+
+  get apiGroup(): string {
+    return this.#objects.apiGroup;
+  }
+
+  platformPath(kind: PlatformKind, location?: ObjectLocation): string {
+    return this.#objects.platformPath(kind, location);
+  }
+
+  corePath(resource: string, location?: ObjectLocation): string {
+    return this.#objects.corePath(resource, location);
+  }
+
+  /** Throws unless the decision allows exactly these attributes. */
+  require(attributes: ResourceAttributes): void {
+    const allowed =
+      this.#decision.allows(attributes) ||
+      (attributes.verb === 'get' &&
+        attributes.name !== undefined &&
+        this.#decision.allows({ ...attributes, verb: 'patch' }));
+    if (!allowed) {
+      const granted = this.#decision.granted.map(describeAttributes).join(', ') || 'nothing';
+      throw new Error(
+        `a handler tried to ${describeAttributes(attributes)}, but the request was authorised for ${granted}`,
+      );
+    }
+  }
+
+  /** Throws unless the decision allows the call; answers the call's attributes. */
+  requireCall(call: Pick<KubernetesCall, 'method' | 'path' | 'query'>): ResourceAttributes {
+    const attributes = callAttributes(call);
+    this.require(attributes);
+    return attributes;
+  }
+
+  send<T = unknown>(call: KubernetesCall): Promise<{ status: number; body: T }> {
+    this.requireCall(call);
+    return this.#objects.send<T>(call);
+  }
+
+  find<T = unknown>(path: string): Promise<T | undefined> {
+    this.requireCall({ method: 'GET', path });
+    return this.#objects.find<T>(path);
+  }
+
+  watch(path: string, query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<string>> {
+    this.require({ ...callAttributes({ method: 'GET', path }), verb: 'watch' });
+    return this.#objects.watch(path, query, signal);
+  }
+}
+
+const VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch' };
+
+/**
+ * The attributes of a call to `/apis/<group>/<version>/…` or `/api/v1/…` (kube-apiserver's
+ * RequestInfo): `[namespaces/<ns>/]<resource>[/<name>[/<subresource>]]`.
+ */
+export function callAttributes(call: Pick<KubernetesCall, 'method' | 'path' | 'query'>): ResourceAttributes {
+  const segments = call.path.split('/').slice(1).map(decodeURIComponent);
+  const core = segments[0] === 'api';
+  const group = core ? '' : segments[1]!;
+  let rest = segments.slice(core ? 2 : 3);
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const [resource, name, subresource] = rest;
+  const watching = call.query?.get('watch') === 'true' || call.query?.get('watch') === '1';
+  const verb =
+    call.method === 'GET'
+      ? name !== undefined
+        ? 'get'
+        : watching
+          ? 'watch'
+          : 'list'
+      : call.method === 'DELETE'
+        ? name !== undefined
+          ? 'delete'
+          : 'deletecollection'
+        : (VERBS[call.method] ?? call.method.toLowerCase());
+  return {
+    verb,
+    group,
+    resource: resource!,
+    ...(subresource !== undefined ? { subresource } : {}),
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(name !== undefined ? { name } : {}),
+  };
+}

@@ -1,0 +1,51 @@
+import type { AuthorisationResolver } from '../runtime/filters/authorisation.ts';
+import { RunNotFoundError } from './run-errors.ts';
+import { runStoreHttpError } from './run-http-errors.ts';
+import type { RunStore } from './run-store.ts';
+import type { Run } from './run.ts';
+import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
+
+/**
+ * The `runWorkspace` resolver: a route on a run by id (`{project}`, `{run}`) is authorised on the
+ * run's Workspace, read first; the run is handed to the handler. An unknown run is authorised
+ * without a name, then answered 404 `RunNotFound`.
+ */
+export function runWorkspaceResolver(store: () => Promise<RunStore>): AuthorisationResolver {
+  return async (request) => {
+    try {
+      const run = await (await store()).getRun(request.params.project!, request.params.run!);
+      return { name: run.workspace, resolved: run };
+    } catch (error) {
+      if (error instanceof RunNotFoundError) return { notFound: runStoreHttpError(error) };
+      throw runStoreHttpError(error);
+    }
+  };
+}
+
+/** The run the `runWorkspace` resolver read and the chain authorised the request on. */
+export function authorisedRun(request: { authorisation: AuthorisationDecision }): Run {
+  return request.authorisation.resolved as Run;
+}
+
+/**
+ * The Project, and the Workspace when the route names one, whose runs the chain authorised the request
+ * on: what a run handler reads and writes, so the database sees exactly what was authorised.
+ */
+export function authorisedRunScope(request: { authorisation: AuthorisationDecision }): {
+  project: string;
+  workspace: string | undefined;
+} {
+  const { namespace, name } = request.authorisation.resource;
+  if (namespace === undefined) throw new Error('runs are authorised in a Project');
+  return { project: namespace, workspace: name };
+}
+
+/** The authorised Project and Workspace of a route that names one. */
+export function authorisedWorkspace(request: { authorisation: AuthorisationDecision }): {
+  project: string;
+  workspace: string;
+} {
+  const { project, workspace } = authorisedRunScope(request);
+  if (workspace === undefined) throw new Error('the route was not authorised on a Workspace');
+  return { project, workspace };
+}

@@ -1,0 +1,102 @@
+import type { Principal } from '../../auth/principal.ts';
+import { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
+import type { AuthorizationAttributes, Authorizer, ResourceAttributes } from '../../authz/authorizer.ts';
+import { asKubernetesStatus } from '../../resources/kubernetes-status.ts';
+import {
+  effectiveAuthorisation,
+  resourceVerb,
+  type AuthorisationResolverName,
+  type DeclaredAttributes,
+  type EffectiveAuthorisation,
+} from '../../routes/route-authorisation.ts';
+import type { Filter, FilteredRequest } from './filter-chain.ts';
+
+/** A request that reached authorisation: routed, with its path parameters, and authenticated. */
+export type RoutedRequest = FilteredRequest & { principal: Principal; params: Record<string, string> };
+
+/**
+ * What a resolver read to name the route's object: the name (absent: authorise without one), what it
+ * found (handed to the handler as the decision's `resolved`), or the error to answer once the caller
+ * was authorised without a name (only those who could act on any such object learn it does not exist).
+ */
+export type ResolvedObject = { name: string; resolved: unknown } | { notFound: unknown };
+export type AuthorisationResolver = (request: RoutedRequest) => Promise<ResolvedObject>;
+export type AuthorisationResolvers = Partial<Record<AuthorisationResolverName, AuthorisationResolver>>;
+
+/**
+ * Authorises the request as its route declares (route-authorisation.ts) before any handler runs, as
+ * kube-apiserver's `WithAuthorization`, and hands the handler the decision (`request.authorisation`).
+ * Runs after authentication and the route refusal, before the input is read: a refused caller gets
+ * its 403 whatever it sent, and nothing reaches the cluster or the database.
+ */
+export function withAuthorisation(authorizer: Authorizer, apiGroup: string, resolvers: AuthorisationResolvers): Filter {
+  return (request, next) => {
+    const route = request.route!;
+    const authorisation = effectiveAuthorisation(route);
+    if ('open' in authorisation) return next(request);
+    const routed = request as RoutedRequest;
+    const proceed = (decision: AuthorisationDecision) => {
+      request.authorisation = decision;
+      return next(request);
+    };
+    // Synchronous when there is nothing to ask: every promise costs.
+    if ('anyAuthenticatedCaller' in authorisation)
+      return proceed(new AuthorisationDecision(authorizer, routed.principal, []));
+    return decide(authorizer, apiGroup, resolvers, authorisation, routed).then(proceed, (error: unknown) => {
+      throw route.statusErrors ? asKubernetesStatus(error) : error;
+    });
+  };
+}
+
+async function decide(
+  authorizer: Authorizer,
+  apiGroup: string,
+  resolvers: AuthorisationResolvers,
+  authorisation: Exclude<EffectiveAuthorisation, { open: true } | { anyAuthenticatedCaller: true }>,
+  request: RoutedRequest,
+): Promise<AuthorisationDecision> {
+  const { principal, params } = request;
+  if ('nonResourcePath' in authorisation) {
+    const attributes: AuthorizationAttributes = { nonResourcePath: request.path, verb: request.method.toLowerCase() };
+    return AuthorisationDecision.decide(authorizer, principal, attributes);
+  }
+  if ('kind' in authorisation) {
+    const { kind, operation } = authorisation;
+    return AuthorisationDecision.decide(authorizer, principal, {
+      verb: resourceVerb(operation, request.query),
+      group: apiGroup,
+      resource: kind.plural,
+      ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
+      ...(params.namespace !== undefined ? { namespace: params.namespace } : {}),
+      ...(params.name !== undefined ? { name: params.name } : {}),
+    });
+  }
+  const attributes = declaredAttributes(authorisation.attributes, apiGroup, params);
+  if (!('resolver' in authorisation)) return AuthorisationDecision.decide(authorizer, principal, attributes);
+  const resolver = resolvers[authorisation.resolver];
+  if (!resolver)
+    throw new Error(`no authorisation resolver ${authorisation.resolver} for ${request.route!.operationId}`);
+  const found = await resolver(request);
+  if ('notFound' in found) {
+    await authorizer.authorize(principal, attributes);
+    throw found.notFound;
+  }
+  return AuthorisationDecision.decide(authorizer, principal, { ...attributes, name: found.name }, found.resolved);
+}
+
+/** The declared attributes with the group and the path's namespace and name filled in. */
+function declaredAttributes(
+  declared: DeclaredAttributes,
+  apiGroup: string,
+  params: Record<string, string>,
+): ResourceAttributes {
+  const { namespaceParameter, nameParameter, group, ...fixed } = declared;
+  const namespace = namespaceParameter === undefined ? undefined : params[namespaceParameter];
+  const name = nameParameter === undefined ? undefined : params[nameParameter];
+  return {
+    ...fixed,
+    group: group === 'platform' ? apiGroup : '',
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(name !== undefined ? { name } : {}),
+  };
+}

@@ -1,0 +1,438 @@
+// Issue 20, build item 1: what a request is authorised as is decided once, in the chain, from the route
+// table, and the handler reaches the cluster only as that decision allows (as Kargo's authorising client).
+// The expectations are written out here, not derived from the table under test.
+import { describe, expect, it } from 'vitest';
+import type { Principal } from '../../shared/auth/principal.ts';
+import { AuthorisationDecision } from '../../shared/authz/authorisation-decision.ts';
+import { AuthorisedObjects } from '../../shared/authz/authorised-objects.ts';
+import type { AuthorizationAttributes, Authorizer } from '../../shared/authz/authorizer.ts';
+import { ApiError } from '../../shared/http/api-error.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
+import type { KubernetesCall, KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import { WORKSPACE } from '../../shared/resources/platform-kinds.ts';
+import type { PlatformObject } from '../../shared/resources/platform-object.ts';
+import { effectiveAuthorisation } from '../../shared/routes/route-authorisation.ts';
+import { routeTable, type RouteDefinition } from '../../shared/routes/route-table.ts';
+import { withAuthorisation, type AuthorisationResolvers } from '../../shared/runtime/filters/authorisation.ts';
+import type { FilteredRequest } from '../../shared/runtime/filters/filter-chain.ts';
+import { authorisedWrites } from '../../functions/resources/authorised-writes.ts';
+import type { RequestAuthenticator } from '../../shared/auth/request-authenticator.ts';
+import { createCoreHandler } from '../../shared/runtime/core-handler.ts';
+import type { RouteHandler } from '../../shared/runtime/function-definition.ts';
+import { silentLogger } from '../support/function-servers.ts';
+import { plainWrites } from '../../functions/resources/resource-writes.ts';
+
+const GROUP = 'platform.dev';
+const CALLER: Principal = {
+  type: 'serviceaccount',
+  name: 'system:serviceaccount:ci:caller',
+  uid: 'u',
+  groups: [],
+  extra: {},
+};
+const PARAMETERS: Record<string, string> = {
+  namespace: 'ns',
+  name: 'obj',
+  project: 'proj',
+  workspace: 'ws',
+  run: 'run-id',
+};
+
+/** Attributes in one line: `verb resource[/subresource][.group][ in <namespace>][ named <name>]`, or `verb <path>`. */
+function described(attributes: AuthorizationAttributes): string {
+  if ('nonResourcePath' in attributes) return `${attributes.verb} ${attributes.nonResourcePath}`;
+  const resource = `${attributes.resource}${attributes.subresource ? `/${attributes.subresource}` : ''}`;
+  return [
+    attributes.verb,
+    `${resource}${attributes.group ? `.${attributes.group}` : ''}`,
+    ...(attributes.namespace !== undefined ? [`in ${attributes.namespace}`] : []),
+    ...(attributes.name !== undefined ? [`named ${attributes.name}`] : []),
+  ].join(' ');
+}
+
+/** An authorizer that records what it is asked and refuses what `refuse` says. */
+function recordingAuthorizer(refuse: (attributes: AuthorizationAttributes) => boolean = () => false) {
+  const asked: string[] = [];
+  const authorizer: Authorizer = {
+    async authorize(_principal, attributes) {
+      asked.push(described(attributes));
+      if (refuse(attributes)) throw apiError('Forbidden', `may not ${described(attributes)}`);
+    },
+  };
+  return { authorizer, asked };
+}
+
+const RESOLVERS: AuthorisationResolvers = {
+  runWorkspace: async (request) =>
+    request.params.run === 'unknown'
+      ? { notFound: apiError('RunNotFound', 'no such run') }
+      : { name: 'run-ws', resolved: { id: request.params.run, workspace: 'run-ws' } },
+};
+
+interface Passed {
+  asked: string[];
+  /** The decision the handler received; undefined when it was not reached. */
+  decision: AuthorisationDecision | undefined;
+}
+
+/** Sends one request for `route` through the authorisation filter alone, as the chain does after authentication. */
+async function authorise(
+  route: RouteDefinition,
+  options: { query?: string; contentType?: string; params?: Record<string, string>; refuse?: boolean } = {},
+): Promise<Passed> {
+  const { authorizer, asked } = recordingAuthorizer(() => options.refuse ?? false);
+  const params: Record<string, string> = {};
+  for (const name of Object.keys(route.pathParameters ?? {}))
+    params[name] = options.params?.[name] ?? PARAMETERS[name]!;
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!).replace('/*', '/other');
+  const request = {
+    method: route.method === '*' ? 'DELETE' : route.method,
+    path,
+    query: new URLSearchParams(options.query ?? ''),
+    headers: options.contentType ? { 'content-type': options.contentType } : {},
+    body: new Uint8Array(),
+    route,
+    params,
+    principal: route.auth === 'none' ? null : CALLER,
+  } as unknown as FilteredRequest;
+  let decision: AuthorisationDecision | undefined;
+  await withAuthorisation(
+    authorizer,
+    GROUP,
+    RESOLVERS,
+  )(request, (passed) => {
+    decision = passed.authorisation;
+    return { status: 200, headers: {}, body: undefined };
+  });
+  return { asked, decision };
+}
+
+const OPEN = 'open';
+const ANY_CALLER = 'any authenticated caller';
+
+/** A kind's routes, written out: what each operation is authorised as. */
+function kindRoutes(kind: string, plural: string, namespaced: boolean): Record<string, string> {
+  const resource = `${plural}.${GROUP}`;
+  const status = `${plural}/status.${GROUP}`;
+  const where = namespaced ? ' in ns' : '';
+  return {
+    [`list${kind}s`]: `list ${resource}${where}`,
+    ...(namespaced ? { [`list${kind}sInAllNamespaces`]: `list ${resource}` } : {}),
+    [`create${kind}`]: `create ${resource}${where}`,
+    [`get${kind}`]: `get ${resource}${where} named obj`,
+    [`replace${kind}`]: `update ${resource}${where} named obj`,
+    [`patch${kind}`]: `patch ${resource}${where} named obj`,
+    [`delete${kind}`]: `delete ${resource}${where} named obj`,
+    [`get${kind}Status`]: `get ${status}${where} named obj`,
+    [`replace${kind}Status`]: `update ${status}${where} named obj`,
+    [`patch${kind}Status`]: `patch ${status}${where} named obj`,
+  };
+}
+
+/** Every route of the table and what it is authorised as; a route added without an entry here fails. */
+const EXPECTED: Record<string, string> = {
+  getHealth: OPEN,
+  getReadiness: OPEN,
+  login: OPEN,
+  getPublicConfig: OPEN,
+  getOpenApiDocument: OPEN,
+  getApiReference: OPEN,
+  identityBridge: OPEN,
+  whoAmI: ANY_CALLER,
+  getKubernetesVersion: ANY_CALLER,
+  getCoreApiVersions: ANY_CALLER,
+  getCoreApiResources: ANY_CALLER,
+  getApiGroups: ANY_CALLER,
+  getPlatformApiGroup: ANY_CALLER,
+  getPlatformApiResources: ANY_CALLER,
+  getOpenApiV2: ANY_CALLER,
+  getOpenApiV3: ANY_CALLER,
+  getOpenApiV3PlatformGroup: ANY_CALLER,
+  getProjectNamespace: 'get namespaces named ns',
+  ...kindRoutes('Project', 'projects', false),
+  ...kindRoutes('Workspace', 'workspaces', true),
+  ...kindRoutes('Rollout', 'rollouts', true),
+  ...kindRoutes('VariableSet', 'variablesets', true),
+  startRun: `create workspaces/runs.${GROUP} in proj named ws`,
+  listWorkspaceRuns: `list workspaces/runs.${GROUP} in proj named ws`,
+  listProjectRuns: `list workspaces/runs.${GROUP} in proj`,
+  getRun: `get workspaces/runs.${GROUP} in proj named run-ws`,
+  cancelRun: `create workspaces/runs.${GROUP} in proj named run-ws`,
+  streamRunLogs: `get workspaces/log.${GROUP} in proj named run-ws`,
+  listRunsInPhase: 'get /internal/runs',
+  claimRun: 'post /internal/runs/claim',
+  renewRunLease: 'post /internal/runs/run-id/lease',
+  setRunPhase: 'post /internal/runs/run-id/phase',
+  appendRunLogs: 'post /internal/runs/run-id/logs',
+  getRunVariables: 'get /internal/runs/run-id/variables',
+  internal: 'delete /internal/other',
+};
+
+const routes = routeTable(GROUP);
+const routeOf = (operationId: string) => routes.find((route) => route.operationId === operationId)!;
+
+describe('issue 20: every route declares its authorisation in the route table, and the chain authorises exactly that', () => {
+  it('the table has exactly the routes written out here', () => {
+    expect(routes.map((route) => route.operationId).sort()).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  for (const [operationId, expected] of Object.entries(EXPECTED)) {
+    it(`${operationId}: ${expected}`, async () => {
+      const { asked, decision } = await authorise(routeOf(operationId));
+      const shown = decision?.granted.map(described) ?? [];
+      if (expected === OPEN) {
+        expect({ asked, decision }).toEqual({ asked: [], decision: undefined });
+      } else if (expected === ANY_CALLER) {
+        expect({ asked, shown }).toEqual({ asked: [], shown: [] });
+        expect(decision?.principal).toBe(CALLER);
+      } else {
+        // Asked once, and what the handler receives is what was asked.
+        expect({ asked, shown }).toEqual({ asked: [expected], shown: [expected] });
+      }
+    });
+  }
+
+  it('a route with a token and no declaration (or two) cannot be in the table', () => {
+    const bare: RouteDefinition = {
+      method: 'GET',
+      path: '/x',
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'x',
+      summary: '',
+    };
+    expect(() => effectiveAuthorisation(bare)).toThrow(/declare exactly one/);
+    expect(() =>
+      effectiveAuthorisation({ ...bare, anyAuthenticatedCaller: true, authorisation: { nonResourcePath: true } }),
+    ).toThrow(/declare exactly one/);
+  });
+});
+
+describe('issue 20: a watch is authorised as `watch`, server-side apply as `patch`', () => {
+  for (const operationId of ['listWorkspaces', 'listWorkspacesInAllNamespaces', 'listProjects']) {
+    it(`${operationId}: ?watch=1 and ?watch=true are watch; ?watch=0 is list`, async () => {
+      const route = routeOf(operationId);
+      const verbs = [];
+      for (const query of ['watch=1', 'watch=true', 'watch=0'])
+        verbs.push((await authorise(route, { query })).asked.map((asked) => asked.split(' ')[0]));
+      expect(verbs).toEqual([['watch'], ['watch'], ['list']]);
+    });
+  }
+
+  it('a server-side apply (PATCH, application/apply-patch+yaml) is authorised as exactly `patch` on the object', async () => {
+    const { asked } = await authorise(routeOf('patchWorkspace'), { contentType: 'application/apply-patch+yaml' });
+    expect(asked).toEqual([`patch workspaces.${GROUP} in ns named obj`]);
+  });
+});
+
+describe('issue 20: a refused caller never reaches the handler; an unknown run is authorised without a name, then 404', () => {
+  it('a refusal on a resource route is a Kubernetes Status 403, and the handler is not reached', async () => {
+    const refused = await authorise(routeOf('getWorkspace'), { refuse: true }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 403 });
+    expect(JSON.parse(String((refused as ApiError).toResponse().body))).toMatchObject({ kind: 'Status', code: 403 });
+  });
+
+  it('an unknown run: authorised on the Project without a name, then RunNotFound', async () => {
+    const { authorizer, asked } = recordingAuthorizer();
+    const route = routeOf('getRun');
+    const request = {
+      method: 'GET',
+      path: '/api/v1alpha1/projects/proj/runs/unknown',
+      query: new URLSearchParams(),
+      headers: {},
+      route,
+      params: { project: 'proj', run: 'unknown' },
+      principal: CALLER,
+    } as unknown as FilteredRequest;
+    let reached = false;
+    const answer = (async () =>
+      withAuthorisation(
+        authorizer,
+        GROUP,
+        RESOLVERS,
+      )(request, () => {
+        reached = true;
+        return { status: 200, headers: {}, body: undefined };
+      }))();
+    await expect(answer).rejects.toMatchObject({ status: 404, reason: 'RunNotFound' });
+    expect({ asked, reached }).toEqual({ asked: [`get workspaces/runs.${GROUP} in proj`], reached: false });
+  });
+});
+
+/** The cluster behind a recording REST client: every call it would send, answered 200 (404 for GETs when `missing`). */
+function recordedCluster() {
+  const calls: string[] = [];
+  const rest = {
+    async call(call: KubernetesCall) {
+      calls.push(`${call.method} ${call.path}`);
+      return { status: 200, body: { metadata: { name: 'obj', resourceVersion: '1' } } };
+    },
+  } as unknown as KubernetesRestClient;
+  return { objects: new ClusterObjects(rest, GROUP), calls };
+}
+
+const OBJECT_PATH = `/apis/${GROUP}/v1alpha1/namespaces/ns/workspaces/obj`;
+const object = (resourceVersion?: string): PlatformObject => ({
+  apiVersion: `${GROUP}/v1alpha1`,
+  kind: 'Workspace',
+  metadata: { name: 'obj', namespace: 'ns', ...(resourceVersion ? { resourceVersion } : {}) },
+});
+
+async function decisionFor(verb: string, refuse: (attributes: AuthorizationAttributes) => boolean = () => false) {
+  return AuthorisationDecision.decide(recordingAuthorizer(refuse).authorizer, CALLER, {
+    verb,
+    group: GROUP,
+    resource: 'workspaces',
+    namespace: 'ns',
+    name: 'obj',
+  });
+}
+
+describe('issue 20: a handler reaches the cluster only as it was authorised (an authorising client, as Kargo)', () => {
+  it('a request authorised to `get` one Workspace may read it, and nothing else: each other call throws and is not sent', async () => {
+    const { objects, calls } = recordedCluster();
+    const cluster = new AuthorisedObjects(objects, await decisionFor('get'));
+    await cluster.send({ method: 'GET', path: OBJECT_PATH });
+    const attempts = [
+      { method: 'DELETE', path: OBJECT_PATH },
+      { method: 'PATCH', path: OBJECT_PATH },
+      { method: 'PUT', path: OBJECT_PATH },
+      { method: 'GET', path: `${OBJECT_PATH}/status` },
+      { method: 'GET', path: `/apis/${GROUP}/v1alpha1/namespaces/ns/workspaces/other` },
+      { method: 'GET', path: `/apis/${GROUP}/v1alpha1/namespaces/other/workspaces/obj` },
+      { method: 'GET', path: `/apis/${GROUP}/v1alpha1/namespaces/ns/rollouts/obj` },
+      { method: 'GET', path: `/apis/${GROUP}/v1alpha1/namespaces/ns/workspaces` },
+      { method: 'GET', path: '/api/v1/namespaces/ns/secrets/obj' },
+    ];
+    for (const call of attempts)
+      await expect((async () => cluster.send(call))(), `${call.method} ${call.path}`).rejects.toThrow(
+        /was authorised for get workspaces/,
+      );
+    await expect(
+      (async () =>
+        cluster.watch(
+          `/apis/${GROUP}/v1alpha1/namespaces/ns/workspaces`,
+          new URLSearchParams(),
+          new AbortController().signal,
+        ))(),
+    ).rejects.toThrow(/tried to watch/);
+    expect(calls).toEqual([`GET ${OBJECT_PATH}`]);
+  });
+
+  it('a request authorised to `list` may not `watch` the same collection', async () => {
+    const { objects, calls } = recordedCluster();
+    const decision = await AuthorisationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
+      verb: 'list',
+      group: GROUP,
+      resource: 'workspaces',
+      namespace: 'ns',
+    });
+    const cluster = new AuthorisedObjects(objects, decision);
+    const collection = `/apis/${GROUP}/v1alpha1/namespaces/ns/workspaces`;
+    await cluster.send({ method: 'GET', path: collection });
+    await expect(
+      (async () => cluster.send({ method: 'GET', path: collection, query: new URLSearchParams('watch=true') }))(),
+    ).rejects.toThrow(/tried to watch/);
+    expect(calls).toEqual([`GET ${collection}`]);
+  });
+
+  it('apply authorised as `patch` only: applying to an existing object (resourceVersion precondition) passes, one that could create throws', async () => {
+    const { objects, calls } = recordedCluster();
+    const cluster = new AuthorisedObjects(objects, await decisionFor('patch'));
+    const writes = authorisedWrites(plainWrites(objects, WORKSPACE), cluster, WORKSPACE);
+    const location = { namespace: 'ns', name: 'obj' };
+    // Patching reads the object it changes: allowed.
+    await cluster.find(OBJECT_PATH);
+    await writes.apply(location, object('1'), new URLSearchParams());
+    await expect((async () => writes.apply(location, object(), new URLSearchParams()))()).rejects.toThrow(
+      /tried to create/,
+    );
+    await expect((async () => writes.delete(location, undefined, new URLSearchParams()))()).rejects.toThrow(
+      /tried to delete/,
+    );
+    await expect((async () => writes.create({ namespace: 'ns' }, object(), new URLSearchParams()))()).rejects.toThrow(
+      /tried to create/,
+    );
+    await expect((async () => writes.replace(location, object('1'), new URLSearchParams()))()).rejects.toThrow(
+      /tried to update/,
+    );
+    expect(calls).toEqual([`GET ${OBJECT_PATH}`, `PATCH ${OBJECT_PATH}`]);
+  });
+
+  it('apply that creates: `create` is authorised by the same authorizer, then allowed; refused, it stays refused', async () => {
+    const { objects, calls } = recordedCluster();
+    const allowed = await decisionFor('patch');
+    await allowed.authoriseAlso('create');
+    const writes = authorisedWrites(
+      plainWrites(objects, WORKSPACE),
+      new AuthorisedObjects(objects, allowed),
+      WORKSPACE,
+    );
+    await writes.apply({ namespace: 'ns', name: 'obj' }, object(), new URLSearchParams());
+    expect(calls).toEqual([`PATCH ${OBJECT_PATH}`]);
+    expect(allowed.granted.map(described)).toEqual([
+      `patch workspaces.${GROUP} in ns named obj`,
+      `create workspaces.${GROUP} in ns named obj`,
+    ]);
+
+    const refused = await decisionFor('patch', (attributes) => attributes.verb === 'create');
+    await expect(refused.authoriseAlso('create')).rejects.toMatchObject({ status: 403 });
+    expect(refused.allows({ verb: 'create', group: GROUP, resource: 'workspaces', namespace: 'ns', name: 'obj' })).toBe(
+      false,
+    );
+  });
+});
+
+describe('issue 20: the chain runs route, authenticate, authorise, validate, then the handler', () => {
+  /** The internal function's routes behind the real chain, with handlers that only count their calls. */
+  function internalChain(refuse: boolean) {
+    const { authorizer, asked } = recordingAuthorizer(() => refuse);
+    let handled = 0;
+    const handlers: Record<string, RouteHandler> = {};
+    for (const route of routes.filter((candidate) => candidate.target === 'internal'))
+      handlers[route.operationId] = () => {
+        handled += 1;
+        return { status: 200, headers: {}, body: undefined };
+      };
+    const authenticator = {
+      cachedPrincipal: () => CALLER,
+      authenticate: async () => CALLER,
+    } as unknown as RequestAuthenticator;
+    const serve = createCoreHandler(
+      { name: 'internal', handlers },
+      { routes, authenticator, authorizer, apiGroup: GROUP, logger: silentLogger, corsAllowedOrigins: [] },
+    );
+    const claim = (body: string) =>
+      serve({
+        method: 'POST',
+        path: '/internal/runs/claim',
+        query: new URLSearchParams(),
+        headers: { authorization: 'Bearer token', 'content-type': 'application/json' },
+        body: new TextEncoder().encode(body),
+        remoteAddress: '127.0.0.1',
+      });
+    return { claim, asked, handled: () => handled };
+  }
+
+  it('a refused caller with an invalid body gets 403, not 400; no handler runs', async () => {
+    const chain = internalChain(true);
+    expect((await chain.claim('{"leaseSeconds": "soon"}')).status).toBe(403);
+    expect({ asked: chain.asked, handled: chain.handled() }).toEqual({
+      asked: ['post /internal/runs/claim'],
+      handled: 0,
+    });
+  });
+
+  it('an allowed caller with an invalid body gets 400 before its handler runs', async () => {
+    const chain = internalChain(false);
+    expect((await chain.claim('{"leaseSeconds": "soon"}')).status).toBe(400);
+    expect({ asked: chain.asked, handled: chain.handled() }).toEqual({
+      asked: ['post /internal/runs/claim'],
+      handled: 0,
+    });
+    expect((await chain.claim('{"leaseSeconds": 30}')).status).toBe(200);
+    expect(chain.handled()).toBe(1);
+  });
+});
