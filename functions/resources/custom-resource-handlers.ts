@@ -18,7 +18,8 @@ import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { StreamSessions } from '../../shared/streams/stream-sessions.ts';
-import { APPLY_PATCH, plainWrites, type ResourceWrites } from './resource-writes.ts';
+import { deleteOptions } from './delete-options.ts';
+import { APPLY_PATCH, type ResourceWrites } from './resource-writes.ts';
 import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
 
@@ -49,8 +50,6 @@ type Operation = (request: KindRequest, location: ObjectLocation) => Promise<Api
  */
 export function customResourceHandlers(dependencies: KindHandlerDependencies): Record<string, RouteHandler> {
   const { objects, authorizer, kind, writes } = dependencies;
-  // A dry run has no side effects (no namespace, no Secret): the cluster only validates the object.
-  const dryRunWrites: ResourceWrites = { ...plainWrites(objects, kind), present: writes.present };
   const description = async () =>
     (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
   const authorize = (request: KindRequest, verb: string, location: ObjectLocation) =>
@@ -73,7 +72,6 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       toTable(await description(), [shown], {}, { version, includeObject: includeObjectOption(request.query) }),
     );
   };
-  const writesFor = (options: URLSearchParams) => (options.has('dryRun') ? dryRunWrites : writes);
 
   const operations: Record<ResourceOperation, Operation> = {
     async list(request, location) {
@@ -113,7 +111,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
         namespace: location.namespace,
       });
-      const { status, body } = await writesFor(options).create(location, object, options);
+      const { status, body } = await writes.create(location, object, options);
       return objectAnswer(request, status, body);
     },
     async get(request, location) {
@@ -127,20 +125,20 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       requireObjectType(request);
       const options = writeOptions(request.query, 'update');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-      const { status, body } = await writesFor(options).replace(location, object, options);
+      const { status, body } = await writes.replace(location, object, options);
       return objectAnswer(request, status, body);
     },
     async patch(request, location) {
       const type = patchType(request);
       const options = writeOptions(request.query, 'patch');
-      const { status, body } = await writesFor(options).patch(location, parseRequestBody(request), type, options);
+      const { status, body } = await writes.patch(location, parseRequestBody(request), type, options);
       return objectAnswer(request, status, body);
     },
+    // The kind's writes make a dry run's follow-ups (a namespace, a Secret) dry runs too.
     async delete(request, location) {
-      const options = writeOptions(request.query, 'delete');
-      const deleteOptions = request.body.length > 0 ? parseRequestBody(request) : undefined;
-      const { status, body } = await writesFor(options).delete(location, deleteOptions, options);
-      return objectAnswer(request, status, body);
+      const body = request.body.length > 0 ? parseRequestBody(request) : undefined;
+      const { status, body: deleted } = await writes.delete(location, deleteOptions(request.query, body));
+      return objectAnswer(request, status, deleted);
     },
     getStatus: (request, location) => operations.get(request, location),
     async replaceStatus(request, location) {
@@ -184,7 +182,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     const existing = await objects.find<PlatformObject>(objects.platformPath(kind, location));
     if (!existing) await authorize(request, 'create', location);
     else configuration.metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    const { status, body } = await writesFor(options).apply(location, configuration, options);
+    const { status, body } = await writes.apply(location, configuration, options);
     return objectAnswer(request, status, body);
   };
 
