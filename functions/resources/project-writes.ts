@@ -12,7 +12,8 @@ import { dryRunQuery, plainWrites, type ResourceWrites } from './resource-writes
  * Project, so the cluster's garbage collector removes it with it), deleting one deletes it.
  * A namespace that exists but belongs to no Project of that name is never adopted: 409.
  * With `secretsAccess`, the new namespace also gets the RoleBinding that lets the API server
- * write the VariableSets' Secrets there.
+ * write the VariableSets' Secrets there. A dry run changes nothing anywhere: the namespace's
+ * create or delete goes to the cluster as a dry run too, and the RoleBinding is left out.
  */
 export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSecretsAccess): ResourceWrites {
   const plain = plainWrites(objects, PROJECT);

@@ -40,7 +40,8 @@ interface Secret {
  * The rules are applied to the object a write produces, never to the shape of the request: a
  * patch is applied here to the stored object first, the result is judged (and refused when a
  * sensitive value it carries stands anywhere else in it), and what is sent to the cluster is
- * that result, pinned to the resourceVersion it was computed from.
+ * that result, pinned to the resourceVersion it was computed from. A dry run goes through the same
+ * rules, and its Secret writes go to the cluster as dry runs: nothing changes.
  */
 export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
   const plain = plainWrites(objects, VARIABLE_SET);
