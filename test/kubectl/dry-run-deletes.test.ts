@@ -1,28 +1,24 @@
 // Issue 20, Found 1 and Build 2: a dry run changes nothing anywhere. kubectl 1.33 sends a delete's dry run in the
 // body (DeleteOptions), not in the query; the server's own follow-up writes (a Project's namespace, a VariableSet's
 // Secret) are dry runs too. Every DeleteOptions field takes effect on the cluster or is a 400 naming it.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import type { RecordedRequest } from '../../infra/kube-emulator/index.ts';
-import { ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
 import {
   API,
-  GROUP,
   TEAM_PROJECT,
   expectStatus,
   projectObject,
+  rolloutObject,
   send,
   usePlatform,
+  variableSetObject,
   workspaceObject,
 } from '../resources/platform-fixture.ts';
-import { kubectlWith, platformKubeconfig, requireKubectl } from './kubectl-cli.ts';
+import { useAdminKubectl } from './kubectl-cli.ts';
 
 const platform = usePlatform({}, { tls: true });
-let home = '';
-let admin: ReturnType<typeof kubectlWith>;
+const admin = useAdminKubectl(platform);
 
 const DRY_RUN_BODY = { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], propagationPolicy: 'Background' };
 const SENSITIVE = 'dry-run-sensitive-value';
@@ -43,18 +39,13 @@ async function createOneOfEach(tag: string): Promise<Fixture[]> {
   const project = `dry-${tag}`;
   await send(url, token, 'POST', `${API}/projects`, projectObject(project)).then(expectStatus(201));
   await send(url, token, 'POST', namespaced('workspaces'), workspaceObject(`ws-${tag}`)).then(expectStatus(201));
-  await send(url, token, 'POST', namespaced('rollouts'), {
-    apiVersion: `${GROUP}/v1alpha1`,
-    kind: 'Rollout',
-    metadata: { name: `ro-${tag}` },
-    spec: { revision: 'r1', stages: [{ workspace: `ws-${tag}` }] },
-  }).then(expectStatus(201));
-  await send(url, token, 'POST', namespaced('variablesets'), {
-    apiVersion: `${GROUP}/v1alpha1`,
-    kind: 'VariableSet',
-    metadata: { name: `vs-${tag}` },
-    spec: { variables: [{ name: 'password', sensitive: true, value: SENSITIVE }] },
-  }).then(expectStatus(201));
+  await send(url, token, 'POST', namespaced('rollouts'), rolloutObject(`ro-${tag}`, [`ws-${tag}`])).then(
+    expectStatus(201),
+  );
+  const variables = [{ name: 'password', sensitive: true, value: SENSITIVE }];
+  await send(url, token, 'POST', namespaced('variablesets'), variableSetObject(`vs-${tag}`, variables)).then(
+    expectStatus(201),
+  );
   const secret = `/api/v1/namespaces/${TEAM_PROJECT}/secrets/variableset-vs-${tag}`;
   expect(await platform().clusterAdmin.find(secret)).toBeDefined();
   return [
@@ -98,24 +89,6 @@ function deleteWith(path: string, body: unknown, contentType = 'application/json
   return send(platform().gateway.url, platform().tokens.admin, 'DELETE', path, body, contentType);
 }
 
-beforeAll(async () => {
-  await requireKubectl();
-  home = await mkdtemp(join(tmpdir(), 'kubectl-dry-run-'));
-  const ca = join(home, 'ca.crt');
-  await writeFile(ca, platform().caCertificate!);
-  const config = join(home, 'admin.kubeconfig');
-  const written = await platformKubeconfig(
-    ['--server', platform().gateway.url, '--certificate-authority', ca, '--kubeconfig', config],
-    { input: `${ADMIN_PASSWORD}\n`, home },
-  );
-  expect(written.code, written.stderr).toBe(0);
-  admin = kubectlWith(config, home);
-});
-
-afterAll(async () => {
-  if (home) await rm(home, { recursive: true, force: true });
-});
-
 describe('issue 20: a server-side dry-run delete changes nothing anywhere', () => {
   it('issue 20: kubectl delete --dry-run=server of every kind leaves every object, Secret and namespace in place', async () => {
     const fixtures = await createOneOfEach('kubectl');
@@ -124,7 +97,7 @@ describe('issue 20: a server-side dry-run delete changes nothing anywhere', () =
       const args = ['delete', fixture.kubectlKind, name, '--dry-run=server'];
       if (fixture.kubectlKind !== 'project') args.push('-n', TEAM_PROJECT);
       let output = '';
-      const writes = await writesDuring(async () => (output = await admin.ok(args)));
+      const writes = await writesDuring(async () => (output = await admin().ok(args)));
       expect(output).toContain('deleted (server dry run)');
       expect(writes.length, fixture.kubectlKind).toBeGreaterThan(0);
       for (const write of writes) expect(isDryRun(write), `${write.method} ${write.rawUrl} ${write.body}`).toBe(true);
@@ -167,12 +140,10 @@ describe('issue 20: a server-side dry-run delete changes nothing anywhere', () =
 
 describe('issue 20: a dry-run create, replace, patch or apply of a Project or VariableSet writes no namespace and no Secret', () => {
   const project = (name: string) => projectObject(name);
-  const variableSet = (name: string, value: string, metadata: Record<string, unknown> = {}) => ({
-    apiVersion: `${GROUP}/v1alpha1`,
-    kind: 'VariableSet',
-    metadata: { name, ...metadata },
-    spec: { variables: [{ name: 'password', sensitive: true, value }] },
-  });
+  const variableSet = (name: string, value: string, metadata: Record<string, unknown> = {}) => {
+    const object = variableSetObject(name, [{ name: 'password', sensitive: true, value }]);
+    return { ...object, metadata: { name, ...metadata } };
+  };
 
   it('issue 20: a dry-run create or apply of a Project creates neither the Project nor its namespace', async () => {
     const { url } = platform().gateway;

@@ -5,7 +5,14 @@
 // beside `sensitive: true` by someone writing to the cluster directly, which only the presenter can hide.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
-import { API, GROUP, TEAM_PROJECT, expectStatus, send, usePlatform } from '../resources/platform-fixture.ts';
+import {
+  API,
+  TEAM_PROJECT,
+  expectStatus,
+  send,
+  usePlatform,
+  variableSetObject,
+} from '../resources/platform-fixture.ts';
 
 const platform = usePlatform();
 const collection = `${API}/namespaces/${TEAM_PROJECT}/variablesets`;
@@ -15,16 +22,9 @@ const REFERENCED = 'referenced-sensitive-77c2';
 const IN_CLEAR = 'stored-in-clear-a93b';
 const SECRETS = [INLINE, REFERENCED, IN_CLEAR];
 
-const variableSet = (name: string, variables: unknown[]) => ({
-  apiVersion: `${GROUP}/v1alpha1`,
-  kind: 'VariableSet',
-  metadata: { name },
-  spec: { variables },
-});
-
 /** What a VariableSet with a value in clear beside `sensitive: true` looks like in the cluster. */
 const clearVariableSet = (name: string, description = 'written to the cluster directly') => ({
-  ...variableSet(name, [{ name: 'token', sensitive: true, value: IN_CLEAR }]),
+  ...variableSetObject(name, [{ name: 'token', sensitive: true, value: IN_CLEAR }]),
   metadata: { name, namespace: TEAM_PROJECT, annotations: { note: description } },
 });
 
@@ -59,7 +59,7 @@ beforeAll(async () => {
   await call(
     'POST',
     collection,
-    variableSet('shown', [
+    variableSetObject('shown', [
       { name: 'inline', sensitive: true, value: INLINE },
       { name: 'referenced', sensitive: true, valueFrom: { secretKeyRef: { name: 'database', key: 'password' } } },
       { name: 'region', value: 'eu-west' },
@@ -142,7 +142,7 @@ describe('issue 20: sensitive values are absent from every answer', () => {
       await call(
         'POST',
         `${collection}?dryRun=All`,
-        variableSet('dry', [{ name: 'a', sensitive: true, value: INLINE }]),
+        variableSetObject('dry', [{ name: 'a', sensitive: true, value: INLINE }]),
       ),
       201,
     );
@@ -164,7 +164,7 @@ describe('issue 20: sensitive values are absent from every answer', () => {
       await call(
         'PATCH',
         `${collection}/dry-applied?dryRun=All&fieldManager=tests`,
-        toYaml(variableSet('dry-applied', [{ name: 'a', sensitive: true, value: INLINE }])),
+        toYaml(variableSetObject('dry-applied', [{ name: 'a', sensitive: true, value: INLINE }])),
         'application/apply-patch+yaml',
       ),
       201,
@@ -179,7 +179,7 @@ describe('issue 20: sensitive values are absent from every answer', () => {
       'PATCH',
       `${collection}/applied?fieldManager=tests`,
       toYaml(
-        variableSet('applied', [
+        variableSetObject('applied', [
           { name: 'inline', sensitive: true, value: INLINE },
           { name: 'referenced', sensitive: true, valueFrom: { secretKeyRef: { name: 'database', key: 'password' } } },
         ]),
