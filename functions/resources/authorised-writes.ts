@@ -35,9 +35,9 @@ export function authorisedWrites(
       if (configuration.metadata.resourceVersion === undefined) cluster.require({ ...patch, verb: 'create' });
       return writes.apply(location, configuration, options);
     },
-    delete(location, options, query) {
+    delete(location, options) {
       item('DELETE', location);
-      return writes.delete(location, options, query);
+      return writes.delete(location, options);
     },
     present: writes.present,
   };

@@ -18,7 +18,8 @@ import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { StreamSessions } from '../../shared/streams/stream-sessions.ts';
-import { APPLY_PATCH, plainWrites, type ResourceWrites, type WriteOptions } from './resource-writes.ts';
+import { deleteOptions } from './delete-options.ts';
+import { APPLY_PATCH, type ResourceWrites } from './resource-writes.ts';
 import { authorisedWrites } from './authorised-writes.ts';
 import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
@@ -44,8 +45,8 @@ type KindRequest = RouteRequest<ResourceRoute>;
 interface Authorised {
   location: ObjectLocation;
   cluster: AuthorisedObjects;
-  /** The kind's writes (a dry run's when `options` ask for one), each checked against the decision. */
-  writes(options: WriteOptions): ResourceWrites;
+  /** The kind's writes, each checked against the decision (a dry run's follow-ups are dry runs too). */
+  writes: ResourceWrites;
 }
 type Operation = (request: KindRequest, authorised: Authorised) => Promise<ApiResponse>;
 
@@ -58,8 +59,6 @@ type Operation = (request: KindRequest, authorised: Authorised) => Promise<ApiRe
  */
 export function customResourceHandlers(dependencies: KindHandlerDependencies): Record<string, RouteHandler> {
   const { objects, kind, writes } = dependencies;
-  // A dry run has no side effects (no namespace, no Secret): the cluster only validates the object.
-  const dryRunWrites: ResourceWrites = { ...plainWrites(objects, kind), present: writes.present };
   const description = async () =>
     (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
   /** An object, or a Table of it when kubectl asked for one. */
@@ -105,13 +104,13 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       if (table) return jsonResponse(200, toTable(await description(), items, body.metadata ?? {}, table));
       return jsonResponse(200, { ...body, items });
     },
-    async create(request, { location, writes: writesFor }) {
+    async create(request, { location, writes: checkedWrites }) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'create');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
         namespace: location.namespace,
       });
-      const { status, body } = await writesFor(options).create(location, object, options);
+      const { status, body } = await checkedWrites.create(location, object, options);
       return objectAnswer(request, status, body);
     },
     async get(request, { location, cluster }) {
@@ -121,24 +120,25 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       });
       return objectAnswer(request, 200, body);
     },
-    async replace(request, { location, writes: writesFor }) {
+    async replace(request, { location, writes: checkedWrites }) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'update');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-      const { status, body } = await writesFor(options).replace(location, object, options);
+      const { status, body } = await checkedWrites.replace(location, object, options);
       return objectAnswer(request, status, body);
     },
-    async patch(request, { location, writes: writesFor }) {
+    async patch(request, { location, writes: checkedWrites }) {
       const type = patchType(request);
       const options = writeOptions(request.query, 'patch');
-      const { status, body } = await writesFor(options).patch(location, parseRequestBody(request), type, options);
+      const { status, body } = await checkedWrites.patch(location, parseRequestBody(request), type, options);
       return objectAnswer(request, status, body);
     },
-    async delete(request, { location, writes: writesFor }) {
-      const options = writeOptions(request.query, 'delete');
-      const deleteOptions = request.body.length > 0 ? parseRequestBody(request) : undefined;
-      const { status, body } = await writesFor(options).delete(location, deleteOptions, options);
-      return objectAnswer(request, status, body);
+    // The kind's writes make a dry run's follow-ups (a namespace, a Secret) dry runs too.
+    async delete(request, { location, writes: checkedWrites }) {
+      const body = request.body.length > 0 ? parseRequestBody(request) : undefined;
+      const options = deleteOptions(request.query, body);
+      const { status, body: deleted } = await checkedWrites.delete(location, options);
+      return objectAnswer(request, status, deleted);
     },
     getStatus: (request, authorised) => operations.get(request, authorised),
     async replaceStatus(request, { location, cluster }) {
@@ -177,13 +177,13 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
    * resourceVersion goes with the apply as a precondition, so the cluster cannot create it in
    * between: what is sent is what was authorised.
    */
-  const apply: Operation = async (request, { location, cluster, writes: writesFor }) => {
+  const apply: Operation = async (request, { location, cluster, writes: checkedWrites }) => {
     const options = writeOptions(request.query, 'apply');
     const configuration = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
     const existing = await cluster.find<PlatformObject>(cluster.platformPath(kind, location));
     if (!existing) await request.authorisation.authoriseAlso('create');
     else configuration.metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    const { status, body } = await writesFor(options).apply(location, configuration, options);
+    const { status, body } = await checkedWrites.apply(location, configuration, options);
     return objectAnswer(request, status, body);
   };
 
@@ -201,7 +201,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
           ...(subresource !== undefined ? { subresource } : {}),
         },
         cluster,
-        writes: (options) => authorisedWrites(options.has('dryRun') ? dryRunWrites : writes, cluster, kind),
+        writes: authorisedWrites(writes, cluster, kind),
       };
       try {
         return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(

@@ -4,14 +4,16 @@ import { statusError } from '../../shared/resources/kubernetes-status.ts';
 import { PROJECT } from '../../shared/resources/platform-kinds.ts';
 import { isOwnedBy, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { bindProjectSecrets } from './project-secrets-binding.ts';
-import { plainWrites, type ResourceWrites } from './resource-writes.ts';
+import { isDeleteDryRun, refuseOrphaning } from './delete-options.ts';
+import { dryRunQuery, plainWrites, type ResourceWrites } from './resource-writes.ts';
 
 /**
  * Projects own the namespace of the same name: creating one creates the namespace (owned by the
  * Project, so the cluster's garbage collector removes it with it), deleting one deletes it.
  * A namespace that exists but belongs to no Project of that name is never adopted: 409.
  * With `secretsAccess`, the new namespace also gets the RoleBinding that lets the API server
- * write the VariableSets' Secrets there.
+ * write the VariableSets' Secrets there. A dry run changes nothing anywhere: the namespace's
+ * create or delete goes to the cluster as a dry run too, and the RoleBinding is left out.
  */
 export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSecretsAccess): ResourceWrites {
   const plain = plainWrites(objects, PROJECT);
@@ -32,6 +34,15 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
     }
   };
 
+  const namespaceOf = (project: PlatformObject) => {
+    const name = project.metadata.name!;
+    return {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, labels: { [projectLabel]: name }, ownerReferences: [ownerReferenceTo(project)] },
+    };
+  };
+
   return {
     ...plain,
     async create(location, object, options) {
@@ -39,15 +50,20 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
       const created = await plain.create(location, object, options);
       const project = created.body;
       const name = project.metadata.name!;
+      // A dry run asks the cluster whether the namespace could be created too, and changes nothing.
+      if (options.has('dryRun')) {
+        await objects.send({
+          method: 'POST',
+          path: objects.corePath('namespaces'),
+          body: namespaceOf(project),
+          query: dryRunQuery(true),
+        });
+        return created;
+      }
       const namespacePath = objects.corePath('namespaces', { name });
       let namespaceCreated = false;
       try {
-        const namespace = {
-          apiVersion: 'v1',
-          kind: 'Namespace',
-          metadata: { name, labels: { [projectLabel]: name }, ownerReferences: [ownerReferenceTo(project)] },
-        };
-        await objects.send({ method: 'POST', path: objects.corePath('namespaces'), body: namespace });
+        await objects.send({ method: 'POST', path: objects.corePath('namespaces'), body: namespaceOf(project) });
         namespaceCreated = true;
         if (secretsAccess) await bindProjectSecrets(objects, secretsAccess, name);
       } catch (error) {
@@ -75,11 +91,14 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
       }
       return plain.apply(location, configuration, options);
     },
-    async delete(location, options, query) {
-      const deleted = await plain.delete(location, options, query);
+    async delete(location, options) {
+      refuseOrphaning(options, PROJECT.plural, 'namespace');
+      const deleted = await plain.delete(location, options);
       const namespacePath = objects.corePath('namespaces', { name: location.name });
       const namespace = await objects.find<PlatformObject>(namespacePath);
-      if (namespace && isOwnedBy(namespace, deleted.body.metadata.uid)) await objects.deleteIfPresent(namespacePath);
+      // The namespace follows the Project's delete, as a dry run when that was one.
+      if (namespace && isOwnedBy(namespace, deleted.body.metadata.uid))
+        await objects.deleteIfPresent(namespacePath, dryRunQuery(isDeleteDryRun(options)));
       return deleted;
     },
   };

@@ -1,6 +1,7 @@
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
 import type { PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
+import { isDeleteDryRun, type DeleteOptions } from './delete-options.ts';
 
 /** A cluster answer to hand back to the caller: its status code and object. */
 export interface WriteAnswer {
@@ -24,12 +25,18 @@ export interface ResourceWrites {
   patch(location: ObjectLocation, patch: unknown, contentType: string, options: WriteOptions): Promise<WriteAnswer>;
   /** Server-side apply of a configuration (already checked against the URL) as `options`' fieldManager. */
   apply(location: ObjectLocation, configuration: PlatformObject, options: WriteOptions): Promise<WriteAnswer>;
-  delete(location: ObjectLocation, options: unknown, query: WriteOptions): Promise<WriteAnswer>;
+  /** A delete with its checked options (a dry run included), sent as the body and, for a dry run, also as `?dryRun=All`. */
+  delete(location: ObjectLocation, options: DeleteOptions): Promise<WriteAnswer>;
   /** The object as callers may see it. */
   present(object: PlatformObject): PlatformObject;
 }
 
-/** Writes that pass straight through to the cluster (and every dry run, which has no side effects). */
+/** The query that makes a follow-up write (a namespace, a Secret) a dry run when the caller's write is one. */
+export function dryRunQuery(dryRun: boolean): URLSearchParams {
+  return new URLSearchParams(dryRun ? { dryRun: 'All' } : {});
+}
+
+/** Writes that pass straight through to the cluster. */
 export function plainWrites(objects: ClusterObjects, kind: PlatformKind): ResourceWrites {
   const path = (location: ObjectLocation) => objects.platformPath(kind, location);
   return {
@@ -53,8 +60,14 @@ export function plainWrites(objects: ClusterObjects, kind: PlatformKind): Resour
         contentType: APPLY_PATCH,
         query,
       }),
-    delete: (location, options, query) =>
-      objects.send<PlatformObject>({ method: 'DELETE', path: path(location), body: options, query }),
+    // The dry run goes in the query too: kube-apiserver reads the body's options, a proxy may only see the query.
+    delete: (location, options) =>
+      objects.send<PlatformObject>({
+        method: 'DELETE',
+        path: path(location),
+        body: options,
+        query: dryRunQuery(isDeleteDryRun(options)),
+      }),
     present: (object) => object,
   };
 }

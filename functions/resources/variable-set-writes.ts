@@ -5,7 +5,14 @@ import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
 import { objectForWrite } from './resource-body.ts';
-import { plainWrites, type ResourceWrites, type WriteAnswer } from './resource-writes.ts';
+import { isDeleteDryRun, refuseOrphaning } from './delete-options.ts';
+import {
+  dryRunQuery,
+  plainWrites,
+  type ResourceWrites,
+  type WriteAnswer,
+  type WriteOptions,
+} from './resource-writes.ts';
 
 const JSON_PATCH = 'application/json-patch+json';
 // How often a patch is recomputed when the object changed between reading it and writing the result.
@@ -33,14 +40,23 @@ interface Secret {
  * The rules are applied to the object a write produces, never to the shape of the request: a
  * patch is applied here to the stored object first, the result is judged (and refused when a
  * sensitive value it carries stands anywhere else in it), and what is sent to the cluster is
- * that result, pinned to the resourceVersion it was computed from.
+ * that result, pinned to the resourceVersion it was computed from. A dry run goes through the same
+ * rules, and its Secret writes go to the cluster as dry runs: nothing changes.
  */
 export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
   const plain = plainWrites(objects, VARIABLE_SET);
   const secretPath = (namespace: string | undefined, name?: string) => objects.corePath('secrets', { namespace, name });
 
-  /** Makes the Secret hold exactly the keys the stored VariableSet refers to, with `values` as the new ones. */
-  const syncSecret = async (variableSet: PlatformObject, values: Record<string, string>): Promise<void> => {
+  /**
+   * Makes the Secret hold exactly the keys the stored VariableSet refers to, with `values` as the new ones.
+   * For a dry run each write is sent as one too: the cluster validates it and nothing changes.
+   */
+  const syncSecret = async (
+    variableSet: PlatformObject,
+    values: Record<string, string>,
+    dryRun: boolean,
+  ): Promise<void> => {
+    const query = dryRunQuery(dryRun);
     const { namespace, name } = variableSet.metadata;
     const secretName = sensitiveValuesSecretName(name!);
     const existing = await objects.find<Secret>(secretPath(namespace, secretName));
@@ -50,7 +66,7 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
       if (value !== undefined) data[key] = value;
     }
     if (Object.keys(data).length === 0) {
-      if (existing) await objects.deleteIfPresent(secretPath(namespace, secretName));
+      if (existing) await objects.deleteIfPresent(secretPath(namespace, secretName), query);
       return;
     }
     const secret = {
@@ -66,8 +82,8 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
       },
       data,
     };
-    if (existing) await objects.send({ method: 'PUT', path: secretPath(namespace, secretName), body: secret });
-    else await objects.send({ method: 'POST', path: secretPath(namespace), body: secret });
+    if (existing) await objects.send({ method: 'PUT', path: secretPath(namespace, secretName), body: secret, query });
+    else await objects.send({ method: 'POST', path: secretPath(namespace), body: secret, query });
   };
 
   const present = (object: PlatformObject): PlatformObject => {
@@ -101,9 +117,15 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
     return answer.body;
   };
 
-  const written = async (answer: WriteAnswer, values: Record<string, string>): Promise<WriteAnswer> => {
-    await syncSecret(answer.body, values);
-    return { status: answer.status, body: present(await withCount(answer.body)) };
+  // A dry run's answer is the cluster's dry-run answer: the status it would get is not written.
+  const written = async (
+    answer: WriteAnswer,
+    values: Record<string, string>,
+    options: WriteOptions,
+  ): Promise<WriteAnswer> => {
+    const dryRun = options.has('dryRun');
+    await syncSecret(answer.body, values, dryRun);
+    return { status: answer.status, body: present(dryRun ? answer.body : await withCount(answer.body)) };
   };
 
   return {
@@ -111,9 +133,10 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
       const { object: stored, values } = guardedObject(object, object.metadata.name ?? '');
       const answer = await plain.create(location, stored, options);
       try {
-        return await written(answer, values);
+        return await written(answer, values, options);
       } catch (error) {
-        // A VariableSet whose sensitive values were not kept is not what the caller asked for.
+        // A VariableSet whose sensitive values were not kept is not what the caller asked for (a dry run created none).
+        if (options.has('dryRun')) throw error;
         await objects
           .deleteIfPresent(
             objects.platformPath(VARIABLE_SET, { namespace: location.namespace, name: answer.body.metadata.name }),
@@ -124,7 +147,7 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
     },
     async replace(location, object, options) {
       const { object: stored, values } = guardedObject(object, location.name!);
-      return written(await plain.replace(location, stored, options), values);
+      return written(await plain.replace(location, stored, options), values, options);
     },
     async patch(location, patch, contentType, options) {
       for (let attempt = 1; ; attempt++) {
@@ -144,10 +167,11 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
         );
         const { object: stored, values } = guardedObject(result, location.name!);
         try {
-          return await written(await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH, options), {
-            ...storedInClear,
-            ...values,
-          });
+          return await written(
+            await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH, options),
+            { ...storedInClear, ...values },
+            options,
+          );
         } catch (error) {
           // Someone wrote in between: recompute on the new object, unless the caller pinned a resourceVersion of their own.
           const pinnedByCaller = stored.metadata.resourceVersion !== current.metadata.resourceVersion;
@@ -162,11 +186,15 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
     },
     async apply(location, configuration, options) {
       const { object: stored, values } = guardedObject(configuration, location.name!);
-      return written(await plain.apply(location, stored, options), values);
+      return written(await plain.apply(location, stored, options), values, options);
     },
-    async delete(location, options, query) {
-      const answer = await plain.delete(location, options, query);
-      await objects.deleteIfPresent(secretPath(location.namespace, sensitiveValuesSecretName(location.name!)));
+    async delete(location, options) {
+      refuseOrphaning(options, VARIABLE_SET.plural, 'Secret');
+      const answer = await plain.delete(location, options);
+      await objects.deleteIfPresent(
+        secretPath(location.namespace, sensitiveValuesSecretName(location.name!)),
+        dryRunQuery(isDeleteDryRun(options)),
+      );
       return { status: answer.status, body: present(answer.body) };
     },
     present,

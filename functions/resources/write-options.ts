@@ -1,6 +1,7 @@
 import { statusError, type KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 
-type WriteVerb = 'create' | 'update' | 'patch' | 'apply' | 'delete';
+// A delete's options are DeleteOptions (`delete-options.ts`).
+type WriteVerb = 'create' | 'update' | 'patch' | 'apply';
 
 const FIELD_VALIDATION = ['Ignore', 'Warn', 'Strict'];
 // Printable ASCII up to 128 characters, as kube-apiserver validates a field manager.
@@ -12,7 +13,7 @@ function invalid(message: string): KubernetesStatusError {
 
 /**
  * The write options of a request that go on to the cluster, each checked: `dryRun=All`, `fieldManager`,
- * `fieldValidation` (not on delete), and `force` (server-side apply only, where `fieldManager` is required).
+ * `fieldValidation`, and `force` (server-side apply only, where `fieldManager` is required).
  * Anything else in the query stays behind.
  */
 export function writeOptions(query: URLSearchParams, verb: WriteVerb): URLSearchParams {
@@ -23,7 +24,6 @@ export function writeOptions(query: URLSearchParams, verb: WriteVerb): URLSearch
       throw invalid(`dryRun: Unsupported value: "${dryRun.find((value) => value !== 'All')}": supported values: "All"`);
     options.set('dryRun', 'All');
   }
-  if (verb === 'delete') return options;
   const manager = query.get('fieldManager');
   if (manager !== null) {
     if (!FIELD_MANAGER.test(manager))

@@ -13,7 +13,7 @@ import { applyConfiguration, parseApplyConfiguration } from './server-side-apply
 import type { RequestInfo } from './request-info.ts';
 import { apiVersionOf } from './resource-registry.ts';
 import type { ResourceType } from './resource-registry.ts';
-import type { Preconditions } from './resource-store.ts';
+import { readDeleteOptions, type EmulatedDeleteOptions } from './delete-options.ts';
 import { applyDefaults } from './schema-defaulting.ts';
 import { pruneUnknownFields } from './schema-pruning.ts';
 import {
@@ -175,20 +175,13 @@ function applyPatch(type: ResourceType, current: KubeObject, body: string, conte
   }
 }
 
-function parsePreconditions(body: string): Preconditions {
-  if (body.trim() === '') return {};
-  const options = parseJson(body) as { preconditions?: Preconditions } | null;
-  return options?.preconditions ?? {};
-}
-
 function deleteReply(
   context: EmulatorContext,
   type: ResourceType,
   info: RequestInfo,
-  body: string,
-  dryRun: boolean,
+  { dryRun, preconditions }: EmulatedDeleteOptions,
 ): JsonReply {
-  const deleted = context.store.delete(type, info.namespace, info.name, parsePreconditions(body), dryRun);
+  const deleted = context.store.delete(type, info.namespace, info.name, preconditions, dryRun);
   const pending = !dryRun && context.store.find(type, info.namespace, info.name) !== undefined;
   if (pending || type.returnsDeletedObject || type.resource === 'namespaces') {
     return { status: pending ? 202 : 200, body: presentObject(type, info.version, deleted) };
@@ -210,9 +203,17 @@ function deleteReply(
   };
 }
 
-function deleteCollectionReply(context: EmulatorContext, type: ResourceType, info: RequestInfo, url: URL): JsonReply {
+function deleteCollectionReply(
+  context: EmulatorContext,
+  type: ResourceType,
+  info: RequestInfo,
+  url: URL,
+  { dryRun, preconditions }: EmulatedDeleteOptions,
+): JsonReply {
   const listed = listReply(context, type, info, url).body as { items: KubeObject[] };
-  const items = listed.items.map((item) => context.store.delete(type, item.metadata.namespace, item.metadata.name!));
+  const items = listed.items.map((item) =>
+    context.store.delete(type, item.metadata.namespace, item.metadata.name!, preconditions, dryRun),
+  );
   return {
     status: 200,
     body: {
@@ -285,7 +286,8 @@ export function handleResourceRequest(
   if (type.namespaced && !info.namespace && info.verb !== 'list') throw methodNotAllowed();
   if (!type.namespaced && info.namespace && type.resource !== 'namespaces') throw pathNotFound();
   const present = (object: KubeObject): KubeObject => presentObject(type, info.version, object);
-  const dryRun = isDryRun(url);
+  // A delete reads its dry run from its DeleteOptions (the body's, or the query's without a body).
+  const dryRun = info.verb === 'delete' || info.verb === 'deletecollection' ? false : isDryRun(url);
   switch (info.verb) {
     case 'get':
       return { status: 200, body: present(context.store.get(type, info.namespace, info.name)) };
@@ -326,9 +328,9 @@ export function handleResourceRequest(
     }
     case 'delete':
       if (info.subresource) throw methodNotAllowed();
-      return deleteReply(context, type, info, body, dryRun);
+      return deleteReply(context, type, info, readDeleteOptions(url, body));
     case 'deletecollection':
-      return deleteCollectionReply(context, type, info, url);
+      return deleteCollectionReply(context, type, info, url, readDeleteOptions(url, body));
     default:
       throw methodNotAllowed();
   }

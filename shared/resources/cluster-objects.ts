@@ -60,9 +60,9 @@ export class ClusterObjects {
     return answer.body as T;
   }
 
-  /** DELETEs an object that may already be gone. */
-  async deleteIfPresent(path: string): Promise<void> {
-    const answer = await this.#rest.call({ method: 'DELETE', path });
+  /** DELETEs an object that may already be gone; `query` carries `dryRun=All` for a follow-up of a dry run. */
+  async deleteIfPresent(path: string, query?: URLSearchParams): Promise<void> {
+    const answer = await this.#rest.call({ method: 'DELETE', path, ...(query ? { query } : {}) });
     if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw clusterFailure(answer);
   }
 }

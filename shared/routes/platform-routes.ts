@@ -146,7 +146,12 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
         { requestSchema: object },
       ),
       route('patch', 'PATCH', item, `Patch a ${kind.kind}.`, { requestSchema: PATCH_SCHEMA }),
-      route('delete', 'DELETE', item, `Delete a ${kind.kind}.`),
+      route(
+        'delete',
+        'DELETE',
+        item,
+        `Delete a ${kind.kind}${kind.namespaced ? '' : ' and its namespace'}. Options in a \`DeleteOptions\` body (JSON or YAML) or the query, each passed on or 400: \`dryRun\` (\`All\`: nothing deleted anywhere, the object answered), \`propagationPolicy\`, \`gracePeriodSeconds\`, and (body only) \`preconditions\` (\`uid\`, \`resourceVersion\`; a mismatch is 409).`,
+      ),
       route('getStatus', 'GET', `${item}/status`, `Read a ${kind.kind} through its status subresource.`),
       route('replaceStatus', 'PUT', `${item}/status`, `Replace a ${kind.kind}'s status (other fields are ignored).`, {
         requestSchema: object,

@@ -1,7 +1,10 @@
 // The real kubectl binary and the `platform-api kubeconfig` command, run as child processes against the platform.
 import { spawn } from 'node:child_process';
-import { access, constants } from 'node:fs/promises';
+import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
 
 export const KUBECTL = join(REPO_ROOT, '.tools/bin/kubectl');
@@ -66,6 +69,34 @@ export function kubectlWith(kubeconfig: string, home: string) {
 /** `platform-api kubeconfig` writing `kubeconfig` for the server. */
 export function platformKubeconfig(args: string[], options: { input?: string; home: string }): Promise<CliResult> {
   return runCli(process.execPath, [join(REPO_ROOT, 'bin/platform-api.js'), 'kubeconfig', ...args], options);
+}
+
+/**
+ * kubectl as the admin for a test file, against a platform serving HTTPS (`usePlatform(env, { tls: true })`): the
+ * kubeconfig `platform-api kubeconfig` writes, in a home of its own removed after the file.
+ */
+export function useAdminKubectl(
+  platform: () => { gateway: { url: string }; caCertificate?: string },
+): () => ReturnType<typeof kubectlWith> {
+  let home = '';
+  let admin: ReturnType<typeof kubectlWith> | undefined;
+  beforeAll(async () => {
+    await requireKubectl();
+    home = await mkdtemp(join(tmpdir(), 'kubectl-admin-'));
+    const ca = join(home, 'ca.crt');
+    await writeFile(ca, platform().caCertificate!);
+    const config = join(home, 'admin.kubeconfig');
+    const written = await platformKubeconfig(
+      ['--server', platform().gateway.url, '--certificate-authority', ca, '--kubeconfig', config],
+      { input: `${ADMIN_PASSWORD}\n`, home },
+    );
+    if (written.code !== 0) throw new Error(`platform-api kubeconfig exited ${written.code}: ${written.stderr}`);
+    admin = kubectlWith(config, home);
+  });
+  afterAll(async () => {
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+  return () => admin!;
 }
 
 /** Waits until `check` holds, polling; fails after `timeoutMs` with `describe()` in the message. */

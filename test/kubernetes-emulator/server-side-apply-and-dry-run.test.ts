@@ -149,3 +149,60 @@ describe('dryRun=All validates a write and stores nothing', () => {
     expect(await stored('dry')).toBeDefined();
   });
 });
+
+describe("issue 20: DeleteOptions in a delete's body are read as kube-apiserver reads them", () => {
+  const remove = (path: string, options?: unknown) =>
+    rawRequest(emulator(), path, {
+      method: 'DELETE',
+      ...(options === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(options) }),
+    });
+  const create = (name: string) =>
+    rawRequest(emulator(), collection, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: configuration(name, { source, tool: { version: '1.8.2' } }),
+    });
+
+  it("issue 20: the body's dryRun All (as kubectl 1.33 sends it) deletes nothing, for one object and a collection", async () => {
+    await create('body-dry');
+    const kubectlBody = { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], propagationPolicy: 'Background' };
+    const answer = await remove(`${collection}/body-dry`, kubectlBody);
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as any).metadata.name).toBe('body-dry');
+    expect(await stored('body-dry')).toBeDefined();
+    expect((await remove(collection, kubectlBody)).status).toBe(200);
+    expect(await stored('body-dry')).toBeDefined();
+    const namespace = await remove('/api/v1/namespaces/team', kubectlBody);
+    expect(namespace.status).toBe(200);
+    expect(((await rawRequest(emulator(), '/api/v1/namespaces/team').then((r) => r.json())) as any).status.phase).toBe(
+      'Active',
+    );
+  });
+
+  it('issue 20: with a body the query is not read (kube-apiserver decodes one or the other): a query dry run beside a body deletes', async () => {
+    await create('body-wins');
+    expect(
+      (await remove(`${collection}/body-wins?dryRun=All`, { kind: 'DeleteOptions', apiVersion: 'v1' })).status,
+    ).toBe(200);
+    expect(await stored('body-wins')).toBeUndefined();
+  });
+
+  it('issue 20: DeleteOptions are validated: an unknown dryRun or propagationPolicy is a 422 of DeleteOptions, preconditions apply', async () => {
+    await create('body-checked');
+    for (const options of [
+      { dryRun: ['Some'] },
+      { propagationPolicy: 'Sideways' },
+      { propagationPolicy: 'Orphan', orphanDependents: true },
+    ]) {
+      const refused = await remove(`${collection}/body-checked`, options);
+      expect(refused.status, JSON.stringify(options)).toBe(422);
+      expect(((await refused.json()) as any).message).toMatch(/^DeleteOptions\.meta\.k8s\.io "" is invalid: /);
+    }
+    expect((await remove(`${collection}/body-checked?propagationPolicy=Sideways`)).status).toBe(422);
+    expect((await remove(`${collection}/body-checked`, { preconditions: { uid: 'other' } })).status).toBe(409);
+    expect((await remove(collection, { dryRun: ['All'], preconditions: { uid: 'other' } })).status).toBe(409);
+    expect(await stored('body-checked')).toBeDefined();
+  });
+});

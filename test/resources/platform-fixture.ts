@@ -224,3 +224,16 @@ export function workspaceObject(name: string, labels: Record<string, string> = {
     },
   };
 }
+
+export function variableSetObject(name: string, variables: unknown[]): Record<string, unknown> {
+  return { apiVersion: `${GROUP}/v1alpha1`, kind: 'VariableSet', metadata: { name }, spec: { variables } };
+}
+
+export function rolloutObject(name: string, workspaces: string[]): Record<string, unknown> {
+  return {
+    apiVersion: `${GROUP}/v1alpha1`,
+    kind: 'Rollout',
+    metadata: { name },
+    spec: { revision: 'r1', stages: workspaces.map((workspace) => ({ workspace })) },
+  };
+}

@@ -36,7 +36,7 @@ interface PlainRequestWrites {
     patch: unknown,
     contentType: string,
   ): ReturnType<ReturnType<typeof variableSetWrites>['patch']>;
-  delete(location: ObjectLocation, options: unknown): ReturnType<ReturnType<typeof variableSetWrites>['delete']>;
+  delete(location: ObjectLocation): ReturnType<ReturnType<typeof variableSetWrites>['delete']>;
   present: ReturnType<typeof variableSetWrites>['present'];
 }
 let writes: PlainRequestWrites;
@@ -56,7 +56,7 @@ beforeAll(async () => {
     create: (at, object) => all.create(at, object, none()),
     replace: (at, object) => all.replace(at, object, none()),
     patch: (at, patch, contentType) => all.patch(at, patch, contentType, none()),
-    delete: (at, options) => all.delete(at, options, none()),
+    delete: (at) => all.delete(at, { kind: 'DeleteOptions', apiVersion: 'v1' }),
     present: all.present,
   };
 });
@@ -454,7 +454,7 @@ describe("Answers never carry a sensitive variable's value, however it came to b
       body: [{ op: 'add', path: '/spec/variables/0/value', value: 'smuggled' }],
       contentType: JSON_PATCH,
     });
-    const answer = await writes.delete(location(name), {});
+    const answer = await writes.delete(location(name));
     expect(answer.status).toBe(200);
     expect(JSON.stringify(answer.body)).not.toContain('smuggled');
     expect(await secretOf(name)).toBeUndefined();

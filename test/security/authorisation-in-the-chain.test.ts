@@ -349,7 +349,7 @@ describe('issue 20: a handler reaches the cluster only as it was authorised (an 
     await expect((async () => writes.apply(location, object(), new URLSearchParams()))()).rejects.toThrow(
       /tried to create/,
     );
-    await expect((async () => writes.delete(location, undefined, new URLSearchParams()))()).rejects.toThrow(
+    await expect((async () => writes.delete(location, { kind: 'DeleteOptions', apiVersion: 'v1' }))()).rejects.toThrow(
       /tried to delete/,
     );
     await expect((async () => writes.create({ namespace: 'ns' }, object(), new URLSearchParams()))()).rejects.toThrow(
