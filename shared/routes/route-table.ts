@@ -10,6 +10,7 @@ import {
 import { routeAnswers } from './route-answers.ts';
 import type { ResourceOperation } from '../resources/platform-kinds.ts';
 import { effectiveAuthorisation, type RouteAuthorisation } from './route-authorisation.ts';
+import { storableSchema } from '../runtime/storable-schema.ts';
 
 /**
  * The route table: every route the service answers, declared once. The local gateway, each
@@ -79,9 +80,24 @@ export interface RouteDefinition {
 export function routeTable(apiGroup: string): RouteDefinition[] {
   return declaredRoutes(apiGroup).map((route: RouteDefinition) => ({
     ...checkedAuthorisation(route),
+    ...storableInput(route),
     pathParameters: pathParameterSchemas(route),
     errorResponses: routeAnswers(route),
   }));
+}
+
+/**
+ * The schemas the chain checks a request against, holding every string and integer to what storage
+ * can take (runtime/storable-schema.ts): no route can forget it. A body the cluster judges keeps the
+ * schema that documents it.
+ */
+function storableInput(route: RouteDefinition): Pick<RouteDefinition, 'requestSchema' | 'querySchema'> {
+  return {
+    ...(route.requestSchema
+      ? { requestSchema: route.bodyJudgedByCluster ? route.requestSchema : storableSchema(route.requestSchema) }
+      : {}),
+    ...(route.querySchema ? { querySchema: storableSchema(route.querySchema) } : {}),
+  };
 }
 
 /** The route, once it declares how it is authorised: a route without a declaration fails the table's build. */
