@@ -36,13 +36,28 @@ export function parseRequestBody(request: HandlerRequest): unknown {
   }
 }
 
+/**
+ * How many times one anchored YAML value (`&name`, then each `*name`) may appear in a body: a handful
+ * is what people write; a YAML bomb needs thousands (the `yaml` library counts the anchor and every
+ * alias, an alias of a collection once per alias inside it).
+ */
+export const YAML_ALIAS_LIMIT = 100;
+
+// The `yaml` library's words when the alias limit is reached.
+const EXCESSIVE_ALIASES = /^Excessive alias count/;
+
 // One document only, no custom tags, and aliases bounded: a YAML bomb is refused, not expanded.
 function parseYamlBody(text: string): unknown {
   let document: unknown;
   try {
-    document = parseYaml(text, { maxAliasCount: 100, customTags: [], uniqueKeys: true });
+    document = parseYaml(text, { maxAliasCount: YAML_ALIAS_LIMIT, customTags: [], uniqueKeys: true });
   } catch (error) {
-    throw badRequest(`the request body is not valid YAML: ${(error as Error).message.split('\n', 1)[0]}`);
+    const problem = (error as Error).message.split('\n', 1)[0]!;
+    throw badRequest(
+      EXCESSIVE_ALIASES.test(problem)
+        ? `the request body is refused: a YAML anchor and its aliases stand for more than ${YAML_ALIAS_LIMIT} values`
+        : `the request body is not valid YAML: ${problem}`,
+    );
   }
   try {
     assertNestingWithinLimit(document);
