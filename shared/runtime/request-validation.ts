@@ -7,7 +7,7 @@ import type { ApiRequest } from '../http/api-request.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
-import { NO_NUL_PATTERN } from './storable-schema.ts';
+import { NO_NUL_PATTERN, NUL_REFUSAL } from './storable-schema.ts';
 
 /**
  * The annotation a request schema (or one of its top-level properties) carries to name the
@@ -131,7 +131,7 @@ function problemOf(error: ErrorObject): string {
     case 'pattern':
       // The pattern every string gains (storable-schema.ts) says in words what it refuses.
       return (error.params as { pattern: string }).pattern === NO_NUL_PATTERN
-        ? 'must not contain the NUL character (U+0000)'
+        ? NUL_REFUSAL
         : (error.message ?? 'is invalid');
     default:
       return error.message ?? 'is invalid';

@@ -11,6 +11,9 @@ type Schema = Record<string, unknown>;
 /** A string without NUL: what a `text` column (and a Kubernetes name or label) can hold. */
 export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 
+/** What a refusal of NUL says after the field's name. */
+export const NUL_REFUSAL = 'must not contain the NUL character (U+0000)';
+
 /**
  * The range of a PostgreSQL `integer` (int4). Every integer a client sends is held to it, also the
  * log line numbers whose column is `bigint`: the statements bind them as `integer` parameters
@@ -85,4 +88,27 @@ function holdToIntegerRange(schema: Schema): void {
   const { minimum, maximum } = STORABLE_INTEGER_RANGE;
   schema.minimum = typeof schema.minimum === 'number' ? Math.max(schema.minimum, minimum) : minimum;
   schema.maximum = typeof schema.maximum === 'number' ? Math.min(schema.maximum, maximum) : maximum;
+}
+
+/**
+ * Where a parsed document without a schema of its own (a resource body, judged by the cluster) holds
+ * a NUL, in a value or a key: the field, written as refusals name fields (`spec.variables[0].value`),
+ * or undefined. The document is within the nesting limit already, so the recursion is bounded.
+ */
+export function fieldWithNul(value: unknown, field = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? field : undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = fieldWithNul(item, `${field}[${index}]`);
+      if (found !== undefined) return found;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const path = field ? `${field}.${key}` : key;
+      if (key.includes('\u0000')) return path;
+      const found = fieldWithNul(item, path);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }

@@ -4,7 +4,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { ERROR_REASON_DEFINITION } from '../../shared/runtime/request-validation.ts';
-import { STORABLE_INTEGER_RANGE, storableSchema } from '../../shared/runtime/storable-schema.ts';
+import { STORABLE_INTEGER_RANGE, fieldWithNul, storableSchema } from '../../shared/runtime/storable-schema.ts';
 
 const NUL = 'a\u0000b';
 const ajv = new Ajv2020({ strict: true }).addKeyword(ERROR_REASON_DEFINITION);
@@ -86,5 +86,20 @@ describe('storableSchema: every string refuses NUL, every integer holds to int4,
 
   it('what it makes is valid JSON Schema 2020-12', () => {
     expect(ajv.validateSchema(storableSchema(SCHEMA)), ajv.errorsText()).toBe(true);
+  });
+});
+
+describe('fieldWithNul: where a document without a schema (a resource body) holds a NUL, named as refusals name fields', () => {
+  it.each([
+    [{ metadata: { name: NUL } }, 'metadata.name'],
+    [{ spec: { variables: [{ value: 'ok' }, { value: NUL }] } }, 'spec.variables[1].value'],
+    [{ metadata: { labels: { [NUL]: 'v' } } }, `metadata.labels.${NUL}`],
+    [[{ op: 'add', path: '/spec/x', value: NUL }], '[0].value'],
+  ])('%j: %s', (document, field) => {
+    expect(fieldWithNul(document)).toBe(field);
+  });
+
+  it('finds none in a document without NUL, whatever else its strings hold', () => {
+    expect(fieldWithNul({ spec: { a: ['\u0001', 'é', '\\u0000'], b: 1, c: null, d: true } })).toBeUndefined();
   });
 });

@@ -14,23 +14,13 @@ import {
   API,
   TEAM_PROJECT,
   expectStatus,
-  projectObject,
-  rolloutObject,
   send,
   usePlatform,
-  variableSetObject,
+  validObject,
   workspaceObject,
 } from './platform-fixture.ts';
 
 const platform = usePlatform();
-
-/** A valid object of each kind, named `name`. */
-const VALID_OBJECTS: Record<string, (name: string) => Record<string, unknown>> = {
-  Project: (name) => projectObject(name),
-  Workspace: (name) => workspaceObject(name),
-  Rollout: (name) => rolloutObject(name, ['network']),
-  VariableSet: (name) => variableSetObject(name, [{ name: 'region', value: 'eu-west-1' }]),
-};
 
 /** Names no kind takes, and names only a DNS label refuses (a Project's). */
 const INVALID_NAMES = ['..', '.', 'Upper', 'under_score', '-leading', 'trailing-', 'a/b', 'a'.repeat(254)];
@@ -65,7 +55,7 @@ describe('Issue 20: metadata.name in a body is checked like a name in a path, fo
     async (_, kind) => {
       const names = kind.namespaced ? INVALID_NAMES : [...INVALID_NAMES, ...INVALID_LABELS];
       for (const name of names) {
-        for (const write of writes(kind, withMetadata(VALID_OBJECTS[kind.kind]!('named-right'), { name }))) {
+        for (const write of writes(kind, withMetadata(validObject(kind.kind, 'named-right'), { name }))) {
           const what = `${write.how} ${kind.kind} named ${JSON.stringify(name.slice(0, 20))}`;
           const before = await storedState(platform());
           const refused = await send(
@@ -94,7 +84,7 @@ describe('Issue 20: metadata.name in a body is checked like a name in a path, fo
     '%s: a metadata.namespace other than the path one (`..`, another Project) is 400, and nothing changes',
     async (_, kind) => {
       for (const namespace of ['..', 'team-b']) {
-        const body = withMetadata(VALID_OBJECTS[kind.kind]!('named-right'), { namespace });
+        const body = withMetadata(validObject(kind.kind, 'named-right'), { namespace });
         for (const write of writes(kind, body)) {
           const what = `${write.how} ${kind.kind} in namespace ${JSON.stringify(namespace)}`;
           const before = await storedState(platform());
@@ -121,10 +111,10 @@ describe('Issue 20: metadata.name in a body is checked like a name in a path, fo
     async (_, kind) => {
       const url = platform().gateway.url;
       const token = platform().tokens.admin;
-      const [post, put, apply] = writes(kind, VALID_OBJECTS[kind.kind]!('named-right'));
+      const [post, put, apply] = writes(kind, validObject(kind.kind, 'named-right'));
       await send(url, token, post!.method, post!.path, post!.text, post!.type).then(expectStatus(201));
       const stored = await send(url, token, 'GET', put!.path).then(expectStatus(200));
-      const replaced = withMetadata(VALID_OBJECTS[kind.kind]!('named-right'), {
+      const replaced = withMetadata(validObject(kind.kind, 'named-right'), {
         resourceVersion: stored.metadata.resourceVersion,
       });
       await send(url, token, put!.method, put!.path, JSON.stringify(replaced), put!.type).then(expectStatus(200));

@@ -1,10 +1,13 @@
 // Issue 20, item 3: nothing a client sends reaches storage unchecked. A sweep over the route table:
-// every string field of every checked body and query with a NUL (U+0000, which PostgreSQL cannot hold),
+// every string field of every body and query schema with a NUL (U+0000, which PostgreSQL cannot hold),
 // every integer field at 2^31, 2^53 and beyond the int4 range, every path parameter with a NUL: each is
 // 400 with a JSON error naming the field, never a 500, and nothing is stored. The FIELDS come from the
 // schemas, so a field or route added later is swept too; the valid request each value is planted in,
-// and the expectation, are written out here. Real PostgreSQL, the emulated cluster, a run with a live lease.
+// and the expectation, are written out here. Resource bodies, which the cluster judges, are swept
+// through the fields their documenting schema names. Real PostgreSQL, the emulated cluster, a run with
+// a live lease.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PLATFORM_KINDS } from '../../shared/resources/platform-kinds.ts';
 import { routeTable, type RouteDefinition } from '../../shared/routes/route-table.ts';
 import {
   API,
@@ -13,13 +16,14 @@ import {
   expectStatus,
   send,
   usePlatform,
-  workspaceObject,
+  validObject,
 } from '../resources/platform-fixture.ts';
 import { storedState } from './stored-state.ts';
 
 const platform = usePlatform();
 const ROUTES = routeTable(GROUP);
-const WORKSPACE = 'sweep-ws';
+/** The name of this file's object of every kind (the Workspace its run belongs to among them). */
+const SWEPT = 'sweep-ws';
 /** Integers no int4 column holds: 2^31 (one past the top), 3e9, 2^53 - 1, 2^53, 1e21, and one below the bottom. */
 const OUT_OF_RANGE = [2 ** 31, 3e9, 2 ** 53 - 1, 2 ** 53, 1e21, -(2 ** 31) - 1];
 
@@ -35,21 +39,31 @@ interface ValidRequest {
 let runId: string;
 let leaseId: string;
 
-/** The valid request of each route with a checked body or query, by operationId; the resource lists share one. */
-function validRequest(route: RouteDefinition): ValidRequest {
-  if (route.resource?.operation === 'list') return { who: 'admin', query: { limit: '5' } };
+/** The valid request of each route with a body or query schema, by operationId; the resource routes by operation. */
+async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
+  const resource = route.resource;
+  if (resource?.operation === 'list') return { who: 'admin', query: { limit: '5' } };
+  if (resource?.operation === 'create') return { who: 'admin', body: validObject(resource.kind, 'sweep-created') };
+  if (resource?.operation === 'replace' || resource?.operation === 'replaceStatus') {
+    // The object as stored now: its resourceVersion is the current one.
+    const item = pathOf(route).replace(/\/status$/, '');
+    return {
+      who: 'admin',
+      body: await send(platform().gateway.url, platform().tokens.admin, 'GET', item).then(expectStatus(200)),
+    };
+  }
   const requests: Record<string, ValidRequest> = {
     startRun: { who: 'admin', body: { type: 'plan', message: 'swept' } },
     listWorkspaceRuns: { who: 'admin', query: { limit: '5' } },
     listProjectRuns: { who: 'admin', query: { limit: '5' } },
     listRunsInPhase: { who: 'controller', query: { phase: 'Running', limit: '5' } },
-    claimRun: { who: 'controller', body: { project: TEAM_PROJECT, workspace: WORKSPACE, leaseSeconds: 60 } },
+    claimRun: { who: 'controller', body: { project: TEAM_PROJECT, workspace: SWEPT, leaseSeconds: 60 } },
     renewRunLease: { who: 'controller', body: { leaseId, leaseSeconds: 60 } },
     setRunPhase: { who: 'controller', body: { leaseId, phase: 'Failed', message: 'swept' } },
     appendRunLogs: { who: 'controller', body: { leaseId, firstSeq: 1, lines: ['swept'] } },
   };
   const request = requests[route.operationId];
-  if (!request) throw new Error(`${route.operationId}: a route with a checked body or query has no valid request here`);
+  if (!request) throw new Error(`${route.operationId}: a route with a body or query schema has no valid request here`);
   return request;
 }
 
@@ -58,8 +72,8 @@ function pathOf(route: RouteDefinition, replaced: Record<string, string> = {}): 
   const values: Record<string, string> = {
     project: TEAM_PROJECT,
     namespace: TEAM_PROJECT,
-    workspace: WORKSPACE,
-    name: WORKSPACE,
+    workspace: SWEPT,
+    name: SWEPT,
     run: runId,
     ...replaced,
   };
@@ -121,21 +135,21 @@ interface Case {
   value: unknown;
 }
 
-/** Every route with a body or query the chain checks, every field of it, every hostile value. */
+/** Every route with a body or query schema, every field of it, every hostile value. */
 function sweptCases(): Case[] {
   const casesOf = (route: RouteDefinition, where: Case['where'], schema: Json | undefined): Case[] =>
     schema
       ? fieldsOf(schema).flatMap((field) => hostileValues(field).map((value) => ({ route, where, field, value })))
       : [];
   return ROUTES.flatMap((route) => [
-    ...casesOf(route, 'body', route.bodyJudgedByCluster ? undefined : route.requestSchema),
+    ...casesOf(route, 'body', route.requestSchema),
     ...casesOf(route, 'query', route.querySchema),
   ]);
 }
 
 /** The valid request of the case's route with its value planted. */
-function hostileRequest({ route, where, field, value }: Case): ValidRequest {
-  const valid = validRequest(route);
+async function hostileRequest({ route, where, field, value }: Case): Promise<ValidRequest> {
+  const valid = await validRequest(route);
   return where === 'body'
     ? { ...valid, body: planted(valid.body ?? {}, field.path, value) }
     : { ...valid, query: { ...valid.query, [fieldName(field.path)]: String(value) } };
@@ -169,22 +183,23 @@ async function expectRefused(what: string, answer: () => Promise<Response>, fiel
 beforeAll(async () => {
   const admin = platform().tokens.admin;
   const url = platform().gateway.url;
-  await send(url, admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject(WORKSPACE)).then(
-    expectStatus(201),
-  );
-  const run = await send(url, admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}/runs`, {
+  for (const kind of PLATFORM_KINDS) {
+    const collection = kind.namespaced ? `${API}/namespaces/${TEAM_PROJECT}/${kind.plural}` : `${API}/${kind.plural}`;
+    await send(url, admin, 'POST', collection, validObject(kind.kind, SWEPT)).then(expectStatus(201));
+  }
+  const run = await send(url, admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${SWEPT}/runs`, {
     type: 'plan',
   }).then(expectStatus(201));
   const claimed = await send(url, platform().tokens.controller, 'POST', '/internal/runs/claim', {
     project: TEAM_PROJECT,
-    workspace: WORKSPACE,
+    workspace: SWEPT,
   }).then(expectStatus(200));
   expect(claimed.run.id).toBe(run.id);
   runId = run.id;
   leaseId = claimed.lease.id;
 });
 
-describe('Issue 20, item 3: every string field of every checked body and query with a NUL, every integer field out of the int4 range: 400 naming the field, nothing stored', () => {
+describe('Issue 20, item 3: every string field of every body and query schema with a NUL, every integer field out of the int4 range: 400 naming the field, nothing stored', () => {
   it('the sweep reaches the fields the issue names: a run message, a log line, a /phase message, a claimed project, firstSeq', () => {
     const swept = new Set(
       sweptCases().map(({ route, where, field }) => `${route.operationId} ${where} ${fieldName(field.path)}`),
@@ -196,6 +211,8 @@ describe('Issue 20, item 3: every string field of every checked body and query w
       'claimRun body project',
       'appendRunLogs body firstSeq',
       'listWorkspaces query labelSelector',
+      'createProject body metadata.name',
+      'replaceVariableSet body metadata.labels.swept',
     ])
       expect(swept, known).toContain(known);
   });
@@ -206,7 +223,7 @@ describe('Issue 20, item 3: every string field of every checked body and query w
       const name = fieldName(field.path);
       await expectRefused(
         `${route.method} ${route.path} ${where} ${name}=${JSON.stringify(value)}`,
-        () => sendOn(route, hostileRequest(hostile)),
+        async () => sendOn(route, await hostileRequest(hostile)),
         `"${name}"`,
       );
     }
@@ -236,7 +253,7 @@ describe('Issue 20, item 3: every string field of every checked body and query w
       ...swept.filter((route) => route.operationId === 'setRunPhase'),
     ];
     for (const route of ordered) {
-      const response = await sendOn(route, validRequest(route));
+      const response = await sendOn(route, await validRequest(route));
       expect(response.status, `${route.operationId}: ${await response.text()}`).toBeLessThan(300);
     }
   }, 60_000);
