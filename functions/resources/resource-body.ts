@@ -5,7 +5,7 @@ import { statusError, type KubernetesStatusError } from '../../shared/resources/
 import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { checkAgainst, echoedValue } from '../../shared/routes/path-parameters.ts';
-import { NUL_REFUSAL, fieldWithNul } from '../../shared/runtime/storable-schema.ts';
+import { NUL_REFUSAL, fieldWithNul } from '../../shared/json/storable-schema.ts';
 
 function badRequest(message: string): KubernetesStatusError {
   return statusError('BadRequest', message);
@@ -28,7 +28,7 @@ export function bodyMediaType(request: HandlerRequest): string {
  * The request body as JSON, or as YAML when the Content-Type says so; a 400 `Status` when it is empty
  * or malformed, or when a string in it (a value or a key) holds a NUL. The cluster would store one,
  * but nothing the platform writes needs it, and every body and query the server checks against a
- * schema refuses it too (runtime/storable-schema.ts).
+ * schema refuses it too (json/storable-schema.ts).
  */
 export function parseRequestBody(request: HandlerRequest): unknown {
   const document = parseDocument(request);

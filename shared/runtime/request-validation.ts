@@ -7,7 +7,7 @@ import type { ApiRequest } from '../http/api-request.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
-import { NO_NUL_PATTERN, NUL_REFUSAL } from './storable-schema.ts';
+import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
 
 /**
  * The annotation a request schema (or one of its top-level properties) carries to name the
@@ -129,7 +129,7 @@ function problemOf(error: ErrorObject): string {
     case 'enum':
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     case 'pattern':
-      // The pattern every string gains (storable-schema.ts) says in words what it refuses.
+      // The pattern every string gains (json/storable-schema.ts) says in words what it refuses.
       return (error.params as { pattern: string }).pattern === NO_NUL_PATTERN
         ? NUL_REFUSAL
         : (error.message ?? 'is invalid');

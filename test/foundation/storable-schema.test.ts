@@ -4,7 +4,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { ERROR_REASON_DEFINITION } from '../../shared/runtime/request-validation.ts';
-import { STORABLE_INTEGER_RANGE, fieldWithNul, storableSchema } from '../../shared/runtime/storable-schema.ts';
+import { STORABLE_INTEGER_RANGE, fieldWithNul, storableSchema } from '../../shared/json/storable-schema.ts';
 
 const NUL = 'a\u0000b';
 const ajv = new Ajv2020({ strict: true }).addKeyword(ERROR_REASON_DEFINITION);

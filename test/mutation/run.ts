@@ -82,7 +82,7 @@ const SCOPES: Record<string, Scope> = {
       'shared/routes/platform-routes.ts',
       'shared/routes/route-matcher.ts',
       // What every request schema refuses because storage cannot hold it (issue 20).
-      'shared/runtime/storable-schema.ts',
+      'shared/json/storable-schema.ts',
     ],
     tests: [
       'test/foundation/route-access-modes.test.ts',
