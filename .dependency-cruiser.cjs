@@ -11,7 +11,7 @@ const SHARED_LAYERS = [
   ['kubernetes', 'database', 'tls'], // clients of what is outside the process
   ['auth', 'resources'], // who the caller is; the platform kinds and how objects are presented
   ['authz', 'routes', 'streams'], // what the caller may do; the route table; stream caps
-  ['runs', 'openapi'], // run history; the OpenAPI document built from the routes
+  ['runs', 'openapi', 'audit'], // run history; the OpenAPI document built from the routes; the audit trail
   ['app'], // one function's context: its clients and stores wired together
   ['runtime', 'server'], // the filter chain and typed handlers; the HTTP server
   ['adapters'], // runtime entries (functions-framework, Lambda) over the chain

@@ -3,6 +3,7 @@ import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { clientAddress } from '../../shared/auth/login-throttle.ts';
 import { loginError, retryAfter as retryAfterHeader } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
+import { LOGIN_OUTCOME_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 
@@ -17,10 +18,14 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
   const secureCookie = config.apiBaseUrl.startsWith('https:');
 
   const login: RouteHandlers<'login'>['login'] = async (request) => {
+    const outcome = (value: string) => noteForAudit(request, LOGIN_OUTCOME_ANNOTATION, value);
+    outcome('malformed');
     const password = readPassword(request.headers.authorization);
+    outcome('wrong-password');
     const client = clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], config.trustedProxyHops);
     const retryAfter = loginThrottle.retryAfterSeconds(client);
     if (retryAfter > 0) {
+      outcome('throttled');
       throw loginError(
         'TooManyFailedLogins',
         'too many failed logins from this client; try again later',
@@ -28,12 +33,17 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
       );
     }
     const settings = adminSettings.current();
-    if (!settings.enabled) throw loginError('AdminAccountDisabled', 'the admin account is disabled');
+    if (!settings.enabled) {
+      outcome('disabled');
+      throw loginError('AdminAccountDisabled', 'the admin account is disabled');
+    }
+    if (!settings.passwordHashUsable) outcome('unusable-hash');
     // An unusable hash ($2y$ or empty) fails like a wrong password; the start-up log says why.
     const matches = settings.passwordHashUsable
       ? await passwordVerifier.compare(password, settings.passwordHash)
       : false;
     if (matches === 'busy') {
+      outcome('busy');
       throw loginError(
         'TooManyLoginsInProgress',
         'too many logins in progress; try again shortly',
@@ -46,6 +56,7 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
       throw loginError('InvalidPassword', 'invalid password');
     }
     loginThrottle.recordSuccess(client);
+    outcome('success');
     const idToken = await issueAdminToken(settings, config.apiBaseUrl);
     logger.info('admin login succeeded', { client });
     const cookie = [

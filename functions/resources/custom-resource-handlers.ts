@@ -18,6 +18,7 @@ import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { StreamSessions } from '../../shared/streams/stream-sessions.ts';
+import { DRY_RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import { deleteOptions } from './delete-options.ts';
 import { APPLY_PATCH, type ResourceWrites } from './resource-writes.ts';
 import { authorisedWrites } from './authorised-writes.ts';
@@ -137,6 +138,8 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     async delete(request, { location, writes: checkedWrites }) {
       const body = request.body.length > 0 ? parseRequestBody(request) : undefined;
       const options = deleteOptions(request.query, body);
+      // The audit filter sees `?dryRun=All`; a dry run asked in the body only the handler knows.
+      if (options.dryRun) noteForAudit(request, DRY_RUN_ANNOTATION, 'true');
       const { status, body: deleted } = await checkedWrites.delete(location, options);
       return objectAnswer(request, status, deleted);
     },

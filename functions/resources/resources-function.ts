@@ -2,7 +2,7 @@ import type { AppContext } from '../../shared/app/app-context.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { PLATFORM_KINDS, PROJECT, VARIABLE_SET, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
-import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { checkPlatformCrdsServed } from '../../shared/resources/crd-readiness.ts';
@@ -12,8 +12,10 @@ import { kubernetesApiHandlers } from './kubernetes-api-handlers.ts';
 import { projectWrites } from './project-writes.ts';
 import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
+import { auditHandlers } from './audit-handlers.ts';
 import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
+import { parseRequestBody } from './resource-body.ts';
 import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
@@ -34,6 +36,7 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
   });
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
+    ...auditHandlers(context),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>
       jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
@@ -49,5 +52,20 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
     await context.runs.checkReady();
   };
   const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.store()) };
-  return { name: 'resources', handlers, authorisationResolvers, readiness };
+  return { name: 'resources', handlers, authorisationResolvers, readiness, auditRequestObject };
+}
+
+/**
+ * The body an audit event at the `Request` level records: a Project's, Workspace's or Rollout's as
+ * sent. A VariableSet's never (it may carry sensitive values), nor any other route's (a controller's
+ * log lines, a run's variables).
+ */
+function auditRequestObject(request: HandlerRequest): unknown {
+  const kind = request.route.resource?.kind;
+  if (kind === undefined || kind === VARIABLE_SET.kind) return undefined;
+  try {
+    return parseRequestBody(request);
+  } catch {
+    return undefined;
+  }
 }

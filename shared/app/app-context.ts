@@ -16,6 +16,9 @@ import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { identityOnFirstUse } from './identity-on-first-use.ts';
 import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
 import { localDataPaths } from '../local/local-data.ts';
+import type { AuditRecorder, AuditSink } from '../audit/audit-recorder.ts';
+import type { AuditStore } from '../audit/audit-store.ts';
+import { createAuditTrail } from './audit-trail.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -43,6 +46,10 @@ export interface AppContext {
   authorizer: Authorizer;
   /** Run history; PostgreSQL is opened on first use, so functions without runs never start it. */
   runs: RunDatabase;
+  /** The audit trail: every request the policy records goes to its sinks (docs/audit.md). */
+  audit: AuditRecorder;
+  /** The audit events in the database, for the audit API; throws ApiError 503 without a database. */
+  auditStore(): Promise<AuditStore>;
   close(): Promise<void>;
 }
 
@@ -69,6 +76,8 @@ export interface AppContextOptions {
    * themselves starts without loading the Kubernetes client.
    */
   cluster?: 'at-start' | 'on-first-use';
+  /** Where audit events go instead of the configured sinks (tests read them back). */
+  auditSinks?: AuditSink[];
 }
 
 interface ContextIdentity {
@@ -92,6 +101,11 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
   const runs = lazyRunDatabase(settings.database, config, logger, localState?.postgres);
+  const audit = createAuditTrail(settings, runs, logger, {
+    ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
+    // A database the process was given, or local development's embedded one (npm start, the fleet).
+    withDatabase: settings.database.url !== undefined || (!config.production && options.localDataDir !== undefined),
+  });
   return {
     get kubernetes() {
       return identity.kubernetes();
@@ -108,8 +122,11 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     identity: settings.identity,
     authorizer: identity.authorizer,
     runs,
+    audit: audit.recorder,
+    auditStore: () => audit.store(),
     async close() {
       unsubscribe();
+      await audit.close();
       await runs.close();
       await identity.close();
       await passwordVerifier.close();

@@ -1,5 +1,5 @@
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
-import type { Authorizer } from '../authz/authorizer.ts';
+import { ADMIN_BYPASS, type Authorizer } from '../authz/authorizer.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { IdentityServices } from './identity-services.ts';
@@ -47,8 +47,8 @@ export function identityOnFirstUse(build: () => Promise<IdentityServices>, logge
     authorizer: {
       async authorize(principal, attributes) {
         // The admin bypasses every check (PrincipalAuthorizer), so it never needs the cluster.
-        if (principal.type === 'admin') return;
-        await (await services()).authorizer.authorize(principal, attributes);
+        if (principal.type === 'admin') return ADMIN_BYPASS;
+        return (await services()).authorizer.authorize(principal, attributes);
       },
     },
     cluster: async () => (await services()).kubernetes,

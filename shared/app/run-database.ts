@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../local/local-data.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
@@ -17,6 +18,8 @@ const EMBEDDED_DATA_DIR = localDataPaths(DEFAULT_LOCAL_DATA_DIR).postgres;
 export interface RunDatabase {
   /** The run store; opens (and migrates) the database the first time. Throws ApiError 503 when it cannot. */
   store(): Promise<RunStore>;
+  /** The database's pool, opening (and migrating) it the first time; throws ApiError 503 when it cannot. */
+  pool(): Promise<pg.Pool>;
   /** Resolves when the database answers; throws ApiError 503 otherwise (for `/readyz`). */
   checkReady(): Promise<void>;
   /**
@@ -68,6 +71,7 @@ export function lazyRunDatabase(
   };
   return {
     store: async () => (await open()).store,
+    pool: async () => (await open()).database.pool,
     async checkReady() {
       const { database } = await open();
       try {

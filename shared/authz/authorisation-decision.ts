@@ -1,5 +1,11 @@
 import type { Principal } from '../auth/principal.ts';
-import { isNonResource, type AuthorizationAttributes, type Authorizer, type ResourceAttributes } from './authorizer.ts';
+import {
+  isNonResource,
+  type AuthorizationAttributes,
+  type AuthorizationGrant,
+  type Authorizer,
+  type ResourceAttributes,
+} from './authorizer.ts';
 
 /**
  * What a resolver read to name the route's object: the name (absent: authorise without one), what it
@@ -25,12 +31,21 @@ export class AuthorisationDecision {
   readonly principal: Principal;
   /** What the route's resolver read to name the attributes (a run found by id); undefined without one. */
   readonly resolved: unknown;
+  /** Why the route's attributes were allowed (the audit trail's reason); undefined on a route authorised as any caller. */
+  readonly grant: AuthorizationGrant | undefined;
 
-  constructor(authorizer: Authorizer, principal: Principal, granted: AuthorizationAttributes[], resolved?: unknown) {
+  constructor(
+    authorizer: Authorizer,
+    principal: Principal,
+    granted: AuthorizationAttributes[],
+    resolved?: unknown,
+    grant?: AuthorizationGrant,
+  ) {
     this.#authorizer = authorizer;
     this.principal = principal;
     this.#granted = granted;
     this.resolved = resolved;
+    this.grant = grant;
   }
 
   /** Authorises `attributes` for the principal and decides on them; throws 403 (or 503) as the authorizer does. */
@@ -40,8 +55,8 @@ export class AuthorisationDecision {
     attributes: AuthorizationAttributes | undefined,
     resolved?: unknown,
   ): Promise<AuthorisationDecision> {
-    if (attributes) await authorizer.authorize(principal, attributes);
-    return new AuthorisationDecision(authorizer, principal, attributes ? [attributes] : [], resolved);
+    const grant = attributes ? await authorizer.authorize(principal, attributes) : undefined;
+    return new AuthorisationDecision(authorizer, principal, attributes ? [attributes] : [], resolved, grant);
   }
 
   /** Every attribute set allowed so far, the route's first. */

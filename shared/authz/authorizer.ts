@@ -21,11 +21,24 @@ export interface NonResourceAttributes {
 export type AuthorizationAttributes = ResourceAttributes | NonResourceAttributes;
 
 /**
- * Decides whether a principal may do something (k8s.io/apiserver style). Resolves when allowed;
- * throws an ApiError: 403 (`Forbidden`) when denied, 503 when the decision cannot be made.
+ * Why a request was allowed, for the audit trail (`authorization.k8s.io/reason`): the reason in words,
+ * and for an OIDC user the ServiceAccount whose permissions allowed it (recorded as the event's
+ * `impersonatedUser`: the server acted with that account's rights on the user's behalf).
+ */
+export interface AuthorizationGrant {
+  reason: string;
+  asServiceAccount?: { namespace: string; name: string };
+}
+
+/** The admin account bypasses every authorisation check (spec), and the audit trail says so. */
+export const ADMIN_BYPASS: AuthorizationGrant = { reason: 'the admin account bypasses authorisation' };
+
+/**
+ * Decides whether a principal may do something (k8s.io/apiserver style). Resolves with why it is
+ * allowed; throws an ApiError: 403 (`Forbidden`) when denied, 503 when the decision cannot be made.
  */
 export interface Authorizer {
-  authorize(principal: Principal, attributes: AuthorizationAttributes): Promise<void>;
+  authorize(principal: Principal, attributes: AuthorizationAttributes): Promise<AuthorizationGrant>;
 }
 
 /** Whether the attributes name a non-resource path. */

@@ -1,6 +1,12 @@
 import type { OidcPrincipal, Principal, ServiceAccountPrincipal } from '../auth/principal.ts';
 import { ApiError } from '../http/api-error.ts';
-import { describeAttributes, type AuthorizationAttributes, type Authorizer } from './authorizer.ts';
+import {
+  ADMIN_BYPASS,
+  describeAttributes,
+  type AuthorizationAttributes,
+  type AuthorizationGrant,
+  type Authorizer,
+} from './authorizer.ts';
 import type { ServiceAccountClaimIndex } from './service-account-claim-index.ts';
 import type { ServiceAccountName } from './service-account-claims.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from './subject-access-reviewer.ts';
@@ -21,10 +27,10 @@ export class PrincipalAuthorizer implements Authorizer {
     this.#claimIndex = claimIndex;
   }
 
-  async authorize(principal: Principal, attributes: AuthorizationAttributes): Promise<void> {
+  async authorize(principal: Principal, attributes: AuthorizationAttributes): Promise<AuthorizationGrant> {
     switch (principal.type) {
       case 'admin':
-        return;
+        return ADMIN_BYPASS;
       case 'serviceaccount':
         return this.#authorizeServiceAccount(principal, attributes);
       case 'oidc':
@@ -35,7 +41,7 @@ export class PrincipalAuthorizer implements Authorizer {
   async #authorizeServiceAccount(
     principal: ServiceAccountPrincipal,
     attributes: AuthorizationAttributes,
-  ): Promise<void> {
+  ): Promise<AuthorizationGrant> {
     const subject: ReviewSubject = {
       user: principal.name,
       uid: principal.uid,
@@ -45,9 +51,10 @@ export class PrincipalAuthorizer implements Authorizer {
     if (!(await this.#reviewer.review(subject, attributes))) {
       throw apiError('Forbidden', `${principal.name} may not ${describeAttributes(attributes)}`);
     }
+    return { reason: `allowed by a SubjectAccessReview for ${principal.name}` };
   }
 
-  async #authorizeOidcUser(principal: OidcPrincipal, attributes: AuthorizationAttributes): Promise<void> {
+  async #authorizeOidcUser(principal: OidcPrincipal, attributes: AuthorizationAttributes): Promise<AuthorizationGrant> {
     const index = this.#claimIndex;
     if (index === undefined || !index.synced) {
       throw apiError(
@@ -65,7 +72,12 @@ export class PrincipalAuthorizer implements Authorizer {
     let failure: ApiError | undefined;
     for (const account of accounts) {
       try {
-        if (await this.#reviewer.review(serviceAccountSubject(account), attributes)) return;
+        if (await this.#reviewer.review(serviceAccountSubject(account), attributes)) {
+          return {
+            reason: `allowed by a SubjectAccessReview for ServiceAccount ${account.namespace}/${account.name}, which user "${principal.name}" maps to`,
+            asServiceAccount: { namespace: account.namespace, name: account.name },
+          };
+        }
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         failure = error;

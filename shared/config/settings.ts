@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secret-settings.ts';
+import { loadAuditSettings, type AuditSettings } from './audit-settings.ts';
 import { ConfigError } from './config-error.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
 import type { Environment } from './environment.ts';
@@ -21,6 +22,8 @@ export interface Settings {
   /** OIDC and the ServiceAccount issuers (identity-config.ts). */
   readonly identity: IdentityConfig;
   readonly database: DatabaseSettings;
+  /** The audit trail: policy, database mode, retention (audit-settings.ts). */
+  readonly audit: AuditSettings;
   readonly cluster: ClusterSettings;
   readonly tls: TlsSettings;
   readonly local: LocalSettings;
@@ -67,6 +70,7 @@ export function loadSettings(env: Environment): Settings {
     adminSecret: loadAdminSecretSettings(env),
     identity: loadIdentityConfig(env, server),
     database: { url: given(env, 'DATABASE_URL') },
+    audit: loadAuditSettings(env),
     cluster: { kubeconfig: given(env, 'KUBECONFIG'), inCluster: given(env, 'KUBERNETES_SERVICE_HOST') !== undefined },
     tls: { files: tlsFiles(env) },
     local: { dataDir: localDataDir(env), https: localHttps(env) },

@@ -155,6 +155,11 @@ export const PLATFORM_ERRORS = {
     status: 503,
     meaning: 'The run history database cannot be reached; retry after `Retry-After`.',
   },
+  AuditUnavailable: {
+    status: 503,
+    meaning:
+      'With `AUDIT_MODE=blocking`, a write is refused because its audit event cannot be written to the database; nothing was done. Retry after `Retry-After`.',
+  },
   CustomResourceDefinitionsMissing: {
     status: 503,
     meaning:

@@ -13,8 +13,11 @@ import {
  */
 export interface DeclaredAttributes {
   verb: string;
-  /** `platform`: the platform's API group (configured); `core`: Kubernetes' core group (`''`). */
-  group: 'platform' | 'core';
+  /**
+   * `platform`: the platform's API group (configured); `core`: Kubernetes' core group (`''`);
+   * `audit.k8s.io`: the audit trail's events (docs/audit.md, "Who may read it").
+   */
+  group: 'platform' | 'core' | 'audit.k8s.io';
   resource: string;
   subresource?: string;
   /** The path parameter that names the namespace. */

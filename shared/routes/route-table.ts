@@ -1,5 +1,6 @@
 import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema } from './path-parameters.ts';
 import { declareRoutes, type RouteDefinition } from './route-definition.ts';
+import { auditRoutes } from './audit-routes.ts';
 import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import {
   NON_RESOURCE,
@@ -147,6 +148,7 @@ function declaredRoutes(apiGroup: string) {
     ...kubernetesApiRoutes(apiGroup),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
+    ...auditRoutes(),
     ...internalRoutes(),
     {
       method: '*',

@@ -8,6 +8,9 @@ import type { FunctionDefinition, HandlerRequest } from './function-definition.t
 import type { AppContext } from '../app/app-context.ts';
 import { chainFilters, type FilteredRequest } from './filters/filter-chain.ts';
 import { withAccessLog } from './filters/access-log.ts';
+import { withAudit } from './filters/audit.ts';
+import { withAuditGate } from './filters/audit-gate.ts';
+import type { AuditRecorder } from '../audit/audit-recorder.ts';
 import { withSecurityHeaders } from './filters/security-headers.ts';
 import { withCors } from './filters/cors.ts';
 import { withErrorResponses } from './filters/error-responses.ts';
@@ -31,12 +34,16 @@ export interface CoreHandlerDependencies {
   logger: Logger;
   /** Browser origins allowed across origins (CORS); empty: none. */
   corsAllowedOrigins: readonly string[];
+  /** The audit trail; absent: no audit events and no `Audit-Id` (unit tests of other filters). */
+  audit?: AuditRecorder;
+  /** Proxies whose X-Forwarded-For is trusted (TRUSTED_PROXY_HOPS), for the audit events' `sourceIPs`. */
+  trustedProxyHops?: number;
 }
 
 /** A function's core handler over the context of its process. */
 export function createContextHandler(
   definition: FunctionDefinition,
-  context: Pick<AppContext, 'routes' | 'authenticator' | 'authorizer' | 'logger' | 'config'>,
+  context: Pick<AppContext, 'routes' | 'authenticator' | 'authorizer' | 'logger' | 'config' | 'audit'>,
 ): CoreHandler {
   return createCoreHandler(definition, {
     routes: context.routes,
@@ -45,6 +52,8 @@ export function createContextHandler(
     apiGroup: context.config.apiGroup,
     logger: context.logger,
     corsAllowedOrigins: context.config.corsAllowedOrigins,
+    audit: context.audit,
+    trustedProxyHops: context.config.trustedProxyHops,
   });
 }
 
@@ -92,6 +101,14 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
   const serve = chainFilters(
     [
       withAccessLog(logger),
+      dependencies.audit &&
+        withAudit(dependencies.audit, {
+          apiGroup: dependencies.apiGroup,
+          trustedProxyHops: dependencies.trustedProxyHops ?? 0,
+          ...(definition.auditRequestObject
+            ? { requestObject: (request: FilteredRequest) => definition.auditRequestObject!(request as HandlerRequest) }
+            : {}),
+        }),
       withSecurityHeaders(),
       withCors(dependencies.corsAllowedOrigins, matcher),
       withErrorResponses(logger),
@@ -100,6 +117,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       withRouteRefusal(),
       withAuthorisation(dependencies.authorizer, dependencies.apiGroup, definition.authorisationResolvers ?? {}),
       withRequestInput(),
+      dependencies.audit?.blocksWrites ? withAuditGate(dependencies.audit) : undefined,
     ],
     routeHandler,
   );

@@ -15,6 +15,8 @@ export interface HandlerRequest extends ApiRequest {
   authorisation: AuthorisationDecision;
   /** The query and body checked against the route's schemas (typed per route: shared/runtime/typed-handlers.ts). */
   input: RequestInput;
+  /** What the handler adds to the request's audit event (shared/audit/audit-annotations.ts). */
+  auditAnnotations?: Record<string, string>;
 }
 
 export type RouteHandler = (request: HandlerRequest) => Promise<ApiResponse> | ApiResponse;
@@ -28,4 +30,9 @@ export interface FunctionDefinition {
   authorisationResolvers?: AuthorisationResolvers;
   /** Throws an ApiError (503) when the function cannot serve yet. */
   readiness?: () => Promise<void>;
+  /**
+   * The request body as an audit event at the `Request` level may hold it (docs/audit.md), or
+   * undefined when the route's body must not be recorded (it may hold a sensitive value).
+   */
+  auditRequestObject?: (request: HandlerRequest) => unknown;
 }

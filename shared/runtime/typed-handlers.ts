@@ -26,6 +26,8 @@ export interface RouteRequest<R extends RouteDefinition> extends ApiRequest {
   /** What the chain authorised before the handler ran. */
   authorisation: AuthorisationDecision;
   input: RequestInput<SchemaType<R['requestSchema'], undefined>, SchemaType<R['querySchema'], Record<string, unknown>>>;
+  /** What the handler adds to the request's audit event (shared/audit/audit-annotations.ts). */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** A request on any route that needs a token: the principal is there. */

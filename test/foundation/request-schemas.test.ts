@@ -75,6 +75,7 @@ const QUERIES: Record<string, Record<string, string>> = {
   listWorkspaceRuns: { limit: 'InvalidLimit' },
   listProjectRuns: { limit: 'InvalidLimit' },
   listRunsInPhase: { limit: 'InvalidLimit', phase: 'InvalidPhase' },
+  listAuditEvents: { limit: 'InvalidLimit', outcome: 'BadRequest' },
 };
 
 describe('Issue 9: every platform route declares its body and query schemas once, and a request they refuse gets a 400 naming the field', () => {

@@ -75,6 +75,7 @@ const EXPECTED_ROUTES = `
   GET /api/v1alpha1/projects/{project}/runs resources bearer listProjectRuns
   GET /api/v1alpha1/projects/{project}/runs/{run} resources bearer getRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/cancel resources bearer cancelRun
+  GET /api/v1alpha1/audit/events resources bearer listAuditEvents
   GET /internal/runs internal bearer listRunsInPhase
   POST /internal/runs/claim internal bearer claimRun
   POST /internal/runs/{run}/lease internal bearer renewRunLease

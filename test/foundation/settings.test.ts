@@ -180,6 +180,15 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['TLS_KEY_FILE', { TLS_CERT_FILE: '/tls/tls.crt' }],
     ['TLS_CERT_FILE', { TLS_KEY_FILE: '/tls/tls.key' }],
     ['LOCAL_HTTPS', { LOCAL_HTTPS: 'yes' }],
+    ['AUDIT_POLICY', { AUDIT_POLICY: 'Everything' }],
+    ['AUDIT_POLICY', { AUDIT_POLICY: 'write=Loud' }],
+    ['AUDIT_POLICY', { AUDIT_POLICY: 'reads=Metadata' }],
+    ['AUDIT_POLICY', { AUDIT_POLICY: 'write=Metadata=Request' }],
+    ['AUDIT_MODE', { AUDIT_MODE: 'sync' }],
+    ['AUDIT_RETENTION', { AUDIT_RETENTION: '1h' }],
+    ['AUDIT_RETENTION', { AUDIT_RETENTION: '90d' }],
+    ['AUDIT_BUFFER_EVENTS', { AUDIT_BUFFER_EVENTS: '0' }],
+    ['AUDIT_STDOUT', { AUDIT_STDOUT: 'no' }],
   ])('%s (%j)', (variable, env) => {
     expect(refusedVariable(env)).toBe(variable);
   });

@@ -256,7 +256,7 @@ function tableReviewer(allowed: Set<string>): SubjectAccessReviewer & { calls: n
   };
 }
 
-async function statusOf(promise: Promise<void>): Promise<number> {
+async function statusOf(promise: Promise<unknown>): Promise<number> {
   return promise.then(
     () => 200,
     (error: ApiError) => error.status,

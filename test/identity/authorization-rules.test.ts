@@ -49,7 +49,7 @@ function countingReviewer(
   };
 }
 
-async function refusal(promise: Promise<void>): Promise<[number, string, string]> {
+async function refusal(promise: Promise<unknown>): Promise<[number, string, string]> {
   const error = await promise.then(
     () => new Error('expected a refusal'),
     (failure: unknown) => failure,

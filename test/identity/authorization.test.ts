@@ -47,7 +47,7 @@ function indexOf(accounts: Array<{ name: string; annotations: Record<string, str
   return index;
 }
 
-async function statusOf(promise: Promise<void>): Promise<number> {
+async function statusOf(promise: Promise<unknown>): Promise<number> {
   try {
     await promise;
     return 200;
@@ -305,5 +305,45 @@ describe('Claim annotations: <api_group>/claims (JSON object) and <api_group>/cl
     const result = rules({ 'platform.dev/claims': text });
     expect(result.rules.size).toBe(0);
     expect(result.problems).toHaveLength(1);
+  });
+});
+
+describe('issue 22: the authorizer says why it allowed, for the audit trail', () => {
+  const index = indexOf([
+    { name: 'a-readers', annotations: { 'platform.dev/claim.groups': 'eng' } },
+    { name: 'b-writers', annotations: { 'platform.dev/claims': '{"groups":["eng"]}' } },
+  ]);
+
+  it('the admin: the bypass, with no ServiceAccount', async () => {
+    const grant = await new PrincipalAuthorizer(scriptedReviewer({}), index).authorize(
+      { type: 'admin', name: 'admin' },
+      LIST_PROJECTS,
+    );
+    expect(grant).toEqual({ reason: 'the admin account bypasses authorisation' });
+  });
+
+  it('a ServiceAccount: allowed by a SubjectAccessReview for itself', async () => {
+    const principal: Principal = {
+      type: 'serviceaccount',
+      name: 'system:serviceaccount:ci:bot',
+      uid: 'u',
+      groups: [],
+      extra: {},
+    };
+    const grant = await new PrincipalAuthorizer(
+      scriptedReviewer({ 'system:serviceaccount:ci:bot': true }),
+      index,
+    ).authorize(principal, LIST_PROJECTS);
+    expect(grant).toEqual({ reason: 'allowed by a SubjectAccessReview for system:serviceaccount:ci:bot' });
+  });
+
+  it('an OIDC user: the ServiceAccount whose review allowed, not the first one asked', async () => {
+    const grant = await new PrincipalAuthorizer(
+      scriptedReviewer({ 'system:serviceaccount:team:b-writers': true }),
+      index,
+    ).authorize(oidcUser({ email: 'u@example.com', groups: ['eng'] }), GET_INTERNAL);
+    expect(grant.asServiceAccount).toEqual({ namespace: 'team', name: 'b-writers' });
+    expect(grant.reason).toContain('team/b-writers');
+    expect(grant.reason).toContain('u@example.com');
   });
 });

@@ -3,6 +3,7 @@
 // acting on the cluster as the chart's API-server ServiceAccount with only the chart's RBAC.
 // Principals: the admin, an OIDC user mapped to a ServiceAccount with a namespaced Role, and a
 // ServiceAccount with its own token.
+import type { AuditSink } from '../../shared/audit/audit-recorder.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ export const OTHER_PROJECT = 'team-b';
 export const OIDC_USER = { sub: 'alice', email: 'alice@example.com', groups: ['team-a-developers'] };
 /** The ServiceAccount the OIDC user maps to, and the one that calls with its own token. */
 const MAPPED_ACCOUNT = 'team-a-developer';
-const CALLER_ACCOUNT = 'team-a-ci';
+export const CALLER_ACCOUNT = 'team-a-ci';
 export const CALLER_ACCOUNT_USER = `system:serviceaccount:${TEST_NAMESPACE}:${CALLER_ACCOUNT}`;
 const CONTROLLER_ACCOUNT = 'workspace-controller';
 
@@ -67,11 +68,11 @@ export interface Platform {
 /**
  * Starts the platform before the file's tests and stops it after; call the returned function inside tests.
  * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL); `options.logger` hears the
- * server's log. With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
+ * server's log; `options.auditSinks` receive its audit events (`configured`: the settings' sinks). With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
  */
 export function usePlatform(
   serverEnv: Record<string, string> = {},
-  options: { tls?: boolean; logger?: Logger } = {},
+  options: { tls?: boolean; logger?: Logger; auditSinks?: AuditSink[] | 'configured' } = {},
 ): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
@@ -110,6 +111,10 @@ export function usePlatform(
     const gateway = await startTestGateway(env, {
       kubeConfig: chartRbac.kubeConfig,
       ...(options.logger ? { logger: options.logger } : {}),
+      // 'configured': the sinks the settings give (the database's among them), as in production.
+      ...(options.auditSinks
+        ? { auditSinks: options.auditSinks === 'configured' ? undefined : options.auditSinks }
+        : {}),
     });
     const admin = await loginToken(gateway.url, ADMIN_PASSWORD);
     for (const project of [TEAM_PROJECT, OTHER_PROJECT]) {

@@ -58,6 +58,7 @@ function recordingAuthorizer(refuse: (attributes: AuthorizationAttributes) => bo
     async authorize(_principal, attributes) {
       asked.push(described(attributes));
       if (refuse(attributes)) throw apiError('Forbidden', `may not ${described(attributes)}`);
+      return { reason: 'allowed by the recording authorizer' };
     },
   };
   return { authorizer, asked };
@@ -160,6 +161,7 @@ const EXPECTED: Record<string, string> = {
   getRun: `get workspaces/runs.${GROUP} in proj named run-ws`,
   cancelRun: `create workspaces/runs.${GROUP} in proj named run-ws`,
   streamRunLogs: `get workspaces/log.${GROUP} in proj named run-ws`,
+  listAuditEvents: 'list events.audit.k8s.io',
   listRunsInPhase: 'get /internal/runs',
   claimRun: 'post /internal/runs/claim',
   renewRunLease: 'post /internal/runs/run-id/lease',

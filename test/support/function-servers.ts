@@ -31,6 +31,8 @@ export async function startTestGateway(
     logger: silentLogger,
     host: '127.0.0.1',
     developmentCluster: startDevelopmentCluster,
+    // Audit events are read back by the tests that prove them (test/audit/); elsewhere they are not printed.
+    auditSinks: [],
     ...options,
   });
 }

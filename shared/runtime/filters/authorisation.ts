@@ -49,13 +49,17 @@ async function decide(
   request: RoutedRequest,
 ): Promise<AuthorisationDecision> {
   const { principal, params } = request;
+  // What was asked is kept on the request, allowed or not: the audit trail names it on a refusal too.
+  const decideOn = (attributes: AuthorizationAttributes, resolved?: unknown) => {
+    request.authorisationAsked = attributes;
+    return AuthorisationDecision.decide(authorizer, principal, attributes, resolved);
+  };
   if ('nonResourcePath' in authorisation) {
-    const attributes: AuthorizationAttributes = { nonResourcePath: request.path, verb: request.method.toLowerCase() };
-    return AuthorisationDecision.decide(authorizer, principal, attributes);
+    return decideOn({ nonResourcePath: request.path, verb: request.method.toLowerCase() });
   }
   if ('kind' in authorisation) {
     const { kind, operation } = authorisation;
-    return AuthorisationDecision.decide(authorizer, principal, {
+    return decideOn({
       verb: resourceVerb(operation, request.query),
       group: apiGroup,
       resource: kind.plural,
@@ -65,16 +69,16 @@ async function decide(
     });
   }
   const attributes = declaredAttributes(authorisation.attributes, apiGroup, params);
-  if (!('resolver' in authorisation)) return AuthorisationDecision.decide(authorizer, principal, attributes);
+  if (!('resolver' in authorisation)) return decideOn(attributes);
   const resolver = resolvers[authorisation.resolver];
   if (!resolver)
     throw new Error(`no authorisation resolver ${authorisation.resolver} for ${request.route!.operationId}`);
   const found = await resolver(request);
   if ('notFound' in found) {
-    await authorizer.authorize(principal, attributes);
+    await decideOn(attributes);
     throw found.notFound;
   }
-  return AuthorisationDecision.decide(authorizer, principal, { ...attributes, name: found.name }, found.resolved);
+  return decideOn({ ...attributes, name: found.name }, found.resolved);
 }
 
 /** The declared attributes with the group and the path's namespace and name filled in. */
@@ -88,7 +92,7 @@ function declaredAttributes(
   const name = nameParameter === undefined ? undefined : params[nameParameter];
   return {
     ...fixed,
-    group: group === 'platform' ? apiGroup : '',
+    group: group === 'platform' ? apiGroup : group === 'core' ? '' : group,
     ...(namespace !== undefined ? { namespace } : {}),
     ...(name !== undefined ? { name } : {}),
   };

@@ -2,6 +2,8 @@ import type { ApiError } from '../../http/api-error.ts';
 import type { ApiRequest, ApiResponse } from '../../http/api-request.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
+import type { AuthorizationAttributes } from '../../authz/authorizer.ts';
+import type { AuditReceipt } from '../../audit/audit-event-builder.ts';
 import type { RouteDefinition } from '../../routes/route-table.ts';
 
 /** A request on its way through the filters: each fills in what it learnt (the route, the principal). */
@@ -12,6 +14,14 @@ export interface FilteredRequest extends ApiRequest {
   principal?: Principal | null;
   /** What the caller was authorised for (undefined on open routes and until authorisation has run). */
   authorisation?: AuthorisationDecision;
+  /** What the chain asked the authorizer for the route, set before the answer: also there when refused. */
+  authorisationAsked?: AuthorizationAttributes;
+  /** The request's audit id and arrival, set by the audit filter (filters/audit.ts). */
+  auditReceipt?: AuditReceipt;
+  /** The body its audit event records at the `Request` level (filters/audit.ts). */
+  auditRequestObject?: unknown;
+  /** What a handler adds to the request's audit event (`annotations`), e.g. a login's outcome. */
+  auditAnnotations?: Record<string, string>;
   /** Why routing found no handler; answered once the caller has authenticated. */
   lookupFailure?: ApiError;
 }

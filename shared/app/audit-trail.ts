@@ -1,0 +1,65 @@
+import { AuditRecorder, type AuditSink } from '../audit/audit-recorder.ts';
+import { startAuditRetention, type AuditRetention } from '../audit/audit-retention.ts';
+import type { AuditStore } from '../audit/audit-store.ts';
+import { DatabaseAuditSink } from '../audit/database-audit-sink.ts';
+import { StdoutAuditSink } from '../audit/stdout-audit-sink.ts';
+import type { Settings } from '../config/settings.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { RunDatabase } from './run-database.ts';
+
+/** The process's audit trail and what it runs beside (the database sink, retention). */
+export interface AuditTrail {
+  recorder: AuditRecorder;
+  /** The database sink when a database is in use; undefined otherwise (standard output only). */
+  database: DatabaseAuditSink | undefined;
+  /** The audit store of the database, for the audit API; throws ApiError 503 when there is none. */
+  store(): Promise<AuditStore>;
+  close(): Promise<void>;
+}
+
+export interface AuditTrailOptions {
+  /** Replaces every configured sink (tests read the events back). */
+  sinks?: AuditSink[];
+  /** Whether the process has a database to write to: DATABASE_URL, or local development's embedded one. */
+  withDatabase: boolean;
+}
+
+/**
+ * Builds the audit trail from the settings (docs/audit.md): standard output unless AUDIT_STDOUT=false,
+ * and the database when the process has one, batched, with retention; AUDIT_MODE=blocking makes
+ * writes wait for their event to be stored.
+ */
+export function createAuditTrail(
+  settings: Settings,
+  runs: RunDatabase,
+  logger: Logger,
+  options: AuditTrailOptions,
+): AuditTrail {
+  const { audit } = settings;
+  let opening: Promise<AuditStore> | undefined;
+  const store = () =>
+    (opening ??= Promise.all([runs.pool(), import('../audit/audit-store.ts')])
+      .then(([pool, { AuditStore }]) => new AuditStore(pool))
+      .catch((error: unknown) => {
+        opening = undefined;
+        throw error;
+      }));
+  const database =
+    options.withDatabase && options.sinks === undefined
+      ? new DatabaseAuditSink(store, { bufferEvents: audit.bufferEvents, logger })
+      : undefined;
+  const sinks = options.sinks ?? [...(audit.stdout ? [new StdoutAuditSink()] : []), ...(database ? [database] : [])];
+  const recorder = new AuditRecorder(audit.policy, sinks, audit.mode === 'blocking' ? database : undefined);
+  const retention: AuditRetention | undefined = database
+    ? startAuditRetention(store, audit.retentionMs, logger)
+    : undefined;
+  return {
+    recorder,
+    database,
+    store,
+    async close() {
+      retention?.stop();
+      await recorder.close();
+    },
+  };
+}

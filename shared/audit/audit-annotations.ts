@@ -1,0 +1,20 @@
+/**
+ * The audit event's annotations of the server's own (kube-apiserver's are `authorization.k8s.io/*`):
+ * what only the chain or a handler knows about a request, never a secret.
+ */
+export const ADMIN_BYPASS_ANNOTATION = 'platform-api/admin-bypass';
+/** `true` on a write that changed nothing because the client asked for a dry run (query or body). */
+export const DRY_RUN_ANNOTATION = 'platform-api/dry-run';
+/** How a watch or stream ended: `completed`, `closed` (the client left) or `failed`. */
+export const STREAM_END_ANNOTATION = 'platform-api/stream-end';
+/**
+ * A login attempt's outcome: `success`, `wrong-password`, `unusable-hash` ($2y$ or empty), `disabled`,
+ * `throttled`, `busy` (too many in progress), `malformed` (no or a malformed Authorization header).
+ */
+export const LOGIN_OUTCOME_ANNOTATION = 'platform-api/login-outcome';
+
+/** Adds a note to the audit event of the request a handler is answering. */
+export function noteForAudit(request: { auditAnnotations?: Record<string, string> }, key: string, value: string): void {
+  request.auditAnnotations ??= {};
+  request.auditAnnotations[key] = value;
+}

@@ -1,0 +1,219 @@
+import type { Principal } from '../auth/principal.ts';
+import { clientAddress } from '../auth/login-throttle.ts';
+import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
+import { isNonResource, type AuthorizationAttributes } from '../authz/authorizer.ts';
+import type { AuditGroup, AuditLevel, AuditPolicy } from '../config/audit-settings.ts';
+import type { ApiResponse } from '../http/api-request.ts';
+import { ADMIN_BYPASS_ANNOTATION, DRY_RUN_ANNOTATION } from './audit-annotations.ts';
+import { redactPathAndQuery } from '../logging/redaction.ts';
+import {
+  DECISION_ANNOTATION,
+  REASON_ANNOTATION,
+  type AuditEvent,
+  type AuditObjectReference,
+  type AuditStage,
+  type AuditUser,
+} from './audit-event.ts';
+
+/** What the chain learnt about a request that its audit event reports (shared/runtime's FilteredRequest). */
+export interface AuditedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | undefined>;
+  remoteAddress: string;
+  route?: { operationId: string; target: string };
+  params?: Record<string, string>;
+  principal?: Principal | null;
+  authorisation?: AuthorisationDecision;
+  authorisationAsked?: AuthorizationAttributes;
+  auditAnnotations?: Record<string, string>;
+  /** The body, when the level is `Request` and the route's function allows recording it. */
+  auditRequestObject?: unknown;
+}
+
+/** Where the request came from and when: fixed when it arrives, before any filter runs. */
+export interface AuditReceipt {
+  auditID: string;
+  receivedAt: Date;
+  trustedProxyHops: number;
+  apiGroup: string;
+}
+
+const REFUSAL_STATUSES = new Set([401, 403, 429]);
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+const USER_AGENT_MAX = 512;
+const ANONYMOUS: AuditUser = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/** Whether a Kubernetes verb changes something. */
+export function isWriteVerb(verb: string): boolean {
+  return WRITE_VERBS.has(verb);
+}
+
+/** The request's verb as kube-apiserver's audit names it: the authorised verb, else the lower-case method. */
+export function auditVerb(request: AuditedRequest): string {
+  return request.authorisationAsked?.verb ?? request.method.toLowerCase();
+}
+
+/** Which of the policy's groups the request belongs to: the first that fits (audit-settings.ts). */
+export function auditGroup(request: AuditedRequest, status: number, streaming: boolean): AuditGroup {
+  if (REFUSAL_STATUSES.has(status)) return 'refusal';
+  if (request.route?.operationId === 'login') return 'login';
+  if (request.route?.target === 'internal') return 'controller';
+  const verb = auditVerb(request);
+  if (verb === 'watch' || streaming) return 'watch';
+  if (isWriteVerb(verb)) return 'write';
+  return 'read';
+}
+
+/** The level the policy sets for the request, `None` when it is not recorded. */
+export function auditLevel(
+  policy: AuditPolicy,
+  request: AuditedRequest,
+  status: number,
+  streaming: boolean,
+): AuditLevel {
+  return policy[auditGroup(request, status, streaming)];
+}
+
+/** The event of one stage of a request, at a recorded level. */
+export function auditEvent(
+  receipt: AuditReceipt,
+  request: AuditedRequest,
+  response: Pick<ApiResponse, 'status' | 'body'> | undefined,
+  stage: AuditStage,
+  level: Exclude<AuditLevel, 'None'>,
+  extraAnnotations: Record<string, string> = {},
+): AuditEvent {
+  const impersonated = impersonatedUser(request.authorisation);
+  const objectRef = objectReference(request, receipt.apiGroup);
+  const annotations = { ...decisionAnnotations(request, response), ...request.auditAnnotations, ...extraAnnotations };
+  // RequestReceived is written before there is an answer (AUDIT_MODE=blocking): no status yet.
+  const responseStatus = response && {
+    metadata: {},
+    status: response.status < 400 ? ('Success' as const) : ('Failure' as const),
+    code: response.status,
+    ...failureReason(response),
+  };
+  const userAgent = request.headers['user-agent'];
+  return {
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level,
+    auditID: receipt.auditID,
+    stage,
+    requestURI: redactPathAndQuery(request.path, request.query),
+    verb: auditVerb(request),
+    user: auditUser(request.principal),
+    ...(impersonated ? { impersonatedUser: impersonated } : {}),
+    sourceIPs: sourceIps(request, receipt.trustedProxyHops),
+    ...(userAgent ? { userAgent: userAgent.slice(0, USER_AGENT_MAX) } : {}),
+    ...(objectRef ? { objectRef } : {}),
+    ...(responseStatus ? { responseStatus } : {}),
+    ...(level === 'Request' && request.auditRequestObject !== undefined
+      ? { requestObject: request.auditRequestObject }
+      : {}),
+    requestReceivedTimestamp: microTime(receipt.receivedAt),
+    stageTimestamp: microTime(new Date()),
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+  };
+}
+
+/**
+ * A timestamp as Kubernetes' MicroTime writes it (RFC 3339 with exactly six fractional digits): Go's
+ * parser of an audit log (`metav1.MicroTime`) refuses the three a JavaScript ISO string has.
+ */
+export function microTime(date: Date): string {
+  return date.toISOString().replace('Z', '000Z');
+}
+
+/** The authenticated principal as kube-apiserver's `user`; anonymous on open routes and before authentication. */
+export function auditUser(principal: Principal | null | undefined): AuditUser {
+  if (!principal) return ANONYMOUS;
+  switch (principal.type) {
+    case 'admin':
+      return { username: 'admin' };
+    case 'oidc': {
+      const groups = principal.claims.groups;
+      const names = Array.isArray(groups) ? groups.filter((group): group is string => typeof group === 'string') : [];
+      return { username: principal.name, ...(names.length > 0 ? { groups: names } : {}) };
+    }
+    case 'serviceaccount':
+      return {
+        username: principal.name,
+        uid: principal.uid,
+        groups: principal.groups,
+        ...(Object.keys(principal.extra).length > 0 ? { extra: principal.extra } : {}),
+      };
+  }
+}
+
+/** The ServiceAccount whose permissions allowed an OIDC user's request: the server acted with them. */
+function impersonatedUser(decision: AuthorisationDecision | undefined): AuditUser | undefined {
+  const account = decision?.grant?.asServiceAccount;
+  if (!account) return undefined;
+  return {
+    username: `system:serviceaccount:${account.namespace}:${account.name}`,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${account.namespace}`, 'system:authenticated'],
+  };
+}
+
+/** The client as the trusted proxy hops give it, then the peer, as kube-apiserver lists `sourceIPs`. */
+function sourceIps(request: AuditedRequest, trustedProxyHops: number): string[] {
+  const client = clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], trustedProxyHops);
+  return client === request.remoteAddress ? [client] : [client, request.remoteAddress];
+}
+
+/** The object the request acted on, from what was authorised (never from the body); a run's id is its `uid`. */
+function objectReference(request: AuditedRequest, apiGroup: string): AuditObjectReference | undefined {
+  const attributes = request.authorisationAsked;
+  if (!attributes || isNonResource(attributes)) return undefined;
+  const run = request.params?.run;
+  return {
+    resource: attributes.resource,
+    ...(attributes.namespace !== undefined ? { namespace: attributes.namespace } : {}),
+    ...(attributes.name !== undefined ? { name: attributes.name } : {}),
+    ...(run !== undefined ? { uid: run } : {}),
+    ...(attributes.group ? { apiGroup: attributes.group } : {}),
+    apiVersion: attributes.group === apiGroup ? 'v1alpha1' : 'v1',
+    ...(attributes.subresource ? { subresource: attributes.subresource } : {}),
+  };
+}
+
+/** kube-apiserver's decision annotations, once authorisation ran: allowed (and why) or refused. */
+function decisionAnnotations(request: AuditedRequest, response: Pick<ApiResponse, 'status' | 'body'> | undefined) {
+  const annotations: Record<string, string> = {};
+  if (request.authorisation) {
+    annotations[DECISION_ANNOTATION] = 'allow';
+    const grant = request.authorisation.grant;
+    annotations[REASON_ANNOTATION] = grant?.reason ?? 'any authenticated caller may use this route';
+    if (request.principal?.type === 'admin') annotations[ADMIN_BYPASS_ANNOTATION] = 'true';
+  } else if (request.authorisationAsked && response?.status === 403) {
+    annotations[DECISION_ANNOTATION] = 'forbid';
+    annotations[REASON_ANNOTATION] = answeredMessage(response) ?? 'refused';
+  }
+  if (request.query.get('dryRun') === 'All') annotations[DRY_RUN_ANNOTATION] = 'true';
+  return annotations;
+}
+
+/** A failure's catalogue `reason`, read from the JSON answer (an error body or a Kubernetes Status). */
+function failureReason(response: Pick<ApiResponse, 'status' | 'body'>): { reason?: string } {
+  if (response.status < 400) return {};
+  const reason = answeredField(response, 'reason');
+  return reason ? { reason } : {};
+}
+
+function answeredMessage(response: Pick<ApiResponse, 'body'>): string | undefined {
+  return answeredField(response, 'error') ?? answeredField(response, 'message');
+}
+
+/** One string field of a JSON answer body; undefined for anything else (a stream, bytes, not JSON). */
+function answeredField(response: Pick<ApiResponse, 'body'>, field: string): string | undefined {
+  if (typeof response.body !== 'string' || !response.body.startsWith('{')) return undefined;
+  try {
+    const value = (JSON.parse(response.body) as Record<string, unknown>)[field];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,199 @@
+import type pg from 'pg';
+import type { AuditEvent } from './audit-event.ts';
+
+/** The filters of `GET /api/v1alpha1/audit/events`, each optional; `limit` and `continue` page. */
+export interface AuditQuery {
+  /** Events at or after this time (the stage's timestamp). */
+  since?: Date;
+  /** Events before this time. */
+  until?: Date;
+  user?: string;
+  verb?: string;
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  /** A run's id (`objectRef.uid`). */
+  run?: string;
+  /** `success` (below 400), `failure` (400 and above) or `refused` (401, 403, 429). */
+  outcome?: 'success' | 'failure' | 'refused';
+  limit: number;
+  continue?: string;
+}
+
+export interface AuditPage {
+  items: AuditEvent[];
+  /** Present when more may follow: pass it as `continue` for the next page. */
+  continue?: string;
+}
+
+/** A `continue` token that this server did not hand out, or that names no position. */
+export class InvalidAuditContinueError extends Error {
+  constructor() {
+    super('the continue token is not one this API handed out');
+    this.name = 'InvalidAuditContinueError';
+  }
+}
+
+const DAY_MS = 86_400_000;
+const PARTITION = /^audit_events_(\d{4})(\d{2})(\d{2})$/;
+// Years PostgreSQL and JavaScript both hold (from 1970, as every event was written since).
+export const AUDIT_TIMESTAMP = /^(19[7-9]\d|[2-9]\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// PostgreSQL refuses U+0000 in text and jsonb; an event must never be lost to one (an OIDC claim may hold it).
+const NUL = '\u0000';
+const ESCAPED_NUL = /\\u0000/g;
+
+/**
+ * The audit trail in PostgreSQL (migration 006): append-only rows in day partitions, created here
+ * before the rows that need them, and dropped whole once older than the retention.
+ */
+/** A pool, or one client (a test's transaction). */
+type Queryable = Pick<pg.Pool | pg.Client, 'query'>;
+
+export class AuditStore {
+  readonly #pool: Queryable;
+  /** Days whose partition is known to exist, so only a new day costs a statement. */
+  readonly #days = new Set<string>();
+
+  constructor(pool: Queryable) {
+    this.#pool = pool;
+  }
+
+  /** Writes the events in one statement, after making sure their days have partitions. */
+  async insert(events: readonly AuditEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    for (const day of new Set(events.map((event) => dayOf(event.stageTimestamp)))) await this.#ensurePartition(day);
+    const text = (value: string | undefined) => (value === undefined ? null : value.replaceAll(NUL, '\uFFFD'));
+    await this.#pool.query(
+      `INSERT INTO audit_events (audit_id, stage, received_at, stage_at, username, verb, resource, namespace, name, run_id, code, event)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::text[],
+                            $7::text[], $8::text[], $9::text[], $10::uuid[], $11::int[], $12::jsonb[])`,
+      [
+        events.map((event) => event.auditID),
+        events.map((event) => event.stage),
+        events.map((event) => event.requestReceivedTimestamp),
+        events.map((event) => event.stageTimestamp),
+        events.map((event) => text(event.user.username)),
+        events.map((event) => text(event.verb)),
+        events.map((event) => text(event.objectRef?.resource)),
+        events.map((event) => text(event.objectRef?.namespace)),
+        events.map((event) => text(event.objectRef?.name)),
+        events.map((event) => (event.objectRef?.uid && UUID.test(event.objectRef.uid) ? event.objectRef.uid : null)),
+        events.map((event) => event.responseStatus?.code ?? 0),
+        events.map((event) => JSON.stringify(event).replace(ESCAPED_NUL, '\\ufffd')),
+      ],
+    );
+  }
+
+  /** One page of events, oldest first, matching every filter given. */
+  async list(query: AuditQuery): Promise<AuditPage> {
+    const conditions: string[] = [];
+    const values: unknown[] = [];
+    const where = (condition: (placeholder: string) => string, value: unknown) => {
+      values.push(value);
+      conditions.push(condition(`$${values.length}`));
+    };
+    if (query.since) where((p) => `stage_at >= ${p}`, query.since);
+    if (query.until) where((p) => `stage_at < ${p}`, query.until);
+    if (query.user !== undefined) where((p) => `username = ${p}`, query.user);
+    if (query.verb !== undefined) where((p) => `verb = ${p}`, query.verb);
+    if (query.resource !== undefined) where((p) => `resource = ${p}`, query.resource);
+    if (query.namespace !== undefined) where((p) => `namespace = ${p}`, query.namespace);
+    if (query.name !== undefined) where((p) => `name = ${p}`, query.name);
+    if (query.run !== undefined) where((p) => `run_id = ${p}`, query.run);
+    if (query.outcome === 'success') conditions.push('code < 400');
+    if (query.outcome === 'failure') conditions.push('code >= 400');
+    if (query.outcome === 'refused') conditions.push('code IN (401, 403, 429)');
+    if (query.continue !== undefined) {
+      const after = decodeAuditContinue(query.continue);
+      values.push(after.stageAt, after.seq);
+      conditions.push(`(stage_at, seq) > ($${values.length - 1}::timestamptz, $${values.length}::bigint)`);
+    }
+    values.push(query.limit + 1);
+    const { rows } = await this.#pool.query<{ event: AuditEvent; stage_at: string; seq: string }>(
+      `SELECT event, to_char(stage_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS stage_at, seq
+         FROM audit_events ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+        ORDER BY stage_at, seq LIMIT $${values.length}`,
+      values,
+    );
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => row.event),
+      ...(rows.length > query.limit && last ? { continue: encodeAuditContinue(last.stage_at, last.seq) } : {}),
+    };
+  }
+
+  /**
+   * Drops the day partitions that ended before `olderThan`: detached CONCURRENTLY (writers keep
+   * writing to today's), then dropped. Returns the partitions dropped.
+   */
+  async dropDaysBefore(olderThan: Date): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'audit_events'::regclass`,
+    );
+    const dropped: string[] = [];
+    for (const { name } of rows) {
+      const match = PARTITION.exec(name);
+      if (!match) continue;
+      const dayEnd = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) + DAY_MS;
+      if (dayEnd > olderThan.getTime()) continue;
+      await this.#detach(name);
+      await this.#pool.query(`DROP TABLE IF EXISTS ${name}`);
+      this.#days.delete(name.slice('audit_events_'.length));
+      dropped.push(name);
+    }
+    return dropped;
+  }
+
+  async #detach(partition: string): Promise<void> {
+    try {
+      await this.#pool.query(`ALTER TABLE audit_events DETACH PARTITION ${partition} CONCURRENTLY`);
+    } catch (error) {
+      // A detach interrupted earlier (another replica, a restart) is finished, not started again.
+      if (!/pending/i.test((error as Error).message)) throw error;
+      await this.#pool.query(`ALTER TABLE audit_events DETACH PARTITION ${partition} FINALIZE`);
+    }
+  }
+
+  async #ensurePartition(day: string): Promise<void> {
+    if (this.#days.has(day)) return;
+    const from = `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}T00:00:00Z`;
+    const to = new Date(Date.parse(from) + DAY_MS).toISOString();
+    try {
+      await this.#pool.query(
+        `CREATE TABLE IF NOT EXISTS audit_events_${day} PARTITION OF audit_events FOR VALUES FROM ('${from}') TO ('${to}')`,
+      );
+    } catch (error) {
+      // Another replica created it at the same moment: the partition exists, which is all that is needed.
+      const code = (error as { code?: string }).code;
+      if (code !== '42P07' && code !== '23505') throw error;
+    }
+    this.#days.add(day);
+  }
+}
+
+/** `YYYYMMDD` of a timestamp, in UTC: the day partition its row goes to. */
+function dayOf(timestamp: string): string {
+  return timestamp.slice(0, 10).replaceAll('-', '');
+}
+
+function encodeAuditContinue(stageAt: string, seq: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, t: stageAt, s: seq })).toString('base64url');
+}
+
+function decodeAuditContinue(token: string): { stageAt: string; seq: string } {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidAuditContinueError();
+  }
+  const { v, t, s } = (decoded ?? {}) as Record<string, unknown>;
+  if (v !== 1 || typeof t !== 'string' || typeof s !== 'string') throw new InvalidAuditContinueError();
+  if (!AUDIT_TIMESTAMP.test(t) || Number.isNaN(Date.parse(t)) || !/^\d{1,18}$/.test(s)) {
+    throw new InvalidAuditContinueError();
+  }
+  return { stageAt: t, seq: s };
+}

@@ -1,0 +1,133 @@
+import { isConnectionFailure } from '../database/database-unavailable-error.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { AuditEvent } from './audit-event.ts';
+import type { BlockingAuditSink } from './audit-recorder.ts';
+import type { AuditStore } from './audit-store.ts';
+
+export interface DatabaseAuditSinkOptions {
+  /** At most this many events wait for the database; beyond, the oldest are dropped and counted. */
+  bufferEvents: number;
+  logger: Logger;
+  /** The longest an event waits before its batch is written. */
+  flushIntervalMs?: number;
+  /** Events written per statement. */
+  batchSize?: number;
+}
+
+/**
+ * Writes audit events to PostgreSQL in batches, off the request's path: `write` only queues, a
+ * timer (or a full batch) writes. While the database is down the queue keeps at most
+ * `bufferEvents` events; what it must drop it counts (`dropped`) and reports in one log line per
+ * failed write, so an operator knows how much of the trail is missing and when.
+ */
+export class DatabaseAuditSink implements BlockingAuditSink {
+  readonly #store: () => Promise<AuditStore>;
+  readonly #bufferEvents: number;
+  readonly #logger: Logger;
+  readonly #flushIntervalMs: number;
+  readonly #batchSize: number;
+  #queue: AuditEvent[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> | undefined;
+  #dropped = 0;
+  #reportedDropped = 0;
+
+  constructor(store: () => Promise<AuditStore>, options: DatabaseAuditSinkOptions) {
+    this.#store = store;
+    this.#bufferEvents = options.bufferEvents;
+    this.#logger = options.logger;
+    this.#flushIntervalMs = options.flushIntervalMs ?? 1_000;
+    this.#batchSize = options.batchSize ?? 500;
+  }
+
+  /** Events dropped since the process started: the buffer was full while the database was down. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Events waiting to be written. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  write(event: AuditEvent): void {
+    this.#queue.push(event);
+    this.#trim();
+    if (this.#queue.length >= this.#batchSize) void this.flush();
+    else this.#schedule();
+  }
+
+  /** Writes an event now and resolves once it is stored; throws when it cannot be (AUDIT_MODE=blocking). */
+  async writeNow(event: AuditEvent): Promise<void> {
+    await (await this.#store()).insert([event]);
+  }
+
+  /** Writes what is queued, batch by batch; a failed batch goes back to the queue (bounded) for the next try. */
+  flush(): Promise<void> {
+    this.#flushing ??= this.#drain().finally(() => {
+      this.#flushing = undefined;
+      if (this.#queue.length > 0) this.#schedule();
+    });
+    return this.#flushing;
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.flush();
+    if (this.#queue.length > 0) {
+      this.#logger.warn('audit events not written to the database at shutdown', { events: this.#queue.length });
+    }
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#batchSize);
+      try {
+        await (await this.#store()).insert(batch);
+      } catch (error) {
+        if (isConnectionFailure(error) || isUnavailable(error)) {
+          this.#queue.unshift(...batch);
+          this.#trim();
+          this.#report(error);
+          return;
+        }
+        // A batch the database refuses for what it holds would be refused forever: it is dropped, and said.
+        this.#dropped += batch.length;
+        this.#report(error);
+      }
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#flushing !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.flush();
+    }, this.#flushIntervalMs);
+    // A pending batch never keeps the process alive; close() writes it.
+    this.#timer.unref();
+  }
+
+  #trim(): void {
+    const excess = this.#queue.length - this.#bufferEvents;
+    if (excess <= 0) return;
+    this.#queue.splice(0, excess);
+    this.#dropped += excess;
+  }
+
+  #report(error: unknown): void {
+    this.#logger.warn('audit events could not be written to the database', {
+      detail: error instanceof Error ? error.message : String(error),
+      waiting: this.#queue.length,
+      droppedSinceLastReport: this.#dropped - this.#reportedDropped,
+      droppedTotal: this.#dropped,
+    });
+    this.#reportedDropped = this.#dropped;
+  }
+}
+
+/** The run database's own 503 (not configured, cannot be opened): the database is not there to write to. */
+function isUnavailable(error: unknown): boolean {
+  return (error as { status?: number }).status === 503;
+}

@@ -1,0 +1,94 @@
+// Issue 22, "what happens when the database is down is a documented choice per mode": AUDIT_MODE=batch
+// keeps a bounded buffer, counts what it drops and writes the rest once the database is back;
+// AUDIT_MODE=blocking refuses a write with 503 rather than act unrecorded. Real PostgreSQL, stopped
+// and started again.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEvent } from '../../shared/audit/audit-event.ts';
+import { microTime } from '../../shared/audit/audit-event-builder.ts';
+import { AuditStore } from '../../shared/audit/audit-store.ts';
+import { DatabaseAuditSink } from '../../shared/audit/database-audit-sink.ts';
+import { migrate } from '../../shared/database/migrate.ts';
+import { capturingLogger } from '../support/function-servers.ts';
+import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { API, TEAM_PROJECT, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
+
+const event = (n: number): AuditEvent => ({
+  kind: 'Event',
+  apiVersion: 'audit.k8s.io/v1',
+  level: 'Metadata',
+  auditID: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  stage: 'ResponseComplete',
+  requestURI: '/buffered',
+  verb: 'create',
+  user: { username: 'buffer-test' },
+  sourceIPs: [],
+  requestReceivedTimestamp: microTime(new Date()),
+  stageTimestamp: microTime(new Date()),
+});
+
+describe('issue 22: AUDIT_MODE=batch while the database is down', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await startTestDatabase();
+    await migrate(database.pool);
+  });
+  afterAll(() => database?.destroy());
+
+  it('keeps at most AUDIT_BUFFER_EVENTS, counts and logs what it dropped, and writes the rest once the database is back', async () => {
+    const logger = capturingLogger();
+    const sink = new DatabaseAuditSink(async () => new AuditStore(database.pool), {
+      bufferEvents: 20,
+      logger,
+      flushIntervalMs: 60_000,
+    });
+    await database.stopServer();
+    for (let n = 1; n <= 30; n++) sink.write(event(n));
+    await sink.flush();
+    expect(sink.dropped).toBe(10);
+    expect(sink.pending).toBe(20);
+    expect(logger.lines.join('\n')).toMatch(
+      /audit events could not be written to the database.*"droppedSinceLastReport":10/,
+    );
+    await database.startServer();
+    await sink.flush();
+    expect(sink.pending).toBe(0);
+    const { rows } = await database.pool.query<{ audit_id: string }>(
+      "SELECT audit_id FROM audit_events WHERE username = 'buffer-test' ORDER BY seq",
+    );
+    // The newest 20 were kept: the oldest were dropped first.
+    expect(rows.map((row) => row.audit_id)).toEqual(
+      Array.from({ length: 20 }, (_, index) => event(index + 11).auditID),
+    );
+  });
+});
+
+describe('issue 22: AUDIT_MODE=blocking refuses a write it cannot record', () => {
+  const platform = usePlatform({ AUDIT_STDOUT: 'false', AUDIT_MODE: 'blocking' }, { auditSinks: 'configured' });
+  const admin = (method: string, path: string, body?: unknown) =>
+    send(platform().gateway.url, platform().tokens.admin, method, path, body);
+  const workspaces = `${API}/namespaces/${TEAM_PROJECT}/workspaces`;
+
+  it('database down: the write is 503 AuditUnavailable and nothing is written; a read still answers', async () => {
+    await platform().database.stopServer();
+    try {
+      const refused = await admin('POST', workspaces, workspaceObject('unrecorded'));
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ reason: 'AuditUnavailable' });
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(await platform().clusterAdmin.find(`${workspaces}/unrecorded`)).toBeUndefined();
+      expect((await admin('GET', workspaces)).status).toBe(200);
+    } finally {
+      await platform().database.startServer();
+    }
+  });
+
+  it('database up: the write is done, and its RequestReceived event was stored before it', async () => {
+    const response = await admin('POST', workspaces, workspaceObject('recorded'));
+    expect(response.status).toBe(201);
+    const { rows } = await platform().database.pool.query<{ stage: string }>(
+      'SELECT stage FROM audit_events WHERE audit_id = $1 ORDER BY seq',
+      [response.headers.get('audit-id')],
+    );
+    expect(rows[0]?.stage).toBe('RequestReceived');
+  });
+});
