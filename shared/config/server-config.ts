@@ -27,7 +27,7 @@ export interface ServerConfig {
   runLogHeartbeatMs: number;
   /** How many run-log streams one principal may have open at once in this process. */
   runLogMaxStreamsPerPrincipal: number;
-  /** How many bytes of events may wait for a slow run-log client before it is told to resume. */
+  /** How many bytes a run-log client may leave unread (queued, or not drained by the socket) before it is told to resume. */
   runLogSendBufferBytes: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
