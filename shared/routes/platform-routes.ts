@@ -10,7 +10,7 @@ import {
 import { declareRoutes, type RouteDefinition } from './route-table.ts';
 
 const SELECTORS =
-  "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires. `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
+  "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires; at most MAX_WATCHES_PER_PRINCIPAL watches per principal at once (429 `TooManyWatches` beyond it). `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
 
 /** The JSON Schema of a platform object, for the OpenAPI document; the fields are the CRD's (docs/resources.md). */
 function objectSchema(apiGroup: string, kind: PlatformKind): Record<string, unknown> {
