@@ -205,6 +205,52 @@ describe('Issue 20: a lease is bound to the principal that claimed it: another c
   });
 });
 
+describe('Issue 20: pipelined log chunks through HTTP are stored once each, in order, with no 409', () => {
+  it('two controllers pipelining 100 chunks each (every request sent before any answer): all 200, every line once, in order', async () => {
+    const CHUNKS = 100;
+    await platform().cluster.createServiceAccount('pipelining-controller');
+    await platform().cluster.allowPaths('pipelining-controller', ['/internal', '/internal/*'], ['get', 'post']);
+    const tokens = [platform().tokens.controller, await platform().cluster.mintToken('pipelining-controller')];
+    const pipeline = async (token: string, index: number) => {
+      const workspace = `pipelined-${index}`;
+      await createWorkspace(TEAM_PROJECT, workspace);
+      const run = await startRun(TEAM_PROJECT, workspace);
+      const post = (path: string, body: unknown) =>
+        fetch(`${platform().gateway.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const claimed = await post('/internal/runs/claim', { project: TEAM_PROJECT, workspace }).then(expectStatus(200));
+      expect(claimed.run.id).toBe(run.id);
+      const lines = (chunk: number) => [`${workspace} chunk ${chunk} a`, `${workspace} chunk ${chunk} b`];
+      const answers = await Promise.all(
+        Array.from({ length: CHUNKS }, (_, chunk) =>
+          post(`/internal/runs/${run.id}/logs`, {
+            leaseId: claimed.lease.id,
+            firstSeq: 1 + 2 * chunk,
+            lines: lines(chunk),
+          }),
+        ),
+      );
+      const bodies = await Promise.all(
+        answers.map(async (answer) => ({ status: answer.status, body: await answer.json() })),
+      );
+      expect(bodies.filter(({ status }) => status !== 200)).toEqual([]);
+      const { rows } = await platform().database.pool.query(
+        'SELECT seq::int, line FROM run_log_lines WHERE run_id = $1 ORDER BY seq',
+        [run.id],
+      );
+      expect(rows).toEqual(
+        Array.from({ length: CHUNKS }, (_, chunk) => lines(chunk))
+          .flat()
+          .map((line, position) => ({ seq: position + 1, line })),
+      );
+    };
+    await Promise.all(tokens.map(pipeline));
+  }, 60_000);
+});
+
 describe('The user who may start runs in a Workspace may cancel them: a pending run at once, a running one marked, seen at the next renewal and acknowledged', () => {
   it('cancels a Pending run at once and records who did', async () => {
     await createWorkspace(TEAM_PROJECT, 'cancel-me');
