@@ -70,11 +70,14 @@ export function runLogMasking(
     },
     async append(runId, leaseId, holder, firstSeq, lines) {
       const store = await leases();
-      const attempt = masks.held(runId, leaseId) ?? (await attemptOf(store, runId, leaseId, holder));
-      const masked = attempt.mask(firstSeq, lines);
-      const appended = await store.appendChunk(runId, leaseId, holder, firstSeq, masked.lines);
-      attempt.stored(appended.lastSeq + 1, masked.carry);
-      return appended;
+      // A pipelined chunk is masked after the chunk before it was stored: with the carry it left.
+      return store.inLineOrder(runId, firstSeq, lines.length, async () => {
+        const attempt = masks.held(runId, leaseId) ?? (await attemptOf(store, runId, leaseId, holder));
+        const masked = attempt.mask(firstSeq, lines);
+        const appended = await store.appendChunk(runId, leaseId, holder, firstSeq, masked.lines);
+        attempt.stored(appended.lastSeq + 1, masked.carry);
+        return appended;
+      });
     },
     finished(runId) {
       masks.forget(runId);

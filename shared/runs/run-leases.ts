@@ -207,10 +207,21 @@ export class RunLeases {
     lines: readonly string[],
   ): Promise<AppendedChunk> {
     this.#checkIds(runId, leaseId);
-    const chunk = this.#progress.begin(runId, firstSeq, firstSeq + lines.length);
+    return this.inLineOrder(runId, firstSeq, lines.length, () =>
+      this.#appendInOrder(runId, leaseId, holder, firstSeq, lines),
+    );
+  }
+
+  /**
+   * Runs `work` for the chunk of `lineCount` lines from `firstSeq` of run `runId` once the chunks of
+   * this process that end just before it were decided: pipelined chunks are handled (masked, stored)
+   * in the order of their lines, not of their arrival.
+   */
+  async inLineOrder<T>(runId: string, firstSeq: number, lineCount: number, work: () => Promise<T>): Promise<T> {
+    const chunk = this.#progress.begin(runId, firstSeq, firstSeq + lineCount);
     try {
       await chunk.before;
-      return await this.#appendInOrder(runId, leaseId, holder, firstSeq, lines);
+      return await work();
     } finally {
       chunk.done();
     }

@@ -166,6 +166,18 @@ describe('issue 26: sensitive values never reach a run log', () => {
     expect(logger.lines.join('\n')).not.toContain(INLINE);
   });
 
+  it('issue 20: pipelined chunks are masked in the order of their lines, so a value split over them leaves nothing behind', async () => {
+    const { runId, leaseId } = await claimedRun();
+    // Both sent before either is answered; the rest of the value (3 characters) is masked only with
+    // the carry the first chunk leaves, so the second must be masked after the first was stored.
+    const [first, second] = await Promise.all([
+      append(runId, leaseId, 1, [`pipelined ${FROM_SECRET.slice(0, -3)}`]),
+      append(runId, leaseId, 2, [`${FROM_SECRET.slice(-3)} after`]),
+    ]);
+    expect([first.duplicate, second.duplicate]).toEqual([false, false]);
+    expect(await storedLines(runId)).toEqual(['pipelined ***', '*** after']);
+  });
+
   it('another replica (or this one after a restart) resolves the values again and masks the rest of a value split over chunks', async () => {
     const { runId, leaseId } = await claimedRun();
     await append(runId, leaseId, 1, [`first half ${FROM_SECRET.slice(0, 14)}`]);
