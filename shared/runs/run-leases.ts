@@ -243,7 +243,7 @@ export class RunLeases {
         if (!outcome.appended.duplicate) this.#progress.stored(runId, outcome.appended.nextSeq);
         return outcome.appended;
       }
-      await this.#awaitLinesBefore(runId, firstSeq, outcome.gapAt);
+      await this.#awaitLinesBefore({ runId, leaseId, holder, firstSeq, lines }, outcome.gapAt);
     }
   }
 
@@ -253,7 +253,7 @@ export class RunLeases {
    * reaches the chunk; a log that stands still for `gapWaitMs` has a real gap (`LogSequenceGapError`).
    * Looking again is one small read, so chunks waiting at other replicas cost the database little.
    */
-  async #awaitLinesBefore(runId: string, firstSeq: number, nextSeq: number): Promise<void> {
+  async #awaitLinesBefore({ runId, leaseId, holder, firstSeq }: ChunkToStore, nextSeq: number): Promise<void> {
     let deadline = Date.now() + this.#options.gapWaitMs;
     let pollMs = GAP_POLL_MS.first;
     while (nextSeq < firstSeq) {
@@ -262,8 +262,8 @@ export class RunLeases {
       await this.#progress.reached(runId, firstSeq, Math.min(deadline - now, pollMs));
       pollMs = Math.min(pollMs * 2, GAP_POLL_MS.most);
       const state = await this.#state(runId);
-      // Gone, or no longer held: the chunk's next try says so.
-      if (!state) return;
+      // Gone, or the lease no longer held: the chunk's next try says so.
+      if (!isHeld(state, leaseId, holder)) return;
       const moved = Number(state.last_log_seq) + 1;
       if (moved > nextSeq) {
         deadline = Date.now() + this.#options.gapWaitMs;
@@ -304,8 +304,8 @@ export class RunLeases {
       ]);
       return toRun(finished[0]!);
     }
-    if (isHeld(state, leaseId, holder) && (phase !== 'Cancelled' || state!.cancel_requested_at === null)) {
-      throw new InvalidPhaseTransitionError(runId, state!.phase, phase);
+    if (isHeld(state, leaseId, holder) && (phase !== 'Cancelled' || state.cancel_requested_at === null)) {
+      throw new InvalidPhaseTransitionError(runId, state.phase, phase);
     }
     throw leaseFailure(runId, leaseId, holder, state);
   }
@@ -372,7 +372,7 @@ async function storeChunk(
   const { rows } = await query<LeaseState>(`SELECT ${STATE_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [runId]);
   const state = rows[0];
   if (!isHeld(state, leaseId, holder)) throw leaseFailure(runId, leaseId, holder, state);
-  const nextSeq = Number(state!.last_log_seq) + 1;
+  const nextSeq = Number(state.last_log_seq) + 1;
   if (firstSeq > nextSeq) return { gapAt: nextSeq };
   const lastSeq = firstSeq + lines.length - 1;
   const storedBefore = Math.min(lines.length, nextSeq - firstSeq);
@@ -426,7 +426,7 @@ function isLease(state: LeaseState, leaseId: string, holder: LeaseHolder): boole
   return state.lease_id === leaseId && state.lease_holder === holderKey(holder);
 }
 
-function isHeld(state: LeaseState | undefined, leaseId: string, holder: LeaseHolder): boolean {
+function isHeld(state: LeaseState | undefined, leaseId: string, holder: LeaseHolder): state is LeaseState {
   return state !== undefined && isLease(state, leaseId, holder) && state.live && state.phase === 'Running';
 }
 
