@@ -306,6 +306,22 @@ describe('Issue 20: pipelined chunks are decided one after another under the row
     }
   });
 
+  it('concurrent retries of a chunk that grew past the stored lines store the new lines once: each is decided on the log the one before left', async () => {
+    await newRun('growing-retries');
+    const { run, lease } = (await claimIn('growing-retries'))!;
+    await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b']);
+    // Each overlaps the stored lines, so each is decided in a transaction, not by the plain append.
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b', 'c', 'd']),
+      ),
+    );
+    expect(outcomes.filter((outcome) => !outcome.duplicate)).toEqual([
+      { firstSeq: 1, lastSeq: 4, nextSeq: 5, duplicate: false, storedBefore: 2 },
+    ]);
+    expect(await linesOf(run.id)).toEqual(['1:a', '2:b', '3:c', '4:d']);
+  });
+
   it('a chunk that overtook the one before it waits for it and is stored after it', async () => {
     await newRun('overtaken');
     const { run, lease } = (await claimIn('overtaken'))!;
