@@ -98,7 +98,8 @@ const HELD = `lease_id = $2 AND lease_holder = $3 AND lease_expires_at > now() A
 /**
  * The workspace controller's side of the runs (docs/run-history.md, "Leases"): claims with leases,
  * renewals, numbered log chunks and phase changes, each a single statement whose `WHERE` checks
- * the lease, so a controller that lost its lease changes nothing.
+ * the lease and its holder, so a controller that lost its lease, or never had it, changes nothing.
+ * A log chunk that is not a plain append is decided in one transaction under the run's row lock.
  */
 export class RunLeases {
   readonly #pool: pg.Pool;
