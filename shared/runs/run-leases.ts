@@ -209,7 +209,7 @@ export class RunLeases {
   ): Promise<AppendedChunk> {
     this.#checkIds(runId, leaseId);
     return this.inLineOrder(runId, firstSeq, lines.length, () =>
-      this.#appendInOrder(runId, leaseId, holder, firstSeq, lines),
+      this.#appendInOrder({ runId, leaseId, holder, firstSeq, lines }),
     );
   }
 
@@ -229,22 +229,16 @@ export class RunLeases {
   }
 
   /** `appendChunk` once the chunks of this process before it were decided. */
-  async #appendInOrder(
-    runId: string,
-    leaseId: string,
-    holder: LeaseHolder,
-    firstSeq: number,
-    lines: readonly string[],
-  ): Promise<AppendedChunk> {
+  async #appendInOrder(chunk: ChunkToStore): Promise<AppendedChunk> {
     for (;;) {
       const outcome =
-        (await this.#storeAtNextLine(runId, leaseId, holder, firstSeq, lines)) ??
-        (await inRunTransaction(this.#pool, (query) => storeChunk(query, { runId, leaseId, holder, firstSeq, lines })));
+        (await this.#storeAtNextLine(chunk)) ??
+        (await inRunTransaction(this.#pool, (query) => storeChunk(query, chunk)));
       if ('appended' in outcome) {
-        if (!outcome.appended.duplicate) this.#progress.stored(runId, outcome.appended.nextSeq);
+        if (!outcome.appended.duplicate) this.#progress.stored(chunk.runId, outcome.appended.nextSeq);
         return outcome.appended;
       }
-      await this.#awaitLinesBefore({ runId, leaseId, holder, firstSeq, lines }, outcome.gapAt);
+      await this.#awaitLinesBefore(chunk, outcome.gapAt);
     }
   }
 
@@ -320,13 +314,13 @@ export class RunLeases {
    * The common case in one statement: a chunk that starts at the next line, under the holder's lease,
    * is stored; undefined for anything else, which `storeChunk` then decides under the row lock.
    */
-  async #storeAtNextLine(
-    runId: string,
-    leaseId: string,
-    holder: LeaseHolder,
-    firstSeq: number,
-    lines: readonly string[],
-  ): Promise<{ appended: AppendedChunk } | undefined> {
+  async #storeAtNextLine({
+    runId,
+    leaseId,
+    holder,
+    firstSeq,
+    lines,
+  }: ChunkToStore): Promise<{ appended: AppendedChunk } | undefined> {
     const lastSeq = firstSeq + lines.length - 1;
     // Reserving the numbers and inserting the lines is one statement: all lines land, or none. An
     // UPDATE that waited for another append's row lock checks its WHERE again on the row that append left.
