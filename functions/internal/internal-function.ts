@@ -21,6 +21,8 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
       new KubernetesRestClient((await context.cluster()).kubeConfig, context.logger),
       context.config.apiGroup,
     ));
+  // Every lease-bearing call passes its caller as the lease's holder: a lease is bound to the principal
+  // that claimed it, so another principal's (the admin's too) presenting its id is refused like a wrong id.
   // Every call was authorised by the chain as a non-resource SubjectAccessReview (route table:
   // nonResourcePath), so RBAC (nonResourceURLs) decides who may call what, and a refused caller
   // reaches neither the database nor the cluster (nor has its input read).
@@ -44,30 +46,42 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
     }),
     claimRun: authorised(async (request) => {
       const { leaseSeconds, ...filter } = request.input.body();
-      const claimed = await (await leases()).claim(
-        runPrincipal(request.principal).principal,
-        leaseSeconds * 1000,
-        filter,
-      );
+      const claimed = await (await leases()).claim(runPrincipal(request.principal), leaseSeconds * 1000, filter);
       if (!claimed) return { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
       return jsonResponse(200, { ...claimed, unmaskedSensitiveValues: await masking.claimed(claimed) });
     }),
     renewRunLease: authorised(async (request) => {
       const { leaseId, leaseSeconds } = request.input.body();
-      return jsonResponse(200, await (await leases()).renew(request.params.run, leaseId, leaseSeconds * 1000));
+      return jsonResponse(
+        200,
+        await (await leases()).renew(request.params.run, leaseId, runPrincipal(request.principal), leaseSeconds * 1000),
+      );
     }),
     setRunPhase: authorised(async (request) => {
       const { leaseId, phase, message } = request.input.body();
-      const finished = await (await leases()).finish(request.params.run, leaseId, phase, message);
+      const finished = await (await leases()).finish(
+        request.params.run,
+        leaseId,
+        runPrincipal(request.principal),
+        phase,
+        message,
+      );
       masking.finished(request.params.run);
       return jsonResponse(200, finished);
     }),
     appendRunLogs: authorised(async (request) => {
       const { leaseId, firstSeq, lines } = request.input.body();
-      return jsonResponse(200, await masking.append(request.params.run, leaseId, firstSeq, lines));
+      return jsonResponse(
+        200,
+        await masking.append(request.params.run, leaseId, runPrincipal(request.principal), firstSeq, lines),
+      );
     }),
     getRunVariables: authorised(async (request) => {
-      const run = await (await leases()).heldRun(request.params.run, leaseHeader(request));
+      const run = await (await leases()).heldRun(
+        request.params.run,
+        leaseHeader(request),
+        runPrincipal(request.principal),
+      );
       return jsonResponse(200, {
         variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace),
       });

@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/logging/logger.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import type { SensitiveValue } from '../../shared/runs/log-masking.ts';
 import type { Run } from '../../shared/runs/run.ts';
-import type { AppendedChunk, LeasedRun, RunLeases } from '../../shared/runs/run-leases.ts';
+import type { AppendedChunk, LeasedRun, LeaseHolder, RunLeases } from '../../shared/runs/run-leases.ts';
 import { AttemptMasking, RunLogMasks } from '../../shared/runs/run-log-masks.ts';
 import { resolveRunVariables } from './run-variables.ts';
 
@@ -12,7 +12,13 @@ export interface RunLogMasking {
   /** At claim: resolves the run's sensitive values for this attempt; answers the names too short to mask. */
   claimed(claimed: LeasedRun): Promise<string[]>;
   /** Masks the chunk, then stores it with `appendChunk` (which sees only masked lines). */
-  append(runId: string, leaseId: string, firstSeq: number, lines: readonly string[]): Promise<AppendedChunk>;
+  append(
+    runId: string,
+    leaseId: string,
+    holder: LeaseHolder,
+    firstSeq: number,
+    lines: readonly string[],
+  ): Promise<AppendedChunk>;
   /** The run ended: its values leave memory. */
   finished(runId: string): void;
 }
@@ -30,8 +36,13 @@ export function runLogMasking(
       .map(({ name, value }) => ({ name, value }));
 
   /** An attempt this process has no masker for (claimed by another replica, or before a restart). */
-  const attemptOf = async (store: RunLeases, runId: string, leaseId: string): Promise<AttemptMasking> => {
-    const run = await store.heldRun(runId, leaseId);
+  const attemptOf = async (
+    store: RunLeases,
+    runId: string,
+    leaseId: string,
+    holder: LeaseHolder,
+  ): Promise<AttemptMasking> => {
+    const run = await store.heldRun(runId, leaseId, holder);
     try {
       return masks.start(runId, leaseId, await sensitiveValues(run));
     } catch (error) {
@@ -57,13 +68,16 @@ export function runLogMasking(
         return [];
       }
     },
-    async append(runId, leaseId, firstSeq, lines) {
+    async append(runId, leaseId, holder, firstSeq, lines) {
       const store = await leases();
-      const attempt = masks.held(runId, leaseId) ?? (await attemptOf(store, runId, leaseId));
-      const masked = attempt.mask(firstSeq, lines);
-      const appended = await store.appendChunk(runId, leaseId, firstSeq, masked.lines);
-      attempt.stored(appended.lastSeq + 1, masked.carry);
-      return appended;
+      // A pipelined chunk is masked after the chunk before it was stored: with the carry it left.
+      return store.inLineOrder(runId, firstSeq, lines.length, async () => {
+        const attempt = masks.held(runId, leaseId) ?? (await attemptOf(store, runId, leaseId, holder));
+        const masked = attempt.mask(firstSeq, lines);
+        const appended = await store.appendChunk(runId, leaseId, holder, firstSeq, masked.lines);
+        attempt.stored(appended.lastSeq + 1, masked.carry);
+        return appended;
+      });
     },
     finished(runId) {
       masks.forget(runId);

@@ -28,9 +28,15 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
       : kind === VARIABLE_SET
         ? variableSetWrites(objects)
         : plainWrites(objects, kind);
-  // Watches are not capped per principal (kubectl holds one per `get -w`); they end with their credential.
+  // Each watch holds a watch of the cluster under the server's own credentials: capped per principal like
+  // run-log streams (kubectl holds one per `get -w`), and ended with the credential that opened it.
   const watchSessions = new StreamSessions({
-    maxStreamsPerPrincipal: Number.POSITIVE_INFINITY,
+    limit: {
+      max: context.config.maxWatchesPerPrincipal,
+      streams: 'watches',
+      setting: 'MAX_WATCHES_PER_PRINCIPAL',
+      reason: 'TooManyWatches',
+    },
     adminSettings: context.adminSettings,
     adminTokens: context.adminTokens,
   });

@@ -1,12 +1,17 @@
 /**
  * The queue of server-sent-event chunks between producers (log deliveries, timers) and the
- * response stream, bounded in bytes: what the socket has not taken yet waits here, and never more
- * than `maxBytes` of it (plus one final event).
+ * response stream, bounded by what the client has not read: the chunks queued here plus the one the
+ * response stream took last, until it comes back for the next (which it does once the socket
+ * drained). A client that keeps up takes a batch of any size; one that stopped reading is refused
+ * new batches once more than `maxBytes` waits for it, so at most `maxBytes` plus one batch (plus
+ * one final event) is ever held for it.
  */
 export class EventChannel implements AsyncIterable<string> {
   readonly #maxBytes: number;
-  readonly #queue: string[] = [];
-  #bytes = 0;
+  readonly #queue: Array<{ chunk: string; bytes: number }> = [];
+  #queuedBytes = 0;
+  /** The chunk the response stream took and has not yet asked past: still on its way to the client. */
+  #inFlightBytes = 0;
   #closed = false;
   #wakeReader: (() => void) | undefined;
   #roomWaiters: Array<() => void> = [];
@@ -19,25 +24,27 @@ export class EventChannel implements AsyncIterable<string> {
     return this.#closed;
   }
 
-  /** Bytes queued and not yet taken by the response stream. */
-  get bufferedBytes(): number {
-    return this.#bytes;
+  /** Bytes the client has not read: queued, plus the chunk the socket has not drained yet. */
+  get unreadBytes(): number {
+    return this.#queuedBytes + this.#inFlightBytes;
   }
 
   /** Queues a chunk; resolves once the queue is within its bound again (at once after close): for producers that can wait. */
   push(chunk: string): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#enqueue(chunk);
-    if (this.#bytes <= this.#maxBytes) return Promise.resolve();
+    if (this.#queuedBytes <= this.#maxBytes) return Promise.resolve();
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 
-  /** Queues a chunk only if it fits within the bound; false when it does not (the client is not keeping up). */
+  /**
+   * Queues a chunk unless the client has more than the bound unread already (it is not keeping up):
+   * false then. The chunk's own size does not count, so one large batch never cuts off a reader.
+   */
   tryPush(chunk: string): boolean {
     if (this.#closed) return true;
-    const bytes = Buffer.byteLength(chunk);
-    if (this.#bytes + bytes > this.#maxBytes) return false;
-    this.#enqueue(chunk, bytes);
+    if (this.unreadBytes > this.#maxBytes) return false;
+    this.#enqueue(chunk);
     return true;
   }
 
@@ -57,11 +64,14 @@ export class EventChannel implements AsyncIterable<string> {
 
   async *[Symbol.asyncIterator](): AsyncIterator<string> {
     for (;;) {
-      const chunk = this.#queue.shift();
-      if (chunk !== undefined) {
-        this.#bytes -= Buffer.byteLength(chunk);
-        if (this.#bytes <= this.#maxBytes) this.#releaseWaiters();
-        yield chunk;
+      const next = this.#queue.shift();
+      if (next !== undefined) {
+        this.#queuedBytes -= next.bytes;
+        this.#inFlightBytes = next.bytes;
+        if (this.#queuedBytes <= this.#maxBytes) this.#releaseWaiters();
+        yield next.chunk;
+        // Asked for the next chunk: the response stream wrote this one and the socket drained it.
+        this.#inFlightBytes = 0;
         continue;
       }
       if (this.#closed) return;
@@ -69,9 +79,10 @@ export class EventChannel implements AsyncIterable<string> {
     }
   }
 
-  #enqueue(chunk: string, bytes = Buffer.byteLength(chunk)): void {
-    this.#queue.push(chunk);
-    this.#bytes += bytes;
+  #enqueue(chunk: string): void {
+    const bytes = Buffer.byteLength(chunk);
+    this.#queue.push({ chunk, bytes });
+    this.#queuedBytes += bytes;
     this.#wake();
   }
 

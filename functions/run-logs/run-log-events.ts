@@ -19,7 +19,7 @@ export interface RunLogStreamOptions {
   signal: AbortSignal | undefined;
   logger: Logger;
   heartbeatMs: number;
-  /** Bytes of events that may wait for a slow client before it is told to resume (RUN_LOG_SEND_BUFFER_BYTES). */
+  /** Bytes a client may leave unread before new lines tell it to resume instead (RUN_LOG_SEND_BUFFER_BYTES). */
   sendBufferBytes: number;
 }
 

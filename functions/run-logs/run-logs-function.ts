@@ -22,7 +22,12 @@ export const PHASE_CHECK_MS = 2_000;
 export function createRunLogsFunction(context: AppContext): FunctionDefinition {
   const { config } = context;
   const sessions = new StreamSessions({
-    maxStreamsPerPrincipal: config.runLogMaxStreamsPerPrincipal,
+    limit: {
+      max: config.runLogMaxStreamsPerPrincipal,
+      streams: 'run-log streams',
+      setting: 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL',
+      reason: 'TooManyStreams',
+    },
     adminSettings: context.adminSettings,
     adminTokens: context.adminTokens,
   });

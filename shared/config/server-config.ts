@@ -28,8 +28,10 @@ export interface ServerConfig {
   runLogHeartbeatMs: number;
   /** How many run-log streams one principal may have open at once in this process. */
   runLogMaxStreamsPerPrincipal: number;
-  /** How many bytes of events may wait for a slow run-log client before it is told to resume. */
+  /** How many bytes a run-log client may leave unread (queued, or not drained by the socket) before it is told to resume. */
   runLogSendBufferBytes: number;
+  /** How many resource watches (`?watch=true`, `kubectl get -w`) one principal may hold open at once in this process. */
+  maxWatchesPerPrincipal: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
   logLevel: LogLevel;
@@ -65,6 +67,7 @@ export function loadServerConfig(env: Environment): ServerConfig {
     runLogHeartbeatMs: parseDuration(env, 'RUN_LOG_HEARTBEAT_INTERVAL', 15_000),
     runLogMaxStreamsPerPrincipal: parseInteger(env, 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', 100, 1, 1_000_000),
     runLogSendBufferBytes: parseInteger(env, 'RUN_LOG_SEND_BUFFER_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
+    maxWatchesPerPrincipal: parseInteger(env, 'MAX_WATCHES_PER_PRINCIPAL', 100, 1, 1_000_000),
     projectSecretsAccess: loadProjectSecretsAccess(env),
     logLevel: parseLogLevel(env),
     corsAllowedOrigins: parseCorsAllowedOrigins(env.CORS_ALLOWED_ORIGINS),

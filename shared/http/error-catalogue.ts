@@ -121,6 +121,11 @@ export const PLATFORM_ERRORS = {
     status: 429,
     meaning: 'The principal has as many run-log streams open as allowed; close one or retry after `Retry-After`.',
   },
+  TooManyWatches: {
+    status: 429,
+    meaning:
+      'The principal has as many resource watches open as allowed (`MAX_WATCHES_PER_PRINCIPAL`); close one or retry after `Retry-After`.',
+  },
   RequestHeaderFieldsTooLarge: {
     status: 431,
     meaning: 'The request headers exceed the size limit; send fewer or shorter headers.',

@@ -10,7 +10,7 @@ import {
 import { declareRoutes, type RouteDefinition } from './route-definition.ts';
 
 const SELECTORS =
-  "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires. `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
+  "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires; at most MAX_WATCHES_PER_PRINCIPAL watches per principal at once (429 `TooManyWatches` beyond it). `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
 
 /** The JSON Schema of a platform object, for the OpenAPI document; the fields are the CRD's (docs/resources.md). */
 function objectSchema(apiGroup: string, kind: PlatformKind): Record<string, unknown> {
@@ -500,7 +500,7 @@ export function internalRoutes() {
       'POST',
       '/internal/runs/{run}/logs',
       'appendRunLogs',
-      "Append a numbered chunk of log lines: `firstSeq` is the number of its first line (`lease.nextLogSeq` at first). The run's sensitive values (as resolved at the claim) are stored, notified and streamed as `***`, also when split over two lines or chunks. A chunk stored before is acknowledged with `duplicate: true` and not stored again; durable once answered.",
+      "Append a numbered chunk of log lines: `firstSeq` is the number of its first line (`lease.nextLogSeq` at first). The run's sensitive values (as resolved at the claim) are stored, notified and streamed as `***`, also when split over two lines or chunks. A chunk stored before is acknowledged with `duplicate: true` and not stored again; one that repeats stored lines with the same text and goes on stores only the rest (`storedBefore`). A chunk sent before the one it follows (pipelined) waits for it. A lease is bound to the principal that claimed it. Durable once answered.",
       {
         requestSchema: {
           type: 'object',
@@ -520,17 +520,22 @@ export function internalRoutes() {
         },
         responseSchema: {
           type: 'object',
-          required: ['firstSeq', 'lastSeq', 'nextSeq', 'duplicate'],
+          required: ['firstSeq', 'lastSeq', 'nextSeq', 'duplicate', 'storedBefore'],
           properties: {
             firstSeq: { type: 'integer' },
             lastSeq: { type: 'integer' },
             nextSeq: { type: 'integer' },
-            duplicate: { type: 'boolean' },
+            duplicate: { type: 'boolean', description: 'Every line was stored before with the same text (a retry).' },
+            storedBefore: {
+              type: 'integer',
+              description:
+                "How many of the chunk's first lines were stored before with the same text (a retry that goes on); only the rest were stored now.",
+            },
           },
         },
         errorResponses: {
           ...LEASE_ERRORS,
-          409: "Not the holder's lease (`LeaseNotHeld`), a gap before `firstSeq` (`LogSequenceGap`), or other lines over stored ones (`LogChunkConflict`).",
+          409: "Not the holder's lease (`LeaseNotHeld`), a gap before `firstSeq` that the log did not fill within 2 s (`LogSequenceGap`), or other text over stored lines (`LogChunkConflict`, naming the first line that differs).",
         },
       },
     ),

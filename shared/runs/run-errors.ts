@@ -66,13 +66,14 @@ export class LogSequenceGapError extends Error {
   }
 }
 
-/** A log chunk overlaps stored lines but is not the chunk that stored them. HTTP: 409. */
+/** A log chunk overlaps stored lines with other text: it is not the chunk that stored them. HTTP: 409. */
 export class LogChunkConflictError extends Error {
   readonly reason = 'LogChunkConflict';
 
-  constructor(runId: string, firstSeq: number, nextSeq: number) {
+  /** `differingSeq`: the first line of the chunk whose text is not the stored line's. */
+  constructor(runId: string, firstSeq: number, differingSeq: number, nextSeq: number) {
     super(
-      `run ${runId}: the chunk starting at line ${firstSeq} differs from the stored lines (the next line is ${nextSeq})`,
+      `run ${runId}: line ${differingSeq} of the chunk starting at line ${firstSeq} differs from the stored line ${differingSeq} (the next line is ${nextSeq})`,
     );
     this.name = 'LogChunkConflictError';
   }

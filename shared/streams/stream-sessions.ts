@@ -20,8 +20,18 @@ export interface StreamSession {
   release(): void;
 }
 
+/** What a principal over its allowance is told: which streams are capped, by which setting, with which reason. */
+export interface StreamLimit {
+  max: number;
+  /** e.g. `run-log streams`. */
+  streams: string;
+  /** The environment variable that sets `max`. */
+  setting: string;
+  reason: 'TooManyStreams' | 'TooManyWatches';
+}
+
 export interface StreamSessionOptions {
-  maxStreamsPerPrincipal: number;
+  limit: StreamLimit;
   adminSettings: AdminSettingsSource;
   adminTokens: AdminTokenAuthenticator;
 }
@@ -88,7 +98,7 @@ class Session implements StreamSession {
 }
 
 /**
- * The run-log streams open in this process, by principal: at most `maxStreamsPerPrincipal` each
+ * The streams of one sort (run-log streams, resource watches) open in this process, by principal: at most `limit.max` each
  * (429 with Retry-After beyond it, so one user or one leaked token cannot hold every socket), and
  * each told when the credential that opened it ends: at its `exp`, and for admin tokens as soon
  * as the admin settings in force no longer accept it (account disabled, signing key rotated, TTL
@@ -108,11 +118,11 @@ export class StreamSessions {
   open(principal: Principal, token: string): StreamSession {
     const key = `${principal.type}:${principal.name}`;
     const open = this.#openByPrincipal.get(key) ?? 0;
-    const max = this.#options.maxStreamsPerPrincipal;
+    const { max, streams, setting, reason } = this.#options.limit;
     if (open >= max) {
       throw apiError(
-        'TooManyStreams',
-        `at most ${max} run-log streams may be open at once per principal (RUN_LOG_MAX_STREAMS_PER_PRINCIPAL); close one or retry later`,
+        reason,
+        `at most ${max} ${streams} may be open at once per principal (${setting}); close one or retry later`,
         retryAfter(RETRY_AFTER_SECONDS),
       );
     }

@@ -8,12 +8,14 @@ import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 import type { SensitiveValue } from '../../shared/runs/log-masking.ts';
+import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
 import { AttemptMasking } from '../../shared/runs/run-log-masks.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import type { Benchmark } from './bench-row.ts';
 
 const LINES = 5_000;
 const CHUNK = 100;
+const BENCH_CONTROLLER: LeaseHolder = { principal: 'bench-controller', principalType: 'oidc' };
 const VALUES = 20;
 const ROUNDS = 5;
 const RATIO_TARGET = 1.5;
@@ -42,12 +44,18 @@ export const logMaskingBenchmark: Benchmark = async () => {
   const appendSeconds = async (values: SensitiveValue[]): Promise<number> => {
     const workspace = `workspace-${++workspaces}`;
     await store.createRun({ project: 'bench', workspace, type: 'apply', principal: 'admin', principalType: 'admin' });
-    const claimed = (await store.leases.claim('bench-controller', 600_000, { project: 'bench', workspace }))!;
+    const claimed = (await store.leases.claim(BENCH_CONTROLLER, 600_000, { project: 'bench', workspace }))!;
     const started = performance.now();
     const masking = new AttemptMasking(claimed.lease.id, values);
     for (let first = 0; first < LINES; first += CHUNK) {
       const masked = masking.mask(first + 1, lines.slice(first, first + CHUNK));
-      const appended = await store.leases.appendChunk(claimed.run.id, claimed.lease.id, first + 1, masked.lines);
+      const appended = await store.leases.appendChunk(
+        claimed.run.id,
+        claimed.lease.id,
+        BENCH_CONTROLLER,
+        first + 1,
+        masked.lines,
+      );
       masking.stored(appended.lastSeq + 1, masked.carry);
     }
     return (performance.now() - started) / 1000;

@@ -61,7 +61,10 @@ export const runClaimBenchmark: Benchmark = async () => {
     const claimed = new Set<string>();
     let duplicates = 0;
     const claimSeconds = await secondsFor(CONTROLLERS, async (client) => {
-      const claim = await stores[client]!.leases.claim(`system:serviceaccount:platform:controller-${client}`, LEASE_MS);
+      const claim = await stores[client]!.leases.claim(
+        { principal: `system:serviceaccount:platform:controller-${client}`, principalType: 'serviceaccount' },
+        LEASE_MS,
+      );
       // SKIP LOCKED may answer "none" to a claim that raced with another; only an empty queue ends the run.
       if (!claim) return claimed.size < runs;
       if (claimed.has(claim.run.id)) duplicates++;

@@ -67,6 +67,8 @@ describe('Admin account configuration values', () => {
     ['RUN_LOG_HEARTBEAT_INTERVAL', '0s'],
     ['RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', '0'],
     ['RUN_LOG_SEND_BUFFER_BYTES', '1kb'],
+    ['MAX_WATCHES_PER_PRINCIPAL', '0'],
+    ['MAX_WATCHES_PER_PRINCIPAL', 'many'],
   ])('refuses %s=%s with an error naming the variable', (variable, value) => {
     expect(() => loadServerConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
   });
@@ -81,6 +83,11 @@ describe('Admin account configuration values', () => {
     expect(
       loadServerConfig({ RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '5', RUN_LOG_SEND_BUFFER_BYTES: '65536' }),
     ).toMatchObject({ runLogMaxStreamsPerPrincipal: 5, runLogSendBufferBytes: 65_536 });
+  });
+
+  it('MAX_WATCHES_PER_PRINCIPAL (issue 20) is 100 by default and settable', () => {
+    expect(loadServerConfig({}).maxWatchesPerPrincipal).toBe(100);
+    expect(loadServerConfig({ MAX_WATCHES_PER_PRINCIPAL: '7' }).maxWatchesPerPrincipal).toBe(7);
   });
 
   it('API_BASE_URL defaults to http://localhost:$PORT and API_GROUP to platform.dev', () => {

@@ -155,6 +155,102 @@ describe('Only ServiceAccounts granted the internal non-resource URLs, and the a
   });
 });
 
+describe('Issue 20: a lease is bound to the principal that claimed it: another controller, or the admin, presenting its id gets 409 LeaseNotHeld on every lease-bearing route and learns nothing', () => {
+  it('refuses renew, logs, phase and variables with the lease id from another ServiceAccount and from the admin, answering as for an id never issued, changing nothing', async () => {
+    await createWorkspace(TEAM_PROJECT, 'bound-lease');
+    const run = await startRun(TEAM_PROJECT, 'bound-lease');
+    const claimed = await claimIn('controller', 'bound-lease').then(expectStatus(200));
+    const leaseId: string = claimed.lease.id;
+    // A second controller, granted the same internal paths as the first.
+    await platform().cluster.createServiceAccount('second-controller');
+    await platform().cluster.allowPaths('second-controller', ['/internal', '/internal/*'], ['get', 'post']);
+    const secondController = await platform().cluster.mintToken('second-controller');
+    const callAs =
+      (token: string) =>
+      (method: string, path: string, body?: unknown, headers = {}) =>
+        fetch(`${platform().gateway.url}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        });
+    const leaseBearingCalls = (call: ReturnType<typeof callAs>, id: string) => [
+      call('POST', `/internal/runs/${run.id}/lease`, { leaseId: id }),
+      call('POST', `/internal/runs/${run.id}/logs`, { leaseId: id, firstSeq: 1, lines: ['forged'] }),
+      call('POST', `/internal/runs/${run.id}/phase`, { leaseId: id, phase: 'Failed', message: 'forged' }),
+      call('GET', `/internal/runs/${run.id}/variables`, undefined, { 'run-lease': id }),
+    ];
+    const answers = async (calls: Promise<Response>[]) =>
+      Promise.all(calls.map(async (call) => ({ status: (await call).status, body: await (await call).json() })));
+    const before = await storedState(run.id);
+    const neverIssued = await answers(
+      leaseBearingCalls(callAs(secondController), '0190a0a0-0000-7000-8000-00000000000a'),
+    );
+    for (const token of [secondController, platform().tokens.admin]) {
+      const refused = await answers(leaseBearingCalls(callAs(token), leaseId));
+      for (const answer of refused) expect(answer).toMatchObject({ status: 409, body: { reason: 'LeaseNotHeld' } });
+      // Word for word what an id never issued gets: no variables, no hint that the lease exists.
+      expect(refused).toEqual(neverIssued);
+      expect(JSON.stringify(refused)).not.toContain('"variables"');
+    }
+    expect(await storedState(run.id)).toEqual(before);
+    // The holder still holds it.
+    await as('controller')('POST', `/internal/runs/${run.id}/lease`, { leaseId }).then(expectStatus(200));
+    await as('controller')('GET', `/internal/runs/${run.id}/variables`, undefined, { 'run-lease': leaseId }).then(
+      expectStatus(200),
+    );
+  });
+});
+
+describe('Issue 20: pipelined log chunks through HTTP are stored once each, in order, with no 409', () => {
+  it('two controllers pipelining 100 chunks each (every request sent before any answer): all 200, every line once, in order', async () => {
+    const CHUNKS = 100;
+    await platform().cluster.createServiceAccount('pipelining-controller');
+    await platform().cluster.allowPaths('pipelining-controller', ['/internal', '/internal/*'], ['get', 'post']);
+    const tokens = [platform().tokens.controller, await platform().cluster.mintToken('pipelining-controller')];
+    const pipeline = async (token: string, index: number) => {
+      const workspace = `pipelined-${index}`;
+      await createWorkspace(TEAM_PROJECT, workspace);
+      const run = await startRun(TEAM_PROJECT, workspace);
+      const post = (path: string, body: unknown) =>
+        fetch(`${platform().gateway.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const claimed = await post('/internal/runs/claim', { project: TEAM_PROJECT, workspace }).then(expectStatus(200));
+      expect(claimed.run.id).toBe(run.id);
+      const lines = (chunk: number) => [`${workspace} chunk ${chunk} a`, `${workspace} chunk ${chunk} b`];
+      const answers = await Promise.all(
+        Array.from({ length: CHUNKS }, (_, chunk) =>
+          post(`/internal/runs/${run.id}/logs`, {
+            leaseId: claimed.lease.id,
+            firstSeq: 1 + 2 * chunk,
+            lines: lines(chunk),
+          }),
+        ),
+      );
+      const bodies = await Promise.all(
+        answers.map(async (answer) => ({ status: answer.status, body: await answer.json() })),
+      );
+      expect(bodies.filter(({ status }) => status !== 200)).toEqual([]);
+      const { rows } = await platform().database.pool.query(
+        'SELECT seq::int, line FROM run_log_lines WHERE run_id = $1 ORDER BY seq',
+        [run.id],
+      );
+      expect(rows).toEqual(
+        Array.from({ length: CHUNKS }, (_, chunk) => lines(chunk))
+          .flat()
+          .map((line, position) => ({ seq: position + 1, line })),
+      );
+    };
+    await Promise.all(tokens.map(pipeline));
+  }, 60_000);
+});
+
 describe('The user who may start runs in a Workspace may cancel them: a pending run at once, a running one marked, seen at the next renewal and acknowledged', () => {
   it('cancels a Pending run at once and records who did', async () => {
     await createWorkspace(TEAM_PROJECT, 'cancel-me');

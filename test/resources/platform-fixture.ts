@@ -34,6 +34,8 @@ const MAPPED_ACCOUNT = 'team-a-developer';
 export const CALLER_ACCOUNT = 'team-a-ci';
 export const CALLER_ACCOUNT_USER = `system:serviceaccount:${TEST_NAMESPACE}:${CALLER_ACCOUNT}`;
 const CONTROLLER_ACCOUNT = 'workspace-controller';
+/** The workspace controller's ServiceAccount user: the holder of the leases it claims. */
+export const CONTROLLER_ACCOUNT_USER = `system:serviceaccount:${TEST_NAMESPACE}:${CONTROLLER_ACCOUNT}`;
 
 /** What a developer may do in their Project: its namespaced kinds, runs and logs; Projects are not theirs. */
 const DEVELOPER_RULES: V1PolicyRule[] = [

@@ -4,10 +4,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runLogMasking } from '../../functions/internal/run-log-masking.ts';
+import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { readEvents, type SseEvent } from '../support/server-sent-events.ts';
-import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
+import {
+  API,
+  CONTROLLER_ACCOUNT_USER,
+  TEAM_PROJECT,
+  expectStatus,
+  send,
+  usePlatform,
+  workspaceObject,
+} from './platform-fixture.ts';
 
 const logger = capturingLogger();
 const platform = usePlatform({ LOG_LEVEL: 'debug' }, { logger });
@@ -17,6 +26,8 @@ const SHORT = '42';
 
 const admin = (method: string, path: string, body?: unknown) =>
   send(platform().gateway.url, platform().tokens.admin, method, path, body);
+/** The lease holder the controller's token authenticates as, for the masking called directly below. */
+const CONTROLLER: LeaseHolder = { principal: CONTROLLER_ACCOUNT_USER, principalType: 'serviceaccount' };
 const controller = (method: string, path: string, body?: unknown) =>
   send(platform().gateway.url, platform().tokens.controller, method, path, body);
 const base64 = (text: string) => Buffer.from(text).toString('base64');
@@ -155,6 +166,18 @@ describe('issue 26: sensitive values never reach a run log', () => {
     expect(logger.lines.join('\n')).not.toContain(INLINE);
   });
 
+  it('issue 20: pipelined chunks are masked in the order of their lines, so a value split over them leaves nothing behind', async () => {
+    const { runId, leaseId } = await claimedRun();
+    // Both sent before either is answered; the rest of the value (3 characters) is masked only with
+    // the carry the first chunk leaves, so the second must be masked after the first was stored.
+    const [first, second] = await Promise.all([
+      append(runId, leaseId, 1, [`pipelined ${FROM_SECRET.slice(0, -3)}`]),
+      append(runId, leaseId, 2, [`${FROM_SECRET.slice(-3)} after`]),
+    ]);
+    expect([first.duplicate, second.duplicate]).toEqual([false, false]);
+    expect(await storedLines(runId)).toEqual(['pipelined ***', '*** after']);
+  });
+
   it('another replica (or this one after a restart) resolves the values again and masks the rest of a value split over chunks', async () => {
     const { runId, leaseId } = await claimedRun();
     await append(runId, leaseId, 1, [`first half ${FROM_SECRET.slice(0, 14)}`]);
@@ -165,7 +188,7 @@ describe('issue 26: sensitive values never reach a run log', () => {
       async () => platform().clusterAdmin,
       silentLogger,
     );
-    await replica.append(runId, leaseId, 2, [`${FROM_SECRET.slice(14)} second half, then ${INLINE}`]);
+    await replica.append(runId, leaseId, CONTROLLER, 2, [`${FROM_SECRET.slice(14)} second half, then ${INLINE}`]);
     expect(await storedLines(runId)).toEqual(['first half ***', '*** second half, then ***']);
   });
 
@@ -179,7 +202,7 @@ describe('issue 26: sensitive values never reach a run log', () => {
       },
       silentLogger,
     );
-    await expect(cut.append(runId, leaseId, 1, [`token=${FROM_SECRET}`])).rejects.toThrow('ECONNREFUSED');
+    await expect(cut.append(runId, leaseId, CONTROLLER, 1, [`token=${FROM_SECRET}`])).rejects.toThrow('ECONNREFUSED');
     expect(await storedLines(runId)).toEqual([]);
   });
 

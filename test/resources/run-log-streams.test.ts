@@ -15,7 +15,8 @@ import {
   readEvents,
   type SseEvent,
 } from '../support/server-sent-events.ts';
-import { API, OIDC_USER, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
+import { heldRuns } from './held-runs.ts';
+import { API, OIDC_USER, TEAM_PROJECT, send, usePlatform } from './platform-fixture.ts';
 
 const MAX_STREAMS = 3;
 const SEND_BUFFER_BYTES = 16 * 1024;
@@ -41,52 +42,8 @@ const platform = usePlatform({
   RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: String(MAX_STREAMS),
   RUN_LOG_SEND_BUFFER_BYTES: String(SEND_BUFFER_BYTES),
 });
-const controller = (method: string, path: string, body?: unknown) =>
-  send(platform().gateway.url, platform().tokens.controller, method, path, body);
 const streamPath = (runId: string) => `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${runId}`;
-let workspaces = 0;
-
-/** The lease and next line number of each run the test's controller holds. */
-const held = new Map<string, { leaseId: string; nextSeq: number }>();
-
-/** A Running run (claimed by the controller) of a Workspace of its own, so the claim takes exactly it, with `lines` already in its log. */
-async function runningRun(lines: string[] = []): Promise<string> {
-  const workspace = `streams-${++workspaces}`;
-  await send(
-    platform().gateway.url,
-    platform().tokens.admin,
-    'POST',
-    `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
-    workspaceObject(workspace),
-  ).then(expectStatus(201));
-  const run = await send(
-    platform().gateway.url,
-    platform().tokens.admin,
-    'POST',
-    `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${workspace}/runs`,
-    { type: 'apply' },
-  ).then(expectStatus(201));
-  const claimed = await controller('POST', '/internal/runs/claim', {
-    project: TEAM_PROJECT,
-    workspace,
-    leaseSeconds: 600,
-  }).then(expectStatus(200));
-  expect(claimed.run.id).toBe(run.id);
-  held.set(run.id, { leaseId: claimed.lease.id, nextSeq: 1 });
-  if (lines.length > 0) await appendLines(run.id, lines);
-  return run.id as string;
-}
-
-/** Appends the next numbered chunk of a held run's log, as the controller does. */
-async function appendLines(runId: string, lines: string[]): Promise<void> {
-  const lease = held.get(runId)!;
-  await controller('POST', `/internal/runs/${runId}/logs`, {
-    leaseId: lease.leaseId,
-    firstSeq: lease.nextSeq,
-    lines,
-  }).then(expectStatus(200));
-  lease.nextSeq += lines.length;
-}
+const { runningRun, appendLines } = heldRuns(platform, 'streams');
 
 const openWithHeader = (runId: string, token: string) =>
   fetch(`${platform().gateway.url}${streamPath(runId)}`, { headers: { authorization: `Bearer ${token}` } });

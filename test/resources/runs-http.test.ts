@@ -197,12 +197,14 @@ describe('Internal routes: the workspace controller, authorised as a non-resourc
       lastSeq: 2,
       nextSeq: 3,
       duplicate: false,
+      storedBefore: 0,
     });
     expect(await append(3, ['three']).then(expectStatus(200))).toEqual({
       firstSeq: 3,
       lastSeq: 3,
       nextSeq: 4,
       duplicate: false,
+      storedBefore: 0,
     });
     const done = await controller('POST', `/internal/runs/${run.id}/phase`, {
       leaseId: lease.id,

@@ -8,11 +8,16 @@ import {
   isConnectionFailure,
 } from '../../shared/database/database-unavailable-error.ts';
 import type { RunLogLine } from '../../shared/runs/run.ts';
+import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import type { NewRun } from '../../shared/runs/run.ts';
 import { useRunStore } from './run-store-fixture.ts';
 
 const { database, store } = useRunStore();
+const CONTROLLER: LeaseHolder = {
+  principal: 'system:serviceaccount:platform:controller',
+  principalType: 'serviceaccount',
+};
 
 const serviceAccountApply: NewRun = {
   project: 'availability',
@@ -62,7 +67,7 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
       const others = [
         () => store().getRun('availability', before.id),
         () => store().listRuns({ project: 'availability', limit: 10 }),
-        () => store().leases.claim('system:serviceaccount:platform:controller', 30_000),
+        () => store().leases.claim(CONTROLLER, 30_000),
         () => store().requestCancel('availability', before.id, 'admin'),
         () => store().appendLogLines(before.id, ['during the outage']),
         () => store().readLogLines(before.id, 0, 10),
@@ -141,11 +146,11 @@ describe('run history survives a restart of the database server', () => {
   it('keeps runs, phases and log lines, and the same pool works again afterwards', async () => {
     // A Workspace of its own: the claim takes the oldest Pending run of the Workspace, which must be this one whatever ran before.
     const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart-history' });
-    const { lease } = (await store().leases.claim('system:serviceaccount:platform:controller', 60_000, {
+    const { lease } = (await store().leases.claim(CONTROLLER, 60_000, {
       project: 'availability',
       workspace: 'restart-history',
     }))!;
-    await store().leases.appendChunk(run.id, lease.id, 1, ['line 1', 'line 2']);
+    await store().leases.appendChunk(run.id, lease.id, CONTROLLER, 1, ['line 1', 'line 2']);
     const before = await store().getRun('availability', run.id);
 
     await database().stopServer();
@@ -153,7 +158,7 @@ describe('run history survives a restart of the database server', () => {
 
     expect(await store().getRun('availability', run.id)).toEqual(before);
     expect(await store().readLogLines(run.id, 0, 10)).toHaveLength(2);
-    expect((await store().leases.finish(run.id, lease.id, 'Succeeded')).phase).toBe('Succeeded');
+    expect((await store().leases.finish(run.id, lease.id, CONTROLLER, 'Succeeded')).phase).toBe('Succeeded');
   });
 
   it('a log subscriber reconnects after the restart and receives the lines appended since', async () => {

@@ -112,7 +112,52 @@ describe('several instances starting at once migrate safely: the advisory lock s
       const tables = await pool.query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
       );
-      expect(tables.rows.map((row) => row.table_name)).toEqual(['run_log_lines', 'runs', 'schema_migrations']);
+      // audit_events is partitioned: its day partitions appear once events are written.
+      expect(tables.rows.map((row) => row.table_name)).toEqual([
+        'audit_events',
+        'run_log_lines',
+        'runs',
+        'schema_migrations',
+      ]);
+    });
+  });
+});
+
+describe('Issue 20: migration 005 binds the leases taken before it to the controller that claimed them', () => {
+  it('fills lease_holder from the recorded controller, its type told by its form, and leaves runs without a lease alone', async () => {
+    const connectionString = await freshDatabase('lease_holder_backfill');
+    const migrations = await loadMigrations();
+    await withPool(connectionString, async (pool) => {
+      await migrate(
+        pool,
+        migrations.filter((migration) => migration.version < 5),
+      );
+      const leased = (controller: string | null, leaseId: string | null) =>
+        pool.query(
+          `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, controller, lease_id, lease_expires_at)
+           VALUES (gen_random_uuid(), 'p', $1, 'plan', 'Running', 'admin', 'admin', $2, $3::uuid, now() + interval '1 minute')`,
+          [`w-${controller ?? 'none'}`, controller, leaseId],
+        );
+      await leased('system:serviceaccount:platform:controller', '0190a0a0-0000-7000-8000-000000000001');
+      await leased('admin', '0190a0a0-0000-7000-8000-000000000002');
+      await leased('alice@example.com', '0190a0a0-0000-7000-8000-000000000003');
+      await leased(null, null);
+      expect(
+        await migrate(
+          pool,
+          migrations.filter((migration) => migration.version <= 5),
+        ),
+      ).toEqual([5]);
+      const { rows } = await pool.query('SELECT workspace, lease_holder FROM runs ORDER BY workspace');
+      expect(rows).toEqual([
+        { workspace: 'w-admin', lease_holder: 'admin:admin' },
+        { workspace: 'w-alice@example.com', lease_holder: 'oidc:alice@example.com' },
+        { workspace: 'w-none', lease_holder: null },
+        {
+          workspace: 'w-system:serviceaccount:platform:controller',
+          lease_holder: 'serviceaccount:system:serviceaccount:platform:controller',
+        },
+      ]);
     });
   });
 });

@@ -78,12 +78,13 @@ export class ControllerClient {
     leaseId: string,
     firstSeq: number,
     lines: string[],
-  ): Promise<{ firstSeq: number; lastSeq: number; nextSeq: number; duplicate: boolean }> {
+  ): Promise<{ firstSeq: number; lastSeq: number; nextSeq: number; duplicate: boolean; storedBefore: number }> {
     return (await this.#call('POST', `/internal/runs/${runId}/logs`, { leaseId, firstSeq, lines })).json() as Promise<{
       firstSeq: number;
       lastSeq: number;
       nextSeq: number;
       duplicate: boolean;
+      storedBefore: number;
     }>;
   }
 
