@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { AuditEvent } from './audit-event.ts';
+import { serialisedAuditEvent, type AuditEvent } from './audit-event.ts';
 
 /** The filters of `GET /api/v1alpha1/audit/events`, each optional; `limit` and `continue` page. */
 export interface AuditQuery {
@@ -40,7 +40,6 @@ const PARTITION = /^audit_events_(\d{4})(\d{2})(\d{2})$/;
 export const AUDIT_TIMESTAMP = /^(19[7-9]\d|[2-9]\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // PostgreSQL refuses U+0000 in text and jsonb; an event must never be lost to one (an OIDC claim may hold it).
-const NUL = '\u0000';
 const ESCAPED_NUL = /\\u0000/g;
 
 /**
@@ -63,25 +62,19 @@ export class AuditStore {
   async insert(events: readonly AuditEvent[]): Promise<void> {
     if (events.length === 0) return;
     for (const day of new Set(events.map((event) => dayOf(event.stageTimestamp)))) await this.#ensurePartition(day);
-    const text = (value: string | undefined) => (value === undefined ? null : value.replaceAll(NUL, '\uFFFD'));
+    // One parameter, the events' JSON as the sinks already serialised it; PostgreSQL takes the
+    // filtered columns out of it, which costs this process nothing per field.
+    const batch = `[${events.map(serialisedAuditEvent).join(',')}]`.replace(ESCAPED_NUL, '\\ufffd');
     await this.#pool.query(
       `INSERT INTO audit_events (audit_id, stage, received_at, stage_at, username, verb, resource, namespace, name, run_id, code, event)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::text[],
-                            $7::text[], $8::text[], $9::text[], $10::uuid[], $11::int[], $12::jsonb[])`,
-      [
-        events.map((event) => event.auditID),
-        events.map((event) => event.stage),
-        events.map((event) => event.requestReceivedTimestamp),
-        events.map((event) => event.stageTimestamp),
-        events.map((event) => text(event.user.username)),
-        events.map((event) => text(event.verb)),
-        events.map((event) => text(event.objectRef?.resource)),
-        events.map((event) => text(event.objectRef?.namespace)),
-        events.map((event) => text(event.objectRef?.name)),
-        events.map((event) => (event.objectRef?.uid && UUID.test(event.objectRef.uid) ? event.objectRef.uid : null)),
-        events.map((event) => event.responseStatus?.code ?? 0),
-        events.map((event) => JSON.stringify(event).replace(ESCAPED_NUL, '\\ufffd')),
-      ],
+       SELECT (e->>'auditID')::uuid, e->>'stage', (e->>'requestReceivedTimestamp')::timestamptz,
+              (e->>'stageTimestamp')::timestamptz, e->'user'->>'username', e->>'verb',
+              e->'objectRef'->>'resource', e->'objectRef'->>'namespace', e->'objectRef'->>'name',
+              CASE WHEN e->'objectRef'->>'uid' ~ '${UUID.source}' THEN (e->'objectRef'->>'uid')::uuid END,
+              COALESCE((e->'responseStatus'->>'code')::integer, 0), e
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS events(e, position)
+        ORDER BY position`,
+      [batch],
     );
   }
 

@@ -1,5 +1,5 @@
 import { stdoutLines, type BatchedLineWriter } from '../logging/batched-line-writer.ts';
-import type { AuditEvent } from './audit-event.ts';
+import { serialisedAuditEvent, type AuditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-recorder.ts';
 
 /**
@@ -16,7 +16,7 @@ export class StdoutAuditSink implements AuditSink {
   }
 
   write(event: AuditEvent): void {
-    this.#lines.write(JSON.stringify(event));
+    this.#lines.write(serialisedAuditEvent(event));
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,8 @@ import bcrypt from 'bcryptjs';
 import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
-import { percentile } from './http-load.ts';
+import { measureThroughput, percentile } from './http-load.ts';
+import { spawnNodeProcess } from '../support/function-servers.ts';
 import type { BenchRow } from './bench-row.ts';
 
 export const WHOAMI = '/api/v1alpha1/auth/whoami';
@@ -80,3 +81,45 @@ export function residentKb(pid: number): number {
 }
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface LoadSubject {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  readyPath: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The status every answer has; default any 2xx. */
+  expectedStatus?: number;
+}
+
+/**
+ * Requests per second of each subject, all running at once and loaded in turn (autocannon, 32
+ * connections) for three rotating rounds; the best round of each counts. Every process writes
+ * its stdout into a pipe this process drains, as a container runtime does.
+ */
+export async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
+  const processes = await Promise.all(
+    subjects.map((subject) =>
+      spawnNodeProcess(subject.script, subject.env, subject.readyPath, { discardStdout: true }),
+    ),
+  );
+  try {
+    const load = (index: number, seconds: number) =>
+      measureThroughput(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, {
+        seconds,
+        ...(subjects[index]!.expectedStatus !== undefined ? { expectedStatus: subjects[index]!.expectedStatus } : {}),
+      });
+    for (let index = 0; index < subjects.length; index++) await load(index, 1);
+    const best = subjects.map(() => 0);
+    for (let round = 0; round < 3; round++) {
+      for (let step = 0; step < subjects.length; step++) {
+        const index = (step + round) % subjects.length;
+        best[index] = Math.max(best[index]!, await load(index, 2));
+      }
+    }
+    return best;
+  } finally {
+    await Promise.all(processes.map((child) => child.stop()));
+  }
+}

@@ -1,47 +1,8 @@
 // Issue 10: authenticated GET whoami through the container entry (the resources bundle) with the
 // request log on (the default) and off, beside bare node:http and fastify + @fastify/jwt with
 // its pino request log, all running at once and measured in the same run.
-import { spawnNodeProcess } from '../support/function-servers.ts';
-import { measureThroughput } from './http-load.ts';
-import { BARE_NODE_HTTP, FASTIFY_JWT, WHOAMI, bundleSetup, ratioRow } from './bundle-setup.ts';
+import { BARE_NODE_HTTP, FASTIFY_JWT, WHOAMI, bundleSetup, ratioRow, throughputs } from './bundle-setup.ts';
 import type { Benchmark } from './bench-row.ts';
-
-interface LoadSubject {
-  name: string;
-  script: string;
-  env: Record<string, string>;
-  readyPath: string;
-  path: string;
-  headers: Record<string, string>;
-}
-
-/**
- * Requests per second of each subject, all running at once and loaded in turn (autocannon, 32
- * connections) for three rotating rounds; the best round of each counts. Every process writes
- * its stdout into a pipe this process drains, as a container runtime does.
- */
-async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
-  const processes = await Promise.all(
-    subjects.map((subject) =>
-      spawnNodeProcess(subject.script, subject.env, subject.readyPath, { discardStdout: true }),
-    ),
-  );
-  try {
-    const load = (index: number, seconds: number) =>
-      measureThroughput(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, { seconds });
-    for (let index = 0; index < subjects.length; index++) await load(index, 1);
-    const best = subjects.map(() => 0);
-    for (let round = 0; round < 3; round++) {
-      for (let step = 0; step < subjects.length; step++) {
-        const index = (step + round) % subjects.length;
-        best[index] = Math.max(best[index]!, await load(index, 2));
-      }
-    }
-    return best;
-  } finally {
-    await Promise.all(processes.map((child) => child.stop()));
-  }
-}
 
 export const requestLogBenchmark: Benchmark = async () => {
   const setup = await bundleSetup();
