@@ -76,7 +76,7 @@ export interface AppContextOptions {
    * themselves starts without loading the Kubernetes client.
    */
   cluster?: 'at-start' | 'on-first-use';
-  /** Where audit events go instead of the configured sinks (tests read them back). */
+  /** Where audit events go instead of standard output (tests read them back); the database's sink stays. */
   auditSinks?: AuditSink[];
 }
 

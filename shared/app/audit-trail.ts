@@ -18,7 +18,7 @@ export interface AuditTrail {
 }
 
 export interface AuditTrailOptions {
-  /** Replaces every configured sink (tests read the events back). */
+  /** Replace the standard-output sink (tests read the events back); the database's is kept. */
   sinks?: AuditSink[];
   /** Whether the process has a database to write to: DATABASE_URL, or local development's embedded one. */
   withDatabase: boolean;
@@ -44,11 +44,10 @@ export function createAuditTrail(
         opening = undefined;
         throw error;
       }));
-  const database =
-    options.withDatabase && options.sinks === undefined
-      ? new DatabaseAuditSink(store, { bufferEvents: audit.bufferEvents, logger })
-      : undefined;
-  const sinks = options.sinks ?? [...(audit.stdout ? [new StdoutAuditSink()] : []), ...(database ? [database] : [])];
+  const database = options.withDatabase
+    ? new DatabaseAuditSink(store, { bufferEvents: audit.bufferEvents, logger })
+    : undefined;
+  const sinks = [...(options.sinks ?? (audit.stdout ? [new StdoutAuditSink()] : [])), ...(database ? [database] : [])];
   const recorder = new AuditRecorder(audit.policy, sinks, audit.mode === 'blocking' ? database : undefined);
   const retention: AuditRetention | undefined = database
     ? startAuditRetention(store, audit.retentionMs, logger)

@@ -63,7 +63,7 @@ describe('issue 22: AUDIT_MODE=batch while the database is down', () => {
 });
 
 describe('issue 22: AUDIT_MODE=blocking refuses a write it cannot record', () => {
-  const platform = usePlatform({ AUDIT_STDOUT: 'false', AUDIT_MODE: 'blocking' }, { auditSinks: 'configured' });
+  const platform = usePlatform({ AUDIT_STDOUT: 'false', AUDIT_MODE: 'blocking' });
   const admin = (method: string, path: string, body?: unknown) =>
     send(platform().gateway.url, platform().tokens.admin, method, path, body);
   const workspaces = `${API}/namespaces/${TEAM_PROJECT}/workspaces`;

@@ -20,7 +20,7 @@ import {
 } from '../resources/platform-fixture.ts';
 import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
 
-const platform = usePlatform({ AUDIT_STDOUT: 'false' }, { auditSinks: 'configured' });
+const platform = usePlatform({ AUDIT_STDOUT: 'false' });
 const as = (who: 'admin' | 'oidcUser' | 'serviceAccount') => (method: string, path: string, body?: unknown) =>
   send(platform().gateway.url, platform().tokens[who], method, path, body);
 const EVENTS = '/api/v1alpha1/audit/events';

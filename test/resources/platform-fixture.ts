@@ -70,11 +70,11 @@ export interface Platform {
 /**
  * Starts the platform before the file's tests and stops it after; call the returned function inside tests.
  * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL); `options.logger` hears the
- * server's log; `options.auditSinks` receive its audit events (`configured`: the settings' sinks). With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
+ * server's log; `options.auditSinks` receive its audit events in place of standard output. With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
  */
 export function usePlatform(
   serverEnv: Record<string, string> = {},
-  options: { tls?: boolean; logger?: Logger; auditSinks?: AuditSink[] | 'configured' } = {},
+  options: { tls?: boolean; logger?: Logger; auditSinks?: AuditSink[] } = {},
 ): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
@@ -113,10 +113,7 @@ export function usePlatform(
     const gateway = await startTestGateway(env, {
       kubeConfig: chartRbac.kubeConfig,
       ...(options.logger ? { logger: options.logger } : {}),
-      // 'configured': the sinks the settings give (the database's among them), as in production.
-      ...(options.auditSinks
-        ? { auditSinks: options.auditSinks === 'configured' ? undefined : options.auditSinks }
-        : {}),
+      ...(options.auditSinks ? { auditSinks: options.auditSinks } : {}),
     });
     const admin = await loginToken(gateway.url, ADMIN_PASSWORD);
     for (const project of [TEAM_PROJECT, OTHER_PROJECT]) {
