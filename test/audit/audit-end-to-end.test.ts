@@ -17,7 +17,6 @@ import {
   OTHER_PROJECT,
   TEAM_PROJECT,
   expectStatus,
-  send,
   usePlatform,
   variableSetObject,
   workspaceObject,
