@@ -1,3 +1,4 @@
+import { RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { notFound } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
@@ -48,6 +49,7 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
       const { leaseSeconds, ...filter } = request.input.body();
       const claimed = await (await leases()).claim(runPrincipal(request.principal), leaseSeconds * 1000, filter);
       if (!claimed) return { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
+      noteForAudit(request, RUN_ANNOTATION, claimed.run.id);
       return jsonResponse(200, { ...claimed, unmaskedSensitiveValues: await masking.claimed(claimed) });
     }),
     renewRunLease: authorised(async (request) => {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
+import { RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { WORKSPACE } from '../../shared/resources/platform-kinds.ts';
@@ -43,6 +44,7 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
         throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
       const store = await context.runs.store();
       const run = await store.createRun({ project, workspace, ...input, ...runPrincipal(request.principal) });
+      noteForAudit(request, RUN_ANNOTATION, run.id);
       return jsonResponse(201, run, {
         location: `/api/v1alpha1/projects/${encodeURIComponent(project)}/runs/${run.id}`,
       });

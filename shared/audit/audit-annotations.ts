@@ -13,6 +13,9 @@ export const STREAM_END_ANNOTATION = 'platform-api/stream-end';
  */
 export const LOGIN_OUTCOME_ANNOTATION = 'platform-api/login-outcome';
 
+/** The run a request created (a run started) or was given (a controller's claim): its `objectRef.uid`, found by `?run=`. */
+export const RUN_ANNOTATION = 'platform-api/run';
+
 /** Adds a note to the audit event of the request a handler is answering. */
 export function noteForAudit(request: { auditAnnotations?: Record<string, string> }, key: string, value: string): void {
   request.auditAnnotations ??= {};

@@ -4,7 +4,7 @@ import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
 import { isNonResource, type AuthorizationAttributes } from '../authz/authorizer.ts';
 import type { AuditGroup, AuditLevel, AuditPolicy } from '../config/audit-settings.ts';
 import type { ApiResponse } from '../http/api-request.ts';
-import { ADMIN_BYPASS_ANNOTATION, DRY_RUN_ANNOTATION } from './audit-annotations.ts';
+import { ADMIN_BYPASS_ANNOTATION, RUN_ANNOTATION, DRY_RUN_ANNOTATION } from './audit-annotations.ts';
 import { redactPathAndQuery } from '../logging/redaction.ts';
 import {
   DECISION_ANNOTATION,
@@ -164,11 +164,18 @@ function sourceIps(request: AuditedRequest, trustedProxyHops: number): string[] 
   return client === request.remoteAddress ? [client] : [client, request.remoteAddress];
 }
 
-/** The object the request acted on, from what was authorised (never from the body); a run's id is its `uid`. */
+/**
+ * The object the request acted on, from what was authorised (never from the body); a run's id is its
+ * `uid`. The controller's routes are non-resource paths: a run they act on (by path, or the run a
+ * claim was given) is named as `runs` of the platform's group, so a run's whole story is found by id.
+ */
 function objectReference(request: AuditedRequest, apiGroup: string): AuditObjectReference | undefined {
   const attributes = request.authorisationAsked;
+  const run = request.params?.run ?? request.auditAnnotations?.[RUN_ANNOTATION];
+  if (attributes && isNonResource(attributes) && run !== undefined) {
+    return { resource: 'runs', uid: run, apiGroup, apiVersion: 'v1alpha1' };
+  }
   if (!attributes || isNonResource(attributes)) return undefined;
-  const run = request.params?.run;
   return {
     resource: attributes.resource,
     ...(attributes.namespace !== undefined ? { namespace: attributes.namespace } : {}),

@@ -201,6 +201,24 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
         code: step.code,
       });
     }
+    // The run's whole story, found by its id: started, claimed, variables read, finished.
+    const runId = (
+      (await steps
+        .find((step) => step.name === 'OIDC user starts a run')!
+        .response.clone()
+        .json()) as { id: string }
+    ).id;
+    const story = (await as('admin')('GET', `/api/v1alpha1/audit/events?run=${runId}`).then(expectStatus(200))) as {
+      items: AuditEvent[];
+    };
+    expect(
+      story.items.map((event) => `${event.user.username} ${event.verb} ${event.requestURI.replace(runId, '<run>')}`),
+    ).toEqual([
+      `${OIDC_USER.email} create /api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/e2e-ws/runs`,
+      `${CONTROLLER} post /internal/runs/claim`,
+      `${CONTROLLER} get /internal/runs/<run>/variables`,
+      `${CONTROLLER} post /internal/runs/<run>/phase`,
+    ]);
     const runStep = steps.find((step) => step.name === 'controller reads the variables')!;
     const [variablesRead] = stdoutEvents().filter(
       (event) => event.auditID === runStep.response.headers.get('audit-id'),
