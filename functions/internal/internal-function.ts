@@ -5,7 +5,6 @@ import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { pageOf } from '../../shared/runs/page-query.ts';
-import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type AuthenticatedRequest, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
@@ -27,39 +26,30 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
   // Every call was authorised by the chain as a non-resource SubjectAccessReview (route table:
   // nonResourcePath), so RBAC (nonResourceURLs) decides who may call what, and a refused caller
   // reaches neither the database nor the cluster (nor has its input read).
-  const authorised =
-    <Request extends AuthenticatedRequest>(handler: (request: Request) => Promise<ApiResponse> | ApiResponse) =>
-    async (request: Request) => {
-      try {
-        return await handler(request);
-      } catch (error) {
-        throw runStoreHttpError(error);
-      }
-    };
   const leases = async () => (await context.runs.store()).leases;
   const masking = runLogMasking(leases, clusterObjects, context.logger);
 
   const handlers: RouteHandlers<'internal'> = {
-    listRunsInPhase: authorised(async (request) => {
+    listRunsInPhase: async (request) => {
       const { phase, ...page } = request.input.query();
       const store = await context.runs.store();
       return jsonResponse(200, await store.listUnfinishedRuns({ phase, ...pageOf(page) }));
-    }),
-    claimRun: authorised(async (request) => {
+    },
+    claimRun: async (request) => {
       const { leaseSeconds, ...filter } = request.input.body();
       const claimed = await (await leases()).claim(runPrincipal(request.principal), leaseSeconds * 1000, filter);
       if (!claimed) return { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
       noteForAudit(request, RUN_ANNOTATION, claimed.run.id);
       return jsonResponse(200, { ...claimed, unmaskedSensitiveValues: await masking.claimed(claimed) });
-    }),
-    renewRunLease: authorised(async (request) => {
+    },
+    renewRunLease: async (request) => {
       const { leaseId, leaseSeconds } = request.input.body();
       return jsonResponse(
         200,
         await (await leases()).renew(request.params.run, leaseId, runPrincipal(request.principal), leaseSeconds * 1000),
       );
-    }),
-    setRunPhase: authorised(async (request) => {
+    },
+    setRunPhase: async (request) => {
       const { leaseId, phase, message } = request.input.body();
       const finished = await (await leases()).finish(
         request.params.run,
@@ -70,15 +60,15 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
       );
       masking.finished(request.params.run);
       return jsonResponse(200, finished);
-    }),
-    appendRunLogs: authorised(async (request) => {
+    },
+    appendRunLogs: async (request) => {
       const { leaseId, firstSeq, lines } = request.input.body();
       return jsonResponse(
         200,
         await masking.append(request.params.run, leaseId, runPrincipal(request.principal), firstSeq, lines),
       );
-    }),
-    getRunVariables: authorised(async (request) => {
+    },
+    getRunVariables: async (request) => {
       const run = await (await leases()).heldRun(
         request.params.run,
         leaseHeader(request),
@@ -87,10 +77,10 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
       return jsonResponse(200, {
         variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace),
       });
-    }),
-    internal: authorised((request) => {
+    },
+    internal: (request) => {
       throw notFound(`no internal route ${request.method} ${request.path}`);
-    }),
+    },
   };
 
   return {

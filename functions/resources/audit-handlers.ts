@@ -1,8 +1,6 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
-import { InvalidAuditContinueError } from '../../shared/audit/audit-store.ts';
-import { classifyDatabaseError, DatabaseUnavailableError } from '../../shared/database/database-unavailable-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import { apiError, retryAfter } from '../../shared/http/error-catalogue.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
 import type { RouteRequest } from '../../shared/runtime/typed-handlers.ts';
 
@@ -13,22 +11,18 @@ export function auditHandlers(context: Pick<AppContext, 'auditStore'>) {
   return {
     async listAuditEvents(request: RouteRequest<AuditRoute>) {
       const { since, until, limit, ...filters } = request.input.query();
-      try {
-        const page = await (await context.auditStore()).list({
-          ...filters,
-          ...(since !== undefined ? { since: time('since', since) } : {}),
-          ...(until !== undefined ? { until: time('until', until) } : {}),
-          limit: limit ?? 100,
-        });
-        return jsonResponse(200, {
-          kind: 'EventList',
-          apiVersion: 'audit.k8s.io/v1',
-          metadata: page.continue ? { continue: page.continue } : {},
-          items: page.items,
-        });
-      } catch (error) {
-        throw auditStoreHttpError(error);
-      }
+      const page = await (await context.auditStore()).list({
+        ...filters,
+        ...(since !== undefined ? { since: time('since', since) } : {}),
+        ...(until !== undefined ? { until: time('until', until) } : {}),
+        limit: limit ?? 100,
+      });
+      return jsonResponse(200, {
+        kind: 'EventList',
+        apiVersion: 'audit.k8s.io/v1',
+        metadata: page.continue ? { continue: page.continue } : {},
+        items: page.items,
+      });
     },
   };
 }
@@ -38,13 +32,4 @@ function time(field: 'since' | 'until', text: string): Date {
   const date = new Date(text);
   if (Number.isNaN(date.getTime())) throw apiError('BadRequest', `query parameter "${field}" is not a date: "${text}"`);
   return date;
-}
-
-function auditStoreHttpError(error: unknown): unknown {
-  if (error instanceof InvalidAuditContinueError) return apiError('InvalidContinueToken', error.message);
-  const classified = classifyDatabaseError(error);
-  if (classified instanceof DatabaseUnavailableError) {
-    return apiError('DatabaseUnavailable', 'the audit database is unavailable; retry shortly', retryAfter(5));
-  }
-  return classified;
 }

@@ -6,7 +6,6 @@ import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { WORKSPACE } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import { pageOf } from '../../shared/runs/page-query.ts';
-import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import { authorisedRun, authorisedRunScope, authorisedWorkspace } from '../../shared/runs/run-workspace-resolver.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
@@ -22,18 +21,8 @@ type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
  * decision names, not the path again.
  */
 export function runHandlers(context: AppContext, objects: ClusterObjects) {
-  const withRunErrors =
-    <Request>(handler: (request: Request) => Promise<ApiResponse>) =>
-    async (request: Request) => {
-      try {
-        return await handler(request);
-      } catch (error) {
-        throw runStoreHttpError(error);
-      }
-    };
-
   return {
-    startRun: withRunErrors(async (request: RouteRequest<RunRoute<'startRun'>>) => {
+    startRun: async (request: RouteRequest<RunRoute<'startRun'>>) => {
       const { project, workspace } = authorisedWorkspace(request);
       const input = request.input.body();
       const found = await objects.find<PlatformObject>(
@@ -48,29 +37,27 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       return jsonResponse(201, run, {
         location: `/api/v1alpha1/projects/${encodeURIComponent(project)}/runs/${run.id}`,
       });
-    }),
-    listWorkspaceRuns: withRunErrors(async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
+    },
+    listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
       const { project, workspace } = authorisedWorkspace(request);
       const store = await context.runs.store();
       return jsonResponse(200, await store.listRuns({ project, workspace, ...pageOf(request.input.query()) }));
-    }),
-    listProjectRuns: withRunErrors(async (request: RouteRequest<RunRoute<'listProjectRuns'>>) => {
+    },
+    listProjectRuns: async (request: RouteRequest<RunRoute<'listProjectRuns'>>) => {
       const store = await context.runs.store();
       return jsonResponse(
         200,
         await store.listRuns({ project: authorisedRunScope(request).project, ...pageOf(request.input.query()) }),
       );
-    }),
-    getRun: withRunErrors(async (request: RouteRequest<RunRoute<'getRun'>>) =>
-      jsonResponse(200, authorisedRun(request)),
-    ),
-    cancelRun: withRunErrors(async (request: RouteRequest<RunRoute<'cancelRun'>>) => {
+    },
+    getRun: async (request: RouteRequest<RunRoute<'getRun'>>) => jsonResponse(200, authorisedRun(request)),
+    cancelRun: async (request: RouteRequest<RunRoute<'cancelRun'>>) => {
       const run = authorisedRun(request);
       const store = await context.runs.store();
       return jsonResponse(
         200,
         await store.requestCancel(run.project, run.id, runPrincipal(request.principal).principal),
       );
-    }),
+    },
   } satisfies Partial<RouteHandlers<'resources'>>;
 }

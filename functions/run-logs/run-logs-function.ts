@@ -4,7 +4,6 @@ import type { ApiRequest } from '../../shared/http/api-request.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { authorisedRun, runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
-import { runStoreHttpError } from '../../shared/runs/run-http-errors.ts';
 import type { RunStore } from '../../shared/runs/run-store.ts';
 import { RunEndWatch } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
@@ -69,7 +68,7 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
         };
       } catch (error) {
         session.release();
-        throw runStoreHttpError(error);
+        throw error;
       }
     },
   };

@@ -8,7 +8,6 @@ import type { DatabaseSettings } from '../config/settings.ts';
 import type { RunStore } from '../runs/run-store.ts';
 import { LocalStateInUseError } from '../local/state-lock.ts';
 import { MissingDependencyError } from '../local/missing-dependency-error.ts';
-import { runStoreHttpError } from '../runs/run-http-errors.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
 
 /** Where the embedded PostgreSQL's data is kept when no local state folder is given: `<repo>/.data/postgres`. */
@@ -77,7 +76,7 @@ export function lazyRunDatabase(
       try {
         await database.pool.query('SELECT 1');
       } catch (error) {
-        throw runStoreHttpError(classifyDatabaseError(error));
+        throw classifyDatabaseError(error);
       }
     },
     async openIfEmbedded() {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { CatalogueError } from '../http/error-catalogue.ts';
 import { serialisedAuditEvent, type AuditEvent } from './audit-event.ts';
 
 /** The filters of `GET /api/v1alpha1/audit/events`, each optional; `limit` and `continue` page. */
@@ -27,9 +28,9 @@ export interface AuditPage {
 }
 
 /** A `continue` token that this server did not hand out, or that names no position. */
-export class InvalidAuditContinueError extends Error {
+export class InvalidAuditContinueError extends CatalogueError {
   constructor() {
-    super('the continue token is not one this API handed out');
+    super('InvalidContinueToken', 'the continue token is not one this API handed out; start again from the first page');
     this.name = 'InvalidAuditContinueError';
   }
 }

@@ -1,11 +1,16 @@
-/** The database server cannot be reached right now (refused, terminated, timed out); retrying later may succeed. */
-export class DatabaseUnavailableError extends Error {
-  readonly reason = 'DatabaseUnavailable';
+import { CatalogueError, retryAfter } from '../http/error-catalogue.ts';
+
+/**
+ * The database server cannot be reached right now (refused, terminated, timed out); retrying later
+ * may succeed. Answered 503 `DatabaseUnavailable` with `Retry-After` by the chain's error filter.
+ */
+export class DatabaseUnavailableError extends CatalogueError {
   /** A hint for the `Retry-After` header. */
   readonly retryAfterSeconds = 5;
 
   constructor(options: { cause: unknown }) {
-    super('the database is unavailable', options);
+    super('DatabaseUnavailable', 'the database is unavailable; retry shortly', retryAfter(5));
+    this.cause = options.cause;
     this.name = 'DatabaseUnavailableError';
   }
 }

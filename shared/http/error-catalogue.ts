@@ -311,10 +311,22 @@ function statusHeaders(status: number, headers: Record<string, string>): Record<
   return headers;
 }
 
+/**
+ * An error that is its own answer: the catalogue gives its status and headers from its reason. A
+ * domain's errors extend it (RunNotFoundError, DatabaseUnavailableError, …), so whatever layer
+ * raises one, the chain's error filter answers it as the catalogue says, with no mapping per
+ * function; a site with no error class of its own raises one with `apiError`.
+ */
+export class CatalogueError extends ApiError {
+  constructor(reason: ErrorReason, message: string, headers: Record<string, string> = {}) {
+    const status = errorStatus(reason);
+    super(status, reason, message, statusHeaders(status, headers));
+  }
+}
+
 /** The error answering `reason`, with the status the catalogue gives it. */
 export function apiError(reason: ErrorReason, message: string, headers: Record<string, string> = {}): ApiError {
-  const status = errorStatus(reason);
-  return new ApiError(status, reason, message, statusHeaders(status, headers));
+  return new CatalogueError(reason, message, headers);
 }
 
 /** An answer of the login route, with the status its section of the catalogue gives it. */

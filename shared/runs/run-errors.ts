@@ -1,23 +1,21 @@
+import { CatalogueError } from '../http/error-catalogue.ts';
 import type { RunPhase } from './run.ts';
 
 /** No run with this id exists (in this project). HTTP: 404. */
-export class RunNotFoundError extends Error {
-  readonly reason = 'RunNotFound';
-
+export class RunNotFoundError extends CatalogueError {
   constructor(runId: string) {
-    super(`run ${runId} not found`);
+    super('RunNotFound', `run ${runId} not found`);
     this.name = 'RunNotFoundError';
   }
 }
 
 /** The requested phase change is not allowed from the run's current phase. HTTP: 409. */
-export class InvalidPhaseTransitionError extends Error {
-  readonly reason = 'InvalidPhaseTransition';
+export class InvalidPhaseTransitionError extends CatalogueError {
   readonly from: RunPhase;
   readonly to: RunPhase;
 
   constructor(runId: string, from: RunPhase, to: RunPhase) {
-    super(`run ${runId} cannot move from ${from} to ${to}`);
+    super('InvalidPhaseTransition', `run ${runId} cannot move from ${from} to ${to}`);
     this.name = 'InvalidPhaseTransitionError';
     this.from = from;
     this.to = to;
@@ -25,54 +23,49 @@ export class InvalidPhaseTransitionError extends Error {
 }
 
 /** A `continue` token that this service did not issue (or that was altered). HTTP: 400. */
-export class InvalidContinueTokenError extends Error {
-  readonly reason = 'InvalidContinueToken';
-
+export class InvalidContinueTokenError extends CatalogueError {
   constructor() {
-    super('the continue token is malformed; start again from the first page');
+    super('InvalidContinueToken', 'the continue token is malformed; start again from the first page');
     this.name = 'InvalidContinueTokenError';
   }
 }
 
 /** The fields of a new run are missing or inconsistent. HTTP: 400. */
-export class InvalidRunError extends Error {
-  readonly reason = 'InvalidRun';
-
+export class InvalidRunError extends CatalogueError {
   constructor(detail: string) {
-    super(`invalid run: ${detail}`);
+    super('InvalidRun', `invalid run: ${detail}`);
     this.name = 'InvalidRunError';
   }
 }
 
 /** The call carries a lease that is not the run's current, unexpired one. HTTP: 409. */
-export class LeaseNotHeldError extends Error {
-  readonly reason = 'LeaseNotHeld';
-
+export class LeaseNotHeldError extends CatalogueError {
   constructor(runId: string, detail: string) {
-    super(`the lease is not the current holder's for run ${runId}: ${detail}`);
+    super('LeaseNotHeld', `the lease is not the current holder's for run ${runId}: ${detail}`);
     this.name = 'LeaseNotHeldError';
   }
 }
 
 /** A log chunk starts after the next expected line: lines in between would be missing. HTTP: 409. */
-export class LogSequenceGapError extends Error {
-  readonly reason = 'LogSequenceGap';
+export class LogSequenceGapError extends CatalogueError {
   readonly nextSeq: number;
 
   constructor(runId: string, firstSeq: number, nextSeq: number) {
-    super(`run ${runId}: a chunk starting at line ${firstSeq} leaves a gap; the next line is ${nextSeq}`);
+    super(
+      'LogSequenceGap',
+      `run ${runId}: a chunk starting at line ${firstSeq} leaves a gap; the next line is ${nextSeq}`,
+    );
     this.name = 'LogSequenceGapError';
     this.nextSeq = nextSeq;
   }
 }
 
 /** A log chunk overlaps stored lines with other text: it is not the chunk that stored them. HTTP: 409. */
-export class LogChunkConflictError extends Error {
-  readonly reason = 'LogChunkConflict';
-
+export class LogChunkConflictError extends CatalogueError {
   /** `differingSeq`: the first line of the chunk whose text is not the stored line's. */
   constructor(runId: string, firstSeq: number, differingSeq: number, nextSeq: number) {
     super(
+      'LogChunkConflict',
       `run ${runId}: line ${differingSeq} of the chunk starting at line ${firstSeq} differs from the stored line ${differingSeq} (the next line is ${nextSeq})`,
     );
     this.name = 'LogChunkConflictError';

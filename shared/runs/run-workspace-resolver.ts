@@ -1,5 +1,4 @@
 import { RunNotFoundError } from './run-errors.ts';
-import { runStoreHttpError } from './run-http-errors.ts';
 import type { RunStore } from './run-store.ts';
 import type { Run } from './run.ts';
 import type { AuthorisationDecision, AuthorisationResolver } from '../authz/authorisation-decision.ts';
@@ -15,8 +14,8 @@ export function runWorkspaceResolver(store: () => Promise<RunStore>): Authorisat
       const run = await (await store()).getRun(request.params.project!, request.params.run!);
       return { name: run.workspace, resolved: run };
     } catch (error) {
-      if (error instanceof RunNotFoundError) return { notFound: runStoreHttpError(error) };
-      throw runStoreHttpError(error);
+      if (error instanceof RunNotFoundError) return { notFound: error };
+      throw error;
     }
   };
 }

@@ -41,6 +41,8 @@ const ANSWER_SITES = [
   { section: 'any', pattern: /\b(?:apiError|statusError)\(\s*'(\w+)'/g },
   { section: 'any', pattern: /\b(?:notFound|unauthorized)\([^;]*?,\s*'(\w+)'\)/g },
   { section: 'any', pattern: /\breason(?:\??:\s*[\w<>]+)?\s*[:=]\s*'(\w+)'/g },
+  // A domain error class: `class X extends CatalogueError { constructor() { super('Reason', …) } }`.
+  { section: 'any', pattern: /\bsuper\(\s*'(\w+)',/g },
   { section: 'login', pattern: /\bloginError\(\s*'(\w+)'/g },
 ] as const;
 

@@ -1,6 +1,7 @@
 import { ApiError } from '../../http/api-error.ts';
 import type { ApiResponse } from '../../http/api-request.ts';
 import { apiError } from '../../http/error-catalogue.ts';
+import { classifyDatabaseError } from '../../database/database-unavailable-error.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { Filter, FilteredRequest } from './filter-chain.ts';
 
@@ -20,7 +21,10 @@ export function withErrorResponses(logger: Logger): Filter {
   };
 }
 
-function errorResponse(error: unknown, request: FilteredRequest, logger: Logger): ApiResponse {
+function errorResponse(thrown: unknown, request: FilteredRequest, logger: Logger): ApiResponse {
+  // Domain errors are ApiErrors (CatalogueError); a database connection failure not yet classified
+  // by the store that met it is one too. Nothing is mapped per function.
+  const error = classifyDatabaseError(thrown);
   if (error instanceof ApiError) return error.toResponse();
   logger.error('unhandled error', { error, method: request.method, path: request.path });
   return apiError('InternalError', 'internal error').toResponse();
