@@ -1,13 +1,13 @@
 import { RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { notFound } from '../../shared/http/error-catalogue.ts';
-import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
+import { jsonResponse } from '../../shared/http/api-request.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { pageOf } from '../../shared/runs/page-query.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
-import { routeHandlers, type AuthenticatedRequest, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
+import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
 import { runLogMasking } from './run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
 import { RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
-import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
+import { jsonResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { WORKSPACE } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
