@@ -1,6 +1,7 @@
-// Issue 11, item 5: the fleet's gateway behaves like a real one. Real node:http upstreams stand
-// in for the function replicas, so each rule is seen on the wire.
+// Issue 11, item 5, and issue 20, item 6: the fleet's gateway behaves like a real proxy. Real
+// node:http upstreams stand in for the function replicas, so each rule is seen on the wire.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
 import { createFunctionGateway } from '../../shared/gateway/function-gateway.ts';
@@ -10,7 +11,19 @@ import { FUNCTION_NAMES, routeTable } from '../../shared/routes/route-table.ts';
 import { createLimitedHttpServer, listen } from '../../shared/server/limited-http-server.ts';
 import { findFreePort } from '../../shared/server/free-port.ts';
 import { EventStreamReader } from '../support/event-stream-reader.ts';
-import { capturingLogger } from '../support/function-servers.ts';
+import { capturingLogger, login, startTestGateway } from '../support/function-servers.ts';
+import { adminEnv } from '../support/admin-fixtures.ts';
+import { abandonRequests, unacceptingPeer } from '../support/misbehaving-peers.ts';
+import type { ProxySettings } from '../../shared/gateway/forward-request.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
+import { replicaEnvironment } from '../../functions/fleet/replica-environment.ts';
+
+const REPLICA_OVERRIDES = {
+  adminSecretFolder: '/secrets',
+  kubeconfigPath: '/kubeconfig',
+  databaseUrl: 'postgres://db',
+  gatewayUrl: 'http://gateway',
+};
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -35,23 +48,35 @@ function replica(handle: Parameters<typeof createServer>[1]): Promise<string> {
   });
 }
 
-/** A gateway whose run-logs and resources pools hold the given replica URLs (checked once). */
-async function gateway(replicas: { 'run-logs'?: string[]; resources?: string[] }) {
+type ReplicaUrls = Partial<Record<'run-logs' | 'resources' | 'login', string[]>>;
+
+/** A gateway whose pools hold the given replica URLs (checked once), with the default settings unless overridden. */
+async function gateway(replicas: ReplicaUrls, settings: Partial<ProxySettings> = {}) {
   const logger = capturingLogger();
   const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, logger)]));
   for (const [name, urls] of Object.entries(replicas)) pools.get(name as 'resources')!.setUpstreams(urls);
   await Promise.all([...pools.values()].map((pool) => pool.checkAll()));
+  const proxySettings = { ...loadSettings({}).server, ...settings };
   const server = createLimitedHttpServer(
     { maxHeaderBytes: 16_384 },
-    createFunctionGateway(gatewayRules(routeTable('platform.dev')), pools, createBridgeProxy(undefined)),
+    createFunctionGateway(
+      gatewayRules(routeTable('platform.dev')),
+      pools,
+      createBridgeProxy(undefined, proxySettings),
+      proxySettings,
+    ),
   );
   servers.push(server);
   const port = await listen(server, 0, '127.0.0.1');
   return { url: `http://127.0.0.1:${port}`, logger, pools };
 }
 
-describe('Gateway: X-Forwarded-For is appended with the client address, X-Forwarded-Host/Proto set', () => {
-  it("passes the client chain on with the gateway's peer appended", async () => {
+/** Whether the gateway's log says a replica went out of rotation. */
+const loggedNotServing = (logger: { lines: string[] }) =>
+  logger.lines.some((line) => line.includes('upstream not serving'));
+
+describe('Gateway: X-Forwarded-For is replaced by the one client address the gateway saw, X-Forwarded-Host/Proto set (issue 20)', () => {
+  it('sends its peer address alone, whatever X-Forwarded-For the client wrote', async () => {
     let seen: IncomingHttpHeaders = {};
     const upstream = await replica((request, response) => {
       seen = request.headers;
@@ -62,9 +87,160 @@ describe('Gateway: X-Forwarded-For is appended with the client address, X-Forwar
       headers: { 'x-forwarded-for': '203.0.113.7' },
     });
     expect(response.status).toBe(200);
-    expect(seen['x-forwarded-for']).toBe('203.0.113.7, 127.0.0.1');
+    expect(seen['x-forwarded-for']).toBe('127.0.0.1');
     expect(seen['x-forwarded-proto']).toBe('http');
     expect(seen['x-forwarded-host']).toBe(new URL(url).host);
+  });
+
+  it('behind TRUSTED_PROXY_HOPS=1 of its own, sends the address its trusted proxy saw, and only that', async () => {
+    let seen: IncomingHttpHeaders = {};
+    const upstream = await replica((request, response) => {
+      seen = request.headers;
+      response.end('{}');
+    });
+    const { url } = await gateway({ resources: [upstream] }, { trustedProxyHops: 1 });
+    await fetch(`${url}/apis/platform.dev/v1alpha1/projects`, {
+      headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' },
+    });
+    expect(seen['x-forwarded-for']).toBe('198.51.100.9');
+  });
+
+  it('a client rotating the X-Forwarded-For it sends is still throttled by the login replica behind the gateway', async () => {
+    // A real login function, trusting exactly the hops the fleet tells its replicas to trust.
+    const hops = replicaEnvironment({ TRUSTED_PROXY_HOPS: '3' }, REPLICA_OVERRIDES).TRUSTED_PROXY_HOPS;
+    expect(hops).toBe('1');
+    const loginReplica = await startTestGateway(adminEnv({ TRUSTED_PROXY_HOPS: hops! }));
+    try {
+      const { url, pools } = await gateway({ login: [loginReplica.url] });
+      pools.get('login')!.upstreams()[0]!.state = 'ready';
+      const attempt = (n: number) => login(url, 'guess', { 'x-forwarded-for': `203.0.113.${n}` });
+      for (let n = 1; n <= 5; n++) expect((await attempt(n)).status).toBe(403);
+      const throttled = await attempt(6);
+      expect(throttled.status).toBe(429);
+      expect(await throttled.json()).toMatchObject({ reason: 'TooManyFailedLogins' });
+    } finally {
+      await loginReplica.close();
+    }
+  });
+});
+
+describe('Gateway: routing ignores the query string (issue 20)', () => {
+  it('/api/v1alpha1/auth/login?x=1 goes to login, with its query', async () => {
+    const received: Array<[string, string]> = [];
+    const tagging = (name: string) =>
+      replica((request, response) => {
+        received.push([name, request.url ?? '']);
+        response.end('{}');
+      });
+    const { url } = await gateway({ login: [await tagging('login')], resources: [await tagging('resources')] });
+    expect((await fetch(`${url}/api/v1alpha1/auth/login?x=1`, { method: 'POST' })).status).toBe(200);
+    expect(received).toEqual([['login', '/api/v1alpha1/auth/login?x=1']]);
+  });
+});
+
+describe('Gateway: a client abandoning its requests never takes a replica out of rotation; only the replica failing does (issue 20)', () => {
+  it('keeps answering every call while a client drops 100 requests a second, 2 ms after sending each', async () => {
+    // Each answer takes 20 ms, so every dropped request is abandoned while the replica works on it.
+    const upstream = await replica((_request, response) => void setTimeout(() => response.end('{}'), 20));
+    const { url, pools, logger } = await gateway({ resources: [upstream], login: [upstream] });
+    const pace = { perSecond: 100, durationMs: 1_000, abandonAfterMs: 2 };
+    let finished = false;
+    const dropping = Promise.all([
+      abandonRequests(url, { method: 'GET', path: '/apis/platform.dev/v1alpha1/projects' }, pace),
+      abandonRequests(url, { method: 'POST', path: '/api/v1alpha1/auth/login' }, pace),
+    ]).finally(() => {
+      finished = true;
+    });
+    const statuses: number[] = [];
+    while (!finished) {
+      const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
+      await response.body?.cancel();
+      statuses.push(response.status);
+    }
+    expect((await dropping).reduce((sum, sent) => sum + sent, 0)).toBeGreaterThan(100);
+    expect(statuses.length).toBeGreaterThan(10);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(pools.get('resources')!.upstreams()[0]!.state).toBe('ready');
+    expect(pools.get('login')!.upstreams()[0]!.state).toBe('ready');
+    expect(loggedNotServing(logger)).toBe(false);
+  });
+});
+
+describe('Gateway: connect and response-header deadlines answer JSON 504 FunctionTimeout and count the replica failed (issue 20)', () => {
+  const TIMEOUT_MS = 300;
+  // A generous upper bound on a shared machine: what matters is that the wait ends, near the deadline.
+  const SLACK_MS = 2_000;
+  const timeouts = { gatewayTimeouts: { connectMs: TIMEOUT_MS, responseHeaderMs: TIMEOUT_MS } };
+
+  async function expectTimeout(response: Response, startedAt: number, detail: string) {
+    const elapsed = Date.now() - startedAt;
+    expect(response.status).toBe(504);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toMatchObject({
+      reason: 'FunctionTimeout',
+      error: `function resources ${detail} within ${TIMEOUT_MS} ms`,
+    });
+    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+  }
+
+  it('a replica that accepts and never answers: 504 after GATEWAY_RESPONSE_HEADER_TIMEOUT, then out of rotation', async () => {
+    const frozen = await replica(() => {});
+    const { url, pools, logger } = await gateway({ resources: [frozen] }, timeouts);
+    const startedAt = Date.now();
+    const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`, { method: 'POST', body: '{}' });
+    await expectTimeout(response, startedAt, 'did not answer');
+    expect(pools.get('resources')!.upstreams()[0]).toMatchObject({
+      state: 'unreachable',
+      detail: `did not answer within ${TIMEOUT_MS} ms`,
+    });
+    expect(loggedNotServing(logger)).toBe(true);
+    expect((await fetch(`${url}/apis/platform.dev/v1alpha1/projects`)).status).toBe(503);
+  });
+
+  it('the response-header deadline holds on a kept-alive connection too', async () => {
+    const connections = new Set<Socket>();
+    const freezesLater = await replica((request, response) => {
+      connections.add(request.socket);
+      if (!request.url?.endsWith('/freeze')) response.end('{}');
+    });
+    const { url } = await gateway({ resources: [freezesLater] }, timeouts);
+    expect((await fetch(`${url}/apis/platform.dev/v1alpha1/projects`)).status).toBe(200);
+    const startedAt = Date.now();
+    await expectTimeout(await fetch(`${url}/apis/platform.dev/v1alpha1/projects/freeze`), startedAt, 'did not answer');
+    expect(connections.size).toBe(1);
+  });
+
+  it('a replica whose connection never completes: 504 after GATEWAY_CONNECT_TIMEOUT, then out of rotation', async () => {
+    const peer = await unacceptingPeer();
+    try {
+      const { url, pools } = await gateway({ resources: [peer.url] }, timeouts);
+      pools.get('resources')!.upstreams()[0]!.state = 'ready';
+      const startedAt = Date.now();
+      const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
+      await expectTimeout(response, startedAt, 'did not accept the connection');
+      expect(pools.get('resources')!.upstreams()[0]).toMatchObject({
+        state: 'unreachable',
+        detail: `did not accept the connection within ${TIMEOUT_MS} ms`,
+      });
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('no deadline after the headers: an event stream silent for longer than both timeouts stays open', async () => {
+    let sendNext: (text: string) => void = () => {};
+    const upstream = await replica((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      sendNext = (text) => response.write(text);
+    });
+    const { url } = await gateway({ 'run-logs': [upstream] }, timeouts);
+    const reader = new EventStreamReader(await fetch(`${url}/api/v1alpha1/run-logs/demo/r1`));
+    await new Promise((resolve) => setTimeout(resolve, 3 * TIMEOUT_MS));
+    sendNext('id: 1\ndata: late\n\n');
+    expect(await reader.until((events) => events.length >= 1)).toBe(true);
+    await reader.cancel();
   });
 });
 
