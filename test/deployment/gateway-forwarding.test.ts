@@ -1,6 +1,6 @@
 // Issue 11, item 5, and issue 20, item 6: the fleet's gateway behaves like a real proxy. Real
 // node:http upstreams stand in for the function replicas, so each rule is seen on the wire.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
@@ -69,6 +69,35 @@ async function gateway(replicas: ReplicaUrls, settings: Partial<ProxySettings> =
   servers.push(server);
   const port = await listen(server, 0, '127.0.0.1');
   return { url: `http://127.0.0.1:${port}`, logger, pools };
+}
+
+/**
+ * POSTs `body` chunked (a Trailer header is valid only so), each part after `pauseMs`: a client
+ * uploading slowly. Resolves with the answer.
+ */
+function sendChunked(
+  baseUrl: string,
+  path: string,
+  body: string | string[],
+  headers: Record<string, string> = {},
+  pauseMs = 0,
+): Promise<{ status: number; text: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest({ hostname, port, method: 'POST', path, headers }, async (incoming) => {
+      let text = '';
+      for await (const chunk of incoming) text += chunk;
+      resolve({ status: incoming.statusCode!, text });
+    });
+    outgoing.on('error', reject);
+    const parts = [body].flat();
+    const next = (index: number): void => {
+      if (index === parts.length) return void outgoing.end();
+      outgoing.write(parts[index]);
+      setTimeout(() => next(index + 1), pauseMs);
+    };
+    next(0);
+  });
 }
 
 /** Whether the gateway's log says a replica went out of rotation. */
@@ -305,5 +334,101 @@ describe('Gateway: JSON 503 when a function has no ready replica, JSON 502 when 
     const post = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`, { method: 'POST', body: '{}' });
     expect(post.status).toBe(502);
     expect(await post.json()).toMatchObject({ reason: 'FunctionUnreachable' });
+  });
+});
+
+describe('Gateway: only requests without a body (GET, HEAD, OPTIONS) go to the next replica; when every replica fails, JSON 502', () => {
+  it('HEAD and OPTIONS are retried like GET, DELETE is not, and a GET that finds every replica gone is 502', async () => {
+    const methods: string[] = [];
+    const alive = await replica((request, response) => {
+      methods.push(request.method!);
+      response.end();
+    });
+    const gone = `http://127.0.0.1:${await findFreePort()}`;
+    const { url, pools } = await gateway({ resources: [alive] });
+    const resources = pools.get('resources')!;
+    const goneFirst = () => {
+      resources.setUpstreams([gone, alive]);
+      for (const upstream of resources.upstreams()) upstream.state = 'ready';
+      // The round-robin moves on with every request: turn it until the next one starts at the gone replica.
+      while (resources.candidates()[0]!.url.href !== new URL(alive).href);
+    };
+    for (const method of ['HEAD', 'OPTIONS', 'DELETE']) {
+      goneFirst();
+      const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`, { method });
+      expect(response.status, method).toBe(method === 'DELETE' ? 502 : 200);
+    }
+    expect(methods).toEqual(['HEAD', 'OPTIONS']);
+
+    resources.setUpstreams([gone, `http://127.0.0.1:${await findFreePort()}`]);
+    for (const upstream of resources.upstreams()) upstream.state = 'ready';
+    const get = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
+    expect(get.status).toBe(502);
+    expect(await get.json()).toMatchObject({ reason: 'FunctionUnreachable' });
+  });
+});
+
+describe('Gateway: end-to-end headers and the body pass; hop-by-hop headers stop at the gateway', () => {
+  it('drops Connection, Keep-Alive, Proxy-Connection, TE, Trailer and Upgrade; sets Host to the replica; passes the body', async () => {
+    let seen: IncomingHttpHeaders = {};
+    let body = '';
+    const upstream = await replica(async (request, response) => {
+      seen = request.headers;
+      for await (const chunk of request) body += chunk;
+      response.end('{}');
+    });
+    const { url } = await gateway({ resources: [upstream] });
+    const answer = await sendChunked(url, '/apis/platform.dev/v1alpha1/projects', '{"kind":"Project"}', {
+      connection: 'close',
+      'keep-alive': 'timeout=5',
+      'proxy-connection': 'keep-alive',
+      te: 'trailers',
+      trailer: 'x-checksum',
+      upgrade: 'h2c',
+      'x-end-to-end': 'kept',
+    });
+    expect(answer.status).toBe(200);
+    expect(body).toBe('{"kind":"Project"}');
+    expect(seen['x-end-to-end']).toBe('kept');
+    expect(seen.host).toBe(new URL(upstream).host);
+    expect(seen.connection).not.toBe('close');
+    for (const name of ['keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade'])
+      expect(seen).not.toHaveProperty(name);
+  });
+
+  it('a replica dying in the middle of its answer cuts the client off, rather than ending the answer early', async () => {
+    const upstream = await replica((_request, response) => {
+      response.writeHead(200, { 'content-length': '100' });
+      response.write('{"partial":');
+      setTimeout(() => response.destroy(), 50);
+    });
+    const { url, pools } = await gateway({ resources: [upstream] });
+    const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    // It answered: what went wrong after that is not the gateway's reason to take it out of rotation.
+    expect(pools.get('resources')!.upstreams()[0]!.state).toBe('ready');
+  });
+});
+
+describe('Gateway: the response-header deadline starts once the request is written (issue 20)', () => {
+  it('a body uploaded over longer than the deadline is answered, not cut', async () => {
+    const upstream = await replica(async (request, response) => {
+      let body = '';
+      for await (const chunk of request) body += chunk;
+      response.end(JSON.stringify({ received: body }));
+    });
+    const { url } = await gateway(
+      { resources: [upstream] },
+      { gatewayTimeouts: { connectMs: 300, responseHeaderMs: 300 } },
+    );
+    const answer = await sendChunked(
+      url,
+      '/apis/platform.dev/v1alpha1/projects',
+      ['first half, ', 'second half'],
+      {},
+      900,
+    );
+    expect(answer).toEqual({ status: 200, text: '{"received":"first half, second half"}' });
   });
 });
