@@ -1,6 +1,7 @@
 // Issue 11, item 5, and issue 20, item 6: the fleet's gateway behaves like a real proxy. Real
 // node:http upstreams stand in for the function replicas, so each rule is seen on the wire.
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
@@ -16,6 +17,8 @@ import { adminEnv } from '../support/admin-fixtures.ts';
 import { abandonRequests, unacceptingPeer } from '../support/misbehaving-peers.ts';
 import type { ProxySettings } from '../../shared/gateway/forward-request.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
+import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
+import type { ServerTls } from '../../shared/tls/server-tls.ts';
 import { replicaEnvironment } from '../../functions/fleet/replica-environment.ts';
 
 const REPLICA_OVERRIDES = {
@@ -51,7 +54,7 @@ function replica(handle: Parameters<typeof createServer>[1]): Promise<string> {
 type ReplicaUrls = Partial<Record<'run-logs' | 'resources' | 'login', string[]>>;
 
 /** A gateway whose pools hold the given replica URLs (checked once), with the default settings unless overridden. */
-async function gateway(replicas: ReplicaUrls, settings: Partial<ProxySettings> = {}) {
+async function gateway(replicas: ReplicaUrls, settings: Partial<ProxySettings> = {}, tls?: ServerTls) {
   const logger = capturingLogger();
   const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, logger)]));
   for (const [name, urls] of Object.entries(replicas)) pools.get(name as 'resources')!.setUpstreams(urls);
@@ -65,10 +68,11 @@ async function gateway(replicas: ReplicaUrls, settings: Partial<ProxySettings> =
       createBridgeProxy(undefined, proxySettings),
       proxySettings,
     ),
+    tls,
   );
   servers.push(server);
   const port = await listen(server, 0, '127.0.0.1');
-  return { url: `http://127.0.0.1:${port}`, logger, pools };
+  return { url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`, logger, pools };
 }
 
 /**
@@ -121,6 +125,34 @@ describe('Gateway: X-Forwarded-For is replaced by the one client address the gat
     expect(seen['x-forwarded-host']).toBe(new URL(url).host);
   });
 
+  it('X-Forwarded-Proto is https when the client came over TLS', async () => {
+    let seen: IncomingHttpHeaders = {};
+    const upstream = await replica((request, response) => {
+      seen = request.headers;
+      response.end('{}');
+    });
+    const certificate = await generateTlsCertificate('localhost');
+    const tls = { ...certificate, fingerprint: '', certificateFile: '' };
+    const { url } = await gateway({ resources: [upstream] }, {}, tls);
+    const status = await new Promise<number>((resolve, reject) => {
+      const { port } = new URL(url);
+      httpsRequest(
+        {
+          host: '127.0.0.1',
+          servername: 'localhost',
+          port,
+          path: '/apis/platform.dev/v1alpha1/projects',
+          ca: certificate.cert,
+        },
+        (answer) => resolve(answer.resume().statusCode!),
+      )
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(200);
+    expect(seen['x-forwarded-proto']).toBe('https');
+  });
+
   it('behind TRUSTED_PROXY_HOPS=1 of its own, sends the address its trusted proxy saw, and only that', async () => {
     let seen: IncomingHttpHeaders = {};
     const upstream = await replica((request, response) => {
@@ -150,6 +182,16 @@ describe('Gateway: X-Forwarded-For is replaced by the one client address the gat
     } finally {
       await loginReplica.close();
     }
+  });
+});
+
+describe('Gateway: /bridge/* goes to the identity bridge proxy, not to a function', () => {
+  it('answers 404 BridgeNotConfigured without a bridge, whatever replicas are ready', async () => {
+    const upstream = await replica((_request, response) => response.end('{"from":"a function"}'));
+    const { url } = await gateway({ resources: [upstream] });
+    const response = await fetch(`${url}/bridge/.well-known/openid-configuration`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ reason: 'BridgeNotConfigured' });
   });
 });
 
@@ -333,7 +375,10 @@ describe('Gateway: JSON 503 when a function has no ready replica, JSON 502 when 
     pools.get('resources')!.upstreams()[0]!.state = 'ready';
     const post = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`, { method: 'POST', body: '{}' });
     expect(post.status).toBe(502);
-    expect(await post.json()).toMatchObject({ reason: 'FunctionUnreachable' });
+    expect(await post.json()).toMatchObject({
+      reason: 'FunctionUnreachable',
+      error: 'function resources failed before answering',
+    });
   });
 });
 

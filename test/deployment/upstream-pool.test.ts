@@ -120,6 +120,20 @@ describe("UpstreamPool: a health check records each replica's state and why; eve
     );
   });
 
+  it('a new reason for the same state replaces the old one, and is logged', async () => {
+    let reason = 'warming up';
+    const url = await replica((_request, response) => {
+      response.statusCode = 503;
+      response.end(JSON.stringify({ error: reason }));
+    });
+    const { upstreams, logged } = pool([url]);
+    await upstreams.checkAll();
+    reason = 'the cluster does not serve projects';
+    await upstreams.checkAll();
+    expect(upstreams.upstreams()[0]).toMatchObject({ state: 'not-ready', detail: reason });
+    expect(logged().map((line) => line.detail)).toEqual(['warming up', reason]);
+  });
+
   it('no process on the port: unreachable, with the connection error', async () => {
     const { upstreams } = pool([`http://127.0.0.1:${await findFreePort()}`]);
     await upstreams.checkAll();
