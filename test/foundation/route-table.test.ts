@@ -30,7 +30,7 @@ describe('The route table is the single source: each route has one owner and the
     expect(resolveGatewayTarget(rules, '/nothing/here')).toBe('resources');
   });
 
-  it('probes every function answers (/healthz, /readyz) go to public-config at the gateway', () => {
+  it('the probes every function answers (/healthz, /readyz) go to public-config at the gateway', () => {
     expect(resolveGatewayTarget(rules, '/healthz')).toBe('public-config');
     expect(resolveGatewayTarget(rules, '/readyz')).toBe('public-config');
   });
