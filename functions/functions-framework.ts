@@ -11,7 +11,7 @@ import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { frameworkFlags } from './functions-framework-options.ts';
 import { createFunctionHandler } from './function-registry.ts';
 import { isFunctionName } from '../knative/function-target.ts';
-import { openLocalRunHistory } from '../shared/local/local-run-history.ts';
+import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
 
 // The port the framework really serves on gives the token's `iss` when API_BASE_URL is unset.

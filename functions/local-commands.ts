@@ -2,13 +2,13 @@
 import { access, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../shared/config/settings.ts';
-import { rotateSigningKey } from '../shared/local/admin-secret-folder.ts';
+import { rotateSigningKey } from '../shared/config/admin-secret-folder.ts';
 import { startLocalCluster } from '../infra/kube-emulator/local-cluster.ts';
 import { localDataPaths } from '../shared/local/local-data.ts';
 import { refuseWhileHeld } from '../shared/local/state-lock.ts';
 import type { Logger } from '../shared/logging/logger.ts';
 import { setUpCluster } from './resources/cluster-setup.ts';
-import { kubeConfigFromFiles } from '../shared/kubernetes/kubeconfig-files.ts';
+import { kubeConfigFromFiles } from '../shared/config/kubeconfig-files.ts';
 
 /**
  * `platform-api setup`: the one-shot cluster set-up. With KUBECONFIG, installs the CRDs in that

@@ -10,7 +10,7 @@ import { serveWithContext, type RunningServer } from '../shared/server/running-s
 import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
-import { openLocalRunHistory } from '../shared/local/local-run-history.ts';
+import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 
 /**
  * When each function connects to the cluster. Only the resources function calls it from its

@@ -5,7 +5,7 @@
 import { createLogger } from '../shared/logging/logger.ts';
 import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { functionTarget } from './function-target.ts';
-import { siblingModule } from '../shared/runtime/sibling-module.ts';
+import { siblingModule } from '../shared/node/sibling-module.ts';
 
 // The chosen module parses the settings again as its own entry point (it also runs alone).
 const settings = settingsOrExit(process.env);

@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Environment } from '../../shared/config/server-config.ts';
+import type { Environment } from '../../shared/config/environment.ts';
 import type { ClusterSettings, Settings } from '../../shared/config/settings.ts';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
 import { openDatabase, type OpenDatabase } from '../../shared/database/open-database.ts';
 import { createFunctionGateway } from '../../shared/gateway/function-gateway.ts';
 import { UpstreamPool } from '../../shared/gateway/upstream-pool.ts';
-import { ensureAdminSecretFolder } from '../../shared/local/admin-secret-folder.ts';
+import { ensureAdminSecretFolder } from '../../shared/config/admin-secret-folder.ts';
 import { startLocalCluster } from '../../infra/kube-emulator/local-cluster.ts';
 import { localDataPaths } from '../../shared/local/local-data.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
@@ -18,7 +18,7 @@ import { gatewayTls } from '../gateway-tls.ts';
 import { FunctionReplica } from './function-replica.ts';
 import { replicaEnvironment } from './replica-environment.ts';
 import { writeFleetEnvironmentFile } from './fleet-environment-file.ts';
-import { kubeConfigFromFiles } from '../../shared/kubernetes/kubeconfig-files.ts';
+import { kubeConfigFromFiles } from '../../shared/config/kubeconfig-files.ts';
 
 export interface FleetOptions {
   /** Processes per function. */

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findFreePort } from '../../shared/server/free-port.ts';
-import type { Environment } from '../../shared/config/server-config.ts';
+import { findFreePort } from '../../shared/node/free-port.ts';
+import type { Environment } from '../../shared/config/environment.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
 import type { FunctionName } from '../../shared/routes/route-table.ts';
 

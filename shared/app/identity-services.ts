@@ -13,7 +13,7 @@ import type { IdentityConfig } from '../config/identity-config.ts';
 import type { Settings } from '../config/settings.ts';
 import { connectToCluster, type ClusterChoice, type ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import { ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
-import { watchServiceAccounts } from '../kubernetes/service-account-watch.ts';
+import { watchServiceAccounts } from '../authz/service-account-watch.ts';
 import type { Logger } from '../logging/logger.ts';
 
 /** The identity side of the context: OIDC and ServiceAccount verification, authorisation, the cluster. */

@@ -2,6 +2,19 @@ import type { Principal } from '../auth/principal.ts';
 import { isNonResource, type AuthorizationAttributes, type Authorizer, type ResourceAttributes } from './authorizer.ts';
 
 /**
+ * What a resolver read to name the route's object: the name (absent: authorise without one), what it
+ * found (handed to the handler as the decision's `resolved`), or the error to answer once the caller
+ * was authorised without a name (only those who could act on any such object learn it does not exist).
+ */
+export type ResolvedObject = { name: string; resolved: unknown } | { notFound: unknown };
+
+/** Reads what a route acts on before it is authorised (a run by id), from the validated path parameters. */
+export type AuthorisationResolver = (request: {
+  principal: Principal;
+  params: Record<string, string>;
+}) => Promise<ResolvedObject>;
+
+/**
  * What the chain authorised for one request (shared/runtime/filters/authorisation.ts), handed to its
  * handler: the attributes the caller was allowed, and what a resolver read to decide them (a run).
  * Cluster access is bound to it (authorised-objects.ts), so a handler can do only what was allowed.

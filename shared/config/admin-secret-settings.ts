@@ -1,6 +1,6 @@
 import { ADMIN_SETTING_KEYS, type AdminSettingValues } from './admin-account-settings.ts';
 import { ConfigError } from './config-error.ts';
-import type { Environment } from './server-config.ts';
+import type { Environment } from './environment.ts';
 import { parseDurationSetting } from './setting-values.ts';
 
 /**

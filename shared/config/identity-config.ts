@@ -1,6 +1,7 @@
 import { ConfigError } from './config-error.ts';
 import { parseHttpUrlSetting } from './setting-values.ts';
-import type { Environment, ServerConfig } from './server-config.ts';
+import type { Environment } from './environment.ts';
+import type { ServerConfig } from './server-config.ts';
 
 /** The external identity provider, when OIDC is switched on (`OIDC_ISSUER_URL` set). */
 export interface OidcSettings {

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error.ts';
-import type { Environment } from './server-config.ts';
+import type { Environment } from './environment.ts';
 
 /**
  * How the API server gets write access to the VariableSets' Secrets in each Project's namespace:

@@ -1,3 +1,4 @@
+import type { Environment } from './environment.ts';
 import { ConfigError } from './config-error.ts';
 import { parseDurationSetting, parseHttpUrlSetting } from './setting-values.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
@@ -41,8 +42,6 @@ export interface ServerConfig {
   /** Browser origins allowed to call the API across origins (CORS); empty: none, `['*']`: any. */
   corsAllowedOrigins: string[];
 }
-
-export type Environment = Record<string, string | undefined>;
 
 const DNS_LABEL_GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
 

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secret-settings.ts';
 import { ConfigError } from './config-error.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
-import { loadServerConfig, type Environment, type ServerConfig } from './server-config.ts';
+import type { Environment } from './environment.ts';
+import { loadServerConfig, type ServerConfig } from './server-config.ts';
 import { DEFAULT_LOCAL_DATA_DIR } from '../local/local-data.ts';
 
 /**

@@ -2,7 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { ClusterSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/logger.ts';
-import { kubeConfigFromFiles } from './kubeconfig-files.ts';
+import { kubeConfigFromFiles } from '../config/kubeconfig-files.ts';
 
 /** The Kubernetes API the server talks to, shared by every part that needs it. */
 export interface ClusterConnection {

@@ -1,4 +1,4 @@
-import { DNS_LABEL, DNS_SUBDOMAIN, type PathParameterSchema } from '../routes/path-parameters.ts';
+import { DNS_LABEL, DNS_SUBDOMAIN, type NameSchema } from './object-names.ts';
 
 /** One of the platform's custom resource kinds, as its CustomResourceDefinition names it. */
 export interface PlatformKind {
@@ -8,7 +8,7 @@ export interface PlatformKind {
   /** Projects are cluster-scoped; everything else lives in a Project's namespace. */
   namespaced: boolean;
   /** What a name of this kind may be, in a path and in `metadata.name`. */
-  nameSchema: PathParameterSchema;
+  nameSchema: NameSchema;
 }
 
 export const API_VERSION = 'v1alpha1';

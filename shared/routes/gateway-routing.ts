@@ -1,5 +1,5 @@
 import { compilePathPattern } from './path-pattern.ts';
-import type { RouteDefinition, RouteTarget } from './route-table.ts';
+import type { RouteDefinition, RouteTarget } from './route-definition.ts';
 
 /** One path match of the production gateway (Gateway API HTTPRoute semantics). */
 export interface GatewayRule {

@@ -1,5 +1,5 @@
 import { API_VERSION } from '../resources/platform-kinds.ts';
-import { declareRoutes, type RouteDefinition } from './route-table.ts';
+import { declareRoutes, type RouteDefinition } from './route-definition.ts';
 
 const DISCOVERY = "Any authenticated caller (as Kubernetes' `system:discovery`). Only the platform's kinds.";
 const DOCUMENT = { type: 'object' };

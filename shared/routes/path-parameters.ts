@@ -4,30 +4,10 @@
  * must never get past the route: every parameter is checked against its schema where the route
  * matches, before authorisation, and the same schema documents it in the OpenAPI document.
  */
-export interface PathParameterSchema {
-  type: 'string';
-  pattern: string;
-  maxLength: number;
-  description: string;
-}
+import { DNS_LABEL, DNS_SUBDOMAIN, type NameSchema } from '../resources/object-names.ts';
 
-/** A Kubernetes DNS-1123 label: namespaces, and so Projects (a Project owns the namespace of its name). */
-export const DNS_LABEL: PathParameterSchema = {
-  type: 'string',
-  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-  maxLength: 63,
-  description:
-    'A lowercase RFC 1123 label: lower case alphanumeric characters or `-`, starting and ending with an alphanumeric character, at most 63 characters.',
-};
-
-/** A Kubernetes DNS-1123 subdomain: the names of Workspaces, Rollouts and VariableSets. */
-export const DNS_SUBDOMAIN: PathParameterSchema = {
-  type: 'string',
-  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-  maxLength: 253,
-  description:
-    'A lowercase RFC 1123 subdomain: lower case alphanumeric characters, `-` or `.`, starting and ending with an alphanumeric character, at most 253 characters.',
-};
+/** The schema of a path parameter: a name schema (object names are the resources layer's). */
+export type PathParameterSchema = NameSchema;
 
 /** A run id: a UUID in canonical text form. */
 export const RUN_ID: PathParameterSchema = {

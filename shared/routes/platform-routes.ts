@@ -7,7 +7,7 @@ import {
   type PlatformKind,
   type ResourceOperation,
 } from '../resources/platform-kinds.ts';
-import { declareRoutes, type RouteDefinition } from './route-table.ts';
+import { declareRoutes, type RouteDefinition } from './route-definition.ts';
 
 const SELECTORS =
   "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires. `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";

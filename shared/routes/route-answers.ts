@@ -1,6 +1,6 @@
 import type { ResourceOperation } from '../resources/platform-kinds.ts';
 import { pathParameterNames } from './path-parameters.ts';
-import type { RouteDefinition } from './route-table.ts';
+import type { RouteDefinition } from './route-definition.ts';
 
 // The refusals a route can answer, derived from what the route is: how callers authenticate, whether
 // it authorises them, whether it takes a body or names something in its path, and (resource routes)

@@ -4,7 +4,6 @@ import {
   type PlatformKind,
   type ResourceOperation,
 } from '../resources/platform-kinds.ts';
-import type { RouteDefinition } from './route-table.ts';
 
 /**
  * What a route is authorised as, declared in the route table and decided by the chain's
@@ -39,6 +38,15 @@ export type RouteAuthorisation =
   | { resolver: AuthorisationResolverName; attributes: Omit<DeclaredAttributes, 'nameParameter'> }
   | { nonResourcePath: true };
 
+/** What a route declares about its authorisation: the fields of its definition (route-definition.ts) read here. */
+export interface AuthorisationDeclaration {
+  operationId: string;
+  auth: string;
+  resource?: { kind: string; operation: ResourceOperation };
+  authorisation?: RouteAuthorisation;
+  anyAuthenticatedCaller?: boolean;
+}
+
 /** How the chain authorises a route, whichever way the route declared it. */
 export type EffectiveAuthorisation =
   | { open: true }
@@ -51,7 +59,7 @@ export type EffectiveAuthorisation =
  * `resource`, `authorisation` or `anyAuthenticatedCaller`. Throws for a route that declares none or
  * several, so a table with such a route cannot be built.
  */
-export function effectiveAuthorisation(route: RouteDefinition): EffectiveAuthorisation {
+export function effectiveAuthorisation(route: AuthorisationDeclaration): EffectiveAuthorisation {
   if (route.auth === 'none') return { open: true };
   const declared = [route.resource, route.authorisation, route.anyAuthenticatedCaller || undefined].filter(
     (declaration) => declaration !== undefined,

@@ -1,6 +1,6 @@
 import { checkAgainst, echoedValue, type PathParameterSchema } from './path-parameters.ts';
 import { compilePathPattern, type PathPattern } from './path-pattern.ts';
-import type { RouteDefinition } from './route-table.ts';
+import type { RouteDefinition } from './route-definition.ts';
 
 export interface RouteMatch {
   route: RouteDefinition;

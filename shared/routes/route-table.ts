@@ -1,4 +1,5 @@
 import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema } from './path-parameters.ts';
+import { declareRoutes, type RouteDefinition } from './route-definition.ts';
 import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import {
   NON_RESOURCE,
@@ -8,8 +9,7 @@ import {
   runWorkspaceAuthorisation,
 } from './platform-routes.ts';
 import { routeAnswers } from './route-answers.ts';
-import type { ResourceOperation } from '../resources/platform-kinds.ts';
-import { effectiveAuthorisation, type RouteAuthorisation } from './route-authorisation.ts';
+import { effectiveAuthorisation } from './route-authorisation.ts';
 
 /**
  * The route table: every route the service answers, declared once. The local gateway, each
@@ -17,63 +17,16 @@ import { effectiveAuthorisation, type RouteAuthorisation } from './route-authori
  * routing (HTTPRoute) are all derived from it.
  */
 
-export const FUNCTION_NAMES = ['login', 'public-config', 'resources', 'internal', 'run-logs'] as const;
-export type FunctionName = (typeof FUNCTION_NAMES)[number];
-
-/** Who serves a route: one function, every function (probes), or the optional identity bridge. */
-export type RouteTarget = FunctionName | 'every-function' | 'bridge';
-
-/**
- * `none`: open route. `bearer`: `Authorization: Bearer` only. `bearer-or-query`: also
- * `?access_token=` (only the run-log stream, for browser EventSource).
- */
-export type AuthMode = 'none' | 'bearer' | 'bearer-or-query';
-
-export interface RouteDefinition {
-  /** Upper-case method, or `*` for any. */
-  method: string;
-  /** `{name}` matches one path segment; a trailing `/*` matches the rest of the path. */
-  path: string;
-  target: RouteTarget;
-  auth: AuthMode;
-  operationId: string;
-  summary: string;
-  /** JSON Schema of the success response body, for the OpenAPI document. */
-  responseSchema?: Record<string, unknown>;
-  /** Status of the success response (default 200). */
-  successStatus?: number;
-  /** Media type of the success response (default application/json). */
-  responseMediaType?: string;
-  /** JSON Schema of the request body, when the route takes one: the handler's typed body (checked by shared/runtime/request-validation.ts). */
-  requestSchema?: Record<string, unknown>;
-  /** The body is judged by the cluster (CRD schemas), not by `requestSchema`, which only documents it: the resource routes. */
-  bodyJudgedByCluster?: boolean;
-  /** JSON Schema of the query, an object with one property per parameter: the handler's typed query, and the documented query parameters. */
-  querySchema?: Record<string, unknown>;
-  /**
-   * The answers besides the success, status → description. A route declares only its own; the table
-   * adds what follows from its other properties (route-answers.ts).
-   */
-  errorResponses?: Record<number, string>;
-  /** A Kubernetes-style route of a platform kind: which kind, and which operation on it. */
-  resource?: { kind: string; operation: ResourceOperation };
-  /** Any authenticated caller may use the route: no authorisation, so no 403. */
-  anyAuthenticatedCaller?: boolean;
-  /**
-   * What the route is authorised as, when it is neither a platform kind's (`resource`) nor open to any
-   * authenticated caller: every route with a token declares exactly one of the three (route-authorisation.ts).
-   */
-  authorisation?: RouteAuthorisation;
-  /** The route only ever refuses (the `/internal/*` catch-all answers 404 once authorised). */
-  answersOnlyErrors?: boolean;
-  /**
-   * The schema of each `{parameter}` of the path; values that do not match are refused with 400
-   * before authorisation. Filled from PATH_PARAMETERS_BY_NAME for parameters a route does not name.
-   */
-  pathParameters?: Record<string, PathParameterSchema>;
-  /** Errors are answered as Kubernetes `Status` objects (the resource routes under `/apis/`). */
-  statusErrors?: boolean;
-}
+// Callers read the route types where they read the table.
+export {
+  ERROR_SCHEMA,
+  FUNCTION_NAMES,
+  declareRoutes,
+  type AuthMode,
+  type FunctionName,
+  type RouteDefinition,
+  type RouteTarget,
+} from './route-definition.ts';
 
 /** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. Specific routes come before catch-alls (first match wins). */
 export function routeTable(apiGroup: string): RouteDefinition[] {
@@ -88,11 +41,6 @@ export function routeTable(apiGroup: string): RouteDefinition[] {
 function checkedAuthorisation(route: RouteDefinition): RouteDefinition {
   effectiveAuthorisation(route);
   return route;
-}
-
-/** Keeps the literal types of route declarations (path, auth, schemas), from which handlers are typed. */
-export function declareRoutes<const Routes extends readonly RouteDefinition[]>(routes: Routes): Routes {
-  return routes;
 }
 
 /** The routes as declared, in order. */
@@ -235,13 +183,3 @@ function pathParameterSchemas(route: RouteDefinition): Record<string, PathParame
   }
   return schemas;
 }
-
-/** The JSON Schema of the error body every route uses. */
-export const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['error', 'reason'],
-  properties: {
-    error: { type: 'string', description: 'Human-readable message.' },
-    reason: { type: 'string', description: 'Stable machine-readable reason, e.g. InvalidPassword.' },
-  },
-} as const;

@@ -1,9 +1,8 @@
-import type { AuthorisationResolver } from '../runtime/filters/authorisation.ts';
 import { RunNotFoundError } from './run-errors.ts';
 import { runStoreHttpError } from './run-http-errors.ts';
 import type { RunStore } from './run-store.ts';
 import type { Run } from './run.ts';
-import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
+import type { AuthorisationDecision, AuthorisationResolver } from '../authz/authorisation-decision.ts';
 
 /**
  * The `runWorkspace` resolver: a route on a run by id (`{project}`, `{run}`) is authorised on the

@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/config-error.ts';
-import type { Environment } from '../config/server-config.ts';
+import type { Environment } from '../config/environment.ts';
 import { loadSettings, type Settings } from '../config/settings.ts';
 import { createLogger, type Logger } from '../logging/logger.ts';
 import { flushStdoutLines } from '../logging/batched-line-writer.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../../functions/fleet/fleet.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
-import { findFreePort } from '../../shared/server/free-port.ts';
+import { findFreePort } from '../../shared/node/free-port.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger, loginToken, REPO_ROOT } from '../support/function-servers.ts';
 

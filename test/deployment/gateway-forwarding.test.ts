@@ -10,7 +10,7 @@ import { UpstreamPool } from '../../shared/gateway/upstream-pool.ts';
 import { gatewayRules } from '../../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, routeTable } from '../../shared/routes/route-table.ts';
 import { createLimitedHttpServer, listen } from '../../shared/server/limited-http-server.ts';
-import { findFreePort } from '../../shared/server/free-port.ts';
+import { findFreePort } from '../../shared/node/free-port.ts';
 import { EventStreamReader } from '../support/event-stream-reader.ts';
 import { capturingLogger, login, startTestGateway } from '../support/function-servers.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';

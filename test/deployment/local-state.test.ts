@@ -11,7 +11,7 @@ import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/
 import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
 import { startLocalCluster } from '../../infra/kube-emulator/local-cluster.ts';
 import { LocalStateInUseError } from '../../shared/local/state-lock.ts';
-import { findFreePort } from '../../shared/server/free-port.ts';
+import { findFreePort } from '../../shared/node/free-port.ts';
 import { adminEnv, ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
 import { REPO_ROOT, loginToken, silentLogger } from '../support/function-servers.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { findFreePort } from '../../shared/server/free-port.ts';
+import { findFreePort } from '../../shared/node/free-port.ts';
 import { createLogger, type Logger } from '../../shared/logging/logger.ts';
 import { startLocalGateway } from '../../functions/local-gateway.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';

@@ -30,7 +30,7 @@ export async function openAdminSettingsSource(
   if (source.kind === 'kubernetes') {
     const [{ KubeConfig }, { kubeConfigFromFiles }, { kubernetesSecret }] = await Promise.all([
       import('@kubernetes/client-node'),
-      import('../../kubernetes/kubeconfig-files.ts'),
+      import('../kubeconfig-files.ts'),
       import('./kubernetes-secret-source.ts'),
     ]);
     const { kubeconfig } = settings.cluster;

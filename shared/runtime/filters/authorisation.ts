@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
-import { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
+import { AuthorisationDecision, type AuthorisationResolver } from '../../authz/authorisation-decision.ts';
 import type { AuthorizationAttributes, Authorizer, ResourceAttributes } from '../../authz/authorizer.ts';
 import { asKubernetesStatus } from '../../resources/kubernetes-status.ts';
 import {
@@ -14,13 +14,6 @@ import type { Filter, FilteredRequest } from './filter-chain.ts';
 /** A request that reached authorisation: routed, with its path parameters, and authenticated. */
 export type RoutedRequest = FilteredRequest & { principal: Principal; params: Record<string, string> };
 
-/**
- * What a resolver read to name the route's object: the name (absent: authorise without one), what it
- * found (handed to the handler as the decision's `resolved`), or the error to answer once the caller
- * was authorised without a name (only those who could act on any such object learn it does not exist).
- */
-export type ResolvedObject = { name: string; resolved: unknown } | { notFound: unknown };
-export type AuthorisationResolver = (request: RoutedRequest) => Promise<ResolvedObject>;
 export type AuthorisationResolvers = Partial<Record<AuthorisationResolverName, AuthorisationResolver>>;
 
 /**

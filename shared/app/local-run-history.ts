@@ -1,4 +1,4 @@
-import type { AppContext } from '../app/app-context.ts';
+import type { AppContext } from './app-context.ts';
 import type { FunctionName } from '../routes/route-table.ts';
 
 /** The functions that keep run history, which open the database. */

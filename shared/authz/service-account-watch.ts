@@ -1,5 +1,5 @@
 import { CoreV1Api, makeInformer, type KubeConfig, type V1ServiceAccount } from '@kubernetes/client-node';
-import type { ServiceAccountClaimIndex } from '../authz/service-account-claim-index.ts';
+import type { ServiceAccountClaimIndex } from './service-account-claim-index.ts';
 import type { Logger } from '../logging/logger.ts';
 
 /** A running watch of every ServiceAccount. */

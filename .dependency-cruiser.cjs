@@ -1,0 +1,75 @@
+// Import rules of the codebase (issue 21), checked by `npm run lint` (dependency-cruiser).
+// The library `shared/` is layered: a folder imports only folders of LOWER layers (and its own
+// files), never one of its own layer or above, so no loop between folders can form and each layer
+// can be read knowing only what is below it. docs/architecture.md draws the same layers.
+
+/** Lowest first. */
+const SHARED_LAYERS = [
+  ['json', 'caching', 'node', 'local'], // no product knowledge: JSON patches, bounded maps, Node helpers, local state paths
+  ['http', 'logging'], // the error catalogue and request/response shapes; the logger
+  ['config'], // settings parsed once from the environment and secret sources
+  ['kubernetes', 'database', 'tls'], // clients of what is outside the process
+  ['auth', 'resources'], // who the caller is; the platform kinds and how objects are presented
+  ['authz', 'routes', 'streams'], // what the caller may do; the route table; stream caps
+  ['runs', 'openapi'], // run history; the OpenAPI document built from the routes
+  ['app'], // one function's context: its clients and stores wired together
+  ['runtime', 'server'], // the filter chain and typed handlers; the HTTP server
+  ['adapters'], // runtime entries (functions-framework, Lambda) over the chain
+  ['gateway'], // the fleet's gateway
+  ['bridge'], // the optional identity bridge behind the gateway
+];
+
+const folders = (layers) => layers.flat();
+const pathOf = (names) => `^shared/(${names.join('|')})/`;
+
+const layerRules = SHARED_LAYERS.flatMap((layer, index) =>
+  layer.map((folder) => {
+    const sameOrHigher = folders(SHARED_LAYERS.slice(index)).filter((other) => other !== folder);
+    return {
+      name: `layer-${folder}`,
+      comment: `shared/${folder}/ (layer ${index + 1}) imports only lower layers: not ${sameOrHigher.join(', ')}`,
+      severity: 'error',
+      from: { path: pathOf([folder]) },
+      to: { path: pathOf(sameOrHigher) },
+    };
+  }),
+);
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import loop between files, type-only imports included.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'every-shared-folder-has-a-layer',
+      comment: 'A new folder of shared/ takes its place in SHARED_LAYERS before it is imported.',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: '^shared/', pathNot: [pathOf(folders(SHARED_LAYERS)), '^shared/[^/]+$'] },
+    },
+    {
+      name: 'library-imports-no-application',
+      comment: 'shared/ is what every function imports: it never imports a function, an entry, the tools or the tests.',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: '^(functions|knative|infra|test)/' },
+    },
+    {
+      name: 'product-imports-no-tests',
+      severity: 'error',
+      from: { path: '^(shared|functions|knative|infra)/' },
+      to: { path: '^test/' },
+    },
+    ...layerRules,
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|\\.tools|dist|coverage)/' },
+  },
+};

@@ -1,0 +1,106 @@
+// Issue 21, "a layered library with the rule checked": shared/ folders form layers, no import loops
+// between files, and the library never imports a function, an entry, the tools or the tests. The rules
+// are .dependency-cruiser.cjs, run by `npm run lint`; these tests prove the rules hold on the tree
+// and that they catch a planted upward import, a loop and an unlayered folder.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cruise, type IConfiguration, type ICruiseResult } from 'dependency-cruiser';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/function-servers.ts';
+
+const rules = createRequire(import.meta.url)(join(REPO_ROOT, '.dependency-cruiser.cjs')) as IConfiguration;
+
+async function violations(baseDir: string, folders: string[]): Promise<string[]> {
+  const { output } = await cruise(folders, {
+    baseDir,
+    validate: true,
+    ruleSet: rules,
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|\\.tools|dist|coverage)/' },
+  });
+  const result = output as ICruiseResult;
+  return result.summary.violations.map((violation) => `${violation.rule.name}: ${violation.from} -> ${violation.to}`);
+}
+
+describe('the import rules hold on the tree (issue 21)', () => {
+  it('finds no violation in shared/, functions/, knative/, infra/ and bin/', async () => {
+    expect(await violations(REPO_ROOT, ['shared', 'functions', 'knative', 'infra', 'bin'])).toEqual([]);
+  }, 60_000);
+});
+
+describe('the import rules catch what they forbid (issue 21)', () => {
+  let scratch: string | undefined;
+  afterEach(() => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    scratch = undefined;
+  });
+
+  /** A tree of the given files under a scratch folder (the rules' paths are relative to it). */
+  function tree(files: Record<string, string>): string {
+    scratch = mkdtempSync(join(tmpdir(), 'import-layers-'));
+    for (const [path, source] of Object.entries(files)) {
+      mkdirSync(dirname(join(scratch, path)), { recursive: true });
+      writeFileSync(join(scratch, path), source);
+    }
+    return scratch;
+  }
+
+  it('refuses an upward import: http/ (layer 2) importing app/ (layer 8)', async () => {
+    const base = tree({
+      'shared/http/api-error.ts':
+        "import type { AppContext } from '../app/app-context.ts';\nexport type E = AppContext;\n",
+      'shared/app/app-context.ts': 'export interface AppContext { name: string }\n',
+    });
+    expect(await violations(base, ['shared'])).toEqual([
+      'layer-http: shared/http/api-error.ts -> shared/app/app-context.ts',
+    ]);
+  });
+
+  it('refuses an import between two folders of one layer: auth/ and resources/', async () => {
+    const base = tree({
+      'shared/auth/principal.ts': "import { KINDS } from '../resources/platform-kinds.ts';\nexport const P = KINDS;\n",
+      'shared/resources/platform-kinds.ts': 'export const KINDS = [];\n',
+    });
+    expect(await violations(base, ['shared'])).toEqual([
+      'layer-auth: shared/auth/principal.ts -> shared/resources/platform-kinds.ts',
+    ]);
+  });
+
+  it('allows a downward import: app/ importing http/', async () => {
+    const base = tree({
+      'shared/app/app-context.ts': "import type { E } from '../http/api-error.ts';\nexport type A = E;\n",
+      'shared/http/api-error.ts': 'export type E = string;\n',
+    });
+    expect(await violations(base, ['shared'])).toEqual([]);
+  });
+
+  it('refuses a loop between two files of one folder, type-only imports included', async () => {
+    const base = tree({
+      'shared/routes/route-table.ts': "import type { B } from './route-answers.ts';\nexport type A = B;\n",
+      'shared/routes/route-answers.ts': "import type { A } from './route-table.ts';\nexport type B = A | 1;\n",
+    });
+    expect(await violations(base, ['shared'])).toEqual([
+      expect.stringMatching(
+        /^no-circular: shared\/routes\/route-(table|answers)\.ts -> shared\/routes\/route-(answers|table)\.ts$/,
+      ),
+    ]);
+  });
+
+  it('refuses a shared/ folder that has no layer, and the library importing a function', async () => {
+    const base = tree({
+      'shared/http/api-error.ts':
+        "import { x } from '../widgets/widget.ts';\nimport { f } from '../../functions/login/login.ts';\nexport const E = [x, f];\n",
+      'shared/widgets/widget.ts': 'export const x = 1;\n',
+      'functions/login/login.ts': 'export const f = 2;\n',
+    });
+    expect(await violations(base, ['shared', 'functions'])).toEqual(
+      expect.arrayContaining([
+        'every-shared-folder-has-a-layer: shared/http/api-error.ts -> shared/widgets/widget.ts',
+        'library-imports-no-application: shared/http/api-error.ts -> functions/login/login.ts',
+      ]),
+    );
+  });
+});
