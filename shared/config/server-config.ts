@@ -5,7 +5,14 @@ import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } f
 import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
 import { parseCorsAllowedOrigins } from './cors-allowed-origins.ts';
 import { LOG_LEVELS, isLogLevel, type LogLevel } from '../logging/logger.ts';
-import type { UpstreamTimeouts } from '../gateway/upstream-timeouts.ts';
+
+/** How long a proxy of this server (the fleet's gateway, the bridge's proxy) waits on its upstream. */
+export interface UpstreamTimeouts {
+  /** From sending until the upstream accepts the TCP connection. */
+  connectMs: number;
+  /** From the request written in full (body included) until the upstream's response headers arrive. */
+  responseHeaderMs: number;
+}
 
 /** Settings fixed for the life of the process (everything but the rotatable admin secret). */
 export interface ServerConfig {

@@ -1,12 +1,5 @@
 import type { ClientRequest } from 'node:http';
-
-/** How long the gateway waits on a replica before counting it failed (GATEWAY_CONNECT_TIMEOUT, GATEWAY_RESPONSE_HEADER_TIMEOUT). */
-export interface UpstreamTimeouts {
-  /** From sending until the replica accepts the TCP connection. */
-  connectMs: number;
-  /** From the request written in full (body included) until the replica's response headers arrive. */
-  responseHeaderMs: number;
-}
+import type { UpstreamTimeouts } from '../config/server-config.ts';
 
 /** The replica did not connect or answer in time: the request is abandoned and the replica counted failed. */
 export class UpstreamTimeoutError extends Error {}

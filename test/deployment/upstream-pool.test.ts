@@ -4,7 +4,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamPool } from '../../shared/gateway/upstream-pool.ts';
-import { findFreePort } from '../../shared/server/free-port.ts';
+import { findFreePort } from '../../shared/node/free-port.ts';
 import { listen } from '../../shared/server/limited-http-server.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 
