@@ -123,12 +123,13 @@ function parseDuration(env: Environment, variable: string, fallbackMs: number): 
 
 // A timer longer than 2^31-1 ms fires at once in Node, so a timeout is bounded (an hour is plenty).
 const MAX_TIMEOUT_MS = 3_600_000;
+const TIMEOUT_REQUIREMENT = 'a Go duration from 1ms to 1h such as 5s';
 
 function parseTimeout(env: Environment, variable: string, fallbackMs: number): number {
   const text = env[variable]?.trim();
   if (text === undefined || text === '') return fallbackMs;
-  const ms = parseDurationSetting(variable, text, 1, 'a Go duration from 1ms to 1h such as 5s');
-  if (ms > MAX_TIMEOUT_MS) throw new ConfigError(variable, `"${text}" is not a Go duration from 1ms to 1h such as 5s`);
+  const ms = parseDurationSetting(variable, text, 1, TIMEOUT_REQUIREMENT);
+  if (ms > MAX_TIMEOUT_MS) throw new ConfigError(variable, `"${text}" is not ${TIMEOUT_REQUIREMENT}`);
   return ms;
 }
 

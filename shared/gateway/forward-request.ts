@@ -33,10 +33,10 @@ export interface ForwardOptions {
  * Forwards one request to `upstream` (http: or https:, keeping the path), as a reverse proxy:
  * hop-by-hop headers dropped, `X-Forwarded-Host`/`-Proto` set, and `X-Forwarded-For` REPLACED by
  * the one client address this proxy determined (its peer, or behind TRUSTED_PROXY_HOPS proxies the
- * address the outermost trusted one saw): never appended to a list the client wrote, so an upstream
- * trusting one hop sees exactly the client this proxy saw. The answer is streamed back as it arrives (server-sent events pass unbuffered); an
- * upstream that dies mid-answer cuts the client's connection, so the client sees the stream end
- * rather than a silently truncated answer.
+ * address the outermost trusted one saw): never appended to a list the client wrote, so an
+ * upstream trusting one hop sees exactly the client this proxy saw. The answer is streamed back
+ * as it arrives (server-sent events pass unbuffered); an upstream that dies mid-answer cuts the
+ * client's connection, so the client sees the stream end rather than a silently truncated answer.
  */
 export function forwardRequest(incoming: IncomingMessage, outgoing: ServerResponse, options: ForwardOptions): void {
   const { upstream, settings } = options;

@@ -14,7 +14,7 @@ const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * The gateway of the fleet: routes by path with the chart's HTTPRoute rules, forwards over HTTP
  * to a ready replica of the function, and answers as a real gateway does when it cannot: JSON
  * 503 when no replica is ready, 502 when the chosen one fails before answering, 504 when it
- * misses a deadline (a GET is tried on the next ready replica first). Only the replica failing
+ * misses a deadline (a GET, HEAD or OPTIONS tries the next ready replica first). Only the replica failing
  * takes it out of rotation; a client abandoning its request does not. The replicas are told the
  * client the gateway saw, in an `X-Forwarded-For` of that one address.
  */
