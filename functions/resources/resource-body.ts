@@ -5,6 +5,7 @@ import { statusError, type KubernetesStatusError } from '../../shared/resources/
 import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { checkAgainst, echoedValue } from '../../shared/routes/path-parameters.ts';
+import { NUL_REFUSAL, fieldWithNul } from '../../shared/json/storable-schema.ts';
 
 function badRequest(message: string): KubernetesStatusError {
   return statusError('BadRequest', message);
@@ -23,8 +24,20 @@ export function bodyMediaType(request: HandlerRequest): string {
   return (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
-/** The request body as JSON, or as YAML when the Content-Type says so; a 400 `Status` when it is empty or malformed. */
+/**
+ * The request body as JSON, or as YAML when the Content-Type says so; a 400 `Status` when it is empty
+ * or malformed, or when a string in it (a value or a key) holds a NUL. The cluster would store one,
+ * but nothing the platform writes needs it, and every body and query the server checks against a
+ * schema refuses it too (json/storable-schema.ts).
+ */
 export function parseRequestBody(request: HandlerRequest): unknown {
+  const document = parseDocument(request);
+  const field = fieldWithNul(document);
+  if (field !== undefined) throw badRequest(`body field ${JSON.stringify(field)} ${NUL_REFUSAL}`);
+  return document;
+}
+
+function parseDocument(request: HandlerRequest): unknown {
   const text = Buffer.from(request.body).toString('utf8');
   if (text.trim() === '') throw badRequest('the request body is empty; a JSON or YAML document is required');
   if (YAML_TYPES.has(bodyMediaType(request))) return parseYamlBody(text);
@@ -36,13 +49,28 @@ export function parseRequestBody(request: HandlerRequest): unknown {
   }
 }
 
+/**
+ * How many times one anchored YAML value (`&name`, then each `*name`) may appear in a body: a handful
+ * is what people write; a YAML bomb needs thousands (the `yaml` library counts the anchor and every
+ * alias, an alias of a collection once per alias inside it).
+ */
+export const YAML_ALIAS_LIMIT = 100;
+
+// The `yaml` library's words when the alias limit is reached.
+const EXCESSIVE_ALIASES = /^Excessive alias count/;
+
 // One document only, no custom tags, and aliases bounded: a YAML bomb is refused, not expanded.
 function parseYamlBody(text: string): unknown {
   let document: unknown;
   try {
-    document = parseYaml(text, { maxAliasCount: 100, customTags: [], uniqueKeys: true });
+    document = parseYaml(text, { maxAliasCount: YAML_ALIAS_LIMIT, customTags: [], uniqueKeys: true });
   } catch (error) {
-    throw badRequest(`the request body is not valid YAML: ${(error as Error).message.split('\n', 1)[0]}`);
+    const problem = (error as Error).message.split('\n', 1)[0]!;
+    throw badRequest(
+      EXCESSIVE_ALIASES.test(problem)
+        ? `the request body is refused: a YAML anchor and its aliases stand for more than ${YAML_ALIAS_LIMIT} values`
+        : `the request body is not valid YAML: ${problem}`,
+    );
   }
   try {
     assertNestingWithinLimit(document);

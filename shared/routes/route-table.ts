@@ -10,6 +10,7 @@ import {
 } from './platform-routes.ts';
 import { routeAnswers } from './route-answers.ts';
 import { effectiveAuthorisation } from './route-authorisation.ts';
+import { storableSchema } from '../json/storable-schema.ts';
 
 /**
  * The route table: every route the service answers, declared once. The local gateway, each
@@ -32,9 +33,24 @@ export {
 export function routeTable(apiGroup: string): RouteDefinition[] {
   return declaredRoutes(apiGroup).map((route: RouteDefinition) => ({
     ...checkedAuthorisation(route),
+    ...storableInput(route),
     pathParameters: pathParameterSchemas(route),
     errorResponses: routeAnswers(route),
   }));
+}
+
+/**
+ * The schemas the chain checks a request against, holding every string and integer to what storage
+ * can take (json/storable-schema.ts): no route can forget it. A body the cluster judges keeps the
+ * schema that documents it.
+ */
+function storableInput(route: RouteDefinition): Pick<RouteDefinition, 'requestSchema' | 'querySchema'> {
+  return {
+    ...(route.requestSchema
+      ? { requestSchema: route.bodyJudgedByCluster ? route.requestSchema : storableSchema(route.requestSchema) }
+      : {}),
+    ...(route.querySchema ? { querySchema: storableSchema(route.querySchema) } : {}),
+  };
 }
 
 /** The route, once it declares how it is authorised: a route without a declaration fails the table's build. */

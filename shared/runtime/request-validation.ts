@@ -7,6 +7,7 @@ import type { ApiRequest } from '../http/api-request.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
+import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
 
 /**
  * The annotation a request schema (or one of its top-level properties) carries to name the
@@ -127,6 +128,11 @@ function problemOf(error: ErrorObject): string {
       return 'is not a known field';
     case 'enum':
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    case 'pattern':
+      // The pattern every string gains (json/storable-schema.ts) says in words what it refuses.
+      return (error.params as { pattern: string }).pattern === NO_NUL_PATTERN
+        ? NUL_REFUSAL
+        : (error.message ?? 'is invalid');
     default:
       return error.message ?? 'is invalid';
   }

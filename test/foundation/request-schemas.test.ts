@@ -134,6 +134,37 @@ describe('Issue 9: every platform route declares its body and query schemas once
     ]);
   });
 
+  it("a NUL in a string and an integer beyond int4 are refused by the schema with the field's reason, in words (issue 20)", () => {
+    const nul = refusal(() => inputOf('startRun', { body: { type: 'plan', message: 'a\u0000b' } }).body());
+    expect([nul.status, nul.reason, nul.message]).toEqual([
+      400,
+      'InvalidRun',
+      'body field "message" must not contain the NUL character (U+0000)',
+    ]);
+    const line = refusal(() =>
+      inputOf('appendRunLogs', { body: { leaseId: LEASE, firstSeq: 1, lines: ['ok', '\u0000'] } }).body(),
+    );
+    expect([line.reason, line.message]).toEqual([
+      'InvalidLogLines',
+      'body field "lines[1]" must not contain the NUL character (U+0000)',
+    ]);
+    for (const firstSeq of [2 ** 31, 2 ** 53, 1e21]) {
+      const range = refusal(() =>
+        inputOf('appendRunLogs', { body: { leaseId: LEASE, firstSeq, lines: ['a'] } }).body(),
+      );
+      expect([range.reason, range.message]).toEqual(['InvalidLogLines', 'body field "firstSeq" must be <= 2147483647']);
+    }
+    expect(
+      inputOf('appendRunLogs', { body: { leaseId: LEASE, firstSeq: 2 ** 31 - 1, lines: ['a'] } }).body(),
+    ).toMatchObject({ firstSeq: 2147483647 });
+    expect(refusal(() => inputOf('listProjectRuns', { query: 'continue=a%00' }).query()).message).toBe(
+      'query parameter "continue" must not contain the NUL character (U+0000)',
+    );
+    const selector = refusal(() => inputOf('listWorkspaces', { query: 'labelSelector=a%00' }).query());
+    expect(selector).toBeInstanceOf(KubernetesStatusError);
+    expect(selector.message).toBe('query parameter "labelSelector" must not contain the NUL character (U+0000)');
+  });
+
   it("a body that is not a JSON object carries the route's reason; an empty body reads as {}", () => {
     expect(refusal(() => inputOf('startRun', { body: '{' }).body()).reason).toBe('InvalidRun');
     expect(refusal(() => inputOf('setRunPhase', { body: '[1]' }).body()).reason).toBe('BadRequest');

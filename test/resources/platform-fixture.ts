@@ -237,3 +237,16 @@ export function rolloutObject(name: string, workspaces: string[]): Record<string
     spec: { revision: 'r1', stages: workspaces.map((workspace) => ({ workspace })) },
   };
 }
+
+/** A valid object of the platform kind `kind` named `name`, as the builders above make them. */
+export function validObject(kind: string, name: string): Record<string, unknown> {
+  const builders: Record<string, (name: string) => Record<string, unknown>> = {
+    Project: (name) => projectObject(name),
+    Workspace: (name) => workspaceObject(name),
+    Rollout: (name) => rolloutObject(name, ['network']),
+    VariableSet: (name) => variableSetObject(name, [{ name: 'region', value: 'eu-west-1' }]),
+  };
+  const build = builders[kind];
+  if (!build) throw new Error(`no builder of a valid ${kind}`);
+  return build(name);
+}

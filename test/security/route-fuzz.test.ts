@@ -4,8 +4,7 @@
 // Retry-After), carries a JSON error with a reason, and a refused request changes neither the cluster
 // nor the database.
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../shared/routes/route-table.ts';
 import { rawRequest, type RawAnswer } from '../support/raw-http.ts';
 import {
@@ -17,6 +16,7 @@ import {
   usePlatform,
   workspaceObject,
 } from '../resources/platform-fixture.ts';
+import { storedState } from './stored-state.ts';
 
 const platform = usePlatform();
 const ROUTES = routeTable(GROUP);
@@ -113,11 +113,7 @@ const request = fc.record({
   credential,
 });
 
-let database: pg.Client;
-
 beforeAll(async () => {
-  database = new pg.Client({ connectionString: platform().database.connectionString });
-  await database.connect();
   await send(
     platform().gateway.url,
     platform().tokens.admin,
@@ -126,19 +122,6 @@ beforeAll(async () => {
     workspaceObject('fuzz-ws'),
   ).then(expectStatus(201));
 });
-afterAll(() => database?.end());
-
-/** What a write would change: the cluster's resourceVersion and the database's row counts. */
-async function stateMark(): Promise<string> {
-  const cluster = await platform().clusterAdmin.send<{ metadata: { resourceVersion: string } }>({
-    method: 'GET',
-    path: '/api/v1/namespaces',
-  });
-  const rows = await database.query(
-    'SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM run_log_lines) AS lines',
-  );
-  return `${cluster.body.metadata.resourceVersion}/${rows.rows[0].runs}/${rows.rows[0].lines}`;
-}
 
 function withDeadline(answer: Promise<RawAnswer>): Promise<RawAnswer> {
   return Promise.race([
@@ -167,7 +150,7 @@ describe('Fuzz over every route: no 5xx but documented 503s, no hang, nothing wr
           ...(token ? { authorization: `Bearer ${token}` } : {}),
           ...(input.contentType ? { 'content-type': input.contentType } : {}),
         };
-        const before = await stateMark();
+        const before = await storedState(platform());
         const answer = await withDeadline(
           rawRequest(
             platform().gateway.url,
@@ -190,7 +173,8 @@ describe('Fuzz over every route: no 5xx but documented 503s, no hang, nothing wr
           expect(typeof error.error, where).toBe('string');
           expect(typeof error.reason, where).toBe('string');
         }
-        if (answer.status >= 400) expect(await stateMark(), `${where}: a refused request changed state`).toBe(before);
+        if (answer.status >= 400)
+          expect(await storedState(platform()), `${where}: a refused request changed state`).toBe(before);
       }),
       { seed: 8_2026, numRuns: 300 },
     );
