@@ -34,13 +34,12 @@ export async function startLocalGateway(
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const name of FUNCTION_NAMES)
     listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
-  const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl);
+  const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl, context.config);
   const rules = gatewayRules(context.routes);
   const server = createLimitedHttpServer(
     context.config,
     (req, res) => {
-      const path = (req.url ?? '/').split('?', 1)[0]!;
-      const target = resolveGatewayTarget(rules, path);
+      const target = resolveGatewayTarget(rules, req.url ?? '/');
       if (target === 'bridge') bridge(req, res);
       else listeners.get(target)!(req, res);
     },

@@ -82,7 +82,8 @@ export async function startFleet(settings: Settings, environment: Environment, o
       createFunctionGateway(
         gatewayRules(routeTable(config.apiGroup)),
         pools,
-        createBridgeProxy(config.bridgeUpstreamUrl),
+        createBridgeProxy(config.bridgeUpstreamUrl, config),
+        config,
       ),
       tls,
     );

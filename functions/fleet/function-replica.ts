@@ -13,12 +13,15 @@ const FRAMEWORK_CLI = join(
   dirname(createRequire(import.meta.url).resolve('@google-cloud/functions-framework')),
   'main.js',
 );
+/** Preloaded into each replica so the framework's server listens on 127.0.0.1 only. */
+const LISTEN_ON_LOOPBACK = new URL('./listen-on-loopback.ts', import.meta.url).href;
 const RESTART_DELAY_MS = 1_000;
 const STOP_GRACE_MS = 10_000;
 
 /**
  * One replica of a function: `functions-framework --target=<name> --port=<port>` in a process of
- * its own, from the checkout (package.json "main" is the entry that registers the target). A
+ * its own, from the checkout (package.json "main" is the entry that registers the target),
+ * listening on 127.0.0.1 only (listen-on-loopback.ts), where only this machine's gateway reaches it. A
  * replica that exits on its own is started again, on a fresh port, as a platform would.
  */
 export class FunctionReplica {
@@ -60,7 +63,8 @@ export class FunctionReplica {
   async start(timeoutMs: number): Promise<void> {
     const port = await findFreePort();
     this.#url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, [FRAMEWORK_CLI, `--target=${this.name}`, `--port=${port}`], {
+    const args = [`--import=${LISTEN_ON_LOOPBACK}`, FRAMEWORK_CLI, `--target=${this.name}`, `--port=${port}`];
+    const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,
       env: this.#env,
       stdio: ['ignore', 'pipe', 'pipe'],

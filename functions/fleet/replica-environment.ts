@@ -23,6 +23,7 @@ export function replicaEnvironment(forwarded: Environment, overrides: ReplicaOve
     TLS_CERT_FILE: _cert,
     TLS_KEY_FILE: _key,
     LOCAL_HTTPS: _localHttps,
+    TRUSTED_PROXY_HOPS: _trustedHops,
     ...rest
   } = forwarded;
   return {
@@ -32,7 +33,8 @@ export function replicaEnvironment(forwarded: Environment, overrides: ReplicaOve
     DATABASE_URL: overrides.databaseUrl,
     // Tokens name the gateway, which every client talks to, as their issuer.
     API_BASE_URL: forwarded.API_BASE_URL?.trim() || overrides.gatewayUrl,
-    // The gateway appends the client's address; the functions trust that one hop.
-    TRUSTED_PROXY_HOPS: forwarded.TRUSTED_PROXY_HOPS ?? '1',
+    // The gateway, their only peer (they listen on loopback), replaces X-Forwarded-For with the one
+    // client address it determined by its own TRUSTED_PROXY_HOPS: exactly one hop to trust.
+    TRUSTED_PROXY_HOPS: '1',
   };
 }

@@ -1,21 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeApiResponse } from '../adapters/node-http-adapter.ts';
-import { forwardRequest } from '../gateway/forward-request.ts';
+import { forwardRequest, type ProxySettings } from '../gateway/forward-request.ts';
 import { apiError, bridgeNotConfigured } from '../http/error-catalogue.ts';
 
 /**
  * Forwards a /bridge/* request unauthenticated to the identity bridge, streaming both ways and
  * keeping the path. Without an upstream, answers 404.
  */
-export function createBridgeProxy(upstreamUrl: string | undefined) {
+export function createBridgeProxy(upstreamUrl: string | undefined, settings: ProxySettings) {
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     if (!upstreamUrl) {
       incoming.resume();
       writeApiResponse(outgoing, bridgeNotConfigured().toResponse());
       return;
     }
-    forwardRequest(incoming, outgoing, new URL(upstreamUrl), {
-      onUnreachable: () =>
+    forwardRequest(incoming, outgoing, {
+      upstream: new URL(upstreamUrl),
+      settings,
+      onUpstreamFailed: () =>
         writeApiResponse(outgoing, apiError('BridgeUnavailable', 'identity bridge is unreachable').toResponse()),
     });
   };

@@ -6,6 +6,14 @@ import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-s
 import { parseCorsAllowedOrigins } from './cors-allowed-origins.ts';
 import { LOG_LEVELS, isLogLevel, type LogLevel } from '../logging/logger.ts';
 
+/** How long a proxy of this server (the fleet's gateway, the bridge's proxy) waits on its upstream. */
+export interface UpstreamTimeouts {
+  /** From sending until the upstream accepts the TCP connection. */
+  connectMs: number;
+  /** From the request written in full (body included) until the upstream's response headers arrive. */
+  responseHeaderMs: number;
+}
+
 /** Settings fixed for the life of the process (everything but the rotatable admin secret). */
 export interface ServerConfig {
   port: number;
@@ -24,6 +32,11 @@ export interface ServerConfig {
   /** How many X-Forwarded-For hops to trust when finding the client address (login throttling). */
   trustedProxyHops: number;
   bridgeUpstreamUrl: string | undefined;
+  /**
+   * GATEWAY_CONNECT_TIMEOUT and GATEWAY_RESPONSE_HEADER_TIMEOUT: how long the fleet's gateway (and
+   * the identity bridge's proxy) waits for an upstream to connect, then for its response headers.
+   */
+  gatewayTimeouts: UpstreamTimeouts;
   /** How long a run-log stream may stay silent before it sends a heartbeat comment, in milliseconds. */
   runLogHeartbeatMs: number;
   /** How many run-log streams one principal may have open at once in this process. */
@@ -64,6 +77,10 @@ export function loadServerConfig(env: Environment): ServerConfig {
     maxHeaderBytes: parseInteger(env, 'MAX_REQUEST_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
     trustedProxyHops: parseInteger(env, 'TRUSTED_PROXY_HOPS', 0, 0, 10),
     bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
+    gatewayTimeouts: {
+      connectMs: parseTimeout(env, 'GATEWAY_CONNECT_TIMEOUT', 5_000),
+      responseHeaderMs: parseTimeout(env, 'GATEWAY_RESPONSE_HEADER_TIMEOUT', 30_000),
+    },
     runLogHeartbeatMs: parseDuration(env, 'RUN_LOG_HEARTBEAT_INTERVAL', 15_000),
     runLogMaxStreamsPerPrincipal: parseInteger(env, 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', 100, 1, 1_000_000),
     runLogSendBufferBytes: parseInteger(env, 'RUN_LOG_SEND_BUFFER_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
@@ -105,6 +122,18 @@ function parseDuration(env: Environment, variable: string, fallbackMs: number): 
   const text = env[variable]?.trim();
   if (text === undefined || text === '') return fallbackMs;
   return parseDurationSetting(variable, text, Number.MIN_VALUE, 'a positive Go duration such as 15s');
+}
+
+// A timer longer than 2^31-1 ms fires at once in Node, so a timeout is bounded (an hour is plenty).
+const MAX_TIMEOUT_MS = 3_600_000;
+const TIMEOUT_REQUIREMENT = 'a Go duration from 1ms to 1h such as 5s';
+
+function parseTimeout(env: Environment, variable: string, fallbackMs: number): number {
+  const text = env[variable]?.trim();
+  if (text === undefined || text === '') return fallbackMs;
+  const ms = parseDurationSetting(variable, text, 1, TIMEOUT_REQUIREMENT);
+  if (ms > MAX_TIMEOUT_MS) throw new ConfigError(variable, `"${text}" is not ${TIMEOUT_REQUIREMENT}`);
+  return ms;
 }
 
 function parseUrl(env: Environment, variable: string, fallback: string): string {

@@ -170,6 +170,11 @@ export const PLATFORM_ERRORS = {
     meaning:
       'The cluster lacks the platform CustomResourceDefinitions; the operator must install them (`npx platform-api setup` or the chart).',
   },
+  FunctionTimeout: {
+    status: 504,
+    meaning:
+      "The function serving the route did not accept the connection or answer within the gateway's timeout; retry shortly.",
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 /**

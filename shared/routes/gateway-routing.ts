@@ -43,8 +43,13 @@ export function gatewayRules(routes: RouteDefinition[]): GatewayRule[] {
   return [...rules.values()];
 }
 
-/** Picks the rule the gateway applies to a path: Exact first, then the longest matching prefix. */
-export function resolveGatewayTarget(rules: GatewayRule[], path: string): GatewayRule['target'] {
+/**
+ * Picks the rule the gateway applies to a request target (a path, with or without its query):
+ * Exact first, then the longest matching prefix. HTTPRoute path matches never see the query, so
+ * `/api/v1alpha1/auth/login?x=1` goes where `/api/v1alpha1/auth/login` goes.
+ */
+export function resolveGatewayTarget(rules: GatewayRule[], requestTarget: string): GatewayRule['target'] {
+  const path = requestTarget.split('?', 1)[0]!;
   const exact = rules.find((rule) => rule.type === 'Exact' && rule.value === path);
   if (exact) return exact.target;
   let best: GatewayRule | undefined;

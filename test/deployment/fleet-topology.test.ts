@@ -11,6 +11,8 @@ import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { EventStreamReader } from '../support/event-stream-reader.ts';
+import { connects, listeningAddresses, nonLoopbackAddresses } from '../support/listening-sockets.ts';
+import { abandonRequests } from '../support/misbehaving-peers.ts';
 import { REPO_ROOT, capturingLogger, getWithToken, loginToken } from '../support/function-servers.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
 
@@ -22,6 +24,9 @@ const EVENT_BOUND_MS = 20_000;
 const UNROUTED = '/token-acceptance-check';
 // Each step waits on ten processes of a shared machine.
 const STEP_TIMEOUT_MS = 60_000;
+// The report's abandoning client, ten times faster: 2 ms after sending, each request is dropped.
+const DROPS_PER_SECOND = 100;
+const DROP_DURATION_MS = 10_000;
 
 let fleet: Fleet;
 let database: TestDatabase;
@@ -104,12 +109,57 @@ describe('Fleet topology, step by step', { shuffle: false }, () => {
     );
 
     it(
+      'every replica listens on 127.0.0.1 only: the kernel lists its port there alone, another address of the machine is refused (issue 20)',
+      async () => {
+        await wholeFleet();
+        for (const replica of everyReplica()) {
+          const port = Number(new URL(replica.url).port);
+          expect(listeningAddresses(port), `${replica.name}#${replica.index}`).toEqual(['127.0.0.1']);
+          for (const address of nonLoopbackAddresses()) expect(await connects(address, port)).toBe(false);
+        }
+      },
+      STEP_TIMEOUT_MS,
+    );
+
+    it(
       'routes by the HTTPRoute rules: the seeded example Project is served through the gateway',
       async () => {
         const token = await loginToken(fleet.url);
         const response = await getWithToken(fleet.url, '/apis/platform.dev/v1alpha1/projects/demo', token);
         expect(response.status).toBe(200);
         expect(await response.json()).toMatchObject({ kind: 'Project', metadata: { name: 'demo' } });
+      },
+      STEP_TIMEOUT_MS,
+    );
+  });
+
+  describe('Fleet: a client abandoning its requests takes no replica out of rotation (issue 20)', () => {
+    it(
+      `keeps answering every authenticated call while a client drops ${DROPS_PER_SECOND} requests a second for ${DROP_DURATION_MS / 1000} s`,
+      async () => {
+        await wholeFleet();
+        const token = await loginToken(fleet.url);
+        const logLinesBefore = logger.lines.length;
+        const pace = { perSecond: DROPS_PER_SECOND / 2, durationMs: DROP_DURATION_MS, abandonAfterMs: 2 };
+        let finished = false;
+        // Unauthenticated, as in the report: to the function the calls below use, and to login.
+        const dropping = Promise.all([
+          abandonRequests(fleet.url, { method: 'GET', path: '/apis/platform.dev/v1alpha1/projects' }, pace),
+          abandonRequests(fleet.url, { method: 'POST', path: '/api/v1alpha1/auth/login' }, pace),
+        ]).finally(() => {
+          finished = true;
+        });
+        const statuses: number[] = [];
+        while (!finished) {
+          const response = await getWithToken(fleet.url, '/apis/platform.dev/v1alpha1/projects/demo', token);
+          await response.body?.cancel();
+          statuses.push(response.status);
+        }
+        expect((await dropping).reduce((sum, sent) => sum + sent, 0)).toBeGreaterThan(DROPS_PER_SECOND);
+        expect(statuses.length).toBeGreaterThan(10);
+        expect(statuses.filter((status) => status !== 200)).toEqual([]);
+        const logged = logger.lines.slice(logLinesBefore);
+        expect(logged.filter((line) => line.includes('upstream not serving'))).toEqual([]);
       },
       STEP_TIMEOUT_MS,
     );

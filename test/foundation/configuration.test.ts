@@ -69,8 +69,24 @@ describe('Admin account configuration values', () => {
     ['RUN_LOG_SEND_BUFFER_BYTES', '1kb'],
     ['MAX_WATCHES_PER_PRINCIPAL', '0'],
     ['MAX_WATCHES_PER_PRINCIPAL', 'many'],
+    ['GATEWAY_CONNECT_TIMEOUT', '5'],
+    ['GATEWAY_CONNECT_TIMEOUT', '0s'],
+    ['GATEWAY_RESPONSE_HEADER_TIMEOUT', '-1s'],
+    // Node fires a timer past 2^31-1 ms at once: the bound keeps a huge value from meaning "no wait".
+    ['GATEWAY_RESPONSE_HEADER_TIMEOUT', '1h1s'],
   ])('refuses %s=%s with an error naming the variable', (variable, value) => {
     expect(() => loadServerConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}:`));
+  });
+
+  it('GATEWAY_CONNECT_TIMEOUT (5s) and GATEWAY_RESPONSE_HEADER_TIMEOUT (30s) are Go durations from 1ms to 1h (issue 20)', () => {
+    expect(loadServerConfig({}).gatewayTimeouts).toEqual({ connectMs: 5_000, responseHeaderMs: 30_000 });
+    expect(
+      loadServerConfig({ GATEWAY_CONNECT_TIMEOUT: '250ms', GATEWAY_RESPONSE_HEADER_TIMEOUT: '1h' }).gatewayTimeouts,
+    ).toEqual({ connectMs: 250, responseHeaderMs: 3_600_000 });
+    expect(loadServerConfig({ GATEWAY_CONNECT_TIMEOUT: '1ms' }).gatewayTimeouts.connectMs).toBe(1);
+    expect(() => loadServerConfig({ GATEWAY_CONNECT_TIMEOUT: '5' })).toThrow(
+      'GATEWAY_CONNECT_TIMEOUT: "5" is not a Go duration from 1ms to 1h such as 5s',
+    );
   });
 
   it('RUN_LOG_HEARTBEAT_INTERVAL is a Go duration, 15s by default', () => {

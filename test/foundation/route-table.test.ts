@@ -30,6 +30,17 @@ describe('The route table is the single source: each route has one owner and the
     expect(resolveGatewayTarget(rules, '/nothing/here')).toBe('resources');
   });
 
+  it('the probes every function answers (/healthz, /readyz) go to public-config at the gateway', () => {
+    expect(resolveGatewayTarget(rules, '/healthz')).toBe('public-config');
+    expect(resolveGatewayTarget(rules, '/readyz')).toBe('public-config');
+  });
+
+  it('the gateway routes the path alone: a query string changes no target (issue 20)', () => {
+    expect(resolveGatewayTarget(rules, '/api/v1alpha1/auth/login?x=1')).toBe('login');
+    expect(resolveGatewayTarget(rules, '/internal?a=/b')).toBe('internal');
+    expect(resolveGatewayTarget(rules, '/api/v1alpha1/system/public-config?')).toBe('public-config');
+  });
+
   it('PathPrefix matches whole path elements only', () => {
     expect(resolveGatewayTarget(rules, '/internalx')).toBe('resources');
     expect(resolveGatewayTarget(rules, '/internal')).toBe('internal');

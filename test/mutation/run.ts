@@ -114,6 +114,16 @@ const SCOPES: Record<string, Scope> = {
     ],
     ignoreStatic: true,
   },
+  gateway: {
+    // The fleet's gateway (issue 20): forwarding, deadlines, the replica pool, and routing by path
+    // alone. Real node:http servers stand in for the replicas; each file starts its own, per test.
+    mutate: ['shared/gateway/*.ts', 'shared/routes/gateway-routing.ts'],
+    tests: [
+      'test/deployment/gateway-forwarding.test.ts',
+      'test/deployment/upstream-pool.test.ts',
+      'test/foundation/route-table.test.ts',
+    ],
+  },
   'variable-sets': {
     mutate: ['functions/resources/variable-set-writes.ts'],
     tests: ['test/resources/variable-set-sensitive-values.test.ts'],
