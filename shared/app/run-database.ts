@@ -48,8 +48,11 @@ export function lazyRunDatabase(
     (opening ??= openRunStore(database, logger, embeddedDataDir).catch((error: unknown) => {
       // Forget the failure so that the next request tries again.
       opening = undefined;
+      // The cause is what an operator acts on: ECONNREFUSED, an authentication failure, TLS.
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
       logger.error('run history database could not be opened', {
         detail: error instanceof Error ? error.message : String(error),
+        ...(cause ? { cause: cause.message, code: (cause as { code?: string }).code } : {}),
       });
       throw error;
     }));

@@ -69,13 +69,40 @@ export function loadSettings(env: Environment): Settings {
     server,
     adminSecret: loadAdminSecretSettings(env),
     identity: loadIdentityConfig(env, server),
-    database: { url: given(env, 'DATABASE_URL') },
+    database: { url: databaseUrl(env) },
     audit: loadAuditSettings(env),
     cluster: { kubeconfig: given(env, 'KUBECONFIG'), inCluster: given(env, 'KUBERNETES_SERVICE_HOST') !== undefined },
     tls: { files: tlsFiles(env) },
     local: { dataDir: localDataDir(env), https: localHttps(env) },
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
   });
+}
+
+/**
+ * DATABASE_URL as the PostgreSQL driver reads it: a `postgres://` or `postgresql://` URL with a host
+ * (or a `socket:` path). Anything else stops start-up here, naming the variable, rather than start a
+ * server whose first run request would fail. The value is not repeated: it may hold a password.
+ */
+function databaseUrl(env: Environment): string | undefined {
+  const text = given(env, 'DATABASE_URL');
+  if (text === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  const usable =
+    url !== undefined &&
+    (((url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '') ||
+      url.protocol === 'socket:');
+  if (!usable) {
+    throw new ConfigError(
+      'DATABASE_URL',
+      'is not a postgres://user:password@host:port/database URL (or socket:/path); the value is not shown, it may hold a password',
+    );
+  }
+  return text;
 }
 
 function tlsFiles(env: Environment): TlsSettings['files'] {

@@ -52,6 +52,9 @@ describe('Settings are parsed once, into one typed configuration: its sections a
       'postgres://db.internal/platform',
     );
     expect(loadSettings({ DATABASE_URL: '  ' }).database.url).toBeUndefined();
+    expect(loadSettings({ DATABASE_URL: 'postgresql://u:p@127.0.0.1:5432/db?sslmode=require' }).database.url).toBe(
+      'postgresql://u:p@127.0.0.1:5432/db?sslmode=require',
+    );
     expect(Object.keys(settings.server)).not.toContain('databaseUrl');
   });
 
@@ -185,6 +188,9 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['TLS_KEY_FILE', { TLS_CERT_FILE: '/tls/tls.crt' }],
     ['TLS_CERT_FILE', { TLS_KEY_FILE: '/tls/tls.key' }],
     ['LOCAL_HTTPS', { LOCAL_HTTPS: 'yes' }],
+    ['DATABASE_URL', { DATABASE_URL: 'notaurl' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://db.internal/platform' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://' }],
     ['AUDIT_POLICY', { AUDIT_POLICY: 'Everything' }],
     ['AUDIT_POLICY', { AUDIT_POLICY: 'write=Loud' }],
     ['AUDIT_POLICY', { AUDIT_POLICY: 'reads=Metadata' }],
@@ -196,6 +202,12 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['AUDIT_STDOUT', { AUDIT_STDOUT: 'no' }],
   ])('%s (%j)', (variable, env) => {
     expect(refusedVariable(env)).toBe(variable);
+  });
+
+  it('issue 23: a refused DATABASE_URL is not repeated in the error (it may hold a password)', () => {
+    expect(() => loadSettings({ DATABASE_URL: 'mysql://user:hunter2@db/platform' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+    );
   });
 });
 
