@@ -7,7 +7,7 @@ import type { JsonReply } from './http-messages.ts';
 import { isKubeObject } from './kube-object.ts';
 import type { KubeObject } from './kube-object.ts';
 import { parseFieldSelector, parseLabelSelector } from './label-selector.ts';
-import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../shared/json/patches.ts';
+import { PatchApplyError, jsonPatch, mergePatch } from './json-patch.ts';
 import { confirmRbacWrite } from './rbac-escalation.ts';
 import { applyConfiguration, parseApplyConfiguration } from './server-side-apply.ts';
 import type { RequestInfo } from './request-info.ts';
@@ -165,12 +165,12 @@ function applyPatch(type: ResourceType, current: KubeObject, body: string, conte
   if (!supported.includes(contentType)) throw unsupportedMediaType(accepted);
   const patch = parseJson(body);
   try {
-    const patched = contentType === JSON_PATCH ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
-    if (!isKubeObject(patched)) throw new JsonPatchError('the patched document is not an object');
+    const patched = contentType === JSON_PATCH ? jsonPatch(current, patch) : mergePatch(current, patch);
+    if (!isKubeObject(patched)) throw new PatchApplyError('the patched document is not an object');
     patched.metadata = isKubeObject(patched.metadata) ? patched.metadata : {};
     return patched;
   } catch (error) {
-    if (error instanceof JsonPatchError) throw new KubeStatusError(422, 'Invalid', error.message);
+    if (error instanceof PatchApplyError) throw new KubeStatusError(422, 'Invalid', error.message);
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 // The PATCH bodies kube-apiserver accepts: JSON merge patch (RFC 7386) and JSON patch (RFC 6902), with its error
-// wording. Used by the server, which judges a write on the object it would produce, and by the Kubernetes emulator.
+// wording. Used by the server, which judges a write on the object it would produce (the Kubernetes emulator has its own,
+// infra/kube-emulator/json-patch.ts, so that a bug here cannot hide in both).
 // Every key is plain data: `__proto__`, `constructor` and `prototype` are read and written as own properties only,
 // so a patch can neither follow nor change an object's prototype.
 import { isDeepStrictEqual } from 'node:util';
