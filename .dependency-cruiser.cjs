@@ -64,6 +64,14 @@ module.exports = {
       from: { path: '^(shared|functions|knative|infra)/' },
       to: { path: '^test/' },
     },
+    {
+      name: 'emulator-imports-no-product',
+      comment:
+        'The Kubernetes emulator stands in for the cluster the product is tested against: it shares none of its code (its own JSON patch, its own probes), so a product bug cannot hide in both.',
+      severity: 'error',
+      from: { path: '^infra/kube-emulator/' },
+      to: { path: '^(shared|functions|knative|bin|test|infra/(?!kube-emulator/))' },
+    },
     ...layerRules,
   ],
   options: {

@@ -12,7 +12,7 @@ import { frameworkFlags } from './functions-framework-options.ts';
 import { createFunctionHandler } from './function-registry.ts';
 import { isFunctionName } from '../knative/function-target.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
-import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
+import { startDevelopmentCluster } from '../infra/development/development-cluster.ts';
 
 // The port the framework really serves on gives the token's `iss` when API_BASE_URL is unset.
 const settings = settingsOrExit({ ...process.env, ...frameworkFlags(process.argv) });

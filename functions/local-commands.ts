@@ -3,7 +3,7 @@ import { access, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../shared/config/settings.ts';
 import { rotateSigningKey } from '../shared/config/admin-secret-folder.ts';
-import { startLocalCluster } from '../infra/kube-emulator/local-cluster.ts';
+import { startLocalCluster } from '../infra/development/local-cluster.ts';
 import { localDataPaths } from '../shared/local/local-data.ts';
 import { refuseWhileHeld } from '../shared/local/state-lock.ts';
 import type { Logger } from '../shared/logging/logger.ts';

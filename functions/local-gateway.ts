@@ -14,7 +14,7 @@ import { createFunctionHandler } from './function-registry.ts';
 import { setUpCluster } from './resources/cluster-setup.ts';
 import { DEFAULT_LOCAL_DATA_DIR } from '../shared/local/local-data.ts';
 import { gatewayTls } from './gateway-tls.ts';
-import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
+import { startDevelopmentCluster } from '../infra/development/development-cluster.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as

@@ -9,7 +9,7 @@ import { createLimitedHttpServer } from '../shared/server/limited-http-server.ts
 import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
-import { startDevelopmentCluster } from '../infra/kube-emulator/development-cluster.ts';
+import { startDevelopmentCluster } from '../infra/development/development-cluster.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 
 /**

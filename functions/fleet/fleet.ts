@@ -7,7 +7,7 @@ import { openDatabase, type OpenDatabase } from '../../shared/database/open-data
 import { createFunctionGateway } from '../../shared/gateway/function-gateway.ts';
 import { UpstreamPool } from '../../shared/gateway/upstream-pool.ts';
 import { ensureAdminSecretFolder } from '../../shared/config/admin-secret-folder.ts';
-import { startLocalCluster } from '../../infra/kube-emulator/local-cluster.ts';
+import { startLocalCluster } from '../../infra/development/local-cluster.ts';
 import { localDataPaths } from '../../shared/local/local-data.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
 import { gatewayRules } from '../../shared/routes/gateway-routing.ts';

@@ -6,12 +6,22 @@ import { EMULATED_VERSION } from './emulated-version.ts';
 import type { EmulatorContext } from './emulator-context.ts';
 import type { JsonReply } from './http-messages.ts';
 import type { ResourceType } from './resource-registry.ts';
-import {
-  PROTOBUF_V2,
-  PROTOBUF_V2_DOCUMENT,
-  patchOperation,
-  wantsProtobufOpenApiV2,
-} from '../../shared/kubernetes/openapi-probes.ts';
+
+// What kube-apiserver answers client-go's `Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf`:
+// the type named as servers write it (Go's mime parser accepts it), and here an openapi_v2.Document that
+// holds only `swagger: "2.0"` (field 1, length-delimited), which makes kubectl skip client-side validation.
+const OPENAPI_V2_PROTOBUF_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const SWAGGER_2_ONLY = Uint8Array.of(0x0a, 3, ...new TextEncoder().encode('2.0'));
+
+/** The PATCH operation kube-apiserver documents for a kind: its group-version-kind and `fieldValidation`. */
+function patchOf(group: string, version: string, kind: string): Record<string, unknown> {
+  return {
+    'x-kubernetes-action': 'patch',
+    'x-kubernetes-group-version-kind': { group, version, kind },
+    parameters: [{ in: 'query', name: 'fieldValidation', schema: { type: 'string', uniqueItems: true } }],
+    responses: { '200': { description: 'OK' } },
+  };
+}
 
 const info = { title: 'Kubernetes', version: EMULATED_VERSION.gitVersion };
 
@@ -26,7 +36,9 @@ function objectPath(type: ResourceType, version: string): string {
 
 /** The OpenAPI v2 document, no paths or definitions: protobuf when `accept` asks for it (client-go does), else JSON. */
 export function openApiV2(accept: string): JsonReply {
-  if (wantsProtobufOpenApiV2(accept)) return { status: 200, body: PROTOBUF_V2_DOCUMENT, contentType: PROTOBUF_V2 };
+  if (accept.includes('proto-openapi.spec.v2')) {
+    return { status: 200, body: Buffer.from(SWAGGER_2_ONLY), contentType: OPENAPI_V2_PROTOBUF_TYPE };
+  }
   return { status: 200, body: { swagger: '2.0', info, paths: {}, definitions: {} } };
 }
 
@@ -51,7 +63,7 @@ export function openApiV3Document(context: EmulatorContext, groupVersion: string
   const paths = Object.fromEntries(
     patchable.map(({ type, version }) => [
       objectPath(type, version),
-      { patch: patchOperation({ group: type.group, version, kind: type.kind }) },
+      { patch: patchOf(type.group, version, type.kind) },
     ]),
   );
   return { openapi: '3.0.0', info, paths };

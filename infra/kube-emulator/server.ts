@@ -37,7 +37,6 @@ import { TokenAuthenticator } from './token-authenticator.ts';
 import type { RegisteredUser } from './token-authenticator.ts';
 import { handleTokenRequest } from './token-request.ts';
 import { handleSelfSubjectReview, handleTokenReview } from './token-review.ts';
-import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import type { UserInfo } from './user-info.ts';
 import { WatchHub } from './watch.ts';
 import { serveWatch } from './watch-stream.ts';
@@ -49,10 +48,11 @@ export interface KubeEmulatorOptions {
   /** `iss` of issued ServiceAccount tokens and of the published OpenID configuration. */
   serviceAccountIssuer?: string;
   /**
-   * Serve HTTPS with a self-signed certificate generated at start (needs the openssl CLI). client-go (kubectl,
-   * helm) sends bearer tokens only over TLS, so they need this; the kubeconfigs then trust that certificate.
+   * Serve HTTPS with this certificate for the emulator's host, its own CA (the caller makes it: the
+   * emulator imports nothing of the product it stands in for). client-go (kubectl, helm) sends bearer
+   * tokens only over TLS, so they need this; the kubeconfigs then trust that certificate.
    */
-  tls?: boolean;
+  tls?: { cert: string; key: string };
   /**
    * A file that holds the objects across restarts: read at start when present, rewritten after
    * every change. Without it the state lives and dies with the process.
@@ -198,7 +198,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       },
     );
   };
-  const certificate = options.tls ? await generateTlsCertificate(host) : undefined;
+  const certificate = options.tls;
   const server: Server = certificate ? createHttpsServer(certificate, handle) : createHttpServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

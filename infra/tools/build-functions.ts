@@ -18,7 +18,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * one that refuses; the emulator's other modules are not even read (the image build has no
  * `infra/kube-emulator/`).
  */
-const DEVELOPMENT_ONLY = /\/(embedded-database|kube-emulator\/(index|local-cluster|development-cluster))\.ts$/;
+const DEVELOPMENT_ONLY =
+  /\/(embedded-database|kube-emulator\/index|development\/(local-cluster|development-cluster))\.ts$/;
 const leaveOutDevelopmentOnly: Plugin = {
   name: 'leave-out-development-only',
   setup(builder) {

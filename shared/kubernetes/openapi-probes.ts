@@ -1,4 +1,4 @@
-// What client-go (kubectl, helm) probes in OpenAPI documents, shared by the emulator and the API server: the PATCH
+// What client-go (kubectl, helm) probes in the API server's OpenAPI documents (the emulator answers the same probes with its own code): the PATCH
 // operation of a kind listing `fieldValidation`, which makes kubectl leave field validation to the server, and the
 // protobuf OpenAPI v2 document it asks for when a v3 document lacks that operation.
 

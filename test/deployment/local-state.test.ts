@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import { startFunctionServer } from '../../knative/function-server.ts';
 import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
-import { startLocalCluster } from '../../infra/kube-emulator/local-cluster.ts';
+import { startLocalCluster } from '../../infra/development/local-cluster.ts';
 import { LocalStateInUseError } from '../../shared/local/state-lock.ts';
 import { findFreePort } from '../../shared/node/free-port.ts';
 import { adminEnv, ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
@@ -205,7 +205,7 @@ describe('A held lock on local state is reported as such at start-up, naming the
       [
         '--input-type=module',
         '-e',
-        `const { startLocalCluster } = await import('./infra/kube-emulator/local-cluster.ts'); await startLocalCluster(${JSON.stringify(join(dataDir, 'kubernetes'))}); console.log('holding');`,
+        `const { startLocalCluster } = await import('./infra/development/local-cluster.ts'); await startLocalCluster(${JSON.stringify(join(dataDir, 'kubernetes'))}); console.log('holding');`,
       ],
       {},
       /holding/,

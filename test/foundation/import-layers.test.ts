@@ -89,6 +89,17 @@ describe('the import rules catch what they forbid (issue 21)', () => {
     ]);
   });
 
+  it('refuses the emulator importing the product it stands in for (issue 21: its own JSON patch)', async () => {
+    const base = tree({
+      'infra/kube-emulator/resource-handler.ts':
+        "import { applyJsonPatch } from '../../shared/json/patches.ts';\nexport const p = applyJsonPatch;\n",
+      'shared/json/patches.ts': 'export const applyJsonPatch = 1;\n',
+    });
+    expect(await violations(base, ['infra', 'shared'])).toEqual([
+      'emulator-imports-no-product: infra/kube-emulator/resource-handler.ts -> shared/json/patches.ts',
+    ]);
+  });
+
   it('refuses a shared/ folder that has no layer, and the library importing a function', async () => {
     const base = tree({
       'shared/http/api-error.ts':

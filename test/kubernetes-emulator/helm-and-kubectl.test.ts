@@ -1,5 +1,6 @@
 // The real helm and kubectl (client-go) against the emulator over HTTPS: client-go sends bearer tokens only over
 // TLS. helm's `lookup` under `--dry-run=server` reads a Secret; kubectl reads objects, discovery and the version.
+import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import { execFile } from 'node:child_process';
 import { access, constants, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ const TOOLS = fileURLToPath(new URL('../../.tools/bin/', import.meta.url));
 const HELM = join(TOOLS, 'helm');
 const KUBECTL = join(TOOLS, 'kubectl');
 
-const emulator = useKubeEmulator({ tls: true });
+const emulator = useKubeEmulator({ tls: await generateTlsCertificate('127.0.0.1') });
 let folder = '';
 let kubeconfig = '';
 

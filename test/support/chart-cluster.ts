@@ -1,3 +1,4 @@
+import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ export interface ChartCluster {
 
 /** Starts the Kubernetes emulator over TLS (helm sends tokens only over TLS) with the namespace and the CRDs the chart needs. */
 export async function startChartCluster(namespace: string): Promise<ChartCluster> {
-  const emulator = await startKubeEmulator({ tls: true });
+  const emulator = await startKubeEmulator({ tls: await generateTlsCertificate('127.0.0.1') });
   const folder = await mkdtemp(join(tmpdir(), 'chart-cluster-'));
   const kubeConfigFile = join(folder, 'kubeconfig');
   await writeFile(kubeConfigFile, emulator.kubeConfigYaml(), { mode: 0o600 });

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../../shared/logging/logger.ts';
 import { startLocalGateway } from '../../functions/local-gateway.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import type { AppContextOptions } from '../../shared/app/app-context.ts';
-import { startDevelopmentCluster } from '../../infra/kube-emulator/development-cluster.ts';
+import { startDevelopmentCluster } from '../../infra/development/development-cluster.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,3 +1,4 @@
+import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 
@@ -21,7 +22,7 @@ export interface IdentityCluster {
 
 /** Starts an emulator with TEST_NAMESPACE created; `tls` serves HTTPS, which a kubeconfig file for another process needs. */
 export async function startIdentityCluster(options: { tls?: boolean } = {}): Promise<IdentityCluster> {
-  const emulator = await startKubeEmulator(options);
+  const emulator = await startKubeEmulator(options.tls ? { tls: await generateTlsCertificate('127.0.0.1') } : {});
   const core = emulator.kubeConfig().makeApiClient(CoreV1Api);
   const rbac = emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
   await core.createNamespace({ body: { metadata: { name: TEST_NAMESPACE } } });

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { KubeEmulator } from './index.ts';
+import type { KubeEmulator } from '../kube-emulator/index.ts';
 import { acquireStateLock } from '../../shared/local/state-lock.ts';
 
 /**
@@ -17,7 +17,7 @@ export async function startLocalCluster(folder: string): Promise<KubeEmulator> {
   );
   try {
     // Imported only here, so production never loads the emulator.
-    const { startKubeEmulator } = await import('./index.ts');
+    const { startKubeEmulator } = await import('../kube-emulator/index.ts');
     const emulator = await startKubeEmulator({ statePath: join(folder, 'state.json') });
     return {
       ...emulator,

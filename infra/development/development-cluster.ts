@@ -10,5 +10,5 @@ import type { DevelopmentCluster } from '../../shared/kubernetes/cluster-connect
  */
 export const startDevelopmentCluster: DevelopmentCluster = async (stateDir) => {
   if (stateDir) return (await import('./local-cluster.ts')).startLocalCluster(stateDir);
-  return (await import('./index.ts')).startKubeEmulator();
+  return (await import('../kube-emulator/index.ts')).startKubeEmulator();
 };
