@@ -1,23 +1,23 @@
 import type { AppContext } from '../shared/app/app-context.ts';
 import { createContextHandler, type CoreHandler } from '../shared/runtime/core-handler.ts';
-import type { FunctionDefinition } from '../shared/runtime/function-definition.ts';
+import type { FunctionModule } from '../shared/runtime/function-definition.ts';
 import type { FunctionName } from '../shared/routes/route-table.ts';
-import { createLoginFunction } from './login/login-function.ts';
-import { createPublicConfigFunction } from './public-config/public-config-function.ts';
-import { createResourcesFunction } from './resources/resources-function.ts';
-import { createInternalFunction } from './internal/internal-function.ts';
-import { createRunLogsFunction } from './run-logs/run-logs-function.ts';
+import { loginFunction } from './login/login-function.ts';
+import { publicConfigFunction } from './public-config/public-config-function.ts';
+import { resourcesFunction } from './resources/resources-function.ts';
+import { internalFunction } from './internal/internal-function.ts';
+import { runLogsFunction } from './run-logs/run-logs-function.ts';
 
-/** Every function's factory, for the processes that serve several (the local gateway, the other adapters). */
-export const FUNCTION_FACTORIES: Record<FunctionName, (context: AppContext) => FunctionDefinition> = {
-  login: createLoginFunction,
-  'public-config': createPublicConfigFunction,
-  resources: createResourcesFunction,
-  internal: createInternalFunction,
-  'run-logs': createRunLogsFunction,
+/** Every function, for the processes that serve several or choose one (the local gateway, the adapters, FUNCTION_TARGET). */
+export const FUNCTION_MODULES: Record<FunctionName, FunctionModule> = {
+  login: loginFunction,
+  'public-config': publicConfigFunction,
+  resources: resourcesFunction,
+  internal: internalFunction,
+  'run-logs': runLogsFunction,
 };
 
 /** Builds the core handler of one function over the shared context. */
 export function createFunctionHandler(name: FunctionName, context: AppContext): CoreHandler {
-  return createContextHandler(FUNCTION_FACTORIES[name](context), context);
+  return createContextHandler(FUNCTION_MODULES[name].create(context), context);
 }

@@ -9,7 +9,8 @@ import { FUNCTION_NAMES } from '../shared/routes/route-table.ts';
 import { createLogger } from '../shared/logging/logger.ts';
 import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { frameworkFlags } from './functions-framework-options.ts';
-import { createFunctionHandler } from './function-registry.ts';
+import { FUNCTION_MODULES } from './function-registry.ts';
+import { createContextHandler } from '../shared/runtime/core-handler.ts';
 import { isFunctionName } from '../knative/function-target.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 import { startDevelopmentCluster } from '../infra/development/development-cluster.ts';
@@ -21,11 +22,16 @@ const target = settings.runtime.functionTarget ?? 'function';
 await startOrExit(logger, async () => {
   if (!isFunctionName(target))
     throw new ConfigError('--target', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
+  const module = FUNCTION_MODULES[target];
   const context = await createAppContext(settings, {
     logger,
+    cluster: module.cluster,
     localDataDir: settings.local.dataDir,
     developmentCluster: startDevelopmentCluster,
   });
-  await openLocalRunHistory(target, context);
-  functions.http(target, createFunctionsFrameworkHandler(createFunctionHandler(target, context), context.config));
+  if (module.runHistory) await openLocalRunHistory(context);
+  functions.http(
+    target,
+    createFunctionsFrameworkHandler(createContextHandler(module.create(context), context), context.config),
+  );
 });

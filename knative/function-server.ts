@@ -1,7 +1,7 @@
 import type { AppContextOptions } from '../shared/app/app-context.ts';
 import type { Settings } from '../shared/config/settings.ts';
 import type { RunningServer } from '../shared/server/running-server.ts';
-import { FUNCTION_FACTORIES } from '../functions/function-registry.ts';
+import { FUNCTION_MODULES } from '../functions/function-registry.ts';
 import { serveFunction } from './function-container.ts';
 import { functionTarget } from './function-target.ts';
 
@@ -11,5 +11,5 @@ export async function startFunctionServer(
   options: AppContextOptions & { host?: string } = {},
 ): Promise<RunningServer> {
   const target = functionTarget(settings.runtime);
-  return serveFunction(target, FUNCTION_FACTORIES[target], settings, options);
+  return serveFunction(FUNCTION_MODULES[target], settings, options);
 }

@@ -6,11 +6,19 @@ import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-cl
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { pageOf } from '../../shared/runs/page-query.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
-import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
 import { runLogMasking } from './run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';
+
+/** The internal function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+export const internalFunction: FunctionModule = {
+  name: 'internal',
+  cluster: 'on-first-use',
+  runHistory: true,
+  create: (context) => createInternalFunction(context),
+};
 
 /** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
 export function createInternalFunction(context: AppContext): FunctionDefinition {

@@ -4,13 +4,21 @@ import { clientAddress } from '../../shared/auth/login-throttle.ts';
 import { loginError, retryAfter as retryAfterHeader } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { LOGIN_OUTCOME_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
-import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 
 /** Cookie set on a successful login, for browser clients (the API itself reads bearer tokens only). */
 export const TOKEN_COOKIE = 'platform_api_token';
 /** bcrypt ignores bytes past 72; a longer password cannot be what the hash was made from. */
 const MAX_PASSWORD_BYTES = 72;
+
+/** The login function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+export const loginFunction: FunctionModule = {
+  name: 'login',
+  cluster: 'on-first-use',
+  runHistory: false,
+  create: (context) => createLoginFunction(context),
+};
 
 /** The login function: POST /api/v1alpha1/auth/login exchanges the admin password for an admin JWT. */
 export function createLoginFunction(context: AppContext): FunctionDefinition {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { publicOidcConfig } from '../../shared/config/identity-config.ts';
 
@@ -9,6 +9,14 @@ export interface PublicConfig {
   adminAccountEnabled: boolean;
   oidcConfig?: { issuerUrl: string; clientId: string; cliClientId: string; scopes: string[] };
 }
+
+/** The public-config function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+export const publicConfigFunction: FunctionModule = {
+  name: 'public-config',
+  cluster: 'on-first-use',
+  runHistory: false,
+  create: (context) => createPublicConfigFunction(context),
+};
 
 /** The public-config function: the public configuration, the OpenAPI document and the reference page. */
 export function createPublicConfigFunction(

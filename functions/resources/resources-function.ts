@@ -2,7 +2,7 @@ import type { AppContext } from '../../shared/app/app-context.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { PLATFORM_KINDS, PROJECT, VARIABLE_SET, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
-import type { FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { checkPlatformCrdsServed } from '../../shared/resources/crd-readiness.ts';
@@ -17,6 +17,14 @@ import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.t
 import { variableSetWrites } from './variable-set-writes.ts';
 import { parseRequestBody } from './resource-body.ts';
 import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
+
+/** The resources function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+export const resourcesFunction: FunctionModule = {
+  name: 'resources',
+  cluster: 'at-start',
+  runHistory: true,
+  create: (context) => createResourcesFunction(context),
+};
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
 export function createResourcesFunction(context: AppContext): FunctionDefinition {

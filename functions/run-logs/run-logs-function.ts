@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { ApiRequest } from '../../shared/http/api-request.ts';
-import type { FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionDefinition } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { authorisedRun, runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import type { RunStore } from '../../shared/runs/run-store.ts';
@@ -12,6 +12,14 @@ import { apiError } from '../../shared/http/error-catalogue.ts';
 
 /** How often a run's streams look whether it has finished: one check per run, whatever the number of streams. */
 export const PHASE_CHECK_MS = 2_000;
+
+/** The run-logs function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+export const runLogsFunction: FunctionModule = {
+  name: 'run-logs',
+  cluster: 'on-first-use',
+  runHistory: true,
+  create: (context) => createRunLogsFunction(context),
+};
 
 /**
  * The run-logs function: a run's log lines as server-sent events, with a heartbeat every

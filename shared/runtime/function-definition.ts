@@ -4,6 +4,7 @@ import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
 import type { AuthorisationResolvers } from './filters/authorisation.ts';
 import type { FunctionName, RouteDefinition } from '../routes/route-table.ts';
 import type { RequestInput } from './request-validation.ts';
+import type { AppContext } from '../app/app-context.ts';
 
 /** A request after routing and authentication, as route handlers see it. */
 export interface HandlerRequest extends ApiRequest {
@@ -35,4 +36,22 @@ export interface FunctionDefinition {
    * undefined when the route's body must not be recorded (it may hold a sensitive value).
    */
   auditRequestObject?: (request: HandlerRequest) => unknown;
+}
+
+/**
+ * A function as its process is set up: the facts known before it runs, in one place per function
+ * (issue 21), read by every entry (the Knative container, the functions-framework, the local gateway),
+ * and the factory of its definition.
+ */
+export interface FunctionModule {
+  name: FunctionName;
+  /**
+   * When its process connects to the cluster: `at-start` for a function whose handlers call it;
+   * `on-first-use` for one that needs it only to verify or authorise a token other than the admin's,
+   * so that it starts without loading the Kubernetes client.
+   */
+  cluster: 'at-start' | 'on-first-use';
+  /** It keeps run history: started alone on the checkout's local state, it opens the database at start. */
+  runHistory: boolean;
+  create(context: AppContext): FunctionDefinition;
 }
