@@ -284,6 +284,11 @@ async function sweepRuns(): Promise<void> {
   await hit(byId('getRun'), { params: { ...run, run: UNKNOWN_RUN } });
   await hit(byId('getRun'), { params: run, token: controller });
 
+  const auditEvents = byId('listAuditEvents');
+  await hit(auditEvents, { query: '?limit=5' });
+  await hit(auditEvents, { query: '?limit=0' });
+  await hit(auditEvents, { token: serviceAccount });
+
   const internal = (operationId: string, call: Call) => hit(byId(operationId), { token: controller, ...call });
   await internal('listRunsInPhase', { query: '?phase=Pending' });
   await internal('listRunsInPhase', { query: '?phase=Nope' });
