@@ -5,11 +5,10 @@ import { createNodeRequestListener } from '../shared/adapters/node-http-adapter.
 import { createBridgeProxy } from '../shared/bridge/bridge-proxy.ts';
 import { gatewayRules, resolveGatewayTarget } from '../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
-import { createLimitedHttpServer } from '../shared/server/limited-http-server.ts';
 import { createLogger } from '../shared/logging/logger.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import type { Settings } from '../shared/config/settings.ts';
-import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
+import { bindEarly, serveWithContext, type BoundServer, type RunningServer } from '../shared/server/running-server.ts';
 import { createFunctionHandler } from './function-registry.ts';
 import { setUpCluster } from './resources/cluster-setup.ts';
 import { DEFAULT_LOCAL_DATA_DIR } from '../shared/local/local-data.ts';
@@ -25,6 +24,21 @@ export async function startLocalGateway(
   options: AppContextOptions & { host?: string } = {},
 ): Promise<RunningServer> {
   const tls = await gatewayTls(settings, options.localDataDir ?? DEFAULT_LOCAL_DATA_DIR);
+  const bound = await bindEarly(settings.server, tls, options.host);
+  try {
+    return await serveGateway(bound, settings, options, tls);
+  } catch (error) {
+    await bound.close();
+    throw error;
+  }
+}
+
+async function serveGateway(
+  bound: BoundServer,
+  settings: Settings,
+  options: AppContextOptions,
+  tls: Awaited<ReturnType<typeof gatewayTls>>,
+): Promise<RunningServer> {
   const context = await createAppContext(settings, options);
   // What the chart's hook Job does before the functions serve; locally, with the example Project.
   if (context.kubernetes.builtInEmulator)
@@ -36,16 +50,16 @@ export async function startLocalGateway(
     listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
   const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl, context.config);
   const rules = gatewayRules(context.routes);
-  const server = createLimitedHttpServer(
-    context.config,
+  const running = serveWithContext(
+    bound,
     (req, res) => {
       const target = resolveGatewayTarget(rules, req.url ?? '/');
       if (target === 'bridge') bridge(req, res);
       else listeners.get(target)!(req, res);
     },
-    tls,
+    context,
+    10_000,
   );
-  const running = await serveWithContext(server, context, options.host, 10_000);
   context.logger.info('local gateway listening', {
     url: `${tls ? 'https' : 'http'}://localhost:${running.port}`,
     functions: FUNCTION_NAMES,

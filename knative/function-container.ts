@@ -4,8 +4,7 @@ import type { Settings } from '../shared/config/settings.ts';
 import { createLogger } from '../shared/logging/logger.ts';
 import { createContextHandler } from '../shared/runtime/core-handler.ts';
 import type { FunctionModule } from '../shared/runtime/function-definition.ts';
-import { createLimitedHttpServer } from '../shared/server/limited-http-server.ts';
-import { serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
+import { bindEarly, serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { startDevelopmentCluster } from '../infra/development/development-cluster.ts';
@@ -24,11 +23,18 @@ export async function serveFunction(
   options: AppContextOptions & { host?: string } = {},
 ): Promise<RunningServer> {
   const tls = await tlsFromSettings(settings.tls);
-  const context = await createAppContext(settings, { cluster: module.cluster, ...options });
-  if (options.localDataDir !== undefined && module.runHistory) await openLocalRunHistory(context);
-  const handler = createContextHandler(module.create(context), context);
-  const server = createLimitedHttpServer(context.config, createNodeRequestListener(handler, context.config), tls);
-  const running = await serveWithContext(server, context, options.host, DRAIN_GRACE_MS);
+  const bound = await bindEarly(settings.server, tls, options.host);
+  let running: RunningServer;
+  try {
+    const context = await createAppContext(settings, { cluster: module.cluster, ...options });
+    if (options.localDataDir !== undefined && module.runHistory) await openLocalRunHistory(context);
+    const handler = createContextHandler(module.create(context), context);
+    running = serveWithContext(bound, createNodeRequestListener(handler, context.config), context, DRAIN_GRACE_MS);
+  } catch (error) {
+    await bound.close();
+    throw error;
+  }
+  const { context } = running;
   context.logger.info('function listening', {
     function: module.name,
     service: settings.runtime.knativeService,

@@ -152,6 +152,11 @@ export const PLATFORM_ERRORS = {
     meaning: "The identity provider's signing keys cannot be fetched; retry after `Retry-After`.",
   },
   ShuttingDown: { status: 503, meaning: 'This server instance is shutting down; retry, and another instance answers.' },
+  Starting: {
+    status: 503,
+    meaning:
+      'This server instance is still starting (it holds its port while it connects to the cluster and the database); retry after `Retry-After`.',
+  },
   DatabaseNotConfigured: {
     status: 503,
     meaning: 'The run history database is not configured (`DATABASE_URL`); the operator must set it.',

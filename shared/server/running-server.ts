@@ -1,7 +1,63 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as HttpsServer } from 'node:https';
 import type { AppContext } from '../app/app-context.ts';
-import { drain, listen } from './limited-http-server.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { ServerConfig } from '../config/server-config.ts';
+import { apiError, retryAfter } from '../http/error-catalogue.ts';
+import type { ServerTls } from '../tls/server-tls.ts';
+import { createLimitedHttpServer, drain, listen } from './limited-http-server.ts';
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A server listening on its port before the process is ready to serve. */
+export interface BoundServer {
+  server: Server;
+  port: number;
+  /** Hands the requests to the process's listener from now on. */
+  serve(listener: RequestListener): void;
+  /** Lets the port go (the set-up failed). */
+  close(): Promise<void>;
+}
+
+/**
+ * Binds PORT before the slow set-up (the cluster, the database and its migrations), so that a port in
+ * use stops the process at once naming PORT instead of seconds later; until `serve`, a request is
+ * answered 503 `Starting` with `Retry-After: 1` (readiness probes included).
+ */
+export async function bindEarly(
+  config: Pick<ServerConfig, 'port' | 'maxHeaderBytes'>,
+  tls: ServerTls | undefined,
+  host: string | undefined,
+): Promise<BoundServer> {
+  let ready: RequestListener | undefined;
+  const starting = apiError('Starting', 'the server is starting; retry shortly', retryAfter(1)).toResponse();
+  const server = createLimitedHttpServer(
+    config,
+    (req, res) => {
+      if (ready) return ready(req, res);
+      res.writeHead(starting.status, starting.headers).end(starting.body);
+    },
+    tls,
+  );
+  let port: number;
+  try {
+    port = await listen(server, config.port, host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      throw new ConfigError('PORT', `port ${config.port} is already in use by another process`);
+    if (code === 'EACCES') throw new ConfigError('PORT', `port ${config.port} may not be bound by this user`);
+    throw error;
+  }
+  return {
+    server,
+    port,
+    serve: (listener) => {
+      ready = listener;
+    },
+    close: () => drain(server, 0),
+  };
+}
 
 export interface RunningServer {
   url: string;
@@ -12,14 +68,15 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Listens on the configured port; closing drains in-flight requests, then releases the context. */
-export async function serveWithContext(
-  server: Server,
+/** Serves on the bound port from now on; closing drains in-flight requests, then releases the context. */
+export function serveWithContext(
+  bound: BoundServer,
+  listener: RequestListener,
   context: AppContext,
-  host: string | undefined,
   defaultGraceMs: number,
-): Promise<RunningServer> {
-  const port = await listen(server, context.config.port, host);
+): RunningServer {
+  bound.serve(listener);
+  const { server, port } = bound;
   return {
     url: `${server instanceof HttpsServer ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,

@@ -1,0 +1,81 @@
+// Issue 23, item 4, "start-up catches configuration": the listening port is bound before the slow
+// set-up (the cluster, the database, migrations), so a port in use stops the server at once naming
+// PORT; while it sets up, a request is answered 503 `Starting`, not refused at the socket.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindEarly } from '../../shared/server/running-server.ts';
+import { adminEnv } from '../support/admin-fixtures.ts';
+import { REPO_ROOT, freePort } from '../support/function-servers.ts';
+
+/** Runs a Node entry of the checkout to its end: exit status, output and how long it took. */
+function runToExit(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ status: number | null; output: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.once('exit', (status) => resolve({ status, output, ms: Date.now() - started }));
+  });
+}
+
+describe('issue 23: a port in use stops the server at once, naming PORT', () => {
+  const occupier = createServer();
+  let port: number;
+  let dataDir: string;
+  beforeAll(async () => {
+    port = await freePort();
+    await new Promise<void>((resolve) => occupier.listen(port, resolve));
+    dataDir = await mkdtemp(join(tmpdir(), 'port-in-use-'));
+  });
+  afterAll(async () => {
+    occupier.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('npm start (the local gateway): exit 1 naming PORT, before the emulator or the database start', async () => {
+    const result = await runToExit('functions/local-gateway.ts', { PORT: String(port), LOCAL_DATA_DIR: dataDir });
+    expect(result.status).toBe(1);
+    expect(result.output).toMatch(/refusing to start: PORT: port \d+ is already in use/);
+    expect(result.output).not.toMatch(/database:|embedded PostgreSQL|migrations/);
+  });
+
+  it('the container entry: exit 1 naming PORT', async () => {
+    const result = await runToExit('knative/server.ts', {
+      ...adminEnv(),
+      NODE_ENV: 'production',
+      FUNCTION_TARGET: 'resources',
+      PORT: String(port),
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toMatch(/refusing to start: PORT: port \d+ is already in use/);
+  });
+});
+
+describe('issue 23: while the process sets up, its port answers 503 Starting', () => {
+  it('a request before serve() is 503 Starting with Retry-After; after, the listener answers', async () => {
+    const bound = await bindEarly({ port: 0, maxHeaderBytes: 16_384 }, undefined, '127.0.0.1');
+    try {
+      const early = await fetch(`http://127.0.0.1:${bound.port}/readyz`);
+      expect(early.status).toBe(503);
+      expect(early.headers.get('retry-after')).toBe('1');
+      expect(await early.json()).toMatchObject({ reason: 'Starting' });
+      bound.serve((_req, res) => res.writeHead(200).end('ready'));
+      const later = await fetch(`http://127.0.0.1:${bound.port}/readyz`);
+      expect([later.status, await later.text()]).toEqual([200, 'ready']);
+    } finally {
+      await bound.close();
+    }
+  });
+});
