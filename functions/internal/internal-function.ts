@@ -1,4 +1,4 @@
-import { RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
+import { LAPSED_LEASES_ANNOTATION, RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { notFound } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
@@ -45,7 +45,13 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
     },
     claimRun: async (request) => {
       const { leaseSeconds, ...filter } = request.input.body();
-      const claimed = await (await leases()).claim(runPrincipal(request.principal), leaseSeconds * 1000, filter);
+      const claimed = await (await leases()).claim(
+        runPrincipal(request.principal),
+        leaseSeconds * 1000,
+        filter,
+        (lapsed) =>
+          noteForAudit(request, LAPSED_LEASES_ANNOTATION, lapsed.map(({ id, phase }) => `${id}=${phase}`).join(',')),
+      );
       if (!claimed) return { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
       noteForAudit(request, RUN_ANNOTATION, claimed.run.id);
       return jsonResponse(200, { ...claimed, unmaskedSensitiveValues: await masking.claimed(claimed) });

@@ -16,6 +16,13 @@ export const LOGIN_OUTCOME_ANNOTATION = 'platform-api/login-outcome';
 /** The run a request created (a run started) or was given (a controller's claim): its `objectRef.uid`, found by `?run=`. */
 export const RUN_ANNOTATION = 'platform-api/run';
 
+/**
+ * On a claim that first collected lapsed leases: each run whose lease lapsed and what became of it
+ * (`<run id>=Pending|Failed|Cancelled`, comma-separated), so a lapse is in the trail with the claim
+ * that saw it, and found by `?run=` through the run's own events.
+ */
+export const LAPSED_LEASES_ANNOTATION = 'platform-api/lapsed-leases';
+
 /** Adds a note to the audit event of the request a handler is answering. */
 export function noteForAudit(request: { auditAnnotations?: Record<string, string> }, key: string, value: string): void {
   request.auditAnnotations ??= {};

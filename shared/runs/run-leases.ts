@@ -31,6 +31,12 @@ export interface LeasedRun {
   lease: RunLease;
 }
 
+/** A run whose lease lapsed, and the phase the collector moved it to (Pending again, Failed or Cancelled). */
+export interface LapsedLease {
+  id: string;
+  phase: RunPhase;
+}
+
 /** Which Pending runs a controller takes; none: any. */
 export interface ClaimFilter {
   project?: string;
@@ -115,8 +121,14 @@ export class RunLeases {
    * Takes the oldest Pending run (matching `filter`) for `controller` with a lease of `leaseMs`, bound
    * to `controller`: undefined when there is none. Leases that lapsed are collected first.
    */
-  async claim(controller: LeaseHolder, leaseMs: number, filter: ClaimFilter = {}): Promise<LeasedRun | undefined> {
-    await this.collectLapsedLeases();
+  async claim(
+    controller: LeaseHolder,
+    leaseMs: number,
+    filter: ClaimFilter = {},
+    onLapsed: (lapsed: LapsedLease[]) => void = () => {},
+  ): Promise<LeasedRun | undefined> {
+    const lapsed = await this.collectLapsedLeases();
+    if (lapsed.length > 0) onLapsed(lapsed);
     const values: unknown[] = [
       randomUUID(),
       leaseMs,
@@ -147,11 +159,11 @@ export class RunLeases {
 
   /**
    * Returns every run whose lease expired to the queue, or ends it: Cancelled when a cancellation
-   * was requested, Failed on its last attempt. Resolves to the number of runs changed. Rows another
+   * was requested, Failed on its last attempt. Resolves to the runs changed and their new phase. Rows another
    * call is changing are skipped (SKIP LOCKED): competing collectors never wait on or deadlock with each other.
    */
-  async collectLapsedLeases(): Promise<number> {
-    const { rowCount } = await queryRuns(
+  async collectLapsedLeases(): Promise<LapsedLease[]> {
+    const { rows } = await queryRuns<LapsedLease>(
       this.#pool,
       `UPDATE runs SET
          phase = CASE WHEN cancel_requested_at IS NOT NULL THEN 'Cancelled' WHEN attempts >= $1 THEN 'Failed' ELSE 'Pending' END,
@@ -163,10 +175,11 @@ export class RunLeases {
          lease_id = NULL, lease_expires_at = NULL
        WHERE id IN (
          SELECT id FROM runs WHERE phase = 'Running' AND (lease_expires_at IS NULL OR lease_expires_at <= now())
-         FOR UPDATE SKIP LOCKED)`,
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id, phase`,
       [MAX_RUN_ATTEMPTS],
     );
-    return rowCount ?? 0;
+    return rows;
   }
 
   /** Extends the lease by `leaseMs` from now; the answer says whether a cancellation was requested. */

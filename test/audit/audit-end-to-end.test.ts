@@ -238,3 +238,28 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
     }
   });
 });
+
+describe('issue 22: a lease that lapses is in the trail, with the claim that collected it', () => {
+  it('the next claim names the lapsed run and what became of it; the run is found by its id', async () => {
+    const ws = { ...workspaceObject('e2e-lapse'), spec: workspaceObject('e2e-lapse').spec };
+    await as('admin')('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, ws).then(expectStatus(201));
+    const run = (await as('admin')('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/e2e-lapse/runs`, {
+      type: 'plan',
+    }).then(expectStatus(201))) as { id: string };
+    await as('controller')('POST', '/internal/runs/claim', {
+      project: TEAM_PROJECT,
+      workspace: 'e2e-lapse',
+      leaseSeconds: 1,
+    }).then(expectStatus(200));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const next = await as('controller')('POST', '/internal/runs/claim', {
+      project: TEAM_PROJECT,
+      workspace: 'e2e-lapse',
+    });
+    expect(next.status).toBe(200);
+    await stdout.close();
+    const [claim] = stdoutEvents().filter((event) => event.auditID === next.headers.get('audit-id'));
+    expect(claim!.annotations!['platform-api/lapsed-leases']).toContain(`${run.id}=Pending`);
+    expect(claim!.objectRef).toMatchObject({ resource: 'runs', uid: run.id });
+  });
+});
