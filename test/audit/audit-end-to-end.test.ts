@@ -1,4 +1,4 @@
-// Issue 22, Show: "an end-to-end test through the gateway: an admin session, an OIDC user mapped to a
+// Issue 22, Show (and issue 26: the trail holds no sensitive value a run printed): "an end-to-end test through the gateway: an admin session, an OIDC user mapped to a
 // namespaced Role (allowed and refused requests), a controller; every event is found by the API and in
 // standard output with the right user, verb, objectRef, decision and status; no secret appears
 // anywhere (a scan for every secret the test used)". Standard output is the real sink (the same
@@ -157,6 +157,15 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
       },
     );
     await step(
+      'controller appends a log line that prints the sensitive value',
+      await as('controller')('POST', `/internal/runs/${run.id}/logs`, {
+        leaseId,
+        firstSeq: 1,
+        lines: [`token is ${SENSITIVE}`],
+      }),
+      { user: CONTROLLER, verb: 'post', decision: 'allow', code: 200 },
+    );
+    await step(
       'controller finishes the run',
       await as('controller')('POST', `/internal/runs/${run.id}/phase`, {
         leaseId,
@@ -170,7 +179,7 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
         code: 200,
       },
     );
-    expect(steps).toHaveLength(8);
+    expect(steps).toHaveLength(9);
   });
 
   it('finds every step by the API and in standard output, the same in both, as it happened', async () => {
@@ -217,6 +226,7 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
       `${OIDC_USER.email} create /api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/e2e-ws/runs`,
       `${CONTROLLER} post /internal/runs/claim`,
       `${CONTROLLER} get /internal/runs/<run>/variables`,
+      `${CONTROLLER} post /internal/runs/<run>/logs`,
       `${CONTROLLER} post /internal/runs/<run>/phase`,
     ]);
     const runStep = steps.find((step) => step.name === 'controller reads the variables')!;
