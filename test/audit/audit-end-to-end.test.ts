@@ -16,6 +16,7 @@ import {
   OIDC_USER,
   OTHER_PROJECT,
   TEAM_PROJECT,
+  callAs,
   expectStatus,
   usePlatform,
   variableSetObject,
@@ -28,18 +29,7 @@ const stdout = new StdoutAuditSink(
 );
 const platform = usePlatform({}, { auditSinks: [stdout] });
 type Who = 'admin' | 'oidcUser' | 'controller';
-const as =
-  (who: Who) =>
-  (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${platform().gateway.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${platform().tokens[who]}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+const as = (who: Who) => callAs(platform, who);
 const SENSITIVE = 'e2e-sensitive-value-9f3a';
 const CONTROLLER = `system:serviceaccount:${TEST_NAMESPACE}:workspace-controller`;
 

@@ -14,6 +14,7 @@ import {
   OIDC_USER,
   OTHER_PROJECT,
   TEAM_PROJECT,
+  callAs,
   expectStatus,
   send,
   usePlatform,
@@ -23,18 +24,7 @@ import {
 const logger = capturingLogger();
 const platform = usePlatform({ LOG_LEVEL: 'debug' }, { logger });
 type Who = 'admin' | 'oidcUser' | 'serviceAccount' | 'controller';
-const as =
-  (who: Who) =>
-  (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${platform().gateway.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${platform().tokens[who]}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
+const as = (who: Who) => callAs(platform, who);
 const runsOf = (project: string, workspace: string) => `/api/v1alpha1/projects/${project}/workspaces/${workspace}/runs`;
 const runPath = (project: string, runId: string) => `/api/v1alpha1/projects/${project}/runs/${runId}`;
 const CONTROLLER_USER = 'system:serviceaccount:platform-system:workspace-controller';
@@ -165,7 +155,7 @@ describe('Issue 20: a lease is bound to the principal that claimed it: another c
     await platform().cluster.createServiceAccount('second-controller');
     await platform().cluster.allowPaths('second-controller', ['/internal', '/internal/*'], ['get', 'post']);
     const secondController = await platform().cluster.mintToken('second-controller');
-    const callAs =
+    const callWithToken =
       (token: string) =>
       (method: string, path: string, body?: unknown, headers = {}) =>
         fetch(`${platform().gateway.url}${path}`, {
@@ -177,7 +167,7 @@ describe('Issue 20: a lease is bound to the principal that claimed it: another c
           },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         });
-    const leaseBearingCalls = (call: ReturnType<typeof callAs>, id: string) => [
+    const leaseBearingCalls = (call: ReturnType<typeof callWithToken>, id: string) => [
       call('POST', `/internal/runs/${run.id}/lease`, { leaseId: id }),
       call('POST', `/internal/runs/${run.id}/logs`, { leaseId: id, firstSeq: 1, lines: ['forged'] }),
       call('POST', `/internal/runs/${run.id}/phase`, { leaseId: id, phase: 'Failed', message: 'forged' }),
@@ -187,10 +177,10 @@ describe('Issue 20: a lease is bound to the principal that claimed it: another c
       Promise.all(calls.map(async (call) => ({ status: (await call).status, body: await (await call).json() })));
     const before = await storedState(run.id);
     const neverIssued = await answers(
-      leaseBearingCalls(callAs(secondController), '0190a0a0-0000-7000-8000-00000000000a'),
+      leaseBearingCalls(callWithToken(secondController), '0190a0a0-0000-7000-8000-00000000000a'),
     );
     for (const token of [secondController, platform().tokens.admin]) {
-      const refused = await answers(leaseBearingCalls(callAs(token), leaseId));
+      const refused = await answers(leaseBearingCalls(callWithToken(token), leaseId));
       for (const answer of refused) expect(answer).toMatchObject({ status: 409, body: { reason: 'LeaseNotHeld' } });
       // Word for word what an id never issued gets: no variables, no hint that the lease exists.
       expect(refused).toEqual(neverIssued);
