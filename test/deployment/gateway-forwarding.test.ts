@@ -1,7 +1,8 @@
 // Issue 11, item 5, and issue 20, item 6: the fleet's gateway behaves like a real proxy. Real
 // node:http upstreams stand in for the function replicas, so each rule is seen on the wire.
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { createServer as createHttpsServer, globalAgent, request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
@@ -151,6 +152,29 @@ describe('Gateway: X-Forwarded-For is replaced by the one client address the gat
     });
     expect(status).toBe(200);
     expect(seen['x-forwarded-proto']).toBe('https');
+  });
+
+  it('forwards to an https upstream over TLS (the identity bridge may be one)', async () => {
+    const certificate = await generateTlsCertificate('localhost');
+    const upstream = createHttpsServer(certificate, (request, response) =>
+      response.end(JSON.stringify({ overTls: (request.socket as TLSSocket).encrypted === true })),
+    );
+    servers.push(upstream);
+    const upstreamUrl = `https://127.0.0.1:${await listen(upstream, 0, '127.0.0.1')}`;
+    // Short deadlines: plain HTTP sent to a TLS server would wait for an answer that never comes.
+    const deadlines = { gatewayTimeouts: { connectMs: 2_000, responseHeaderMs: 2_000 } };
+    const { url, pools } = await gateway({ resources: [upstreamUrl] }, deadlines);
+    // The health check (fetch) does not trust the test's certificate; the forwarding agent is told to.
+    pools.get('resources')!.upstreams()[0]!.state = 'ready';
+    const trusted = globalAgent.options.ca;
+    globalAgent.options.ca = certificate.cert;
+    try {
+      const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ overTls: true });
+    } finally {
+      globalAgent.options.ca = trusted;
+    }
   });
 
   it('behind TRUSTED_PROXY_HOPS=1 of its own, sends the address its trusted proxy saw, and only that', async () => {
