@@ -1,7 +1,8 @@
 // Issue 11, item 5, and issue 20, item 6: the fleet's gateway behaves like a real proxy. Real
 // node:http upstreams stand in for the function replicas, so each rule is seen on the wire.
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { createServer as createHttpsServer, globalAgent, request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
@@ -153,6 +154,29 @@ describe('Gateway: X-Forwarded-For is replaced by the one client address the gat
     expect(seen['x-forwarded-proto']).toBe('https');
   });
 
+  it('forwards to an https upstream over TLS (the identity bridge may be one)', async () => {
+    const certificate = await generateTlsCertificate('localhost');
+    const upstream = createHttpsServer(certificate, (request, response) =>
+      response.end(JSON.stringify({ overTls: (request.socket as TLSSocket).encrypted === true })),
+    );
+    servers.push(upstream);
+    const upstreamUrl = `https://127.0.0.1:${await listen(upstream, 0, '127.0.0.1')}`;
+    // Short deadlines: plain HTTP sent to a TLS server would wait for an answer that never comes.
+    const deadlines = { gatewayTimeouts: { connectMs: 2_000, responseHeaderMs: 2_000 } };
+    const { url, pools } = await gateway({ resources: [upstreamUrl] }, deadlines);
+    // The health check (fetch) does not trust the test's certificate; the forwarding agent is told to.
+    pools.get('resources')!.upstreams()[0]!.state = 'ready';
+    const trusted = globalAgent.options.ca;
+    globalAgent.options.ca = certificate.cert;
+    try {
+      const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ overTls: true });
+    } finally {
+      globalAgent.options.ca = trusted;
+    }
+  });
+
   it('behind TRUSTED_PROXY_HOPS=1 of its own, sends the address its trusted proxy saw, and only that', async () => {
     let seen: IncomingHttpHeaders = {};
     const upstream = await replica((request, response) => {
@@ -214,7 +238,8 @@ describe('Gateway: a client abandoning its requests never takes a replica out of
     // Each answer takes 20 ms, so every dropped request is abandoned while the replica works on it.
     const upstream = await replica((_request, response) => void setTimeout(() => response.end('{}'), 20));
     const { url, pools, logger } = await gateway({ resources: [upstream], login: [upstream] });
-    const pace = { perSecond: 100, durationMs: 1_000, abandonAfterMs: 2 };
+    // Half a second is 50 dropped requests per stream: far more than one, which used to be enough.
+    const pace = { perSecond: 100, durationMs: 500, abandonAfterMs: 2 };
     let finished = false;
     const dropping = Promise.all([
       abandonRequests(url, { method: 'GET', path: '/apis/platform.dev/v1alpha1/projects' }, pace),
@@ -228,7 +253,7 @@ describe('Gateway: a client abandoning its requests never takes a replica out of
       await response.body?.cancel();
       statuses.push(response.status);
     }
-    expect((await dropping).reduce((sum, sent) => sum + sent, 0)).toBeGreaterThan(100);
+    expect((await dropping).reduce((sum, sent) => sum + sent, 0)).toBeGreaterThan(50);
     expect(statuses.length).toBeGreaterThan(10);
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
     expect(pools.get('resources')!.upstreams()[0]!.state).toBe('ready');
@@ -308,7 +333,7 @@ describe('Gateway: connect and response-header deadlines answer JSON 504 Functio
     });
     const { url } = await gateway({ 'run-logs': [upstream] }, timeouts);
     const reader = new EventStreamReader(await fetch(`${url}/api/v1alpha1/run-logs/demo/r1`));
-    await new Promise((resolve) => setTimeout(resolve, 3 * TIMEOUT_MS));
+    await new Promise((resolve) => setTimeout(resolve, 2 * TIMEOUT_MS));
     sendNext('id: 1\ndata: late\n\n');
     expect(await reader.until((events) => events.length >= 1)).toBe(true);
     await reader.cancel();
@@ -472,7 +497,7 @@ describe('Gateway: the response-header deadline starts once the request is writt
       '/apis/platform.dev/v1alpha1/projects',
       ['first half, ', 'second half'],
       {},
-      900,
+      600,
     );
     expect(answer).toEqual({ status: 200, text: '{"received":"first half, second half"}' });
   });
