@@ -11,7 +11,7 @@ import {
   type ResourceOperation,
 } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
-import type { ResourceRoute } from '../../shared/routes/platform-routes.ts';
+import type { ResourceRoute } from '../../shared/routes/resource-routes.ts';
 import type { RouteHandler } from '../../shared/runtime/function-definition.ts';
 import { generatedRouteHandlers, type RouteRequest, type TypedHandler } from '../../shared/runtime/typed-handlers.ts';
 import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body.ts';

@@ -4,7 +4,7 @@ import type { RouteAuthorisation } from './route-authorisation.ts';
 
 /**
  * What a route declaration says, apart from the table that lists them (route-table.ts): the route
- * groups (platform-routes.ts, kubernetes-api-routes.ts) and the rules derived per route
+ * groups (service-routes.ts, kubernetes-api-routes.ts, resource-routes.ts, run-routes.ts, audit-routes.ts, controller-routes.ts) and the rules derived per route
  * (route-answers.ts, route-authorisation.ts) import these, and the table imports them all.
  */
 

@@ -2,13 +2,10 @@ import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema }
 import { declareRoutes, type RouteDefinition } from './route-definition.ts';
 import { auditRoutes } from './audit-routes.ts';
 import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
-import {
-  NON_RESOURCE,
-  internalRoutes,
-  resourceRoutes,
-  runRoutes,
-  runWorkspaceAuthorisation,
-} from './platform-routes.ts';
+import { internalRoutes } from './controller-routes.ts';
+import { resourceRoutes } from './resource-routes.ts';
+import { runLogRoutes, runRoutes } from './run-routes.ts';
+import { bridgeRoutes, serviceRoutes } from './service-routes.ts';
 import { routeAnswers } from './route-answers.ts';
 import { effectiveAuthorisation } from './route-authorisation.ts';
 import { storableSchema } from '../json/storable-schema.ts';
@@ -63,129 +60,14 @@ function checkedAuthorisation(route: RouteDefinition): RouteDefinition {
 /** The routes as declared, in order. */
 function declaredRoutes(apiGroup: string) {
   return declareRoutes([
-    {
-      method: 'GET',
-      path: '/healthz',
-      target: 'every-function',
-      auth: 'none',
-      operationId: 'getHealth',
-      summary: 'Liveness: the process is serving.',
-      responseSchema: { type: 'object', properties: { status: { type: 'string' } } },
-    },
-    {
-      method: 'GET',
-      path: '/readyz',
-      target: 'every-function',
-      auth: 'none',
-      operationId: 'getReadiness',
-      summary: 'Readiness: the function can verify tokens and reach what it depends on.',
-      responseSchema: { type: 'object', properties: { status: { type: 'string' } } },
-      errorResponses: { 503: 'Not ready; `reason` says why.' },
-    },
-    {
-      method: 'POST',
-      path: '/api/v1alpha1/auth/login',
-      target: 'login',
-      auth: 'none',
-      operationId: 'login',
-      summary:
-        'Log in as the built-in admin account. The password goes in `Authorization: Bearer <password>`; no body.',
-      responseSchema: {
-        type: 'object',
-        required: ['idToken'],
-        properties: { idToken: { type: 'string', description: 'The admin JWT (HS256).' } },
-        additionalProperties: false,
-      },
-      errorResponses: {
-        400: 'Missing or malformed Authorization header.',
-        403: 'Wrong password (`InvalidPassword`) or admin account disabled (`AdminAccountDisabled`).',
-        429: 'Too many failed logins from this client, or too many logins in progress; see `Retry-After`.',
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/v1alpha1/auth/whoami',
-      target: 'resources',
-      auth: 'bearer',
-      operationId: 'whoAmI',
-      anyAuthenticatedCaller: true,
-      summary:
-        'Who the token authenticates as: the principal type and the name runs record for it (`admin`, the OIDC username, `system:serviceaccount:<ns>:<name>`). Needs nothing but a valid token.',
-      responseSchema: {
-        type: 'object',
-        required: ['type', 'name'],
-        properties: { type: { enum: ['admin', 'oidc', 'serviceaccount'] }, name: { type: 'string' } },
-        additionalProperties: false,
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/v1alpha1/system/public-config',
-      target: 'public-config',
-      auth: 'none',
-      operationId: 'getPublicConfig',
-      summary: 'What a client needs before it logs in: whether the admin account is enabled and the OIDC settings.',
-      responseSchema: { $ref: '#/components/schemas/PublicConfig' },
-    },
-    {
-      method: 'GET',
-      path: '/openapi.json',
-      target: 'public-config',
-      auth: 'none',
-      operationId: 'getOpenApiDocument',
-      summary: 'This OpenAPI 3.1 document.',
-      responseSchema: { type: 'object' },
-    },
-    {
-      method: 'GET',
-      path: '/docs',
-      target: 'public-config',
-      auth: 'none',
-      operationId: 'getApiReference',
-      summary: 'A readable API reference page generated from the OpenAPI document.',
-      responseMediaType: 'text/html',
-    },
+    ...serviceRoutes(),
     ...kubernetesApiRoutes(apiGroup),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
     ...auditRoutes(),
     ...internalRoutes(),
-    {
-      method: '*',
-      path: '/internal/*',
-      target: 'internal',
-      auth: 'bearer',
-      operationId: 'internal',
-      authorisation: NON_RESOURCE,
-      summary: 'Any other route of the workspace controller (404 once authorised), called with a ServiceAccount token.',
-      answersOnlyErrors: true,
-      errorResponses: { 404: 'No such route of the workspace controller (once authorised).' },
-    },
-    {
-      method: 'GET',
-      path: '/api/v1alpha1/run-logs/{project}/{run}',
-      target: 'run-logs',
-      auth: 'bearer-or-query',
-      operationId: 'streamRunLogs',
-      authorisation: runWorkspaceAuthorisation('get', 'log'),
-      summary:
-        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
-      responseMediaType: 'text/event-stream',
-      errorResponses: {
-        404: 'No such run in this Project (`RunNotFound`).',
-        429: 'The principal already has RUN_LOG_MAX_STREAMS_PER_PRINCIPAL streams open (`TooManyStreams`); retry after `Retry-After`.',
-        503: 'The database is unavailable; retry after `Retry-After`.',
-      },
-    },
-    {
-      method: '*',
-      path: '/bridge/*',
-      target: 'bridge',
-      auth: 'none',
-      operationId: 'identityBridge',
-      summary: 'Forwarded unauthenticated to the optional identity bridge (404 when none is configured).',
-      errorResponses: { 404: 'No identity bridge is configured (`BridgeNotConfigured`).' },
-    },
+    ...runLogRoutes(),
+    ...bridgeRoutes(),
   ]);
 }
 

@@ -13,7 +13,7 @@ const DOCUMENTATION_PROPERTIES = new Set([
   'responseMediaType',
   'successStatus',
 ]);
-/** Constants and helpers of platform-routes.ts that only build documentation (schemas, error texts, query notes). */
+/** Constants and helpers of the route groups' files that only build documentation (schemas, error texts, query notes). */
 const DOCUMENTATION_NAMES = new Set([
   'SELECTORS',
   'RESOURCE_ERRORS',

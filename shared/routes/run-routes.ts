@@ -1,0 +1,201 @@
+import { declareRoutes } from './route-definition.ts';
+
+// The run history routes (served by the resources function) and the run-log stream (the run-logs function).
+export const RUN_SCHEMA = {
+  type: 'object',
+  required: [
+    'id',
+    'project',
+    'workspace',
+    'type',
+    'phase',
+    'principal',
+    'principalType',
+    'createdAt',
+    'startedAt',
+    'finishedAt',
+    'message',
+    'statusMessage',
+    'attempts',
+    'controller',
+    'cancelRequestedAt',
+    'cancelRequestedBy',
+  ],
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'UUIDv7: time-ordered.' },
+    project: { type: 'string' },
+    workspace: { type: 'string' },
+    type: { enum: ['plan', 'apply'] },
+    phase: { enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'] },
+    principal: {
+      type: 'string',
+      description: '`admin`, the OIDC username, or `system:serviceaccount:<namespace>:<name>`.',
+    },
+    principalType: { enum: ['admin', 'oidc', 'serviceaccount'] },
+    createdAt: { type: 'string', format: 'date-time' },
+    startedAt: { type: ['string', 'null'], format: 'date-time' },
+    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    message: { type: 'string', description: "The user's message from the start of the run." },
+    statusMessage: { type: 'string', description: 'What the controller (or a lapsed lease) last said about the run.' },
+    attempts: { type: 'integer', description: 'How many times a controller claimed the run.' },
+    controller: { type: ['string', 'null'], description: 'The ServiceAccount of the controller that claimed it last.' },
+    cancelRequestedAt: { type: ['string', 'null'], format: 'date-time' },
+    cancelRequestedBy: { type: ['string', 'null'] },
+  },
+};
+
+export const RUN_PAGE_SCHEMA = {
+  type: 'object',
+  required: ['items'],
+  properties: {
+    items: { type: 'array', items: RUN_SCHEMA },
+    continue: { type: 'string', description: 'Pass as `?continue=` for the next page; absent on the last page.' },
+  },
+};
+
+const RUN_PAGE_QUERY = 'Newest first. Query: `limit` (1..500, default 50) and `continue`.';
+export const PAGE_PARAMETERS = {
+  limit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 500,
+    default: 50,
+    description: 'At most this many runs.',
+    'x-error-reason': 'InvalidLimit',
+  },
+  continue: {
+    type: 'string',
+    description: 'The `continue` of the page before (`InvalidContinueToken` when it is not one).',
+  },
+} as const;
+const PAGE_QUERY = { type: 'object', properties: PAGE_PARAMETERS } as const;
+export const MESSAGE = { type: 'string', maxLength: 4096 } as const;
+/** `verb` on a Project's `workspaces/runs`, named by the path's Workspace (or, without one, any Workspace there). */
+const runsOf = (verb: string, named: boolean) =>
+  ({
+    attributes: {
+      verb,
+      group: 'platform',
+      resource: 'workspaces',
+      subresource: 'runs',
+      namespaceParameter: 'project',
+      ...(named ? { nameParameter: 'workspace' } : {}),
+    },
+  }) as const;
+/** `verb` on `workspaces/<subresource>` named by the Workspace of the path's run, read first. */
+export const runWorkspaceAuthorisation = <const Verb extends string, const Subresource extends string>(
+  verb: Verb,
+  subresource: Subresource,
+) =>
+  ({
+    resolver: 'runWorkspace',
+    attributes: { verb, group: 'platform', resource: 'workspaces', subresource, namespaceParameter: 'project' },
+  }) as const;
+export const DATABASE_ERRORS = {
+  503: 'The database (or the Kubernetes API, or the token verifier) is unavailable; retry after `Retry-After`.',
+};
+
+/** The run history routes under `/api/v1alpha1/projects/{project}/` (served by the resources function). */
+export function runRoutes() {
+  const project = '/api/v1alpha1/projects/{project}';
+  return declareRoutes([
+    {
+      method: 'POST',
+      path: `${project}/workspaces/{workspace}/runs`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'startRun',
+      authorisation: runsOf('create', true),
+      summary:
+        'Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. Authorised as `create` on `workspaces/runs` (name: the Workspace).',
+      requestSchema: {
+        type: 'object',
+        required: ['type'],
+        additionalProperties: false,
+        properties: { type: { enum: ['plan', 'apply'] }, message: MESSAGE },
+        'x-error-reason': 'InvalidRun',
+      },
+      responseSchema: RUN_SCHEMA,
+      successStatus: 201,
+      errorResponses: {
+        400: 'Malformed body (`InvalidRun`).',
+        404: 'No such Workspace (`WorkspaceNotFound`).',
+        ...DATABASE_ERRORS,
+      },
+    },
+    {
+      method: 'GET',
+      path: `${project}/workspaces/{workspace}/runs`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'listWorkspaceRuns',
+      authorisation: runsOf('list', true),
+      querySchema: PAGE_QUERY,
+      summary: `List a Workspace's runs. ${RUN_PAGE_QUERY} Authorised as \`list\` on \`workspaces/runs\` (name: the Workspace).`,
+      responseSchema: RUN_PAGE_SCHEMA,
+      errorResponses: { 400: 'Bad `limit` or `continue` (`InvalidContinueToken`).', ...DATABASE_ERRORS },
+    },
+    {
+      method: 'GET',
+      path: `${project}/runs`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'listProjectRuns',
+      authorisation: runsOf('list', false),
+      querySchema: PAGE_QUERY,
+      summary: `List a Project's runs across its Workspaces. ${RUN_PAGE_QUERY} Authorised as \`list\` on \`workspaces/runs\` in the namespace.`,
+      responseSchema: RUN_PAGE_SCHEMA,
+      errorResponses: { 400: 'Bad `limit` or `continue` (`InvalidContinueToken`).', ...DATABASE_ERRORS },
+    },
+    {
+      method: 'GET',
+      path: `${project}/runs/{run}`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'getRun',
+      authorisation: runWorkspaceAuthorisation('get', 'runs'),
+      summary: "Read one run. Authorised as `get` on `workspaces/runs` (name: the run's Workspace).",
+      responseSchema: RUN_SCHEMA,
+      errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', ...DATABASE_ERRORS },
+    },
+    {
+      method: 'POST',
+      path: `${project}/runs/{run}/cancel`,
+      target: 'resources',
+      auth: 'bearer',
+      // Cancelling is authorised like starting: whoever may start runs in the Workspace may cancel them.
+      operationId: 'cancelRun',
+      authorisation: runWorkspaceAuthorisation('create', 'runs'),
+      summary:
+        "Cancel a run: a Pending one is Cancelled at once; a Running one is marked (`cancelRequestedAt`) and its controller acknowledges at its next lease renewal. No body. Authorised like starting runs: `create` on `workspaces/runs` (name: the run's Workspace).",
+      responseSchema: RUN_SCHEMA,
+      errorResponses: {
+        404: 'No such run in this Project (`RunNotFound`).',
+        409: 'The run already Succeeded or Failed (`InvalidPhaseTransition`).',
+        ...DATABASE_ERRORS,
+      },
+    },
+  ]);
+}
+
+/** The run-log stream: the one route that takes `?access_token=` (browsers' EventSource sets no header). */
+export function runLogRoutes() {
+  return declareRoutes([
+    {
+      method: 'GET',
+      path: '/api/v1alpha1/run-logs/{project}/{run}',
+      target: 'run-logs',
+      auth: 'bearer-or-query',
+      operationId: 'streamRunLogs',
+      authorisation: runWorkspaceAuthorisation('get', 'log'),
+      summary:
+        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
+      responseMediaType: 'text/event-stream',
+      errorResponses: {
+        404: 'No such run in this Project (`RunNotFound`).',
+        429: 'The principal already has RUN_LOG_MAX_STREAMS_PER_PRINCIPAL streams open (`TooManyStreams`); retry after `Retry-After`.',
+        503: 'The database is unavailable; retry after `Retry-After`.',
+      },
+    },
+  ]);
+}
