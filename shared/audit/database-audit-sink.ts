@@ -59,7 +59,18 @@ export class DatabaseAuditSink implements BlockingAuditSink {
 
   /** Writes an event now and resolves once it is stored; throws when it cannot be (AUDIT_MODE=blocking). */
   async writeNow(event: AuditEvent): Promise<void> {
-    await (await this.#store()).insert([event]);
+    try {
+      await (await this.#store()).insert([event]);
+    } catch (error) {
+      // The client is told only that the write was refused; the operator learns why.
+      this.#logger.warn(
+        'an audit event could not be stored before a write (AUDIT_MODE=blocking): the write is refused',
+        {
+          detail: error instanceof Error ? error.message : String(error),
+        },
+      );
+      throw error;
+    }
   }
 
   /** Writes what is queued, batch by batch; a failed batch goes back to the queue (bounded) for the next try. */
