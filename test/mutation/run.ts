@@ -104,6 +104,9 @@ const SCOPES: Record<string, Scope> = {
       'test/kubectl/table-output.test.ts',
       'test/resources/resources-authorisation.test.ts',
       'test/kubectl/kubernetes-api.test.ts',
+      // Values written in clear to the cluster directly, which only the presenter hides: the only file
+      // that fails when a Table is built from the raw list or a watch DELETED event skips the presenter.
+      'test/security/sensitive-values-everywhere.test.ts',
     ],
     ignoreStatic: true,
   },
