@@ -4,6 +4,7 @@
 // (reports/mutation/<scope>.incremental.json, committed), so a rerun costs only what changed.
 // Prints each scope's score and the total; exits 1 when the total is below the target.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Stryker } from '@stryker-mutator/core';
 import type { MutantResult } from '@stryker-mutator/api/core';
 
@@ -151,6 +152,8 @@ if (unknown.length > 0) {
 }
 const names = requested.length > 0 ? requested : Object.keys(SCOPES);
 const rows: Array<{ scope: string } & ReturnType<typeof score>> = [];
+// The sandbox is copied without `.tools/`; tests that render the chart find helm through HELM_PATH.
+process.env.HELM_PATH ??= resolve('.tools/bin/helm');
 for (const name of names) {
   const scope = SCOPES[name]!;
   process.env.MUTATION_TEST_FILES = scope.tests.join(',');
