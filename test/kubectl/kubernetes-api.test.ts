@@ -421,3 +421,118 @@ describe('Server-side apply is authorised as patch, and as create when the objec
     ).toEqual(['patcher']);
   });
 });
+
+describe('issue 20: every list, watch, patch and status option kubectl sends takes effect', () => {
+  const admin = () => platform().tokens.admin;
+  const names = (list: { items: Array<{ metadata: { name: string } }> }) =>
+    list.items.map((item) => item.metadata.name);
+  const labelled = async () => {
+    const url = platform().gateway.url;
+    for (const [name, labels] of [
+      ['opt-a', { tier: 'one' }],
+      ['opt-b', { tier: 'one' }],
+      ['opt-c', {}],
+    ] as const)
+      if (!(await inCluster(`${workspaces}/${name}`)))
+        await send(url, admin(), 'POST', workspaces, workspaceObject(name, labels)).then(expectStatus(201));
+  };
+  /** The whole watch stream, which the cluster ends after `timeoutSeconds`, with its headers. */
+  const watched = async (query: string) => {
+    const response = await get(`${workspaces}?watch=1&timeoutSeconds=1&${query}`, admin());
+    expect(response.status).toBe(200);
+    return { headers: response.headers, text: await response.text() };
+  };
+
+  it('a list passes labelSelector, fieldSelector, limit and continue on', async () => {
+    await labelled();
+    const byLabel = await get(`${workspaces}?labelSelector=tier%3Done`, admin()).then(expectStatus(200));
+    expect(names(byLabel)).toEqual(expect.arrayContaining(['opt-a', 'opt-b']));
+    expect(names(byLabel)).not.toContain('opt-c');
+    const byField = await get(`${workspaces}?fieldSelector=metadata.name%3Dopt-c`, admin()).then(expectStatus(200));
+    expect(names(byField)).toEqual(['opt-c']);
+    const first = await get(`${workspaces}?labelSelector=tier%3Done&limit=1`, admin()).then(expectStatus(200));
+    expect(names(first)).toHaveLength(1);
+    const rest = await get(
+      `${workspaces}?labelSelector=tier%3Done&limit=1&continue=${encodeURIComponent(first.metadata.continue)}`,
+      admin(),
+    ).then(expectStatus(200));
+    expect([...names(first), ...names(rest)].sort()).toEqual(['opt-a', 'opt-b']);
+  });
+
+  it('a watch passes timeoutSeconds, labelSelector, fieldSelector and resourceVersion on, and is answered unbuffered', async () => {
+    await labelled();
+    const byLabel = await watched('labelSelector=tier%3Done');
+    expect(byLabel.headers.get('content-type')).toBe('application/json');
+    expect(byLabel.headers.get('cache-control')).toBe('no-store');
+    expect(byLabel.headers.get('x-accel-buffering')).toBe('no');
+    expect(byLabel.text).toContain('"opt-a"');
+    expect(byLabel.text).not.toContain('"opt-c"');
+    const byField = await watched('fieldSelector=metadata.name%3Dopt-c');
+    expect(byField.text).toContain('"opt-c"');
+    expect(byField.text).not.toContain('"opt-a"');
+    // From the list's resourceVersion on, nothing has happened: the objects that exist are not sent again.
+    const { metadata } = await get(workspaces, admin()).then(expectStatus(200));
+    expect((await watched(`resourceVersion=${metadata.resourceVersion}`)).text).toBe('');
+  });
+
+  it('a JSON patch is applied; a patch or an object in a media type it does not take is 415 naming those it takes', async () => {
+    await labelled();
+    const url = platform().gateway.url;
+    const patched = await send(
+      url,
+      admin(),
+      'PATCH',
+      `${workspaces}/opt-c`,
+      [{ op: 'add', path: '/metadata/labels', value: { patched: 'json' } }],
+      'application/json-patch+json',
+    ).then(expectStatus(200));
+    expect(patched.metadata.labels).toEqual({ patched: 'json' });
+    const patchRefused = await send(url, admin(), 'PATCH', `${workspaces}/opt-c`, '{}', 'text/plain').then(
+      expectStatus(415),
+    );
+    expect(patchRefused).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType' });
+    for (const type of ['application/merge-patch+json', 'application/json-patch+json', 'application/apply-patch+yaml'])
+      expect(patchRefused.error ?? patchRefused.message).toContain(type);
+    const createRefused = await send(url, admin(), 'POST', workspaces, workspaceObject('opt-text'), 'text/plain').then(
+      expectStatus(415),
+    );
+    expect(createRefused.error ?? createRefused.message).toContain('application/json, application/yaml');
+    expect(await inCluster(`${workspaces}/opt-text`)).toBeUndefined();
+  });
+
+  it('the status subresource is read, replaced and merge-patched; server-side apply to it is 415', async () => {
+    await labelled();
+    const url = platform().gateway.url;
+    const status = `${workspaces}/opt-b/status`;
+    const current = await get(status, admin()).then(expectStatus(200));
+    expect(current.metadata.name).toBe('opt-b');
+    await send(url, admin(), 'PUT', status, { ...current, status: { phase: 'Planning' } }).then(expectStatus(200));
+    expect((await inCluster(`${workspaces}/opt-b`))?.status.phase).toBe('Planning');
+    await send(url, admin(), 'PATCH', status, { status: { phase: 'Planned' } }, 'application/merge-patch+json').then(
+      expectStatus(200),
+    );
+    expect((await inCluster(`${workspaces}/opt-b`))?.status.phase).toBe('Planned');
+    const applied = await send(
+      url,
+      admin(),
+      'PATCH',
+      `${status}?fieldManager=tests`,
+      toYaml({ ...workspaceObject('opt-b'), status: { phase: 'Applied' } }),
+      'application/apply-patch+yaml',
+    ).then(expectStatus(415));
+    expect(applied).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType' });
+    expect((await inCluster(`${workspaces}/opt-b`))?.status.phase).toBe('Planned');
+  });
+
+  it('a get answers a one-row Table of the version asked, with the row object includeObject asks for', async () => {
+    await labelled();
+    const v1beta1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';
+    const table = await get(`${workspaces}/opt-a`, admin(), v1beta1).then(expectStatus(200));
+    expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1beta1' });
+    expect(table.rows).toHaveLength(1);
+    expect(table.rows[0].cells[0]).toBe('opt-a');
+    expect(table.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'opt-a' } });
+    const bare = await get(`${workspaces}/opt-a?includeObject=None`, admin(), v1beta1).then(expectStatus(200));
+    expect(bare.rows[0]).not.toHaveProperty('object');
+  });
+});
