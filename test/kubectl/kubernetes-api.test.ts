@@ -524,6 +524,22 @@ describe('issue 20: every list, watch, patch and status option kubectl sends tak
     expect((await inCluster(`${workspaces}/opt-b`))?.status.phase).toBe('Planned');
   });
 
+  it('a watch as Tables: the first event carries the column definitions, later ones only their rows', async () => {
+    await labelled();
+    const response = await get(`${workspaces}?watch=1&timeoutSeconds=1&labelSelector=tier%3Done`, admin(), TABLE);
+    const events = (await response.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(events.map((event) => [event.type, event.object.kind])).toEqual([
+      ['ADDED', 'Table'],
+      ['ADDED', 'Table'],
+    ]);
+    expect(events[0].object.columnDefinitions.map((column: { name: string }) => column.name)).toContain('Repository');
+    expect(events[1].object).not.toHaveProperty('columnDefinitions');
+    expect(events[1].object.rows).toHaveLength(1);
+  });
+
   it('a get answers a one-row Table of the version asked, with the row object includeObject asks for', async () => {
     await labelled();
     const v1beta1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';
