@@ -157,11 +157,18 @@ process.env.HELM_PATH ??= resolve('.tools/bin/helm');
 for (const name of names) {
   const scope = SCOPES[name]!;
   process.env.MUTATION_TEST_FILES = scope.tests.join(',');
+  // Written as the run goes (mutant-log-reporter.mjs), absolute: Stryker works in its sandbox.
+  process.env.MUTANT_LOG_FILE = resolve(`reports/mutation/${name}.mutants.jsonl`);
+  writeFileSync(process.env.MUTANT_LOG_FILE, '');
   forgetSurvivors(`reports/mutation/${name}.incremental.json`);
   const results = await new Stryker({
     testRunner: 'vitest',
     vitest: { configFile: 'test/mutation/vitest.config.ts', related: false },
-    plugins: ['@stryker-mutator/vitest-runner', './test/mutation/route-documentation-ignorer.mjs'],
+    plugins: [
+      '@stryker-mutator/vitest-runner',
+      './test/mutation/route-documentation-ignorer.mjs',
+      './test/mutation/mutant-log-reporter.mjs',
+    ],
     // Only the route table mixes access rules with documentation.
     ignorers: name === 'routes' ? ['route-documentation'] : [],
     mutate: scope.mutate,
@@ -172,7 +179,7 @@ for (const name of names) {
     ignorePatterns: ['.stryker-tmp', '.tools', '.data', 'reports', 'docs', 'coverage', 'dist'],
     concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 2),
     timeoutMS: 20_000,
-    reporters: ['clear-text', 'html', 'progress-append-only'],
+    reporters: ['clear-text', 'html', 'progress-append-only', 'mutant-log'],
     htmlReporter: { fileName: `reports/mutation/${name}.html` },
     clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
     tempDirName: `.stryker-tmp/${name}`,
