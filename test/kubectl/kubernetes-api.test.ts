@@ -498,6 +498,17 @@ describe('issue 20: every list, watch, patch and status option kubectl sends tak
     );
     expect(createRefused.error ?? createRefused.message).toContain('application/json, application/yaml');
     expect(await inCluster(`${workspaces}/opt-text`)).toBeUndefined();
+    const current = await inCluster(`${workspaces}/opt-c`);
+    const replaceRefused = await send(
+      url,
+      admin(),
+      'PUT',
+      `${workspaces}/opt-c`,
+      { ...current, metadata: { ...current!.metadata, labels: { replaced: 'text' } } },
+      'text/plain',
+    ).then(expectStatus(415));
+    expect(replaceRefused).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType' });
+    expect((await inCluster(`${workspaces}/opt-c`))?.metadata.labels).toEqual({ patched: 'json' });
   });
 
   it('the status subresource is read, replaced and merge-patched; server-side apply to it is 415', async () => {
@@ -521,6 +532,7 @@ describe('issue 20: every list, watch, patch and status option kubectl sends tak
       'application/apply-patch+yaml',
     ).then(expectStatus(415));
     expect(applied).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType' });
+    expect(applied.error ?? applied.message).toContain('server-side apply of the status subresource is not supported');
     expect((await inCluster(`${workspaces}/opt-b`))?.status.phase).toBe('Planned');
   });
 
@@ -538,6 +550,30 @@ describe('issue 20: every list, watch, patch and status option kubectl sends tak
     expect(events[0].object.columnDefinitions.map((column: { name: string }) => column.name)).toContain('Repository');
     expect(events[1].object).not.toHaveProperty('columnDefinitions');
     expect(events[1].object.rows).toHaveLength(1);
+  });
+
+  it("a list as a Table keeps the list's metadata (resourceVersion, continue, remainingItemCount)", async () => {
+    await labelled();
+    const table = await get(`${workspaces}?labelSelector=tier%3Done&limit=1`, admin(), TABLE).then(expectStatus(200));
+    expect(table.rows).toHaveLength(1);
+    expect(table.metadata).toEqual({
+      resourceVersion: expect.any(String),
+      continue: expect.any(String),
+      remainingItemCount: 1,
+    });
+  });
+
+  it('force=true goes on with a server-side apply (the conflict is the cluster to decide), and apply takes ownership', async () => {
+    await labelled();
+    const applied = await send(
+      platform().gateway.url,
+      admin(),
+      'PATCH',
+      `${workspaces}/opt-a?fieldManager=forced&force=true`,
+      toYaml(workspaceObject('opt-a', { tier: 'one', forced: 'yes' })),
+      'application/apply-patch+yaml',
+    ).then(expectStatus(200));
+    expect(applied.metadata.labels.forced).toBe('yes');
   });
 
   it('a get answers a one-row Table of the version asked, with the row object includeObject asks for', async () => {
