@@ -552,6 +552,15 @@ describe('issue 20: every list, watch, patch and status option kubectl sends tak
     expect(events[1].object.rows).toHaveLength(1);
   });
 
+  it('a watch ends by itself when the token that opened it expires', { timeout: 45_000 }, async () => {
+    const token = await platform().oidcLogin(4);
+    const openedAt = Date.now();
+    const response = await get(`${workspaces}?watch=1`, token);
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(Date.now() - openedAt).toBeLessThan(40_000);
+  });
+
   it("a list as a Table keeps the list's metadata (resourceVersion, continue, remainingItemCount)", async () => {
     await labelled();
     const table = await get(`${workspaces}?labelSelector=tier%3Done&limit=1`, admin(), TABLE).then(expectStatus(200));
