@@ -66,6 +66,8 @@ describe('A Table of objects: the columns of the CRD (Name first), one row of ce
     { name: 'Labels', type: 'string', jsonPath: '.metadata.labels' },
     { name: 'Started', type: 'date', jsonPath: '.status.started' },
     { name: 'Item', type: 'string', jsonPath: '.spec.list.first' },
+    { name: 'Ratio', type: 'number', jsonPath: '.status.ratio' },
+    { name: 'Below null', type: 'string', jsonPath: '.status.none.deeper' },
   ];
   const described = (printerColumns: PrinterColumn[]) => ({ kind: WORKSPACE, printerColumns }) as KindDescription;
   const object: PlatformObject = {
@@ -73,7 +75,7 @@ describe('A Table of objects: the columns of the CRD (Name first), one row of ce
     kind: 'Workspace',
     metadata: { name: 'web', namespace: 'team-a', labels: { tier: 'one' }, creationTimestamp: 'not a date' },
     spec: { source: { repository: 'https://git.example.com/x.git' }, list: ['first'] },
-    status: { ready: false, count: 0, started: 'yesterday' },
+    status: { ready: false, count: 0, started: 'yesterday', ratio: 0.5, none: null },
   } as PlatformObject;
 
   it('writes out every column definition, with an empty format and priority 0 where the CRD gives none', () => {
@@ -98,13 +100,15 @@ describe('A Table of objects: the columns of the CRD (Name first), one row of ce
       { name: 'Labels', type: 'string', format: '', description: '', priority: 0 },
       { name: 'Started', type: 'date', format: '', description: '', priority: 0 },
       { name: 'Item', type: 'string', format: '', description: '', priority: 0 },
+      { name: 'Ratio', type: 'number', format: '', description: '', priority: 0 },
+      { name: 'Below null', type: 'string', format: '', description: '', priority: 0 },
     ]);
   });
 
-  it('prints each cell as kube-apiserver does: strings as they are, false and 0 kept, objects as JSON, absent (or inside a list) as null, a date it cannot read as it is', () => {
+  it('prints each cell as kube-apiserver does: strings as they are, false and 0 kept, objects as JSON, absent (or inside a list, or below null) as null, a number as it is, a date it cannot read as it is', () => {
     const table = toTable(described(columns), [object], {}, { version: 'v1', includeObject: 'None' });
     expect(table.rows).toEqual([
-      { cells: ['web', 'https://git.example.com/x.git', false, 0, '{"tier":"one"}', 'yesterday', null] },
+      { cells: ['web', 'https://git.example.com/x.git', false, 0, '{"tier":"one"}', 'yesterday', null, 0.5, null] },
     ]);
   });
 
