@@ -552,6 +552,20 @@ describe('issue 20: every list, watch, patch and status option kubectl sends tak
     expect(events[1].object.rows).toHaveLength(1);
   });
 
+  it("a create takes the path's namespace: a body naming the same one is created there, another one is 400", async () => {
+    const url = platform().gateway.url;
+    const inNamespace = (name: string, namespace: string) => {
+      const object = workspaceObject(name) as { metadata: Record<string, unknown> };
+      return { ...object, metadata: { ...object.metadata, namespace } };
+    };
+    await send(url, admin(), 'POST', workspaces, inNamespace('opt-same-ns', TEAM_PROJECT)).then(expectStatus(201));
+    const refused = await send(url, admin(), 'POST', workspaces, inNamespace('opt-other-ns', 'team-b')).then(
+      expectStatus(400),
+    );
+    expect(refused.error ?? refused.message).toContain('does not match the namespace sent on the request');
+    expect(await inCluster(`${workspaces}/opt-same-ns`)).toBeDefined();
+  });
+
   it('a watch ends by itself when the token that opened it expires', { timeout: 45_000 }, async () => {
     const token = await platform().oidcLogin(4);
     const openedAt = Date.now();
