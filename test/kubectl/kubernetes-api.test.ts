@@ -566,6 +566,15 @@ describe('issue 20: every list, watch, patch and status option kubectl sends tak
     expect(await inCluster(`${workspaces}/opt-same-ns`)).toBeDefined();
   });
 
+  it('a create without a Content-Type is read as JSON', async () => {
+    const response = await fetch(`${platform().gateway.url}${workspaces}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin()}` },
+      body: new TextEncoder().encode(JSON.stringify(workspaceObject('opt-untyped'))),
+    });
+    expect(response.status, await response.text()).toBe(201);
+  });
+
   it('a watch ends by itself when the token that opened it expires', { timeout: 45_000 }, async () => {
     const token = await platform().oidcLogin(4);
     const openedAt = Date.now();

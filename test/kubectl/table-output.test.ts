@@ -50,6 +50,8 @@ describe('A Table is answered only when the Accept header asks for one kubectl u
     expect(requestedTableVersion('application/json')).toBeUndefined();
     expect(requestedTableVersion('application/json;as=Table;v=v2;g=meta.k8s.io')).toBeUndefined();
     expect(requestedTableVersion('application/json;as=Table;v=v1;g=other.io')).toBeUndefined();
+    expect(requestedTableVersion('application/json;as=List;v=v1;g=meta.k8s.io')).toBeUndefined();
+    expect(requestedTableVersion('application/json;v=v1;g=meta.k8s.io')).toBeUndefined();
   });
 
   it('refuses an includeObject it does not know with a 400 Status', () => {
