@@ -220,6 +220,11 @@ describe('issue 20: a watch is authorised as `watch`, server-side apply as `patc
     });
   }
 
+  it('?watch on anything but a list changes nothing: a get stays `get`', async () => {
+    const { asked } = await authorise(routeOf('getWorkspace'), { query: 'watch=1' });
+    expect(asked).toEqual([`get workspaces.${GROUP} in ns named obj`]);
+  });
+
   it('a server-side apply (PATCH, application/apply-patch+yaml) is authorised as exactly `patch` on the object', async () => {
     const { asked } = await authorise(routeOf('patchWorkspace'), { contentType: 'application/apply-patch+yaml' });
     expect(asked).toEqual([`patch workspaces.${GROUP} in ns named obj`]);
