@@ -421,3 +421,202 @@ describe('Server-side apply is authorised as patch, and as create when the objec
     ).toEqual(['patcher']);
   });
 });
+
+describe('issue 20: every list, watch, patch and status option kubectl sends takes effect', () => {
+  const admin = () => platform().tokens.admin;
+  const names = (list: { items: Array<{ metadata: { name: string } }> }) =>
+    list.items.map((item) => item.metadata.name);
+  const labelled = async () => {
+    const url = platform().gateway.url;
+    for (const [name, labels] of [
+      ['opt-a', { tier: 'one' }],
+      ['opt-b', { tier: 'one' }],
+      ['opt-c', {}],
+    ] as const)
+      if (!(await inCluster(`${workspaces}/${name}`)))
+        await send(url, admin(), 'POST', workspaces, workspaceObject(name, labels)).then(expectStatus(201));
+  };
+  /** The whole watch stream, which the cluster ends after `timeoutSeconds`, with its headers. */
+  const watched = async (query: string) => {
+    const response = await get(`${workspaces}?watch=1&timeoutSeconds=1&${query}`, admin());
+    expect(response.status).toBe(200);
+    return { headers: response.headers, text: await response.text() };
+  };
+
+  it('a list passes labelSelector, fieldSelector, limit and continue on', async () => {
+    await labelled();
+    const byLabel = await get(`${workspaces}?labelSelector=tier%3Done`, admin()).then(expectStatus(200));
+    expect(names(byLabel)).toEqual(expect.arrayContaining(['opt-a', 'opt-b']));
+    expect(names(byLabel)).not.toContain('opt-c');
+    const byField = await get(`${workspaces}?fieldSelector=metadata.name%3Dopt-c`, admin()).then(expectStatus(200));
+    expect(names(byField)).toEqual(['opt-c']);
+    const first = await get(`${workspaces}?labelSelector=tier%3Done&limit=1`, admin()).then(expectStatus(200));
+    expect(names(first)).toHaveLength(1);
+    const rest = await get(
+      `${workspaces}?labelSelector=tier%3Done&limit=1&continue=${encodeURIComponent(first.metadata.continue)}`,
+      admin(),
+    ).then(expectStatus(200));
+    expect([...names(first), ...names(rest)].sort()).toEqual(['opt-a', 'opt-b']);
+  });
+
+  it('a watch passes timeoutSeconds, labelSelector, fieldSelector and resourceVersion on, and is answered unbuffered', async () => {
+    await labelled();
+    const byLabel = await watched('labelSelector=tier%3Done');
+    expect(byLabel.headers.get('content-type')).toBe('application/json');
+    expect(byLabel.headers.get('cache-control')).toBe('no-store');
+    expect(byLabel.headers.get('x-accel-buffering')).toBe('no');
+    expect(byLabel.text).toContain('"opt-a"');
+    expect(byLabel.text).not.toContain('"opt-c"');
+    const byField = await watched('fieldSelector=metadata.name%3Dopt-c');
+    expect(byField.text).toContain('"opt-c"');
+    expect(byField.text).not.toContain('"opt-a"');
+    // From the list's resourceVersion on, nothing has happened: the objects that exist are not sent again.
+    const { metadata } = await get(workspaces, admin()).then(expectStatus(200));
+    expect((await watched(`resourceVersion=${metadata.resourceVersion}`)).text).toBe('');
+  });
+
+  it('a JSON patch is applied; a patch or an object in a media type it does not take is 415 naming those it takes', async () => {
+    await labelled();
+    const url = platform().gateway.url;
+    const patched = await send(
+      url,
+      admin(),
+      'PATCH',
+      `${workspaces}/opt-c`,
+      [{ op: 'add', path: '/metadata/labels', value: { patched: 'json' } }],
+      'application/json-patch+json',
+    ).then(expectStatus(200));
+    expect(patched.metadata.labels).toEqual({ patched: 'json' });
+    const patchRefused = await send(url, admin(), 'PATCH', `${workspaces}/opt-c`, '{}', 'text/plain').then(
+      expectStatus(415),
+    );
+    expect(patchRefused).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType' });
+    for (const type of ['application/merge-patch+json', 'application/json-patch+json', 'application/apply-patch+yaml'])
+      expect(patchRefused.error ?? patchRefused.message).toContain(type);
+    const createRefused = await send(url, admin(), 'POST', workspaces, workspaceObject('opt-text'), 'text/plain').then(
+      expectStatus(415),
+    );
+    expect(createRefused.error ?? createRefused.message).toContain('application/json, application/yaml');
+    expect(await inCluster(`${workspaces}/opt-text`)).toBeUndefined();
+    const current = await inCluster(`${workspaces}/opt-c`);
+    const replaceRefused = await send(
+      url,
+      admin(),
+      'PUT',
+      `${workspaces}/opt-c`,
+      { ...current, metadata: { ...current!.metadata, labels: { replaced: 'text' } } },
+      'text/plain',
+    ).then(expectStatus(415));
+    expect(replaceRefused).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType' });
+    expect((await inCluster(`${workspaces}/opt-c`))?.metadata.labels).toEqual({ patched: 'json' });
+  });
+
+  it('the status subresource is read, replaced and merge-patched; server-side apply to it is 415', async () => {
+    await labelled();
+    const url = platform().gateway.url;
+    const status = `${workspaces}/opt-b/status`;
+    const current = await get(status, admin()).then(expectStatus(200));
+    expect(current.metadata.name).toBe('opt-b');
+    await send(url, admin(), 'PUT', status, { ...current, status: { phase: 'Planning' } }).then(expectStatus(200));
+    expect((await inCluster(`${workspaces}/opt-b`))?.status.phase).toBe('Planning');
+    await send(url, admin(), 'PATCH', status, { status: { phase: 'Planned' } }, 'application/merge-patch+json').then(
+      expectStatus(200),
+    );
+    expect((await inCluster(`${workspaces}/opt-b`))?.status.phase).toBe('Planned');
+    const applied = await send(
+      url,
+      admin(),
+      'PATCH',
+      `${status}?fieldManager=tests`,
+      toYaml({ ...workspaceObject('opt-b'), status: { phase: 'Applied' } }),
+      'application/apply-patch+yaml',
+    ).then(expectStatus(415));
+    expect(applied).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType' });
+    expect(applied.error ?? applied.message).toContain('server-side apply of the status subresource is not supported');
+    expect((await inCluster(`${workspaces}/opt-b`))?.status.phase).toBe('Planned');
+  });
+
+  it('a watch as Tables: the first event carries the column definitions, later ones only their rows', async () => {
+    await labelled();
+    const response = await get(`${workspaces}?watch=1&timeoutSeconds=1&labelSelector=tier%3Done`, admin(), TABLE);
+    const events = (await response.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(events.map((event) => [event.type, event.object.kind])).toEqual([
+      ['ADDED', 'Table'],
+      ['ADDED', 'Table'],
+    ]);
+    expect(events[0].object.columnDefinitions.map((column: { name: string }) => column.name)).toContain('Repository');
+    expect(events[1].object).not.toHaveProperty('columnDefinitions');
+    expect(events[1].object.rows).toHaveLength(1);
+  });
+
+  it("a create takes the path's namespace: a body naming the same one is created there, another one is 400", async () => {
+    const url = platform().gateway.url;
+    const inNamespace = (name: string, namespace: string) => {
+      const object = workspaceObject(name) as { metadata: Record<string, unknown> };
+      return { ...object, metadata: { ...object.metadata, namespace } };
+    };
+    await send(url, admin(), 'POST', workspaces, inNamespace('opt-same-ns', TEAM_PROJECT)).then(expectStatus(201));
+    const refused = await send(url, admin(), 'POST', workspaces, inNamespace('opt-other-ns', 'team-b')).then(
+      expectStatus(400),
+    );
+    expect(refused.error ?? refused.message).toContain('does not match the namespace sent on the request');
+    expect(await inCluster(`${workspaces}/opt-same-ns`)).toBeDefined();
+  });
+
+  it('a create without a Content-Type is read as JSON', async () => {
+    const response = await fetch(`${platform().gateway.url}${workspaces}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin()}` },
+      body: new TextEncoder().encode(JSON.stringify(workspaceObject('opt-untyped'))),
+    });
+    expect(response.status, await response.text()).toBe(201);
+  });
+
+  it('a watch ends by itself when the token that opened it expires', { timeout: 45_000 }, async () => {
+    const token = await platform().oidcLogin(4);
+    const openedAt = Date.now();
+    const response = await get(`${workspaces}?watch=1`, token);
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(Date.now() - openedAt).toBeLessThan(40_000);
+  });
+
+  it("a list as a Table keeps the list's metadata (resourceVersion, continue, remainingItemCount)", async () => {
+    await labelled();
+    const table = await get(`${workspaces}?labelSelector=tier%3Done&limit=1`, admin(), TABLE).then(expectStatus(200));
+    expect(table.rows).toHaveLength(1);
+    expect(table.metadata).toEqual({
+      resourceVersion: expect.any(String),
+      continue: expect.any(String),
+      remainingItemCount: 1,
+    });
+  });
+
+  it('force=true goes on with a server-side apply (the conflict is the cluster to decide), and apply takes ownership', async () => {
+    await labelled();
+    const applied = await send(
+      platform().gateway.url,
+      admin(),
+      'PATCH',
+      `${workspaces}/opt-a?fieldManager=forced&force=true`,
+      toYaml(workspaceObject('opt-a', { tier: 'one', forced: 'yes' })),
+      'application/apply-patch+yaml',
+    ).then(expectStatus(200));
+    expect(applied.metadata.labels.forced).toBe('yes');
+  });
+
+  it('a get answers a one-row Table of the version asked, with the row object includeObject asks for', async () => {
+    await labelled();
+    const v1beta1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';
+    const table = await get(`${workspaces}/opt-a`, admin(), v1beta1).then(expectStatus(200));
+    expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1beta1' });
+    expect(table.rows).toHaveLength(1);
+    expect(table.rows[0].cells[0]).toBe('opt-a');
+    expect(table.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'opt-a' } });
+    const bare = await get(`${workspaces}/opt-a?includeObject=None`, admin(), v1beta1).then(expectStatus(200));
+    expect(bare.rows[0]).not.toHaveProperty('object');
+  });
+});

@@ -222,6 +222,11 @@ describe('issue 20: a watch is authorised as `watch`, server-side apply as `patc
     });
   }
 
+  it('?watch on anything but a list changes nothing: a get stays `get`', async () => {
+    const { asked } = await authorise(routeOf('getWorkspace'), { query: 'watch=1' });
+    expect(asked).toEqual([`get workspaces.${GROUP} in ns named obj`]);
+  });
+
   it('a server-side apply (PATCH, application/apply-patch+yaml) is authorised as exactly `patch` on the object', async () => {
     const { asked } = await authorise(routeOf('patchWorkspace'), { contentType: 'application/apply-patch+yaml' });
     expect(asked).toEqual([`patch workspaces.${GROUP} in ns named obj`]);
@@ -436,5 +441,81 @@ describe('issue 20: the chain runs route, authenticate, authorise, validate, the
     });
     expect((await chain.claim('{"leaseSeconds": 30}')).status).toBe(200);
     expect(chain.handled()).toBe(1);
+  });
+});
+
+describe("issue 20: the filter's edges: exactly the attributes, the platform's own errors off Status routes, no missing declarations", () => {
+  /** The attributes the authorizer receives for one request to `route`, as they are (no key set to undefined). */
+  async function attributesOf(operationId: string): Promise<AuthorizationAttributes[]> {
+    const received: AuthorizationAttributes[] = [];
+    const route = routeOf(operationId);
+    const params = Object.fromEntries(Object.keys(route.pathParameters ?? {}).map((name) => [name, PARAMETERS[name]!]));
+    const request = {
+      method: route.method,
+      path: route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!),
+      query: new URLSearchParams(),
+      headers: {},
+      route,
+      params,
+      principal: CALLER,
+    } as unknown as FilteredRequest;
+    const authorizer: Authorizer = {
+      async authorize(_principal, attributes) {
+        received.push(attributes);
+        return { reason: 'allowed by the recording authorizer' };
+      },
+    };
+    await withAuthorisation(
+      authorizer,
+      GROUP,
+      RESOLVERS,
+    )(request, () => ({ status: 200, headers: {}, body: undefined }));
+    return received;
+  }
+
+  it.each([
+    ['listProjects', { verb: 'list', group: GROUP, resource: 'projects' }],
+    ['getWorkspace', { verb: 'get', group: GROUP, resource: 'workspaces', namespace: 'ns', name: 'obj' }],
+    ['getProjectStatus', { verb: 'get', group: GROUP, resource: 'projects', subresource: 'status', name: 'obj' }],
+    ['listProjectRuns', { verb: 'list', group: GROUP, resource: 'workspaces', subresource: 'runs', namespace: 'proj' }],
+    ['getProjectNamespace', { verb: 'get', group: '', resource: 'namespaces', name: 'ns' }],
+    ['listRunsInPhase', { nonResourcePath: '/internal/runs', verb: 'get' }],
+  ])('%s: the authorizer receives exactly %o', async (operationId, expected) => {
+    expect(await attributesOf(operationId)).toStrictEqual([expected]);
+  });
+
+  it("a refusal on a route of the platform's own API is its JSON error (reason Forbidden), not a Kubernetes Status", async () => {
+    const refused = await authorise(routeOf('listProjectRuns'), { refuse: true }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 403, reason: 'Forbidden' });
+    expect(JSON.parse(String((refused as ApiError).toResponse().body))).not.toHaveProperty('kind');
+  });
+
+  it('a route whose resolver the function did not supply fails, naming the resolver and the route', async () => {
+    const route = routeOf('getRun');
+    const request = {
+      method: 'GET',
+      path: '/api/v1alpha1/projects/proj/runs/run-id',
+      query: new URLSearchParams(),
+      headers: {},
+      route,
+      params: { project: 'proj', run: 'run-id' },
+      principal: CALLER,
+    } as unknown as FilteredRequest;
+    const answer = (async () =>
+      withAuthorisation(
+        recordingAuthorizer().authorizer,
+        GROUP,
+        {},
+      )(request, () => ({
+        status: 200,
+        headers: {},
+        body: undefined,
+      })))();
+    await expect(answer).rejects.toThrow('no authorisation resolver runWorkspace for getRun');
+  });
+
+  it('a route naming a kind the platform does not have cannot be in the table', () => {
+    const route = { ...routeOf('getWorkspace'), resource: { kind: 'Nope', operation: 'get' } } as RouteDefinition;
+    expect(() => effectiveAuthorisation(route)).toThrow('route getWorkspace: no platform kind Nope');
   });
 });

@@ -8,8 +8,11 @@ import { REPO_ROOT } from './function-servers.ts';
 
 const run = promisify(execFile);
 
-/** The real helm binary installed by infra/tools/install-tools.sh. */
-export const HELM = join(REPO_ROOT, '.tools/bin/helm');
+/**
+ * The real helm binary installed by infra/tools/install-tools.sh; HELM_PATH names it where `.tools/` is
+ * absent (the mutation runner's sandbox copies the repository without it).
+ */
+export const HELM = process.env.HELM_PATH ?? join(REPO_ROOT, '.tools/bin/helm');
 export const CHART = join(REPO_ROOT, 'infra/chart');
 
 /** One rendered Kubernetes object. */
