@@ -48,6 +48,23 @@ describe('Issue 20: watches count against MAX_WATCHES_PER_PRINCIPAL per principa
     for (const response of [open[1]!, freed, otherPrincipal]) await response.body!.cancel();
   });
 
+  it('a watch the cluster refuses after the chain allowed it frees its slot at once: cap+1 refused watches, then one is admitted', async () => {
+    const token = platform().tokens.admin;
+    for (let attempt = 0; attempt <= MAX_WATCHES; attempt++) {
+      const refused = await fetch(
+        `${platform().gateway.url}${WATCH_PATH}&labelSelector=${encodeURIComponent('a in (')}`,
+        {
+          headers: { authorization: `Bearer ${token}` },
+        },
+      );
+      expect(refused.status).toBe(400);
+      await refused.body?.cancel();
+    }
+    const admitted = await openWatch(token);
+    expect(admitted.status).toBe(200);
+    await admitted.body!.cancel();
+  });
+
   it('kubectl get -w past the cap keeps waiting (client-go honours Retry-After) and watches once a slot is free', async () => {
     const create = (name: string) =>
       send(
