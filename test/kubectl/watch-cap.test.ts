@@ -1,70 +1,17 @@
-// Issue 20, item 5: each watch holds a cluster watch under the server's own credentials, so watches
-// count against a per-principal cap (MAX_WATCHES_PER_PRINCIPAL), like run-log streams: one more is
-// 429 `TooManyWatches` with Retry-After, and closing one frees its slot.
+// Issue 20, item 5, with the real kubectl: past MAX_WATCHES_PER_PRINCIPAL, `kubectl get -w` waits (client-go
+// honours Retry-After) and watches once a slot is free. The cap over HTTP: test/resources/watch-cap-http.test.ts.
 import { describe, expect, it } from 'vitest';
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
 import { useAdminKubectl } from './kubectl-cli.ts';
+import { watchOpener } from '../resources/watch-opener.ts';
 
 const MAX_WATCHES = 2;
 const platform = usePlatform({ MAX_WATCHES_PER_PRINCIPAL: String(MAX_WATCHES) }, { tls: true });
 const admin = useAdminKubectl(platform);
-const WATCH_PATH = `${API}/namespaces/${TEAM_PROJECT}/workspaces?watch=true`;
 const BOUND_MS = 20_000;
+const { openWatch } = watchOpener(platform, BOUND_MS);
 
-const openWatch = (token: string) =>
-  fetch(`${platform().gateway.url}${WATCH_PATH}`, { headers: { authorization: `Bearer ${token}` } });
-
-/** Opens a watch again every 50 ms until it is not refused (bounded). */
-async function openOnceFreed(token: string): Promise<Response> {
-  const deadline = Date.now() + BOUND_MS;
-  for (;;) {
-    const response = await openWatch(token);
-    if (response.status !== 429 || Date.now() > deadline) return response;
-    await response.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-describe('Issue 20: watches count against MAX_WATCHES_PER_PRINCIPAL per principal, like run-log streams', () => {
-  it('refuses the cap+1-th watch of a principal with 429 TooManyWatches and Retry-After, lets another principal in, and frees a slot when one closes', async () => {
-    const token = platform().tokens.admin;
-    const open = await Promise.all(Array.from({ length: MAX_WATCHES }, () => openWatch(token)));
-    for (const response of open) expect(response.status).toBe(200);
-
-    const refused = await openWatch(token);
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBe('5');
-    expect(await refused.json()).toMatchObject({
-      reason: 'TooManyWatches',
-      error: expect.stringContaining(`at most ${MAX_WATCHES} watches`),
-    });
-    // The cap is per principal: the OIDC user (a developer of the Project) still gets its own.
-    const otherPrincipal = await openWatch(platform().tokens.oidcUser);
-    expect(otherPrincipal.status).toBe(200);
-
-    await open[0]!.body!.cancel();
-    const freed = await openOnceFreed(token);
-    expect(freed.status).toBe(200);
-    for (const response of [open[1]!, freed, otherPrincipal]) await response.body!.cancel();
-  });
-
-  it('a watch the cluster refuses after the chain allowed it frees its slot at once: cap+1 refused watches, then one is admitted', async () => {
-    const token = platform().tokens.admin;
-    for (let attempt = 0; attempt <= MAX_WATCHES; attempt++) {
-      const refused = await fetch(
-        `${platform().gateway.url}${WATCH_PATH}&labelSelector=${encodeURIComponent('a in (')}`,
-        {
-          headers: { authorization: `Bearer ${token}` },
-        },
-      );
-      expect(refused.status).toBe(400);
-      await refused.body?.cancel();
-    }
-    const admitted = await openWatch(token);
-    expect(admitted.status).toBe(200);
-    await admitted.body!.cancel();
-  });
-
+describe('Issue 20: kubectl and the watch cap', () => {
   it('kubectl get -w past the cap keeps waiting (client-go honours Retry-After) and watches once a slot is free', async () => {
     const create = (name: string) =>
       send(

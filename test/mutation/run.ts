@@ -123,7 +123,7 @@ const SCOPES: Record<string, Scope> = {
       // that fails when a Table is built from the raw list or a watch DELETED event skips the presenter.
       'test/security/sensitive-values-everywhere.test.ts',
       // A watch's credential released when it ends or the cluster refuses it: seen only through the cap.
-      'test/kubectl/watch-cap.test.ts',
+      'test/resources/watch-cap-http.test.ts',
     ],
     ignoreStatic: true,
   },
