@@ -132,6 +132,7 @@ const SCOPES: Record<string, Scope> = {
     // alone. Real node:http servers stand in for the replicas; each file starts its own, per test.
     mutate: ['shared/gateway/*.ts', 'shared/routes/gateway-routing.ts'],
     tests: [
+      'test/foundation/gateway-routing.test.ts',
       'test/deployment/gateway-forwarding.test.ts',
       'test/deployment/upstream-pool.test.ts',
       'test/foundation/route-table.test.ts',
