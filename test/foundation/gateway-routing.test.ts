@@ -54,8 +54,9 @@ describe('issue 20: a request target resolved as an HTTPRoute resolves it', () =
     { type: 'PathPrefix', value: '/c', target: 'run-logs' },
   ];
 
-  it('Exact wins over any prefix', () => {
+  it('Exact wins over any prefix, and matches its path alone: what lies below it goes by prefix', () => {
     expect(resolveGatewayTarget(rules, '/a/b/exact')).toBe('public-config');
+    expect(resolveGatewayTarget(rules, '/a/b/exact/more')).toBe('internal');
   });
 
   it('the longest matching prefix wins, whatever the order of the rules', () => {
