@@ -12,7 +12,7 @@ if ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -
     echo "image: podman, runc and debootstrap are missing and cannot be installed (needs root and apt-get)" >&2
     exit 1
   }
-  echo "image: installing podman, runc and debootstrap (Debian packages)"
+  echo "image: installing podman, runc and debootstrap (Debian packages)" >&2
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 podman runc debootstrap >/dev/null
 fi
