@@ -35,7 +35,12 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
   // nonResourcePath), so RBAC (nonResourceURLs) decides who may call what, and a refused caller
   // reaches neither the database nor the cluster (nor has its input read).
   const leases = async () => (await context.runs.store()).leases;
-  const masking = runLogMasking(leases, clusterObjects, context.logger);
+  const masking = runLogMasking(
+    leases,
+    clusterObjects,
+    context.logger,
+    async () => (await context.cluster()).configured,
+  );
 
   const handlers: RouteHandlers<'internal'> = {
     listRunsInPhase: async (request) => {

@@ -27,13 +27,18 @@ export function runLogMasking(
   leases: () => Promise<RunLeases>,
   clusterObjects: () => Promise<ClusterObjects>,
   logger: Logger,
+  clusterConfigured: () => Promise<boolean> = async () => true,
 ): RunLogMasking {
   const masks = new RunLogMasks();
-  // The same resolution as the variables route: what the controller can read is what is masked.
-  const sensitiveValues = async (run: Run): Promise<SensitiveValue[]> =>
-    (await resolveRunVariables(await clusterObjects(), run.project, run.workspace))
+  // The same resolution as the variables route: what the controller can read is what is masked. A
+  // deployment with no cluster configured at all (not one unreachable for now) answers the variables
+  // route 503 for good: it handed out no value, so there is nothing to mask.
+  const sensitiveValues = async (run: Run): Promise<SensitiveValue[]> => {
+    if (!(await clusterConfigured())) return [];
+    return (await resolveRunVariables(await clusterObjects(), run.project, run.workspace))
       .filter((variable) => variable.sensitive)
       .map(({ name, value }) => ({ name, value }));
+  };
 
   /** An attempt this process has no masker for (claimed by another replica, or before a restart). */
   const attemptOf = async (
