@@ -87,13 +87,19 @@ export function auditEvent(
 ): AuditEvent {
   const impersonated = impersonatedUser(request.authorisation);
   const objectRef = objectReference(request, receipt.apiGroup);
-  const annotations = { ...decisionAnnotations(request, response), ...request.auditAnnotations, ...extraAnnotations };
+  // A failure's JSON answer is read once, for its reason and its message.
+  const failure = response && response.status >= 400 ? answeredFailure(response) : {};
+  const annotations = {
+    ...decisionAnnotations(request, response?.status, failure.message),
+    ...request.auditAnnotations,
+    ...extraAnnotations,
+  };
   // RequestReceived is written before there is an answer (AUDIT_MODE=blocking): no status yet.
   const responseStatus = response && {
     metadata: {},
     status: response.status < 400 ? ('Success' as const) : ('Failure' as const),
     code: response.status,
-    ...failureReason(response),
+    ...(failure.reason ? { reason: failure.reason } : {}),
   };
   const userAgent = request.headers['user-agent'];
   return {
@@ -188,39 +194,35 @@ function objectReference(request: AuditedRequest, apiGroup: string): AuditObject
 }
 
 /** kube-apiserver's decision annotations, once authorisation ran: allowed (and why) or refused. */
-function decisionAnnotations(request: AuditedRequest, response: Pick<ApiResponse, 'status' | 'body'> | undefined) {
+function decisionAnnotations(request: AuditedRequest, status: number | undefined, failureMessage: string | undefined) {
   const annotations: Record<string, string> = {};
   if (request.authorisation) {
     annotations[DECISION_ANNOTATION] = 'allow';
     const grant = request.authorisation.grant;
     annotations[REASON_ANNOTATION] = grant?.reason ?? 'any authenticated caller may use this route';
     if (request.principal?.type === 'admin') annotations[ADMIN_BYPASS_ANNOTATION] = 'true';
-  } else if (request.authorisationAsked && response?.status === 403) {
+  } else if (request.authorisationAsked && status === 403) {
     annotations[DECISION_ANNOTATION] = 'forbid';
-    annotations[REASON_ANNOTATION] = answeredMessage(response) ?? 'refused';
+    annotations[REASON_ANNOTATION] = failureMessage ?? 'refused';
   }
   if (request.query.get('dryRun') === 'All') annotations[DRY_RUN_ANNOTATION] = 'true';
   return annotations;
 }
 
-/** A failure's catalogue `reason`, read from the JSON answer (an error body or a Kubernetes Status). */
-function failureReason(response: Pick<ApiResponse, 'status' | 'body'>): { reason?: string } {
-  if (response.status < 400) return {};
-  const reason = answeredField(response, 'reason');
-  return reason ? { reason } : {};
-}
-
-function answeredMessage(response: Pick<ApiResponse, 'body'>): string | undefined {
-  return answeredField(response, 'error') ?? answeredField(response, 'message');
-}
-
-/** One string field of a JSON answer body; undefined for anything else (a stream, bytes, not JSON). */
-function answeredField(response: Pick<ApiResponse, 'body'>, field: string): string | undefined {
-  if (typeof response.body !== 'string' || !response.body.startsWith('{')) return undefined;
+/**
+ * A failure's catalogue `reason` and its message, read from the JSON answer (an error body's `error`,
+ * or a Kubernetes Status's `message`); nothing for anything else (a stream, bytes, not JSON).
+ */
+function answeredFailure(response: Pick<ApiResponse, 'body'>): { reason?: string; message?: string } {
+  if (typeof response.body !== 'string' || !response.body.startsWith('{')) return {};
+  let answer: Record<string, unknown>;
   try {
-    const value = (JSON.parse(response.body) as Record<string, unknown>)[field];
-    return typeof value === 'string' ? value : undefined;
+    answer = JSON.parse(response.body) as Record<string, unknown>;
   } catch {
-    return undefined;
+    return {};
   }
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const reason = text(answer.reason);
+  const message = text(answer.error) ?? text(answer.message);
+  return { ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
 }
