@@ -21,6 +21,9 @@ import {
 } from './platform-fixture.ts';
 
 const platform = usePlatform();
+/** A request as the admin, with its body's media type. */
+const asAdmin = (method: string, path: string, text: string, type: string) =>
+  send(platform().gateway.url, platform().tokens.admin, method, path, text, type);
 
 /** Names no kind takes, and names only a DNS label refuses (a Project's). */
 const INVALID_NAMES = ['..', '.', 'Upper', 'under_score', '-leading', 'trailing-', 'a/b', 'a'.repeat(254)];
@@ -58,14 +61,7 @@ describe('Issue 20: metadata.name in a body is checked like a name in a path, fo
         for (const write of writes(kind, withMetadata(validObject(kind.kind, 'named-right'), { name }))) {
           const what = `${write.how} ${kind.kind} named ${JSON.stringify(name.slice(0, 20))}`;
           const before = await storedState(platform());
-          const refused = await send(
-            platform().gateway.url,
-            platform().tokens.admin,
-            write.method,
-            write.path,
-            write.text,
-            write.type,
-          )
+          const refused = await asAdmin(write.method, write.path, write.text, write.type)
             .then(expectStatus(422))
             .catch((error: Error) => ({ error: `${what}: ${error.message}` }));
           expect(refused, what).toMatchObject({
@@ -88,14 +84,7 @@ describe('Issue 20: metadata.name in a body is checked like a name in a path, fo
         for (const write of writes(kind, body)) {
           const what = `${write.how} ${kind.kind} in namespace ${JSON.stringify(namespace)}`;
           const before = await storedState(platform());
-          const response = await send(
-            platform().gateway.url,
-            platform().tokens.admin,
-            write.method,
-            write.path,
-            write.text,
-            write.type,
-          );
+          const response = await asAdmin(write.method, write.path, write.text, write.type);
           expect([response.status, (await response.json()).message], what).toEqual([
             400,
             'the namespace of the provided object does not match the namespace sent on the request',
@@ -143,9 +132,7 @@ describe(`Issue 20: the YAML alias limit (${YAML_ALIAS_LIMIT}) refuses an otherw
       ['PATCH', `${workspaces}/aliased-over?fieldManager=tests`, 'application/apply-patch+yaml'],
     ] as const) {
       const before = await storedState(platform());
-      const refused = await send(
-        platform().gateway.url,
-        platform().tokens.admin,
+      const refused = await asAdmin(
         method,
         path,
         workspaceWithAliases('aliased-over', YAML_ALIAS_LIMIT + 1),
@@ -161,9 +148,7 @@ describe(`Issue 20: the YAML alias limit (${YAML_ALIAS_LIMIT}) refuses an otherw
   });
 
   it('the same Workspace with its anchored value appearing as many times as the limit is created, every alias resolved', async () => {
-    const created = await send(
-      platform().gateway.url,
-      platform().tokens.admin,
+    const created = await asAdmin(
       'POST',
       workspaces,
       workspaceWithAliases('aliased-at-limit', YAML_ALIAS_LIMIT),
