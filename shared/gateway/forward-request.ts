@@ -90,11 +90,10 @@ export function forwardRequest(incoming: IncomingMessage, outgoing: ServerRespon
   );
   enforceUpstreamTimeouts(forwarded, settings.gatewayTimeouts);
   forwarded.on('error', (error) => {
-    // Destroyed because the client left: the upstream did nothing wrong (issue 20).
-    if (abandoned) return;
-    // Headers go out as soon as the answer starts: until then, nothing was written to the client.
-    if (!outgoing.headersSent) options.onUpstreamFailed(error);
-    else outgoing.destroy();
+    // Destroyed because the client left: the upstream did nothing wrong (issue 20). Once the answer
+    // started (its headers go out at once), a failure ends the answer instead, which cuts the client off.
+    if (abandoned || outgoing.headersSent) return;
+    options.onUpstreamFailed(error);
   });
   // A client that goes away releases the upstream request (and the stream it holds open). After a
   // finished answer this changes nothing: the request's socket is back in the agent's pool already.
