@@ -14,6 +14,7 @@ import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
 import { auditHandlers } from './audit-handlers.ts';
 import { accessReviewHandlers } from './access-review-handlers.ts';
+import { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
 import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
 import { parseRequestBody } from './resource-body.ts';
@@ -52,7 +53,7 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...auditHandlers(context),
-    ...accessReviewHandlers(context),
+    ...accessReviewHandlers(context, new RbacRulesReader(context.kubernetes.kubeConfig, context.logger)),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>
       jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
