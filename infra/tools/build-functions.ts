@@ -19,7 +19,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * `infra/kube-emulator/`).
  */
 const DEVELOPMENT_ONLY =
-  /\/(embedded-database|kube-emulator\/index|development\/(local-cluster|development-cluster))\.ts$/;
+  /\/(embedded-database|kube-emulator\/index|development\/cluster\/(local-cluster|development-cluster))\.ts$/;
 const leaveOutDevelopmentOnly: Plugin = {
   name: 'leave-out-development-only',
   setup(builder) {
@@ -61,8 +61,10 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
     },
     entryPoints: {
-      entry: 'knative/server.ts',
-      ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
+      entry: 'entries/knative/server.ts',
+      ...Object.fromEntries(
+        FUNCTION_NAMES.map((name) => [`functions/${name}`, `entries/knative/functions/${name}.ts`]),
+      ),
       // The password verifier's worker thread, loaded by path beside the shared chunk that starts it.
       'chunks/bcrypt-worker': 'shared/auth/bcrypt-worker.ts',
     },

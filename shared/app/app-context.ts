@@ -15,7 +15,7 @@ import type { ClusterConnection, DevelopmentCluster } from '../kubernetes/cluste
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { identityOnFirstUse } from './identity-on-first-use.ts';
 import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
-import { localDataPaths } from '../local/local-data.ts';
+import { localDataPaths } from '../../infra/development/local/local-data.ts';
 import type { AuditRecorder, AuditSink } from '../audit/audit-recorder.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import { createAuditTrail } from './audit-trail.ts';

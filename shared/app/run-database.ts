@@ -1,13 +1,13 @@
 import type pg from 'pg';
-import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../local/local-data.ts';
+import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../../infra/development/local/local-data.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { DatabaseSettings } from '../config/settings.ts';
 import type { RunStore } from '../runs/run-store.ts';
-import { LocalStateInUseError } from '../local/state-lock.ts';
-import { MissingDependencyError } from '../local/missing-dependency-error.ts';
+import { LocalStateInUseError } from '../../infra/development/local/state-lock.ts';
+import { MissingDependencyError } from '../../infra/development/local/missing-dependency-error.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
 
 /** Where the embedded PostgreSQL's data is kept when no local state folder is given: `<repo>/.data/postgres`. */

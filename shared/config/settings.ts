@@ -5,7 +5,7 @@ import { ConfigError } from './config-error.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
 import type { Environment } from './environment.ts';
 import { loadServerConfig, type ServerConfig } from './server-config.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../local/local-data.ts';
+import { DEFAULT_LOCAL_DATA_DIR } from '../../infra/development/local/local-data.ts';
 
 /**
  * Every setting of the process, parsed once from the environment at start (as Kargo's

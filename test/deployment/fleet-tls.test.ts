@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFleet, type Fleet } from '../../functions/fleet/fleet.ts';
+import { startFleet, type Fleet } from '../../infra/development/fleet/fleet.ts';
 import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger, loginToken } from '../support/function-servers.ts';

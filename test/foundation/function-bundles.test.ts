@@ -190,7 +190,7 @@ describe('Issue 9: the bundles leave the Kubernetes emulator out (the image buil
     // The emulator's server names its own start function; the refusing starter names the module left out.
     expect(sources.filter((source) => /\bstartKubeEmulator\b/.test(source))).toEqual([]);
     expect(
-      sources.some((source) => source.includes('development/development-cluster.ts is for local development')),
+      sources.some((source) => source.includes('development/cluster/development-cluster.ts is for local development')),
     ).toBe(true);
   });
 });

@@ -1,0 +1,18 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The checkout's local state folder: `<repo>/.data`. */
+export const DEFAULT_LOCAL_DATA_DIR = fileURLToPath(new URL('../../../.data', import.meta.url));
+
+/** Where each part of the local state lives, so that they persist (and are reset) together. */
+export function localDataPaths(root: string) {
+  return {
+    root,
+    /** The embedded PostgreSQL's cluster. */
+    postgres: join(root, 'postgres'),
+    /** The built-in Kubernetes emulator's objects and its lock. */
+    kubernetes: join(root, 'kubernetes'),
+    /** The fleet's shared admin secret, one file per key (ADMIN_SECRET_SOURCE=file:...). */
+    adminSecret: join(root, 'admin-secret'),
+  };
+}
