@@ -7,8 +7,8 @@ import type { FunctionModule } from '../../shared/runtime/function-definition.ts
 import { bindEarly, serveWithContext, type RunningServer } from '../../shared/server/running-server.ts';
 import { tlsFromSettings } from '../../shared/tls/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../../shared/server/start-up.ts';
-import { startDevelopmentCluster } from '../../infra/development/cluster/development-cluster.ts';
 import { openLocalRunHistory } from '../../shared/app/local-run-history.ts';
+import type { DevelopmentServicesFor } from '../../shared/app/development-services.ts';
 
 /** Knative's default termination grace is 30 s; finish in-flight requests well inside it. */
 const DRAIN_GRACE_MS = 25_000;
@@ -27,7 +27,7 @@ export async function serveFunction(
   let running: RunningServer;
   try {
     const context = await createAppContext(settings, { cluster: module.cluster, ...options });
-    if (options.localDataDir !== undefined && module.runHistory) await openLocalRunHistory(context);
+    if (options.development?.localState && module.runHistory) await openLocalRunHistory(context);
     const handler = createContextHandler(module.create(context), context);
     running = serveWithContext(bound, createNodeRequestListener(handler, context.config), context, DRAIN_GRACE_MS);
   } catch (error) {
@@ -47,18 +47,18 @@ export async function serveFunction(
 
 /**
  * The container process of one function (each entries/knative/functions/<name>.ts, bundled to
- * dist/functions/<name>.mjs): serves until SIGTERM, then drains and exits. Outside production
- * without a cluster or database configured, one function alone uses the checkout's local state.
+ * dist/functions/<name>.mjs): serves until SIGTERM, then drains and exits. The development entry
+ * (infra/development/entries/function-container.ts) wraps it, handing over local development's
+ * cluster and database (`development`); this one, what the image runs, has none.
  */
-export async function runFunctionContainer(module: FunctionModule): Promise<void> {
+export async function runFunctionContainer(
+  module: FunctionModule,
+  development?: DevelopmentServicesFor,
+): Promise<void> {
   const settings = settingsOrExit(process.env);
   const logger = createLogger({ level: settings.server.logLevel });
   const running = await startOrExit(logger, () =>
-    serveFunction(module, settings, {
-      logger,
-      localDataDir: settings.local.dataDir,
-      developmentCluster: startDevelopmentCluster,
-    }),
+    serveFunction(module, settings, { logger, ...(development ? { development: development(settings) } : {}) }),
   );
   onShutdownSignal(logger, () => running.close(DRAIN_GRACE_MS));
 }

@@ -11,11 +11,11 @@ import { routeTable, type RouteDefinition } from '../routes/route-table.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Authorizer } from '../authz/authorizer.ts';
 import type { IdentityConfig } from '../config/identity-config.ts';
-import type { ClusterConnection, DevelopmentCluster } from '../kubernetes/cluster-connection.ts';
+import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { identityOnFirstUse } from './identity-on-first-use.ts';
 import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
-import { localDataPaths } from '../../infra/development/local/local-data.ts';
+import type { DevelopmentServices } from './development-services.ts';
 import type { AuditRecorder, AuditSink } from '../audit/audit-recorder.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import { createAuditTrail } from './audit-trail.ts';
@@ -60,15 +60,11 @@ export interface AppContextOptions {
   /** The Kubernetes API to use instead of KUBECONFIG / in-cluster / a development cluster (tests). */
   kubeConfig?: KubeConfig;
   /**
-   * Started when the environment names no cluster and this is not production: the local entry
-   * points pass the built-in emulator's starter. Without one, such a context has no cluster (503s).
+   * Local development's cluster and database, started when the environment names neither and this
+   * is not production (the development entries under infra/development/ pass them). Without them
+   * such a context has no cluster and no database (503s).
    */
-  developmentCluster?: DevelopmentCluster;
-  /**
-   * The checkout's local state folder (entry points pass `.data`): the development cluster keeps
-   * its objects there and the embedded PostgreSQL its cluster. Unset (tests): a throwaway cluster.
-   */
-  localDataDir?: string;
+  development?: DevelopmentServices;
   /**
    * `at-start` (the default): connect to the cluster and start token verification before serving.
    * `on-first-use`: only when a request brings a token that is not the admin's or needs a
@@ -94,17 +90,17 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(settings, logger));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
-  const localState = options.localDataDir === undefined ? undefined : localDataPaths(options.localDataDir);
-  const identity = await contextIdentity(settings, logger, options, localState?.kubernetes);
+  const identity = await contextIdentity(settings, logger, options);
   const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators]);
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(settings.database, config, logger, localState?.postgres);
+  const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
     // A database the process was given, or local development's embedded one (npm start, the fleet).
-    withDatabase: settings.database.url !== undefined || (!config.production && options.localDataDir !== undefined),
+    withDatabase:
+      settings.database.url !== undefined || (!config.production && options.development?.localState === true),
   });
   return {
     get kubernetes() {
@@ -139,15 +135,13 @@ async function contextIdentity(
   settings: Settings,
   logger: Logger,
   options: AppContextOptions,
-  localStateDir: string | undefined,
 ): Promise<ContextIdentity> {
   // Imported, not linked: its modules load the Kubernetes client, which a function that
   // connects on first use must not pay for at start.
   const build = async () =>
     (await import('./identity-services.ts')).createIdentityServices(settings, logger, {
-      given: options.kubeConfig,
-      developmentCluster: options.developmentCluster,
-      localStateDir,
+      ...(options.kubeConfig ? { given: options.kubeConfig } : {}),
+      ...(options.development ? { developmentCluster: options.development.startCluster } : {}),
     });
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);

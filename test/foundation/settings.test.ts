@@ -5,9 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/config/config-error.ts';
-import { loadSettings } from '../../shared/config/settings.ts';
+import { DEFAULT_LOCAL_DATA_DIR, loadSettings } from '../../shared/config/settings.ts';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../shared/config/admin-secret-settings.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../../infra/development/local/local-data.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
 
 /** The variable a ConfigError names, or undefined when the settings parse. */
@@ -236,7 +235,8 @@ const PASSES_ON = new Set([
 const ENTRY_POINTS = [
   'infra/development/gateway/local-gateway.ts',
   'infra/development/fleet/fleet-main.ts',
-  'entries/functions-framework.ts',
+  'entries/functions-framework-target.ts',
+  'infra/development/entries/function-container.ts',
   'entries/aws-lambda.ts',
   'entries/knative/server.ts',
   'entries/knative/function-container.ts',

@@ -9,6 +9,7 @@ import { UpstreamPool } from '../gateway/upstream-pool.ts';
 import { ensureAdminSecretFolder } from '../../../shared/config/admin-secret-folder.ts';
 import { startLocalCluster } from '../cluster/local-cluster.ts';
 import { localDataPaths } from '../local/local-data.ts';
+import { startDevelopmentDatabase } from '../database/development-database.ts';
 import type { Logger } from '../../../shared/logging/logger.ts';
 import { gatewayRules } from '../../../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, routeTable, type FunctionName } from '../../../shared/routes/route-table.ts';
@@ -71,7 +72,7 @@ export async function startFleet(settings: Settings, environment: Environment, o
     });
     const database: OpenDatabase = await openDatabase({
       databaseUrl: settings.database.url,
-      embeddedDataDir: paths.postgres,
+      startEmbedded: () => startDevelopmentDatabase(paths.postgres),
       log: (line) => logger.info(line),
     });
     cleanups.push(() => database.close());

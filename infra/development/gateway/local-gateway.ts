@@ -16,9 +16,8 @@ import {
 } from '../../../shared/server/running-server.ts';
 import { createFunctionHandler } from '../../../functions/function-registry.ts';
 import { setUpCluster } from '../../../functions/resources/cluster-setup.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../local/local-data.ts';
 import { gatewayTls } from './gateway-tls.ts';
-import { startDevelopmentCluster } from '../cluster/development-cluster.ts';
+import { developmentServicesFor } from '../development-services.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -28,7 +27,7 @@ export async function startLocalGateway(
   settings: Settings,
   options: AppContextOptions & { host?: string } = {},
 ): Promise<RunningServer> {
-  const tls = await gatewayTls(settings, options.localDataDir ?? DEFAULT_LOCAL_DATA_DIR);
+  const tls = await gatewayTls(settings, settings.local.dataDir);
   const bound = await bindEarly(settings.server, tls, options.host);
   try {
     return await serveGateway(bound, settings, options, tls);
@@ -49,7 +48,7 @@ async function serveGateway(
   if (context.kubernetes.builtInEmulator)
     await setUpCluster(context.kubernetes.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
   // With the checkout's local state, a database held by another process is reported now, not per request.
-  if (options.localDataDir !== undefined) await context.runs.openIfEmbedded();
+  if (options.development?.localState) await context.runs.openIfEmbedded();
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const name of FUNCTION_NAMES)
     listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
@@ -79,8 +78,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
       logger,
-      localDataDir: settings.local.dataDir,
-      developmentCluster: startDevelopmentCluster,
+      development: developmentServicesFor(settings),
     }),
   );
   onShutdownSignal(logger, () => running.close());

@@ -1,8 +1,4 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The checkout's local state folder: `<repo>/.data`. */
-export const DEFAULT_LOCAL_DATA_DIR = fileURLToPath(new URL('../../../.data', import.meta.url));
 
 /** Where each part of the local state lives, so that they persist (and are reset) together. */
 export function localDataPaths(root: string) {

@@ -1,5 +1,7 @@
+import { LastingFailure } from '../../../shared/node/lasting-failure.ts';
+
 /** An optional package a local feature needs is not installed; says which and what to do instead. */
-export class MissingDependencyError extends Error {
+export class MissingDependencyError extends LastingFailure {
   constructor(packageName: string, neededFor: string, instead: string) {
     super(`${packageName} is not installed, and ${neededFor} needs it: ${instead}`);
     this.name = 'MissingDependencyError';

@@ -1,7 +1,8 @@
 import { open, readFile, rm } from 'node:fs/promises';
+import { LastingFailure } from '../../../shared/node/lasting-failure.ts';
 
 /** Another live process holds a piece of local state; says which process and what to do. */
-export class LocalStateInUseError extends Error {
+export class LocalStateInUseError extends LastingFailure {
   constructor(what: string, pid: number, hint: string) {
     super(`${what} is in use by process ${pid}${hint ? ` (${hint})` : ''}`);
     this.name = 'LocalStateInUseError';
