@@ -8,6 +8,7 @@ import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { frameworkFlags } from './functions-framework-options.ts';
 import { FUNCTION_MODULES } from '../functions/function-registry.ts';
 import { createContextHandler } from '../shared/runtime/core-handler.ts';
+import { defineFunction } from '../shared/runtime/define-function.ts';
 import { isFunctionName } from './knative/function-target.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
@@ -35,7 +36,7 @@ export async function registerFrameworkTarget(development?: DevelopmentServicesF
     if (module.runHistory) await openLocalRunHistory(context);
     functions.http(
       target,
-      createFunctionsFrameworkHandler(createContextHandler(module.create(context), context), context.config),
+      createFunctionsFrameworkHandler(createContextHandler(defineFunction(module, context), context), context.config),
     );
   });
 }

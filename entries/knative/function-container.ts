@@ -4,6 +4,7 @@ import type { Settings } from '../../shared/config/settings.ts';
 import { createLogger } from '../../shared/logging/logger.ts';
 import { createContextHandler } from '../../shared/runtime/core-handler.ts';
 import type { FunctionModule } from '../../shared/runtime/function-definition.ts';
+import { defineFunction } from '../../shared/runtime/define-function.ts';
 import { bindEarly, serveWithContext, type RunningServer } from '../../shared/server/running-server.ts';
 import { tlsFromSettings } from '../../shared/tls/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../../shared/server/start-up.ts';
@@ -28,7 +29,7 @@ export async function serveFunction(
   try {
     const context = await createAppContext(settings, { cluster: module.cluster, ...options });
     if (options.development?.localState && module.runHistory) await openLocalRunHistory(context);
-    const handler = createContextHandler(module.create(context), context);
+    const handler = createContextHandler(defineFunction(module, context), context);
     running = serveWithContext(bound, createNodeRequestListener(handler, context.config), context, DRAIN_GRACE_MS);
   } catch (error) {
     await bound.close();

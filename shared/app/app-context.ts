@@ -33,10 +33,11 @@ export interface AppContext {
   /** OIDC settings (undefined when off) and the ServiceAccount issuers configured. */
   identity: IdentityConfig;
   /**
-   * The Kubernetes API connection (KUBECONFIG, in-cluster, or the built-in emulator in development).
-   * Only with `cluster: 'at-start'`: a context that connects on first use has none to hand out.
+   * The Kubernetes API connection (KUBECONFIG, in-cluster, or the built-in emulator in development)
+   * once made: always with `cluster: 'at-start'`; with `cluster: 'on-first-use'`, undefined until a
+   * request has needed it. Code that needs it whichever way asks `cluster()`.
    */
-  kubernetes: ClusterConnection;
+  readonly kubernetes: ClusterConnection | undefined;
   /**
    * The same connection for a handler that needs the cluster whichever way this context connects:
    * with `cluster: 'on-first-use'` it connects now (once). Throws ApiError 503 when it cannot.
@@ -77,11 +78,19 @@ export interface AppContextOptions {
 }
 
 interface ContextIdentity {
-  kubernetes: () => ClusterConnection;
+  kubernetes: () => ClusterConnection | undefined;
   cluster: () => Promise<ClusterConnection>;
   tokenAuthenticators: TokenAuthenticator[];
   authorizer: Authorizer;
   close(): Promise<void>;
+}
+
+/** A context that connected to the cluster at start (`cluster: 'at-start'`), as such functions' factories get it. */
+export type ConnectedAppContext = AppContext & { readonly kubernetes: ClusterConnection };
+
+/** Whether the context holds its cluster connection (always with `cluster: 'at-start'`). */
+export function isConnected(context: AppContext): context is ConnectedAppContext {
+  return context.kubernetes !== undefined;
 }
 
 /** Builds the shared context from the parsed settings; throws ConfigError when the admin secret cannot be opened. */
@@ -146,9 +155,7 @@ async function contextIdentity(
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);
     return {
-      kubernetes: () => {
-        throw new Error('this context connects to the cluster on first use: it has no ClusterConnection to hand out');
-      },
+      kubernetes: () => onFirstUse.connected(),
       cluster: () => onFirstUse.cluster(),
       tokenAuthenticators: [onFirstUse.tokenAuthenticator],
       authorizer: onFirstUse.authorizer,

@@ -45,8 +45,9 @@ async function serveGateway(
 ): Promise<RunningServer> {
   const context = await createAppContext(settings, options);
   // What the chart's hook Job does before the functions serve; locally, with the example Project.
-  if (context.kubernetes.builtInEmulator)
-    await setUpCluster(context.kubernetes.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
+  const cluster = await context.cluster();
+  if (cluster.builtInEmulator)
+    await setUpCluster(cluster.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
   // With the checkout's local state, a database held by another process is reported now, not per request.
   if (options.development?.localState) await context.runs.openIfEmbedded();
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
