@@ -120,7 +120,7 @@ describe('the import rules catch what they forbid (issue 21)', () => {
     const base = tree({
       'entries/knative/function-container.ts':
         "import { startDevelopmentCluster } from '../../infra/development/cluster/development-cluster.ts';\nexport const s = startDevelopmentCluster;\n",
-      'functions/resources/cluster-setup.ts':
+      'functions/resources/resources-function.ts':
         "import { startKubeEmulator } from '../../infra/kube-emulator/index.ts';\nexport const k = startKubeEmulator;\n",
       'shared/app/app-context.ts':
         "import { paths } from '../../infra/development/local/local-data.ts';\nexport const p = paths;\n",
@@ -134,7 +134,7 @@ describe('the import rules catch what they forbid (issue 21)', () => {
       [
         'library-imports-no-application: shared/app/app-context.ts -> infra/development/local/local-data.ts',
         'product-imports-no-development: entries/knative/function-container.ts -> infra/development/cluster/development-cluster.ts',
-        'product-imports-no-development: functions/resources/cluster-setup.ts -> infra/kube-emulator/index.ts',
+        'product-imports-no-development: functions/resources/resources-function.ts -> infra/kube-emulator/index.ts',
         'product-imports-no-development: shared/app/app-context.ts -> infra/development/local/local-data.ts',
       ].sort(),
     );

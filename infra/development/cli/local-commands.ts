@@ -7,7 +7,7 @@ import { startLocalCluster } from '../cluster/local-cluster.ts';
 import { localDataPaths } from '../local/local-data.ts';
 import { refuseWhileHeld } from '../local/state-lock.ts';
 import type { Logger } from '../../../shared/logging/logger.ts';
-import { setUpCluster } from '../../../functions/resources/cluster-setup.ts';
+import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { kubeConfigFromFiles } from '../../../shared/config/kubeconfig-files.ts';
 
 /**

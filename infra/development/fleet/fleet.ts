@@ -14,7 +14,7 @@ import type { Logger } from '../../../shared/logging/logger.ts';
 import { gatewayRules } from '../../../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, routeTable, type FunctionName } from '../../../shared/routes/route-table.ts';
 import { createLimitedHttpServer, drain, listen } from '../../../shared/server/limited-http-server.ts';
-import { setUpCluster } from '../../../functions/resources/cluster-setup.ts';
+import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from '../gateway/gateway-tls.ts';
 import { FunctionReplica } from './function-replica.ts';
 import { replicaEnvironment } from './replica-environment.ts';

@@ -15,7 +15,7 @@ import {
   type RunningServer,
 } from '../../../shared/server/running-server.ts';
 import { createFunctionHandler } from '../../../functions/function-registry.ts';
-import { setUpCluster } from '../../../functions/resources/cluster-setup.ts';
+import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from './gateway-tls.ts';
 import { developmentServicesFor } from '../development-services.ts';
 
