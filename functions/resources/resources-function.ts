@@ -12,6 +12,7 @@ import { projectWrites } from './project-writes.ts';
 import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
 import { auditHandlers } from './audit-handlers.ts';
+import { accessReviewHandlers } from './access-review-handlers.ts';
 import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
 import { parseRequestBody } from './resource-body.ts';
@@ -51,6 +52,7 @@ export function createResourcesFunction(context: ConnectedAppContext): FunctionH
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...auditHandlers(context),
+    ...accessReviewHandlers(context),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>
       jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
