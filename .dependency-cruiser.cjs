@@ -1,5 +1,5 @@
 // Import rules of the codebase (issue 21), checked by `npm run lint` (dependency-cruiser).
-// What ships (the library `shared/`, the functions `functions/`, the runtime entries `entries/`) never
+// What ships (the library `shared/`, the functions `functions/`, the runtime entries `knative/`) never
 // imports what helps develop it (`infra/development/`, the emulator `infra/kube-emulator/`); the
 // development code may import the product (its entries wrap the product's). The library `shared/` is layered: a folder imports only folders of LOWER layers (and its own
 // files), never one of its own layer or above, so no loop between folders can form and each layer
@@ -56,20 +56,20 @@ module.exports = {
       comment: 'shared/ is what every function imports: it never imports a function, an entry, the tools or the tests.',
       severity: 'error',
       from: { path: '^shared/' },
-      to: { path: '^(functions|entries|infra|test)/' },
+      to: { path: '^(functions|knative|infra|test)/' },
     },
     {
       name: 'product-imports-no-development',
       comment:
-        'What ships (shared/, functions/, entries/) never names local development or the emulator: the development entries hand their services over (DevelopmentServices), so no bundler plugin has to leave them out.',
+        'What ships (shared/, functions/, knative/) never names local development or the emulator: the development entries hand their services over (DevelopmentServices), so no bundler plugin has to leave them out.',
       severity: 'error',
-      from: { path: '^(shared|functions|entries)/' },
+      from: { path: '^(shared|functions|knative)/' },
       to: { path: '^infra/(development|kube-emulator)/' },
     },
     {
       name: 'product-imports-no-tests',
       severity: 'error',
-      from: { path: '^(shared|functions|entries|infra)/' },
+      from: { path: '^(shared|functions|knative|infra)/' },
       to: { path: '^test/' },
     },
     {
@@ -78,7 +78,7 @@ module.exports = {
         'The Kubernetes emulator stands in for the cluster the product is tested against: it shares none of its code (its own JSON patch, its own probes), so a product bug cannot hide in both.',
       severity: 'error',
       from: { path: '^infra/kube-emulator/' },
-      to: { path: '^(shared|functions|entries|test|infra/(?!kube-emulator/))' },
+      to: { path: '^(shared|functions|knative|test|infra/(?!kube-emulator/))' },
     },
     ...layerRules,
   ],

@@ -4,7 +4,7 @@
 //   dist/entry.mjs             picks the bundle by FUNCTION_TARGET and imports only that one
 //   dist/chunks/*.mjs          code the bundles share or import on first use (and the migrations)
 // The bundles need no node_modules at run time: copy dist/ as a whole. They are built from the
-// product entries (entries/knative/), which name nothing of local development (infra/development/,
+// product entries (knative/), which name nothing of local development (infra/development/,
 // the emulator, embedded PostgreSQL; the import rules check it), so nothing of it is left to remove.
 import { cpSync, rmSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,10 +39,8 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
     },
     entryPoints: {
-      entry: 'entries/knative/server.ts',
-      ...Object.fromEntries(
-        FUNCTION_NAMES.map((name) => [`functions/${name}`, `entries/knative/functions/${name}.ts`]),
-      ),
+      entry: 'knative/server.ts',
+      ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
       // The password verifier's worker thread, loaded by path beside the shared chunk that starts it.
       'chunks/bcrypt-worker': 'shared/auth/bcrypt-worker.ts',
     },

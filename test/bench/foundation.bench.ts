@@ -89,7 +89,7 @@ async function adapterThroughput(env: Record<string, string>, token: string): Pr
   const auth = { authorization: `Bearer ${token}` };
   const container = await alternatingThroughput(
     {
-      script: 'entries/knative/server.ts',
+      script: 'knative/server.ts',
       env: { ...env, FUNCTION_TARGET: 'resources' },
       readyPath: '/healthz',
       headers: auth,
@@ -132,7 +132,7 @@ async function loginLatency(env: Record<string, string>): Promise<BenchRow> {
     raw.push(performance.now() - begin);
   }
   const logins = await withProcess(
-    'entries/knative/server.ts',
+    'knative/server.ts',
     { ...env, FUNCTION_TARGET: 'login' },
     '/healthz',
     async (child) => {

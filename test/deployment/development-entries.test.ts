@@ -1,4 +1,4 @@
-// Issue 21, item 1: the product entries (entries/) name nothing of local development; the
+// Issue 21, item 1: the product entries (knative/) name nothing of local development; the
 // development entries (infra/development/entries/) wrap them and hand over the cluster and the
 // database the same way (DevelopmentServices). Run alone on a checkout's local state, outside
 // production and with neither KUBECONFIG nor DATABASE_URL, the development entries start the
@@ -58,7 +58,7 @@ describe('issue 21: development entries wrap the product entries and inject the 
   );
 
   it('the product container entry, in the same environment, starts neither (what ships names neither)', async () => {
-    const child = await start('entries/knative/server.ts', await localEnvironment('resources'));
+    const child = await start('knative/server.ts', await localEnvironment('resources'));
     await expect.poll(() => child.output(), { timeout: 10_000 }).toContain('no Kubernetes cluster configured');
     expect(child.output()).not.toContain('built-in Kubernetes emulator');
     expect(existsSync(join(dataDir, 'kubernetes'))).toBe(false);

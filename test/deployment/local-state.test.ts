@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { startFunctionServer } from '../../entries/knative/function-server.ts';
+import { startFunctionServer } from '../../knative/function-server.ts';
 import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { startLocalCluster } from '../../infra/development/cluster/local-cluster.ts';

@@ -29,7 +29,7 @@ function sourceFiles(folder: string): string[] {
 
 // The catalogue's keys are bare identifiers, so a quoted reason in it is one its factories answer.
 // The gateways of local development (infra/development/gateway/) answer with catalogued reasons too.
-const code = ['shared', 'functions', 'entries', 'infra/development']
+const code = ['shared', 'functions', 'knative', 'infra/development']
   .flatMap((folder) => sourceFiles(join(REPO_ROOT, folder)))
   .map((file) => ({ path: relative(REPO_ROOT, file), text: readFileSync(file, 'utf8') }));
 

@@ -1,6 +1,6 @@
 // Issue 9, "shared/ holds the product only", and issue 21, "one folder for what ships, one for what
 // helps develop it": the emulator and local development live under infra/, and no product module
-// (shared/, functions/, entries/) reaches into them or into test/.
+// (shared/, functions/, knative/) reaches into them or into test/.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,12 +37,12 @@ describe('shared/ holds the product only: nothing in it names the emulator, infr
   });
 });
 
-describe('Issue 21: what ships (functions/, entries/) names nothing of local development', () => {
-  const files = ['functions', 'entries'].flatMap((folder) => sourceFiles(join(REPO_ROOT, folder)));
+describe('Issue 21: what ships (functions/, knative/) names nothing of local development', () => {
+  const files = ['functions', 'knative'].flatMap((folder) => sourceFiles(join(REPO_ROOT, folder)));
 
   it('finds the functions and the runtime entries', () => {
     expect(files.map((file) => relative(REPO_ROOT, file))).toEqual(
-      expect.arrayContaining(['entries/knative/server.ts', 'entries/functions-framework.ts', 'entries/aws-lambda.ts']),
+      expect.arrayContaining(['knative/server.ts', 'knative/functions-framework.ts', 'knative/aws-lambda.ts']),
     );
   });
 

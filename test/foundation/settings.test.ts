@@ -235,11 +235,11 @@ const PASSES_ON = new Set([
 const ENTRY_POINTS = [
   'infra/development/gateway/local-gateway.ts',
   'infra/development/fleet/fleet-main.ts',
-  'entries/functions-framework-target.ts',
+  'knative/functions-framework-target.ts',
   'infra/development/entries/function-container.ts',
-  'entries/aws-lambda.ts',
-  'entries/knative/server.ts',
-  'entries/knative/function-container.ts',
+  'knative/aws-lambda.ts',
+  'knative/server.ts',
+  'knative/function-container.ts',
   'infra/development/cli/platform-api.js',
   'shared/database/migrate-cli.ts',
 ];
@@ -281,7 +281,7 @@ function sourceFiles(folder: string): string[] {
 }
 
 describe('Nothing but the configuration modules reads the environment', () => {
-  const files = ['shared', 'functions', 'entries', 'infra/development'].flatMap((folder) =>
+  const files = ['shared', 'functions', 'knative', 'infra/development'].flatMap((folder) =>
     sourceFiles(join(REPO_ROOT, folder)),
   );
 

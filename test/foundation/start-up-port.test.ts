@@ -55,7 +55,7 @@ describe('issue 23: a port in use stops the server at once, naming PORT', () => 
   });
 
   it('the container entry: exit 1 naming PORT', async () => {
-    const result = await runToExit('entries/knative/server.ts', {
+    const result = await runToExit('knative/server.ts', {
       ...adminEnv(),
       NODE_ENV: 'production',
       FUNCTION_TARGET: 'resources',

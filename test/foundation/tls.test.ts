@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFunctionServer } from '../../entries/knative/function-server.ts';
+import { startFunctionServer } from '../../knative/function-server.ts';
 import { ConfigError } from '../../shared/config/config-error.ts';
 import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
 import { tlsFromSettings } from '../../shared/tls/server-tls.ts';

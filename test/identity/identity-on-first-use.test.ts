@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFunctionServer } from '../../entries/knative/function-server.ts';
+import { startFunctionServer } from '../../knative/function-server.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { getWithToken, silentLogger } from '../support/function-servers.ts';

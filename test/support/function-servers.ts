@@ -68,8 +68,8 @@ export interface FunctionProcess {
   stop(): Promise<number | null>;
 }
 
-/** The container entry on the sources (`node entries/knative/server.ts`). */
-export const SOURCE_ENTRY = 'entries/knative/server.ts';
+/** The container entry on the sources (`node knative/server.ts`). */
+export const SOURCE_ENTRY = 'knative/server.ts';
 
 /** Runs the container entry (the sources', or a bundle's entry.mjs) as a child process and waits until it serves. */
 export function spawnFunctionProcess(

@@ -1,5 +1,5 @@
 // How local development starts the emulator when no cluster is configured. The product (`shared/`,
-// `entries/`) never names it: the development entries hand it over (development-services.ts).
+// `knative/`) never names it: the development entries hand it over (development-services.ts).
 import type { StartedDevelopmentCluster } from '../../../shared/kubernetes/cluster-connection.ts';
 
 /**

@@ -1,15 +1,15 @@
-import { createAppContext, type AppContextOptions } from '../../shared/app/app-context.ts';
-import { createNodeRequestListener } from '../../shared/adapters/node-http-adapter.ts';
-import type { Settings } from '../../shared/config/settings.ts';
-import { createLogger } from '../../shared/logging/logger.ts';
-import { createContextHandler } from '../../shared/runtime/core-handler.ts';
-import type { FunctionModule } from '../../shared/runtime/function-definition.ts';
-import { defineFunction } from '../../shared/runtime/define-function.ts';
-import { bindEarly, serveWithContext, type RunningServer } from '../../shared/server/running-server.ts';
-import { tlsFromSettings } from '../../shared/tls/server-tls.ts';
-import { onShutdownSignal, settingsOrExit, startOrExit } from '../../shared/server/start-up.ts';
-import { openLocalRunHistory } from '../../shared/app/local-run-history.ts';
-import type { DevelopmentServicesFor } from '../../shared/app/development-services.ts';
+import { createAppContext, type AppContextOptions } from '../shared/app/app-context.ts';
+import { createNodeRequestListener } from '../shared/adapters/node-http-adapter.ts';
+import type { Settings } from '../shared/config/settings.ts';
+import { createLogger } from '../shared/logging/logger.ts';
+import { createContextHandler } from '../shared/runtime/core-handler.ts';
+import type { FunctionModule } from '../shared/runtime/function-definition.ts';
+import { defineFunction } from '../shared/runtime/define-function.ts';
+import { bindEarly, serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
+import { tlsFromSettings } from '../shared/tls/server-tls.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
+import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
+import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
 
 /** Knative's default termination grace is 30 s; finish in-flight requests well inside it. */
 const DRAIN_GRACE_MS = 25_000;
@@ -47,7 +47,7 @@ export async function serveFunction(
 }
 
 /**
- * The container process of one function (each entries/knative/functions/<name>.ts, bundled to
+ * The container process of one function (each knative/functions/<name>.ts, bundled to
  * dist/functions/<name>.mjs): serves until SIGTERM, then drains and exits. The development entry
  * (infra/development/entries/function-container.ts) wraps it, handing over local development's
  * cluster and database (`development`); this one, what the image runs, has none.

@@ -1,6 +1,6 @@
-import { ConfigError } from '../../shared/config/config-error.ts';
-import type { RuntimeSettings } from '../../shared/config/settings.ts';
-import { FUNCTION_NAMES, type FunctionName } from '../../shared/routes/route-table.ts';
+import { ConfigError } from '../shared/config/config-error.ts';
+import type { RuntimeSettings } from '../shared/config/settings.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
 
 /** The function a container serves: FUNCTION_TARGET, which must name one of the functions. */
 export function functionTarget(runtime: RuntimeSettings): FunctionName {

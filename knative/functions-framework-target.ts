@@ -9,13 +9,13 @@ import { frameworkFlags } from './functions-framework-options.ts';
 import { FUNCTION_MODULES } from '../functions/function-registry.ts';
 import { createContextHandler } from '../shared/runtime/core-handler.ts';
 import { defineFunction } from '../shared/runtime/define-function.ts';
-import { isFunctionName } from './knative/function-target.ts';
+import { isFunctionName } from './function-target.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
 
 /**
  * Registers the function named by --target (or FUNCTION_TARGET) with the functions-framework, and
- * only that one. The package's `main` (entries/functions-framework.ts) hands over nothing more; the
+ * only that one. The package's `main` (knative/functions-framework.ts) hands over nothing more; the
  * development entry (infra/development/entries/functions-framework.ts) hands over local
  * development's cluster and database (`development`).
  */

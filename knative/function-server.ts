@@ -1,7 +1,7 @@
-import type { AppContextOptions } from '../../shared/app/app-context.ts';
-import type { Settings } from '../../shared/config/settings.ts';
-import type { RunningServer } from '../../shared/server/running-server.ts';
-import { FUNCTION_MODULES } from '../../functions/function-registry.ts';
+import type { AppContextOptions } from '../shared/app/app-context.ts';
+import type { Settings } from '../shared/config/settings.ts';
+import type { RunningServer } from '../shared/server/running-server.ts';
+import { FUNCTION_MODULES } from '../functions/function-registry.ts';
 import { serveFunction } from './function-container.ts';
 import { functionTarget } from './function-target.ts';
 
