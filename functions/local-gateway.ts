@@ -14,6 +14,8 @@ import { setUpCluster } from './resources/cluster-setup.ts';
 import { DEFAULT_LOCAL_DATA_DIR } from '../shared/local/local-data.ts';
 import { gatewayTls } from './gateway-tls.ts';
 import { startDevelopmentCluster } from '../infra/development/development-cluster.ts';
+import { startTracing } from '../shared/tracing/start-tracing.ts';
+import { traceGatewayHop } from '../shared/tracing/gateway-span.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -26,6 +28,11 @@ export async function startLocalGateway(
   const tls = await gatewayTls(settings, options.localDataDir ?? DEFAULT_LOCAL_DATA_DIR);
   const bound = await bindEarly(settings.server, tls, options.host);
   try {
+    await startTracing(
+      settings.tracing,
+      'platform-api-local-gateway',
+      options.logger ?? createLogger({ level: settings.server.logLevel }),
+    );
     return await serveGateway(bound, settings, options, tls);
   } catch (error) {
     await bound.close();
@@ -54,8 +61,10 @@ async function serveGateway(
     bound,
     (req, res) => {
       const target = resolveGatewayTarget(rules, req.url ?? '/');
-      if (target === 'bridge') bridge(req, res);
-      else listeners.get(target)!(req, res);
+      traceGatewayHop(req, res, target, () => {
+        if (target === 'bridge') bridge(req, res);
+        else listeners.get(target)!(req, res);
+      });
     },
     context,
     10_000,

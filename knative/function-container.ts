@@ -9,6 +9,7 @@ import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { startDevelopmentCluster } from '../infra/development/development-cluster.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
+import { startTracing } from '../shared/tracing/start-tracing.ts';
 
 /** Knative's default termination grace is 30 s; finish in-flight requests well inside it. */
 const DRAIN_GRACE_MS = 25_000;
@@ -26,6 +27,11 @@ export async function serveFunction(
   const bound = await bindEarly(settings.server, tls, options.host);
   let running: RunningServer;
   try {
+    await startTracing(
+      settings.tracing,
+      `platform-api-${module.name}`,
+      options.logger ?? createLogger({ level: settings.server.logLevel }),
+    );
     const context = await createAppContext(settings, { cluster: module.cluster, ...options });
     if (options.localDataDir !== undefined && module.runHistory) await openLocalRunHistory(context);
     const handler = createContextHandler(module.create(context), context);

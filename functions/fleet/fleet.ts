@@ -9,6 +9,7 @@ import { UpstreamPool } from '../../shared/gateway/upstream-pool.ts';
 import { ensureAdminSecretFolder } from '../../shared/config/admin-secret-folder.ts';
 import { startLocalCluster } from '../../infra/development/local-cluster.ts';
 import { localDataPaths } from '../../shared/local/local-data.ts';
+import { flushTraces, startTracing } from '../../shared/tracing/start-tracing.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
 import { gatewayRules } from '../../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, routeTable, type FunctionName } from '../../shared/routes/route-table.ts';
@@ -76,6 +77,8 @@ export async function startFleet(settings: Settings, environment: Environment, o
     });
     cleanups.push(() => database.close());
 
+    await startTracing(settings.tracing, 'platform-api-gateway', logger);
+    cleanups.push(() => flushTraces());
     const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, logger)]));
     const server = createLimitedHttpServer(
       config,

@@ -6,6 +6,7 @@ import { forwardRequest, type ProxySettings } from './forward-request.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
 import { UpstreamTimeoutError } from './upstream-timeouts.ts';
 import { apiError } from '../http/error-catalogue.ts';
+import { traceGatewayHop } from '../tracing/gateway-span.ts';
 
 // Only requests without a body, which a failed attempt has not consumed, may go to a second replica.
 const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -26,6 +27,10 @@ export function createFunctionGateway(
 ) {
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     const target = resolveGatewayTarget(rules, incoming.url ?? '/');
+    traceGatewayHop(incoming, outgoing, target, () => route(incoming, outgoing, target));
+  };
+
+  function route(incoming: IncomingMessage, outgoing: ServerResponse, target: GatewayRule['target']): void {
     if (target === 'bridge') {
       bridge(incoming, outgoing);
       return;
@@ -60,5 +65,5 @@ export function createFunctionGateway(
       });
     };
     attempt(0);
-  };
+  }
 }
