@@ -57,6 +57,16 @@ export function inSpan<T>(describe: () => SpanDescription, work: (span: Span | u
   });
 }
 
+/** Starts a span under the active one, for work whose end the caller reports (a callback's). */
+export function startChildSpan({ name, ...options }: SpanDescription): Span {
+  return trace.getTracer(TRACER_NAME).startSpan(name, options);
+}
+
+/** `callback` bound to the context active now: it runs in it whoever calls it (a pool handing out a connection). */
+export function bindToActiveContext<F extends (...args: never[]) => unknown>(callback: F): F {
+  return tracingOn ? context.bind(context.active(), callback) : callback;
+}
+
 /** Starts a SERVER span under the trace context that `headers` carry (`traceparent`, `tracestate`). */
 export function startServerSpan(
   name: string,
@@ -78,10 +88,15 @@ export function injectTraceContext(headers: Record<string, unknown>, from?: Cont
   if (tracingOn) propagation.inject(from ?? context.active(), headers);
 }
 
-/** Ends a server span with the answer's status: 5xx marks it failed, as the HTTP conventions say. */
-export function endWithStatus(span: Span, status: number): void {
+/** Records an HTTP answer's status on a span: 5xx marks it failed (a 404 or 409 is an answer, not a failure). */
+export function setResponseStatus(span: Span, status: number): void {
   span.setAttribute('http.response.status_code', status);
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/** Ends a server span with the answer's status (setResponseStatus). */
+export function endWithStatus(span: Span, status: number): void {
+  setResponseStatus(span, status);
   span.end();
 }
 
