@@ -3,7 +3,7 @@
 // with tracing off never reads these modules (the bundles keep them in a chunk of their own).
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -16,6 +16,10 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import type { TraceSampling, TracingSettings } from '../config/tracing-settings.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/** A collector that stays down fails an export every few seconds: said at most this often. */
+const EXPORT_FAILURE_REPORT_MS = 60_000;
 
 /** What start-tracing.ts keeps of the installed SDK: flushing the spans not yet exported. */
 export interface InstalledTracing {
@@ -30,7 +34,17 @@ export interface InstalledTracing {
 export function installTracing(
   settings: TracingSettings & { tracesUrl: string },
   serviceName: string,
+  logger: Logger,
 ): InstalledTracing {
+  let reportedAt = Number.NEGATIVE_INFINITY;
+  // The SDK reports failed exports here (silently by default): spans dropped is worth a warning.
+  setGlobalErrorHandler((error) => {
+    if (Date.now() - reportedAt < EXPORT_FAILURE_REPORT_MS) return;
+    reportedAt = Date.now();
+    logger.warn('trace export failed; spans are dropped until the collector answers', {
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     sampler: samplerOf(settings.sampling),
