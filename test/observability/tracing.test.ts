@@ -3,9 +3,14 @@
 // SubjectAccessReview and its database query, each the child of the one before), the client's
 // `traceparent` is honoured, no span holds a token, and the request log names the trace.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { flushTraces } from '../../shared/tracing/start-tracing.ts';
-import { capturingLogger } from '../support/function-servers.ts';
+import { inSpan, SpanKind } from '../../shared/tracing/tracing.ts';
+import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { SPAN_KIND, startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { API, expectStatus, send, TEAM_PROJECT, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
 
@@ -134,5 +139,56 @@ describe('issue 23: one request through the gateway is one trace, every hop pare
     expect(root).toMatchObject({ kind: SPAN_KIND.server, attributes: { 'http.response.status_code': 200 } });
     const served = receiver.spans.find((span) => span.parentSpanId === root!.spanId);
     expect(served).toMatchObject({ traceId: root!.traceId, attributes: { 'platform_api.principal.type': 'admin' } });
+  });
+});
+
+describe('issue 23: the function propagates the trace to the cluster (the REST client)', () => {
+  it('a cluster call is a CLIENT span `<verb> <resource>` whose traceparent the cluster receives', async () => {
+    platform(); // tracing is on once the platform has started in this process
+    const received: Array<string | undefined> = [];
+    const cluster = createServer((request, response) => {
+      received.push(String(request.headers.traceparent));
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"kind":"WorkspaceList","items":[]}');
+    });
+    await new Promise<void>((resolve) => cluster.listen(0, '127.0.0.1', resolve));
+    try {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromOptions({
+        clusters: [
+          { name: 'c', server: `http://127.0.0.1:${(cluster.address() as AddressInfo).port}`, skipTLSVerify: true },
+        ],
+        users: [{ name: 'u', token: 'cluster-credential' }],
+        contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+        currentContext: 'x',
+      });
+      const client = new KubernetesRestClient(kubeConfig, silentLogger);
+      const parentTraceId = await inSpan(
+        () => ({ name: 'a handler', kind: SpanKind.INTERNAL }),
+        async (span) => {
+          await client.call({
+            method: 'GET',
+            path: `/apis/platform.dev/v1alpha1/namespaces/${TEAM_PROJECT}/workspaces`,
+          });
+          return span!.spanContext().traceId;
+        },
+      );
+      const trace = await exportedTrace(parentTraceId);
+      const call = trace.find((span) => span.name === 'list workspaces');
+      expect(call).toMatchObject({
+        kind: SPAN_KIND.client,
+        attributes: {
+          'http.request.method': 'GET',
+          'http.response.status_code': 200,
+          'server.address': '127.0.0.1',
+          'platform_api.kubernetes.verb': 'list',
+          'platform_api.kubernetes.resource': 'workspaces',
+        },
+      });
+      expect(trace.find((span) => span.spanId === call!.parentSpanId)?.name).toBe('a handler');
+      expect(received).toEqual([`00-${parentTraceId}-${call!.spanId}-01`]);
+      expect(receiver.bodies.join('\n')).not.toContain('cluster-credential');
+    } finally {
+      await new Promise((resolve) => cluster.close(resolve));
+    }
   });
 });
