@@ -370,7 +370,8 @@ describe('issue 23: tracing settings, by the standard OTEL_* variables', () => {
 
   it('OTEL_SDK_DISABLED=true turns tracing off whatever the endpoint', () => {
     expect(
-      loadSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing.tracesUrl,
+      loadSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing
+        .tracesUrl,
     ).toBeUndefined();
   });
 
