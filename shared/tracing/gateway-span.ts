@@ -5,7 +5,8 @@ import { endWithStatus, injectTraceContext, isTracingOn, startServerSpan, withCo
 /**
  * The gateway's hop of a request (the fleet's gateway, the local gateway): a SERVER span named
  * `<METHOD> <function>` under the caller's `traceparent`, which is REPLACED by this span's in the
- * request the function receives, so the function's span is its child. `forward` runs with the span
+ * request the function receives, so the function's span is its child (a valid `tracestate` is
+ * passed on, as W3C Trace Context asks). `forward` runs with the span
  * active; the span ends when the answer has gone out (or the client left), with its status.
  * Without tracing, only `forward` runs.
  */
@@ -25,7 +26,7 @@ export function traceGatewayHop(
     'url.scheme': (incoming.socket as TLSSocket).encrypted ? 'https' : 'http',
     'platform_api.function': target,
   });
-  // The caller's trace state travels on only through this span's context, never as the client wrote it.
+  // The trace state travels on as the span's context holds it (W3C: propagated), not as the client wrote it.
   delete incoming.headers.tracestate;
   injectTraceContext(incoming.headers, context);
   outgoing.once('close', () => {

@@ -10,6 +10,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { flushTraces } from '../../shared/tracing/start-tracing.ts';
 import { inSpan, SpanKind } from '../../shared/tracing/tracing.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
+import { createFunctionGateway } from '../../shared/gateway/function-gateway.ts';
+import { UpstreamPool } from '../../shared/gateway/upstream-pool.ts';
+import { gatewayRules } from '../../shared/routes/gateway-routing.ts';
+import { FUNCTION_NAMES, routeTable } from '../../shared/routes/route-table.ts';
+import { listen } from '../../shared/server/limited-http-server.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { SPAN_KIND, startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { API, expectStatus, send, TEAM_PROJECT, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
@@ -189,6 +196,55 @@ describe('issue 23: the function propagates the trace to the cluster (the REST c
       expect(receiver.bodies.join('\n')).not.toContain('cluster-credential');
     } finally {
       await new Promise((resolve) => cluster.close(resolve));
+    }
+  });
+});
+
+describe("issue 23: the fleet's gateway propagates the trace to the replica it forwards to", () => {
+  it("the replica receives the gateway span's traceparent (the client's trace) and the client's valid tracestate", async () => {
+    platform(); // tracing is on once the platform has started in this process
+    const received: Array<{ traceparent?: string; tracestate?: string }> = [];
+    const replica = createServer((request, response) => {
+      if (request.url === '/readyz') return void response.end('{"status":"ready"}');
+      received.push({
+        traceparent: String(request.headers.traceparent),
+        tracestate: request.headers.tracestate as string,
+      });
+      response.writeHead(503, { 'content-type': 'application/json' }).end('{}');
+    });
+    const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, silentLogger)]));
+    const settings = loadSettings({}).server;
+    const gateway = createServer(
+      createFunctionGateway(
+        gatewayRules(routeTable('platform.dev')),
+        pools,
+        createBridgeProxy(undefined, settings),
+        settings,
+      ),
+    );
+    try {
+      pools.get('resources')!.setUpstreams([`http://127.0.0.1:${await listen(replica, 0, '127.0.0.1')}`]);
+      await pools.get('resources')!.checkAll();
+      const gatewayPort = await listen(gateway, 0, '127.0.0.1');
+      const client = clientTraceParent();
+      const response = await fetch(`http://127.0.0.1:${gatewayPort}/api/v1alpha1/auth/whoami`, {
+        headers: { traceparent: client.header, tracestate: 'vendor=opaque,other=1' },
+      });
+      expect(response.status).toBe(503);
+      const trace = await exportedTrace(client.traceId);
+      const hop = trace.find((span) => span.parentSpanId === client.parentId);
+      expect(hop).toMatchObject({
+        name: 'GET resources',
+        kind: SPAN_KIND.server,
+        statusCode: 2, // a 5xx answer marks the hop failed
+        attributes: { 'http.response.status_code': 503, 'platform_api.function': 'resources' },
+      });
+      expect(received).toEqual([
+        { traceparent: `00-${client.traceId}-${hop!.spanId}-01`, tracestate: 'vendor=opaque,other=1' },
+      ]);
+    } finally {
+      await new Promise((resolve) => gateway.close(resolve));
+      await new Promise((resolve) => replica.close(resolve));
     }
   });
 });
