@@ -14,6 +14,7 @@ import { createContextHandler } from '../shared/runtime/core-handler.ts';
 import { isFunctionName } from '../knative/function-target.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 import { startDevelopmentCluster } from '../infra/development/development-cluster.ts';
+import { startTracing } from '../shared/tracing/start-tracing.ts';
 
 // The port the framework really serves on gives the token's `iss` when API_BASE_URL is unset.
 const settings = settingsOrExit({ ...process.env, ...frameworkFlags(process.argv) });
@@ -23,6 +24,7 @@ await startOrExit(logger, async () => {
   if (!isFunctionName(target))
     throw new ConfigError('--target', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
   const module = FUNCTION_MODULES[target];
+  await startTracing(settings.tracing, `platform-api-${target}`, logger);
   const context = await createAppContext(settings, {
     logger,
     cluster: module.cluster,

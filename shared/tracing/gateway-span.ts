@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { PROBE_PATHS } from '../http/probe-paths.ts';
 import { endWithStatus, injectTraceContext, isTracingOn, startServerSpan, withContext } from './tracing.ts';
 
 /**
@@ -8,7 +9,7 @@ import { endWithStatus, injectTraceContext, isTracingOn, startServerSpan, withCo
  * request the function receives, so the function's span is its child (a valid `tracestate` is
  * passed on, as W3C Trace Context asks). `forward` runs with the span
  * active; the span ends when the answer has gone out (or the client left), with its status.
- * Without tracing, only `forward` runs.
+ * Without tracing, or for a probe (`/healthz`, `/readyz`), only `forward` runs.
  */
 export function traceGatewayHop(
   incoming: IncomingMessage,
@@ -16,7 +17,7 @@ export function traceGatewayHop(
   target: string,
   forward: () => void,
 ): void {
-  if (!isTracingOn()) {
+  if (!isTracingOn() || PROBE_PATHS.has((incoming.url ?? '/').split('?', 1)[0]!)) {
     forward();
     return;
   }

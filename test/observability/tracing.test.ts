@@ -149,6 +149,16 @@ describe('issue 23: one request through the gateway is one trace, every hop pare
   });
 });
 
+describe('issue 23: probes are not traced', () => {
+  it('/healthz and /readyz through the gateway make no span, even with a traceparent', async () => {
+    const { gateway } = platform();
+    const client = clientTraceParent();
+    for (const probe of ['/healthz', '/readyz'])
+      expect((await fetch(`${gateway.url}${probe}`, { headers: { traceparent: client.header } })).status).toBe(200);
+    expect(await exportedTrace(client.traceId)).toEqual([]);
+  });
+});
+
 describe('issue 23: the function propagates the trace to the cluster (the REST client)', () => {
   it('a cluster call is a CLIENT span `<verb> <resource>` whose traceparent the cluster receives', async () => {
     platform(); // tracing is on once the platform has started in this process

@@ -1,10 +1,8 @@
 import type { Logger } from '../../logging/logger.ts';
 import { redactPathAndQuery } from '../../logging/redaction.ts';
+import { PROBE_PATHS } from '../../http/probe-paths.ts';
 import { traceIdOfTraceParent } from '../../tracing/trace-parent.ts';
 import { whenAnswered, type Filter } from './filter-chain.ts';
-
-/** Probe paths: Knative and the fleet ask them every few seconds, so a passing probe is not news. */
-const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
  * One `request` line per answer (method, path with secrets redacted, status, duration, principal)

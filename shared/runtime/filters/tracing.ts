@@ -1,4 +1,5 @@
 import type { ApiResponse } from '../../http/api-request.ts';
+import { PROBE_PATHS } from '../../http/probe-paths.ts';
 import {
   endWithStatus,
   isTracingOn,
@@ -16,11 +17,12 @@ import type { Filter } from './filter-chain.ts';
  * (`admin`, `oidc`, `serviceaccount` or `anonymous`: never a name or token), and status error on
  * 5xx. The filters and the handler run with it active, so the cluster, database and identity
  * calls they make are its children. The trace id is handed to the access log (`traceId`).
- * Not installed at all with tracing off.
+ * Probes (`/healthz`, `/readyz`) make no span. Not installed at all with tracing off.
  */
 export function withTracing(functionName: string): Filter | undefined {
   if (!isTracingOn()) return undefined;
   return (request, next) => {
+    if (PROBE_PATHS.has(request.path)) return next(request);
     const forwardedScheme = request.headers['x-forwarded-proto'];
     const { span, context } = startServerSpan(request.method, request.headers, {
       'http.request.method': request.method,
