@@ -8,7 +8,8 @@ import { whenAnswered, type Filter } from './filter-chain.ts';
  * One `request` line per answer (method, path with secrets redacted, status, duration, principal)
  * at info level; a passing probe at debug level (a failing one stays at info: it says why traffic stopped).
  * `trace_id` names the request's trace: its recorded span's (tracing on), else the caller's valid
- * `traceparent`'s (tracing off here, on at the gateway or the client), else it is left out.
+ * `traceparent`'s (tracing off here or the span not sampled: the gateway or the client may have
+ * recorded it), else it is left out.
  */
 export function withAccessLog(logger: Logger): Filter {
   return (request, next) => {
