@@ -10,6 +10,7 @@ const SHARED_LAYERS = [
   ['json', 'caching', 'node'], // no product knowledge: JSON patches, bounded maps, Node helpers
   ['http', 'logging'], // the error catalogue and request/response shapes; the logger
   ['config'], // settings parsed once from the environment and secret sources
+  ['tracing'], // OpenTelemetry spans and trace-context propagation (the SDK loaded only when configured)
   ['kubernetes', 'database', 'tls'], // clients of what is outside the process
   ['auth', 'resources'], // who the caller is; the platform kinds and how objects are presented
   ['authz', 'routes', 'streams'], // what the caller may do; the route table; stream caps

@@ -10,6 +10,7 @@ import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
+import { startTracing } from '../shared/tracing/start-tracing.ts';
 
 /** Knative's default termination grace is 30 s; finish in-flight requests well inside it. */
 const DRAIN_GRACE_MS = 25_000;
@@ -27,6 +28,11 @@ export async function serveFunction(
   const bound = await bindEarly(settings.server, tls, options.host);
   let running: RunningServer;
   try {
+    await startTracing(
+      settings.tracing,
+      `platform-api-${module.name}`,
+      options.logger ?? createLogger({ level: settings.server.logLevel }),
+    );
     const context = await createAppContext(settings, { cluster: module.cluster, ...options });
     if (options.development?.localState && module.runHistory) await openLocalRunHistory(context);
     const handler = createContextHandler(defineFunction(module, context), context);

@@ -12,6 +12,7 @@ import { defineFunction } from '../shared/runtime/define-function.ts';
 import { isFunctionName } from './function-target.ts';
 import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
+import { startTracing } from '../shared/tracing/start-tracing.ts';
 
 /**
  * Registers the function named by --target (or FUNCTION_TARGET) with the functions-framework, and
@@ -28,6 +29,7 @@ export async function registerFrameworkTarget(development?: DevelopmentServicesF
     if (!isFunctionName(target))
       throw new ConfigError('--target', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
     const module = FUNCTION_MODULES[target];
+    await startTracing(settings.tracing, `platform-api-${target}`, logger);
     const context = await createAppContext(settings, {
       logger,
       cluster: module.cluster,

@@ -1,9 +1,20 @@
-import { createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  type CryptoKey,
+  type FlattenedJWSInput,
+  type JWSHeaderParameters,
+} from 'jose';
 import type { OidcSettings } from '../config/identity-config.ts';
 import type { ApiError } from '../http/api-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import { HeldKeySet } from './held-key-set.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
+import { tracedFetch } from '../tracing/traced-fetch.ts';
+
+// Each fetch from the identity provider is a span of the request that needed the keys (with tracing on).
+const fetchDiscovery = tracedFetch('OIDC discovery');
+const fetchKeySet = tracedFetch('JWKS fetch');
 
 export interface OidcKeySetOptions {
   /** After a failed fetch, how long to answer from the keys already held before trying again. */
@@ -53,7 +64,7 @@ export class OidcKeySet {
     const { issuerUrl, fetchUrlFor } = this.#settings;
     const discoveryUrl = fetchUrlFor(`${issuerUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`);
     try {
-      const response = await fetch(discoveryUrl, {
+      const response = await fetchDiscovery(discoveryUrl, {
         headers: { accept: 'application/json' },
         signal: AbortSignal.timeout(this.#fetchTimeoutMs),
       });
@@ -67,6 +78,7 @@ export class OidcKeySet {
       const remote = createRemoteJWKSet(jwksUrl, {
         cacheMaxAge: this.#keysMaxAgeMs,
         timeoutDuration: this.#fetchTimeoutMs,
+        [customFetch]: fetchKeySet,
       });
       this.#keys = new HeldKeySet(remote, {
         retryAfterFailureMs: this.#retryAfterFailureMs,

@@ -8,6 +8,8 @@ import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './aut
 import { describeJoseError } from './jose-error-message.ts';
 import type { ServiceAccountKeySet } from './service-account-key-set.ts';
 import { apiError } from '../http/error-catalogue.ts';
+import { clusterApiSpan } from '../kubernetes/kubernetes-call-span.ts';
+import { inSpan } from '../tracing/tracing.ts';
 
 /** How long a TokenReview's answer is trusted (a deleted ServiceAccount's token dies within it). */
 const TOKEN_REVIEW_TTL_MS = 10_000;
@@ -29,25 +31,35 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly #keys: ServiceAccountKeySet;
   readonly #api: AuthenticationV1Api;
   readonly #logger: Logger;
+  readonly #kubeConfig: KubeConfig;
 
   constructor(issuers: ServiceAccountIssuers, keys: ServiceAccountKeySet, kubeConfig: KubeConfig, logger: Logger) {
     this.#issuers = issuers;
     this.#keys = keys;
     this.#api = kubeConfig.makeApiClient(AuthenticationV1Api);
     this.#logger = logger;
+    this.#kubeConfig = kubeConfig;
   }
 
   async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
     if (typeof claims.iss !== 'string' || !(await this.#issuers.includes(claims.iss))) return null;
     await this.#checkSignature(token, claims.iss);
-    let review: V1TokenReview;
-    try {
-      review = await this.#api.createTokenReview({
-        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
-      });
-    } catch (error) {
-      throw kubernetesUnavailable('TokenReview', error, this.#logger);
-    }
+    // The span carries the cluster's address and whether it vouched for the token: never the token.
+    const review = await inSpan(
+      () => clusterApiSpan('TokenReview', this.#kubeConfig),
+      async (span) => {
+        let answer: V1TokenReview;
+        try {
+          answer = await this.#api.createTokenReview({
+            body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+          });
+        } catch (error) {
+          throw kubernetesUnavailable('TokenReview', error, this.#logger);
+        }
+        span?.setAttribute('platform_api.authentication.authenticated', answer.status?.authenticated === true);
+        return answer;
+      },
+    );
     const status = review.status;
     if (status?.authenticated !== true || !status.user?.username) {
       throw apiError('InvalidToken', 'the cluster did not accept this ServiceAccount token');

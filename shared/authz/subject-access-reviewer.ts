@@ -2,6 +2,8 @@ import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReview } from 
 import type { Logger } from '../logging/logger.ts';
 import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
 import { isNonResource, type AuthorizationAttributes } from './authorizer.ts';
+import { clusterApiSpan } from '../kubernetes/kubernetes-call-span.ts';
+import { inSpan } from '../tracing/tracing.ts';
 
 /** The user a SubjectAccessReview asks about. */
 export interface ReviewSubject {
@@ -20,13 +22,33 @@ export interface SubjectAccessReviewer {
 export class KubernetesSubjectAccessReviewer implements SubjectAccessReviewer {
   readonly #api: AuthorizationV1Api;
   readonly #logger: Logger;
+  readonly #kubeConfig: KubeConfig;
 
   constructor(kubeConfig: KubeConfig, logger: Logger) {
     this.#api = kubeConfig.makeApiClient(AuthorizationV1Api);
     this.#logger = logger;
+    this.#kubeConfig = kubeConfig;
   }
 
-  async review(subject: ReviewSubject, attributes: AuthorizationAttributes): Promise<boolean> {
+  review(subject: ReviewSubject, attributes: AuthorizationAttributes): Promise<boolean> {
+    // The span names what kind of thing was asked (verb, resource), never who asked nor which object or path.
+    return inSpan(
+      () =>
+        clusterApiSpan('SubjectAccessReview', this.#kubeConfig, {
+          'platform_api.authorization.verb': attributes.verb,
+          'platform_api.authorization.resource': isNonResource(attributes)
+            ? 'non-resource'
+            : [attributes.resource, attributes.subresource].filter(Boolean).join('/'),
+        }),
+      async (span) => {
+        const allowed = await this.#review(subject, attributes);
+        span?.setAttribute('platform_api.authorization.allowed', allowed);
+        return allowed;
+      },
+    );
+  }
+
+  async #review(subject: ReviewSubject, attributes: AuthorizationAttributes): Promise<boolean> {
     const body: V1SubjectAccessReview = {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',

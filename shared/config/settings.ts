@@ -6,6 +6,7 @@ import { ConfigError } from './config-error.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
 import type { Environment } from './environment.ts';
 import { loadServerConfig, type ServerConfig } from './server-config.ts';
+import { loadTracingSettings, type TracingSettings } from './tracing-settings.ts';
 
 /** The checkout's local state folder, `<repo>/.data`: LOCAL_DATA_DIR's default (infra/development/local/ lays it out). */
 export const DEFAULT_LOCAL_DATA_DIR = fileURLToPath(new URL('../../.data', import.meta.url));
@@ -31,6 +32,8 @@ export interface Settings {
   readonly tls: TlsSettings;
   readonly local: LocalSettings;
   readonly runtime: RuntimeSettings;
+  /** OpenTelemetry traces: the OTLP endpoint (none: off), service name, sampling (tracing-settings.ts). */
+  readonly tracing: TracingSettings;
 }
 
 export interface DatabaseSettings {
@@ -78,6 +81,7 @@ export function loadSettings(env: Environment): Settings {
     tls: { files: tlsFiles(env) },
     local: { dataDir: localDataDir(env), https: localHttps(env) },
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
+    tracing: loadTracingSettings(env),
   });
 }
 

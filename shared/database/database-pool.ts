@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { isTracingOn } from '../tracing/tracing.ts';
+import { tracedPoolClasses } from './traced-database-client.ts';
 
 /** Pool settings tuned so that a down database answers within about two seconds instead of hanging. */
 const DEFAULT_POOL_SETTINGS = {
@@ -19,7 +21,15 @@ export function createDatabasePool(
   onIdleClientError: (error: Error) => void,
   overrides: pg.PoolConfig = {},
 ): pg.Pool {
-  const pool = new pg.Pool({ ...DEFAULT_POOL_SETTINGS, ...overrides, connectionString });
+  // With tracing on, each query is a span of the request that made it (traced-database-client.ts).
+  const traced = isTracingOn() ? tracedPoolClasses(connectionString) : undefined;
+  const Pool = traced?.Pool ?? pg.Pool;
+  const pool = new Pool({
+    ...DEFAULT_POOL_SETTINGS,
+    ...overrides,
+    connectionString,
+    ...(traced ? { Client: traced.Client } : {}),
+  });
   pool.on('error', onIdleClientError);
   return pool;
 }

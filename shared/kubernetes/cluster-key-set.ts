@@ -1,5 +1,7 @@
 import { OpenidApi, type KubeConfig } from '@kubernetes/client-node';
 import { createRemoteJWKSet, customFetch, type RemoteJWKSet, type RemoteJWKSetOptions } from 'jose';
+import { inSpan } from '../tracing/tracing.ts';
+import { clusterApiSpan } from './kubernetes-call-span.ts';
 
 /** Where kube-apiserver serves its ServiceAccount key set, whatever `jwks_uri` its discovery names. */
 const CLUSTER_JWKS_PATH = '/openid/v1/jwks';
@@ -20,11 +22,15 @@ export function createClusterKeySet(
   const url = new URL(CLUSTER_JWKS_PATH, kubeConfig.getCurrentCluster()?.server ?? 'https://kubernetes.invalid');
   return createRemoteJWKSet(url, {
     ...options,
-    [customFetch]: async (_url, { signal }) => {
-      // client-node declares the key set as a string; with its JSON content type it arrives parsed.
-      const keySet: unknown = await untilAborted(api.getServiceAccountIssuerOpenIDKeyset(), signal);
-      return Response.json(typeof keySet === 'string' ? JSON.parse(keySet) : keySet);
-    },
+    [customFetch]: (_url, { signal }) =>
+      inSpan(
+        () => clusterApiSpan('JWKS fetch', kubeConfig),
+        async () => {
+          // client-node declares the key set as a string; with its JSON content type it arrives parsed.
+          const keySet: unknown = await untilAborted(api.getServiceAccountIssuerOpenIDKeyset(), signal);
+          return Response.json(typeof keySet === 'string' ? JSON.parse(keySet) : keySet);
+        },
+      ),
   });
 }
 

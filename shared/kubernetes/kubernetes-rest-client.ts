@@ -4,6 +4,8 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../logging/logger.ts';
 import { apiError } from '../http/error-catalogue.ts';
+import { injectTraceContext, inSpan, setResponseStatus } from '../tracing/tracing.ts';
+import { kubernetesCallSpan } from './kubernetes-call-span.ts';
 
 /** One call to the Kubernetes API: a path under the cluster URL, with an optional JSON body. */
 export interface KubernetesCall {
@@ -39,28 +41,42 @@ export class KubernetesRestClient {
   }
 
   /** Sends one call; resolves with any HTTP answer, throws ApiError 503 when there is none. */
-  async call(call: KubernetesCall): Promise<KubernetesAnswer> {
-    const incoming = await this.#send(call);
-    return {
-      status: incoming.statusCode ?? 500,
-      body: parseBody(
-        await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error))),
-      ),
-    };
+  call(call: KubernetesCall): Promise<KubernetesAnswer> {
+    return this.#inSpan(call, async () => {
+      const incoming = await this.#send(call);
+      return {
+        status: incoming.statusCode ?? 500,
+        body: parseBody(
+          await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error))),
+        ),
+      };
+    });
   }
 
   /**
    * Opens a watch (`?watch=true`): a 2xx answer resolves with its newline-delimited events as they
    * arrive, any other with the answer like `call`. Aborting `signal` closes the cluster's stream.
    */
-  async watch(
-    call: KubernetesCall,
-    signal: AbortSignal,
-  ): Promise<{ events: AsyncIterable<string> } | KubernetesAnswer> {
-    const incoming = await this.#send(call, signal);
-    const status = incoming.statusCode ?? 500;
-    if (status < 200 || status > 299) return { status, body: parseBody(await readText(incoming).catch(() => '')) };
-    return { events: createInterface({ input: incoming, crlfDelay: Infinity }) };
+  watch(call: KubernetesCall, signal: AbortSignal): Promise<{ events: AsyncIterable<string> } | KubernetesAnswer> {
+    // The span covers opening the watch, not the events that follow for as long as it stays open.
+    return this.#inSpan(call, async () => {
+      const incoming = await this.#send(call, signal);
+      const status = incoming.statusCode ?? 500;
+      if (status < 200 || status > 299) return { status, body: parseBody(await readText(incoming).catch(() => '')) };
+      return { events: createInterface({ input: incoming, crlfDelay: Infinity }) };
+    });
+  }
+
+  /** A CLIENT span `<verb> <resource>` around a call (with tracing on), with the status the cluster answered. */
+  #inSpan<T extends object>(call: KubernetesCall, send: () => Promise<T>): Promise<T> {
+    return inSpan(
+      () => kubernetesCallSpan(call, new URL(this.#kubeConfig.getCurrentCluster()?.server ?? 'http://unknown.invalid')),
+      async (span) => {
+        const answer = await send();
+        if (span && 'status' in answer) setResponseStatus(span, answer.status as number);
+        return answer;
+      },
+    );
   }
 
   async #send(call: KubernetesCall, signal?: AbortSignal): Promise<IncomingMessage> {
@@ -87,6 +103,8 @@ export class KubernetesRestClient {
       timeout: TIMEOUT_MS,
       ...(signal ? { signal } : {}),
     };
+    // The call's span (kubernetesCallSpan) is the parent the cluster's own traces join.
+    injectTraceContext(options.headers as Record<string, unknown>);
     try {
       await this.#kubeConfig.applyToHTTPSOptions(options);
     } catch (error) {

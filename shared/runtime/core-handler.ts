@@ -8,6 +8,7 @@ import type { FunctionDefinition, HandlerRequest } from './function-definition.t
 import type { AppContext } from '../app/app-context.ts';
 import { chainFilters, type FilteredRequest } from './filters/filter-chain.ts';
 import { withAccessLog } from './filters/access-log.ts';
+import { withTracing } from './filters/tracing.ts';
 import { withAudit } from './filters/audit.ts';
 import { withAuditGate } from './filters/audit-gate.ts';
 import type { AuditRecorder } from '../audit/audit-recorder.ts';
@@ -100,6 +101,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
   // Outermost first: each filter sees the request before, and the answer after, those below it.
   const serve = chainFilters(
     [
+      withTracing(definition.name),
       withAccessLog(logger),
       dependencies.audit &&
         withAudit(dependencies.audit, {

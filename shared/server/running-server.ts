@@ -6,6 +6,7 @@ import type { ServerConfig } from '../config/server-config.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
 import type { ServerTls } from '../tls/server-tls.ts';
 import { createLimitedHttpServer, drain, listen } from './limited-http-server.ts';
+import { flushTraces } from '../tracing/start-tracing.ts';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -85,6 +86,8 @@ export function serveWithContext(
     async close(graceMs = defaultGraceMs) {
       await drain(server, graceMs);
       await context.close();
+      // The last requests' spans are still batched: sent now, before the process exits.
+      await flushTraces();
     },
   };
 }

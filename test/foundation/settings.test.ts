@@ -348,3 +348,69 @@ describe('Local development mode turned off by a partial admin configuration is 
     expect(loadSettings({ NODE_ENV: 'production', ADMIN_ACCOUNT_ENABLED: 'false' }).server.devModeOffBy).toEqual([]);
   });
 });
+
+describe('issue 23: tracing settings, by the standard OTEL_* variables', () => {
+  it('off by default: no OTLP endpoint, parent-based always-on sampling, no export headers', () => {
+    expect(loadSettings({}).tracing).toEqual({
+      tracesUrl: undefined,
+      serviceName: undefined,
+      sampling: { sampler: 'parentbased_always_on', ratio: 1 },
+      exportHeaders: {},
+    });
+  });
+
+  it('OTEL_EXPORTER_OTLP_ENDPOINT gains /v1/traces; OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is taken as given and wins', () => {
+    expect(loadSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing.tracesUrl).toBe(
+      'http://collector:4318/v1/traces',
+    );
+    expect(
+      loadSettings({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://tempo.example.test/otlp/v1/traces',
+      }).tracing.tracesUrl,
+    ).toBe('https://tempo.example.test/otlp/v1/traces');
+  });
+
+  it('OTEL_SDK_DISABLED=true turns tracing off whatever the endpoint', () => {
+    expect(
+      loadSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing
+        .tracesUrl,
+    ).toBeUndefined();
+  });
+
+  it('service name, sampler and its ratio, and URL-decoded export headers (the signal-specific variable wins)', () => {
+    expect(
+      loadSettings({
+        OTEL_SERVICE_NAME: 'api-eu',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-ignored=1',
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'Authorization=Bearer%20abc, x-scope-orgid=team-a',
+      }).tracing,
+    ).toMatchObject({
+      serviceName: 'api-eu',
+      sampling: { sampler: 'parentbased_traceidratio', ratio: 0.25 },
+      exportHeaders: { authorization: 'Bearer abc', 'x-scope-orgid': 'team-a' },
+    });
+  });
+
+  it.each([
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }],
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector:4317' }],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }],
+    ['OTEL_TRACES_SAMPLER', { OTEL_TRACES_SAMPLER: 'sometimes' }],
+    ['OTEL_TRACES_SAMPLER_ARG', { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' }],
+    ['OTEL_SDK_DISABLED', { OTEL_SDK_DISABLED: 'yes' }],
+    ['OTEL_EXPORTER_OTLP_HEADERS', { OTEL_EXPORTER_OTLP_HEADERS: 'token' }],
+    ['OTEL_EXPORTER_OTLP_TRACES_HEADERS', { OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'authorization=%E0%A4%A' }],
+  ])('%s (%j) is refused, naming the variable', (variable, env) => {
+    expect(refusedVariable(env)).toBe(variable);
+  });
+
+  it('a refused export header does not repeat its value (it is usually a credential)', () => {
+    expect(() => loadSettings({ OTEL_EXPORTER_OTLP_HEADERS: 'secret-token-value' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret-token-value') }),
+    );
+  });
+});

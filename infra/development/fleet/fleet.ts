@@ -16,6 +16,7 @@ import { FUNCTION_NAMES, routeTable, type FunctionName } from '../../../shared/r
 import { createLimitedHttpServer, drain, listen } from '../../../shared/server/limited-http-server.ts';
 import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from '../gateway/gateway-tls.ts';
+import { flushTraces, startTracing } from '../../../shared/tracing/start-tracing.ts';
 import { FunctionReplica } from './function-replica.ts';
 import { replicaEnvironment } from './replica-environment.ts';
 import { writeFleetEnvironmentFile } from './fleet-environment-file.ts';
@@ -77,6 +78,8 @@ export async function startFleet(settings: Settings, environment: Environment, o
     });
     cleanups.push(() => database.close());
 
+    await startTracing(settings.tracing, 'platform-api-gateway', logger);
+    cleanups.push(() => flushTraces());
     const pools = new Map(FUNCTION_NAMES.map((name) => [name, new UpstreamPool(name, logger)]));
     const server = createLimitedHttpServer(
       config,

@@ -6,6 +6,7 @@ import { forwardRequest, type ProxySettings } from './forward-request.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
 import { UpstreamTimeoutError } from './upstream-timeouts.ts';
 import { apiError } from '../../../shared/http/error-catalogue.ts';
+import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
 
 // Only requests without a body, which a failed attempt has not consumed, may go to a second replica.
 const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -25,10 +26,13 @@ export function createFunctionGateway(
   settings: ProxySettings,
 ) {
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
-    // A request received by an http.Server always has its url and method; the types allow none for answers.
-    const url = incoming.url as string;
+    // A request received by an http.Server always has its url; the types allow none for answers.
+    const target = resolveGatewayTarget(rules, incoming.url as string);
+    traceGatewayHop(incoming, outgoing, target, () => route(incoming, outgoing, target));
+  };
+
+  function route(incoming: IncomingMessage, outgoing: ServerResponse, target: GatewayRule['target']): void {
     const method = incoming.method as string;
-    const target = resolveGatewayTarget(rules, url);
     if (target === 'bridge') {
       bridge(incoming, outgoing);
       return;
@@ -63,5 +67,5 @@ export function createFunctionGateway(
       });
     };
     attempt(0);
-  };
+  }
 }

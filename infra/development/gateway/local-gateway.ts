@@ -18,6 +18,8 @@ import { createFunctionHandler } from '../../../functions/function-registry.ts';
 import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from './gateway-tls.ts';
 import { developmentServicesFor } from '../development-services.ts';
+import { startTracing } from '../../../shared/tracing/start-tracing.ts';
+import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -30,6 +32,11 @@ export async function startLocalGateway(
   const tls = await gatewayTls(settings, settings.local.dataDir);
   const bound = await bindEarly(settings.server, tls, options.host);
   try {
+    await startTracing(
+      settings.tracing,
+      'platform-api-local-gateway',
+      options.logger ?? createLogger({ level: settings.server.logLevel }),
+    );
     return await serveGateway(bound, settings, options, tls);
   } catch (error) {
     await bound.close();
@@ -59,8 +66,10 @@ async function serveGateway(
     bound,
     (req, res) => {
       const target = resolveGatewayTarget(rules, req.url ?? '/');
-      if (target === 'bridge') bridge(req, res);
-      else listeners.get(target)!(req, res);
+      traceGatewayHop(req, res, target, () => {
+        if (target === 'bridge') bridge(req, res);
+        else listeners.get(target)!(req, res);
+      });
     },
     context,
     10_000,

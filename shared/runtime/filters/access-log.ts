@@ -1,13 +1,15 @@
 import type { Logger } from '../../logging/logger.ts';
 import { redactPathAndQuery } from '../../logging/redaction.ts';
+import { PROBE_PATHS } from '../../http/probe-paths.ts';
+import { traceIdOfTraceParent } from '../../tracing/trace-parent.ts';
 import { whenAnswered, type Filter } from './filter-chain.ts';
-
-/** Probe paths: Knative and the fleet ask them every few seconds, so a passing probe is not news. */
-const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
  * One `request` line per answer (method, path with secrets redacted, status, duration, principal)
  * at info level; a passing probe at debug level (a failing one stays at info: it says why traffic stopped).
+ * `trace_id` names the request's trace: its recorded span's (tracing on), else the caller's valid
+ * `traceparent`'s (tracing off here or the span not sampled: the gateway or the client may have
+ * recorded it), else it is left out.
  */
 export function withAccessLog(logger: Logger): Filter {
   return (request, next) => {
@@ -21,6 +23,7 @@ export function withAccessLog(logger: Logger): Filter {
         status: response.status,
         durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
         principal: request.principal?.name,
+        trace_id: request.traceId ?? traceIdOfTraceParent(request.headers.traceparent),
       });
       return response;
     });

@@ -22,6 +22,8 @@ export interface FilteredRequest extends ApiRequest {
   auditRequestObject?: unknown;
   /** What a handler adds to the request's audit event (`annotations`), e.g. a login's outcome. */
   auditAnnotations?: Record<string, string>;
+  /** The trace this request belongs to, for its log line: set by the tracing filter when its span is recorded. */
+  traceId?: string;
   /** Why routing found no handler; answered once the caller has authenticated. */
   lookupFailure?: ApiError;
 }
