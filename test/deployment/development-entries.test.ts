@@ -20,7 +20,8 @@ let dataDir = '';
 const children: FunctionProcess[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) await child.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  // The embedded PostgreSQL may still write its shutdown checkpoint after the entry has exited.
+  if (dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
 });
 
 /** Local development mode (not production, no cluster or database named) over a fresh local state folder. */
