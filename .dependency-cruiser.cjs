@@ -6,7 +6,7 @@
 /** Lowest first. */
 const SHARED_LAYERS = [
   ['json', 'caching', 'node', 'local'], // no product knowledge: JSON patches, bounded maps, Node helpers, local state paths
-  ['http', 'logging'], // the error catalogue and request/response shapes; the logger
+  ['http', 'logging', 'metrics'], // the error catalogue and request/response shapes; the logger; the Prometheus metrics and their hooks
   ['config'], // settings parsed once from the environment and secret sources
   ['kubernetes', 'database', 'tls'], // clients of what is outside the process
   ['auth', 'resources'], // who the caller is; the platform kinds and how objects are presented

@@ -19,6 +19,7 @@ import { localDataPaths } from '../local/local-data.ts';
 import type { AuditRecorder, AuditSink } from '../audit/audit-recorder.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import { createAuditTrail } from './audit-trail.ts';
+import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -50,6 +51,8 @@ export interface AppContext {
   audit: AuditRecorder;
   /** The audit events in the database, for the audit API; throws ApiError 503 without a database. */
   auditStore(): Promise<AuditStore>;
+  /** This context's Prometheus metrics (its own registry) and the hooks that record them; NO_METRICS when METRICS=off. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,7 @@ interface ContextIdentity {
 export async function createAppContext(settings: Settings, options: AppContextOptions = {}): Promise<AppContext> {
   const config = settings.server;
   const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const metrics = createMetrics(config.metrics);
   const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(settings, logger));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
   const localState = options.localDataDir === undefined ? undefined : localDataPaths(options.localDataDir);
@@ -124,6 +128,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     runs,
     audit: audit.recorder,
     auditStore: () => audit.store(),
+    metrics,
     async close() {
       unsubscribe();
       await audit.close();

@@ -1,4 +1,4 @@
-import { bridgeNotConfigured } from '../http/error-catalogue.ts';
+import { bridgeNotConfigured, notFound } from '../http/error-catalogue.ts';
 import { jsonResponse, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
 import type { RequestAuthenticator } from '../auth/request-authenticator.ts';
 import { RouteMatcher } from '../routes/route-matcher.ts';
@@ -21,6 +21,8 @@ import { withRequestInput } from './filters/request-input.ts';
 import { withAuthorisation } from './filters/authorisation.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { effectiveAuthorisation } from '../routes/route-authorisation.ts';
+import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
+import { withMetrics } from './filters/metrics.ts';
 
 /** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
 export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -38,12 +40,14 @@ export interface CoreHandlerDependencies {
   audit?: AuditRecorder;
   /** Proxies whose X-Forwarded-For is trusted (TRUSTED_PROXY_HOPS), for the audit events' `sourceIPs`. */
   trustedProxyHops?: number;
+  /** The context's metrics, which `/metrics` serves; absent or off: none recorded, `/metrics` answers 404. */
+  metrics?: Metrics;
 }
 
 /** A function's core handler over the context of its process. */
 export function createContextHandler(
   definition: FunctionDefinition,
-  context: Pick<AppContext, 'routes' | 'authenticator' | 'authorizer' | 'logger' | 'config' | 'audit'>,
+  context: Pick<AppContext, 'routes' | 'authenticator' | 'authorizer' | 'logger' | 'config' | 'audit' | 'metrics'>,
 ): CoreHandler {
   return createCoreHandler(definition, {
     routes: context.routes,
@@ -54,6 +58,7 @@ export function createContextHandler(
     corsAllowedOrigins: context.config.corsAllowedOrigins,
     audit: context.audit,
     trustedProxyHops: context.config.trustedProxyHops,
+    metrics: context.metrics,
   });
 }
 
@@ -81,6 +86,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
     }
   }
   const matcher = new RouteMatcher(ownRoutes);
+  const metrics = dependencies.metrics ?? NO_METRICS;
   const builtIn: FunctionDefinition['handlers'] = {
     identityBridge: () => {
       throw bridgeNotConfigured();
@@ -89,6 +95,11 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
     getReadiness: async () => {
       await definition.readiness?.();
       return jsonResponse(200, { status: 'ready' });
+    },
+    getMetrics: async () => {
+      if (!metrics.enabled) throw notFound('metrics are switched off (METRICS=off)');
+      const { contentType, body } = await metrics.exposition();
+      return { status: 200, headers: { 'content-type': contentType, 'cache-control': 'no-store' }, body };
     },
   };
   const logger = dependencies.logger.child({ function: definition.name });
@@ -100,6 +111,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
   // Outermost first: each filter sees the request before, and the answer after, those below it.
   const serve = chainFilters(
     [
+      withMetrics(metrics, definition.name),
       withAccessLog(logger),
       dependencies.audit &&
         withAudit(dependencies.audit, {
