@@ -37,6 +37,7 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
     },
     adminSettings: context.adminSettings,
     adminTokens: context.adminTokens,
+    opened: () => context.metrics.streamOpened('run_log'),
   });
   const endWatches = new WeakMap<RunStore, RunEndWatch>();
   const endWatchOf = (store: RunStore) => {
@@ -72,6 +73,7 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
             logger: context.logger,
             heartbeatMs: config.runLogHeartbeatMs,
             sendBufferBytes: config.runLogSendBufferBytes,
+            onResume: () => context.metrics.streamResumed(),
           }),
         };
       } catch (error) {

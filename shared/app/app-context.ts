@@ -96,20 +96,25 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   const config = settings.server;
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const metrics = createMetrics(config.metrics);
-  const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(settings, logger));
+  const adminSettings =
+    options.adminSettings ??
+    (await openAdminSettingsSource(settings, logger, (result) => metrics.secretSourceReload(result)));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
   const localState = options.localDataDir === undefined ? undefined : localDataPaths(options.localDataDir);
-  const identity = await contextIdentity(settings, logger, options, localState?.kubernetes);
-  const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators]);
+  const identity = await contextIdentity(settings, logger, options, localState?.kubernetes, metrics);
+  const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators], undefined, (hit) =>
+    metrics.reviewCacheLookup('token', hit),
+  );
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(settings.database, config, logger, localState?.postgres);
+  const runs = lazyRunDatabase(settings.database, config, logger, localState?.postgres, metrics);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
     // A database the process was given, or local development's embedded one (npm start, the fleet).
     withDatabase: settings.database.url !== undefined || (!config.production && options.localDataDir !== undefined),
   });
+  collectContextMetrics(metrics, adminSettings, runs, audit.database);
   return {
     get kubernetes() {
       return identity.kubernetes();
@@ -140,20 +145,53 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   };
 }
 
+/**
+ * What the metrics read at each scrape (shared/metrics/metrics.ts): the pool and the work queue of the
+ * run database only once it is open (a scrape never opens it: a function without run history never
+ * does), the audit events the database sink dropped, and when the signing key in force was loaded.
+ */
+function collectContextMetrics(
+  metrics: Metrics,
+  adminSettings: AdminSettingsSource,
+  runs: RunDatabase,
+  auditDatabase: { dropped: number } | undefined,
+): void {
+  if (!metrics.enabled) return;
+  let signingKeyId = adminSettings.current().signingKeyId;
+  let signingKeyLoadedAt = Date.now();
+  adminSettings.onChange((settings) => {
+    if (settings.signingKeyId === signingKeyId) return;
+    signingKeyId = settings.signingKeyId;
+    signingKeyLoadedAt = Date.now();
+  });
+  metrics.collectOnScrape({
+    signingKeyLoadedAt: () => signingKeyLoadedAt,
+    databasePool: () => {
+      const pool = runs.openedPool();
+      return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+    },
+    runQueue: async () => runs.openedStore()?.pendingQueue(),
+    // The standard-output sink writes synchronously to the process's batched writer: it drops nothing.
+    auditEventsDropped: (): Record<string, number> => (auditDatabase ? { database: auditDatabase.dropped } : {}),
+  });
+}
+
 async function contextIdentity(
   settings: Settings,
   logger: Logger,
   options: AppContextOptions,
   localStateDir: string | undefined,
+  metrics: Metrics,
 ): Promise<ContextIdentity> {
   // Imported, not linked: its modules load the Kubernetes client, which a function that
   // connects on first use must not pay for at start.
   const build = async () =>
-    (await import('./identity-services.ts')).createIdentityServices(settings, logger, {
-      given: options.kubeConfig,
-      developmentCluster: options.developmentCluster,
-      localStateDir,
-    });
+    (await import('./identity-services.ts')).createIdentityServices(
+      settings,
+      logger,
+      { given: options.kubeConfig, developmentCluster: options.developmentCluster, localStateDir },
+      metrics,
+    );
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);
     return {

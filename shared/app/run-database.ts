@@ -9,6 +9,7 @@ import type { RunStore } from '../runs/run-store.ts';
 import { LocalStateInUseError } from '../local/state-lock.ts';
 import { MissingDependencyError } from '../local/missing-dependency-error.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
+import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
 
 /** Where the embedded PostgreSQL's data is kept when no local state folder is given: `<repo>/.data/postgres`. */
 const EMBEDDED_DATA_DIR = localDataPaths(DEFAULT_LOCAL_DATA_DIR).postgres;
@@ -27,6 +28,10 @@ export interface RunDatabase {
    * request answering 503. Does nothing otherwise: an external database may come later.
    */
   openIfEmbedded(): Promise<void>;
+  /** The store when the database is open already, else undefined: what a scrape reads without opening anything. */
+  openedStore(): RunStore | undefined;
+  /** The pool when the database is open already, else undefined. */
+  openedPool(): pg.Pool | undefined;
   close(): Promise<void>;
 }
 
@@ -40,22 +45,30 @@ export function lazyRunDatabase(
   config: Pick<ServerConfig, 'production'>,
   logger: Logger,
   embeddedDataDir = EMBEDDED_DATA_DIR,
+  metrics: Metrics = NO_METRICS,
 ): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
+  let opened: { database: OpenDatabase; store: RunStore } | undefined;
   let closed = false;
   const embedded = !config.production && database.url === undefined;
   const openOrThrow = () =>
-    (opening ??= openRunStore(database, logger, embeddedDataDir).catch((error: unknown) => {
-      // Forget the failure so that the next request tries again.
-      opening = undefined;
-      // The cause is what an operator acts on: ECONNREFUSED, an authentication failure, TLS.
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-      logger.error('run history database could not be opened', {
-        detail: error instanceof Error ? error.message : String(error),
-        ...(cause ? { cause: cause.message, code: (cause as { code?: string }).code } : {}),
-      });
-      throw error;
-    }));
+    (opening ??= openRunStore(database, logger, embeddedDataDir, metrics).then(
+      (open) => {
+        opened = open;
+        return open;
+      },
+      (error: unknown) => {
+        // Forget the failure so that the next request tries again.
+        opening = undefined;
+        // The cause is what an operator acts on: ECONNREFUSED, an authentication failure, TLS.
+        const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+        logger.error('run history database could not be opened', {
+          detail: error instanceof Error ? error.message : String(error),
+          ...(cause ? { cause: cause.message, code: (cause as { code?: string }).code } : {}),
+        });
+        throw error;
+      },
+    ));
   const open = () => {
     if (closed) return Promise.reject(apiError('ShuttingDown', 'the server is shutting down'));
     if (config.production && database.url === undefined) {
@@ -85,8 +98,11 @@ export function lazyRunDatabase(
     async openIfEmbedded() {
       if (embedded) await openOrThrow();
     },
+    openedStore: () => opened?.store,
+    openedPool: () => opened?.database.pool,
     async close() {
       closed = true;
+      opened = undefined;
       const current = opening;
       opening = undefined;
       await current?.then(
@@ -102,11 +118,17 @@ async function openRunStore(
   settings: DatabaseSettings,
   logger: Logger,
   embeddedDataDir: string,
+  metrics: Metrics,
 ): Promise<{ database: OpenDatabase; store: RunStore }> {
   const [{ openDatabase }, { RunStore }] = await Promise.all([
     import('../database/open-database.ts'),
     import('../runs/run-store.ts'),
   ]);
-  const database = await openDatabase({ databaseUrl: settings.url, embeddedDataDir, log: (line) => logger.info(line) });
+  const database = await openDatabase({
+    databaseUrl: settings.url,
+    embeddedDataDir,
+    log: (line) => logger.info(line),
+    ...(metrics.enabled ? { onQuery: (seconds: number) => metrics.databaseQuery(seconds) } : {}),
+  });
   return { database, store: new RunStore(database.pool) };
 }

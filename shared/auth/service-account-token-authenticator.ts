@@ -29,26 +29,40 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly #keys: ServiceAccountKeySet;
   readonly #api: AuthenticationV1Api;
   readonly #logger: Logger;
+  readonly #observe: ((result: string, seconds: number) => void) | undefined;
 
-  constructor(issuers: ServiceAccountIssuers, keys: ServiceAccountKeySet, kubeConfig: KubeConfig, logger: Logger) {
+  /** `observe` hears each TokenReview's result (`authenticated`, `rejected`, `error`) and latency (the metrics). */
+  constructor(
+    issuers: ServiceAccountIssuers,
+    keys: ServiceAccountKeySet,
+    kubeConfig: KubeConfig,
+    logger: Logger,
+    observe?: (result: string, seconds: number) => void,
+  ) {
     this.#issuers = issuers;
     this.#keys = keys;
     this.#api = kubeConfig.makeApiClient(AuthenticationV1Api);
     this.#logger = logger;
+    this.#observe = observe;
   }
 
   async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
     if (typeof claims.iss !== 'string' || !(await this.#issuers.includes(claims.iss))) return null;
     await this.#checkSignature(token, claims.iss);
     let review: V1TokenReview;
+    const startedAt = performance.now();
+    const seconds = () => (performance.now() - startedAt) / 1000;
     try {
       review = await this.#api.createTokenReview({
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
       });
     } catch (error) {
+      this.#observe?.('error', seconds());
       throw kubernetesUnavailable('TokenReview', error, this.#logger);
     }
     const status = review.status;
+    const authenticated = status?.authenticated === true && !!status.user?.username;
+    this.#observe?.(authenticated ? 'authenticated' : 'rejected', seconds());
     if (status?.authenticated !== true || !status.user?.username) {
       throw apiError('InvalidToken', 'the cluster did not accept this ServiceAccount token');
     }

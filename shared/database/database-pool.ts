@@ -23,3 +23,23 @@ export function createDatabasePool(
   pool.on('error', onIdleClientError);
   return pool;
 }
+
+/**
+ * Times every query of the pool's connections (the query latency metric): each connection's `query`
+ * is wrapped when the pool opens it, so pool queries and transactions on a checked-out client are
+ * both heard. Only promise-returning calls are timed; callback and submittable forms pass through.
+ */
+export function observeQueryDurations(pool: pg.Pool, observe: (seconds: number) => void): void {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((...args: unknown[]) => {
+      const startedAt = performance.now();
+      const answer = query(...args);
+      if (answer instanceof Promise) {
+        const done = () => observe((performance.now() - startedAt) / 1000);
+        answer.then(done, done);
+      }
+      return answer;
+    }) as typeof client.query;
+  });
+}

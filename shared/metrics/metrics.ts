@@ -20,8 +20,8 @@ export interface Metrics {
   clusterReview(review: ClusterReview, result: string, seconds: number): void;
   /** A lookup in one of the caches in front of the cluster's reviews. */
   reviewCacheLookup(cache: ReviewCache, hit: boolean): void;
-  /** The admin secret source re-read what it follows. */
-  secretSourceReload(succeeded: boolean): void;
+  /** The followed admin secret source was read again: it `changed`, was `unchanged`, or `failed` (unreadable or unusable). */
+  secretSourceReload(result: SecretReading): void;
   /** A query to the run history database took this long. */
   databaseQuery(seconds: number): void;
   /** A call to the Kubernetes API (not a review: those have their own) took this long. */
@@ -40,6 +40,7 @@ export interface Metrics {
   exposition(): Promise<{ contentType: string; body: string }>;
 }
 
+export type SecretReading = 'changed' | 'unchanged' | 'failed';
 export type ClusterReview = 'SubjectAccessReview' | 'TokenReview';
 export type ReviewCache = 'token' | 'subject_access_review';
 export type StreamKind = 'run_log' | 'watch';
@@ -134,7 +135,7 @@ class PrometheusMetrics implements Metrics {
   );
   readonly #secretReloads = this.#counter(
     'platform_api_secret_source_reloads_total',
-    'Re-reads of the followed admin secret source, by result (success, failure).',
+    'Re-reads of the followed admin secret source, by result (changed, unchanged, failed).',
     ['result'],
   );
   readonly #databaseQueries = this.#histogram(
@@ -208,8 +209,8 @@ class PrometheusMetrics implements Metrics {
     this.#cacheLookups.inc({ cache, result: hit ? 'hit' : 'miss' });
   }
 
-  secretSourceReload(succeeded: boolean): void {
-    this.#secretReloads.inc({ result: succeeded ? 'success' : 'failure' });
+  secretSourceReload(result: SecretReading): void {
+    this.#secretReloads.inc({ result });
   }
 
   databaseQuery(seconds: number): void {
