@@ -33,6 +33,7 @@ export function serviceRoutes() {
       summary:
         'Prometheus metrics of this function\'s process (docs/observability.md), in the text exposition format. Authorised as a non-resource SubjectAccessReview (`nonResourceURLs: ["/metrics"]`, verb `get`); 404 when `METRICS=off`.',
       responseMediaType: 'text/plain',
+      errorResponses: { 404: 'Metrics are switched off (`METRICS=off`).' },
     },
     {
       method: 'POST',
