@@ -1,4 +1,8 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+// The four parts the server uses, not the package's index (see prom-client-parts.d.ts).
+import Counter from 'prom-client/lib/counter.js';
+import Gauge from 'prom-client/lib/gauge.js';
+import Histogram from 'prom-client/lib/histogram.js';
+import Registry from 'prom-client/lib/registry.js';
 
 /**
  * The process's Prometheus metrics (issue 23; every metric is described in docs/observability.md).
