@@ -1,6 +1,8 @@
 // What issue 10's benchmarks share: the bundles `npm run build` makes, built once per bench run
 // into a folder of their own, production settings, an admin token, and measuring helpers.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -8,7 +10,7 @@ import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
 import { measureThroughput, percentile } from './http-load.ts';
-import { spawnNodeProcess } from '../support/function-servers.ts';
+import { REPO_ROOT, freePort, spawnNodeProcess } from '../support/function-servers.ts';
 import type { BenchRow } from './bench-row.ts';
 
 export const WHOAMI = '/api/v1alpha1/auth/whoami';
@@ -121,5 +123,63 @@ export async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
     return best;
   } finally {
     await Promise.all(processes.map((child) => child.stop()));
+  }
+}
+
+/** A process the cold-start measurements spawn. */
+export interface StartSubject {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+}
+
+/** The status of one GET on a fresh connection, or 0 when nothing listens yet. */
+function statusOf(port: number, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const outgoing = request({ host: '127.0.0.1', port, path, headers, agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    outgoing.on('error', () => resolve(0));
+    outgoing.end();
+  });
+}
+
+/**
+ * Milliseconds from spawn to the first 200 on `path`, polled every 2 ms on fresh connections;
+ * with `idleRss`, also the resident memory after a second of idleness. The process is stopped after.
+ */
+export async function startToFirstAnswer(
+  subject: StartSubject,
+  setup: BundleSetup,
+  path: string,
+  headers: Record<string, string> = {},
+  idleRss = false,
+): Promise<{ ms: number; rssKb: number }> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [subject.script], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, ...subject.env, PORT: String(port), NODE_COMPILE_CACHE: setup.compileCache },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let errors = '';
+  child.stderr!.on('data', (chunk) => (errors += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${subject.name} exited with ${child.exitCode}: ${errors}`);
+      if ((await statusOf(port, path, headers)) === 200) break;
+      if (performance.now() - started > 30_000)
+        throw new Error(`${subject.name} gave no 200 on ${path} within 30 s: ${errors}`);
+      await pause(2);
+    }
+    const ms = performance.now() - started;
+    if (!idleRss) return { ms, rssKb: 0 };
+    await pause(1_000);
+    return { ms, rssKb: residentKb(child.pid!) };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
   }
 }

@@ -1,81 +1,21 @@
 // Issue 10: cold start of every function bundle (spawn to the first 200 on /healthz), the first
 // authenticated answer, and idle RSS, beside bare node:http and fastify + @fastify/jwt measured
 // in the same run, starts interleaved.
-import { spawn } from 'node:child_process';
-import { request } from 'node:http';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
-import { REPO_ROOT, freePort } from '../support/function-servers.ts';
 import {
   BARE_NODE_HTTP,
   FASTIFY_JWT,
   WHOAMI,
   bundleSetup,
   median,
-  pause,
   ratioRow,
-  residentKb,
+  startToFirstAnswer,
   type BundleSetup,
+  type StartSubject as Subject,
 } from './bundle-setup.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 
 const ROUNDS = 5;
-
-interface Subject {
-  name: string;
-  script: string;
-  env: Record<string, string>;
-}
-
-/** The status of one GET on a fresh connection, or 0 when nothing listens yet. */
-function statusOf(port: number, path: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve) => {
-    const outgoing = request({ host: '127.0.0.1', port, path, headers, agent: false }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
-    outgoing.on('error', () => resolve(0));
-    outgoing.end();
-  });
-}
-
-/**
- * Milliseconds from spawn to the first 200 on `path`, polled every 2 ms on fresh connections;
- * with `idleRss`, also the resident memory after a second of idleness. The process is stopped after.
- */
-async function startToFirstAnswer(
-  subject: Subject,
-  setup: BundleSetup,
-  path: string,
-  headers: Record<string, string> = {},
-  idleRss = false,
-): Promise<{ ms: number; rssKb: number }> {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, [subject.script], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, ...subject.env, PORT: String(port), NODE_COMPILE_CACHE: setup.compileCache },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let errors = '';
-  child.stderr!.on('data', (chunk) => (errors += chunk));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`${subject.name} exited with ${child.exitCode}: ${errors}`);
-      if ((await statusOf(port, path, headers)) === 200) break;
-      if (performance.now() - started > 30_000)
-        throw new Error(`${subject.name} gave no 200 on ${path} within 30 s: ${errors}`);
-      await pause(2);
-    }
-    const ms = performance.now() - started;
-    if (!idleRss) return { ms, rssKb: 0 };
-    await pause(1_000);
-    return { ms, rssKb: residentKb(child.pid!) };
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
-  }
-}
 
 /** Median spawn-to-/healthz of each function bundle and both baselines, interleaved, plus the idle RSS of each. */
 async function coldStarts(setup: BundleSetup): Promise<BenchRow[]> {
