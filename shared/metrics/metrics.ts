@@ -64,7 +64,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export interface ScrapeSources {
   /** The pool of the run history database, when opened. */
   databasePool?: () => { total: number; idle: number; waiting: number } | undefined;
-  /** The Pending runs: how many and the age of the oldest, from the database (only functions with run history). */
+  /** The Pending runs: how many and the age of the oldest, from the database; undefined while it is not open. */
   runQueue?: () => Promise<{ depth: number; oldestAgeSeconds: number } | undefined>;
   /** Audit events dropped since start, per sink. */
   auditEventsDropped?: () => Record<string, number>;
@@ -103,6 +103,7 @@ class PrometheusMetrics implements Metrics {
   readonly enabled = true;
   readonly registry = new Registry();
   readonly #sources: ScrapeSources[] = [];
+  #runQueue: { depth: Gauge; oldestAge: Gauge } | undefined;
 
   readonly #http = new Histogram({
     name: 'http_server_request_duration_seconds',
@@ -252,7 +253,33 @@ class PrometheusMetrics implements Metrics {
   }
 
   async exposition(): Promise<{ contentType: string; body: string }> {
+    await this.#collectRunQueue();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /**
+   * The run queue's gauges, registered once a source answers: a function that never opened the run
+   * database (login, public-config) exports none, rather than a depth of 0 that a `sum` would count.
+   */
+  async #collectRunQueue(): Promise<void> {
+    for (const source of this.#sources) {
+      const queue = await source.runQueue?.().catch(() => undefined);
+      if (!queue) continue;
+      this.#runQueue ??= {
+        depth: new Gauge({
+          name: 'platform_api_run_queue_depth',
+          help: 'Pending runs, read from the database at each scrape (functions that have opened it only).',
+          registers: [this.registry],
+        }),
+        oldestAge: new Gauge({
+          name: 'platform_api_run_queue_oldest_pending_age_seconds',
+          help: 'Age of the oldest Pending run (0 when none), read from the database at each scrape.',
+          registers: [this.registry],
+        }),
+      };
+      this.#runQueue.depth.set(queue.depth);
+      this.#runQueue.oldestAge.set(queue.oldestAgeSeconds);
+    }
   }
 
   #counter(name: string, help: string, labelNames: string[]) {
@@ -279,24 +306,6 @@ class PrometheusMetrics implements Metrics {
           this.set({ state: 'total' }, pool.total);
           this.set({ state: 'idle' }, pool.idle);
           this.set({ state: 'waiting' }, pool.waiting);
-        }
-      },
-    });
-    const oldest = new Gauge({
-      name: 'platform_api_run_queue_oldest_pending_age_seconds',
-      help: 'Age of the oldest Pending run (0 when none), read from the database at each scrape.',
-      registers,
-    });
-    new Gauge({
-      name: 'platform_api_run_queue_depth',
-      help: 'Pending runs, read from the database at each scrape (functions with run history only).',
-      registers,
-      async collect() {
-        for (const source of sources) {
-          const queue = await source.runQueue?.().catch(() => undefined);
-          if (!queue) continue;
-          this.set(queue.depth);
-          oldest.set(queue.oldestAgeSeconds);
         }
       },
     });

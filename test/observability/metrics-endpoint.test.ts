@@ -79,6 +79,17 @@ describe('issue 23: one registry per context, and METRICS=off', () => {
     expect((await second.exposition()).body).not.toMatch(/platform_api_logins_total\{outcome="success"\}/);
   });
 
+  it('the run queue is exported only once a source answers (a function that never opened the run database has none)', async () => {
+    const metrics = createMetrics(true);
+    let open = false;
+    metrics.collectOnScrape({ runQueue: async () => (open ? { depth: 3, oldestAgeSeconds: 42 } : undefined) });
+    expect((await metrics.exposition()).body).not.toContain('platform_api_run_queue_depth');
+    open = true;
+    const { body } = await metrics.exposition();
+    expect(body).toMatch(/^platform_api_run_queue_depth 3$/m);
+    expect(body).toMatch(/^platform_api_run_queue_oldest_pending_age_seconds 42$/m);
+  });
+
   it('METRICS=off: /metrics answers 404 to an authorised caller', async () => {
     const gateway = await startTestGateway(adminEnv({ METRICS: 'off' }));
     try {

@@ -45,13 +45,16 @@ function recordDomainOutcomes(metrics: Metrics, request: FilteredRequest, respon
   }
 }
 
+/** The `result` of a 401 whose answer names no reason: one fixed value, as every label value is bounded. */
+const UNNAMED_REASON = 'unnamed';
+
 /** The catalogue reason of a 401 (MissingToken, InvalidToken, ...): a bounded set, read from the JSON answer. */
 function refusalReason(response: ApiResponse): string {
-  if (typeof response.body !== 'string') return 'Unauthorized';
+  if (typeof response.body !== 'string') return UNNAMED_REASON;
   try {
     const reason = (JSON.parse(response.body) as { reason?: unknown }).reason;
-    return typeof reason === 'string' && /^[A-Za-z]{1,64}$/.test(reason) ? reason : 'Unauthorized';
+    return typeof reason === 'string' && /^[A-Za-z]{1,64}$/.test(reason) ? reason : UNNAMED_REASON;
   } catch {
-    return 'Unauthorized';
+    return UNNAMED_REASON;
   }
 }
