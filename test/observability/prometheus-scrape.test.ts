@@ -212,6 +212,16 @@ describe('issue 23: a real Prometheus scrapes /metrics with the documented job a
     expect(await at('platform_api_open_streams{kind="run_log"}')).toBe(1);
     expect(await at('platform_api_open_streams{kind="watch"}')).toBe(1);
     expect(await at('sum(platform_api_secret_source_reloads_total{result="unchanged"})')).toBeGreaterThanOrEqual(1);
+    // The hooks deep in the clients were heard, not only declared.
+    expect(await at('platform_api_database_query_duration_seconds_count')).toBeGreaterThan(0);
+    expect(await at('platform_api_database_pool_connections{state="total"}')).toBeGreaterThan(0);
+    expect(await at('sum(platform_api_cluster_request_duration_seconds_count{verb="post"})')).toBeGreaterThan(0);
+    expect(await at('sum(platform_api_review_cache_lookups_total{cache="token",result="hit"})')).toBeGreaterThan(0);
+    expect(
+      await at('sum(platform_api_review_cache_lookups_total{cache="subject_access_review",result="miss"})'),
+    ).toBeGreaterThan(0);
+    expect(await at('platform_api_signing_key_age_seconds')).toBeGreaterThan(0);
+    expect(await at('platform_api_audit_events_dropped_total{sink="database"}')).toBe(0);
     // Route templates only: the Project's name never becomes a label value.
     expect(await query(`count({http_route=~".*${TEAM_PROJECT}.*"})`)).toEqual([]);
   });
