@@ -13,6 +13,7 @@ import { projectWrites } from './project-writes.ts';
 import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
 import { auditHandlers } from './audit-handlers.ts';
+import { accessReviewHandlers } from './access-review-handlers.ts';
 import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
 import { parseRequestBody } from './resource-body.ts';
@@ -54,6 +55,7 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...auditHandlers(context),
+    ...accessReviewHandlers(context),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>
       jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { clientAddress } from '../auth/login-throttle.ts';
@@ -14,6 +14,22 @@ const HOP_BY_HOP = new Set([
   'te',
   'trailer',
 ]);
+
+/**
+ * The end-to-end headers of one message, in either direction: without the hop-by-hop ones and
+ * those its Connection header names (RFC 9110, 7.6.1). Each hop frames and keeps alive its own
+ * connection: a replica's `Connection: keep-alive` or `Transfer-Encoding` passed to an HTTP/1.0
+ * client would leave it waiting on a connection that never closes.
+ */
+function endToEndHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const named = new Set((headers.connection ?? '').split(',').map((name) => name.trim().toLowerCase()));
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    // node:http's parsed headers hold no undefined values; the type allows them for outgoing ones.
+    if (!HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value as string | string[];
+  }
+  return kept;
+}
 
 /** What a proxy of this server needs of its settings: whom to believe about the client, how long to wait. */
 export type ProxySettings = Pick<ServerConfig, 'trustedProxyHops' | 'gatewayTimeouts'>;
@@ -40,11 +56,9 @@ export interface ForwardOptions {
  */
 export function forwardRequest(incoming: IncomingMessage, outgoing: ServerResponse, options: ForwardOptions): void {
   const { upstream, settings } = options;
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(incoming.headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-  }
-  headers['x-forwarded-host'] = incoming.headers.host ?? '';
+  const headers = endToEndHeaders(incoming.headers);
+  // An HTTP/1.0 client may send no Host: then there is no host to report, not an empty one.
+  if (incoming.headers.host) headers['x-forwarded-host'] = incoming.headers.host;
   headers['x-forwarded-proto'] = (incoming.socket as TLSSocket).encrypted ? 'https' : 'http';
   headers['x-forwarded-for'] = clientAddress(
     incoming.socket.remoteAddress ?? '',
@@ -54,7 +68,6 @@ export function forwardRequest(incoming: IncomingMessage, outgoing: ServerRespon
   );
   headers.host = upstream.host;
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-  let answered = false;
   let abandoned = false;
   const forwarded = send(
     {
@@ -66,8 +79,7 @@ export function forwardRequest(incoming: IncomingMessage, outgoing: ServerRespon
       headers,
     },
     (answer) => {
-      answered = true;
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      outgoing.writeHead(answer.statusCode as number, endToEndHeaders(answer.headers));
       // Headers go out at once: an event stream's first bytes may be minutes away.
       outgoing.flushHeaders();
       answer.pipe(outgoing);
@@ -77,20 +89,19 @@ export function forwardRequest(incoming: IncomingMessage, outgoing: ServerRespon
     },
   );
   enforceUpstreamTimeouts(forwarded, settings.gatewayTimeouts);
-  forwarded.on('socket', (socket) => socket.setNoDelay(true));
   forwarded.on('error', (error) => {
     // Destroyed because the client left: the upstream did nothing wrong (issue 20).
     if (abandoned) return;
-    if (!answered && !outgoing.headersSent) options.onUpstreamFailed(error);
+    // Headers go out as soon as the answer starts: until then, nothing was written to the client.
+    if (!outgoing.headersSent) options.onUpstreamFailed(error);
     else outgoing.destroy();
   });
-  // A client that goes away releases the upstream request (and the stream it holds open).
+  // A client that goes away releases the upstream request (and the stream it holds open). After a
+  // finished answer this changes nothing: the request's socket is back in the agent's pool already.
   outgoing.on('close', () => {
-    if (outgoing.writableFinished) return;
     abandoned = true;
     forwarded.destroy();
   });
-  // A retried request (GET, no body) has been read to its end already.
-  if (incoming.readableEnded) forwarded.end();
-  else incoming.pipe(forwarded);
+  // A retried request (GET, no body) has been read to its end already: pipe ends it at once then.
+  incoming.pipe(forwarded);
 }

@@ -25,7 +25,10 @@ export function createFunctionGateway(
   settings: ProxySettings,
 ) {
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
-    const target = resolveGatewayTarget(rules, incoming.url ?? '/');
+    // A request received by an http.Server always has its url and method; the types allow none for answers.
+    const url = incoming.url as string;
+    const method = incoming.method as string;
+    const target = resolveGatewayTarget(rules, url);
     if (target === 'bridge') {
       bridge(incoming, outgoing);
       return;
@@ -33,7 +36,7 @@ export function createFunctionGateway(
     const pool = pools.get(target)!;
     const candidates = pool.candidates();
     if (candidates.length === 0) {
-      incoming.resume();
+      // An unread request body is drained by node:http once the answer is finished.
       writeApiResponse(
         outgoing,
         apiError(
@@ -50,7 +53,7 @@ export function createFunctionGateway(
         settings,
         onUpstreamFailed(error) {
           pool.markUnreachable(upstream, error);
-          if (index + 1 < candidates.length && RETRYABLE_METHODS.has(incoming.method ?? '')) return attempt(index + 1);
+          if (index + 1 < candidates.length && RETRYABLE_METHODS.has(method)) return attempt(index + 1);
           const failure =
             error instanceof UpstreamTimeoutError
               ? apiError('FunctionTimeout', `function ${target} ${error.message}`)

@@ -1,10 +1,11 @@
 import type { PathParameterSchema } from './path-parameters.ts';
 import type { ResourceOperation } from '../resources/platform-kinds.ts';
 import type { RouteAuthorisation } from './route-authorisation.ts';
+import type { ProtobufMessage } from '../http/kubernetes-protobuf.ts';
 
 /**
  * What a route declaration says, apart from the table that lists them (route-table.ts): the route
- * groups (service-routes.ts, kubernetes-api-routes.ts, resource-routes.ts, run-routes.ts, audit-routes.ts, controller-routes.ts) and the rules derived per route
+ * groups (service-routes.ts, kubernetes-api-routes.ts, resource-routes.ts, run-routes.ts, audit-routes.ts, access-review-routes.ts, controller-routes.ts) and the rules derived per route
  * (route-answers.ts, route-authorisation.ts) import these, and the table imports them all.
  */
 
@@ -37,6 +38,11 @@ export interface RouteDefinition {
   responseMediaType?: string;
   /** JSON Schema of the request body, when the route takes one: the handler's typed body (checked by shared/runtime/request-validation.ts). */
   requestSchema?: Record<string, unknown>;
+  /**
+   * The body may also come as Kubernetes protobuf (`application/vnd.kubernetes.protobuf`), as kubectl
+   * sends built-in kinds: the fields of its message, read into the JSON object `requestSchema` judges.
+   */
+  protobufBody?: ProtobufMessage;
   /** The body is judged by the cluster (CRD schemas), not by `requestSchema`, which only documents it: the resource routes. */
   bodyJudgedByCluster?: boolean;
   /** JSON Schema of the query, an object with one property per parameter: the handler's typed query, and the documented query parameters. */

@@ -1,5 +1,6 @@
 import { PATH_PARAMETERS_BY_NAME, pathParameterNames, type PathParameterSchema } from './path-parameters.ts';
 import { declareRoutes, type RouteDefinition } from './route-definition.ts';
+import { accessReviewRoutes } from './access-review-routes.ts';
 import { auditRoutes } from './audit-routes.ts';
 import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import { internalRoutes } from './controller-routes.ts';
@@ -62,6 +63,7 @@ function declaredRoutes(apiGroup: string) {
   return declareRoutes([
     ...serviceRoutes(),
     ...kubernetesApiRoutes(apiGroup),
+    ...accessReviewRoutes(),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
     ...auditRoutes(),

@@ -1,10 +1,11 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../http/api-error.ts';
 import { apiError, type ReasonWithStatus } from '../http/error-catalogue.ts';
 import type { ApiRequest } from '../http/api-request.ts';
 import { readJsonObject } from '../http/json-body.ts';
+import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
@@ -74,9 +75,26 @@ export function attachRequestInput<Request extends ApiRequest & { route?: RouteD
 function checkedBody(request: ApiRequest, route: RouteDefinition, schema: Schema): unknown {
   const reason = reasonOf(schema, undefined);
   // An empty body is an empty object: a route whose fields are all optional needs none.
-  const body = request.body.length === 0 ? {} : readJsonObject(request, reason);
+  const body = request.body.length === 0 ? {} : readBody(request, route, reason);
   checkAgainstSchema(route, schema, body, 'body', 'body field');
   return body;
+}
+
+/** The body as an object, from JSON or (where the route reads it) protobuf; unreadable: a 400 in the route's error shape. */
+function readBody(request: ApiRequest, route: RouteDefinition, reason: ReasonWithStatus<400>): Record<string, unknown> {
+  try {
+    return route.protobufBody && isProtobuf(request)
+      ? readKubernetesProtobuf(request.body, route.protobufBody)
+      : readJsonObject(request, reason);
+  } catch (error) {
+    if (route.statusErrors && error instanceof ApiError && error.status === 400)
+      throw statusError('BadRequest', error.message);
+    throw error;
+  }
+}
+
+function isProtobuf(request: ApiRequest): boolean {
+  return String(request.headers['content-type'] ?? '').startsWith(KUBERNETES_PROTOBUF);
 }
 
 function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): Record<string, unknown> {

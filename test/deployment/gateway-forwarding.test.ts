@@ -1,9 +1,9 @@
 // Issue 11, item 5, and issue 20, item 6: the fleet's gateway behaves like a real proxy. Real
 // node:http upstreams stand in for the function replicas, so each rule is seen on the wire.
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createHttpsServer, globalAgent, request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
 import { createFunctionGateway } from '../../shared/gateway/function-gateway.ts';
@@ -478,6 +478,134 @@ describe('Gateway: end-to-end headers and the body pass; hop-by-hop headers stop
     await expect(response.text()).rejects.toThrow();
     // It answered: what went wrong after that is not the gateway's reason to take it out of rotation.
     expect(pools.get('resources')!.upstreams()[0]!.state).toBe('ready');
+  });
+});
+
+describe("Gateway: the replica's side of a request follows the client's (issue 20)", () => {
+  it('a client leaving in the middle of an answer releases the request it held on the replica within a second', async () => {
+    let replicaClosed!: () => void;
+    const released = new Promise<void>((resolve) => {
+      replicaClosed = resolve;
+    });
+    const upstream = await replica((request, response) => {
+      request.socket.once('close', () => replicaClosed());
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('id: 1\ndata: first\n\n');
+    });
+    const { url, pools } = await gateway({ 'run-logs': [upstream] });
+    const leaving = new AbortController();
+    const reader = new EventStreamReader(
+      await fetch(`${url}/api/v1alpha1/run-logs/demo/r1`, { signal: leaving.signal }),
+    );
+    expect(await reader.until((events) => events.length >= 1)).toBe(true);
+    leaving.abort();
+    const timedOut = new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 1_000));
+    expect(await Promise.race([released.then(() => 'released' as const), timedOut])).toBe('released');
+    expect(pools.get('run-logs')!.upstreams()[0]!.state).toBe('ready');
+  });
+
+  it('a finished answer leaves both connections open for the next request (keep-alive on each side)', async () => {
+    const replicaPorts: number[] = [];
+    const upstream = await replica((request, response) => {
+      replicaPorts.push(request.socket.remotePort!);
+      response.end('{}');
+    });
+    const { url } = await gateway({ resources: [upstream] });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const reused: boolean[] = [];
+      for (let call = 0; call < 3; call++) {
+        const { hostname, port } = new URL(url);
+        await new Promise<void>((resolve, reject) => {
+          const request = httpRequest(
+            { hostname, port, path: '/apis/platform.dev/v1alpha1/projects', agent },
+            (answer) => {
+              reused.push(request.reusedSocket);
+              answer.resume().on('end', resolve);
+            },
+          );
+          request.on('error', reject).end();
+        });
+        // Let each side hand its socket back to its pool before the next call.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(reused).toEqual([false, true, true]);
+      expect(new Set(replicaPorts).size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('a large answer read slowly arrives whole: the replica finishing first does not cut the client short', async () => {
+    const body = 'x'.repeat(8 * 1024 * 1024);
+    const upstream = await replica((_request, response) => {
+      response.writeHead(200, { 'content-length': String(body.length) });
+      response.end(body);
+    });
+    const { url } = await gateway({ resources: [upstream] });
+    const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
+    const reader = response.body!.getReader();
+    let received = 0;
+    for (let first = true; ; first = false) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.length;
+      // Stop reading for a while: the replica's whole answer reaches the gateway meanwhile.
+      if (first) await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(received).toBe(body.length);
+  });
+
+  it("the replica's hop-by-hop answer headers, and those its Connection names, stop at the gateway", async () => {
+    const upstream = await replica((_request, response) => {
+      response.writeHead(200, {
+        connection: 'keep-alive, x-replica-private',
+        'keep-alive': 'timeout=99',
+        'x-replica-private': 'not for the client',
+        'x-end-to-end': 'kept',
+      });
+      response.end('{}');
+    });
+    const { url } = await gateway({ resources: [upstream] });
+    const response = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-end-to-end')).toBe('kept');
+    expect(response.headers.get('x-replica-private')).toBeNull();
+    expect(response.headers.get('keep-alive')).not.toBe('timeout=99');
+    await response.body?.cancel();
+  });
+
+  it('a request header its Connection names stops at the gateway', async () => {
+    let seen: IncomingHttpHeaders = {};
+    const upstream = await replica((request, response) => {
+      seen = request.headers;
+      response.end('{}');
+    });
+    const { url } = await gateway({ resources: [upstream] });
+    const answer = await sendChunked(url, '/apis/platform.dev/v1alpha1/projects', '{}', {
+      connection: 'keep-alive, X-Client-Private',
+      'x-client-private': 'for the gateway only',
+    });
+    expect(answer.status).toBe(200);
+    expect(seen).not.toHaveProperty('x-client-private');
+  });
+
+  it('an HTTP/1.0 request without Host is forwarded without an X-Forwarded-Host', async () => {
+    let seen: IncomingHttpHeaders = {};
+    const upstream = await replica((request, response) => {
+      seen = request.headers;
+      response.end('{}');
+    });
+    const { url } = await gateway({ resources: [upstream] });
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    socket.write('GET /apis/platform.dev/v1alpha1/projects HTTP/1.0\r\n\r\n');
+    let answer = '';
+    // The gateway closes an HTTP/1.0 connection after its answer, as it must: reading to the end proves it.
+    for await (const chunk of socket) answer += chunk;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(seen).not.toHaveProperty('x-forwarded-host');
+    expect(seen['x-forwarded-for']).toBe('127.0.0.1');
   });
 });
 

@@ -92,6 +92,16 @@ describe("UpstreamPool: a health check records each replica's state and why; eve
     expect(logged()[0]).not.toHaveProperty('detail');
   });
 
+  it('a 2xx without a body (204) is ready too', async () => {
+    const url = await replica((_request, response) => {
+      response.statusCode = 204;
+      response.end();
+    });
+    const { upstreams } = pool([url]);
+    await upstreams.checkAll();
+    expect(upstreams.upstreams()[0]).toMatchObject({ state: 'ready', detail: undefined });
+  });
+
   it("non-2xx: not ready, with the answer's `error`, else its status; logged at warn with the detail", async () => {
     const explained = await replica((_request, response) => {
       response.writeHead(503, { 'content-type': 'application/json' });

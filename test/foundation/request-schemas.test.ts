@@ -70,6 +70,10 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
       unknownField: 'BadRequest',
     },
   },
+  createSelfSubjectAccessReview: {
+    valid: { spec: { resourceAttributes: { verb: 'get', resource: 'workspaces' } } },
+    reasons: { apiVersion: 'BadRequest', kind: 'BadRequest', unknownField: 'BadRequest' },
+  },
 };
 const QUERIES: Record<string, Record<string, string>> = {
   listWorkspaceRuns: { limit: 'InvalidLimit' },

@@ -69,10 +69,12 @@ describe('A Project name is a DNS label (at most 63 characters); the names of ot
 });
 
 describe('Resource routes answer in the Kubernetes Status shape; the platform\'s own routes in {"error","reason"}', () => {
-  it('statusErrors is set on exactly the routes under /apis/<group>/ and /api/v1/', () => {
+  it('statusErrors is set on exactly the routes under /apis/<group>/ and /api/v1/ (Kubernetes API groups)', () => {
     for (const route of ROUTES) {
       const resource =
-        route.path.startsWith('/apis/platform.dev/v1alpha1/') || route.path.startsWith('/api/v1/namespaces/');
+        route.path.startsWith('/apis/platform.dev/v1alpha1/') ||
+        route.path.startsWith('/apis/authorization.k8s.io/v1/') ||
+        route.path.startsWith('/api/v1/namespaces/');
       expect(route.statusErrors === true, `${route.method} ${route.path}`).toBe(resource);
     }
   });

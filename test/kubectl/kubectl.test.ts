@@ -319,3 +319,35 @@ describe('@kubernetes/client-node pointed at the server lists, watches and creat
     expect(await stored(OTHER_PROJECT, 'refused')).toBeUndefined();
   });
 });
+
+describe('kubectl auth can-i asks this server, which answers with the authoriser its routes use (issue 24, item 5)', () => {
+  /** `kubectl auth can-i`: exit 0 and "yes", or exit 1 and "no" (kubectl adds " - <the reason>"). */
+  async function canI(who: ReturnType<typeof kubectlWith>, args: string[]): Promise<string> {
+    const answer = await who.result(['auth', 'can-i', ...args]);
+    const [word] = answer.stdout.trim().split(' ');
+    expect(answer.code, answer.stderr).toBe(word === 'yes' ? 0 : 1);
+    return word!;
+  }
+
+  it('the admin may do anything, by the bypass', async () => {
+    expect(await canI(admin, ['delete', 'projects'])).toBe('yes');
+    expect(await canI(admin, ['create', 'workspaces', '-n', OTHER_PROJECT])).toBe('yes');
+  });
+
+  it("an OIDC user gets its mapped ServiceAccount's Role: Workspaces in team-a, nothing in team-b, no Projects", async () => {
+    expect(await canI(alice, ['create', 'workspaces', '-n', TEAM_PROJECT])).toBe('yes');
+    expect(await canI(alice, ['create', 'workspaces', '-n', OTHER_PROJECT])).toBe('no');
+    expect(await canI(alice, ['delete', 'projects'])).toBe('no');
+    const refused = await alice.result(['auth', 'can-i', 'create', 'workspaces', '-n', OTHER_PROJECT]);
+    expect(refused.stdout).toContain('as ServiceAccount');
+  });
+
+  it('agrees with what the server then does: a "no" is a 403, a "yes" gets past authorisation', async () => {
+    expect(await canI(alice, ['list', 'workspaces', '-n', OTHER_PROJECT])).toBe('no');
+    const refused = await alice.result(['get', 'workspaces', '-n', OTHER_PROJECT]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/forbidden/i);
+    expect(await canI(alice, ['list', 'workspaces', '-n', TEAM_PROJECT])).toBe('yes');
+    expect((await alice.result(['get', 'workspaces', '-n', TEAM_PROJECT])).code).toBe(0);
+  });
+});

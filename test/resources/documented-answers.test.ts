@@ -362,6 +362,13 @@ async function sweepOthers(): Promise<void> {
     (candidate) => candidate.anyAuthenticatedCaller && candidate.path !== '/api/v1alpha1/auth/whoami',
   ))
     await hit(route);
+  const review = byId('createSelfSubjectAccessReview');
+  const asked = {
+    spec: { resourceAttributes: { verb: 'create', group: GROUP, resource: 'workspaces', namespace: TEAM_PROJECT } },
+  };
+  await hit(review, { body: asked });
+  await hit(review, { body: asked, token: serviceAccount });
+  await hit(review, { body: { spec: {} } });
   const namespace = byId('getProjectNamespace');
   await hit(namespace, { params: { namespace: TEAM_PROJECT } });
   await hit(namespace, { params: { namespace: 'kube-system' } });

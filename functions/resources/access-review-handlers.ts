@@ -1,0 +1,70 @@
+import type { AppContext } from '../../shared/app/app-context.ts';
+import type { Principal } from '../../shared/auth/principal.ts';
+import type { AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
+import { ApiError } from '../../shared/http/api-error.ts';
+import { jsonResponse } from '../../shared/http/api-request.ts';
+import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
+import type { RouteRequest } from '../../shared/runtime/typed-handlers.ts';
+
+type AccessReviewRoute = Extract<DeclaredRoute, { operationId: 'createSelfSubjectAccessReview' }>;
+type ReviewSpec = ReturnType<RouteRequest<AccessReviewRoute>['input']['body']>['spec'];
+
+/** The answer of an access review, as kube-apiserver writes it. */
+interface ReviewStatus {
+  allowed: boolean;
+  denied?: boolean;
+  reason?: string;
+}
+
+/**
+ * `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`: whether the caller may do one
+ * thing, decided by the very authoriser the routes use, so `kubectl auth can-i` (and a console
+ * hiding buttons) can never disagree with what the server does when asked for real.
+ */
+export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>) {
+  return {
+    async createSelfSubjectAccessReview(request: RouteRequest<AccessReviewRoute>) {
+      const { spec } = request.input.body();
+      const status = await review(context.authorizer, request.principal, reviewedAttributes(spec));
+      return jsonResponse(201, {
+        kind: 'SelfSubjectAccessReview',
+        apiVersion: 'authorization.k8s.io/v1',
+        metadata: { creationTimestamp: null },
+        spec,
+        status,
+      });
+    },
+  };
+}
+
+/** The spec as the authoriser names it: empty strings, as clients send them, mean absent. */
+function reviewedAttributes(spec: ReviewSpec): AuthorizationAttributes {
+  if (spec.nonResourceAttributes) {
+    return { nonResourcePath: spec.nonResourceAttributes.path, verb: spec.nonResourceAttributes.verb };
+  }
+  // The schema admits exactly one of the two: resourceAttributes, when nonResourceAttributes is absent.
+  const asked = spec.resourceAttributes as NonNullable<ReviewSpec['resourceAttributes']>;
+  return {
+    verb: asked.verb,
+    group: asked.group ?? '',
+    resource: asked.resource,
+    ...(asked.subresource ? { subresource: asked.subresource } : {}),
+    ...(asked.namespace ? { namespace: asked.namespace } : {}),
+    ...(asked.name ? { name: asked.name } : {}),
+  };
+}
+
+/** Allowed with the grant's reason, or not allowed with the refusal's message; a review that cannot be made throws (503). */
+async function review(
+  authorizer: AppContext['authorizer'],
+  principal: Principal,
+  attributes: AuthorizationAttributes,
+): Promise<ReviewStatus> {
+  try {
+    const grant = await authorizer.authorize(principal, attributes);
+    return { allowed: true, reason: grant.reason };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) return { allowed: false, reason: error.message };
+    throw error;
+  }
+}
