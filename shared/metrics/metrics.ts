@@ -35,8 +35,8 @@ export interface Metrics {
   streamOpened(kind: StreamKind): () => void;
   /** A slow run-log consumer was told to resume (its send buffer was full). */
   streamResumed(): void;
-  /** A controller's claim: `claimed` a run, or `empty` when none was Pending. */
-  runClaim(result: 'claimed' | 'empty'): void;
+  /** A controller's claim: `claimed` a run (with the run's attempt number: 2 and up are retries), or `empty`. */
+  runClaim(result: 'claimed' | 'empty', attempt?: number): void;
   /** A lease that expired unrenewed was taken over by a new claim (the previous holder lapsed). */
   leaseLapsed(): void;
   /** Read at each scrape: what the process can only tell when asked. */
@@ -176,6 +176,12 @@ class PrometheusMetrics implements Metrics {
     "Controllers' claims, by result (claimed, empty).",
     ['result'],
   );
+  readonly #claimAttempts = new Histogram({
+    name: 'platform_api_run_claim_attempts',
+    help: 'The attempt number of each claimed run (1: its first; more: it was claimed again after a lapse).',
+    buckets: [1, 2, 3, 5, 10],
+    registers: [this.registry],
+  });
   readonly #leaseLapses = this.#counter(
     'platform_api_run_lease_lapses_total',
     'Runs claimed again after their lease lapsed unrenewed.',
@@ -239,8 +245,9 @@ class PrometheusMetrics implements Metrics {
     this.#streamResumes.inc();
   }
 
-  runClaim(result: 'claimed' | 'empty'): void {
+  runClaim(result: 'claimed' | 'empty', attempt?: number): void {
     this.#claims.inc({ result });
+    if (attempt !== undefined) this.#claimAttempts.observe(attempt);
   }
 
   leaseLapsed(): void {

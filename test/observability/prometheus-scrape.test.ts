@@ -208,6 +208,9 @@ describe('issue 23: a real Prometheus scrapes /metrics with the documented job a
     expect(await at('platform_api_run_claims_total{result="claimed"}')).toBe(2);
     expect(await at('platform_api_run_claims_total{result="empty"}')).toBe(1);
     expect(await at('platform_api_run_lease_lapses_total')).toBe(1);
+    // The lapsed run's second claim is its second attempt.
+    expect(await at('platform_api_run_claim_attempts_bucket{le="1"}')).toBe(1);
+    expect(await at('platform_api_run_claim_attempts_bucket{le="2"}')).toBe(2);
     expect(await at('platform_api_run_queue_depth')).toBe(1);
     expect(await at('platform_api_open_streams{kind="run_log"}')).toBe(1);
     expect(await at('platform_api_open_streams{kind="watch"}')).toBe(1);

@@ -39,9 +39,21 @@ function recordDomainOutcomes(metrics: Metrics, request: FilteredRequest, respon
   if (operation === 'login') {
     metrics.login(request.auditAnnotations?.[LOGIN_OUTCOME_ANNOTATION] ?? 'malformed');
   } else if (operation === 'claimRun' && response.status < 300) {
-    metrics.runClaim(response.status === 200 ? 'claimed' : 'empty');
+    if (response.status === 200) metrics.runClaim('claimed', claimedAttempt(response));
+    else metrics.runClaim('empty');
     const lapsed = request.auditAnnotations?.[LAPSED_LEASES_ANNOTATION];
     if (lapsed) for (const _ of lapsed.split(',')) metrics.leaseLapsed();
+  }
+}
+
+/** The attempt number of a claimed run, from the claim's answer (`lease.attempt`); undefined if unreadable. */
+function claimedAttempt(response: ApiResponse): number | undefined {
+  if (typeof response.body !== 'string') return undefined;
+  try {
+    const attempt = (JSON.parse(response.body) as { lease?: { attempt?: unknown } }).lease?.attempt;
+    return typeof attempt === 'number' && Number.isInteger(attempt) && attempt > 0 ? attempt : undefined;
+  } catch {
+    return undefined;
   }
 }
 
