@@ -184,7 +184,7 @@ class PrometheusMetrics implements Metrics {
   });
   readonly #leaseLapses = this.#counter(
     'platform_api_run_lease_lapses_total',
-    'Runs claimed again after their lease lapsed unrenewed.',
+    'Leases that lapsed unrenewed, collected by a claim (the run went back to Pending, or ended).',
     [],
   );
 
