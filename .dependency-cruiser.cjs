@@ -1,11 +1,13 @@
 // Import rules of the codebase (issue 21), checked by `npm run lint` (dependency-cruiser).
-// The library `shared/` is layered: a folder imports only folders of LOWER layers (and its own
+// What ships (the library `shared/`, the functions `functions/`, the runtime entries `entries/`) never
+// imports what helps develop it (`infra/development/`, the emulator `infra/kube-emulator/`); the
+// development code may import the product (its entries wrap the product's). The library `shared/` is layered: a folder imports only folders of LOWER layers (and its own
 // files), never one of its own layer or above, so no loop between folders can form and each layer
 // can be read knowing only what is below it. docs/architecture.md draws the same layers.
 
 /** Lowest first. */
 const SHARED_LAYERS = [
-  ['json', 'caching', 'node', 'local'], // no product knowledge: JSON patches, bounded maps, Node helpers, local state paths
+  ['json', 'caching', 'node'], // no product knowledge: JSON patches, bounded maps, Node helpers
   ['http', 'logging', 'metrics'], // the error catalogue and request/response shapes; the logger; the Prometheus metrics and their hooks
   ['config'], // settings parsed once from the environment and secret sources
   ['kubernetes', 'database', 'tls'], // clients of what is outside the process
@@ -14,9 +16,7 @@ const SHARED_LAYERS = [
   ['runs', 'openapi', 'audit'], // run history; the OpenAPI document built from the routes; the audit trail
   ['app'], // one function's context: its clients and stores wired together
   ['runtime', 'server'], // the filter chain and typed handlers; the HTTP server
-  ['adapters'], // runtime entries (functions-framework, Lambda) over the chain
-  ['gateway'], // the fleet's gateway
-  ['bridge'], // the optional identity bridge behind the gateway
+  ['adapters'], // the platforms' request shapes (node:http, functions-framework, Lambda) over the chain
 ];
 
 const folders = (layers) => layers.flat();
@@ -56,12 +56,20 @@ module.exports = {
       comment: 'shared/ is what every function imports: it never imports a function, an entry, the tools or the tests.',
       severity: 'error',
       from: { path: '^shared/' },
-      to: { path: '^(functions|knative|infra|test)/' },
+      to: { path: '^(functions|entries|infra|test)/' },
+    },
+    {
+      name: 'product-imports-no-development',
+      comment:
+        'What ships (shared/, functions/, entries/) never names local development or the emulator: the development entries hand their services over (DevelopmentServices), so no bundler plugin has to leave them out.',
+      severity: 'error',
+      from: { path: '^(shared|functions|entries)/' },
+      to: { path: '^infra/(development|kube-emulator)/' },
     },
     {
       name: 'product-imports-no-tests',
       severity: 'error',
-      from: { path: '^(shared|functions|knative|infra)/' },
+      from: { path: '^(shared|functions|entries|infra)/' },
       to: { path: '^test/' },
     },
     {
@@ -70,7 +78,7 @@ module.exports = {
         'The Kubernetes emulator stands in for the cluster the product is tested against: it shares none of its code (its own JSON patch, its own probes), so a product bug cannot hide in both.',
       severity: 'error',
       from: { path: '^infra/kube-emulator/' },
-      to: { path: '^(shared|functions|knative|bin|test|infra/(?!kube-emulator/))' },
+      to: { path: '^(shared|functions|entries|test|infra/(?!kube-emulator/))' },
     },
     ...layerRules,
   ],

@@ -1,6 +1,7 @@
 import type { AppContext } from '../shared/app/app-context.ts';
 import { createContextHandler, type CoreHandler } from '../shared/runtime/core-handler.ts';
 import type { FunctionModule } from '../shared/runtime/function-definition.ts';
+import { defineFunction } from '../shared/runtime/define-function.ts';
 import type { FunctionName } from '../shared/routes/route-table.ts';
 import { loginFunction } from './login/login-function.ts';
 import { publicConfigFunction } from './public-config/public-config-function.ts';
@@ -19,5 +20,5 @@ export const FUNCTION_MODULES: Record<FunctionName, FunctionModule> = {
 
 /** Builds the core handler of one function over the shared context. */
 export function createFunctionHandler(name: FunctionName, context: AppContext): CoreHandler {
-  return createContextHandler(FUNCTION_MODULES[name].create(context), context);
+  return createContextHandler(defineFunction(FUNCTION_MODULES[name], context), context);
 }

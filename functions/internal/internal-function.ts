@@ -6,7 +6,7 @@ import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-cl
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { pageOf } from '../../shared/runs/page-query.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
-import type { FunctionModule, FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
 import { runLogMasking } from './run-log-masking.ts';
@@ -17,11 +17,12 @@ export const internalFunction: FunctionModule = {
   name: 'internal',
   cluster: 'on-first-use',
   runHistory: true,
+  readiness: [],
   create: (context) => createInternalFunction(context),
 };
 
 /** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
-export function createInternalFunction(context: AppContext): FunctionDefinition {
+export function createInternalFunction(context: AppContext): FunctionHandlers {
   // Made when a run's variables are first asked for: the function connects to the cluster on first use.
   let objects: ClusterObjects | undefined;
   const clusterObjects = async () =>
@@ -103,8 +104,6 @@ export function createInternalFunction(context: AppContext): FunctionDefinition 
   };
 
   return {
-    name: 'internal',
     handlers: routeHandlers(handlers),
-    readiness: () => context.runs.checkReady(),
   };
 }

@@ -4,7 +4,7 @@ import { clientAddress } from '../../shared/auth/login-throttle.ts';
 import { loginError, retryAfter as retryAfterHeader } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { LOGIN_OUTCOME_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
-import type { FunctionModule, FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 
 /** Cookie set on a successful login, for browser clients (the API itself reads bearer tokens only). */
@@ -17,11 +17,12 @@ export const loginFunction: FunctionModule = {
   name: 'login',
   cluster: 'on-first-use',
   runHistory: false,
+  readiness: [],
   create: (context) => createLoginFunction(context),
 };
 
 /** The login function: POST /api/v1alpha1/auth/login exchanges the admin password for an admin JWT. */
-export function createLoginFunction(context: AppContext): FunctionDefinition {
+export function createLoginFunction(context: AppContext): FunctionHandlers {
   const { adminSettings, passwordVerifier, loginThrottle, config, logger } = context;
   const secureCookie = config.apiBaseUrl.startsWith('https:');
 
@@ -78,7 +79,7 @@ export function createLoginFunction(context: AppContext): FunctionDefinition {
     return jsonResponse(200, { idToken }, { 'set-cookie': cookie });
   };
 
-  return { name: 'login', handlers: routeHandlers<'login'>({ login }) };
+  return { handlers: routeHandlers<'login'>({ login }) };
 }
 
 function readPassword(header: string | undefined): string {

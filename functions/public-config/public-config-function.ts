@@ -1,6 +1,6 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import type { FunctionModule, FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { publicOidcConfig } from '../../shared/config/identity-config.ts';
 
@@ -15,6 +15,7 @@ export const publicConfigFunction: FunctionModule = {
   name: 'public-config',
   cluster: 'on-first-use',
   runHistory: false,
+  readiness: [],
   create: (context) => createPublicConfigFunction(context),
 };
 
@@ -22,7 +23,7 @@ export const publicConfigFunction: FunctionModule = {
 export function createPublicConfigFunction(
   context: AppContext,
   oidcConfig: () => PublicConfig['oidcConfig'] = () => publicOidcConfig(context.identity.oidc),
-): FunctionDefinition {
+): FunctionHandlers {
   // Built on first request, not at start: the code that builds it (and the YAML parser for the CRDs) is a
   // chunk of its own in the bundles, and neither it nor the CRD files are read before someone asks.
   let reference: Promise<{ documentJson: string; page: string }> | undefined;
@@ -32,7 +33,6 @@ export function createPublicConfigFunction(
       throw error;
     }));
   return {
-    name: 'public-config',
     handlers: routeHandlers<'public-config'>({
       getPublicConfig: () => {
         const oidc = oidcConfig();

@@ -1,12 +1,14 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import type { Principal } from '../../shared/auth/principal.ts';
 import type { AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
+import { ALL_RULES, type RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
 import type { RouteRequest } from '../../shared/runtime/typed-handlers.ts';
 
 type AccessReviewRoute = Extract<DeclaredRoute, { operationId: 'createSelfSubjectAccessReview' }>;
+type RulesReviewRoute = Extract<DeclaredRoute, { operationId: 'createSelfSubjectRulesReview' }>;
 type ReviewSpec = ReturnType<RouteRequest<AccessReviewRoute>['input']['body']>['spec'];
 
 /** The answer of an access review, as kube-apiserver writes it. */
@@ -21,8 +23,35 @@ interface ReviewStatus {
  * thing, decided by the very authoriser the routes use, so `kubectl auth can-i` (and a console
  * hiding buttons) can never disagree with what the server does when asked for real.
  */
-export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>) {
+export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rbac: RbacRulesReader) {
   return {
+    /**
+     * `POST .../selfsubjectrulesreviews`: the rules the caller is authorised by in a namespace: every
+     * permission for the admin; the RBAC bindings of the users it is reviewed as otherwise.
+     */
+    async createSelfSubjectRulesReview(request: RouteRequest<RulesReviewRoute>) {
+      const { spec } = request.input.body();
+      const reviewedAs = context.authorizer.reviewedAs?.(request.principal);
+      const status =
+        reviewedAs === undefined
+          ? {
+              resourceRules: [],
+              nonResourceRules: [],
+              incomplete: true,
+              evaluationError: 'this authoriser cannot list rules',
+            }
+          : reviewedAs.everything
+            ? ALL_RULES
+            : await rbac.rulesFor(reviewedAs.users, spec.namespace);
+      return jsonResponse(201, {
+        kind: 'SelfSubjectRulesReview',
+        apiVersion: 'authorization.k8s.io/v1',
+        metadata: { creationTimestamp: null },
+        spec,
+        status,
+      });
+    },
+
     async createSelfSubjectAccessReview(request: RouteRequest<AccessReviewRoute>) {
       const { spec } = request.input.body();
       const status = await review(context.authorizer, request.principal, reviewedAttributes(spec));

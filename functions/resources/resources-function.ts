@@ -1,11 +1,10 @@
-import type { AppContext } from '../../shared/app/app-context.ts';
+import type { ConnectedAppContext } from '../../shared/app/app-context.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { PLATFORM_KINDS, PROJECT, VARIABLE_SET, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
-import type { FunctionModule, FunctionDefinition, HandlerRequest } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionHandlers, HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import { checkPlatformCrdsServed } from '../../shared/resources/crd-readiness.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import { customResourceHandlers } from './custom-resource-handlers.ts';
 import { kubernetesApiHandlers } from './kubernetes-api-handlers.ts';
@@ -14,6 +13,7 @@ import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
 import { auditHandlers } from './audit-handlers.ts';
 import { accessReviewHandlers } from './access-review-handlers.ts';
+import { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
 import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
 import { parseRequestBody } from './resource-body.ts';
@@ -24,11 +24,12 @@ export const resourcesFunction: FunctionModule = {
   name: 'resources',
   cluster: 'at-start',
   runHistory: true,
+  readiness: ['platform-crds-served'],
   create: (context) => createResourcesFunction(context),
 };
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
-export function createResourcesFunction(context: AppContext): FunctionDefinition {
+export function createResourcesFunction(context: ConnectedAppContext): FunctionHandlers {
   const rest = new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger, (verb, seconds) =>
     context.metrics.clusterCall(verb, seconds),
   );
@@ -55,7 +56,7 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...auditHandlers(context),
-    ...accessReviewHandlers(context),
+    ...accessReviewHandlers(context, new RbacRulesReader(context.kubernetes.kubeConfig, context.logger)),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>
       jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
@@ -66,12 +67,8 @@ export function createResourcesFunction(context: AppContext): FunctionDefinition
     ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, kind, writes: writesOf(kind), watchSessions })),
     routeHandlers(declared),
   );
-  const readiness = async () => {
-    await checkPlatformCrdsServed(rest, context.config.apiGroup);
-    await context.runs.checkReady();
-  };
   const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.store()) };
-  return { name: 'resources', handlers, authorisationResolvers, readiness, auditRequestObject };
+  return { handlers, authorisationResolvers, auditRequestObject };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { ApiRequest } from '../../shared/http/api-request.ts';
-import type { FunctionModule, FunctionDefinition } from '../../shared/runtime/function-definition.ts';
+import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { authorisedRun, runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import type { RunStore } from '../../shared/runs/run-store.ts';
@@ -18,6 +18,7 @@ export const runLogsFunction: FunctionModule = {
   name: 'run-logs',
   cluster: 'on-first-use',
   runHistory: true,
+  readiness: [],
   create: (context) => createRunLogsFunction(context),
 };
 
@@ -26,7 +27,7 @@ export const runLogsFunction: FunctionModule = {
  * RUN_LOG_HEARTBEAT_INTERVAL, at most RUN_LOG_MAX_STREAMS_PER_PRINCIPAL open streams per principal,
  * each ending when the credential that opened it ends.
  */
-export function createRunLogsFunction(context: AppContext): FunctionDefinition {
+export function createRunLogsFunction(context: AppContext): FunctionHandlers {
   const { config } = context;
   const sessions = new StreamSessions({
     limit: {
@@ -83,10 +84,8 @@ export function createRunLogsFunction(context: AppContext): FunctionDefinition {
     },
   };
   return {
-    name: 'run-logs',
     handlers: routeHandlers(handlers),
     authorisationResolvers: { runWorkspace: runWorkspaceResolver(() => context.runs.store()) },
-    readiness: () => context.runs.checkReady(),
   };
 }
 

@@ -3,36 +3,15 @@
 //   dist/functions/<name>.mjs  starts that function's container server (PORT, the admin settings, ...)
 //   dist/entry.mjs             picks the bundle by FUNCTION_TARGET and imports only that one
 //   dist/chunks/*.mjs          code the bundles share or import on first use (and the migrations)
-// The bundles need no node_modules at run time: copy dist/ as a whole.
+// The bundles need no node_modules at run time: copy dist/ as a whole. They are built from the
+// product entries (entries/knative/), which name nothing of local development (infra/development/,
+// the emulator, embedded PostgreSQL; the import rules check it), so nothing of it is left to remove.
 import { cpSync, rmSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/**
- * What only local development starts (the embedded PostgreSQL, the built-in Kubernetes emulator)
- * stays out of the bundles, which run in production mode: using it there fails with a clear error.
- * The emulator's starter, which the container entry imports to hand to the app context, becomes
- * one that refuses; the emulator's other modules are not even read (the image build has no
- * `infra/kube-emulator/`).
- */
-const DEVELOPMENT_ONLY =
-  /\/(embedded-database|kube-emulator\/index|development\/(local-cluster|development-cluster))\.ts$/;
-const leaveOutDevelopmentOnly: Plugin = {
-  name: 'leave-out-development-only',
-  setup(builder) {
-    builder.onResolve({ filter: DEVELOPMENT_ONLY }, (args) => ({ path: args.path, namespace: 'development-only' }));
-    builder.onLoad({ filter: /.*/, namespace: 'development-only' }, (args) => {
-      const refusal = `new Error(${JSON.stringify(`${args.path} is for local development (npm start) and is not in the bundles: run them with NODE_ENV=production, DATABASE_URL and a cluster`)})`;
-      const contents = args.path.endsWith('development-cluster.ts')
-        ? `export const startDevelopmentCluster = () => Promise.reject(${refusal});`
-        : `throw ${refusal};`;
-      return { contents, loader: 'js' };
-    });
-  },
-};
 
 /** Where the bundles go: `dist/` of the repository unless given (tests build into a folder of their own). */
 export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { minify?: boolean } = {}): Promise<void> {
@@ -55,14 +34,15 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
     // pg tries its optional native binding only when asked for pg.native, which this code never
     // does, and its optional Cloudflare socket only on Cloudflare Workers.
     external: ['pg-native', 'pg-cloudflare'],
-    plugins: [leaveOutDevelopmentOnly],
     // CommonJS dependencies call require() for Node's built-in modules; an ES module has none.
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
     },
     entryPoints: {
-      entry: 'knative/server.ts',
-      ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
+      entry: 'entries/knative/server.ts',
+      ...Object.fromEntries(
+        FUNCTION_NAMES.map((name) => [`functions/${name}`, `entries/knative/functions/${name}.ts`]),
+      ),
       // The password verifier's worker thread, loaded by path beside the shared chunk that starts it.
       'chunks/bcrypt-worker': 'shared/auth/bcrypt-worker.ts',
     },

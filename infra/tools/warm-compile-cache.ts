@@ -1,4 +1,4 @@
-// Run by the image build (knative/Dockerfile) after `npm run build`: starts each function bundle
+// Run by the image build (infra/image/Dockerfile) after `npm run build`: starts each function bundle
 // once with throwaway settings and stops it when it listens, so that Node writes V8's compiled
 // code of everything a start-up runs into NODE_COMPILE_CACHE. The image keeps that folder: a new
 // container then compiles little. The cache is keyed by file path, so run it where the image

@@ -11,11 +11,11 @@ import { routeTable, type RouteDefinition } from '../routes/route-table.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Authorizer } from '../authz/authorizer.ts';
 import type { IdentityConfig } from '../config/identity-config.ts';
-import type { ClusterConnection, DevelopmentCluster } from '../kubernetes/cluster-connection.ts';
+import type { ClusterConnection } from '../kubernetes/cluster-connection.ts';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import { identityOnFirstUse } from './identity-on-first-use.ts';
 import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
-import { localDataPaths } from '../local/local-data.ts';
+import type { DevelopmentServices } from './development-services.ts';
 import type { AuditRecorder, AuditSink } from '../audit/audit-recorder.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import { createAuditTrail } from './audit-trail.ts';
@@ -34,10 +34,11 @@ export interface AppContext {
   /** OIDC settings (undefined when off) and the ServiceAccount issuers configured. */
   identity: IdentityConfig;
   /**
-   * The Kubernetes API connection (KUBECONFIG, in-cluster, or the built-in emulator in development).
-   * Only with `cluster: 'at-start'`: a context that connects on first use has none to hand out.
+   * The Kubernetes API connection (KUBECONFIG, in-cluster, or the built-in emulator in development)
+   * once made: always with `cluster: 'at-start'`; with `cluster: 'on-first-use'`, undefined until a
+   * request has needed it. Code that needs it whichever way asks `cluster()`.
    */
-  kubernetes: ClusterConnection;
+  readonly kubernetes: ClusterConnection | undefined;
   /**
    * The same connection for a handler that needs the cluster whichever way this context connects:
    * with `cluster: 'on-first-use'` it connects now (once). Throws ApiError 503 when it cannot.
@@ -63,15 +64,11 @@ export interface AppContextOptions {
   /** The Kubernetes API to use instead of KUBECONFIG / in-cluster / a development cluster (tests). */
   kubeConfig?: KubeConfig;
   /**
-   * Started when the environment names no cluster and this is not production: the local entry
-   * points pass the built-in emulator's starter. Without one, such a context has no cluster (503s).
+   * Local development's cluster and database, started when the environment names neither and this
+   * is not production (the development entries under infra/development/ pass them). Without them
+   * such a context has no cluster and no database (503s).
    */
-  developmentCluster?: DevelopmentCluster;
-  /**
-   * The checkout's local state folder (entry points pass `.data`): the development cluster keeps
-   * its objects there and the embedded PostgreSQL its cluster. Unset (tests): a throwaway cluster.
-   */
-  localDataDir?: string;
+  development?: DevelopmentServices;
   /**
    * `at-start` (the default): connect to the cluster and start token verification before serving.
    * `on-first-use`: only when a request brings a token that is not the admin's or needs a
@@ -84,11 +81,19 @@ export interface AppContextOptions {
 }
 
 interface ContextIdentity {
-  kubernetes: () => ClusterConnection;
+  kubernetes: () => ClusterConnection | undefined;
   cluster: () => Promise<ClusterConnection>;
   tokenAuthenticators: TokenAuthenticator[];
   authorizer: Authorizer;
   close(): Promise<void>;
+}
+
+/** A context that connected to the cluster at start (`cluster: 'at-start'`), as such functions' factories get it. */
+export type ConnectedAppContext = AppContext & { readonly kubernetes: ClusterConnection };
+
+/** Whether the context holds its cluster connection (always with `cluster: 'at-start'`). */
+export function isConnected(context: AppContext): context is ConnectedAppContext {
+  return context.kubernetes !== undefined;
 }
 
 /** Builds the shared context from the parsed settings; throws ConfigError when the admin secret cannot be opened. */
@@ -100,19 +105,19 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     options.adminSettings ??
     (await openAdminSettingsSource(settings, logger, (result) => metrics.secretSourceReload(result)));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
-  const localState = options.localDataDir === undefined ? undefined : localDataPaths(options.localDataDir);
-  const identity = await contextIdentity(settings, logger, options, localState?.kubernetes, metrics);
+  const identity = await contextIdentity(settings, logger, options, metrics);
   const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators], undefined, (hit) =>
     metrics.reviewCacheLookup('token', hit),
   );
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(settings.database, config, logger, localState?.postgres, metrics);
+  const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase, metrics);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
     // A database the process was given, or local development's embedded one (npm start, the fleet).
-    withDatabase: settings.database.url !== undefined || (!config.production && options.localDataDir !== undefined),
+    withDatabase:
+      settings.database.url !== undefined || (!config.production && options.development?.localState === true),
   });
   collectContextMetrics(metrics, adminSettings, runs, audit.database);
   return {
@@ -180,7 +185,6 @@ async function contextIdentity(
   settings: Settings,
   logger: Logger,
   options: AppContextOptions,
-  localStateDir: string | undefined,
   metrics: Metrics,
 ): Promise<ContextIdentity> {
   // Imported, not linked: its modules load the Kubernetes client, which a function that
@@ -189,15 +193,16 @@ async function contextIdentity(
     (await import('./identity-services.ts')).createIdentityServices(
       settings,
       logger,
-      { given: options.kubeConfig, developmentCluster: options.developmentCluster, localStateDir },
+      {
+        ...(options.kubeConfig ? { given: options.kubeConfig } : {}),
+        ...(options.development ? { developmentCluster: options.development.startCluster } : {}),
+      },
       metrics,
     );
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);
     return {
-      kubernetes: () => {
-        throw new Error('this context connects to the cluster on first use: it has no ClusterConnection to hand out');
-      },
+      kubernetes: () => onFirstUse.connected(),
       cluster: () => onFirstUse.cluster(),
       tokenAuthenticators: [onFirstUse.tokenAuthenticator],
       authorizer: onFirstUse.authorizer,

@@ -12,6 +12,8 @@ export interface IdentityOnFirstUse {
   authorizer: Authorizer;
   /** The cluster connection, made with the rest of the services when first asked for. */
   cluster(): Promise<ClusterConnection>;
+  /** The cluster connection if made already; undefined before the first request that needed it. */
+  connected(): ClusterConnection | undefined;
   close(): Promise<void>;
 }
 
@@ -22,16 +24,20 @@ export interface IdentityOnFirstUse {
  */
 export function identityOnFirstUse(build: () => Promise<IdentityServices>, logger: Logger): IdentityOnFirstUse {
   let building: Promise<IdentityServices> | undefined;
+  let built: IdentityServices | undefined;
   let closed = false;
   const services = (): Promise<IdentityServices> => {
     if (closed) return Promise.reject(apiError('ShuttingDown', 'the server is shutting down'));
-    building ??= build().catch((error: unknown) => {
-      // Forget the failure so that the next request tries again.
-      building = undefined;
-      if (error instanceof ApiError) throw error;
-      logger.error('identity services could not be started', { error });
-      throw apiError('KubernetesUnavailable', 'token verification is not available yet; retry shortly');
-    });
+    building ??= build().then(
+      (started) => (built = started),
+      (error: unknown) => {
+        // Forget the failure so that the next request tries again.
+        building = undefined;
+        if (error instanceof ApiError) throw error;
+        logger.error('identity services could not be started', { error });
+        throw apiError('KubernetesUnavailable', 'token verification is not available yet; retry shortly');
+      },
+    );
     return building;
   };
   return {
@@ -52,8 +58,10 @@ export function identityOnFirstUse(build: () => Promise<IdentityServices>, logge
       },
     },
     cluster: async () => (await services()).kubernetes,
+    connected: () => built?.kubernetes,
     async close() {
       closed = true;
+      built = undefined;
       const current = building;
       building = undefined;
       await current?.then(

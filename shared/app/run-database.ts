@@ -1,18 +1,14 @@
 import type pg from 'pg';
-import { DEFAULT_LOCAL_DATA_DIR, localDataPaths } from '../local/local-data.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { DatabaseSettings } from '../config/settings.ts';
 import type { RunStore } from '../runs/run-store.ts';
-import { LocalStateInUseError } from '../local/state-lock.ts';
-import { MissingDependencyError } from '../local/missing-dependency-error.ts';
+import type { EmbeddedDatabaseStarter } from '../database/database-url.ts';
+import { LastingFailure } from '../node/lasting-failure.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
 import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
-
-/** Where the embedded PostgreSQL's data is kept when no local state folder is given: `<repo>/.data/postgres`. */
-const EMBEDDED_DATA_DIR = localDataPaths(DEFAULT_LOCAL_DATA_DIR).postgres;
 
 /** The run history database of a process, opened on first use so that functions without runs never start it. */
 export interface RunDatabase {
@@ -36,23 +32,23 @@ export interface RunDatabase {
 }
 
 /**
- * `DATABASE_URL` when set; else, outside production, an embedded PostgreSQL under `.data/`.
- * In production without `DATABASE_URL` every use is a 503: an embedded server in a container
- * would lose the history with the container.
+ * `DATABASE_URL` when set; else, outside production, the embedded PostgreSQL that local
+ * development hands over (`startEmbedded`). Without either every use is a 503: in production an
+ * embedded server in a container would lose the history with the container.
  */
 export function lazyRunDatabase(
   database: DatabaseSettings,
   config: Pick<ServerConfig, 'production'>,
   logger: Logger,
-  embeddedDataDir = EMBEDDED_DATA_DIR,
+  startEmbedded?: EmbeddedDatabaseStarter,
   metrics: Metrics = NO_METRICS,
 ): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let opened: { database: OpenDatabase; store: RunStore } | undefined;
   let closed = false;
-  const embedded = !config.production && database.url === undefined;
+  const embedded = !config.production && database.url === undefined ? startEmbedded : undefined;
   const openOrThrow = () =>
-    (opening ??= openRunStore(database, logger, embeddedDataDir, metrics).then(
+    (opening ??= openRunStore(database, logger, embedded, metrics).then(
       (open) => {
         opened = open;
         return open;
@@ -71,7 +67,7 @@ export function lazyRunDatabase(
     ));
   const open = () => {
     if (closed) return Promise.reject(apiError('ShuttingDown', 'the server is shutting down'));
-    if (config.production && database.url === undefined) {
+    if (database.url === undefined && !embedded) {
       logger.error('DATABASE_URL is not set: run history is unavailable (503) until it is');
       return Promise.reject(
         apiError('DatabaseNotConfigured', 'the run history database is not configured (DATABASE_URL)', retryAfter(30)),
@@ -79,8 +75,7 @@ export function lazyRunDatabase(
     }
     return openOrThrow().catch((error: unknown) => {
       // A cause that waiting does not cure is named; anything else may pass (a starting server).
-      if (error instanceof LocalStateInUseError || error instanceof MissingDependencyError)
-        throw apiError('DatabaseUnavailable', error.message, retryAfter(30));
+      if (error instanceof LastingFailure) throw apiError('DatabaseUnavailable', error.message, retryAfter(30));
       throw apiError('DatabaseUnavailable', 'the run history database cannot be opened; retry shortly');
     });
   };
@@ -117,7 +112,7 @@ export function lazyRunDatabase(
 async function openRunStore(
   settings: DatabaseSettings,
   logger: Logger,
-  embeddedDataDir: string,
+  startEmbedded: EmbeddedDatabaseStarter | undefined,
   metrics: Metrics,
 ): Promise<{ database: OpenDatabase; store: RunStore }> {
   const [{ openDatabase }, { RunStore }] = await Promise.all([
@@ -126,7 +121,7 @@ async function openRunStore(
   ]);
   const database = await openDatabase({
     databaseUrl: settings.url,
-    embeddedDataDir,
+    ...(startEmbedded ? { startEmbedded } : {}),
     log: (line) => logger.info(line),
     ...(metrics.enabled ? { onQuery: (seconds: number) => metrics.databaseQuery(seconds) } : {}),
   });

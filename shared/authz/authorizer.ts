@@ -39,7 +39,16 @@ export const ADMIN_BYPASS: AuthorizationGrant = { reason: 'the admin account byp
  */
 export interface Authorizer {
   authorize(principal: Principal, attributes: AuthorizationAttributes): Promise<AuthorizationGrant>;
+  /**
+   * Whom a principal's requests are reviewed as: every permission (the admin's bypass), or the
+   * Kubernetes users whose RBAC decides (a ServiceAccount; an OIDC user's mapped ServiceAccounts).
+   * What a SelfSubjectRulesReview lists. Absent where the authoriser cannot say.
+   */
+  reviewedAs?(principal: Principal): ReviewedAs;
 }
+
+/** The users a principal is authorised as, or all permissions. */
+export type ReviewedAs = { everything: true } | { everything: false; users: Array<{ user: string; groups: string[] }> };
 
 /** Whether the attributes name a non-resource path. */
 export function isNonResource(attributes: AuthorizationAttributes): attributes is NonResourceAttributes {

@@ -6,6 +6,7 @@ import {
   type AuthorizationAttributes,
   type AuthorizationGrant,
   type Authorizer,
+  type ReviewedAs,
 } from './authorizer.ts';
 import type { ServiceAccountClaimIndex } from './service-account-claim-index.ts';
 import type { ServiceAccountName } from './service-account-claims.ts';
@@ -38,6 +39,29 @@ export class PrincipalAuthorizer implements Authorizer {
     }
   }
 
+  reviewedAs(principal: Principal): ReviewedAs {
+    switch (principal.type) {
+      case 'admin':
+        return { everything: true };
+      case 'serviceaccount':
+        return { everything: false, users: [{ user: principal.name, groups: principal.groups }] };
+      case 'oidc':
+        return { everything: false, users: this.#mappedAccounts(principal).map(serviceAccountSubject) };
+    }
+  }
+
+  /** The ServiceAccounts an OIDC user's claims map to; 503 until the mappings are loaded. */
+  #mappedAccounts(principal: OidcPrincipal): ServiceAccountName[] {
+    const index = this.#claimIndex;
+    if (index === undefined || !index.synced) {
+      throw apiError(
+        'KubernetesUnavailable',
+        'the ServiceAccount claim mappings have not been loaded from the Kubernetes API yet; retry shortly',
+      );
+    }
+    return index.serviceAccountsFor(principal.claims);
+  }
+
   async #authorizeServiceAccount(
     principal: ServiceAccountPrincipal,
     attributes: AuthorizationAttributes,
@@ -55,14 +79,7 @@ export class PrincipalAuthorizer implements Authorizer {
   }
 
   async #authorizeOidcUser(principal: OidcPrincipal, attributes: AuthorizationAttributes): Promise<AuthorizationGrant> {
-    const index = this.#claimIndex;
-    if (index === undefined || !index.synced) {
-      throw apiError(
-        'KubernetesUnavailable',
-        'the ServiceAccount claim mappings have not been loaded from the Kubernetes API yet; retry shortly',
-      );
-    }
-    const accounts = index.serviceAccountsFor(principal.claims);
+    const accounts = this.#mappedAccounts(principal);
     if (accounts.length === 0) {
       throw apiError(
         'Forbidden',

@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secret-settings.ts';
 import { loadAuditSettings, type AuditSettings } from './audit-settings.ts';
 import { ConfigError } from './config-error.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
 import type { Environment } from './environment.ts';
 import { loadServerConfig, type ServerConfig } from './server-config.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../local/local-data.ts';
+
+/** The checkout's local state folder, `<repo>/.data`: LOCAL_DATA_DIR's default (infra/development/local/ lays it out). */
+export const DEFAULT_LOCAL_DATA_DIR = fileURLToPath(new URL('../../.data', import.meta.url));
 
 /**
  * Every setting of the process, parsed once from the environment at start (as Kargo's

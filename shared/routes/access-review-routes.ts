@@ -77,13 +77,31 @@ const REVIEW_STATUS = {
   },
 } as const;
 
+/** authorization.k8s.io/v1 SelfSubjectRulesReview in protobuf: the spec's namespace. */
+const SELF_SUBJECT_RULES_REVIEW_PROTOBUF: ProtobufMessage = {
+  1: { name: 'metadata', message: {} },
+  2: { name: 'spec', message: { 1: { name: 'namespace' } } },
+  3: { name: 'status', message: {} },
+};
+
+const RULES_STATUS = {
+  type: 'object',
+  required: ['resourceRules', 'nonResourceRules', 'incomplete'],
+  properties: {
+    resourceRules: { type: 'array', items: { type: 'object' } },
+    nonResourceRules: { type: 'array', items: { type: 'object' } },
+    incomplete: { type: 'boolean' },
+    evaluationError: { type: 'string' },
+  },
+} as const;
+
 const ANY_CALLER =
   "Any authenticated caller asks about itself (as Kubernetes' `system:basic-user` allows), answered by the authoriser the routes use: the admin by its bypass, an OIDC user with its mapped ServiceAccount's RBAC, a ServiceAccount with its own.";
 
 /**
  * What a caller may do, asked of this server in Kubernetes' own terms (`kubectl auth can-i`, and a
- * console showing only the buttons its user may press): SelfSubjectAccessReview, served by the
- * resources function.
+ * console showing only the buttons its user may press): SelfSubjectAccessReview and
+ * SelfSubjectRulesReview, served by the resources function.
  */
 export function accessReviewRoutes() {
   return declareRoutes([
@@ -130,6 +148,56 @@ export function accessReviewRoutes() {
         },
       },
       errorResponses: { 400: 'Not a SelfSubjectAccessReview: exactly one of the attributes, each field a string.' },
+    },
+    {
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'createSelfSubjectRulesReview',
+      anyAuthenticatedCaller: true,
+      statusErrors: true,
+      successStatus: 201,
+      protobufBody: SELF_SUBJECT_RULES_REVIEW_PROTOBUF,
+      summary: `The RBAC rules that apply to the caller in one namespace (\`kubectl auth can-i --list\`): the admin's are every permission; a ServiceAccount's, and an OIDC user's mapped ServiceAccounts', are read from the cluster's bindings. \`incomplete\` when a bound role is missing. ${ANY_CALLER}`,
+      requestSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['spec'],
+        properties: {
+          apiVersion: { const: 'authorization.k8s.io/v1' },
+          kind: { const: 'SelfSubjectRulesReview' },
+          metadata: META,
+          spec: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['namespace'],
+            properties: {
+              namespace: {
+                ...FIELD,
+                minLength: 1,
+                description: 'The namespace whose rules are listed, with the cluster-wide ones.',
+              },
+            },
+          },
+          status: { type: 'object', description: 'Ignored: the answer fills it.' },
+        },
+      },
+      responseSchema: {
+        type: 'object',
+        required: ['kind', 'apiVersion', 'spec', 'status'],
+        properties: {
+          kind: { const: 'SelfSubjectRulesReview' },
+          apiVersion: { const: 'authorization.k8s.io/v1' },
+          metadata: { type: 'object' },
+          spec: { type: 'object' },
+          status: RULES_STATUS,
+        },
+      },
+      errorResponses: {
+        400: 'Not a SelfSubjectRulesReview with a namespace.',
+        503: 'The cluster cannot be asked for the bindings now; retry after `Retry-After`.',
+      },
     },
   ]);
 }

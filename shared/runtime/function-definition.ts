@@ -4,7 +4,7 @@ import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
 import type { AuthorisationResolvers } from './filters/authorisation.ts';
 import type { FunctionName, RouteDefinition } from '../routes/route-table.ts';
 import type { RequestInput } from './request-validation.ts';
-import type { AppContext } from '../app/app-context.ts';
+import type { AppContext, ConnectedAppContext } from '../app/app-context.ts';
 
 /** A request after routing and authentication, as route handlers see it. */
 export interface HandlerRequest extends ApiRequest {
@@ -29,7 +29,10 @@ export interface FunctionDefinition {
   handlers: Record<string, RouteHandler>;
   /** The resolvers its routes' authorisation names (route-authorisation.ts), e.g. the run's Workspace. */
   authorisationResolvers?: AuthorisationResolvers;
-  /** Throws an ApiError (503) when the function cannot serve yet. */
+  /**
+   * Throws an ApiError (503) when the function cannot serve yet. Built from its FunctionModule's
+   * facts (`runHistory`, `readiness`) by `defineFunction`, never by the function itself.
+   */
   readiness?: () => Promise<void>;
   /**
    * The request body as an audit event at the `Request` level may hold it (docs/audit.md), or
@@ -38,20 +41,36 @@ export interface FunctionDefinition {
   auditRequestObject?: (request: HandlerRequest) => unknown;
 }
 
+/** What a function builds from its context: its handlers; its name and readiness come from its module. */
+export type FunctionHandlers = Omit<FunctionDefinition, 'name' | 'readiness'>;
+
 /**
- * A function as its process is set up: the facts known before it runs, in one place per function
- * (issue 21), read by every entry (the Knative container, the functions-framework, the local gateway),
- * and the factory of its definition.
+ * What a function's `/readyz` waits for besides its run history database (which every function
+ * with `runHistory` waits for): `platform-crds-served`, the cluster serving the platform's kinds.
  */
-export interface FunctionModule {
+export type ReadinessCheck = 'platform-crds-served';
+
+/** The facts of a function known before it runs. */
+interface FunctionFacts {
   name: FunctionName;
   /**
-   * When its process connects to the cluster: `at-start` for a function whose handlers call it;
-   * `on-first-use` for one that needs it only to verify or authorise a token other than the admin's,
-   * so that it starts without loading the Kubernetes client.
+   * It keeps run history: its `/readyz` waits for the database, and started alone on the checkout's
+   * local state it opens the database at start.
    */
-  cluster: 'at-start' | 'on-first-use';
-  /** It keeps run history: started alone on the checkout's local state, it opens the database at start. */
   runHistory: boolean;
-  create(context: AppContext): FunctionDefinition;
+  /** What else its `/readyz` waits for (see ReadinessCheck). */
+  readiness: readonly ReadinessCheck[];
 }
+
+/**
+ * A function as its process is set up: the facts known before it runs, in one place per function
+ * (issue 21), read by every entry (the Knative container, the functions-framework, the local gateway)
+ * through `defineFunction`, and the factory of its handlers. When its process connects to the cluster
+ * (`cluster`) decides what its factory is given: `at-start`, for a function whose handlers call the
+ * cluster, a context holding the connection (ConnectedAppContext); `on-first-use`, for one that needs
+ * it only to verify or authorise a token other than the admin's (so that it starts without loading the
+ * Kubernetes client), a context that connects when first asked (`context.cluster()`).
+ */
+export type FunctionModule =
+  | (FunctionFacts & { cluster: 'at-start'; create(context: ConnectedAppContext): FunctionHandlers })
+  | (FunctionFacts & { cluster: 'on-first-use'; create(context: AppContext): FunctionHandlers });

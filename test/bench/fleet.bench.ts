@@ -25,7 +25,7 @@ export const fleetHop: Benchmark = async () => {
   const started: FunctionProcess[] = [];
   try {
     const gateway = await spawnNodeProcess(
-      'functions/local-gateway.ts',
+      'infra/development/gateway/local-gateway.ts',
       {
         ...common,
         ADMIN_ACCOUNT_PASSWORD_HASH: bcrypt.hashSync(password, 10).replace(/^\$2b\$/, '$2a$'),
@@ -36,7 +36,7 @@ export const fleetHop: Benchmark = async () => {
     started.push(gateway);
     // The fleet's functions read the generated secret folder (password "admin").
     const fleet = await spawnNodeProcess(
-      'functions/fleet-main.ts',
+      'infra/development/fleet/fleet-main.ts',
       { ...common, NODE_ENV: 'development', LOCAL_DATA_DIR: dataDir },
       '/readyz',
       { startTimeoutMs: 120_000 },

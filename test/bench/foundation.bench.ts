@@ -89,7 +89,7 @@ async function adapterThroughput(env: Record<string, string>, token: string): Pr
   const auth = { authorization: `Bearer ${token}` };
   const container = await alternatingThroughput(
     {
-      script: 'knative/server.ts',
+      script: 'entries/knative/server.ts',
       env: { ...env, FUNCTION_TARGET: 'resources' },
       readyPath: '/healthz',
       headers: auth,
@@ -132,7 +132,7 @@ async function loginLatency(env: Record<string, string>): Promise<BenchRow> {
     raw.push(performance.now() - begin);
   }
   const logins = await withProcess(
-    'knative/server.ts',
+    'entries/knative/server.ts',
     { ...env, FUNCTION_TARGET: 'login' },
     '/healthz',
     async (child) => {
@@ -166,42 +166,50 @@ async function loginLatency(env: Record<string, string>): Promise<BenchRow> {
 
 /** p99 of authenticated GETs while 32 clients hammer login with wrong passwords, beside idle. */
 async function p99UnderLoginFlood(env: Record<string, string>, token: string): Promise<BenchRow[]> {
-  return withProcess('functions/local-gateway.ts', { ...env, TRUSTED_PROXY_HOPS: '1' }, '/healthz', async (child) => {
-    const probe = () =>
-      runLoad(`${child.url}${WHOAMI}`, {
-        concurrency: 4,
-        durationMs: 3000,
-        pauseMs: 5,
-        headers: { authorization: `Bearer ${token}` },
+  return withProcess(
+    'infra/development/gateway/local-gateway.ts',
+    { ...env, TRUSTED_PROXY_HOPS: '1' },
+    '/healthz',
+    async (child) => {
+      const probe = () =>
+        runLoad(`${child.url}${WHOAMI}`, {
+          concurrency: 4,
+          durationMs: 3000,
+          pauseMs: 5,
+          headers: { authorization: `Bearer ${token}` },
+        });
+      await probe();
+      const idle = await probe();
+      const flood = runLoad(`${child.url}/api/v1alpha1/auth/login`, {
+        method: 'POST',
+        concurrency: 32,
+        durationMs: 3500,
+        // Distinct client addresses, so the per-client throttle does not make the flood cheap at once.
+        headers: (client) => ({
+          authorization: 'Bearer wrong password',
+          'x-forwarded-for': `198.51.100.${client + 1}`,
+        }),
       });
-    await probe();
-    const idle = await probe();
-    const flood = runLoad(`${child.url}/api/v1alpha1/auth/login`, {
-      method: 'POST',
-      concurrency: 32,
-      durationMs: 3500,
-      // Distinct client addresses, so the per-client throttle does not make the flood cheap at once.
-      headers: (client) => ({ authorization: 'Bearer wrong password', 'x-forwarded-for': `198.51.100.${client + 1}` }),
-    });
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const underFlood = await probe();
-    const floodResult = await flood;
-    const statuses = Object.entries(floodResult.statuses)
-      .map(([status, count]) => `${count}x${status}`)
-      .join(' ');
-    return [
-      ratioRow(
-        'authenticated GET p99 during login flood',
-        underFlood.p99Ms,
-        'ms',
-        'same GETs idle p99',
-        idle.p99Ms,
-        '<= 3x',
-        (ratio) => ratio <= 3,
-      ),
-      { name: `login flood answers (${statuses})`, value: floodResult.requestsPerSecond, unit: 'req/s' },
-    ];
-  });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const underFlood = await probe();
+      const floodResult = await flood;
+      const statuses = Object.entries(floodResult.statuses)
+        .map(([status, count]) => `${count}x${status}`)
+        .join(' ');
+      return [
+        ratioRow(
+          'authenticated GET p99 during login flood',
+          underFlood.p99Ms,
+          'ms',
+          'same GETs idle p99',
+          idle.p99Ms,
+          '<= 3x',
+          (ratio) => ratio <= 3,
+        ),
+        { name: `login flood answers (${statuses})`, value: floodResult.requestsPerSecond, unit: 'req/s' },
+      ];
+    },
+  );
 }
 
 /** Issue 2's benchmark: adapters, login latency, and isolation of logins from other requests. */

@@ -2,7 +2,7 @@
 // path, measured in the same run against one `internal` function server: every request is
 // authenticated and authorised (/internal/* is a non-resource SubjectAccessReview; the admin bypasses it).
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
-import { startFunctionServer } from '../../knative/function-server.ts';
+import { startFunctionServer } from '../../entries/knative/function-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster } from '../support/identity-cluster.ts';

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
-import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
+import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 import type { SensitiveValue } from '../../shared/runs/log-masking.ts';
 import type { LeaseHolder } from '../../shared/runs/run-leases.ts';

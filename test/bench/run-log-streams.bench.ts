@@ -1,4 +1,4 @@
-// Issue 14: run-log streaming at scale, measured on one real run-logs process (`knative/server.ts`
+// Issue 14: run-log streaming at scale, measured on one real run-logs process (`entries/knative/server.ts`
 // with FUNCTION_TARGET=run-logs) on a real PostgreSQL. Streams are raw sockets in this process;
 // lines are appended here with the RunStore, as the internal route does. The process runs with a
 // probe that counts, at the driver, the statements reading log lines, and reports its memory.
@@ -8,7 +8,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
-import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
+import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import { adminClaims, adminEnv, signToken } from '../support/admin-fixtures.ts';
@@ -254,7 +254,7 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
     RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '100000',
     LOG_LEVEL: 'warn',
   });
-  const process = await spawnNodeProcess('knative/server.ts', env, '/readyz', {
+  const process = await spawnNodeProcess('entries/knative/server.ts', env, '/readyz', {
     nodeArgs: ['--expose-gc', '--import', './test/bench/servers/run-logs-probe.ts'],
   });
   const bench = new StreamBench(store, process.child, Number(new URL(process.url).port));

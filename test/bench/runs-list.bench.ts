@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
-import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
+import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 import { encodeContinueToken } from '../../shared/runs/continue-token.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';

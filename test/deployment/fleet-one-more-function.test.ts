@@ -6,7 +6,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFleet, type Fleet } from '../../functions/fleet/fleet.ts';
+import { startFleet, type Fleet } from '../../infra/development/fleet/fleet.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
 import { findFreePort } from '../../shared/node/free-port.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';

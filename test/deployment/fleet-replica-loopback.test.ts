@@ -1,14 +1,14 @@
 // Issue 20, item 6: fleet replicas listen on 127.0.0.1 only. They trust the one X-Forwarded-For hop
 // the gateway writes, so a client reaching one from another machine would choose its own address
 // and skip the login throttle. The functions-framework CLI has no address flag; the fleet preloads
-// functions/fleet/listen-on-loopback.ts into each replica (fleet-topology.test.ts checks the
+// infra/development/fleet/listen-on-loopback.ts into each replica (fleet-topology.test.ts checks the
 // running replicas; this file checks the preload alone, in a process of its own).
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/function-servers.ts';
 import { connects, listeningAddresses, nonLoopbackAddresses } from '../support/listening-sockets.ts';
 
-const PRELOAD = './functions/fleet/listen-on-loopback.ts';
+const PRELOAD = './infra/development/fleet/listen-on-loopback.ts';
 
 /** Runs `script` (an ES module body) in a new Node process with the preload, returning what it printed. */
 function runPreloaded(script: string): unknown {

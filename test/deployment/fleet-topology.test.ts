@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFleet, type Fleet } from '../../functions/fleet/fleet.ts';
+import { startFleet, type Fleet } from '../../infra/development/fleet/fleet.ts';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
@@ -176,7 +176,7 @@ describe('Fleet topology, step by step', { shuffle: false }, () => {
 
         const rotation = spawnSync(
           process.execPath,
-          ['bin/platform-api.js', 'rotate-signing-key', '--data-dir', dataDir],
+          ['infra/development/cli/platform-api.js', 'rotate-signing-key', '--data-dir', dataDir],
           { cwd: REPO_ROOT, encoding: 'utf8' },
         );
         expect(rotation.status, rotation.stderr).toBe(0);

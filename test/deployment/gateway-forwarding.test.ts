@@ -5,9 +5,9 @@ import { createServer as createHttpsServer, globalAgent, request as httpsRequest
 import type { TLSSocket } from 'node:tls';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBridgeProxy } from '../../shared/bridge/bridge-proxy.ts';
-import { createFunctionGateway } from '../../shared/gateway/function-gateway.ts';
-import { UpstreamPool } from '../../shared/gateway/upstream-pool.ts';
+import { createBridgeProxy } from '../../infra/development/gateway/bridge-proxy.ts';
+import { createFunctionGateway } from '../../infra/development/gateway/function-gateway.ts';
+import { UpstreamPool } from '../../infra/development/gateway/upstream-pool.ts';
 import { gatewayRules } from '../../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, routeTable } from '../../shared/routes/route-table.ts';
 import { createLimitedHttpServer, listen } from '../../shared/server/limited-http-server.ts';
@@ -16,11 +16,11 @@ import { EventStreamReader } from '../support/event-stream-reader.ts';
 import { capturingLogger, login, startTestGateway } from '../support/function-servers.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { abandonRequests, unacceptingPeer } from '../support/misbehaving-peers.ts';
-import type { ProxySettings } from '../../shared/gateway/forward-request.ts';
+import type { ProxySettings } from '../../infra/development/gateway/forward-request.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
-import { generateTlsCertificate } from '../../shared/tls/self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
 import type { ServerTls } from '../../shared/tls/server-tls.ts';
-import { replicaEnvironment } from '../../functions/fleet/replica-environment.ts';
+import { replicaEnvironment } from '../../infra/development/fleet/replica-environment.ts';
 
 const REPLICA_OVERRIDES = {
   adminSecretFolder: '/secrets',

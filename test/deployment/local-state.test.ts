@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { startFunctionServer } from '../../knative/function-server.ts';
+import { startFunctionServer } from '../../entries/knative/function-server.ts';
 import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
-import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
-import { startLocalCluster } from '../../infra/development/local-cluster.ts';
-import { LocalStateInUseError } from '../../shared/local/state-lock.ts';
+import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
+import { startLocalCluster } from '../../infra/development/cluster/local-cluster.ts';
+import { LocalStateInUseError } from '../../infra/development/local/state-lock.ts';
 import { findFreePort } from '../../shared/node/free-port.ts';
 import { adminEnv, ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
 import { REPO_ROOT, loginToken, silentLogger } from '../support/function-servers.ts';
@@ -60,7 +60,8 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ status:
   });
 }
 
-const runCli = (args: string[], env: Record<string, string> = {}) => runNode(['bin/platform-api.js', ...args], env);
+const runCli = (args: string[], env: Record<string, string> = {}) =>
+  runNode(['infra/development/cli/platform-api.js', ...args], env);
 
 /** Starts a child process and resolves once `ready` matches its output (or rejects when it exits first). */
 function startChild(
@@ -205,7 +206,7 @@ describe('A held lock on local state is reported as such at start-up, naming the
       [
         '--input-type=module',
         '-e',
-        `const { startLocalCluster } = await import('./infra/development/local-cluster.ts'); await startLocalCluster(${JSON.stringify(join(dataDir, 'kubernetes'))}); console.log('holding');`,
+        `const { startLocalCluster } = await import('./infra/development/cluster/local-cluster.ts'); await startLocalCluster(${JSON.stringify(join(dataDir, 'kubernetes'))}); console.log('holding');`,
       ],
       {},
       /holding/,
@@ -229,7 +230,7 @@ describe('A held lock on local state is reported as such at start-up, naming the
     const emulator = await startKubeEmulator();
     cleanups.push(() => emulator.close());
     await writeFile(join(dataDir, 'kubeconfig'), emulator.kubeConfig().exportConfig());
-    const second = await runNode(['functions/local-gateway.ts'], {
+    const second = await runNode(['infra/development/gateway/local-gateway.ts'], {
       PORT: '0',
       LOCAL_DATA_DIR: dataDir,
       KUBECONFIG: join(dataDir, 'kubeconfig'),

@@ -3,7 +3,7 @@
 // node:http servers answer the checks.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UpstreamPool } from '../../shared/gateway/upstream-pool.ts';
+import { UpstreamPool } from '../../infra/development/gateway/upstream-pool.ts';
 import { findFreePort } from '../../shared/node/free-port.ts';
 import { listen } from '../../shared/server/limited-http-server.ts';
 import { capturingLogger } from '../support/function-servers.ts';

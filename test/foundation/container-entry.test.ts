@@ -15,7 +15,7 @@ const WHO_AM_I = '/api/v1alpha1/auth/whoami';
 
 // Issue 10: the same suite runs on the TypeScript sources and on the bundles `npm run build` writes.
 const ENTRIES = [
-  ['the sources (node knative/server.ts)', SOURCE_ENTRY],
+  ['the sources (node entries/knative/server.ts)', SOURCE_ENTRY],
   ['the bundle (node dist/entry.mjs)', join(inject('bundleDir'), 'entry.mjs')],
 ] as const;
 

@@ -28,7 +28,8 @@ function sourceFiles(folder: string): string[] {
 }
 
 // The catalogue's keys are bare identifiers, so a quoted reason in it is one its factories answer.
-const code = ['shared', 'functions']
+// The gateways of local development (infra/development/gateway/) answer with catalogued reasons too.
+const code = ['shared', 'functions', 'entries', 'infra/development']
   .flatMap((folder) => sourceFiles(join(REPO_ROOT, folder)))
   .map((file) => ({ path: relative(REPO_ROOT, file), text: readFileSync(file, 'utf8') }));
 

@@ -1,8 +1,8 @@
 // One HTTP suite through every adapter (issue 15): the same requests, for every one of the five
 // functions (the run-log stream and the workspace controller's internal routes included), go
-// through the container entry (`node knative/server.ts`, one process per FUNCTION_TARGET), the
-// functions-framework entry module (functions/functions-framework.ts) and the Lambda entry module
-// (functions/aws-lambda.ts), all over one real PostgreSQL and one Kubernetes emulator. Each answer
+// through the container entry (`node entries/knative/server.ts`, one process per FUNCTION_TARGET), the
+// functions-framework entry module (entries/functions-framework.ts) and the Lambda entry module
+// (entries/aws-lambda.ts), all over one real PostgreSQL and one Kubernetes emulator. Each answer
 // is compared with the expected answer, so three adapters wrong the same way still fail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -117,7 +117,7 @@ beforeAll(async () => {
 
   const started = await Promise.all(FUNCTION_NAMES.map((fn) => spawnFunctionProcess({ ...env, FUNCTION_TARGET: fn })));
   for (const [index, fn] of FUNCTION_NAMES.entries()) containers.set(fn, started[index]!);
-  transports.push(['container entry (knative/server.ts)', overHttp((fn) => containers.get(fn)!.url)]);
+  transports.push(['container entry (entries/knative/server.ts)', overHttp((fn) => containers.get(fn)!.url)]);
 
   // The entry registers only its --target (FUNCTION_TARGET): one evaluation of the module per function.
   const frameworkUrls = new Map<FunctionName, string>();
@@ -125,20 +125,20 @@ beforeAll(async () => {
     await importWithEnvironment(
       { ...env, FUNCTION_TARGET: fn },
       () =>
-        import(/* @vite-ignore */ new URL(`../../functions/functions-framework.ts?target=${fn}`, import.meta.url).href),
+        import(/* @vite-ignore */ new URL(`../../entries/functions-framework.ts?target=${fn}`, import.meta.url).href),
     );
     const server = getTestServer(fn);
     frameworkServers.push(server);
     frameworkUrls.set(fn, `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`);
   }
-  transports.push(['functions-framework (functions/functions-framework.ts)', overHttp((fn) => frameworkUrls.get(fn)!)]);
+  transports.push(['functions-framework (entries/functions-framework.ts)', overHttp((fn) => frameworkUrls.get(fn)!)]);
 
-  const lambda = (await importWithEnvironment(env, () => import('../../functions/aws-lambda.ts'))) as unknown as Record<
+  const lambda = (await importWithEnvironment(env, () => import('../../entries/aws-lambda.ts'))) as unknown as Record<
     string,
     (event: HttpApiEventV2) => Promise<HttpApiResultV2>
   >;
   transports.push([
-    'AWS Lambda (functions/aws-lambda.ts)',
+    'AWS Lambda (entries/aws-lambda.ts)',
     async (request) => {
       const [rawPath, rawQueryString = ''] = request.path.split('?');
       const result = await lambda[LAMBDA_EXPORTS[request.fn]]!({
@@ -626,9 +626,9 @@ describe('One core handler per function, thin adapters: every adapter gives the 
   });
 
   describe.each([
-    'container entry (knative/server.ts)',
-    'functions-framework (functions/functions-framework.ts)',
-    'AWS Lambda (functions/aws-lambda.ts)',
+    'container entry (entries/knative/server.ts)',
+    'functions-framework (entries/functions-framework.ts)',
+    'AWS Lambda (entries/aws-lambda.ts)',
   ])('%s', (transportName) => {
     it.each(CASES.map((testCase) => [testCase.name, testCase] as const))('%s', async (_name, testCase) => {
       const send = transports.find(([name]) => name === transportName)![1];

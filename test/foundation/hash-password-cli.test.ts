@@ -4,7 +4,11 @@ import bcrypt from 'bcryptjs';
 import { REPO_ROOT } from '../support/function-servers.ts';
 
 const runCli = (args: string[], input: string) =>
-  spawnSync(process.execPath, ['bin/platform-api.js', ...args], { cwd: REPO_ROOT, input, encoding: 'utf8' });
+  spawnSync(process.execPath, ['infra/development/cli/platform-api.js', ...args], {
+    cwd: REPO_ROOT,
+    input,
+    encoding: 'utf8',
+  });
 
 describe('npx platform-api hash-password: hashes must be stored with $2a$ (recommended cost 10)', () => {
   it('prints a $2a$ cost-10 hash of the password read from standard input', () => {
@@ -64,7 +68,14 @@ describe('npx platform-api: every command fails with a non-zero exit and a clear
       const { spawn } = await import('node:child_process');
       const child = spawn(
         process.execPath,
-        ['bin/platform-api.js', 'kubeconfig', '--server', `https://127.0.0.1:${port}`, '--kubeconfig', '/dev/null'],
+        [
+          'infra/development/cli/platform-api.js',
+          'kubeconfig',
+          '--server',
+          `https://127.0.0.1:${port}`,
+          '--kubeconfig',
+          '/dev/null',
+        ],
         { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
       );
       child.stdin.end('admin\n');
@@ -82,10 +93,14 @@ describe('npx platform-api: every command fails with a non-zero exit and a clear
   it('hash-password on a terminal ignores keys typed before its prompt (they were echoed) and hashes what is typed after', async () => {
     const { spawn } = await import('node:child_process');
     // `script` gives the CLI a real terminal; what is written before the prompt is typed ahead.
-    const child = spawn('script', ['-qfec', `${process.execPath} bin/platform-api.js hash-password`, '/dev/null'], {
-      cwd: REPO_ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'script',
+      ['-qfec', `${process.execPath} infra/development/cli/platform-api.js hash-password`, '/dev/null'],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     const seen = (text: string) =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 // Issue 21, "a layered library with the rule checked": shared/ folders form layers, no import loops
-// between files, and the library never imports a function, an entry, the tools or the tests. The rules
+// between files, the library never imports a function, an entry, the tools or the tests, and the
+// product (shared/, functions/, entries/) never imports local development or the emulator. The rules
 // are .dependency-cruiser.cjs, run by `npm run lint`; these tests prove the rules hold on the tree
 // and that they catch a planted upward import, a loop and an unlayered folder.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,8 +27,8 @@ async function violations(baseDir: string, folders: string[]): Promise<string[]>
 }
 
 describe('the import rules hold on the tree (issue 21)', () => {
-  it('finds no violation in shared/, functions/, knative/, infra/ and bin/', async () => {
-    expect(await violations(REPO_ROOT, ['shared', 'functions', 'knative', 'infra', 'bin'])).toEqual([]);
+  it('finds no violation in shared/, functions/, entries/ and infra/', async () => {
+    expect(await violations(REPO_ROOT, ['shared', 'functions', 'entries', 'infra'])).toEqual([]);
   }, 60_000);
 });
 
@@ -112,6 +113,30 @@ describe('the import rules catch what they forbid (issue 21)', () => {
         'every-shared-folder-has-a-layer: shared/http/api-error.ts -> shared/widgets/widget.ts',
         'library-imports-no-application: shared/http/api-error.ts -> functions/login/login.ts',
       ]),
+    );
+  });
+
+  it('refuses the product importing local development or the emulator; development may import the product', async () => {
+    const base = tree({
+      'entries/knative/function-container.ts':
+        "import { startDevelopmentCluster } from '../../infra/development/cluster/development-cluster.ts';\nexport const s = startDevelopmentCluster;\n",
+      'functions/resources/resources-function.ts':
+        "import { startKubeEmulator } from '../../infra/kube-emulator/index.ts';\nexport const k = startKubeEmulator;\n",
+      'shared/app/app-context.ts':
+        "import { paths } from '../../infra/development/local/local-data.ts';\nexport const p = paths;\n",
+      'infra/development/cluster/development-cluster.ts':
+        "import { c } from '../../../entries/knative/wrapped.ts';\nexport const startDevelopmentCluster = c;\n",
+      'entries/knative/wrapped.ts': 'export const c = 1;\n',
+      'infra/development/local/local-data.ts': 'export const paths = 1;\n',
+      'infra/kube-emulator/index.ts': 'export const startKubeEmulator = 1;\n',
+    });
+    expect((await violations(base, ['shared', 'functions', 'entries', 'infra'])).sort()).toEqual(
+      [
+        'library-imports-no-application: shared/app/app-context.ts -> infra/development/local/local-data.ts',
+        'product-imports-no-development: entries/knative/function-container.ts -> infra/development/cluster/development-cluster.ts',
+        'product-imports-no-development: functions/resources/resources-function.ts -> infra/kube-emulator/index.ts',
+        'product-imports-no-development: shared/app/app-context.ts -> infra/development/local/local-data.ts',
+      ].sort(),
     );
   });
 });

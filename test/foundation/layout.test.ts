@@ -1,6 +1,7 @@
-// Issue 9, "shared/ holds the product only": the Kubernetes emulator is a development and test
-// stand-in outside shared/, and no product module reaches into it, into infra/ or into test/.
-import { readdirSync, readFileSync } from 'node:fs';
+// Issue 9, "shared/ holds the product only", and issue 21, "one folder for what ships, one for what
+// helps develop it": the emulator and local development live under infra/, and no product module
+// (shared/, functions/, entries/) reaches into them or into test/.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/function-servers.ts';
@@ -16,6 +17,14 @@ function sourceFiles(folder: string): string[] {
 const importedPaths = (source: string) =>
   [...source.matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((match) => match[1]!);
 
+/** Each import of `files` whose path matches `forbidden`, as "<file> imports <path>". */
+const offending = (files: string[], forbidden: RegExp) =>
+  files.flatMap((file) =>
+    importedPaths(readFileSync(file, 'utf8'))
+      .filter((path) => forbidden.test(path))
+      .map((path) => `${relative(REPO_ROOT, file)} imports ${path}`),
+  );
+
 describe('shared/ holds the product only: nothing in it names the emulator, infra/ or test/', () => {
   const files = sourceFiles(join(REPO_ROOT, 'shared'));
 
@@ -24,12 +33,28 @@ describe('shared/ holds the product only: nothing in it names the emulator, infr
   });
 
   it('no module under shared/ imports from infra/, test/ or the emulator', () => {
-    const offending = files.flatMap((file) =>
-      importedPaths(readFileSync(file, 'utf8'))
-        .filter((path) => /(^|\/)(infra|test)\/|kube-emulator/.test(path))
-        .map((path) => `${relative(REPO_ROOT, file)} imports ${path}`),
+    expect(offending(files, /(^|\/)(infra|test)\/|kube-emulator/)).toEqual([]);
+  });
+});
+
+describe('Issue 21: what ships (functions/, entries/) names nothing of local development', () => {
+  const files = ['functions', 'entries'].flatMap((folder) => sourceFiles(join(REPO_ROOT, folder)));
+
+  it('finds the functions and the runtime entries', () => {
+    expect(files.map((file) => relative(REPO_ROOT, file))).toEqual(
+      expect.arrayContaining(['entries/knative/server.ts', 'entries/functions-framework.ts', 'entries/aws-lambda.ts']),
     );
-    expect(offending).toEqual([]);
+  });
+
+  it('no function or entry imports infra/development/, the emulator or test/', () => {
+    expect(offending(files, /(^|\/)(infra\/development|test)\/|kube-emulator/)).toEqual([]);
+  });
+
+  it('the development code lives under infra/development/, no longer beside the product', () => {
+    for (const moved of ['functions/fleet', 'functions/local-gateway.ts', 'shared/gateway', 'shared/local', 'bin'])
+      expect(existsSync(join(REPO_ROOT, moved)), moved).toBe(false);
+    for (const folder of ['cluster', 'database', 'entries', 'fleet', 'gateway', 'local', 'cli'])
+      expect(existsSync(join(REPO_ROOT, 'infra/development', folder)), folder).toBe(true);
   });
 });
 
@@ -51,5 +76,10 @@ describe("README's layout table matches the folders (issue 9)", () => {
   it('names each folder of shared/ in the shared/ row', () => {
     const row = rows.get('shared')!;
     expect(folders(join(REPO_ROOT, 'shared')).filter((name) => !row.includes(`\`${name}/\``))).toEqual([]);
+  });
+
+  it('names each folder of infra/development/ in the infra/ row', () => {
+    const row = rows.get('infra')!;
+    expect(folders(join(REPO_ROOT, 'infra/development')).filter((name) => !row.includes(`\`${name}/\``))).toEqual([]);
   });
 });

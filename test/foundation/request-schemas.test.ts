@@ -74,6 +74,10 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
     valid: { spec: { resourceAttributes: { verb: 'get', resource: 'workspaces' } } },
     reasons: { apiVersion: 'BadRequest', kind: 'BadRequest', unknownField: 'BadRequest' },
   },
+  createSelfSubjectRulesReview: {
+    valid: { spec: { namespace: 'team-a' } },
+    reasons: { apiVersion: 'BadRequest', kind: 'BadRequest', unknownField: 'BadRequest' },
+  },
 };
 const QUERIES: Record<string, Record<string, string>> = {
   listWorkspaceRuns: { limit: 'InvalidLimit' },

@@ -33,6 +33,7 @@ const EXPECTED_ROUTES = `
   GET /openapi/v3 resources bearer getOpenApiV3
   GET /openapi/v3/apis/platform.dev/v1alpha1 resources bearer getOpenApiV3PlatformGroup
   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews resources bearer createSelfSubjectAccessReview
+  POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews resources bearer createSelfSubjectRulesReview
   GET /apis/platform.dev/v1alpha1/projects resources bearer listProjects
   POST /apis/platform.dev/v1alpha1/projects resources bearer createProject
   GET /apis/platform.dev/v1alpha1/projects/{name} resources bearer getProject

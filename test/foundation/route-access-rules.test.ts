@@ -45,6 +45,7 @@ const EXPECTED = `
   GET    /openapi/v3                                                                   bearer          401 200 200
   GET    /openapi/v3/apis/platform.dev/v1alpha1                                        bearer          401 200 200
   POST   /apis/authorization.k8s.io/v1/selfsubjectaccessreviews                        bearer          401 400 400
+  POST   /apis/authorization.k8s.io/v1/selfsubjectrulesreviews                         bearer          401 400 400
   GET    /apis/platform.dev/v1alpha1/projects                                          bearer          401 200 403
   POST   /apis/platform.dev/v1alpha1/projects                                          bearer          401 400 403
   GET    /apis/platform.dev/v1alpha1/projects/{name}                                   bearer          401 404 403

@@ -5,9 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/config/config-error.ts';
-import { loadSettings } from '../../shared/config/settings.ts';
+import { DEFAULT_LOCAL_DATA_DIR, loadSettings } from '../../shared/config/settings.ts';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../shared/config/admin-secret-settings.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../../shared/local/local-data.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
 
 /** The variable a ConfigError names, or undefined when the settings parse. */
@@ -226,27 +225,29 @@ const CONFIG_MODULES = /^shared\/config\//;
 
 /** Modules that hold an environment only to hand it on untouched, and why. */
 const FORWARDERS: Record<string, string> = {
-  'functions/fleet/replica-environment.ts': 'builds the environment each fleet replica parses its own settings from',
-  'bin/kubeconfig-command.js':
+  'infra/development/fleet/replica-environment.ts':
+    'builds the environment each fleet replica parses its own settings from',
+  'infra/development/cli/kubeconfig-command.js':
     "the kubectl-side KUBECONFIG: which file the user's new context is written to, not a server setting",
 };
 
 /** Modules that receive an environment record (the `Environment` type) only to pass it on, never to read it. */
 const PASSES_ON = new Set([
   'shared/server/start-up.ts',
-  'functions/fleet/fleet.ts',
-  'functions/fleet/function-replica.ts',
+  'infra/development/fleet/fleet.ts',
+  'infra/development/fleet/function-replica.ts',
 ]);
 
 /** The processes' entry points: each parses the settings once, from `process.env`, and hands them down. */
 const ENTRY_POINTS = [
-  'functions/local-gateway.ts',
-  'functions/fleet-main.ts',
-  'functions/functions-framework.ts',
-  'functions/aws-lambda.ts',
-  'knative/server.ts',
-  'knative/function-container.ts',
-  'bin/platform-api.js',
+  'infra/development/gateway/local-gateway.ts',
+  'infra/development/fleet/fleet-main.ts',
+  'entries/functions-framework-target.ts',
+  'infra/development/entries/function-container.ts',
+  'entries/aws-lambda.ts',
+  'entries/knative/server.ts',
+  'entries/knative/function-container.ts',
+  'infra/development/cli/platform-api.js',
   'shared/database/migrate-cli.ts',
 ];
 
@@ -287,7 +288,9 @@ function sourceFiles(folder: string): string[] {
 }
 
 describe('Nothing but the configuration modules reads the environment', () => {
-  const files = ['shared', 'functions', 'knative', 'bin'].flatMap((folder) => sourceFiles(join(REPO_ROOT, folder)));
+  const files = ['shared', 'functions', 'entries', 'infra/development'].flatMap((folder) =>
+    sourceFiles(join(REPO_ROOT, folder)),
+  );
 
   it('finds the modules of the product, its entry points and its CLI', () => {
     expect(files.length).toBeGreaterThan(100);
@@ -310,7 +313,7 @@ describe('Nothing but the configuration modules reads the environment', () => {
 
   it('the check catches each way a module could read the environment itself', () => {
     const module = 'shared/runs/example.ts';
-    const entry = 'functions/local-gateway.ts';
+    const entry = 'infra/development/gateway/local-gateway.ts';
     expect(environmentOffences(module, 'const url = process.env.DATABASE_URL;')).toHaveLength(2);
     expect(
       environmentOffences(module, 'export function f(env: Environment) { return env.KUBECONFIG?.trim(); }'),

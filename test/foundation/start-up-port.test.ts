@@ -45,14 +45,17 @@ describe('issue 23: a port in use stops the server at once, naming PORT', () => 
   });
 
   it('npm start (the local gateway): exit 1 naming PORT, before the emulator or the database start', async () => {
-    const result = await runToExit('functions/local-gateway.ts', { PORT: String(port), LOCAL_DATA_DIR: dataDir });
+    const result = await runToExit('infra/development/gateway/local-gateway.ts', {
+      PORT: String(port),
+      LOCAL_DATA_DIR: dataDir,
+    });
     expect(result.status).toBe(1);
     expect(result.output).toMatch(/refusing to start: PORT: port \d+ is already in use/);
     expect(result.output).not.toMatch(/database:|embedded PostgreSQL|migrations/);
   });
 
   it('the container entry: exit 1 naming PORT', async () => {
-    const result = await runToExit('knative/server.ts', {
+    const result = await runToExit('entries/knative/server.ts', {
       ...adminEnv(),
       NODE_ENV: 'production',
       FUNCTION_TARGET: 'resources',

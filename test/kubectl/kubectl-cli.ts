@@ -68,7 +68,11 @@ export function kubectlWith(kubeconfig: string, home: string) {
 
 /** `platform-api kubeconfig` writing `kubeconfig` for the server. */
 export function platformKubeconfig(args: string[], options: { input?: string; home: string }): Promise<CliResult> {
-  return runCli(process.execPath, [join(REPO_ROOT, 'bin/platform-api.js'), 'kubeconfig', ...args], options);
+  return runCli(
+    process.execPath,
+    [join(REPO_ROOT, 'infra/development/cli/platform-api.js'), 'kubeconfig', ...args],
+    options,
+  );
 }
 
 /**

@@ -342,6 +342,12 @@ describe('kubectl auth can-i asks this server, which answers with the authoriser
     expect(refused.stdout).toContain('as ServiceAccount');
   });
 
+  it("--list prints the rules of the OIDC user's ServiceAccount in the namespace", async () => {
+    const listed = await alice.ok(['auth', 'can-i', '--list', '-n', TEAM_PROJECT]);
+    expect(listed).toMatch(new RegExp(`workspaces\\.${GROUP.replace('.', '\\.')}\\s.*\\[\\*\\]`));
+    expect(await alice.ok(['auth', 'can-i', '--list', '-n', OTHER_PROJECT])).not.toMatch(/workspaces/);
+  });
+
   it('agrees with what the server then does: a "no" is a 403, a "yes" gets past authorisation', async () => {
     expect(await canI(alice, ['list', 'workspaces', '-n', OTHER_PROJECT])).toBe('no');
     const refused = await alice.result(['get', 'workspaces', '-n', OTHER_PROJECT]);

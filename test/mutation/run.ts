@@ -130,7 +130,12 @@ const SCOPES: Record<string, Scope> = {
   gateway: {
     // The fleet's gateway (issue 20): forwarding, deadlines, the replica pool, and routing by path
     // alone. Real node:http servers stand in for the replicas; each file starts its own, per test.
-    mutate: ['shared/gateway/*.ts', 'shared/routes/gateway-routing.ts'],
+    mutate: [
+      ...['forward-request', 'function-gateway', 'upstream-pool', 'upstream-timeouts'].map(
+        (name) => `infra/development/gateway/${name}.ts`,
+      ),
+      'shared/routes/gateway-routing.ts',
+    ],
     tests: [
       'test/foundation/gateway-routing.test.ts',
       'test/deployment/gateway-forwarding.test.ts',

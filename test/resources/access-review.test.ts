@@ -178,3 +178,60 @@ describe('SelfSubjectAccessReview in Kubernetes protobuf, as kubectl sends it (i
     }
   });
 });
+
+describe('SelfSubjectRulesReview: the rules the caller is authorised by in a namespace (issue 24, item 5)', () => {
+  async function rules(who: 'admin' | 'serviceAccount' | 'oidcUser', namespace: string) {
+    const response = await callAs(platform, who)('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      spec: { namespace },
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { status: Record<string, any> }).status;
+  }
+  const grants = (status: Record<string, any>, verb: string, resource: string) =>
+    (status.resourceRules as Array<{ verbs: string[]; apiGroups: string[]; resources: string[] }>).some(
+      (rule) =>
+        (rule.verbs.includes(verb) || rule.verbs.includes('*')) &&
+        (rule.apiGroups.includes(GROUP) || rule.apiGroups.includes('*')) &&
+        (rule.resources.includes(resource) || rule.resources.includes('*')),
+    );
+
+  it('the admin: every permission, complete', async () => {
+    const status = await rules('admin', TEAM_PROJECT);
+    expect(status).toMatchObject({ incomplete: false });
+    expect(grants(status, 'delete', 'projects')).toBe(true);
+    expect(status.nonResourceRules).toEqual([{ verbs: ['*'], nonResourceURLs: ['*'] }]);
+  });
+
+  it("a ServiceAccount: its Role's rules in team-a, none of them in team-b; each agrees with a SelfSubjectAccessReview", async () => {
+    const inTeam = await rules('serviceAccount', TEAM_PROJECT);
+    expect(grants(inTeam, 'list', 'workspaces')).toBe(true);
+    expect(grants(inTeam, 'create', 'workspaces/runs')).toBe(true);
+    expect(grants(inTeam, 'delete', 'workspaces')).toBe(false);
+    expect(grants(await rules('serviceAccount', OTHER_PROJECT), 'list', 'workspaces')).toBe(false);
+    for (const [verb, namespace] of [
+      ['list', TEAM_PROJECT],
+      ['delete', TEAM_PROJECT],
+      ['list', OTHER_PROJECT],
+    ] as const) {
+      const listed = grants(await rules('serviceAccount', namespace), verb, 'workspaces');
+      const answer = await review('serviceAccount', asked({ group: GROUP, resource: 'workspaces', verb, namespace }));
+      expect(answer.body.status.allowed, `${verb} in ${namespace}`).toBe(listed);
+    }
+  });
+
+  it("an OIDC user: its mapped ServiceAccount's rules (the developer Role: everything on Workspaces in team-a)", async () => {
+    const status = await rules('oidcUser', TEAM_PROJECT);
+    expect(grants(status, 'delete', 'workspaces')).toBe(true);
+    expect(grants(status, 'delete', 'projects')).toBe(false);
+  });
+
+  it('a namespace is required, and the body is refused as a Status naming what is wrong', async () => {
+    const response = await callAs(platform, 'admin')('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+      spec: {},
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ kind: 'Status', message: expect.stringContaining('namespace') });
+  });
+});

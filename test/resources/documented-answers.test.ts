@@ -369,6 +369,10 @@ async function sweepOthers(): Promise<void> {
   await hit(review, { body: asked });
   await hit(review, { body: asked, token: serviceAccount });
   await hit(review, { body: { spec: {} } });
+  const rules = byId('createSelfSubjectRulesReview');
+  await hit(rules, { body: { spec: { namespace: TEAM_PROJECT } } });
+  await hit(rules, { body: { spec: { namespace: TEAM_PROJECT } }, token: serviceAccount });
+  await hit(rules, { body: { spec: {} } });
   const namespace = byId('getProjectNamespace');
   await hit(namespace, { params: { namespace: TEAM_PROJECT } });
   await hit(namespace, { params: { namespace: 'kube-system' } });

@@ -5,13 +5,14 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { redactConnectionString, resolveDatabase } from '../../shared/database/database-url.ts';
 import { openDatabase } from '../../shared/database/open-database.ts';
+import { startDevelopmentDatabase } from '../../infra/development/database/development-database.ts';
 
 describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log says which, without secrets', () => {
   it('uses DATABASE_URL as given and logs it with the password hidden', async () => {
     const lines: string[] = [];
     const connection = await resolveDatabase({
       databaseUrl: 'postgres://api:s3cret@db.internal:5432/platform?sslmode=require',
-      embeddedDataDir: '/nonexistent/never-created',
+      startEmbedded: () => Promise.reject(new Error('DATABASE_URL is set: nothing embedded starts')),
       log: (line) => lines.push(line),
     });
     expect(connection).toMatchObject({
@@ -30,7 +31,7 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
     const lines: string[] = [];
     const connection = await resolveDatabase({
       databaseUrl: undefined,
-      embeddedDataDir: dataDir,
+      startEmbedded: () => startDevelopmentDatabase(dataDir),
       log: (line) => lines.push(line),
     });
     try {
@@ -54,7 +55,11 @@ describe('DATABASE_URL wins; otherwise PostgreSQL is embedded; the start-up log 
   it('reopens an initialised data folder quickly, with its data and no migration left to apply', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'platform-api-embedded-'));
     const lines: string[] = [];
-    const options = { databaseUrl: undefined, embeddedDataDir: dataDir, log: (line: string) => lines.push(line) };
+    const options = {
+      databaseUrl: undefined,
+      startEmbedded: () => startDevelopmentDatabase(dataDir),
+      log: (line: string) => lines.push(line),
+    };
     try {
       const first = await openDatabase(options);
       await first.pool.query(

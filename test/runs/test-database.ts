@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
-import { startEmbeddedDatabase } from '../../shared/database/embedded-database.ts';
-import type { EmbeddedDatabase } from '../../shared/database/embedded-database.ts';
+import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
+import type { EmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 
 /** A real embedded PostgreSQL in a fresh temporary data folder, migrated, with a pool onto it. */

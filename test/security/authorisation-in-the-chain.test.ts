@@ -150,6 +150,9 @@ const EXPECTED: Record<string, string> = {
   getOpenApiV2: ANY_CALLER,
   getOpenApiV3: ANY_CALLER,
   getOpenApiV3PlatformGroup: ANY_CALLER,
+  // A caller asks about itself, as Kubernetes' system:basic-user lets anyone; the answer is the authoriser's.
+  createSelfSubjectAccessReview: ANY_CALLER,
+  createSelfSubjectRulesReview: ANY_CALLER,
   getProjectNamespace: 'get namespaces named ns',
   ...kindRoutes('Project', 'projects', false),
   ...kindRoutes('Workspace', 'workspaces', true),

@@ -27,7 +27,7 @@ const SWEPT = 'sweep-ws';
 /** Integers no int4 column holds: 2^31 (one past the top), 3e9, 2^53 - 1, 2^53, 1e21, and one below the bottom. */
 const OUT_OF_RANGE = [2 ** 31, 3e9, 2 ** 53 - 1, 2 ** 53, 1e21, -(2 ** 31) - 1];
 
-type Who = 'admin' | 'controller';
+type Who = 'admin' | 'controller' | 'serviceAccount';
 type Json = Record<string, unknown>;
 /** The request a value is planted in: valid as it stands (the last test sends each and sees it accepted). */
 interface ValidRequest {
@@ -70,6 +70,32 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
         run: '00000000-0000-4000-8000-000000000000',
         outcome: 'success',
         limit: '5',
+      },
+    },
+    createSelfSubjectAccessReview: {
+      who: 'serviceAccount',
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: {
+          resourceAttributes: {
+            namespace: TEAM_PROJECT,
+            verb: 'get',
+            group: 'platform.dev',
+            version: 'v1alpha1',
+            resource: 'workspaces',
+            subresource: 'status',
+            name: SWEPT,
+          },
+        },
+      },
+    },
+    createSelfSubjectRulesReview: {
+      who: 'serviceAccount',
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectRulesReview',
+        spec: { namespace: TEAM_PROJECT },
       },
     },
     claimRun: { who: 'controller', body: { project: TEAM_PROJECT, workspace: SWEPT, leaseSeconds: 60 } },
@@ -162,9 +188,29 @@ function sweptCases(): Case[] {
   ]);
 }
 
+/**
+ * A second valid request of a route whose body takes one of two shapes, for the fields of the other
+ * shape: a SelfSubjectAccessReview asks about a resource or a non-resource URL, never both.
+ */
+const OTHER_SHAPES: Record<string, { fieldsUnder: string; request: ValidRequest }> = {
+  createSelfSubjectAccessReview: {
+    fieldsUnder: 'spec.nonResourceAttributes',
+    request: {
+      who: 'serviceAccount',
+      body: { spec: { nonResourceAttributes: { path: '/internal/runs', verb: 'get' } } },
+    },
+  },
+};
+
+/** The valid request a field is planted in: the route's, or its other shape's when the field belongs there. */
+async function validRequestFor(route: RouteDefinition, path: FieldPath): Promise<ValidRequest> {
+  const other = OTHER_SHAPES[route.operationId];
+  return other && path.join('.').startsWith(other.fieldsUnder) ? other.request : validRequest(route);
+}
+
 /** The valid request of the case's route with its value planted. */
 async function hostileRequest({ route, where, field, value }: Case): Promise<ValidRequest> {
-  const valid = await validRequest(route);
+  const valid = await validRequestFor(route, field.path);
   return where === 'body'
     ? { ...valid, body: planted(valid.body ?? {}, field.path, value) }
     : { ...valid, query: { ...valid.query, [fieldName(field.path)]: String(value) } };
@@ -268,8 +314,11 @@ describe('Issue 20, item 3: every string field of every body and query schema wi
       ...swept.filter((route) => route.operationId === 'setRunPhase'),
     ];
     for (const route of ordered) {
-      const response = await sendOn(route, await validRequest(route));
-      expect(response.status, `${route.operationId}: ${await response.text()}`).toBeLessThan(300);
+      const other = OTHER_SHAPES[route.operationId];
+      for (const request of [await validRequest(route), ...(other ? [other.request] : [])]) {
+        const response = await sendOn(route, request);
+        expect(response.status, `${route.operationId}: ${await response.text()}`).toBeLessThan(300);
+      }
     }
   }, 60_000);
 });

@@ -276,7 +276,7 @@ describe('Defect 7: refusals before any handler are JSON, and a bad LOG_LEVEL st
   });
 
   it('LOG_LEVEL=verbose stops the container entry with a message naming the variable (it fell back to info)', async () => {
-    const child = spawn(process.execPath, ['knative/server.ts'], {
+    const child = spawn(process.execPath, ['entries/knative/server.ts'], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH,

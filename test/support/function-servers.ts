@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { findFreePort } from '../../shared/node/free-port.ts';
 import { createLogger, type Logger } from '../../shared/logging/logger.ts';
-import { startLocalGateway } from '../../functions/local-gateway.ts';
+import { startLocalGateway } from '../../infra/development/gateway/local-gateway.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import type { AppContextOptions } from '../../shared/app/app-context.ts';
-import { startDevelopmentCluster } from '../../infra/development/development-cluster.ts';
+import { developmentServices } from '../../infra/development/development-services.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,7 +30,7 @@ export async function startTestGateway(
   return startLocalGateway(loadSettings({ PORT: '0', ...env }), {
     logger: silentLogger,
     host: '127.0.0.1',
-    developmentCluster: startDevelopmentCluster,
+    development: developmentServices(),
     // Audit events are read back by the tests that prove them (test/audit/); elsewhere they are not printed
     // (with DATABASE_URL they are still written to that database, as in production).
     auditSinks: [],
@@ -68,8 +68,8 @@ export interface FunctionProcess {
   stop(): Promise<number | null>;
 }
 
-/** The container entry on the sources (`node knative/server.ts`). */
-export const SOURCE_ENTRY = 'knative/server.ts';
+/** The container entry on the sources (`node entries/knative/server.ts`). */
+export const SOURCE_ENTRY = 'entries/knative/server.ts';
 
 /** Runs the container entry (the sources', or a bundle's entry.mjs) as a child process and waits until it serves. */
 export function spawnFunctionProcess(

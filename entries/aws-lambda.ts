@@ -1,0 +1,16 @@
+// Entry point for AWS Lambda behind API Gateway (HTTP API, payload format 2.0): one exported
+// handler per function, named after it (`publicConfig` for public-config, `runLogs` for run-logs).
+import { createAppContext } from '../shared/app/app-context.ts';
+import { createLambdaHandler } from '../shared/adapters/lambda-adapter.ts';
+import { loadSettings } from '../shared/config/settings.ts';
+import { createFunctionHandler } from '../functions/function-registry.ts';
+
+const context = await createAppContext(loadSettings(process.env));
+const lambdaFor = (name: Parameters<typeof createFunctionHandler>[0]) =>
+  createLambdaHandler(createFunctionHandler(name, context), context.config);
+
+export const login = lambdaFor('login');
+export const publicConfig = lambdaFor('public-config');
+export const resources = lambdaFor('resources');
+export const internal = lambdaFor('internal');
+export const runLogs = lambdaFor('run-logs');

@@ -1,0 +1,65 @@
+import { createAppContext, type AppContextOptions } from '../../shared/app/app-context.ts';
+import { createNodeRequestListener } from '../../shared/adapters/node-http-adapter.ts';
+import type { Settings } from '../../shared/config/settings.ts';
+import { createLogger } from '../../shared/logging/logger.ts';
+import { createContextHandler } from '../../shared/runtime/core-handler.ts';
+import type { FunctionModule } from '../../shared/runtime/function-definition.ts';
+import { defineFunction } from '../../shared/runtime/define-function.ts';
+import { bindEarly, serveWithContext, type RunningServer } from '../../shared/server/running-server.ts';
+import { tlsFromSettings } from '../../shared/tls/server-tls.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../../shared/server/start-up.ts';
+import { openLocalRunHistory } from '../../shared/app/local-run-history.ts';
+import type { DevelopmentServicesFor } from '../../shared/app/development-services.ts';
+
+/** Knative's default termination grace is 30 s; finish in-flight requests well inside it. */
+const DRAIN_GRACE_MS = 25_000;
+
+/**
+ * One function on a lean node:http server listening on PORT. The functions-framework is not on
+ * this path: it is several times slower and buffers bodies of any size before a handler runs.
+ */
+export async function serveFunction(
+  module: FunctionModule,
+  settings: Settings,
+  options: AppContextOptions & { host?: string } = {},
+): Promise<RunningServer> {
+  const tls = await tlsFromSettings(settings.tls);
+  const bound = await bindEarly(settings.server, tls, options.host);
+  let running: RunningServer;
+  try {
+    const context = await createAppContext(settings, { cluster: module.cluster, ...options });
+    if (options.development?.localState && module.runHistory) await openLocalRunHistory(context);
+    const handler = createContextHandler(defineFunction(module, context), context);
+    running = serveWithContext(bound, createNodeRequestListener(handler, context.config), context, DRAIN_GRACE_MS);
+  } catch (error) {
+    await bound.close();
+    throw error;
+  }
+  const { context } = running;
+  context.logger.info('function listening', {
+    function: module.name,
+    service: settings.runtime.knativeService,
+    revision: settings.runtime.knativeRevision,
+    port: running.port,
+    tls: tls !== undefined,
+  });
+  return running;
+}
+
+/**
+ * The container process of one function (each entries/knative/functions/<name>.ts, bundled to
+ * dist/functions/<name>.mjs): serves until SIGTERM, then drains and exits. The development entry
+ * (infra/development/entries/function-container.ts) wraps it, handing over local development's
+ * cluster and database (`development`); this one, what the image runs, has none.
+ */
+export async function runFunctionContainer(
+  module: FunctionModule,
+  development?: DevelopmentServicesFor,
+): Promise<void> {
+  const settings = settingsOrExit(process.env);
+  const logger = createLogger({ level: settings.server.logLevel });
+  const running = await startOrExit(logger, () =>
+    serveFunction(module, settings, { logger, ...(development ? { development: development(settings) } : {}) }),
+  );
+  onShutdownSignal(logger, () => running.close(DRAIN_GRACE_MS));
+}

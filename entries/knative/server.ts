@@ -1,0 +1,14 @@
+// Container entry point of every function image, FUNCTION_TARGET choosing the function:
+// `node entries/knative/server.ts` on the sources, or its bundle `node dist/entry.mjs` (npm run build).
+// Either loads only that function's own module: entries/knative/functions/<name>.ts, or its bundle
+// dist/functions/<name>.mjs beside dist/entry.mjs.
+import { createLogger } from '../../shared/logging/logger.ts';
+import { settingsOrExit, startOrExit } from '../../shared/server/start-up.ts';
+import { functionTarget } from './function-target.ts';
+import { siblingModule } from '../../shared/node/sibling-module.ts';
+
+// The chosen module parses the settings again as its own entry point (it also runs alone).
+const settings = settingsOrExit(process.env);
+const logger = createLogger({ level: settings.server.logLevel });
+const target = await startOrExit(logger, async () => functionTarget(settings.runtime));
+await import(siblingModule(`functions/${target}`, import.meta.url).href);

@@ -1,0 +1,37 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubernetesRestClient } from '../../../shared/kubernetes/kubernetes-rest-client.ts';
+import type { Logger } from '../../../shared/logging/logger.ts';
+import { ClusterObjects } from '../../../shared/resources/cluster-objects.ts';
+import { checkPlatformCrdsServed } from '../../../shared/resources/crd-readiness.ts';
+import { installPlatformCrds } from '../../../shared/resources/platform-crds.ts';
+import { seedLocalExample } from './local-example.ts';
+
+/** How long a real cluster may take to serve freshly created CRDs. */
+const ESTABLISH_TIMEOUT_MS = 30_000;
+
+/**
+ * The one-shot cluster set-up the chart runs as a hook Job and `npx platform-api setup` runs
+ * locally: installs the platform's CRDs (existing ones kept), waits until they are served, and,
+ * with `seedExample` (the local emulator), seeds the example Project once. Safe to run again.
+ */
+export async function setUpCluster(
+  kubeConfig: KubeConfig,
+  apiGroup: string,
+  logger: Logger,
+  options: { seedExample: boolean },
+): Promise<void> {
+  await installPlatformCrds(kubeConfig, apiGroup);
+  const rest = new KubernetesRestClient(kubeConfig, logger);
+  const deadline = Date.now() + ESTABLISH_TIMEOUT_MS;
+  for (;;) {
+    try {
+      await checkPlatformCrdsServed(rest, apiGroup);
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  logger.info('cluster set up: the platform CustomResourceDefinitions are served', { apiGroup });
+  if (options.seedExample) await seedLocalExample(new ClusterObjects(rest, apiGroup), logger);
+}

@@ -1,0 +1,16 @@
+// The container entry for local development: entries/knative/ (what the image runs) with local
+// development's cluster and database handed over, for one function run alone on the checkout:
+//   FUNCTION_TARGET=<function> PORT=8081 node infra/development/entries/function-container.ts
+// Without KUBECONFIG it uses the built-in emulator over the local state folder, without DATABASE_URL
+// the embedded PostgreSQL beside it (LOCAL_DATA_DIR, `.data/` by default).
+import { runFunctionContainer } from '../../../entries/knative/function-container.ts';
+import { functionTarget } from '../../../entries/knative/function-target.ts';
+import { FUNCTION_MODULES } from '../../../functions/function-registry.ts';
+import { createLogger } from '../../../shared/logging/logger.ts';
+import { settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
+import { developmentServicesFor } from '../development-services.ts';
+
+const settings = settingsOrExit(process.env);
+const logger = createLogger({ level: settings.server.logLevel });
+const target = await startOrExit(logger, async () => functionTarget(settings.runtime));
+await runFunctionContainer(FUNCTION_MODULES[target], developmentServicesFor);

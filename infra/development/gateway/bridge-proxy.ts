@@ -1,0 +1,24 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeApiResponse } from '../../../shared/adapters/node-http-adapter.ts';
+import { forwardRequest, type ProxySettings } from './forward-request.ts';
+import { apiError, bridgeNotConfigured } from '../../../shared/http/error-catalogue.ts';
+
+/**
+ * Forwards a /bridge/* request unauthenticated to the identity bridge, streaming both ways and
+ * keeping the path. Without an upstream, answers 404.
+ */
+export function createBridgeProxy(upstreamUrl: string | undefined, settings: ProxySettings) {
+  return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
+    if (!upstreamUrl) {
+      incoming.resume();
+      writeApiResponse(outgoing, bridgeNotConfigured().toResponse());
+      return;
+    }
+    forwardRequest(incoming, outgoing, {
+      upstream: new URL(upstreamUrl),
+      settings,
+      onUpstreamFailed: () =>
+        writeApiResponse(outgoing, apiError('BridgeUnavailable', 'identity bridge is unreachable').toResponse()),
+    });
+  };
+}

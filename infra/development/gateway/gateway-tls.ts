@@ -1,0 +1,37 @@
+import type { Settings } from '../../../shared/config/settings.ts';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkedTlsPair, tlsFromSettings, type ServerTls } from '../../../shared/tls/server-tls.ts';
+import { generateTlsCertificate } from './self-signed-certificate.ts';
+
+/**
+ * The local gateways' TLS (`npm start`, `npm run fleet`): TLS_CERT_FILE/TLS_KEY_FILE when given;
+ * else, with LOCAL_HTTPS=true, a certificate made under the local state folder (`<dataDir>/tls/`).
+ */
+export async function gatewayTls(
+  settings: Pick<Settings, 'tls' | 'local'>,
+  dataDir: string,
+): Promise<ServerTls | undefined> {
+  const given = await tlsFromSettings(settings.tls);
+  if (given || !settings.local.https) return given;
+  return localDevelopmentTls(dataDir);
+}
+
+/**
+ * `npm start` or `npm run fleet` with LOCAL_HTTPS=true: a self-signed certificate for localhost kept under `<data dir>/tls/`,
+ * made on first start and reused after, so a kubeconfig that trusts it keeps working.
+ */
+export async function localDevelopmentTls(dataDirectory: string): Promise<ServerTls> {
+  const folder = join(dataDirectory, 'tls');
+  const certFile = join(folder, 'localhost.crt');
+  const keyFile = join(folder, 'localhost.key');
+  const existing = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]).catch(() => undefined);
+  if (existing && new Date(new X509Certificate(existing[0]).validTo).getTime() > Date.now() + 86_400_000)
+    return checkedTlsPair(existing[0], existing[1], certFile);
+  const generated = await generateTlsCertificate('localhost', 365);
+  await mkdir(folder, { recursive: true });
+  await writeFile(keyFile, generated.key, { mode: 0o600 });
+  await writeFile(certFile, generated.cert);
+  return checkedTlsPair(generated.cert, generated.key, certFile);
+}

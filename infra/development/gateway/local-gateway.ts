@@ -1,0 +1,86 @@
+import { pathToFileURL } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createAppContext, type AppContextOptions } from '../../../shared/app/app-context.ts';
+import { createNodeRequestListener } from '../../../shared/adapters/node-http-adapter.ts';
+import { createBridgeProxy } from './bridge-proxy.ts';
+import { gatewayRules, resolveGatewayTarget } from '../../../shared/routes/gateway-routing.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../../../shared/routes/route-table.ts';
+import { createLogger } from '../../../shared/logging/logger.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
+import type { Settings } from '../../../shared/config/settings.ts';
+import {
+  bindEarly,
+  serveWithContext,
+  type BoundServer,
+  type RunningServer,
+} from '../../../shared/server/running-server.ts';
+import { createFunctionHandler } from '../../../functions/function-registry.ts';
+import { setUpCluster } from '../cluster/cluster-setup.ts';
+import { gatewayTls } from './gateway-tls.ts';
+import { developmentServicesFor } from '../development-services.ts';
+
+/**
+ * `npm start`: every function in one process behind a gateway that routes by path exactly as
+ * the production gateway does (the same rules the chart's HTTPRoute is rendered from).
+ */
+export async function startLocalGateway(
+  settings: Settings,
+  options: AppContextOptions & { host?: string } = {},
+): Promise<RunningServer> {
+  const tls = await gatewayTls(settings, settings.local.dataDir);
+  const bound = await bindEarly(settings.server, tls, options.host);
+  try {
+    return await serveGateway(bound, settings, options, tls);
+  } catch (error) {
+    await bound.close();
+    throw error;
+  }
+}
+
+async function serveGateway(
+  bound: BoundServer,
+  settings: Settings,
+  options: AppContextOptions,
+  tls: Awaited<ReturnType<typeof gatewayTls>>,
+): Promise<RunningServer> {
+  const context = await createAppContext(settings, options);
+  // What the chart's hook Job does before the functions serve; locally, with the example Project.
+  const cluster = await context.cluster();
+  if (cluster.builtInEmulator)
+    await setUpCluster(cluster.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
+  // With the checkout's local state, a database held by another process is reported now, not per request.
+  if (options.development?.localState) await context.runs.openIfEmbedded();
+  const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
+  for (const name of FUNCTION_NAMES)
+    listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
+  const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl, context.config);
+  const rules = gatewayRules(context.routes);
+  const running = serveWithContext(
+    bound,
+    (req, res) => {
+      const target = resolveGatewayTarget(rules, req.url ?? '/');
+      if (target === 'bridge') bridge(req, res);
+      else listeners.get(target)!(req, res);
+    },
+    context,
+    10_000,
+  );
+  context.logger.info('local gateway listening', {
+    url: `${tls ? 'https' : 'http'}://localhost:${running.port}`,
+    functions: FUNCTION_NAMES,
+    ...(tls ? { tlsCertificateSha256: tls.fingerprint, tlsCertificateFile: tls.certificateFile } : {}),
+  });
+  return running;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const settings = settingsOrExit(process.env);
+  const logger = createLogger({ level: settings.server.logLevel });
+  const running = await startOrExit(logger, () =>
+    startLocalGateway(settings, {
+      logger,
+      development: developmentServicesFor(settings),
+    }),
+  );
+  onShutdownSignal(logger, () => running.close());
+}

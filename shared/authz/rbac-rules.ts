@@ -1,0 +1,117 @@
+import {
+  type KubeConfig,
+  RbacAuthorizationV1Api,
+  type V1ClusterRoleBinding,
+  type V1PolicyRule,
+  type V1RoleBinding,
+  type RbacV1Subject,
+} from '@kubernetes/client-node';
+import type { Logger } from '../logging/logger.ts';
+import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
+
+/** A user as RBAC bindings name it. */
+export interface RbacUser {
+  user: string;
+  groups: string[];
+}
+
+/** What a SelfSubjectRulesReview answers in its status, as kube-apiserver words it. */
+export interface SubjectRules {
+  resourceRules: Array<{ verbs: string[]; apiGroups: string[]; resources: string[]; resourceNames?: string[] }>;
+  nonResourceRules: Array<{ verbs: string[]; nonResourceURLs: string[] }>;
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
+/** Every permission: the admin's, by the bypass. */
+export const ALL_RULES: SubjectRules = {
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  incomplete: false,
+};
+
+/**
+ * The RBAC rules that apply to some users in one namespace, read from the cluster's bindings as
+ * kube-apiserver's rule resolver reads them: the ClusterRoleBindings, and the namespace's
+ * RoleBindings (to a Role there or a ClusterRole), whose subjects name one of the users or their
+ * groups. A binding to a role that does not exist makes the answer `incomplete`, as there.
+ * Reading RBAC objects needs `list` on them, which the chart grants the server (read only).
+ */
+export class RbacRulesReader {
+  readonly #api: RbacAuthorizationV1Api;
+  readonly #logger: Logger;
+
+  constructor(kubeConfig: KubeConfig, logger: Logger) {
+    this.#api = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    this.#logger = logger;
+  }
+
+  async rulesFor(users: RbacUser[], namespace: string | undefined): Promise<SubjectRules> {
+    let bindings: Array<V1ClusterRoleBinding | V1RoleBinding>;
+    try {
+      const [clusterBindings, namespaceBindings] = await Promise.all([
+        this.#api.listClusterRoleBinding(),
+        namespace ? this.#api.listNamespacedRoleBinding({ namespace }) : Promise.resolve({ items: [] }),
+      ]);
+      bindings = [...clusterBindings.items, ...namespaceBindings.items];
+    } catch (error) {
+      throw kubernetesUnavailable('list of RBAC bindings', error, this.#logger);
+    }
+    const missing: string[] = [];
+    const rules: V1PolicyRule[] = [];
+    for (const binding of bindings.filter((candidate) => bindsAny(candidate.subjects ?? [], users))) {
+      const found = await this.#roleRules(binding);
+      if (found === undefined) missing.push(`${binding.roleRef.kind} ${binding.roleRef.name}`);
+      else rules.push(...found);
+    }
+    return {
+      resourceRules: rules
+        .filter((rule) => (rule.resources ?? []).length > 0)
+        .map((rule) => ({
+          verbs: rule.verbs,
+          apiGroups: rule.apiGroups ?? [],
+          resources: rule.resources ?? [],
+          ...(rule.resourceNames?.length ? { resourceNames: rule.resourceNames } : {}),
+        })),
+      nonResourceRules: rules
+        .filter((rule) => (rule.nonResourceURLs ?? []).length > 0)
+        .map((rule) => ({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] })),
+      incomplete: missing.length > 0,
+      ...(missing.length > 0 ? { evaluationError: `bound roles not found: ${missing.join(', ')}` } : {}),
+    };
+  }
+
+  /** The rules of the role a binding refers to; undefined when it does not exist. */
+  async #roleRules(binding: V1ClusterRoleBinding | V1RoleBinding): Promise<V1PolicyRule[] | undefined> {
+    const { kind, name } = binding.roleRef;
+    const namespace = binding.metadata?.namespace;
+    try {
+      const role =
+        kind === 'Role' && namespace
+          ? await this.#api.readNamespacedRole({ name, namespace })
+          : await this.#api.readClusterRole({ name });
+      return role.rules ?? [];
+    } catch (error) {
+      if ((error as { code?: number }).code === 404) return undefined;
+      throw kubernetesUnavailable(`read of ${kind} ${name}`, error, this.#logger);
+    }
+  }
+}
+
+/** Whether a binding's subjects name one of the users, or a group one of them is in. */
+function bindsAny(subjects: RbacV1Subject[], users: RbacUser[]): boolean {
+  return subjects.some((subject) =>
+    users.some((user) => {
+      switch (subject.kind) {
+        case 'ServiceAccount':
+          return user.user === `system:serviceaccount:${subject.namespace}:${subject.name}`;
+        case 'User':
+          return user.user === subject.name;
+        case 'Group':
+          return user.groups.includes(subject.name);
+        default:
+          return false;
+      }
+    }),
+  );
+}
