@@ -8,7 +8,7 @@
 /** Lowest first. */
 const SHARED_LAYERS = [
   ['json', 'caching', 'node'], // no product knowledge: JSON patches, bounded maps, Node helpers
-  ['http', 'logging'], // the error catalogue and request/response shapes; the logger
+  ['http', 'logging', 'metrics'], // the error catalogue and request/response shapes; the logger; the Prometheus metrics and their hooks
   ['config'], // settings parsed once from the environment and secret sources
   ['tracing'], // OpenTelemetry spans and trace-context propagation (the SDK loaded only when configured)
   ['kubernetes', 'database', 'tls'], // clients of what is outside the process

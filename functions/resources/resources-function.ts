@@ -30,7 +30,9 @@ export const resourcesFunction: FunctionModule = {
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
 export function createResourcesFunction(context: ConnectedAppContext): FunctionHandlers {
-  const rest = new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger);
+  const rest = new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger, (verb, seconds) =>
+    context.metrics.clusterCall(verb, seconds),
+  );
   const objects = new ClusterObjects(rest, context.config.apiGroup);
   const writesOf = (kind: PlatformKind): ResourceWrites =>
     kind === PROJECT
@@ -49,6 +51,7 @@ export function createResourcesFunction(context: ConnectedAppContext): FunctionH
     },
     adminSettings: context.adminSettings,
     adminTokens: context.adminTokens,
+    opened: () => context.metrics.streamOpened('watch'),
   });
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),

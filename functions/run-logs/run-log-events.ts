@@ -21,6 +21,8 @@ export interface RunLogStreamOptions {
   heartbeatMs: number;
   /** Bytes a client may leave unread before new lines tell it to resume instead (RUN_LOG_SEND_BUFFER_BYTES). */
   sendBufferBytes: number;
+  /** Told when the client is sent `resume` for reading too slowly (the stream resumes metric). */
+  onResume?: () => void;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
     const events = formatLines(fresh);
     if (live && !channel.tryPush(events)) {
       // Nothing is lost by closing: the lines are in the database, from the last id the client has.
+      options.onResume?.();
       stop(
         sseEvent('resume', {
           reason: 'SlowConsumer',

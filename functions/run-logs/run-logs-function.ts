@@ -38,6 +38,7 @@ export function createRunLogsFunction(context: AppContext): FunctionHandlers {
     },
     adminSettings: context.adminSettings,
     adminTokens: context.adminTokens,
+    opened: () => context.metrics.streamOpened('run_log'),
   });
   const endWatches = new WeakMap<RunStore, RunEndWatch>();
   const endWatchOf = (store: RunStore) => {
@@ -73,6 +74,7 @@ export function createRunLogsFunction(context: AppContext): FunctionHandlers {
             logger: context.logger,
             heartbeatMs: config.runLogHeartbeatMs,
             sendBufferBytes: config.runLogSendBufferBytes,
+            onResume: () => context.metrics.streamResumed(),
           }),
         };
       } catch (error) {

@@ -53,6 +53,26 @@ const CLUSTER_ROLES: Record<string, { rules: PolicyRule[]; boundTo: string[] }> 
     rules: [{ nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'], verbs: ['get'] }],
     boundTo: ['system:authenticated', 'system:unauthenticated'],
   },
+  // Who may read metrics and probes in detail (kube-apiserver's bootstrap role): only the group
+  // system:monitoring, which no one is in by default; /metrics is not in any role every user has.
+  'system:monitoring': {
+    rules: [
+      {
+        nonResourceURLs: [
+          '/healthz',
+          '/healthz/*',
+          '/livez',
+          '/livez/*',
+          '/metrics',
+          '/metrics/slis',
+          '/readyz',
+          '/readyz/*',
+        ],
+        verbs: ['get'],
+      },
+    ],
+    boundTo: ['system:monitoring'],
+  },
   'system:service-account-issuer-discovery': {
     rules: [
       {

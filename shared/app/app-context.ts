@@ -19,6 +19,7 @@ import type { DevelopmentServices } from './development-services.ts';
 import type { AuditRecorder, AuditSink } from '../audit/audit-recorder.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import { createAuditTrail } from './audit-trail.ts';
+import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -51,6 +52,8 @@ export interface AppContext {
   audit: AuditRecorder;
   /** The audit events in the database, for the audit API; throws ApiError 503 without a database. */
   auditStore(): Promise<AuditStore>;
+  /** This context's Prometheus metrics (its own registry) and the hooks that record them; NO_METRICS when METRICS=off. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -97,20 +100,26 @@ export function isConnected(context: AppContext): context is ConnectedAppContext
 export async function createAppContext(settings: Settings, options: AppContextOptions = {}): Promise<AppContext> {
   const config = settings.server;
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const adminSettings = options.adminSettings ?? (await openAdminSettingsSource(settings, logger));
+  const metrics = createMetrics(config.metrics);
+  const adminSettings =
+    options.adminSettings ??
+    (await openAdminSettingsSource(settings, logger, (result) => metrics.secretSourceReload(result)));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
-  const identity = await contextIdentity(settings, logger, options);
-  const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators]);
+  const identity = await contextIdentity(settings, logger, options, metrics);
+  const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators], undefined, (hit) =>
+    metrics.reviewCacheLookup('token', hit),
+  );
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase);
+  const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase, metrics);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
     // A database the process was given, or local development's embedded one (npm start, the fleet).
     withDatabase:
       settings.database.url !== undefined || (!config.production && options.development?.localState === true),
   });
+  collectContextMetrics(metrics, adminSettings, runs, audit.database);
   return {
     get kubernetes() {
       return identity.kubernetes();
@@ -129,6 +138,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     runs,
     audit: audit.recorder,
     auditStore: () => audit.store(),
+    metrics,
     async close() {
       unsubscribe();
       await audit.close();
@@ -140,18 +150,55 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   };
 }
 
+/**
+ * What the metrics read at each scrape (shared/metrics/metrics.ts): the pool and the work queue of the
+ * run database only once it is open (a scrape never opens it: a function without run history never
+ * does), the audit events the database sink dropped, and when the signing key in force was loaded.
+ */
+function collectContextMetrics(
+  metrics: Metrics,
+  adminSettings: AdminSettingsSource,
+  runs: RunDatabase,
+  auditDatabase: { dropped: number } | undefined,
+): void {
+  if (!metrics.enabled) return;
+  let signingKeyId = adminSettings.current().signingKeyId;
+  let signingKeyLoadedAt = Date.now();
+  adminSettings.onChange((settings) => {
+    if (settings.signingKeyId === signingKeyId) return;
+    signingKeyId = settings.signingKeyId;
+    signingKeyLoadedAt = Date.now();
+  });
+  metrics.collectOnScrape({
+    signingKeyLoadedAt: () => signingKeyLoadedAt,
+    databasePool: () => {
+      const pool = runs.openedPool();
+      return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+    },
+    runQueue: async () => runs.openedStore()?.pendingQueue(),
+    // The standard-output sink writes synchronously to the process's batched writer: it drops nothing.
+    auditEventsDropped: (): Record<string, number> => (auditDatabase ? { database: auditDatabase.dropped } : {}),
+  });
+}
+
 async function contextIdentity(
   settings: Settings,
   logger: Logger,
   options: AppContextOptions,
+  metrics: Metrics,
 ): Promise<ContextIdentity> {
   // Imported, not linked: its modules load the Kubernetes client, which a function that
   // connects on first use must not pay for at start.
   const build = async () =>
-    (await import('./identity-services.ts')).createIdentityServices(settings, logger, {
-      ...(options.kubeConfig ? { given: options.kubeConfig } : {}),
-      ...(options.development ? { developmentCluster: options.development.startCluster } : {}),
-    });
+    (await import('./identity-services.ts')).createIdentityServices(
+      settings,
+      logger,
+      {
+        ...(options.kubeConfig ? { given: options.kubeConfig } : {}),
+        ...(options.development ? { developmentCluster: options.development.startCluster } : {}),
+      },
+      metrics,
+    );
   if (options.cluster === 'on-first-use') {
     const onFirstUse = identityOnFirstUse(build, logger);
     return {

@@ -15,6 +15,7 @@ import { connectToCluster, type ClusterChoice, type ClusterConnection } from '..
 import { ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
 import { watchServiceAccounts } from '../authz/service-account-watch.ts';
 import type { Logger } from '../logging/logger.ts';
+import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
 
 /** The identity side of the context: OIDC and ServiceAccount verification, authorisation, the cluster. */
 export interface IdentityServices {
@@ -34,6 +35,7 @@ export async function createIdentityServices(
   settings: Settings,
   logger: Logger,
   cluster: ClusterChoice = {},
+  metrics: Metrics = NO_METRICS,
 ): Promise<IdentityServices> {
   const { identity, server: config } = settings;
   const kubernetes = await connectToCluster(settings.cluster, config, logger, cluster);
@@ -55,9 +57,20 @@ export async function createIdentityServices(
   // With none configured there is nothing to ask: the start-up log has said so once already.
   if (kubernetes.configured) void serviceAccountKeys.load();
   tokenAuthenticators.push(
-    new ServiceAccountTokenAuthenticator(issuers, serviceAccountKeys, kubernetes.kubeConfig, logger),
+    new ServiceAccountTokenAuthenticator(
+      issuers,
+      serviceAccountKeys,
+      kubernetes.kubeConfig,
+      logger,
+      (result, seconds) => metrics.clusterReview('TokenReview', result, seconds),
+    ),
   );
-  const reviewer = new SubjectAccessReviewCache(new KubernetesSubjectAccessReviewer(kubernetes.kubeConfig, logger));
+  const reviewer = new SubjectAccessReviewCache(
+    new KubernetesSubjectAccessReviewer(kubernetes.kubeConfig, logger, (result, seconds) =>
+      metrics.clusterReview('SubjectAccessReview', result, seconds),
+    ),
+    { onLookup: (hit) => metrics.reviewCacheLookup('subject_access_review', hit) },
+  );
   return {
     config: identity,
     kubernetes,

@@ -8,6 +8,7 @@ import type { RunStore } from '../runs/run-store.ts';
 import type { EmbeddedDatabaseStarter } from '../database/database-url.ts';
 import { LastingFailure } from '../node/lasting-failure.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
+import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
 
 /** The run history database of a process, opened on first use so that functions without runs never start it. */
 export interface RunDatabase {
@@ -23,6 +24,10 @@ export interface RunDatabase {
    * request answering 503. Does nothing otherwise: an external database may come later.
    */
   openIfEmbedded(): Promise<void>;
+  /** The store when the database is open already, else undefined: what a scrape reads without opening anything. */
+  openedStore(): RunStore | undefined;
+  /** The pool when the database is open already, else undefined. */
+  openedPool(): pg.Pool | undefined;
   close(): Promise<void>;
 }
 
@@ -36,22 +41,30 @@ export function lazyRunDatabase(
   config: Pick<ServerConfig, 'production'>,
   logger: Logger,
   startEmbedded?: EmbeddedDatabaseStarter,
+  metrics: Metrics = NO_METRICS,
 ): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
+  let opened: { database: OpenDatabase; store: RunStore } | undefined;
   let closed = false;
   const embedded = !config.production && database.url === undefined ? startEmbedded : undefined;
   const openOrThrow = () =>
-    (opening ??= openRunStore(database, logger, embedded).catch((error: unknown) => {
-      // Forget the failure so that the next request tries again.
-      opening = undefined;
-      // The cause is what an operator acts on: ECONNREFUSED, an authentication failure, TLS.
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-      logger.error('run history database could not be opened', {
-        detail: error instanceof Error ? error.message : String(error),
-        ...(cause ? { cause: cause.message, code: (cause as { code?: string }).code } : {}),
-      });
-      throw error;
-    }));
+    (opening ??= openRunStore(database, logger, embedded, metrics).then(
+      (open) => {
+        opened = open;
+        return open;
+      },
+      (error: unknown) => {
+        // Forget the failure so that the next request tries again.
+        opening = undefined;
+        // The cause is what an operator acts on: ECONNREFUSED, an authentication failure, TLS.
+        const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+        logger.error('run history database could not be opened', {
+          detail: error instanceof Error ? error.message : String(error),
+          ...(cause ? { cause: cause.message, code: (cause as { code?: string }).code } : {}),
+        });
+        throw error;
+      },
+    ));
   const open = () => {
     if (closed) return Promise.reject(apiError('ShuttingDown', 'the server is shutting down'));
     if (database.url === undefined && !embedded) {
@@ -80,8 +93,11 @@ export function lazyRunDatabase(
     async openIfEmbedded() {
       if (embedded) await openOrThrow();
     },
+    openedStore: () => opened?.store,
+    openedPool: () => opened?.database.pool,
     async close() {
       closed = true;
+      opened = undefined;
       const current = opening;
       opening = undefined;
       await current?.then(
@@ -97,6 +113,7 @@ async function openRunStore(
   settings: DatabaseSettings,
   logger: Logger,
   startEmbedded: EmbeddedDatabaseStarter | undefined,
+  metrics: Metrics,
 ): Promise<{ database: OpenDatabase; store: RunStore }> {
   const [{ openDatabase }, { RunStore }] = await Promise.all([
     import('../database/open-database.ts'),
@@ -106,6 +123,7 @@ async function openRunStore(
     databaseUrl: settings.url,
     ...(startEmbedded ? { startEmbedded } : {}),
     log: (line) => logger.info(line),
+    ...(metrics.enabled ? { onQuery: (seconds: number) => metrics.databaseQuery(seconds) } : {}),
   });
   return { database, store: new RunStore(database.pool) };
 }

@@ -13,20 +13,27 @@ export class RequestAuthenticator {
   readonly #authenticators: TokenAuthenticator[];
   readonly #cache: TokenCache;
   readonly #inFlight = new Map<string, Promise<Authentication>>();
+  readonly #onLookup: ((hit: boolean) => void) | undefined;
 
-  constructor(authenticators: TokenAuthenticator[], cache = new TokenCache()) {
+  /** `onLookup` hears whether each token was found verified in the cache (the cache metrics). */
+  constructor(authenticators: TokenAuthenticator[], cache = new TokenCache(), onLookup?: (hit: boolean) => void) {
     this.#authenticators = authenticators;
     this.#cache = cache;
+    this.#onLookup = onLookup;
   }
 
   /** The principal of a token verified earlier and still cached, without waiting; else undefined. */
   cachedPrincipal(token: string): Principal | undefined {
-    return this.#cache.get(token)?.principal;
+    const principal = this.#cache.get(token)?.principal;
+    // A miss here is counted by `authenticate`, which the caller goes on to.
+    if (principal) this.#onLookup?.(true);
+    return principal;
   }
 
   /** Verifies a bearer token and returns its principal; throws ApiError 401/503 otherwise. */
   async authenticate(token: string): Promise<Principal> {
     const cached = this.#cache.get(token);
+    this.#onLookup?.(cached !== undefined);
     if (cached) return cached.principal;
     let pending = this.#inFlight.get(token);
     if (pending === undefined) {

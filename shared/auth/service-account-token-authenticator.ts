@@ -32,18 +32,29 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly #api: AuthenticationV1Api;
   readonly #logger: Logger;
   readonly #kubeConfig: KubeConfig;
+  readonly #observe: ((result: string, seconds: number) => void) | undefined;
 
-  constructor(issuers: ServiceAccountIssuers, keys: ServiceAccountKeySet, kubeConfig: KubeConfig, logger: Logger) {
+  /** `observe` hears each TokenReview's result (`authenticated`, `rejected`, `error`) and latency (the metrics). */
+  constructor(
+    issuers: ServiceAccountIssuers,
+    keys: ServiceAccountKeySet,
+    kubeConfig: KubeConfig,
+    logger: Logger,
+    observe?: (result: string, seconds: number) => void,
+  ) {
     this.#issuers = issuers;
     this.#keys = keys;
     this.#api = kubeConfig.makeApiClient(AuthenticationV1Api);
     this.#logger = logger;
     this.#kubeConfig = kubeConfig;
+    this.#observe = observe;
   }
 
   async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
     if (typeof claims.iss !== 'string' || !(await this.#issuers.includes(claims.iss))) return null;
     await this.#checkSignature(token, claims.iss);
+    const startedAt = performance.now();
+    const seconds = () => (performance.now() - startedAt) / 1000;
     // The span carries the cluster's address and whether it vouched for the token: never the token.
     const review = await inSpan(
       () => clusterApiSpan('TokenReview', this.#kubeConfig),
@@ -54,6 +65,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
             body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
           });
         } catch (error) {
+          this.#observe?.('error', seconds());
           throw kubernetesUnavailable('TokenReview', error, this.#logger);
         }
         span?.setAttribute('platform_api.authentication.authenticated', answer.status?.authenticated === true);
@@ -61,6 +73,8 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       },
     );
     const status = review.status;
+    const authenticated = status?.authenticated === true && !!status.user?.username;
+    this.#observe?.(authenticated ? 'authenticated' : 'rejected', seconds());
     if (status?.authenticated !== true || !status.user?.username) {
       throw apiError('InvalidToken', 'the cluster did not accept this ServiceAccount token');
     }

@@ -8,6 +8,8 @@ export interface SubjectAccessReviewCacheOptions {
   /** How long a denial is trusted (default 30 seconds), so a new RoleBinding takes effect soon. */
   deniedTtlMs?: number;
   maxEntries?: number;
+  /** Hears whether each review was answered without asking the cluster (a cached or an in-flight answer). */
+  onLookup?: (hit: boolean) => void;
 }
 
 /**
@@ -21,8 +23,10 @@ export class SubjectAccessReviewCache implements SubjectAccessReviewer {
   readonly #deniedTtlMs: number;
   readonly #entries: BoundedMap<string, { allowed: boolean; until: number }>;
   readonly #inFlight = new Map<string, Promise<boolean>>();
+  readonly #onLookup: ((hit: boolean) => void) | undefined;
 
   constructor(inner: SubjectAccessReviewer, options: SubjectAccessReviewCacheOptions = {}) {
+    this.#onLookup = options.onLookup;
     this.#inner = inner;
     this.#allowedTtlMs = options.allowedTtlMs ?? 5 * 60_000;
     this.#deniedTtlMs = options.deniedTtlMs ?? 30_000;
@@ -33,10 +37,14 @@ export class SubjectAccessReviewCache implements SubjectAccessReviewer {
     const key = reviewKey(subject, attributes);
     const cached = this.#entries.get(key);
     if (cached !== undefined) {
-      if (cached.until > Date.now()) return cached.allowed;
+      if (cached.until > Date.now()) {
+        this.#onLookup?.(true);
+        return cached.allowed;
+      }
       this.#entries.delete(key);
     }
     let pending = this.#inFlight.get(key);
+    this.#onLookup?.(pending !== undefined);
     if (pending === undefined) {
       pending = this.#inner
         .review(subject, attributes)

@@ -13,6 +13,9 @@ export interface ReviewSubject {
   extra?: Record<string, string[]>;
 }
 
+/** Hears one review sent to the cluster: its result and how long it took. */
+export type ReviewObserver = (result: string, seconds: number) => void;
+
 /** Asks whether a subject may do something; true when allowed. Throws ApiError 503 when it cannot tell. */
 export interface SubjectAccessReviewer {
   review(subject: ReviewSubject, attributes: AuthorizationAttributes): Promise<boolean>;
@@ -23,11 +26,14 @@ export class KubernetesSubjectAccessReviewer implements SubjectAccessReviewer {
   readonly #api: AuthorizationV1Api;
   readonly #logger: Logger;
   readonly #kubeConfig: KubeConfig;
+  readonly #observe: ReviewObserver | undefined;
 
-  constructor(kubeConfig: KubeConfig, logger: Logger) {
+  /** `observe` hears each review's result (`allowed`, `denied`, `error`) and latency (the metrics). */
+  constructor(kubeConfig: KubeConfig, logger: Logger, observe?: ReviewObserver) {
     this.#api = kubeConfig.makeApiClient(AuthorizationV1Api);
     this.#logger = logger;
     this.#kubeConfig = kubeConfig;
+    this.#observe = observe;
   }
 
   review(subject: ReviewSubject, attributes: AuthorizationAttributes): Promise<boolean> {
@@ -63,11 +69,16 @@ export class KubernetesSubjectAccessReviewer implements SubjectAccessReviewer {
       },
     };
     let answer: V1SubjectAccessReview;
+    const startedAt = performance.now();
+    const seconds = () => (performance.now() - startedAt) / 1000;
     try {
       answer = await this.#api.createSubjectAccessReview({ body });
     } catch (error) {
+      this.#observe?.('error', seconds());
       throw kubernetesUnavailable('SubjectAccessReview', error, this.#logger);
     }
-    return answer.status?.allowed === true && answer.status.denied !== true;
+    const allowed = answer.status?.allowed === true && answer.status.denied !== true;
+    this.#observe?.(allowed ? 'allowed' : 'denied', seconds());
+    return allowed;
   }
 }

@@ -50,6 +50,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Browser origins allowed to call the API across origins (CORS); empty: none, `['*']`: any. */
   corsAllowedOrigins: string[];
+  /** METRICS: whether `/metrics` serves Prometheus metrics and the hooks record them (docs/observability.md). */
+  metrics: boolean;
 }
 
 const DNS_LABEL_GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
@@ -88,6 +90,7 @@ export function loadServerConfig(env: Environment): ServerConfig {
     projectSecretsAccess: loadProjectSecretsAccess(env),
     logLevel: parseLogLevel(env),
     corsAllowedOrigins: parseCorsAllowedOrigins(env.CORS_ALLOWED_ORIGINS),
+    metrics: parseSwitch(env, 'METRICS', true),
   };
 }
 
@@ -96,6 +99,15 @@ function parseLogLevel(env: Environment): LogLevel {
   if (text === undefined || text === '') return 'info';
   if (!isLogLevel(text)) throw new ConfigError('LOG_LEVEL', `"${text}" is not one of ${LOG_LEVELS.join(', ')}`);
   return text;
+}
+
+// `on` or `off`, nothing else: a typo must not silently switch a setting.
+function parseSwitch(env: Environment, variable: string, fallback: boolean): boolean {
+  const text = env[variable]?.trim().toLowerCase();
+  if (text === undefined || text === '') return fallback;
+  if (text === 'on') return true;
+  if (text === 'off') return false;
+  throw new ConfigError(variable, `"${env[variable]}" is not on or off`);
 }
 
 /** The admin settings of local development mode: admin enabled, password `admin`, key made at start. */

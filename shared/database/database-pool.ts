@@ -33,3 +33,31 @@ export function createDatabasePool(
   pool.on('error', onIdleClientError);
   return pool;
 }
+
+/**
+ * Times every query of the pool's connections (the query latency metric): each connection's `query`
+ * is wrapped when the pool opens it, so pool queries (which reach the connection with a callback)
+ * and transactions on a checked-out client (promises) are both heard. Submittable queries (cursors)
+ * pass through untimed.
+ */
+export function observeQueryDurations(pool: pg.Pool, observe: (seconds: number) => void): void {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((...args: unknown[]) => {
+      const startedAt = performance.now();
+      const done = () => observe((performance.now() - startedAt) / 1000);
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === 'function') {
+        args[last] = (...results: unknown[]) => {
+          done();
+          return callback(...results);
+        };
+        return query(...args);
+      }
+      const answer = query(...args);
+      if (answer instanceof Promise) answer.then(done, done);
+      return answer;
+    }) as typeof client.query;
+  });
+}

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { createDatabasePool } from './database-pool.ts';
+import { createDatabasePool, observeQueryDurations } from './database-pool.ts';
 import { resolveDatabase } from './database-url.ts';
 import type { ResolveDatabaseOptions } from './database-url.ts';
 import { migrate } from './migrate.ts';
@@ -15,11 +15,14 @@ export interface OpenDatabase {
 }
 
 /** Start-up in one call: picks DATABASE_URL or the embedded server, opens a pool and applies pending migrations. */
-export async function openDatabase(options: ResolveDatabaseOptions): Promise<OpenDatabase> {
+export async function openDatabase(
+  options: ResolveDatabaseOptions & { onQuery?: (seconds: number) => void },
+): Promise<OpenDatabase> {
   const connection = await resolveDatabase(options);
   const pool = createDatabasePool(connection.connectionString, (error) =>
     options.log(`database: an idle connection was lost (${error.message}); it will be replaced`),
   );
+  if (options.onQuery) observeQueryDurations(pool, options.onQuery);
   try {
     const applied = await migrate(pool);
     options.log(`database: migrations ${applied.length ? `applied: ${applied.join(', ')}` : 'up to date'}`);

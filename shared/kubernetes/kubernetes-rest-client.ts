@@ -26,6 +26,9 @@ export interface KubernetesAnswer {
 
 const TIMEOUT_MS = 10_000;
 
+/** Hears how long one call took, by verb. */
+export type CallObserver = (verb: string, seconds: number) => void;
+
 /**
  * Raw REST calls to the Kubernetes API with a KubeConfig's credentials (TLS, token, client
  * certificate). Unlike the generated clients it hands back every answer, failures included, so a
@@ -34,22 +37,30 @@ const TIMEOUT_MS = 10_000;
 export class KubernetesRestClient {
   readonly #kubeConfig: KubeConfig;
   readonly #logger: Logger;
+  readonly #observe: CallObserver | undefined;
 
-  constructor(kubeConfig: KubeConfig, logger: Logger) {
+  /** `observe` hears each call's verb (the HTTP method, lower case) and how long its answer took (the metrics). */
+  constructor(kubeConfig: KubeConfig, logger: Logger, observe?: CallObserver) {
     this.#kubeConfig = kubeConfig;
     this.#logger = logger;
+    this.#observe = observe;
   }
 
   /** Sends one call; resolves with any HTTP answer, throws ApiError 503 when there is none. */
   call(call: KubernetesCall): Promise<KubernetesAnswer> {
+    const startedAt = performance.now();
     return this.#inSpan(call, async () => {
-      const incoming = await this.#send(call);
-      return {
-        status: incoming.statusCode ?? 500,
-        body: parseBody(
-          await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error))),
-        ),
-      };
+      try {
+        const incoming = await this.#send(call);
+        return {
+          status: incoming.statusCode ?? 500,
+          body: parseBody(
+            await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error))),
+          ),
+        };
+      } finally {
+        this.#observe?.(call.method.toLowerCase(), (performance.now() - startedAt) / 1000);
+      }
     });
   }
 

@@ -23,6 +23,19 @@ export function serviceRoutes() {
       errorResponses: { 503: 'Not ready; `reason` says why.' },
     },
     {
+      method: 'GET',
+      path: '/metrics',
+      target: 'every-function',
+      auth: 'bearer',
+      operationId: 'getMetrics',
+      // As kube-apiserver's: a SubjectAccessReview on the non-resource URL `/metrics`, verb `get`.
+      authorisation: { nonResourcePath: true },
+      summary:
+        'Prometheus metrics of this function\'s process (docs/observability.md), in the text exposition format. Authorised as a non-resource SubjectAccessReview (`nonResourceURLs: ["/metrics"]`, verb `get`); 404 when `METRICS=off`.',
+      responseMediaType: 'text/plain',
+      errorResponses: { 404: 'Metrics are switched off (`METRICS=off`).' },
+    },
+    {
       method: 'POST',
       path: '/api/v1alpha1/auth/login',
       target: 'login',

@@ -227,6 +227,21 @@ export class RunStore {
     return this.#logListener.subscribe(subscription);
   }
 
+  /**
+   * The work queue at a glance, for the metrics: how many runs are Pending and how long the oldest has
+   * waited. One aggregate over the partial index of unfinished runs, so a scrape costs little however
+   * long the history grows.
+   */
+  async pendingQueue(): Promise<{ depth: number; oldestAgeSeconds: number }> {
+    const { rows } = await this.#query<{ depth: number; oldest_age_seconds: number | null }>(
+      `SELECT count(*)::int AS depth, extract(epoch FROM now() - min(created_at))::float8 AS oldest_age_seconds
+       FROM runs WHERE phase = 'Pending'`,
+      [],
+    );
+    const row = rows[0];
+    return { depth: row?.depth ?? 0, oldestAgeSeconds: Math.max(0, row?.oldest_age_seconds ?? 0) };
+  }
+
   #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
     return queryRuns<Row>(this.#pool, text, values);
   }

@@ -1,4 +1,4 @@
-import { bridgeNotConfigured } from '../http/error-catalogue.ts';
+import { bridgeNotConfigured, notFound } from '../http/error-catalogue.ts';
 import { jsonResponse, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
 import type { RequestAuthenticator } from '../auth/request-authenticator.ts';
 import { RouteMatcher } from '../routes/route-matcher.ts';
@@ -22,6 +22,8 @@ import { withRequestInput } from './filters/request-input.ts';
 import { withAuthorisation } from './filters/authorisation.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { effectiveAuthorisation } from '../routes/route-authorisation.ts';
+import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
+import { withMetrics } from './filters/metrics.ts';
 
 /** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
 export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -39,12 +41,14 @@ export interface CoreHandlerDependencies {
   audit?: AuditRecorder;
   /** Proxies whose X-Forwarded-For is trusted (TRUSTED_PROXY_HOPS), for the audit events' `sourceIPs`. */
   trustedProxyHops?: number;
+  /** The context's metrics, which `/metrics` serves; absent or off: none recorded, `/metrics` answers 404. */
+  metrics?: Metrics;
 }
 
 /** A function's core handler over the context of its process. */
 export function createContextHandler(
   definition: FunctionDefinition,
-  context: Pick<AppContext, 'routes' | 'authenticator' | 'authorizer' | 'logger' | 'config' | 'audit'>,
+  context: Pick<AppContext, 'routes' | 'authenticator' | 'authorizer' | 'logger' | 'config' | 'audit' | 'metrics'>,
 ): CoreHandler {
   return createCoreHandler(definition, {
     routes: context.routes,
@@ -55,6 +59,7 @@ export function createContextHandler(
     corsAllowedOrigins: context.config.corsAllowedOrigins,
     audit: context.audit,
     trustedProxyHops: context.config.trustedProxyHops,
+    metrics: context.metrics,
   });
 }
 
@@ -82,6 +87,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
     }
   }
   const matcher = new RouteMatcher(ownRoutes);
+  const metrics = dependencies.metrics ?? NO_METRICS;
   const builtIn: FunctionDefinition['handlers'] = {
     identityBridge: () => {
       throw bridgeNotConfigured();
@@ -90,6 +96,11 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
     getReadiness: async () => {
       await definition.readiness?.();
       return jsonResponse(200, { status: 'ready' });
+    },
+    getMetrics: async () => {
+      if (!metrics.enabled) throw notFound('metrics are switched off (METRICS=off)');
+      const { contentType, body } = await metrics.exposition();
+      return { status: 200, headers: { 'content-type': contentType, 'cache-control': 'no-store' }, body };
     },
   };
   const logger = dependencies.logger.child({ function: definition.name });
@@ -102,6 +113,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
   const serve = chainFilters(
     [
       withTracing(definition.name),
+      withMetrics(metrics, definition.name),
       withAccessLog(logger),
       dependencies.audit &&
         withAudit(dependencies.audit, {

@@ -34,6 +34,8 @@ export interface StreamSessionOptions {
   limit: StreamLimit;
   adminSettings: AdminSettingsSource;
   adminTokens: AdminTokenAuthenticator;
+  /** Told of each stream opened; what it returns is called once when that stream is released (the open-streams gauge). */
+  opened?: () => () => void;
 }
 
 /** How long a client over its stream allowance is asked to wait before trying again. */
@@ -127,6 +129,7 @@ export class StreamSessions {
       );
     }
     this.#openByPrincipal.set(key, open + 1);
+    const closedForMetrics = this.#options.opened?.();
     const isAdmin = principal.type === 'admin';
     const session = new Session(
       principal,
@@ -137,6 +140,7 @@ export class StreamSessions {
         if (remaining > 0) this.#openByPrincipal.set(key, remaining);
         else this.#openByPrincipal.delete(key);
         if (isAdmin) this.#forgetAdminSession(closed);
+        closedForMetrics?.();
       },
     );
     if (isAdmin) this.#rememberAdminSession(session);

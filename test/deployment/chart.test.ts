@@ -75,25 +75,36 @@ let named: KubeObject[];
 let namedKubernetes: KubeObject[];
 let mountedFile: KubeObject[];
 let awsSecret: KubeObject[];
+let scraped: KubeObject[];
+let metricsOff: KubeObject[];
 
 beforeAll(async () => {
-  [defaults, given, givenAgain, named, namedKubernetes, mountedFile, awsSecret] = await Promise.all([
-    helmTemplate(),
-    helmTemplate(GIVEN),
-    helmTemplate(GIVEN),
-    helmTemplate({ api: { secret: { name: 'existing-admin' } } }),
-    helmTemplate({ api: { secret: { name: 'existing-admin', source: 'kubernetes' } } }),
-    helmTemplate({ api: { secret: { source: 'file' } } }),
-    helmTemplate({
-      api: {
-        secret: {
-          source: 'aws-secretsmanager',
-          aws: { secretId: 'platform/admin', region: 'eu-west-1' },
-          pollInterval: '15s',
+  [defaults, given, givenAgain, named, namedKubernetes, mountedFile, awsSecret, scraped, metricsOff] =
+    await Promise.all([
+      helmTemplate(),
+      helmTemplate(GIVEN),
+      helmTemplate(GIVEN),
+      helmTemplate({ api: { secret: { name: 'existing-admin' } } }),
+      helmTemplate({ api: { secret: { name: 'existing-admin', source: 'kubernetes' } } }),
+      helmTemplate({ api: { secret: { source: 'file' } } }),
+      helmTemplate({
+        api: {
+          secret: {
+            source: 'aws-secretsmanager',
+            aws: { secretId: 'platform/admin', region: 'eu-west-1' },
+            pollInterval: '15s',
+          },
         },
-      },
-    }),
-  ]);
+      }),
+      helmTemplate({
+        metrics: {
+          scraper: { serviceAccount: { name: 'prometheus-k8s', namespace: 'monitoring' } },
+          serviceMonitor: { enabled: true, labels: { release: 'kube-prometheus-stack' } },
+          dashboard: { enabled: true },
+        },
+      }),
+      helmTemplate({ metrics: { enabled: false } }),
+    ]);
 }, 60_000);
 
 describe('The chart lints and validates its values', () => {
@@ -536,7 +547,16 @@ describe('The custom resource definitions', () => {
 describe('Every rendered object validates against its schema (Knative Serving and Gateway API included)', () => {
   it('validates the objects of every value set, unknown fields refused', async () => {
     expect(
-      await schemaProblems([...defaults, ...given, ...named, ...namedKubernetes, ...mountedFile, ...awsSecret]),
+      await schemaProblems([
+        ...defaults,
+        ...given,
+        ...named,
+        ...namedKubernetes,
+        ...mountedFile,
+        ...awsSecret,
+        ...scraped,
+        ...metricsOff,
+      ]),
     ).toEqual([]);
   });
 
@@ -570,5 +590,91 @@ describe('Every rendered object validates against its schema (Knative Serving an
     ]);
     expect(rulesProblems.join('\n')).toMatch(/HTTPRoute platform: .*rules.*(16|maxItems)/);
     expect(matchesProblems.join('\n')).toMatch(/HTTPRoute platform: .*matches.*(64|maxItems)/);
+  });
+});
+
+describe('issue 23: the scrape configuration of /metrics (docs/observability.md)', () => {
+  type Rule = { nonResourceURLs?: string[]; verbs: string[]; apiGroups?: string[] };
+  const monitor = () =>
+    findObject(scraped, 'ServiceMonitor', 'platform') as KubeObject & {
+      spec: {
+        selector: { matchLabels: Record<string, string> };
+        endpoints: Array<{ port: string; path: string; scheme: string; bearerTokenFile: string }>;
+      };
+    };
+
+  it('renders a ClusterRole allowing exactly get on the non-resource URL /metrics, and no binding without a scraper', () => {
+    const rules = findObject(defaults, 'ClusterRole', 'platform-metrics-reader').rules as Rule[];
+    expect(rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    expect(
+      defaults.some(
+        (object) => object.kind === 'ClusterRoleBinding' && object.metadata.name === 'platform-metrics-reader',
+      ),
+    ).toBe(false);
+  });
+
+  it("binds it to the configured scraper's ServiceAccount", () => {
+    const binding = findObject(scraped, 'ClusterRoleBinding', 'platform-metrics-reader') as KubeObject & {
+      subjects: unknown[];
+      roleRef: { name: string };
+    };
+    expect(binding.roleRef.name).toBe('platform-metrics-reader');
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }]);
+  });
+
+  it("renders no ServiceMonitor by default; with it on, one scraping every function pod on /metrics with the scraper's own token", () => {
+    expect(defaults.some((object) => object.kind === 'ServiceMonitor')).toBe(false);
+    const { spec, metadata } = monitor();
+    expect(metadata.labels?.release).toBe('kube-prometheus-stack');
+    expect(spec.endpoints).toEqual([
+      expect.objectContaining({
+        port: 'http-metrics',
+        path: '/metrics',
+        scheme: 'http',
+        bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+      }),
+    ]);
+    const service = findObject(scraped, 'Service', 'platform-metrics') as KubeObject & {
+      spec: { selector: Record<string, string>; ports: Array<{ name: string; targetPort: number }> };
+    };
+    expect(service.metadata.labels).toMatchObject(spec.selector.matchLabels);
+    expect(service.spec.ports).toEqual([expect.objectContaining({ name: 'http-metrics', targetPort: 8080 })]);
+    // The Service selects every function's pods (the revision templates' labels), the bridge's too is harmless.
+    for (const knative of functionServices(scraped))
+      expect(template(knative).metadata).toMatchObject({ labels: expect.objectContaining(service.spec.selector) });
+  });
+
+  it("puts the annotations of a scraper that discovers pods (Knative's collector) on every revision template, and METRICS on", () => {
+    for (const service of functionServices(defaults)) {
+      expect(template(service).metadata.annotations).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': '8080',
+        'prometheus.io/path': '/metrics',
+      });
+      expect(env(service, 'METRICS')).toBe('on');
+    }
+  });
+
+  it('metrics.enabled false: METRICS=off, no annotations, no ClusterRole', () => {
+    for (const service of functionServices(metricsOff)) {
+      expect(template(service).metadata.annotations['prometheus.io/scrape']).toBeUndefined();
+      expect(env(service, 'METRICS')).toBe('off');
+    }
+    expect(metricsOff.some((object) => object.metadata.name === 'platform-metrics-reader')).toBe(false);
+  });
+
+  it('ships the Grafana dashboard as a ConfigMap with the sidecar label, only when asked', async () => {
+    expect(defaults.some((object) => object.kind === 'ConfigMap')).toBe(false);
+    const configMap = findObject(scraped, 'ConfigMap', 'platform-dashboard') as KubeObject & {
+      data: Record<string, string>;
+    };
+    expect(configMap.metadata.labels?.grafana_dashboard).toBe('1');
+    expect(JSON.parse(configMap.data['platform-api.json']!)).toEqual(
+      JSON.parse(await readFile(join(CHART, 'files/grafana-dashboard.json'), 'utf8')),
+    );
+  });
+
+  it('refuses an unknown scheme for the ServiceMonitor', async () => {
+    await expect(helmTemplate({ metrics: { serviceMonitor: { enabled: true, scheme: 'ftp' } } })).rejects.toThrow();
   });
 });

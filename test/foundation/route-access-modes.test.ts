@@ -16,6 +16,7 @@ const RUN_ID = '0190f4c8-0000-7000-8000-000000000001';
 const EXPECTED_ROUTES = `
   GET /healthz every-function none getHealth
   GET /readyz every-function none getReadiness
+  GET /metrics every-function bearer getMetrics
   POST /api/v1alpha1/auth/login login none login
   GET /api/v1alpha1/auth/whoami resources bearer whoAmI
   GET /api/v1alpha1/system/public-config public-config none getPublicConfig

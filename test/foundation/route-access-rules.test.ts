@@ -28,6 +28,7 @@ type AccessMode = 'none' | 'bearer' | 'bearer-or-query';
 const EXPECTED = `
   GET    /healthz                                                                      none            200 200 200
   GET    /readyz                                                                       none            200 200 200
+  GET    /metrics                                                                      bearer          401 200 403
   POST   /api/v1alpha1/auth/login                                                      none            400 403 403
   GET    /api/v1alpha1/auth/whoami                                                     bearer          401 200 200
   GET    /api/v1alpha1/system/public-config                                            none            200 200 200

@@ -199,8 +199,15 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['AUDIT_RETENTION', { AUDIT_RETENTION: '90d' }],
     ['AUDIT_BUFFER_EVENTS', { AUDIT_BUFFER_EVENTS: '0' }],
     ['AUDIT_STDOUT', { AUDIT_STDOUT: 'no' }],
+    ['METRICS', { METRICS: 'yes' }],
   ])('%s (%j)', (variable, env) => {
     expect(refusedVariable(env)).toBe(variable);
+  });
+
+  it('issue 23: METRICS is on unless set to off (on and off in any case, nothing else)', () => {
+    expect(loadSettings({}).server.metrics).toBe(true);
+    expect(loadSettings({ METRICS: 'OFF' }).server.metrics).toBe(false);
+    expect(loadSettings({ METRICS: ' on ' }).server.metrics).toBe(true);
   });
 
   it('issue 23: a refused DATABASE_URL is not repeated in the error (it may hold a password)', () => {

@@ -246,6 +246,16 @@ describe('nonResourceURLs match exact paths and * suffixes', () => {
     expect((await ask('/healthz', 'post')).allowed).toBe(false);
   });
 
+  it('issue 23: /metrics is for the bootstrap system:monitoring group only, not for every authenticated user', async () => {
+    const metrics = (groups: string[]) => review({ user: 'scraper', groups, path: '/metrics', verb: 'get' });
+    expect((await metrics(['system:authenticated'])).allowed).toBe(false);
+    expect(await metrics(['system:authenticated', 'system:monitoring'])).toMatchObject({
+      allowed: true,
+      reason:
+        'RBAC: allowed by ClusterRoleBinding "system:monitoring" of ClusterRole "system:monitoring" to Group "system:monitoring"',
+    });
+  });
+
   it('every authenticated user may read discovery through the bootstrap system:discovery role', async () => {
     const answer = await review({
       user: 'anyone',

@@ -166,6 +166,7 @@ const EXPECTED: Record<string, string> = {
   streamRunLogs: `get workspaces/log.${GROUP} in proj named run-ws`,
   listAuditEvents: 'list events.audit.k8s.io',
   listRunsInPhase: 'get /internal/runs',
+  getMetrics: 'get /metrics',
   claimRun: 'post /internal/runs/claim',
   renewRunLease: 'post /internal/runs/run-id/lease',
   setRunPhase: 'post /internal/runs/run-id/phase',
@@ -483,6 +484,7 @@ describe("issue 20: the filter's edges: exactly the attributes, the platform's o
     ['listProjectRuns', { verb: 'list', group: GROUP, resource: 'workspaces', subresource: 'runs', namespace: 'proj' }],
     ['getProjectNamespace', { verb: 'get', group: '', resource: 'namespaces', name: 'ns' }],
     ['listRunsInPhase', { nonResourcePath: '/internal/runs', verb: 'get' }],
+    ['getMetrics', { nonResourcePath: '/metrics', verb: 'get' }],
   ])('%s: the authorizer receives exactly %o', async (operationId, expected) => {
     expect(await attributesOf(operationId)).toStrictEqual([expected]);
   });

@@ -11,6 +11,9 @@ import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io
 import { Service as KnativeService } from '@kubernetes-models/knative/serving.knative.dev/v1/Service';
 import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
 import { ReferenceGrant } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1beta1/ReferenceGrant';
+import { Service } from 'kubernetes-models/v1/Service';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { REPO_ROOT } from './function-servers.ts';
 import type { KubeObject } from './helm.ts';
 
@@ -32,6 +35,13 @@ const model = (Model: new (data: never) => { validate(): void }, typeModule: str
 const MODELS: Record<string, KindModel> = {
   'v1/Secret': model(Secret, 'kubernetes-models/v1/Secret', 'ISecret'),
   'v1/ServiceAccount': model(ServiceAccount, 'kubernetes-models/v1/ServiceAccount', 'IServiceAccount'),
+  'v1/Service': model(Service, 'kubernetes-models/v1/Service', 'IService'),
+  'v1/ConfigMap': model(ConfigMap, 'kubernetes-models/v1/ConfigMap', 'IConfigMap'),
+  'monitoring.coreos.com/v1/ServiceMonitor': model(
+    ServiceMonitor,
+    '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor',
+    'IServiceMonitor',
+  ),
   'rbac.authorization.k8s.io/v1/ClusterRole': model(
     ClusterRole,
     'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole',

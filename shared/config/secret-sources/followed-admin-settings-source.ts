@@ -10,6 +10,7 @@ import { ConfigError } from '../config-error.ts';
 import { requireAllAdminKeys } from './required-admin-keys.ts';
 import type { ServerConfig } from '../server-config.ts';
 import type { Logger } from '../../logging/logger.ts';
+import type { SecretReading } from '../../metrics/metrics.ts';
 
 export interface FollowedSecret {
   /** Where the secret lives, for logs and errors (never its contents). */
@@ -30,6 +31,7 @@ export async function followAdminSecret(
   secret: FollowedSecret,
   config: ServerConfig,
   logger: Logger,
+  onReading?: (result: SecretReading) => void,
 ): Promise<AdminSettingsSource> {
   let values: AdminSettingValues;
   try {
@@ -41,7 +43,7 @@ export async function followAdminSecret(
   const settings = parseAdminAccountSettings(values);
   reportAdminSettings(settings, config, logger);
   logger.info('admin settings follow an external secret', { source: secret.description });
-  const source = new FollowedAdminSettingsSource(secret, values, settings, logger);
+  const source = new FollowedAdminSettingsSource(secret, values, settings, logger, onReading);
   source.start();
   return source;
 }
@@ -57,8 +59,16 @@ class FollowedAdminSettingsSource implements AdminSettingsSource {
   #reading = false;
   #readAgain = false;
   #closed = false;
+  readonly #onReading: ((result: SecretReading) => void) | undefined;
 
-  constructor(secret: FollowedSecret, values: AdminSettingValues, settings: AdminAccountSettings, logger: Logger) {
+  constructor(
+    secret: FollowedSecret,
+    values: AdminSettingValues,
+    settings: AdminAccountSettings,
+    logger: Logger,
+    onReading?: (result: SecretReading) => void,
+  ) {
+    this.#onReading = onReading;
     this.description = secret.description;
     this.#secret = secret;
     this.#values = values;
@@ -107,22 +117,28 @@ class FollowedAdminSettingsSource implements AdminSettingsSource {
     try {
       values = await this.#secret.read();
     } catch (error) {
-      if (!this.#closed)
+      if (!this.#closed) {
+        this.#onReading?.('failed');
         this.#logger.warn('cannot read the admin secret; the settings in force stay', {
           source: this.description,
           error: describeError(error),
         });
+      }
       return;
     }
     if (this.#closed) return;
     const changedKeys = ADMIN_SETTING_KEYS.filter((key) => values[key] !== this.#values[key]);
     // Unchanged readings are not re-parsed: an empty signing key would otherwise be regenerated.
-    if (changedKeys.length === 0) return;
+    if (changedKeys.length === 0) {
+      this.#onReading?.('unchanged');
+      return;
+    }
     let settings: AdminAccountSettings;
     try {
       requireAllAdminKeys(values, this.description);
       settings = parseAdminAccountSettings(values);
     } catch (error) {
+      this.#onReading?.('failed');
       this.#logger.error('the admin secret changed to something unusable; the settings in force stay', {
         source: this.description,
         error: describeError(error),
@@ -131,6 +147,7 @@ class FollowedAdminSettingsSource implements AdminSettingsSource {
     }
     this.#values = values;
     this.#settings = settings;
+    this.#onReading?.('changed');
     this.#logger.info('admin secret changed; new settings in force', { source: this.description, changedKeys });
     for (const listener of this.#listeners) listener(settings);
   }

@@ -5,6 +5,7 @@ import type { Logger } from '../../logging/logger.ts';
 import { followAdminSecret } from './followed-admin-settings-source.ts';
 import { requireAllAdminKeys } from './required-admin-keys.ts';
 import { mountedFolderSecret } from './mounted-folder-source.ts';
+import type { SecretReading } from '../../metrics/metrics.ts';
 
 /**
  * Opens the source ADMIN_SECRET_SOURCE names: unset (the four environment variables, or local
@@ -16,6 +17,7 @@ import { mountedFolderSecret } from './mounted-folder-source.ts';
 export async function openAdminSettingsSource(
   settings: Pick<Settings, 'server' | 'adminSecret' | 'cluster'>,
   logger: Logger,
+  onReading?: (result: SecretReading) => void,
 ): Promise<AdminSettingsSource> {
   const { server: config, adminSecret } = settings;
   const source = adminSecret.source;
@@ -25,7 +27,7 @@ export async function openAdminSettingsSource(
     return adminSettingsFromEnvironment(adminSecret.environmentValues, config, logger);
   }
   if (source.kind === 'file') {
-    return followAdminSecret(mountedFolderSecret(source.folder, source.pollIntervalMs), config, logger);
+    return followAdminSecret(mountedFolderSecret(source.folder, source.pollIntervalMs), config, logger, onReading);
   }
   if (source.kind === 'kubernetes') {
     const [{ KubeConfig }, { kubeConfigFromFiles }, { kubernetesSecret }] = await Promise.all([
@@ -41,6 +43,7 @@ export async function openAdminSettingsSource(
       kubernetesSecret(kubeConfig, source.namespace, source.name, source.pollIntervalMs),
       config,
       logger,
+      onReading,
     );
   }
   const [{ SecretsManagerClient }, { awsSecretsManagerSecret }] = await Promise.all([
@@ -51,5 +54,6 @@ export async function openAdminSettingsSource(
     awsSecretsManagerSecret(new SecretsManagerClient({}), source.secretId, source.pollIntervalMs),
     config,
     logger,
+    onReading,
   );
 }
