@@ -95,6 +95,40 @@ const RULES_STATUS = {
   },
 } as const;
 
+/** A review's request body: its kind, metadata and status as Kubernetes clients send them (not looked at), and its spec. */
+function reviewRequest<const Kind extends string, const Spec extends Record<string, unknown>>(kind: Kind, spec: Spec) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['spec'],
+    properties: {
+      apiVersion: { const: 'authorization.k8s.io/v1' },
+      kind: { const: kind },
+      metadata: META,
+      spec,
+      status: { type: 'object', description: 'Ignored: the answer fills it.' },
+    },
+  } as const;
+}
+
+/** A review's answer: the spec as asked, and the status the server filled in. */
+function reviewResponse<const Kind extends string, const Status extends Record<string, unknown>>(
+  kind: Kind,
+  status: Status,
+) {
+  return {
+    type: 'object',
+    required: ['kind', 'apiVersion', 'spec', 'status'],
+    properties: {
+      kind: { const: kind },
+      apiVersion: { const: 'authorization.k8s.io/v1' },
+      metadata: { type: 'object' },
+      spec: { type: 'object' },
+      status,
+    },
+  } as const;
+}
+
 const ANY_CALLER =
   "Any authenticated caller asks about itself (as Kubernetes' `system:basic-user` allows), answered by the authoriser the routes use: the admin by its bypass, an OIDC user with its mapped ServiceAccount's RBAC, a ServiceAccount with its own.";
 
@@ -116,37 +150,16 @@ export function accessReviewRoutes() {
       successStatus: 201,
       protobufBody: SELF_SUBJECT_ACCESS_REVIEW_PROTOBUF,
       summary: `Whether the caller may do one thing (\`kubectl auth can-i <verb> <resource>\`): \`status.allowed\`, and why. ${ANY_CALLER}`,
-      requestSchema: {
+      requestSchema: reviewRequest('SelfSubjectAccessReview', {
         type: 'object',
         additionalProperties: false,
-        required: ['spec'],
-        properties: {
-          apiVersion: { const: 'authorization.k8s.io/v1' },
-          kind: { const: 'SelfSubjectAccessReview' },
-          metadata: META,
-          spec: {
-            type: 'object',
-            additionalProperties: false,
-            properties: { resourceAttributes: RESOURCE_ATTRIBUTES, nonResourceAttributes: NON_RESOURCE_ATTRIBUTES },
-            // Exactly one of the two, as kube-apiserver requires.
-            minProperties: 1,
-            maxProperties: 1,
-            description: 'Exactly one of `resourceAttributes` and `nonResourceAttributes`.',
-          },
-          status: { type: 'object', description: 'Ignored: the answer fills it.' },
-        },
-      },
-      responseSchema: {
-        type: 'object',
-        required: ['kind', 'apiVersion', 'spec', 'status'],
-        properties: {
-          kind: { const: 'SelfSubjectAccessReview' },
-          apiVersion: { const: 'authorization.k8s.io/v1' },
-          metadata: { type: 'object' },
-          spec: { type: 'object' },
-          status: REVIEW_STATUS,
-        },
-      },
+        properties: { resourceAttributes: RESOURCE_ATTRIBUTES, nonResourceAttributes: NON_RESOURCE_ATTRIBUTES },
+        // Exactly one of the two, as kube-apiserver requires.
+        minProperties: 1,
+        maxProperties: 1,
+        description: 'Exactly one of `resourceAttributes` and `nonResourceAttributes`.',
+      }),
+      responseSchema: reviewResponse('SelfSubjectAccessReview', REVIEW_STATUS),
       errorResponses: { 400: 'Not a SelfSubjectAccessReview: exactly one of the attributes, each field a string.' },
     },
     {
@@ -160,40 +173,19 @@ export function accessReviewRoutes() {
       successStatus: 201,
       protobufBody: SELF_SUBJECT_RULES_REVIEW_PROTOBUF,
       summary: `The RBAC rules that apply to the caller in one namespace (\`kubectl auth can-i --list\`): the admin's are every permission; a ServiceAccount's, and an OIDC user's mapped ServiceAccounts', are read from the cluster's bindings. \`incomplete\` when a bound role is missing. ${ANY_CALLER}`,
-      requestSchema: {
+      requestSchema: reviewRequest('SelfSubjectRulesReview', {
         type: 'object',
         additionalProperties: false,
-        required: ['spec'],
+        required: ['namespace'],
         properties: {
-          apiVersion: { const: 'authorization.k8s.io/v1' },
-          kind: { const: 'SelfSubjectRulesReview' },
-          metadata: META,
-          spec: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['namespace'],
-            properties: {
-              namespace: {
-                ...FIELD,
-                minLength: 1,
-                description: 'The namespace whose rules are listed, with the cluster-wide ones.',
-              },
-            },
+          namespace: {
+            ...FIELD,
+            minLength: 1,
+            description: 'The namespace whose rules are listed, with the cluster-wide ones.',
           },
-          status: { type: 'object', description: 'Ignored: the answer fills it.' },
         },
-      },
-      responseSchema: {
-        type: 'object',
-        required: ['kind', 'apiVersion', 'spec', 'status'],
-        properties: {
-          kind: { const: 'SelfSubjectRulesReview' },
-          apiVersion: { const: 'authorization.k8s.io/v1' },
-          metadata: { type: 'object' },
-          spec: { type: 'object' },
-          status: RULES_STATUS,
-        },
-      },
+      }),
+      responseSchema: reviewResponse('SelfSubjectRulesReview', RULES_STATUS),
       errorResponses: {
         400: 'Not a SelfSubjectRulesReview with a namespace.',
         503: 'The cluster cannot be asked for the bindings now; retry after `Retry-After`.',
