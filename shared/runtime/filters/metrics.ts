@@ -7,7 +7,7 @@ import { whenAnswered, type Filter, type FilteredRequest } from './filter-chain.
  * Records each answer in the metrics (docs/observability.md): the HTTP server histogram under the
  * route TEMPLATE the chain resolved (never the raw path), and what the chain and the handlers noted
  * on the request (the principal, a login's outcome, a claim's lapsed leases), so the domain's
- * counters need no hook inside the handlers. Outermost, beside the access log: it sees every answer.
+ * counters need no hook inside the handlers. Just inside the request's span, beside the access log: it sees every answer.
  * A stream's duration is until its headers are answered; its lifetime is the open-streams gauge.
  */
 export function withMetrics(metrics: Metrics, functionName: string): Filter | undefined {
