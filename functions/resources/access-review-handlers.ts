@@ -1,9 +1,10 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import type { Principal } from '../../shared/auth/principal.ts';
 import type { AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
-import { ALL_RULES, type RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
+import { ALL_RULES, type RbacRulesReader, type SubjectRules } from '../../shared/authz/rbac-rules.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
+import { asKubernetesStatus } from '../../shared/resources/kubernetes-status.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
 import type { RouteRequest } from '../../shared/runtime/typed-handlers.ts';
 
@@ -31,18 +32,12 @@ export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rb
      */
     async createSelfSubjectRulesReview(request: RouteRequest<RulesReviewRoute>) {
       const { spec } = request.input.body();
-      const reviewedAs = context.authorizer.reviewedAs?.(request.principal);
-      const status =
-        reviewedAs === undefined
-          ? {
-              resourceRules: [],
-              nonResourceRules: [],
-              incomplete: true,
-              evaluationError: 'this authoriser cannot list rules',
-            }
-          : reviewedAs.everything
-            ? ALL_RULES
-            : await rbac.rulesFor(reviewedAs.users, spec.namespace);
+      const status = await rulesOf(context.authorizer, rbac, request.principal, spec.namespace).catch(
+        (error: unknown) => {
+          // Not known now (503): said as a Status, as every answer of these Kubernetes routes is.
+          throw asKubernetesStatus(error);
+        },
+      );
       return jsonResponse(201, {
         kind: 'SelfSubjectRulesReview',
         apiVersion: 'authorization.k8s.io/v1',
@@ -64,6 +59,24 @@ export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rb
       });
     },
   };
+}
+
+/** The rules a principal is authorised by: every permission, or its users' RBAC rules read from the cluster. */
+async function rulesOf(
+  authorizer: AppContext['authorizer'],
+  rbac: RbacRulesReader,
+  principal: Principal,
+  namespace: string,
+): Promise<SubjectRules> {
+  const reviewedAs = authorizer.reviewedAs?.(principal);
+  if (reviewedAs === undefined)
+    return {
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: 'this authoriser cannot list rules',
+    };
+  return reviewedAs.everything ? ALL_RULES : rbac.rulesFor(reviewedAs.users, namespace);
 }
 
 /** The spec as the authoriser names it: empty strings, as clients send them, mean absent. */
@@ -94,6 +107,7 @@ async function review(
     return { allowed: true, reason: grant.reason };
   } catch (error) {
     if (error instanceof ApiError && error.status === 403) return { allowed: false, reason: error.message };
-    throw error;
+    // Not known now (503): said as a Status, as every answer of these Kubernetes routes is.
+    throw asKubernetesStatus(error);
   }
 }

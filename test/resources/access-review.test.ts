@@ -2,6 +2,10 @@
 // identities, answered by the authoriser the routes use: the admin by its bypass, a ServiceAccount by its RBAC, an
 // OIDC user by its mapped ServiceAccount's. Bodies come as JSON or, as kubectl sends them, as Kubernetes protobuf.
 import { describe, expect, it } from 'vitest';
+import { accessReviewHandlers } from '../../functions/resources/access-review-handlers.ts';
+import type { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
+import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { CALLER_ACCOUNT_USER, GROUP, OTHER_PROJECT, TEAM_PROJECT, callAs, usePlatform } from './platform-fixture.ts';
 
 const platform = usePlatform();
@@ -233,5 +237,34 @@ describe('SelfSubjectRulesReview: the rules the caller is authorised by in a nam
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ kind: 'Status', message: expect.stringContaining('namespace') });
+  });
+});
+
+describe('An access review that cannot be answered now is a 503 Status, never an answer (issue 24, item 5)', () => {
+  const unavailable = () => apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached');
+  const handlers = accessReviewHandlers(
+    {
+      authorizer: {
+        authorize: () => Promise.reject(unavailable()),
+        reviewedAs: () => ({ everything: false, users: [{ user: 'system:serviceaccount:a:b', groups: [] }] }),
+      },
+    },
+    { rulesFor: () => Promise.reject(unavailable()) } as unknown as RbacRulesReader,
+  );
+  const requestWith = (body: unknown) =>
+    ({ principal: { type: 'serviceaccount' }, input: { body: () => body } }) as never;
+
+  it('a SelfSubjectAccessReview whose SubjectAccessReview fails', async () => {
+    const answer = handlers.createSelfSubjectAccessReview(
+      requestWith({ spec: { resourceAttributes: { verb: 'get', resource: 'workspaces' } } }),
+    );
+    await expect(answer).rejects.toBeInstanceOf(KubernetesStatusError);
+    await expect(answer).rejects.toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
+  });
+
+  it('a SelfSubjectRulesReview whose bindings cannot be read', async () => {
+    const answer = handlers.createSelfSubjectRulesReview(requestWith({ spec: { namespace: TEAM_PROJECT } }));
+    await expect(answer).rejects.toBeInstanceOf(KubernetesStatusError);
+    await expect(answer).rejects.toMatchObject({ status: 503 });
   });
 });
