@@ -11,26 +11,11 @@ dest="$tools/chromium"
 launcher="$tools/bin/chromium"
 [ -x "$launcher" ] && [ -x "$dest/usr/lib/chromium/chromium" ] && exit 0
 
-apt_dir="$tools/apt"
-log="$apt_dir/unpack-chromium.log"
-fail() {
-  echo "unpack-chromium: $*; Chromium is not in $dest, so test/foundation/reference-page.test.ts will fail" >&2
-  exit 1
-}
-command -v apt-get >/dev/null && command -v dpkg >/dev/null ||
-  fail "apt-get and dpkg are not available (Chromium is taken from Debian's packages)"
-
-downloads="$apt_dir/downloads"
-staging="$dest.partial"
-# Package lists and downloads serve this run only; the log stays for whoever reads a failure.
-trap 'rm -rf "$apt_dir/lists" "$apt_dir/cache" "$downloads" "$staging"' EXIT
-rm -rf "$downloads" "$staging"
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$downloads" "$staging" "$tools/bin"
-: >"$log"
-apt=(apt-get -q -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache"
-  -o Debug::NoLocking=1 -o APT::Install-Recommends=false)
-# As root apt downloads as the user _apt, who cannot write into the checkout.
-[ "$(id -u)" = 0 ] && apt+=(-o APT::Sandbox::User=root)
+source "$(dirname "$0")/debian-apt.sh"
+debian_apt "$tools" chromium "$dest.partial" \
+  "Chromium is not in $dest, so test/foundation/reference-page.test.ts will fail"
+mkdir -p "$tools/bin"
+apt+=(-o APT::Install-Recommends=false)
 
 "${apt[@]}" update >>"$log" 2>&1 || fail "apt-get update failed (see $log)"
 # What `apt-get install chromium` would install or upgrade here, read from a simulation.

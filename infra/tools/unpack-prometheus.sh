@@ -11,24 +11,9 @@ dest="$tools/prometheus"
 binary="$dest/usr/bin/prometheus"
 [ -x "$binary" ] && exit 0
 
-apt_dir="$tools/apt"
-log="$apt_dir/unpack-prometheus.log"
-fail() {
-  echo "unpack-prometheus: $*; Prometheus is not in $dest, so test/observability/prometheus-scrape.test.ts will fail" >&2
-  exit 1
-}
-command -v apt-get >/dev/null && command -v dpkg >/dev/null ||
-  fail "apt-get and dpkg are not available (Prometheus is taken from Debian's packages)"
-
-downloads="$apt_dir/prometheus-downloads"
-staging="$dest.partial"
-trap 'rm -rf "$apt_dir/prometheus-lists" "$apt_dir/prometheus-cache" "$downloads" "$staging"' EXIT
-rm -rf "$downloads" "$staging"
-mkdir -p "$apt_dir/prometheus-lists/partial" "$apt_dir/prometheus-cache/archives/partial" "$downloads" "$staging"
-: >"$log"
-apt=(apt-get -q -o Dir::State::Lists="$apt_dir/prometheus-lists" -o Dir::Cache="$apt_dir/prometheus-cache"
-  -o Debug::NoLocking=1)
-[ "$(id -u)" = 0 ] && apt+=(-o APT::Sandbox::User=root)
+source "$(dirname "$0")/debian-apt.sh"
+debian_apt "$tools" prometheus "$dest.partial" \
+  "Prometheus is not in $dest, so test/observability/prometheus-scrape.test.ts will fail"
 
 "${apt[@]}" update >>"$log" 2>&1 || fail "apt-get update failed (see $log)"
 (cd "$downloads" && "${apt[@]}" download prometheus >>"$log" 2>&1) ||
