@@ -74,6 +74,8 @@ const SCOPES: Record<string, Scope> = {
       'test/identity/subject-access-reviewer.test.ts',
       // The decision handed to handlers and the authorising client bound to it (issue 20).
       'test/security/authorisation-in-the-chain.test.ts',
+      // Whom a principal is reviewed as, and the RBAC rules read for it (issue 24, item 5).
+      'test/resources/access-review.test.ts',
     ],
   },
   routes: {
