@@ -76,6 +76,7 @@ const SCOPES: Record<string, Scope> = {
       'test/security/authorisation-in-the-chain.test.ts',
       // Whom a principal is reviewed as, and the RBAC rules read for it (issue 24, item 5).
       'test/resources/access-review.test.ts',
+      'test/identity/rbac-rules.test.ts',
     ],
   },
   routes: {

@@ -1,0 +1,143 @@
+// Issue 24, item 5: the RBAC rules a SelfSubjectRulesReview lists for a user, read from the emulator's bindings as
+// kube-apiserver's rule resolver reads them: ClusterRoleBindings and the namespace's RoleBindings (to a Role there or
+// a ClusterRole) whose subjects name the user, a ServiceAccount it is, or one of its groups; `incomplete` when a
+// bound role is missing; 503 when the cluster cannot be read.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { RbacRulesReader, type RbacUser } from '../../shared/authz/rbac-rules.ts';
+import { ApiError } from '../../shared/http/api-error.ts';
+import { silentLogger } from '../support/function-servers.ts';
+import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
+
+const GROUP = 'platform.dev';
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const OTHER_NAMESPACE = 'rules-elsewhere';
+const robot: RbacUser = {
+  user: `system:serviceaccount:${TEST_NAMESPACE}:robot`,
+  groups: ['system:serviceaccounts', `system:serviceaccounts:${TEST_NAMESPACE}`, 'system:authenticated'],
+};
+const alice: RbacUser = { user: 'alice', groups: ['auditors'] };
+const nobody: RbacUser = { user: 'nobody', groups: [] };
+
+let cluster: IdentityCluster;
+let reader: RbacRulesReader;
+
+beforeAll(async () => {
+  cluster = await startIdentityCluster();
+  const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+  const roleRef = (kind: 'Role' | 'ClusterRole', name: string) => ({ apiGroup: RBAC_GROUP, kind, name });
+  await rbac.createNamespacedRole({
+    namespace: TEST_NAMESPACE,
+    body: {
+      metadata: { name: 'edit-workspaces' },
+      rules: [{ apiGroups: [GROUP], resources: ['workspaces'], resourceNames: ['web'], verbs: ['update'] }],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: TEST_NAMESPACE,
+    body: {
+      metadata: { name: 'robot-edits' },
+      roleRef: roleRef('Role', 'edit-workspaces'),
+      subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: 'robot' }],
+    },
+  });
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: 'rules-readers' },
+      rules: [
+        { apiGroups: [GROUP], resources: ['projects'], verbs: ['get', 'list'] },
+        { nonResourceURLs: ['/metrics'], verbs: ['get'] },
+      ],
+    },
+  });
+  // A group every ServiceAccount of the namespace is in, cluster-wide.
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: 'namespace-accounts-read' },
+      roleRef: roleRef('ClusterRole', 'rules-readers'),
+      subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: `system:serviceaccounts:${TEST_NAMESPACE}` }],
+    },
+  });
+  // A User, through a RoleBinding to a ClusterRole: its rules apply in that namespace only.
+  await rbac.createNamespacedRoleBinding({
+    namespace: TEST_NAMESPACE,
+    body: {
+      metadata: { name: 'alice-reads-here' },
+      roleRef: roleRef('ClusterRole', 'rules-readers'),
+      subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'alice' }],
+    },
+  });
+  // A binding to a role that does not exist.
+  await rbac.createNamespacedRoleBinding({
+    namespace: TEST_NAMESPACE,
+    body: {
+      metadata: { name: 'auditors-dangling' },
+      roleRef: roleRef('Role', 'no-such-role'),
+      subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'auditors' }],
+    },
+  });
+  reader = new RbacRulesReader(cluster.emulator.kubeConfig(), silentLogger);
+});
+afterAll(() => cluster.close());
+
+describe('RBAC rules for a user in a namespace, read from the bindings (issue 24, item 5)', () => {
+  it("a ServiceAccount: its own RoleBinding's Role (resourceNames kept) and its group's ClusterRoleBinding", async () => {
+    const rules = await reader.rulesFor([robot], TEST_NAMESPACE);
+    expect(rules.incomplete).toBe(false);
+    expect(rules).not.toHaveProperty('evaluationError');
+    expect(rules.resourceRules).toEqual(
+      expect.arrayContaining([
+        { verbs: ['update'], apiGroups: [GROUP], resources: ['workspaces'], resourceNames: ['web'] },
+        { verbs: ['get', 'list'], apiGroups: [GROUP], resources: ['projects'] },
+      ]),
+    );
+    expect(rules.resourceRules.find((rule) => rule.resources.includes('projects'))).not.toHaveProperty('resourceNames');
+    expect(rules.nonResourceRules).toEqual(expect.arrayContaining([{ verbs: ['get'], nonResourceURLs: ['/metrics'] }]));
+    // No rule holds both kinds: resource rules have no URLs, URL rules no resources.
+    expect(rules.resourceRules.every((rule) => !('nonResourceURLs' in rule))).toBe(true);
+  });
+
+  it("in another namespace: the cluster-wide rules only, not the namespace's RoleBindings", async () => {
+    const rules = await reader.rulesFor([robot], OTHER_NAMESPACE);
+    expect(rules.resourceRules.some((rule) => rule.resources.includes('workspaces'))).toBe(false);
+    expect(rules.resourceRules.some((rule) => rule.resources.includes('projects'))).toBe(true);
+  });
+
+  it('a User by name, through a RoleBinding to a ClusterRole: there, and not elsewhere', async () => {
+    const here = await reader.rulesFor([{ ...alice, groups: [] }], TEST_NAMESPACE);
+    expect(here.resourceRules).toEqual(
+      expect.arrayContaining([{ verbs: ['get', 'list'], apiGroups: [GROUP], resources: ['projects'] }]),
+    );
+    const elsewhere = await reader.rulesFor([{ ...alice, groups: [] }], OTHER_NAMESPACE);
+    expect(elsewhere.resourceRules.some((rule) => rule.resources.includes('projects'))).toBe(false);
+  });
+
+  it('a binding to a missing role: incomplete, and the evaluation error names it', async () => {
+    const rules = await reader.rulesFor([alice], TEST_NAMESPACE);
+    expect(rules.incomplete).toBe(true);
+    expect(rules.evaluationError).toBe('bound roles not found: Role no-such-role');
+    // What could be read is still listed.
+    expect(rules.resourceRules.some((rule) => rule.resources.includes('projects'))).toBe(true);
+  });
+
+  it('a user no binding names gets no rule of these bindings; several users get the union', async () => {
+    const none = await reader.rulesFor([nobody], TEST_NAMESPACE);
+    expect(none.resourceRules.some((rule) => rule.resources.includes('workspaces'))).toBe(false);
+    expect(none.incomplete).toBe(false);
+    const both = await reader.rulesFor([nobody, robot], TEST_NAMESPACE);
+    expect(both.resourceRules.some((rule) => rule.resourceNames?.includes('web'))).toBe(true);
+  });
+
+  it('a cluster that cannot be reached: 503, never an empty list', async () => {
+    const down = new KubeConfig();
+    down.loadFromOptions({
+      clusters: [{ name: 'c', server: 'http://127.0.0.1:9', skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
+      currentContext: 'c',
+    });
+    const failure = await new RbacRulesReader(down, silentLogger).rulesFor([robot], TEST_NAMESPACE).catch((e) => e);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).status).toBe(503);
+  });
+});
