@@ -67,6 +67,37 @@ beforeAll(async () => {
       subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'alice' }],
     },
   });
+  // Bindings that name the robot among others, and only others.
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: 'rules-rollouts' },
+      rules: [{ apiGroups: [GROUP], resources: ['rollouts'], verbs: ['watch'] }],
+    },
+  });
+  await rbac.createClusterRole({
+    body: { metadata: { name: 'rules-secrets' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] },
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: 'robot-among-others' },
+      roleRef: roleRef('ClusterRole', 'rules-rollouts'),
+      subjects: [
+        { kind: 'User', apiGroup: RBAC_GROUP, name: 'someone-else' },
+        { kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: 'robot' },
+      ],
+    },
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: 'others-only' },
+      roleRef: roleRef('ClusterRole', 'rules-secrets'),
+      subjects: [
+        { kind: 'User', apiGroup: RBAC_GROUP, name: 'someone-else' },
+        { kind: 'Group', apiGroup: RBAC_GROUP, name: 'other-group' },
+        { kind: 'ServiceAccount', namespace: 'other-namespace', name: 'robot' },
+      ],
+    },
+  });
   // A binding to a role that does not exist.
   await rbac.createNamespacedRoleBinding({
     namespace: TEST_NAMESPACE,
@@ -94,7 +125,13 @@ describe('RBAC rules for a user in a namespace, read from the bindings (issue 24
     expect(rules.resourceRules.find((rule) => rule.resources.includes('projects'))).not.toHaveProperty('resourceNames');
     expect(rules.nonResourceRules).toEqual(expect.arrayContaining([{ verbs: ['get'], nonResourceURLs: ['/metrics'] }]));
     // No rule holds both kinds: resource rules have no URLs, URL rules no resources.
-    expect(rules.resourceRules.every((rule) => !('nonResourceURLs' in rule))).toBe(true);
+    expect(rules.resourceRules.every((rule) => !('nonResourceURLs' in rule) && rule.resources.length > 0)).toBe(true);
+    expect(rules.nonResourceRules.every((rule) => !('resources' in rule) && rule.nonResourceURLs.length > 0)).toBe(
+      true,
+    );
+    // A binding naming it among others counts; one naming only others (a same-named account elsewhere) does not.
+    expect(rules.resourceRules.some((rule) => rule.resources.includes('rollouts'))).toBe(true);
+    expect(rules.resourceRules.some((rule) => rule.resources.includes('secrets'))).toBe(false);
   });
 
   it("in another namespace: the cluster-wide rules only, not the namespace's RoleBindings", async () => {
