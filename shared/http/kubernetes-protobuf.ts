@@ -5,8 +5,8 @@ import { apiError } from './error-catalogue.ts';
  * JSON, so one schema judges both. kubectl sends built-in kinds (a SelfSubjectAccessReview) as
  * `application/vnd.kubernetes.protobuf` and accepts JSON back. Only what a route declares is read:
  * a message's fields by number, each a string or a nested message. A field the declaration does not
- * name is kept as `field<N>`, so the route's schema refuses it by name rather than the server
- * ignoring an option the client sent.
+ * name is kept as `field<N>` (its bytes or number), so the route's schema refuses it by name rather
+ * than the server ignoring an option the client sent.
  */
 export const KUBERNETES_PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
@@ -81,11 +81,14 @@ function readMessage(bytes: Uint8Array, message: ProtobufMessage): Record<string
         if (offset + length > bytes.length) throw refusal('a field runs past the end');
         const content = bytes.subarray(offset, offset + length);
         offset += length;
-        object[name] = field?.bytes
-          ? content
-          : field?.message
-            ? readMessage(content, field.message)
-            : text(content, name);
+        // A field the declaration does not name may be a message or bytes, not text: kept as it came,
+        // for the schema to refuse by name where it matters (metadata's own fields are not looked at).
+        object[name] =
+          field === undefined || field.bytes
+            ? content
+            : field.message
+              ? readMessage(content, field.message)
+              : text(content, name);
         break;
       }
       default:

@@ -268,3 +268,17 @@ describe('An access review that cannot be answered now is a 503 Status, never an
     await expect(answer).rejects.toMatchObject({ status: 503 });
   });
 });
+
+describe('Kubernetes protobuf: what the declaration does not name is kept as bytes (issue 24, item 5)', () => {
+  it("metadata's own fields (a creation time, binary) are read past; an unknown attribute (binary) is refused by name", async () => {
+    // ObjectMeta field 8, creationTimestamp: a Timestamp message whose bytes are not UTF-8 text.
+    const metadata = field(8, Uint8Array.from([0x08, 0xff, 0xff, 0xff, 0xff, 0x07]));
+    const attributes = concat(field(2, 'list'), field(3, GROUP), field(5, 'workspaces'), field(1, TEAM_PROJECT));
+    const review = enveloped(concat(field(1, metadata), field(2, field(1, attributes))));
+    const answer = await sendProtobuf(review);
+    expect([answer.status, answer.body.status?.allowed]).toEqual([201, true]);
+    const withUnknown = concat(attributes, field(12, Uint8Array.from([0xff])));
+    const refused = await sendProtobuf(enveloped(field(2, field(1, withUnknown))));
+    expect([refused.status, refused.body.message]).toEqual([400, expect.stringContaining('field12')]);
+  });
+});
