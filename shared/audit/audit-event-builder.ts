@@ -4,6 +4,7 @@ import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
 import { isNonResource, type AuthorizationAttributes } from '../authz/authorizer.ts';
 import type { AuditGroup, AuditLevel, AuditPolicy } from '../config/audit-settings.ts';
 import type { ApiResponse } from '../http/api-request.ts';
+import { answeredFailure } from '../http/answered-failure.ts';
 import { ADMIN_BYPASS_ANNOTATION, RUN_ANNOTATION, DRY_RUN_ANNOTATION } from './audit-annotations.ts';
 import { redactPathAndQuery } from '../logging/redaction.ts';
 import {
@@ -207,22 +208,4 @@ function decisionAnnotations(request: AuditedRequest, status: number | undefined
   }
   if (request.query.get('dryRun') === 'All') annotations[DRY_RUN_ANNOTATION] = 'true';
   return annotations;
-}
-
-/**
- * A failure's catalogue `reason` and its message, read from the JSON answer (an error body's `error`,
- * or a Kubernetes Status's `message`); nothing for anything else (a stream, bytes, not JSON).
- */
-function answeredFailure(response: Pick<ApiResponse, 'body'>): { reason?: string; message?: string } {
-  if (typeof response.body !== 'string' || !response.body.startsWith('{')) return {};
-  let answer: Record<string, unknown>;
-  try {
-    answer = JSON.parse(response.body) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  const reason = text(answer.reason);
-  const message = text(answer.error) ?? text(answer.message);
-  return { ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
 }

@@ -1,4 +1,5 @@
 import type { ApiResponse } from '../../http/api-request.ts';
+import { answeredFailure } from '../../http/answered-failure.ts';
 import { LAPSED_LEASES_ANNOTATION, LOGIN_OUTCOME_ANNOTATION } from '../../audit/audit-annotations.ts';
 import { UNMATCHED_ROUTE, type Metrics } from '../../metrics/metrics.ts';
 import { whenAnswered, type Filter, type FilteredRequest } from './filter-chain.ts';
@@ -62,11 +63,6 @@ const UNNAMED_REASON = 'unnamed';
 
 /** The catalogue reason of a 401 (MissingToken, InvalidToken, ...): a bounded set, read from the JSON answer. */
 function refusalReason(response: ApiResponse): string {
-  if (typeof response.body !== 'string') return UNNAMED_REASON;
-  try {
-    const reason = (JSON.parse(response.body) as { reason?: unknown }).reason;
-    return typeof reason === 'string' && /^[A-Za-z]{1,64}$/.test(reason) ? reason : UNNAMED_REASON;
-  } catch {
-    return UNNAMED_REASON;
-  }
+  const { reason } = answeredFailure(response);
+  return reason !== undefined && /^[A-Za-z]{1,64}$/.test(reason) ? reason : UNNAMED_REASON;
 }
