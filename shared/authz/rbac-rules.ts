@@ -57,13 +57,25 @@ export class RbacRulesReader {
     } catch (error) {
       throw kubernetesUnavailable('list of RBAC bindings', error, this.#logger);
     }
+    const applying = bindings.filter((candidate) => bindsAny(candidate.subjects ?? [], users));
+    // Each role is read once, however many of the bindings name it (a common ClusterRole often is), all at once.
+    const reads = new Map<string, Promise<V1PolicyRule[] | undefined>>();
+    const roleOf = (binding: V1ClusterRoleBinding | V1RoleBinding) => {
+      const { kind, name } = binding.roleRef;
+      // A ClusterRole is one object whichever binding names it; a Role is its binding's namespace's.
+      const key = kind === 'Role' ? `Role/${binding.metadata?.namespace ?? ''}/${name}` : `ClusterRole/${name}`;
+      let read = reads.get(key);
+      if (read === undefined) reads.set(key, (read = this.#roleRules(binding)));
+      return read;
+    };
+    const found = await Promise.all(applying.map(roleOf));
     const missing: string[] = [];
     const rules: V1PolicyRule[] = [];
-    for (const binding of bindings.filter((candidate) => bindsAny(candidate.subjects ?? [], users))) {
-      const found = await this.#roleRules(binding);
-      if (found === undefined) missing.push(`${binding.roleRef.kind} ${binding.roleRef.name}`);
-      else rules.push(...found);
-    }
+    applying.forEach((binding, index) => {
+      const roleRules = found[index];
+      if (roleRules === undefined) missing.push(`${binding.roleRef.kind} ${binding.roleRef.name}`);
+      else rules.push(...roleRules);
+    });
     return {
       resourceRules: rules
         .filter((rule) => (rule.resources ?? []).length > 0)
