@@ -1,16 +1,13 @@
-import { createAppContext, type AppContextOptions } from '../shared/app/app-context.ts';
+import type { AppContextOptions } from '../shared/app/app-context.ts';
 import { createNodeRequestListener } from '../shared/adapters/node-http-adapter.ts';
 import type { Settings } from '../shared/config/settings.ts';
 import { createLogger } from '../shared/logging/logger.ts';
-import { createContextHandler } from '../shared/runtime/core-handler.ts';
 import type { FunctionModule } from '../shared/runtime/function-definition.ts';
-import { defineFunction } from '../shared/runtime/define-function.ts';
 import { bindEarly, serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
 import { tlsFromSettings } from '../shared/tls/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
-import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
 import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
-import { startTracing } from '../shared/tracing/start-tracing.ts';
+import { startFunction } from './start-function.ts';
 
 /** Knative's default termination grace is 30 s; finish in-flight requests well inside it. */
 const DRAIN_GRACE_MS = 25_000;
@@ -28,14 +25,8 @@ export async function serveFunction(
   const bound = await bindEarly(settings.server, tls, options.host);
   let running: RunningServer;
   try {
-    await startTracing(
-      settings.tracing,
-      `platform-api-${module.name}`,
-      options.logger ?? createLogger({ level: settings.server.logLevel }),
-    );
-    const context = await createAppContext(settings, { cluster: module.cluster, ...options });
-    if (options.development?.localState && module.runHistory) await openLocalRunHistory(context);
-    const handler = createContextHandler(defineFunction(module, context), context);
+    const logger = options.logger ?? createLogger({ level: settings.server.logLevel });
+    const { context, handler } = await startFunction(module, settings, { ...options, logger });
     running = serveWithContext(bound, createNodeRequestListener(handler, context.config), context, DRAIN_GRACE_MS);
   } catch (error) {
     await bound.close();

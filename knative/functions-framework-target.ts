@@ -1,5 +1,4 @@
 import * as functions from '@google-cloud/functions-framework';
-import { createAppContext } from '../shared/app/app-context.ts';
 import { createFunctionsFrameworkHandler } from '../shared/adapters/functions-framework-adapter.ts';
 import { ConfigError } from '../shared/config/config-error.ts';
 import { FUNCTION_NAMES } from '../shared/routes/route-table.ts';
@@ -7,12 +6,9 @@ import { createLogger } from '../shared/logging/logger.ts';
 import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { frameworkFlags } from './functions-framework-options.ts';
 import { FUNCTION_MODULES } from '../functions/function-registry.ts';
-import { createContextHandler } from '../shared/runtime/core-handler.ts';
-import { defineFunction } from '../shared/runtime/define-function.ts';
 import { isFunctionName } from './function-target.ts';
-import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
+import { startFunction } from './start-function.ts';
 import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
-import { startTracing } from '../shared/tracing/start-tracing.ts';
 
 /**
  * Registers the function named by --target (or FUNCTION_TARGET) with the functions-framework, and
@@ -29,16 +25,10 @@ export async function registerFrameworkTarget(development?: DevelopmentServicesF
     if (!isFunctionName(target))
       throw new ConfigError('--target', `"${target}" is not one of ${FUNCTION_NAMES.join(', ')}`);
     const module = FUNCTION_MODULES[target];
-    await startTracing(settings.tracing, `platform-api-${target}`, logger);
-    const context = await createAppContext(settings, {
+    const { context, handler } = await startFunction(module, settings, {
       logger,
-      cluster: module.cluster,
       ...(development ? { development: development(settings) } : {}),
     });
-    if (module.runHistory) await openLocalRunHistory(context);
-    functions.http(
-      target,
-      createFunctionsFrameworkHandler(createContextHandler(defineFunction(module, context), context), context.config),
-    );
+    functions.http(target, createFunctionsFrameworkHandler(handler, context.config));
   });
 }
