@@ -2,6 +2,9 @@ import { ConfigError } from '../shared/config/config-error.ts';
 import type { RuntimeSettings } from '../shared/config/settings.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
 
+/** FUNCTION_TARGET of the console's static server (issue 24): one more target of the same image, not an API function. */
+export const CONSOLE_TARGET = 'console';
+
 /** The function a container serves: FUNCTION_TARGET, which must name one of the functions. */
 export function functionTarget(runtime: RuntimeSettings): FunctionName {
   const target = runtime.functionTarget ?? '';

@@ -6,9 +6,15 @@ import { createLogger } from '../shared/logging/logger.ts';
 import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
 import { functionTarget } from './function-target.ts';
 import { siblingModule } from '../shared/node/sibling-module.ts';
+import { CONSOLE_TARGET } from './function-target.ts';
 
-// The chosen module parses the settings again as its own entry point (it also runs alone).
-const settings = settingsOrExit(process.env);
-const logger = createLogger({ level: settings.server.logLevel });
-const target = await startOrExit(logger, async () => functionTarget(settings.runtime));
-await import(siblingModule(`functions/${target}`, import.meta.url).href);
+// The console (issue 24) is the image's static server, not an API function: it needs none of their settings.
+if (process.env.FUNCTION_TARGET === CONSOLE_TARGET) {
+  await import(siblingModule(`functions/${CONSOLE_TARGET}`, import.meta.url).href);
+} else {
+  // The chosen module parses the settings again as its own entry point (it also runs alone).
+  const settings = settingsOrExit(process.env);
+  const logger = createLogger({ level: settings.server.logLevel });
+  const target = await startOrExit(logger, async () => functionTarget(settings.runtime));
+  await import(siblingModule(`functions/${target}`, import.meta.url).href);
+}

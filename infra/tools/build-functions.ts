@@ -41,6 +41,8 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
     entryPoints: {
       entry: 'knative/server.ts',
       ...Object.fromEntries(FUNCTION_NAMES.map((name) => [`functions/${name}`, `knative/functions/${name}.ts`])),
+      // The console's static server (FUNCTION_TARGET=console); the app it serves is Vite's build (dist/console).
+      'functions/console': 'knative/functions/console.ts',
       // The password verifier's worker thread, loaded by path beside the shared chunk that starts it.
       'chunks/bcrypt-worker': 'shared/auth/bcrypt-worker.ts',
     },

@@ -1,7 +1,5 @@
 import { render } from 'preact';
-
-function Console() {
-  return <main>Platform console</main>;
-}
+import { Console } from './app.tsx';
+import './styles.css';
 
 render(<Console />, document.getElementById('app')!);

@@ -1,0 +1,131 @@
+// The console (issue 24): loads its configuration, completes an OIDC redirect if this load is one,
+// then shows the page of the hash route, or sign-in when there is no token or the API refused it.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { createApi } from './api.ts';
+import { completeOidcLogin, isOidcCallback } from './auth/oidc-login.ts';
+import { type ConsoleConfig, loadConsoleConfig } from './config.ts';
+import { PageTitle } from './pages/common.tsx';
+import { ProjectPage } from './pages/project-page.tsx';
+import { ProjectsPage } from './pages/projects-page.tsx';
+import { RunPage } from './pages/run-page.tsx';
+import { SignInPage } from './pages/sign-in-page.tsx';
+import { WhoAmIPage } from './pages/whoami-page.tsx';
+import { WorkspacePage } from './pages/workspace-page.tsx';
+import { href, navigate, parseRoute, useHash } from './router.ts';
+import { currentToken, forgetToken, rememberSignInCause, signIn, takeReturnTo } from './session.ts';
+
+export function Console() {
+  const [config, setConfig] = useState<ConsoleConfig | undefined>(undefined);
+  const [failure, setFailure] = useState<string | undefined>(undefined);
+  const [token, setToken] = useState(currentToken());
+  const hash = useHash();
+
+  useEffect(() => {
+    loadConsoleConfig()
+      .then(async (loaded) => {
+        if (loaded.oidc && isOidcCallback()) {
+          const idToken = await completeOidcLogin(loaded.oidc).finally(() =>
+            history.replaceState(null, '', `${location.pathname}${location.hash}`),
+          );
+          signIn(idToken);
+          setToken(idToken);
+          navigate(takeReturnTo());
+        }
+        setConfig(loaded);
+      })
+      .catch((error: unknown) => setFailure(error instanceof Error ? error.message : String(error)));
+  }, []);
+
+  /** Any 401: forget the token and go to sign-in saying why, remembering where the user was. */
+  const unauthorised = (reason: string) => {
+    if (!currentToken()) return;
+    forgetToken();
+    rememberSignInCause(location.hash || '#/projects', reason);
+    setToken(null);
+    navigate('#/sign-in');
+  };
+  // Arriving without a token: sign in first, then come back here.
+  useEffect(() => {
+    if (currentToken() === null && config && parseRoute(hash).page !== 'sign-in') {
+      rememberSignInCause(hash || '#/projects', null);
+      navigate('#/sign-in');
+    }
+  }, [hash, token, config]);
+  const api = useMemo(() => (config ? createApi(config.apiBaseUrl, unauthorised) : undefined), [config]);
+
+  if (failure)
+    return (
+      <main id="main">
+        <p class="error" role="alert">
+          The console cannot start: {failure}
+        </p>
+      </main>
+    );
+  if (!config || !api)
+    return (
+      <main id="main">
+        <p aria-busy="true">Loading…</p>
+      </main>
+    );
+
+  const route = parseRoute(hash);
+  const signedIn = token !== null;
+  const signOut = () => {
+    forgetToken();
+    setToken(null);
+    rememberSignInCause('#/projects', null);
+    navigate('#/sign-in');
+  };
+  const signedInWith = (newToken: string) => {
+    signIn(newToken);
+    setToken(newToken);
+    navigate(takeReturnTo());
+  };
+
+  return (
+    <>
+      {/* A button, not a link: with hash routing, href="#main" would be a route. */}
+      <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
+        Skip to content
+      </button>
+      <header>
+        <span class="brand">Platform console</span>
+        {signedIn && (
+          <nav aria-label="Main">
+            <a href={href('projects')}>Projects</a>
+            <a href={href('whoami')}>Who am I</a>
+            <button type="button" class="link" onClick={signOut}>
+              Sign out
+            </button>
+          </nav>
+        )}
+      </header>
+      <main id="main" tabIndex={-1} key={hash}>
+        {!signedIn || route.page === 'sign-in' ? (
+          signedIn ? (
+            <RedirectHome />
+          ) : (
+            <SignInPage config={config} onSignedIn={signedInWith} />
+          )
+        ) : route.page === 'projects' ? (
+          <ProjectsPage api={api} />
+        ) : route.page === 'project' ? (
+          <ProjectPage api={api} project={route.project} />
+        ) : route.page === 'workspace' ? (
+          <WorkspacePage api={api} project={route.project} workspace={route.workspace} />
+        ) : route.page === 'run' ? (
+          <RunPage api={api} project={route.project} runId={route.run} onUnauthorised={unauthorised} />
+        ) : route.page === 'whoami' ? (
+          <WhoAmIPage api={api} />
+        ) : (
+          <PageTitle>Page not found</PageTitle>
+        )}
+      </main>
+    </>
+  );
+}
+
+function RedirectHome() {
+  useEffect(() => navigate('#/projects'), []);
+  return null;
+}

@@ -1,0 +1,39 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import type { Loaded } from '../use-loaded.ts';
+
+/** A page's heading, focused when the page opens so keyboard and screen-reader users start at its top. */
+export function PageTitle({ children }: { children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+    document.title = `${heading.current?.textContent ?? ''} · Platform console`;
+  }, []);
+  return (
+    <h1 ref={heading} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+/** The loading, failed and loaded states of one loaded thing. */
+export function LoadedView<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  return (
+    <>
+      {loaded.error && (
+        <p class="error" role="alert">
+          {loaded.error.message}
+        </p>
+      )}
+      {loaded.data === undefined ? !loaded.error && <p aria-busy="true">Loading…</p> : children(loaded.data)}
+    </>
+  );
+}
+
+export function time(value: string | null | undefined): string {
+  return value ? new Date(value).toLocaleString() : '—';
+}
+
+export function TimeCell({ value }: { value: string | null | undefined }) {
+  return value ? <time dateTime={value}>{time(value)}</time> : <span title="not yet">—</span>;
+}

@@ -1,0 +1,148 @@
+import type { Api } from '../api.ts';
+import { listKind, type Variable } from '../platform-api.ts';
+import { href } from '../router.ts';
+import { useLoaded } from '../use-loaded.ts';
+import { LoadedView, PageTitle } from './common.tsx';
+
+/** A Project's Workspaces, Rollouts and VariableSets (its namespace has the Project's name). */
+export function ProjectPage({ api, project }: { api: Api; project: string }) {
+  return (
+    <>
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <a href={href('projects')}>Projects</a> / <span aria-current="page">{project}</span>
+      </nav>
+      <PageTitle>Project {project}</PageTitle>
+      <Workspaces api={api} project={project} />
+      <Rollouts api={api} project={project} />
+      <VariableSets api={api} project={project} />
+    </>
+  );
+}
+
+function Workspaces({ api, project }: { api: Api; project: string }) {
+  type Spec = { source?: { repository?: string; path?: string }; tool?: { name?: string; version?: string } };
+  const workspaces = useLoaded(() => listKind<Spec>(api, 'workspaces', project), `workspaces/${project}`);
+  return (
+    <section aria-labelledby="workspaces-heading">
+      <h2 id="workspaces-heading">Workspaces</h2>
+      <LoadedView loaded={workspaces}>
+        {(list) =>
+          list.items.length === 0 ? (
+            <p>No Workspaces.</p>
+          ) : (
+            <div class="table-scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Source</th>
+                    <th scope="col">Tool</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.items.map((workspace) => (
+                    <tr key={workspace.metadata.name}>
+                      <td>
+                        <a href={href('projects', project, 'workspaces', workspace.metadata.name)}>
+                          {workspace.metadata.name}
+                        </a>
+                      </td>
+                      <td class="wrap">
+                        {workspace.spec?.source?.repository} {workspace.spec?.source?.path}
+                      </td>
+                      <td>
+                        {workspace.spec?.tool?.name} {workspace.spec?.tool?.version}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </LoadedView>
+    </section>
+  );
+}
+
+function Rollouts({ api, project }: { api: Api; project: string }) {
+  type Spec = { revision?: string; stages?: { workspace: string }[] };
+  const rollouts = useLoaded(() => listKind<Spec>(api, 'rollouts', project), `rollouts/${project}`);
+  return (
+    <section aria-labelledby="rollouts-heading">
+      <h2 id="rollouts-heading">Rollouts</h2>
+      <LoadedView loaded={rollouts}>
+        {(list) =>
+          list.items.length === 0 ? (
+            <p>No Rollouts.</p>
+          ) : (
+            <ul class="cards">
+              {list.items.map((rollout) => (
+                <li key={rollout.metadata.name}>
+                  <strong>{rollout.metadata.name}</strong> revision {rollout.spec?.revision ?? '—'}:{' '}
+                  {(rollout.spec?.stages ?? []).map((stage) => stage.workspace).join(' → ')}
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </LoadedView>
+    </section>
+  );
+}
+
+/**
+ * A sensitive variable's value is never in the VariableSet (the API moves it into a Secret and answers
+ * only the reference): the console shows that it is hidden and where it is kept, never a value.
+ */
+function shownValue(variable: Variable): string {
+  if (variable.valueFrom)
+    return `hidden (Secret ${variable.valueFrom.secretKeyRef.name}, key ${variable.valueFrom.secretKeyRef.key})`;
+  if (variable.sensitive) return 'hidden';
+  return variable.value ?? '';
+}
+
+function VariableSets({ api, project }: { api: Api; project: string }) {
+  const sets = useLoaded(
+    () => listKind<{ description?: string; variables?: Variable[] }>(api, 'variablesets', project),
+    `variablesets/${project}`,
+  );
+  return (
+    <section aria-labelledby="variablesets-heading">
+      <h2 id="variablesets-heading">VariableSets</h2>
+      <LoadedView loaded={sets}>
+        {(list) =>
+          list.items.length === 0 ? (
+            <p>No VariableSets.</p>
+          ) : (
+            list.items.map((set) => (
+              <div class="table-scroll" key={set.metadata.name}>
+                <table>
+                  <caption>{set.metadata.name}</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Variable</th>
+                      <th scope="col">Category</th>
+                      <th scope="col">Value</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {(set.spec?.variables ?? []).map((variable) => (
+                      <tr key={variable.name}>
+                        <td>{variable.name}</td>
+                        <td>{variable.category ?? 'terraform'}</td>
+                        <td class={variable.valueFrom || variable.sensitive ? 'hidden-value wrap' : 'wrap'}>
+                          {shownValue(variable)}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            ))
+          )
+        }
+      </LoadedView>
+    </section>
+  );
+}

@@ -1,0 +1,52 @@
+import { useState } from 'preact/hooks';
+import { useAllowed } from '../access.ts';
+import type { Api } from '../api.ts';
+import { FINAL_PHASES, type Run, runsPath } from '../platform-api.ts';
+
+/** Starting and cancelling are both authorised as `create` on `workspaces/runs` named by the Workspace (spec, run routes). */
+export function useMayRun(
+  api: Api,
+  group: string | undefined,
+  project: string,
+  workspace: string | undefined,
+): boolean {
+  return (
+    useAllowed(api, {
+      namespace: project,
+      verb: 'create',
+      group: group ?? '',
+      resource: 'workspaces',
+      subresource: 'runs',
+      ...(workspace ? { name: workspace } : {}),
+    }) &&
+    group !== undefined &&
+    workspace !== undefined
+  );
+}
+
+export function CancelButton({ api, run, onDone }: { api: Api; run: Run; onDone: (error?: string) => void }) {
+  const [busy, setBusy] = useState(false);
+  if (FINAL_PHASES.has(run.phase) || run.cancelRequestedAt) return null;
+  const cancel = async () => {
+    setBusy(true);
+    try {
+      await api.post(`${runsPath(run.project)}/runs/${encodeURIComponent(run.id)}/cancel`);
+      onDone();
+    } catch (error) {
+      onDone(error instanceof Error ? error.message : String(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button
+      type="button"
+      class="danger"
+      disabled={busy}
+      onClick={cancel}
+      aria-label={`Cancel ${run.type} run ${run.id}`}
+    >
+      Cancel
+    </button>
+  );
+}

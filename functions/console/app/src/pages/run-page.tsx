@@ -1,0 +1,92 @@
+import type { Api } from '../api.ts';
+import { apiGroup, FINAL_PHASES, type Run, runsPath } from '../platform-api.ts';
+import { href } from '../router.ts';
+import { RunLogView } from '../run-log/index.ts';
+import { currentToken } from '../session.ts';
+import { useLoaded } from '../use-loaded.ts';
+import { LoadedView, PageTitle, TimeCell } from './common.tsx';
+import { CancelButton, useMayRun } from './run-actions.tsx';
+
+const POLL_MS = 2_000;
+
+/** A run's header (live by polling until it is final) and its log, streamed by the run-log viewer. */
+export function RunPage({
+  api,
+  project,
+  runId,
+  onUnauthorised,
+}: {
+  api: Api;
+  project: string;
+  runId: string;
+  onUnauthorised: (reason: string) => void;
+}) {
+  const path = `${runsPath(project)}/runs/${encodeURIComponent(runId)}`;
+  const run = useLoaded(() => api.get<Run>(path), path, POLL_MS);
+  const group = useLoaded(() => apiGroup(api), 'group');
+  const mayRun = useMayRun(api, group.data, project, run.data?.workspace);
+  const token = currentToken() ?? '';
+  return (
+    <>
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <a href={href('projects')}>Projects</a> / <a href={href('projects', project)}>{project}</a> /{' '}
+        {run.data && <a href={href('projects', project, 'workspaces', run.data.workspace)}>{run.data.workspace}</a>}
+        {' / '}
+        <span aria-current="page">run</span>
+      </nav>
+      <PageTitle>Run {runId}</PageTitle>
+      <LoadedView loaded={run}>
+        {(data) => (
+          <>
+            <dl class="facts">
+              <dt>Type</dt>
+              <dd>{data.type}</dd>
+              <dt>Phase</dt>
+              <dd>
+                <span class={`phase phase-${data.phase.toLowerCase()}`} data-testid="run-phase">
+                  {data.phase}
+                </span>
+                {!FINAL_PHASES.has(data.phase) && data.cancelRequestedAt && ' (cancel requested)'}
+              </dd>
+              <dt>Principal</dt>
+              <dd class="wrap">
+                {data.principal} ({data.principalType})
+              </dd>
+              <dt>Created</dt>
+              <dd>
+                <TimeCell value={data.createdAt} />
+              </dd>
+              <dt>Started</dt>
+              <dd>
+                <TimeCell value={data.startedAt} />
+              </dd>
+              <dt>Finished</dt>
+              <dd>
+                <TimeCell value={data.finishedAt} />
+              </dd>
+              <dt>Attempts</dt>
+              <dd>{data.attempts}</dd>
+              {data.statusMessage && (
+                <>
+                  <dt>Status</dt>
+                  <dd class="wrap">{data.statusMessage}</dd>
+                </>
+              )}
+            </dl>
+            {mayRun && (
+              <div class="actions">
+                <CancelButton api={api} run={data} onDone={() => run.reload()} />
+              </div>
+            )}
+          </>
+        )}
+      </LoadedView>
+      <h2>Log</h2>
+      <RunLogView
+        streamUrl={`${api.baseUrl}/api/v1alpha1/run-logs/${encodeURIComponent(project)}/${encodeURIComponent(runId)}`}
+        token={token}
+        onUnauthorised={onUnauthorised}
+      />
+    </>
+  );
+}

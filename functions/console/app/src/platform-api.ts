@@ -1,0 +1,66 @@
+// The API's shapes the console reads, and where they live.
+import type { Api } from './api.ts';
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  creationTimestamp?: string;
+}
+export interface KubeObject<Spec = Record<string, unknown>> {
+  metadata: ObjectMeta;
+  spec?: Spec;
+  status?: Record<string, unknown>;
+}
+export interface KubeList<Spec = Record<string, unknown>> {
+  items: KubeObject<Spec>[];
+}
+
+export interface Variable {
+  name: string;
+  description?: string;
+  sensitive?: boolean;
+  category?: string;
+  value?: string;
+  valueFrom?: { secretKeyRef: { name: string; key: string } };
+}
+
+export interface Run {
+  id: string;
+  project: string;
+  workspace: string;
+  type: 'plan' | 'apply';
+  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
+  principal: string;
+  principalType: string;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  message: string;
+  statusMessage: string;
+  attempts: number;
+  cancelRequestedAt: string | null;
+}
+
+export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(['Succeeded', 'Failed', 'Cancelled']);
+
+let platformGroup: Promise<string> | undefined;
+
+/** The platform's API group (configurable on the server): the one group of `/apis` that is not Kubernetes' own. */
+export function apiGroup(api: Api): Promise<string> {
+  platformGroup ??= api.get<{ groups: { name: string }[] }>('/apis').then((list) => {
+    const group = list.groups.find((candidate) => !candidate.name.endsWith('.k8s.io'));
+    if (!group) throw new Error('the API serves no platform group under /apis');
+    return group.name;
+  });
+  platformGroup.catch(() => (platformGroup = undefined));
+  return platformGroup;
+}
+
+/** A namespaced list of the platform's kinds; a Project's namespace has its name. */
+export async function listKind<Spec>(api: Api, plural: string, namespace?: string): Promise<KubeList<Spec>> {
+  const group = await apiGroup(api);
+  const where = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return api.get<KubeList<Spec>>(`/apis/${group}/v1alpha1${where}/${plural}`);
+}
+
+export const runsPath = (project: string) => `/api/v1alpha1/projects/${encodeURIComponent(project)}`;

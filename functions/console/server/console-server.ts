@@ -1,0 +1,114 @@
+// The console's static server (issue 24): the Vite build of functions/console/app under a strict
+// Content-Security-Policy, `/config.json` telling the app where the API is, and the single-page
+// application's fallback to index.html. The image runs it as FUNCTION_TARGET=console; `npm start`
+// and `npm run fleet` run it on a second port.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { readConsoleFiles, type ConsoleFile } from './console-files.ts';
+import type { ConsoleSettings } from './console-settings.ts';
+
+export interface RunningConsole {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * No inline script or style anywhere (Vite's build has none: functions/console/app/vite.config.ts), so
+ * `'self'` is all the page may run; it may fetch only from itself, the API and the OpenID Provider.
+ */
+export function contentSecurityPolicy(settings: Pick<ConsoleSettings, 'apiBaseUrl' | 'connectOrigins'>): string {
+  const connect = ["'self'", settings.apiBaseUrl, ...settings.connectOrigins].join(' ');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src ${connect}`,
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The request listener over the files of one build. */
+export function consoleRequestListener(
+  files: Map<string, ConsoleFile>,
+  settings: Pick<ConsoleSettings, 'apiBaseUrl' | 'connectOrigins'>,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const common = {
+    'content-security-policy': contentSecurityPolicy(settings),
+    'x-content-type-options': 'nosniff',
+    // The OIDC redirect carries the authorization code in the URL: never send it on as a Referer.
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+  };
+  const config = configFile(settings.apiBaseUrl);
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { ...common, allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+      res.end('method not allowed\n');
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://console').pathname;
+    if (path === '/healthz') {
+      res.writeHead(200, { ...common, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : 'ok\n');
+      return;
+    }
+    const file = path === '/config.json' ? config : (files.get(path) ?? fallback(files, path));
+    if (!file) {
+      res.writeHead(404, { ...common, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' });
+      res.end(req.method === 'HEAD' ? undefined : 'not found\n');
+      return;
+    }
+    const gzip = file.gzipped !== undefined && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const body = gzip ? file.gzipped! : file.body;
+    res.writeHead(200, {
+      ...common,
+      'content-type': file.contentType,
+      'content-length': body.byteLength,
+      // Hashed assets never change; index.html and config.json are revalidated so a new build shows at once.
+      'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      vary: 'Accept-Encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+}
+
+/** The app's routes are not files: a path without a file extension gets index.html; a missing asset stays 404. */
+function fallback(files: Map<string, ConsoleFile>, path: string): ConsoleFile | undefined {
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  return last.includes('.') ? undefined : files.get('/index.html');
+}
+
+function configFile(apiBaseUrl: string): ConsoleFile {
+  const body = Buffer.from(`${JSON.stringify({ apiBaseUrl })}\n`);
+  return { body, gzipped: gzipSync(body), contentType: 'application/json; charset=utf-8', immutable: false };
+}
+
+/** Serves the build in `assetsDir` on `port` (0: a free one) of `host`. */
+export async function startConsoleServer(
+  settings: ConsoleSettings & { assetsDir: string },
+  host?: string,
+): Promise<RunningConsole> {
+  const server: Server = createServer(consoleRequestListener(readConsoleFiles(settings.assetsDir), settings));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: `http://${host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
