@@ -81,6 +81,14 @@ module.exports = {
       from: { path: '^infra/kube-emulator/' },
       to: { path: '^(shared|functions|knative|test|infra/(?!kube-emulator/))' },
     },
+    {
+      name: 'console-app-is-browser-code',
+      comment:
+        'The console app (functions/console/app/src, issue 24) runs in a browser: it imports only its own files and its browser packages, never shared/, a function, the entries, the tools or a node: module.',
+      severity: 'error',
+      from: { path: '^functions/console/app/src/' },
+      to: { pathNot: ['^functions/console/app/src/', '(^|/)node_modules/(preact|oauth4webapi)/'] },
+    },
     ...layerRules,
   ],
   options: {

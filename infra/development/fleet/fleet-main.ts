@@ -4,9 +4,13 @@ import { ConfigError } from '../../../shared/config/config-error.ts';
 import { createLogger } from '../../../shared/logging/logger.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
 import { startFleet } from './fleet.ts';
+import { localConsolePort, startLocalConsole, withConsoleOrigins } from '../gateway/local-console.ts';
 
 const MAX_REPLICAS = 10;
-const settings = settingsOrExit(process.env);
+// The console (issue 24) on the next port: its origin is one the API allows (the replicas get the same environment).
+const consolePort = await startOrExit(createLogger(), async () => localConsolePort(process.env));
+const environment = withConsoleOrigins(process.env, consolePort);
+const settings = settingsOrExit(environment);
 const logger = createLogger({ level: settings.server.logLevel });
 const fleet = await startOrExit(logger, () => {
   const { values } = parseArgs({ options: { replicas: { type: 'string', default: '1' } } });
@@ -14,7 +18,7 @@ const fleet = await startOrExit(logger, () => {
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS)
     throw new ConfigError('--replicas', `"${values.replicas}" is not a whole number from 1 to ${MAX_REPLICAS}`);
   // The replicas are handed the environment as given (forwarded, each parses its own).
-  return startFleet(settings, process.env, {
+  return startFleet(settings, environment, {
     replicas,
     dataDir: settings.local.dataDir,
     logger,
@@ -22,4 +26,15 @@ const fleet = await startOrExit(logger, () => {
       process.stdout.write(text.replace(/^(?=.)/gm, `[${replica.name}#${replica.index}] `)),
   });
 });
-onShutdownSignal(logger, () => fleet.close());
+const consoleServer = await startOrExit(logger, () =>
+  startLocalConsole({
+    port: consolePort,
+    apiBaseUrl: fleet.url.replace('127.0.0.1', 'localhost'),
+    oidcIssuerUrl: environment.OIDC_ISSUER_URL,
+    logger,
+  }),
+);
+onShutdownSignal(logger, async () => {
+  await consoleServer.close();
+  await fleet.close();
+});

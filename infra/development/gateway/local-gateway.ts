@@ -20,6 +20,7 @@ import { gatewayTls } from './gateway-tls.ts';
 import { developmentServicesFor } from '../development-services.ts';
 import { startTracing } from '../../../shared/tracing/start-tracing.ts';
 import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
+import { localConsolePort, startLocalConsole, withConsoleOrigins } from './local-console.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -83,7 +84,10 @@ async function serveGateway(
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const settings = settingsOrExit(process.env);
+  // The console (issue 24) on the next port: its origin is one the API allows.
+  const consolePort = await startOrExit(createLogger(), async () => localConsolePort(process.env));
+  const env = withConsoleOrigins(process.env, consolePort);
+  const settings = settingsOrExit(env);
   const logger = createLogger({ level: settings.server.logLevel });
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
@@ -91,5 +95,16 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       development: developmentServicesFor(settings),
     }),
   );
-  onShutdownSignal(logger, () => running.close());
+  const consoleServer = await startOrExit(logger, () =>
+    startLocalConsole({
+      port: consolePort,
+      apiBaseUrl: running.url.replace('127.0.0.1', 'localhost'),
+      oidcIssuerUrl: env.OIDC_ISSUER_URL,
+      logger,
+    }),
+  );
+  onShutdownSignal(logger, async () => {
+    await consoleServer.close();
+    await running.close();
+  });
 }
