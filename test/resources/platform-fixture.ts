@@ -30,7 +30,7 @@ export const TEAM_PROJECT = 'team-a';
 export const OTHER_PROJECT = 'team-b';
 export const OIDC_USER = { sub: 'alice', email: 'alice@example.com', groups: ['team-a-developers'] };
 /** The ServiceAccount the OIDC user maps to, and the one that calls with its own token. */
-const MAPPED_ACCOUNT = 'team-a-developer';
+export const MAPPED_ACCOUNT = 'team-a-developer';
 export const CALLER_ACCOUNT = 'team-a-ci';
 export const CALLER_ACCOUNT_USER = `system:serviceaccount:${TEST_NAMESPACE}:${CALLER_ACCOUNT}`;
 const CONTROLLER_ACCOUNT = 'workspace-controller';
@@ -70,11 +70,12 @@ export interface Platform {
 /**
  * Starts the platform before the file's tests and stops it after; call the returned function inside tests.
  * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL); `options.logger` hears the
- * server's log; `options.auditSinks` receive its audit events in place of standard output. With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
+ * server's log; `options.auditSinks` receive its audit events in place of standard output; `options.oidcRedirectUris` are
+ * registered with the OpenID Provider (a browser client's). With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
  */
 export function usePlatform(
   serverEnv: Record<string, string> = {},
-  options: { tls?: boolean; logger?: Logger; auditSinks?: AuditSink[] } = {},
+  options: { tls?: boolean; logger?: Logger; auditSinks?: AuditSink[]; oidcRedirectUris?: string[] } = {},
 ): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
@@ -86,7 +87,7 @@ export function usePlatform(
     if (options.tls) {
       ({ env: tlsEnv, folder: tlsFolder, cert: caCertificate } = await servingCertificate());
     }
-    provider = await startOidcProvider([OIDC_USER]);
+    provider = await startOidcProvider([OIDC_USER], { redirectUris: options.oidcRedirectUris ?? [] });
     const clusterAdmin = new ClusterObjects(
       new KubernetesRestClient(cluster.emulator.kubeConfig(), silentLogger),
       GROUP,

@@ -5,11 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
+import { buildConsole } from '../../infra/tools/build-console.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The folder holding entry.mjs, functions/ and chunks/ (as `npm run build` writes dist/). */
     bundleDir: string;
+    /** The console's Vite build (issue 24), as `npm run build:console` writes dist/console. */
+    consoleDir: string;
   }
 }
 
@@ -22,5 +25,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
     recursive: true,
   });
   project.provide('bundleDir', bundleDir);
+  // Built after the bundles, which empty their folder: the browser tests serve it (test/console/).
+  project.provide('consoleDir', await buildConsole(join(folder, 'console')));
   return () => rmSync(folder, { recursive: true, force: true });
 }

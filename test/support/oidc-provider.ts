@@ -35,8 +35,14 @@ export interface TestOidcProvider {
   start(): Promise<void>;
 }
 
-/** Starts an OpenID Provider whose only accounts are `users`, with a `groups` scope and claim. */
-export async function startOidcProvider(users: TestUser[]): Promise<TestOidcProvider & { close(): Promise<void> }> {
+/**
+ * Starts an OpenID Provider whose only accounts are `users`, with a `groups` scope and claim.
+ * `options.redirectUris` registers more redirect URIs for every client (a browser app such as the console).
+ */
+export async function startOidcProvider(
+  users: TestUser[],
+  options: { redirectUris?: string[] } = {},
+): Promise<TestOidcProvider & { close(): Promise<void> }> {
   let listener: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
   let server = createServer((req, res) => listener(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -48,7 +54,7 @@ export async function startOidcProvider(users: TestUser[]): Promise<TestOidcProv
     clients: Object.values(OIDC_CLIENTS).map((clientId) => ({
       client_id: clientId,
       token_endpoint_auth_method: 'none',
-      redirect_uris: [REDIRECT_URI],
+      redirect_uris: [REDIRECT_URI, ...(options.redirectUris ?? [])],
       grant_types: ['authorization_code'],
       response_types: ['code'],
     })),

@@ -12,7 +12,7 @@ import { SignInPage } from './pages/sign-in-page.tsx';
 import { WhoAmIPage } from './pages/whoami-page.tsx';
 import { WorkspacePage } from './pages/workspace-page.tsx';
 import { href, navigate, parseRoute, useHash } from './router.ts';
-import { currentToken, forgetToken, rememberSignInCause, signIn, takeReturnTo } from './session.ts';
+import { currentToken, forgetToken, rememberReturnTo, rememberSignInCause, signIn, takeReturnTo } from './session.ts';
 
 export function Console() {
   const [config, setConfig] = useState<ConsoleConfig | undefined>(undefined);
@@ -47,7 +47,7 @@ export function Console() {
   // Arriving without a token: sign in first, then come back here.
   useEffect(() => {
     if (currentToken() === null && config && parseRoute(hash).page !== 'sign-in') {
-      rememberSignInCause(hash || '#/projects', null);
+      rememberReturnTo(hash || '#/projects');
       navigate('#/sign-in');
     }
   }, [hash, token, config]);

@@ -28,6 +28,11 @@ export function rememberSignInCause(returnTo: string, reason: string | null): vo
   else sessionStorage.removeItem(REASON_KEY);
 }
 
+/** Where to go after signing in, keeping the reason already given (a 401 remembered both). */
+export function rememberReturnTo(returnTo: string): void {
+  sessionStorage.setItem(RETURN_KEY, returnTo);
+}
+
 export function signInReason(): string | null {
   return sessionStorage.getItem(REASON_KEY);
 }

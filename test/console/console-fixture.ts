@@ -1,0 +1,106 @@
+// The console (issue 24) in a real browser: the platform of test/resources/platform-fixture.ts (emulator,
+// embedded PostgreSQL, a real OpenID Provider, the local gateway) with the console's static server
+// serving the build the global setup made, on its own origin, which the API allows by CORS and the
+// OpenID Provider knows as the console's redirect URI. One browser per test file.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
+import { startConsoleServer, type RunningConsole } from '../../functions/console/server/console-server.ts';
+import { ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
+import { freePort } from '../support/function-servers.ts';
+import { launchChromium } from '../support/headless-chromium.ts';
+import { usePlatform, type Platform } from '../resources/platform-fixture.ts';
+
+export interface ConsoleFixture {
+  platform: () => Platform;
+  /** The console's origin (http://127.0.0.1:<port>). */
+  url: string;
+  /** A new page of its own context (own sessionStorage) at `width` × 800; every CSP violation and page error fails `expectNoPageErrors`. */
+  newPage(width?: number): Promise<Page>;
+}
+
+/** What the console's pages reported that should never happen: CSP refusals, uncaught errors. */
+const pageErrors = new WeakMap<Page, string[]>();
+
+export async function useConsole(serverEnv: Record<string, string> = {}): Promise<ConsoleFixture> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const platform = usePlatform({ CORS_ALLOWED_ORIGINS: url, ...serverEnv }, { oidcRedirectUris: [`${url}/`] });
+  let server: RunningConsole | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    server = await startConsoleServer(
+      {
+        apiBaseUrl: platform().gateway.url,
+        connectOrigins: [platform().oidcIssuer],
+        assetsDir: inject('consoleDir'),
+        port,
+      },
+      '127.0.0.1',
+    );
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    platform,
+    url,
+    async newPage(width = 1280) {
+      const context = await browser!.newContext({ viewport: { width, height: 800 } });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      pageErrors.set(page, errors);
+      page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        if (/Content.Security.Policy|Refused to/i.test(message.text())) errors.push(`CSP: ${message.text()}`);
+      });
+      return page;
+    },
+  };
+}
+
+/** No CSP refusal and no uncaught error on the page so far. */
+export function expectNoPageErrors(page: Page): void {
+  expect(pageErrors.get(page) ?? []).toEqual([]);
+}
+
+/** Opens the console at `hash`, is shown sign-in, and signs in with the admin password. */
+export async function signInAsAdmin(page: Page, consoleUrl: string, hash = '#/projects'): Promise<void> {
+  await page.goto(`${consoleUrl}/${hash}`);
+  await submitPassword(page, ADMIN_PASSWORD);
+}
+
+export async function submitPassword(page: Page, password: string): Promise<void> {
+  await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in as admin' }).click();
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's serious and critical violations of the page as it is. Evaluated through the DevTools
+ * protocol, not as an inline script, which the console's CSP rightly refuses.
+ */
+export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run();
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      targets: violation.nodes.map((node) => node.target.join(' ')),
+    }));
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.targets.join(', ')}`);
+}

@@ -1,0 +1,150 @@
+// Issue 24, items 2 and 3, in headless Chromium: the admin password form and its distinct refusals,
+// OIDC sign-in (Authorization Code + PKCE against the real oidc-provider), and every 401 — an expired
+// token, a rotated signing key — sending the user to sign-in with the API's reason and back after.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { OTHER_SIGNING_KEY, SIGNING_KEY, adminHash } from '../support/admin-fixtures.ts';
+import { writeMountedSecret } from '../support/mounted-secret-folder.ts';
+import { OIDC_USER, TEAM_PROJECT, API, expectStatus, send, workspaceObject } from '../resources/platform-fixture.ts';
+import { expectNoPageErrors, signInAsAdmin, submitPassword, useConsole } from './console-fixture.ts';
+
+const secretFolder = await mkdtemp(join(tmpdir(), 'console-sign-in-secret-'));
+const secretValues = (overrides: Record<string, string> = {}) => ({
+  ADMIN_ACCOUNT_ENABLED: 'true',
+  ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(),
+  ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
+  ADMIN_ACCOUNT_TOKEN_TTL: '1h',
+  ...overrides,
+});
+await writeMountedSecret(secretFolder, secretValues());
+afterAll(() => rm(secretFolder, { recursive: true, force: true }));
+const POLL_MS = 200;
+/** Changes the admin settings and waits until the server has read them. */
+async function changeAdminSecret(overrides: Record<string, string>): Promise<void> {
+  await writeMountedSecret(secretFolder, secretValues(overrides));
+  await new Promise((resolve) => setTimeout(resolve, POLL_MS * 5));
+}
+
+const console = await useConsole({
+  ADMIN_SECRET_SOURCE: `file:${secretFolder}`,
+  ADMIN_SECRET_POLL_INTERVAL: `${POLL_MS}ms`,
+});
+const WORKSPACE = 'sign-in-network';
+const workspaceHash = `#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}`;
+
+describe('Admin sign-in: the password form, and the refusals told apart as the API tells them apart', () => {
+  it('a wrong password says so, and nothing is signed in', async () => {
+    const page = await console.newPage();
+    await page.goto(`${console.url}/`);
+    await submitPassword(page, 'not the password');
+    await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toBe('Wrong password.');
+    expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toBeNull();
+    expectNoPageErrors(page);
+  });
+
+  it('the right password signs in: the projects list, the token in sessionStorage and never in localStorage', async () => {
+    await send(
+      console.platform().gateway.url,
+      console.platform().tokens.admin,
+      'POST',
+      `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+      workspaceObject(WORKSPACE),
+    ).then(expectStatus(201));
+    const page = await console.newPage();
+    await signInAsAdmin(page, console.url);
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await page.getByRole('link', { name: TEAM_PROJECT }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toMatch(/^ey/);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    await page.getByRole('link', { name: 'Who am I' }).click();
+    await expect.poll(() => page.getByTestId('principal-type').textContent()).toContain('admin');
+    // Sign-out forgets the token.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toBeNull();
+    expectNoPageErrors(page);
+  });
+
+  it('a disabled admin account says so, not "wrong password"', async () => {
+    const page = await console.newPage();
+    await page.goto(`${console.url}/`);
+    await page.getByLabel('Password').waitFor();
+    await changeAdminSecret({ ADMIN_ACCOUNT_ENABLED: 'false' });
+    try {
+      await submitPassword(page, 'correct horse battery staple');
+      await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toBe('The admin account is disabled.');
+      // A console opened now offers no password form at all (public-config says the account is off).
+      const fresh = await console.newPage();
+      await fresh.goto(`${console.url}/`);
+      await fresh.getByRole('button', { name: /^Sign in with / }).waitFor();
+      expect(await fresh.getByLabel('Password').count()).toBe(0);
+    } finally {
+      await changeAdminSecret({});
+    }
+  });
+});
+
+describe('OIDC sign-in: Authorization Code with PKCE as a public client, the ID token as the bearer token', () => {
+  it('"Sign in with <provider>" goes to the provider, comes back with a code, and the API knows the user', async () => {
+    const page = await console.newPage();
+    const authorize: URL[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${console.platform().oidcIssuer}/auth`)) authorize.push(new URL(request.url()));
+    });
+    await page.goto(`${console.url}/#/whoami`);
+    await page.getByRole('button', { name: `Sign in with ${new URL(console.platform().oidcIssuer).host}` }).click();
+    // oidc-provider's own login and consent pages.
+    await page.locator('input[name="login"]').fill(OIDC_USER.sub);
+    await page.locator('input[name="password"]').fill('any');
+    await page.locator('button[type="submit"]').click();
+    await page.locator('button[type="submit"]').click();
+    await expect.poll(() => page.getByTestId('principal-type').textContent(), { timeout: 15_000 }).toContain('oidc');
+    expect(await page.getByTestId('principal-name').textContent()).toBe(OIDC_USER.email);
+    // Back where the user was going, the code gone from the address bar.
+    expect(new URL(page.url()).hash).toBe('#/whoami');
+    expect(new URL(page.url()).search).toBe('');
+    const request = authorize[0]!;
+    expect(request.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(request.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(request.searchParams.get('redirect_uri')).toBe(`${console.url}/`);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expectNoPageErrors(page);
+  });
+});
+
+describe('Any 401 sends the user to sign-in with the reason, and back to where they were after', () => {
+  it('a token that expires while the page is open (short ADMIN_ACCOUNT_TOKEN_TTL)', async () => {
+    await changeAdminSecret({ ADMIN_ACCOUNT_TOKEN_TTL: '3s' });
+    const page = await console.newPage();
+    try {
+      await signInAsAdmin(page, console.url, workspaceHash);
+      await page.getByRole('heading', { name: `Workspace ${WORKSPACE}` }).waitFor();
+    } finally {
+      await changeAdminSecret({});
+    }
+    // The runs list polls: the first poll after exp is refused, and the page says why.
+    const reason = page.getByTestId('sign-in-reason');
+    await reason.waitFor({ timeout: 15_000 });
+    expect(await reason.textContent()).toMatch(/expired/i);
+    expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toBeNull();
+    await submitPassword(page, 'correct horse battery staple');
+    await page.getByRole('heading', { name: `Workspace ${WORKSPACE}` }).waitFor();
+    expect(new URL(page.url()).hash).toBe(workspaceHash);
+    expectNoPageErrors(page);
+  });
+
+  it('a rotated signing key does the same', async () => {
+    const page = await console.newPage();
+    await signInAsAdmin(page, console.url, workspaceHash);
+    await page.getByRole('heading', { name: `Workspace ${WORKSPACE}` }).waitFor();
+    await changeAdminSecret({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY });
+    const reason = page.getByTestId('sign-in-reason');
+    await reason.waitFor({ timeout: 15_000 });
+    expect(await reason.textContent()).toMatch(/signature|rotated/i);
+    await submitPassword(page, 'correct horse battery staple');
+    await page.getByRole('heading', { name: `Workspace ${WORKSPACE}` }).waitFor();
+    expectNoPageErrors(page);
+  });
+});

@@ -1,0 +1,115 @@
+// Issue 24, item 1 and 6: the console's static server and build. A strict CSP (no inline script or
+// style in Vite's output), nosniff, hashed assets immutable and index.html revalidated, the SPA
+// fallback, /config.json from CONSOLE_API_BASE_URL, and JavaScript under 150 KB compressed.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { ConfigError } from '../../shared/config/config-error.ts';
+import { consoleSettings } from '../../functions/console/server/console-settings.ts';
+import { startConsoleServer, type RunningConsole } from '../../functions/console/server/console-server.ts';
+
+const API = 'https://api.platform.test';
+const ISSUER = 'https://login.example.com';
+const JS_BUDGET_BYTES = 150 * 1024;
+
+let server: RunningConsole;
+beforeAll(async () => {
+  server = await startConsoleServer(
+    {
+      ...consoleSettings({ CONSOLE_API_BASE_URL: API, CONSOLE_CONNECT_ORIGINS: ISSUER, PORT: '0' }),
+      assetsDir: inject('consoleDir'),
+    },
+    '127.0.0.1',
+  );
+});
+afterAll(() => server.close());
+
+const files = () =>
+  readdirSync(inject('consoleDir'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+
+describe('The console is served under a strict Content-Security-Policy', () => {
+  it('index.html: script and style only from itself, connections only to itself, the API and the OpenID Provider', async () => {
+    const response = await fetch(`${server.url}/`);
+    expect(response.status).toBe(200);
+    const csp = response.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain(`connect-src 'self' ${API} ${ISSUER}`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+  });
+
+  it("Vite's build has no inline script, no inline style and no style attribute (the CSP would refuse them)", () => {
+    const html = readFileSync(join(inject('consoleDir'), 'index.html'), 'utf8');
+    for (const tag of html.match(/<script\b[^>]*>[\s\S]*?<\/script>/g) ?? []) {
+      expect(tag).toMatch(/\bsrc=/);
+      expect(tag.replace(/<script\b[^>]*>|<\/script>/g, '').trim()).toBe('');
+    }
+    expect(html).not.toMatch(/<style\b/);
+    expect(html).not.toMatch(/\sstyle=/);
+    expect(html).not.toMatch(/\son[a-z]+=/);
+  });
+});
+
+describe('Caching: hashed assets for a year, everything else revalidated', () => {
+  it('an asset under assets/ is immutable, compressed when asked, and of its type', async () => {
+    const script = files().find((entry) => entry.name.endsWith('.js'))!;
+    const response = await fetch(`${server.url}/assets/${script.name}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(response.headers.get('content-encoding')).toBe('gzip');
+  });
+
+  it('/config.json tells the app where the API is, never cached', async () => {
+    const response = await fetch(`${server.url}/config.json`);
+    expect(await response.json()).toEqual({ apiBaseUrl: API });
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+  });
+});
+
+describe('The single-page fallback', () => {
+  it('answers index.html for a path without a file extension, 404 for a missing file', async () => {
+    const page = await fetch(`${server.url}/projects/team-a`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="app">');
+    expect((await fetch(`${server.url}/assets/missing-123.js`)).status).toBe(404);
+    expect((await fetch(`${server.url}/favicon.ico`)).status).toBe(404);
+  });
+
+  it('serves only GET and HEAD', async () => {
+    const response = await fetch(`${server.url}/`, { method: 'POST' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('Settings', () => {
+  it('refuses to start without the API origin, or with a path in it', () => {
+    expect(() => consoleSettings({})).toThrow(ConfigError);
+    expect(() => consoleSettings({ CONSOLE_API_BASE_URL: 'https://api.example.com/v1' })).toThrow(
+      /CONSOLE_API_BASE_URL/,
+    );
+    expect(() => consoleSettings({ CONSOLE_API_BASE_URL: API, CONSOLE_CONNECT_ORIGINS: 'not a url' })).toThrow(
+      /CONSOLE_CONNECT_ORIGINS/,
+    );
+  });
+});
+
+describe('JavaScript under 150 KB compressed (issue 24, item 6)', () => {
+  it('the gzipped size of every script of the build adds up to less than the budget', () => {
+    const scripts = files().filter((entry) => entry.name.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(0);
+    const total = scripts.reduce(
+      (sum, entry) => sum + gzipSync(readFileSync(join(entry.parentPath, entry.name)), { level: 9 }).byteLength,
+      0,
+    );
+    expect(total).toBeLessThan(JS_BUDGET_BYTES);
+  });
+});
