@@ -23,10 +23,17 @@ export interface ConsoleFixture {
 /** What the console's pages reported that should never happen: CSP refusals, uncaught errors. */
 const pageErrors = new WeakMap<Page, string[]>();
 
-export async function useConsole(serverEnv: Record<string, string> = {}): Promise<ConsoleFixture> {
+/** `options.tls`: the API serves HTTPS with a generated certificate, which the browser accepts (kubectl sends a token only over HTTPS). */
+export async function useConsole(
+  serverEnv: Record<string, string> = {},
+  options: { tls?: boolean } = {},
+): Promise<ConsoleFixture> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const platform = usePlatform({ CORS_ALLOWED_ORIGINS: url, ...serverEnv }, { oidcRedirectUris: [`${url}/`] });
+  const platform = usePlatform(
+    { CORS_ALLOWED_ORIGINS: url, ...serverEnv },
+    { oidcRedirectUris: [`${url}/`], tls: options.tls ?? false },
+  );
   let server: RunningConsole | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
@@ -49,7 +56,10 @@ export async function useConsole(serverEnv: Record<string, string> = {}): Promis
     platform,
     url,
     async newPage(width = 1280) {
-      const context = await browser!.newContext({ viewport: { width, height: 800 } });
+      const context = await browser!.newContext({
+        viewport: { width, height: 800 },
+        ignoreHTTPSErrors: options.tls ?? false,
+      });
       const page = await context.newPage();
       const errors: string[] = [];
       pageErrors.set(page, errors);

@@ -27,7 +27,7 @@ async function changeAdminSecret(overrides: Record<string, string>): Promise<voi
   await new Promise((resolve) => setTimeout(resolve, POLL_MS * 5));
 }
 
-const console = await useConsole({
+const app = await useConsole({
   ADMIN_SECRET_SOURCE: `file:${secretFolder}`,
   ADMIN_SECRET_POLL_INTERVAL: `${POLL_MS}ms`,
 });
@@ -36,8 +36,8 @@ const workspaceHash = `#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}`;
 
 describe('Admin sign-in: the password form, and the refusals told apart as the API tells them apart', () => {
   it('a wrong password says so, and nothing is signed in', async () => {
-    const page = await console.newPage();
-    await page.goto(`${console.url}/`);
+    const page = await app.newPage();
+    await page.goto(`${app.url}/`);
     await submitPassword(page, 'not the password');
     await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toBe('Wrong password.');
     expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toBeNull();
@@ -46,14 +46,14 @@ describe('Admin sign-in: the password form, and the refusals told apart as the A
 
   it('the right password signs in: the projects list, the token in sessionStorage and never in localStorage', async () => {
     await send(
-      console.platform().gateway.url,
-      console.platform().tokens.admin,
+      app.platform().gateway.url,
+      app.platform().tokens.admin,
       'POST',
       `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
       workspaceObject(WORKSPACE),
     ).then(expectStatus(201));
-    const page = await console.newPage();
-    await signInAsAdmin(page, console.url);
+    const page = await app.newPage();
+    await signInAsAdmin(page, app.url);
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
     await page.getByRole('link', { name: TEAM_PROJECT }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toMatch(/^ey/);
@@ -68,16 +68,16 @@ describe('Admin sign-in: the password form, and the refusals told apart as the A
   });
 
   it('a disabled admin account says so, not "wrong password"', async () => {
-    const page = await console.newPage();
-    await page.goto(`${console.url}/`);
+    const page = await app.newPage();
+    await page.goto(`${app.url}/`);
     await page.getByLabel('Password').waitFor();
     await changeAdminSecret({ ADMIN_ACCOUNT_ENABLED: 'false' });
     try {
       await submitPassword(page, 'correct horse battery staple');
       await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toBe('The admin account is disabled.');
       // A console opened now offers no password form at all (public-config says the account is off).
-      const fresh = await console.newPage();
-      await fresh.goto(`${console.url}/`);
+      const fresh = await app.newPage();
+      await fresh.goto(`${app.url}/`);
       await fresh.getByRole('button', { name: /^Sign in with / }).waitFor();
       expect(await fresh.getByLabel('Password').count()).toBe(0);
     } finally {
@@ -88,13 +88,13 @@ describe('Admin sign-in: the password form, and the refusals told apart as the A
 
 describe('OIDC sign-in: Authorization Code with PKCE as a public client, the ID token as the bearer token', () => {
   it('"Sign in with <provider>" goes to the provider, comes back with a code, and the API knows the user', async () => {
-    const page = await console.newPage();
+    const page = await app.newPage();
     const authorize: URL[] = [];
     page.on('request', (request) => {
-      if (request.url().startsWith(`${console.platform().oidcIssuer}/auth`)) authorize.push(new URL(request.url()));
+      if (request.url().startsWith(`${app.platform().oidcIssuer}/auth`)) authorize.push(new URL(request.url()));
     });
-    await page.goto(`${console.url}/#/whoami`);
-    await page.getByRole('button', { name: `Sign in with ${new URL(console.platform().oidcIssuer).host}` }).click();
+    await page.goto(`${app.url}/#/whoami`);
+    await page.getByRole('button', { name: `Sign in with ${new URL(app.platform().oidcIssuer).host}` }).click();
     // oidc-provider's own login and consent pages.
     await page.locator('input[name="login"]').fill(OIDC_USER.sub);
     await page.locator('input[name="password"]').fill('any');
@@ -108,7 +108,7 @@ describe('OIDC sign-in: Authorization Code with PKCE as a public client, the ID 
     const request = authorize[0]!;
     expect(request.searchParams.get('code_challenge_method')).toBe('S256');
     expect(request.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(request.searchParams.get('redirect_uri')).toBe(`${console.url}/`);
+    expect(request.searchParams.get('redirect_uri')).toBe(`${app.url}/`);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
     expectNoPageErrors(page);
   });
@@ -117,9 +117,9 @@ describe('OIDC sign-in: Authorization Code with PKCE as a public client, the ID 
 describe('Any 401 sends the user to sign-in with the reason, and back to where they were after', () => {
   it('a token that expires while the page is open (short ADMIN_ACCOUNT_TOKEN_TTL)', async () => {
     await changeAdminSecret({ ADMIN_ACCOUNT_TOKEN_TTL: '3s' });
-    const page = await console.newPage();
+    const page = await app.newPage();
     try {
-      await signInAsAdmin(page, console.url, workspaceHash);
+      await signInAsAdmin(page, app.url, workspaceHash);
       await page.getByRole('heading', { name: `Workspace ${WORKSPACE}` }).waitFor();
     } finally {
       await changeAdminSecret({});
@@ -136,8 +136,8 @@ describe('Any 401 sends the user to sign-in with the reason, and back to where t
   });
 
   it('a rotated signing key does the same', async () => {
-    const page = await console.newPage();
-    await signInAsAdmin(page, console.url, workspaceHash);
+    const page = await app.newPage();
+    await signInAsAdmin(page, app.url, workspaceHash);
     await page.getByRole('heading', { name: `Workspace ${WORKSPACE}` }).waitFor();
     await changeAdminSecret({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY });
     const reason = page.getByTestId('sign-in-reason');
