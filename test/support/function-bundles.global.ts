@@ -25,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
     recursive: true,
   });
   project.provide('bundleDir', bundleDir);
-  // Built after the bundles, which empty their folder: the browser tests serve it (test/console/).
-  project.provide('consoleDir', await buildConsole(join(folder, 'console')));
+  // Built after the bundles (which empty their folder) into dist/console, where the image has it: the browser tests serve it.
+  project.provide('consoleDir', await buildConsole(join(bundleDir, 'console')));
   return () => rmSync(folder, { recursive: true, force: true });
 }
