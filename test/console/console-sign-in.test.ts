@@ -148,3 +148,22 @@ describe('Any 401 sends the user to sign-in with the reason, and back to where t
     expectNoPageErrors(page);
   });
 });
+
+// Last in this file: it throttles this test's client address for the throttle's window.
+describe('Throttled sign-in: 429 shown with the wait from Retry-After', () => {
+  it('after repeated wrong passwords the form says how long to wait', async () => {
+    const page = await app.newPage();
+    await page.goto(`${app.url}/`);
+    const error = page.getByTestId('sign-in-error');
+    let message = '';
+    for (let attempt = 0; attempt < 8 && !message.startsWith('Too many'); attempt++) {
+      await submitPassword(page, `wrong ${attempt}`);
+      // Each answer replaces the message (Wrong password. until the throttle answers 429).
+      await error.waitFor();
+      await page.waitForFunction(() => !document.querySelector('button[type="submit"]')?.hasAttribute('disabled'));
+      message = (await error.textContent()) ?? '';
+    }
+    expect(message).toMatch(/^Too many sign-in attempts: try again in \d+ s\.$/);
+    expectNoPageErrors(page);
+  });
+});
