@@ -1,8 +1,8 @@
-// The run-log viewer on a page of its own origin, as the console serves it: built by Vite from an
-// entry written here (it renders RunLogView with the stream URL and token of `location.hash`), and
+// The run-log viewer on a page of its own origin, as the console serves it: built by Vite from
+// run-log-page-entry.js (RunLogView with the stream URL and token of `location.hash`), and
 // served with the console's strict Content-Security-Policy, so the stream is cross-origin (CORS)
 // and any inline style or script the viewer tried would be refused by the browser.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
@@ -10,28 +10,12 @@ import { build } from 'vite';
 import { listen } from '../../shared/server/limited-http-server.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
 
-const VIEWER = join(REPO_ROOT, 'functions/console/app/src/run-log/index.ts');
-
-// What the page exposes to the test: the reasons onUnauthorised was called with.
-const ENTRY = `
-import { h, render } from 'preact';
-import { RunLogView } from ${JSON.stringify(VIEWER)};
-const parameters = new URLSearchParams(location.hash.slice(1));
-window.unauthorisedReasons = [];
-render(
-  h(RunLogView, {
-    streamUrl: parameters.get('stream'),
-    token: parameters.get('token'),
-    onUnauthorised: (reason) => window.unauthorisedReasons.push(reason),
-  }),
-  document.getElementById('app'),
-);
-`;
+const ENTRY = join(REPO_ROOT, 'test/console/run-log-page-entry.js');
 
 const HTML = `<!doctype html>
 <html lang="en">
   <head><meta charset="utf-8" /><title>Run log</title></head>
-  <body><main><h1>Run log</h1><div id="app"></div></main><script type="module" src="./entry.ts"></script></body>
+  <body><main><h1>Run log</h1><div id="app"></div></main><script type="module" src="./entry.js"></script></body>
 </html>
 `;
 
@@ -75,18 +59,24 @@ export async function startRunLogPage(): Promise<RunLogPage> {
     async build(connectSources) {
       // The console's policy: nothing inline, styles and scripts from the page's own origin only.
       policy = `default-src 'none'; script-src 'self'; style-src 'self'; connect-src ${connectSources.join(' ')}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
-      await writeFile(join(folder, 'index.html'), HTML);
-      await writeFile(join(folder, 'entry.ts'), ENTRY);
       await build({
         root: folder,
         base: './',
+        mode: 'production',
         configFile: false,
         logLevel: 'warn',
-        // The entry lives outside the repository: Preact is the repository's, one copy for the viewer and the entry.
-        resolve: { alias: { preact: join(REPO_ROOT, 'node_modules/preact') } },
-        oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-        build: { outDir, emptyOutDir: true, assetsInlineLimit: 0, modulePreload: { polyfill: false }, minify: false },
+        oxc: { jsx: { runtime: 'automatic', importSource: 'preact', development: false } },
+        build: {
+          outDir,
+          emptyOutDir: true,
+          assetsInlineLimit: 0,
+          modulePreload: { polyfill: false },
+          rollupOptions: { input: ENTRY, output: { entryFileNames: 'entry.js', assetFileNames: '[name][extname]' } },
+        },
       });
+      const styles = (await readdir(outDir)).filter((name) => name.endsWith('.css'));
+      const links = styles.map((name) => `<link rel="stylesheet" href="./${name}" />`).join('');
+      await writeFile(join(outDir, 'index.html'), HTML.replace('</head>', `${links}</head>`));
     },
     url: (streamUrl, token) => `${origin}/#${new URLSearchParams({ stream: streamUrl, token }).toString()}`,
     async close() {

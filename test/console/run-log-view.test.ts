@@ -387,7 +387,7 @@ describe('A token the API refuses stops the stream and calls onUnauthorised with
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const refused = await fetch(`${run.streamUrl()}?access_token=${token}`);
     expect(refused.status).toBe(401);
-    const { message } = (await refused.json()) as { message: string };
+    const { error: message } = (await refused.json()) as { error: string };
     const viewer = await openViewer(run.streamUrl(), token);
     await expect
       .poll(() => viewer.tab.evaluate(() => (window as { unauthorisedReasons?: string[] }).unauthorisedReasons), {

@@ -90,7 +90,8 @@ class RunLogStream {
     } else if (type === 'end') {
       const end = parseJson(data);
       this.stop();
-      this.#options.onState({ kind: 'ended', phase: text(end.phase, 'unknown'), message: text(end.message, '') });
+      // statusMessage is the controller's word on the outcome; message is what the user started the run with.
+      this.#options.onState({ kind: 'ended', phase: text(end.phase, 'unknown'), message: text(end.statusMessage, '') });
     } else if (type === 'expired') {
       const reason = text(parseJson(data).message, 'your session ended');
       this.stop();
@@ -163,10 +164,10 @@ class RunLogStream {
   }
 }
 
-/** The API's `message` of an error answer, or its status when the body says nothing. */
+/** What an error answer says: the API's `{ error, reason }` (a Kubernetes Status has `message`), or its status. */
 async function errorMessage(response: Response): Promise<string> {
   const body = parseJson(await response.text().catch(() => ''));
-  return text(body.message, `the API answered ${response.status}`);
+  return text(body.error, text(body.message, `the API answered ${response.status}`));
 }
 
 function parseJson(data: string): Record<string, unknown> {
