@@ -146,6 +146,9 @@ function problemOf(error: ErrorObject): string {
       return 'is not a known field';
     case 'enum':
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    case 'const':
+      // Ajv's own words ("must be equal to constant") do not say which value.
+      return `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
     case 'pattern':
       // The pattern every string gains (json/storable-schema.ts) says in words what it refuses.
       return (error.params as { pattern: string }).pattern === NO_NUL_PATTERN

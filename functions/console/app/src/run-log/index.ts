@@ -1,3 +1,2 @@
-// Placeholder until the run-log viewer (branch runlog) is merged: that branch replaces this file.
-export const RunLogView = (_props: { streamUrl: string; token: string; onUnauthorised: (reason: string) => void }) =>
-  null;
+// The console's run-log viewer (issue 24, item 4): see README.md in this folder.
+export { RunLogView, type RunLogViewProps } from './run-log-view.tsx';
