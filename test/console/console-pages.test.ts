@@ -132,7 +132,7 @@ describe("A Workspace's runs: live, start a plan or apply run, cancel one", () =
     expectNoPageErrors(page);
   });
 
-  it("a controller's progress shows live: the list and the run's page follow the run to Succeeded", async () => {
+  it("a controller's progress shows live: the list, the run's header and its log follow the run to its end", async () => {
     const runId = await held.runningRun(['Initializing...', '\u001b[32mPlan: 1 to add\u001b[0m']);
     const run = await asAdmin('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${runId}`).then(expectStatus(200));
     const page = await app.newPage();
@@ -141,12 +141,20 @@ describe("A Workspace's runs: live, start a plan or apply run, cancel one", () =
     expect(await page.locator(`tr[data-run="${runId}"] td`).nth(6).innerText()).toBe('1');
     await page.locator(`tr[data-run="${runId}"] a`).click();
     await expect.poll(() => page.getByTestId('run-phase').textContent()).toBe('Running');
+    // The log streams through the run-log viewer (EventSource, ?access_token=): the lines so far, ANSI rendered.
+    const lines = page.locator('.run-log__line .run-log__text');
+    await expect.poll(() => lines.allTextContents()).toEqual(['Initializing...', 'Plan: 1 to add']);
     await held.appendLines(runId, ['Apply complete!']);
+    await expect.poll(() => lines.allTextContents()).toEqual(['Initializing...', 'Plan: 1 to add', 'Apply complete!']);
     await send(app.platform().gateway.url, app.platform().tokens.controller, 'POST', `/internal/runs/${runId}/phase`, {
       leaseId: await leaseOf(runId),
       phase: 'Succeeded',
     }).then(expectStatus(200));
     await expect.poll(() => page.getByTestId('run-phase').textContent(), { timeout: 10_000 }).toBe('Succeeded');
+    // The stream's `end` event is shown.
+    await expect
+      .poll(() => page.locator('.run-log__status').textContent(), { timeout: 10_000 })
+      .toMatch(/^Run ended: Succeeded/);
     expectNoPageErrors(page);
   });
 });
