@@ -267,11 +267,16 @@ describe('Quality: accessible, keyboard-usable, 360 px wide, first paint under 1
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
         await checkPage(page, name, width);
       }
-      const run = await asAdmin('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}/runs`, {
-        type: 'plan',
-      }).then(expectStatus(201));
-      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/runs/${run.id}`);
+      // A running run with a log, as a reader sees one.
+      const runId = await held.runningRun([
+        'Initializing the backend...',
+        '\u001b[32mTerraform has been successfully initialized!\u001b[0m',
+        '\u001b[1mPlan:\u001b[0m 1 to add, 0 to change, 0 to destroy.',
+        '\u001b[33mWarning:\u001b[0m provider version not pinned',
+      ]);
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/runs/${runId}`);
       await page.getByTestId('run-phase').waitFor();
+      await expect.poll(() => page.locator('.run-log__line').count()).toBe(4);
       await checkPage(page, 'run', width);
     });
   }
