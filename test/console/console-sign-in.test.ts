@@ -114,6 +114,29 @@ describe('OIDC sign-in: Authorization Code with PKCE as a public client, the ID 
   });
 });
 
+describe('OIDC sign-in refused at the provider', () => {
+  it('the redirect back with an error shows the sign-in page saying so, the code parameters gone', async () => {
+    const page = await app.newPage();
+    let state = '';
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${app.platform().oidcIssuer}/auth`))
+        state = new URL(request.url()).searchParams.get('state') ?? '';
+    });
+    await page.goto(`${app.url}/`);
+    await page.getByRole('button', { name: /^Sign in with / }).click();
+    await page.locator('input[name="login"]').waitFor();
+    // What the provider sends back when the user refuses: the error, the state the console sent, its issuer (RFC 9207).
+    const issuer = encodeURIComponent(app.platform().oidcIssuer);
+    await page.goto(`${app.url}/?error=access_denied&state=${state}&iss=${issuer}`);
+    const reason = page.getByTestId('sign-in-reason');
+    await reason.waitFor();
+    expect(await reason.textContent()).toMatch(/^Sign-in with the provider failed: .*access_denied/);
+    expect(new URL(page.url()).search).toBe('');
+    expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toBeNull();
+    expectNoPageErrors(page);
+  });
+});
+
 describe('Any 401 sends the user to sign-in with the reason, and back to where they were after', () => {
   it('a token that expires while the page is open (short ADMIN_ACCOUNT_TOKEN_TTL)', async () => {
     await changeAdminSecret({ ADMIN_ACCOUNT_TOKEN_TTL: '3s' });

@@ -24,17 +24,21 @@ export async function isAllowed(api: Api, attributes: ResourceAttributes): Promi
   return review.status?.allowed === true;
 }
 
-/** Whether the caller may: false until the review answers (a button never flashes into view and out). */
-export function useAllowed(api: Api, attributes: ResourceAttributes): boolean {
+/**
+ * Whether the caller may: false until the review answers (a button never flashes into view and out),
+ * and while `attributes` is not known yet (no review is sent then).
+ */
+export function useAllowed(api: Api, attributes: ResourceAttributes | undefined): boolean {
   const [allowed, setAllowed] = useState(false);
-  const key = JSON.stringify(attributes);
+  const key = JSON.stringify(attributes ?? null);
   useEffect(() => {
     let live = true;
     setAllowed(false);
-    isAllowed(api, attributes).then(
-      (answer) => live && setAllowed(answer),
-      () => live && setAllowed(false),
-    );
+    if (attributes)
+      isAllowed(api, attributes).then(
+        (answer) => live && setAllowed(answer),
+        () => live && setAllowed(false),
+      );
     return () => {
       live = false;
     };

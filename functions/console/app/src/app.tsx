@@ -24,12 +24,22 @@ export function Console() {
     loadConsoleConfig()
       .then(async (loaded) => {
         if (loaded.oidc && isOidcCallback()) {
-          const idToken = await completeOidcLogin(loaded.oidc).finally(() =>
-            history.replaceState(null, '', `${location.pathname}${location.hash}`),
-          );
-          signIn(idToken);
-          setToken(idToken);
-          navigate(takeReturnTo());
+          try {
+            const idToken = await completeOidcLogin(loaded.oidc);
+            signIn(idToken);
+            setToken(idToken);
+            navigate(takeReturnTo());
+          } catch (error) {
+            // Refused at the provider, or a code that does not redeem: say so on the sign-in page.
+            rememberSignInCause(
+              '#/projects',
+              `Sign-in with the provider failed: ${error instanceof Error ? error.message : String(error)}`,
+            );
+            navigate('#/sign-in');
+          } finally {
+            // The code and state leave the address bar (and the history) either way.
+            history.replaceState(null, '', `${location.pathname}${location.hash}`);
+          }
         }
         setConfig(loaded);
       })
@@ -40,7 +50,7 @@ export function Console() {
   const unauthorised = (reason: string) => {
     if (!currentToken()) return;
     forgetToken();
-    rememberSignInCause(location.hash || '#/projects', reason);
+    rememberSignInCause(location.hash || '#/projects', `You were signed out: ${reason}`);
     setToken(null);
     navigate('#/sign-in');
   };

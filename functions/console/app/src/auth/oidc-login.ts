@@ -64,7 +64,15 @@ export async function completeOidcLogin(settings: OidcSettings): Promise<string>
   if (!pending) throw new Error('no sign-in was started from this tab');
   const server = await discover(settings);
   const client: oauth.Client = { client_id: settings.clientId };
-  const parameters = oauth.validateAuthResponse(server, client, new URL(location.href), pending.state);
+  let parameters: URLSearchParams;
+  try {
+    parameters = oauth.validateAuthResponse(server, client, new URL(location.href), pending.state);
+  } catch (error) {
+    // The provider's own words (access_denied: the user refused) say more than "is an error".
+    if (error instanceof oauth.AuthorizationResponseError)
+      throw new Error(`${error.error}${error.error_description ? `: ${error.error_description}` : ''}`);
+    throw error;
+  }
   const response = await oauth.authorizationCodeGrantRequest(
     server,
     client,

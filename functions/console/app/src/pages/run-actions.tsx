@@ -10,17 +10,11 @@ export function useMayRun(
   project: string,
   workspace: string | undefined,
 ): boolean {
-  return (
-    useAllowed(api, {
-      namespace: project,
-      verb: 'create',
-      group: group ?? '',
-      resource: 'workspaces',
-      subresource: 'runs',
-      ...(workspace ? { name: workspace } : {}),
-    }) &&
-    group !== undefined &&
-    workspace !== undefined
+  return useAllowed(
+    api,
+    group !== undefined && workspace !== undefined
+      ? { namespace: project, verb: 'create', group, resource: 'workspaces', subresource: 'runs', name: workspace }
+      : undefined,
   );
 }
 

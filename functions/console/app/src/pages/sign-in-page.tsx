@@ -35,7 +35,7 @@ export function SignInPage({ config, onSignedIn }: { config: ConsoleConfig; onSi
       <PageTitle>Sign in</PageTitle>
       {reason && (
         <p class="notice" role="alert" data-testid="sign-in-reason">
-          You were signed out: {reason}
+          {reason}
         </p>
       )}
       {config.adminAccountEnabled && (
