@@ -4,17 +4,15 @@
 // dist/functions/<name>.mjs beside dist/entry.mjs.
 import { createLogger } from '../shared/logging/logger.ts';
 import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
-import { functionTarget } from './function-target.ts';
+import { CONSOLE_TARGET, functionTarget } from './function-target.ts';
 import { siblingModule } from '../shared/node/sibling-module.ts';
-import { CONSOLE_TARGET } from './function-target.ts';
 
-// The console (issue 24) is the image's static server, not an API function: it needs none of their settings.
-if (process.env.FUNCTION_TARGET === CONSOLE_TARGET) {
-  await import(siblingModule(`functions/${CONSOLE_TARGET}`, import.meta.url).href);
-} else {
-  // The chosen module parses the settings again as its own entry point (it also runs alone).
-  const settings = settingsOrExit(process.env);
-  const logger = createLogger({ level: settings.server.logLevel });
-  const target = await startOrExit(logger, async () => functionTarget(settings.runtime));
-  await import(siblingModule(`functions/${target}`, import.meta.url).href);
-}
+// The chosen module parses the settings again as its own entry point (it also runs alone).
+const settings = settingsOrExit(process.env);
+const logger = createLogger({ level: settings.server.logLevel });
+// The console (issue 24) is the image's static server, not an API function.
+const target =
+  settings.runtime.functionTarget === CONSOLE_TARGET
+    ? CONSOLE_TARGET
+    : await startOrExit(logger, async () => functionTarget(settings.runtime));
+await import(siblingModule(`functions/${target}`, import.meta.url).href);

@@ -1,9 +1,9 @@
 // The console's container (issue 24): FUNCTION_TARGET=console, `node dist/functions/console.mjs` once
-// bundled. A static server only: it reads no admin, database or cluster settings.
+// bundled. A static server only: it reads no admin, database or cluster setting.
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../../shared/config/config-error.ts';
 import { createLogger } from '../../shared/logging/logger.ts';
-import { onShutdownSignal, startOrExit } from '../../shared/server/start-up.ts';
-import { consoleSettings } from '../../functions/console/server/console-settings.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../../shared/server/start-up.ts';
 import { startConsoleServer } from '../../functions/console/server/console-server.ts';
 
 /** The build beside the bundles (dist/console from dist/functions/console.mjs), or dist/console of the checkout on the sources. */
@@ -11,10 +11,18 @@ const builtAssets = fileURLToPath(
   new URL(import.meta.url.endsWith('.mjs') ? '../console/' : '../../dist/console/', import.meta.url),
 );
 
-const logger = createLogger({ level: 'info' });
+const settings = settingsOrExit(process.env);
+const logger = createLogger({ level: settings.server.logLevel });
 const running = await startOrExit(logger, async () => {
-  const settings = consoleSettings(process.env);
-  return startConsoleServer({ ...settings, assetsDir: settings.assetsDir ?? builtAssets });
+  const { apiBaseUrl, connectOrigins, assetsDir } = settings.console;
+  if (!apiBaseUrl)
+    throw new ConfigError('CONSOLE_API_BASE_URL', 'is required: the API origin, e.g. https://api.example.com');
+  return startConsoleServer({
+    apiBaseUrl,
+    connectOrigins,
+    assetsDir: assetsDir ?? builtAssets,
+    port: settings.server.port,
+  });
 });
-logger.info('console listening', { port: running.port });
+logger.info('console listening', { port: running.port, api: settings.console.apiBaseUrl });
 onShutdownSignal(logger, () => running.close());

@@ -4,6 +4,7 @@ import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secre
 import { loadAuditSettings, type AuditSettings } from './audit-settings.ts';
 import { ConfigError } from './config-error.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
+import { loadConsoleSettings, type ConsoleSettings } from './console-settings.ts';
 import type { Environment } from './environment.ts';
 import { loadServerConfig, type ServerConfig } from './server-config.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing-settings.ts';
@@ -34,6 +35,8 @@ export interface Settings {
   readonly runtime: RuntimeSettings;
   /** OpenTelemetry traces: the OTLP endpoint (none: off), service name, sampling (tracing-settings.ts). */
   readonly tracing: TracingSettings;
+  /** The web console's static server and its local port (console-settings.ts). */
+  readonly console: ConsoleSettings;
 }
 
 export interface DatabaseSettings {
@@ -82,6 +85,7 @@ export function loadSettings(env: Environment): Settings {
     local: { dataDir: localDataDir(env), https: localHttps(env) },
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
     tracing: loadTracingSettings(env),
+    console: loadConsoleSettings(env, server.port),
   });
 }
 

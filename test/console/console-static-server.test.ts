@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ConfigError } from '../../shared/config/config-error.ts';
-import { consoleSettings } from '../../functions/console/server/console-settings.ts';
+import { loadConsoleSettings } from '../../shared/config/console-settings.ts';
 import { startConsoleServer, type RunningConsole } from '../../functions/console/server/console-server.ts';
 
 const API = 'https://api.platform.test';
@@ -15,10 +15,13 @@ const JS_BUDGET_BYTES = 150 * 1024;
 
 let server: RunningConsole;
 beforeAll(async () => {
+  const settings = loadConsoleSettings({ CONSOLE_API_BASE_URL: API, CONSOLE_CONNECT_ORIGINS: ISSUER }, 0);
   server = await startConsoleServer(
     {
-      ...consoleSettings({ CONSOLE_API_BASE_URL: API, CONSOLE_CONNECT_ORIGINS: ISSUER, PORT: '0' }),
+      apiBaseUrl: settings.apiBaseUrl!,
+      connectOrigins: settings.connectOrigins,
       assetsDir: inject('consoleDir'),
+      port: 0,
     },
     '127.0.0.1',
   );
@@ -91,14 +94,21 @@ describe('The single-page fallback', () => {
 });
 
 describe('Settings', () => {
-  it('refuses to start without the API origin, or with a path in it', () => {
-    expect(() => consoleSettings({})).toThrow(ConfigError);
-    expect(() => consoleSettings({ CONSOLE_API_BASE_URL: 'https://api.example.com/v1' })).toThrow(
+  it('refuses an API origin with a path, and connect origins that are not origins', () => {
+    expect(() => loadConsoleSettings({ CONSOLE_API_BASE_URL: 'https://api.example.com/v1' }, 8080)).toThrow(
       /CONSOLE_API_BASE_URL/,
     );
-    expect(() => consoleSettings({ CONSOLE_API_BASE_URL: API, CONSOLE_CONNECT_ORIGINS: 'not a url' })).toThrow(
-      /CONSOLE_CONNECT_ORIGINS/,
-    );
+    expect(() =>
+      loadConsoleSettings({ CONSOLE_API_BASE_URL: API, CONSOLE_CONNECT_ORIGINS: 'not a url' }, 8080),
+    ).toThrow(ConfigError);
+  });
+
+  it("local mode's console port: CONSOLE_PORT, else PORT+1, else any free port when PORT is 0", () => {
+    expect(loadConsoleSettings({}, 8080).localPort).toBe(8081);
+    expect(loadConsoleSettings({}, 0).localPort).toBe(0);
+    expect(loadConsoleSettings({ CONSOLE_PORT: '3000' }, 8080).localPort).toBe(3000);
+    expect(() => loadConsoleSettings({ CONSOLE_PORT: 'x' }, 8080)).toThrow(/CONSOLE_PORT/);
+    expect(() => loadConsoleSettings({}, 65_535)).toThrow(/CONSOLE_PORT/);
   });
 });
 

@@ -27,6 +27,7 @@ const REPLICA_OVERRIDES = {
   kubeconfigPath: '/kubeconfig',
   databaseUrl: 'postgres://db',
   gatewayUrl: 'http://gateway',
+  corsAllowedOrigins: [],
 };
 
 const servers: Server[] = [];

@@ -247,6 +247,7 @@ const ENTRY_POINTS = [
   'knative/aws-lambda.ts',
   'knative/server.ts',
   'knative/function-container.ts',
+  'knative/functions/console.ts',
   'infra/development/cli/platform-api.js',
   'shared/database/migrate-cli.ts',
 ];

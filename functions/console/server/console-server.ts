@@ -6,7 +6,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { readConsoleFiles, type ConsoleFile } from './console-files.ts';
-import type { ConsoleSettings } from './console-settings.ts';
 
 export interface RunningConsole {
   url: string;
@@ -18,7 +17,7 @@ export interface RunningConsole {
  * No inline script or style anywhere (Vite's build has none: functions/console/app/vite.config.ts), so
  * `'self'` is all the page may run; it may fetch only from itself, the API and the OpenID Provider.
  */
-export function contentSecurityPolicy(settings: Pick<ConsoleSettings, 'apiBaseUrl' | 'connectOrigins'>): string {
+export function contentSecurityPolicy(settings: Pick<ConsoleServerOptions, 'apiBaseUrl' | 'connectOrigins'>): string {
   const connect = ["'self'", settings.apiBaseUrl, ...settings.connectOrigins].join(' ');
   return [
     "default-src 'none'",
@@ -37,7 +36,7 @@ export function contentSecurityPolicy(settings: Pick<ConsoleSettings, 'apiBaseUr
 /** The request listener over the files of one build. */
 export function consoleRequestListener(
   files: Map<string, ConsoleFile>,
-  settings: Pick<ConsoleSettings, 'apiBaseUrl' | 'connectOrigins'>,
+  settings: Pick<ConsoleServerOptions, 'apiBaseUrl' | 'connectOrigins'>,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const common = {
     'content-security-policy': contentSecurityPolicy(settings),
@@ -91,15 +90,20 @@ function configFile(apiBaseUrl: string): ConsoleFile {
   return { body, gzipped: gzipSync(body), contentType: 'application/json; charset=utf-8', immutable: false };
 }
 
+/** What the static server needs: the API's origin, more origins to connect to, the build, the port. */
+export interface ConsoleServerOptions {
+  apiBaseUrl: string;
+  connectOrigins: readonly string[];
+  assetsDir: string;
+  port: number;
+}
+
 /** Serves the build in `assetsDir` on `port` (0: a free one) of `host`. */
-export async function startConsoleServer(
-  settings: ConsoleSettings & { assetsDir: string },
-  host?: string,
-): Promise<RunningConsole> {
-  const server: Server = createServer(consoleRequestListener(readConsoleFiles(settings.assetsDir), settings));
+export async function startConsoleServer(options: ConsoleServerOptions, host?: string): Promise<RunningConsole> {
+  const server: Server = createServer(consoleRequestListener(readConsoleFiles(options.assetsDir), options));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(settings.port, host, () => resolve());
+    server.listen(options.port, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {

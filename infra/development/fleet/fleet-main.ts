@@ -4,13 +4,11 @@ import { ConfigError } from '../../../shared/config/config-error.ts';
 import { createLogger } from '../../../shared/logging/logger.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
 import { startFleet } from './fleet.ts';
-import { localConsolePort, startLocalConsole, withConsoleOrigins } from '../gateway/local-console.ts';
+import { startLocalConsole, withLocalConsoleOrigins } from '../gateway/local-console.ts';
 
 const MAX_REPLICAS = 10;
-// The console (issue 24) on the next port: its origin is one the API allows (the replicas get the same environment).
-const consolePort = await startOrExit(createLogger(), async () => localConsolePort(process.env));
-const environment = withConsoleOrigins(process.env, consolePort);
-const settings = settingsOrExit(environment);
+// The console (issue 24) on the next port: its origins are ones the API allows (the fleet tells its replicas).
+const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
 const logger = createLogger({ level: settings.server.logLevel });
 const fleet = await startOrExit(logger, () => {
   const { values } = parseArgs({ options: { replicas: { type: 'string', default: '1' } } });
@@ -18,7 +16,7 @@ const fleet = await startOrExit(logger, () => {
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS)
     throw new ConfigError('--replicas', `"${values.replicas}" is not a whole number from 1 to ${MAX_REPLICAS}`);
   // The replicas are handed the environment as given (forwarded, each parses its own).
-  return startFleet(settings, environment, {
+  return startFleet(settings, process.env, {
     replicas,
     dataDir: settings.local.dataDir,
     logger,
@@ -27,12 +25,7 @@ const fleet = await startOrExit(logger, () => {
   });
 });
 const consoleServer = await startOrExit(logger, () =>
-  startLocalConsole({
-    port: consolePort,
-    apiBaseUrl: fleet.url.replace('127.0.0.1', 'localhost'),
-    oidcIssuerUrl: environment.OIDC_ISSUER_URL,
-    logger,
-  }),
+  startLocalConsole(settings, fleet.url.replace('127.0.0.1', 'localhost'), logger),
 );
 onShutdownSignal(logger, async () => {
   await consoleServer.close();

@@ -101,6 +101,7 @@ export async function startFleet(settings: Settings, environment: Environment, o
       kubeconfigPath,
       databaseUrl: database.connectionString,
       gatewayUrl: `${scheme}://localhost:${port}`,
+      corsAllowedOrigins: config.corsAllowedOrigins,
     });
     const joining = await writeFleetEnvironmentFile(options.dataDir, {
       ADMIN_SECRET_SOURCE: replicaEnv.ADMIN_SECRET_SOURCE!,

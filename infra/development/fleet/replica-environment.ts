@@ -8,6 +8,8 @@ export interface ReplicaOverrides {
   databaseUrl: string;
   /** The gateway's own URL: the issuer of admin tokens unless API_BASE_URL names another. */
   gatewayUrl: string;
+  /** The browser origins the replicas allow: the gateway's parsed list, which local mode extends with the console's. */
+  corsAllowedOrigins: readonly string[];
 }
 
 /**
@@ -36,5 +38,7 @@ export function replicaEnvironment(forwarded: Environment, overrides: ReplicaOve
     // The gateway, their only peer (they listen on loopback), replaces X-Forwarded-For with the one
     // client address it determined by its own TRUSTED_PROXY_HOPS: exactly one hop to trust.
     TRUSTED_PROXY_HOPS: '1',
+    // The replicas answer CORS themselves (the gateway forwards): the gateway's list, the local console's origins included.
+    CORS_ALLOWED_ORIGINS: overrides.corsAllowedOrigins.join(','),
   };
 }

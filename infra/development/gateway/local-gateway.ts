@@ -20,7 +20,7 @@ import { gatewayTls } from './gateway-tls.ts';
 import { developmentServicesFor } from '../development-services.ts';
 import { startTracing } from '../../../shared/tracing/start-tracing.ts';
 import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
-import { localConsolePort, startLocalConsole, withConsoleOrigins } from './local-console.ts';
+import { startLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -84,10 +84,8 @@ async function serveGateway(
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  // The console (issue 24) on the next port: its origin is one the API allows.
-  const consolePort = await startOrExit(createLogger(), async () => localConsolePort(process.env));
-  const env = withConsoleOrigins(process.env, consolePort);
-  const settings = settingsOrExit(env);
+  // The console (issue 24) on the next port: its origins are ones the API allows.
+  const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
   const logger = createLogger({ level: settings.server.logLevel });
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
@@ -96,12 +94,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     }),
   );
   const consoleServer = await startOrExit(logger, () =>
-    startLocalConsole({
-      port: consolePort,
-      apiBaseUrl: running.url.replace('127.0.0.1', 'localhost'),
-      oidcIssuerUrl: env.OIDC_ISSUER_URL,
-      logger,
-    }),
+    startLocalConsole(settings, running.url.replace('127.0.0.1', 'localhost'), logger),
   );
   onShutdownSignal(logger, async () => {
     await consoleServer.close();
