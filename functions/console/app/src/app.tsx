@@ -12,7 +12,15 @@ import { SignInPage } from './pages/sign-in-page.tsx';
 import { WhoAmIPage } from './pages/whoami-page.tsx';
 import { WorkspacePage } from './pages/workspace-page.tsx';
 import { href, navigate, parseRoute, useHash } from './router.ts';
-import { currentToken, forgetToken, rememberReturnTo, rememberSignInCause, signIn, takeReturnTo } from './session.ts';
+import {
+  currentToken,
+  forgetToken,
+  rememberReturnTo,
+  rememberSignInCause,
+  rememberSignInReason,
+  signIn,
+  takeReturnTo,
+} from './session.ts';
 
 export function Console() {
   const [config, setConfig] = useState<ConsoleConfig | undefined>(undefined);
@@ -31,8 +39,7 @@ export function Console() {
             navigate(takeReturnTo());
           } catch (error) {
             // Refused at the provider, or a code that does not redeem: say so on the sign-in page.
-            rememberSignInCause(
-              '#/projects',
+            rememberSignInReason(
               `Sign-in with the provider failed: ${error instanceof Error ? error.message : String(error)}`,
             );
             navigate('#/sign-in');

@@ -28,6 +28,11 @@ export function rememberSignInCause(returnTo: string, reason: string | null): vo
   else sessionStorage.removeItem(REASON_KEY);
 }
 
+/** Why the user is on the sign-in page, keeping where they were going. */
+export function rememberSignInReason(reason: string): void {
+  sessionStorage.setItem(REASON_KEY, reason);
+}
+
 /** Where to go after signing in, keeping the reason already given (a 401 remembered both). */
 export function rememberReturnTo(returnTo: string): void {
   sessionStorage.setItem(RETURN_KEY, returnTo);
