@@ -37,7 +37,8 @@ export async function startLocalConsole(
   logger: Logger,
   host?: string,
 ): Promise<RunningConsole> {
-  if (consoleBuildIsStale()) {
+  // A build named by CONSOLE_ASSETS_DIR is served as it is; the checkout's dist/console is kept fresh.
+  if (settings.console.assetsDir === undefined && consoleBuildIsStale()) {
     logger.info('building the console (dist/console is missing or older than its sources)');
     await buildConsole();
   }
