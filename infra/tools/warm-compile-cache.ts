@@ -17,6 +17,8 @@ const throwawaySettings = {
   ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: 'w'.repeat(64),
   ADMIN_ACCOUNT_TOKEN_TTL: '1h',
   LOG_LEVEL: 'info',
+  // The console's static server (FUNCTION_TARGET=console) needs only this.
+  CONSOLE_API_BASE_URL: 'http://compile-cache.invalid',
 };
 
 for (const name of readdirSync('dist/functions')

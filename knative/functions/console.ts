@@ -24,5 +24,6 @@ const running = await startOrExit(logger, async () => {
     port: settings.server.port,
   });
 });
-logger.info('console listening', { port: running.port, api: settings.console.apiBaseUrl });
+// The same start-up line as every function's (the image build's compile-cache warm-up waits for it).
+logger.info('function listening', { function: 'console', port: running.port, api: settings.console.apiBaseUrl });
 onShutdownSignal(logger, () => running.close());
