@@ -70,8 +70,15 @@ describe('Issue 10, cold start: a bundle needs no node_modules and loads only wh
     expect(loaded().some(holdsKubernetesClient)).toBe(true);
   });
 
-  it('resources connects to the cluster at start (its handlers call it), from the bundle alone', async () => {
-    const { loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'resources' });
+  it('issue 25: resources starts and serves the admin without loading the Kubernetes client; it loads it, from the bundle alone, when a request first needs the cluster', async () => {
+    const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'resources' });
+    expect(loaded().filter(holdsKubernetesClient)).toEqual([]);
+    const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
+    expect((await getWithToken(child.url, WHO_AM_I, token)).status).toBe(200);
+    expect(loaded().filter(holdsKubernetesClient)).toEqual([]);
+    // No cluster configured: the call fails (503), but only after the client was loaded to make it.
+    const workspaces = await getWithToken(child.url, '/apis/platform.dev/v1alpha1/namespaces/team-a/workspaces', token);
+    expect(workspaces.status).toBe(503);
     expect(loaded().some(holdsKubernetesClient)).toBe(true);
     expect(
       loaded().filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href)),
