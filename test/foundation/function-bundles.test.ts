@@ -181,17 +181,28 @@ describe('Issue 10, logging: one JSON line per request at the default level, non
   });
 });
 
-describe('Issue 9 and 21: the bundles hold nothing of local development (the image build has no infra/)', () => {
-  function bundleFiles(folder: string): string[] {
-    return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory()
-        ? bundleFiles(join(folder, entry.name))
-        : entry.name.endsWith('.mjs')
-          ? [join(folder, entry.name)]
-          : [],
-    );
-  }
+function bundleFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? bundleFiles(join(folder, entry.name))
+      : entry.name.endsWith('.mjs')
+        ? [join(folder, entry.name)]
+        : [],
+  );
+}
 
+describe("Issue 25, cold start: the bundles take Node's built-ins by require(), so Node builds no ES facade of them", () => {
+  it("no bundle imports a built-in module as an ES module, but the banner's node:module (node:http's facade loads Node's undici)", () => {
+    const esImportsOfBuiltins = bundleFiles(bundleDir).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](node:[\w/]+|http|https)["']/g)]
+        .map((match) => match[1])
+        .filter((name) => name !== 'node:module'),
+    );
+    expect(esImportsOfBuiltins).toEqual([]);
+  });
+});
+
+describe('Issue 9 and 21: the bundles hold nothing of local development (the image build has no infra/)', () => {
   it('no bundle holds the emulator, its starters or embedded PostgreSQL, with no bundler plugin leaving them out', () => {
     const sources = bundleFiles(bundleDir).map((file) => readFileSync(file, 'utf8'));
     expect(sources.length).toBeGreaterThan(5);
