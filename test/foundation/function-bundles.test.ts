@@ -44,9 +44,14 @@ function holdsKubernetesClient(url: string): boolean {
   return url.startsWith('file:') && /\bloadFromClusterAndUser\(cluster,/.test(readFileSync(new URL(url), 'utf8'));
 }
 
+/** Whether a loaded bundle file holds the checker of request input against the routes' schemas (Ajv; issue 25). */
+function holdsSchemaChecker(url: string): boolean {
+  return url.startsWith('file:') && /\bfunction checkOf\(schema,/.test(readFileSync(new URL(url), 'utf8'));
+}
+
 describe('Issue 10, cold start: a bundle needs no node_modules and loads only what its function needs', () => {
   it.each(['login', 'public-config', 'internal', 'run-logs'])(
-    '%s serves an admin without loading the Kubernetes client or anything outside the bundle',
+    '%s serves an admin without loading the Kubernetes client, the schema checker (issue 25) or anything outside the bundle',
     async (target) => {
       const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: target });
       const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
@@ -56,6 +61,7 @@ describe('Issue 10, cold start: a bundle needs no node_modules and loads only wh
         modules.filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href)),
       ).toEqual([]);
       expect(modules.filter(holdsKubernetesClient)).toEqual([]);
+      expect(modules.filter(holdsSchemaChecker)).toEqual([]);
     },
   );
 
@@ -76,10 +82,13 @@ describe('Issue 10, cold start: a bundle needs no node_modules and loads only wh
     const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
     expect((await getWithToken(child.url, WHO_AM_I, token)).status).toBe(200);
     expect(loaded().filter(holdsKubernetesClient)).toEqual([]);
-    // No cluster configured: the call fails (503), but only after the client was loaded to make it.
+    expect(loaded().filter(holdsSchemaChecker)).toEqual([]);
+    // No cluster configured: the call fails (503), but only after the client was loaded to make it,
+    // and the list's query checked (the route has a query schema).
     const workspaces = await getWithToken(child.url, '/apis/platform.dev/v1alpha1/namespaces/team-a/workspaces', token);
     expect(workspaces.status).toBe(503);
     expect(loaded().some(holdsKubernetesClient)).toBe(true);
+    expect(loaded().some(holdsSchemaChecker)).toBe(true);
     expect(
       loaded().filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href)),
     ).toEqual([]);
