@@ -2,8 +2,8 @@
 // once with throwaway settings, asks its /readyz once it listens (what a function loads on first
 // use for readiness, the Kubernetes client of `resources`, is compiled then too), and stops it, so
 // that Node writes V8's compiled code of everything a start-up runs into NODE_COMPILE_CACHE. The
-// image keeps that folder: a new container then compiles little. The cache is keyed by file path, so run it where the image
-// has the bundles (/app/dist).
+// image keeps that folder: a new container then compiles little. The cache is keyed by file path,
+// so run it where the image has the bundles (/app/dist).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
