@@ -185,6 +185,8 @@ export interface Subject {
   name: string;
   script: string;
   env: Record<string, string>;
+  /** False: started without V8's compile cache; otherwise with the run's shared one (BundleSetup.compileCache). */
+  compileCache?: boolean;
 }
 
 /** The status of one GET on a fresh connection, or 0 when nothing listens yet. */
@@ -214,7 +216,12 @@ export async function startToFirstAnswer(
   const started = performance.now();
   const child = spawn(process.execPath, [subject.script], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, ...subject.env, PORT: String(port), NODE_COMPILE_CACHE: setup.compileCache },
+    env: {
+      PATH: process.env.PATH,
+      ...subject.env,
+      PORT: String(port),
+      ...(subject.compileCache === false ? {} : { NODE_COMPILE_CACHE: setup.compileCache }),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let errors = '';

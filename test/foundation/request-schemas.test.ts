@@ -6,9 +6,15 @@ import { platformKindDescriptions } from '../../shared/resources/platform-kind-d
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { routeTable, type DeclaredRoute, type RouteDefinition } from '../../shared/routes/route-table.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ERROR_REASON_DEFINITION, attachRequestInput } from '../../shared/runtime/request-validation.ts';
+import {
+  ERROR_REASON_DEFINITION,
+  attachRequestInput,
+  loadSchemaChecks,
+} from '../../shared/runtime/request-validation.ts';
 import type { RouteHandlers, RouteRequest } from '../../shared/runtime/typed-handlers.ts';
 
+// The chain loads the checker before it reads a request's input (filters/request-input.ts); so do these tests.
+await loadSchemaChecks();
 const routes = routeTable('platform.dev');
 const route = (operationId: string) => routes.find((candidate) => candidate.operationId === operationId)!;
 const LEASE = '0190f4c8-0000-7000-8000-000000000001';
