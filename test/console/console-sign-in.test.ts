@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OTHER_SIGNING_KEY, SIGNING_KEY, adminHash } from '../support/admin-fixtures.ts';
 import { writeMountedSecret } from '../support/mounted-secret-folder.ts';
 import { OIDC_USER, TEAM_PROJECT, API, expectStatus, send, workspaceObject } from '../resources/platform-fixture.ts';
+import { heldRuns } from '../resources/held-runs.ts';
 import { expectNoPageErrors, signInAsAdmin, submitPassword, useConsole } from './console-fixture.ts';
 
 const secretFolder = await mkdtemp(join(tmpdir(), 'console-sign-in-secret-'));
@@ -33,6 +34,7 @@ const app = await useConsole({
 });
 const WORKSPACE = 'sign-in-network';
 const workspaceHash = `#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}`;
+const held = heldRuns(app.platform, 'sign-in-log');
 
 describe('Admin sign-in: the password form, and the refusals told apart as the API tells them apart', () => {
   it('a wrong password says so, and nothing is signed in', async () => {
@@ -155,6 +157,28 @@ describe('Any 401 sends the user to sign-in with the reason, and back to where t
     await submitPassword(page, 'correct horse battery staple');
     await page.getByRole('heading', { name: `Workspace ${WORKSPACE}` }).waitFor();
     expect(new URL(page.url()).hash).toBe(workspaceHash);
+    expectNoPageErrors(page);
+  });
+
+  it("on a run's page (its log streaming), an expiring token does the same and the user comes back to the run", async () => {
+    const runId = await held.runningRun(['streaming before expiry']);
+    const runHash = `#/projects/${TEAM_PROJECT}/runs/${runId}`;
+    await changeAdminSecret({ ADMIN_ACCOUNT_TOKEN_TTL: '3s' });
+    const page = await app.newPage();
+    try {
+      await signInAsAdmin(page, app.url, runHash);
+      await expect
+        .poll(() => page.locator('.run-log__line .run-log__text').allTextContents())
+        .toEqual(['streaming before expiry']);
+    } finally {
+      await changeAdminSecret({});
+    }
+    const reason = page.getByTestId('sign-in-reason');
+    await reason.waitFor({ timeout: 15_000 });
+    expect(await reason.textContent()).toMatch(/expired/i);
+    await submitPassword(page, 'correct horse battery staple');
+    await page.getByTestId('run-phase').waitFor();
+    expect(new URL(page.url()).hash).toBe(runHash);
     expectNoPageErrors(page);
   });
 
