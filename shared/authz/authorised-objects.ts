@@ -65,7 +65,8 @@ export class AuthorisedObjects {
   }
 
   watch(path: string, query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<string>> {
-    this.require({ ...callAttributes({ method: 'GET', path }), verb: 'watch' });
+    // Authorised as the call the cluster receives: the collection's GET with `watch=true`.
+    this.requireCall({ method: 'GET', path, query: new URLSearchParams({ watch: 'true' }) });
     return this.#objects.watch(path, query, signal);
   }
 }
