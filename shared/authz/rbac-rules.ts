@@ -76,18 +76,16 @@ export class RbacRulesReader {
       if (roleRules === undefined) missing.push(`${binding.roleRef.kind} ${binding.roleRef.name}`);
       else rules.push(...roleRules);
     });
+    // A rule naming resources is a resource rule, one naming URLs a non-resource rule (the API server allows no rule both).
     return {
-      resourceRules: rules
-        .filter((rule) => (rule.resources ?? []).length > 0)
-        .map((rule) => ({
-          verbs: rule.verbs,
-          apiGroups: rule.apiGroups ?? [],
-          resources: rule.resources ?? [],
-          ...(rule.resourceNames?.length ? { resourceNames: rule.resourceNames } : {}),
-        })),
-      nonResourceRules: rules
-        .filter((rule) => (rule.nonResourceURLs ?? []).length > 0)
-        .map((rule) => ({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] })),
+      resourceRules: rules.flatMap(({ verbs, apiGroups = [], resources = [], resourceNames }) =>
+        resources.length > 0
+          ? [{ verbs, apiGroups, resources, ...(resourceNames?.length ? { resourceNames } : {}) }]
+          : [],
+      ),
+      nonResourceRules: rules.flatMap(({ verbs, nonResourceURLs = [] }) =>
+        nonResourceURLs.length > 0 ? [{ verbs, nonResourceURLs }] : [],
+      ),
       incomplete: missing.length > 0,
       ...(missing.length > 0 ? { evaluationError: `bound roles not found: ${missing.join(', ')}` } : {}),
     };
