@@ -79,6 +79,8 @@ const SCOPES: Record<string, Scope> = {
       // Whom a principal is reviewed as, and the RBAC rules read for it (issue 24, item 5).
       'test/resources/access-review.test.ts',
       'test/identity/rbac-rules.test.ts',
+      // The ServiceAccount watch that feeds the claim index: its events, retries and stop.
+      'test/identity/service-account-watch.test.ts',
     ],
   },
   routes: {
