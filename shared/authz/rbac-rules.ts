@@ -62,8 +62,8 @@ export class RbacRulesReader {
     const reads = new Map<string, Promise<V1PolicyRule[] | undefined>>();
     const roleOf = (binding: V1ClusterRoleBinding | V1RoleBinding) => {
       const { kind, name } = binding.roleRef;
-      // A ClusterRole is one object whichever binding names it; a Role is its binding's namespace's.
-      const key = kind === 'Role' ? `Role/${binding.metadata?.namespace ?? ''}/${name}` : `ClusterRole/${name}`;
+      // A kind and a name are one role here: only RoleBindings name Roles, and those read are all in `namespace`.
+      const key = `${kind}/${name}`;
       let read = reads.get(key);
       if (read === undefined) reads.set(key, (read = this.#roleRules(binding)));
       return read;

@@ -550,6 +550,13 @@ describe("issue 20: a call's attributes are read from its method and path as kub
     ],
     ['GET', `${PLATFORM}/projects`, '', { verb: 'list', resource: 'projects' }],
     ['GET', `${PLATFORM}/projects/obj`, '', { verb: 'get', resource: 'projects', name: 'obj' }],
+    // Three segments are a scope only after `namespaces`: this is a subresource of a cluster-scoped object.
+    [
+      'GET',
+      `${PLATFORM}/projects/obj/status`,
+      '',
+      { verb: 'get', resource: 'projects', subresource: 'status', name: 'obj' },
+    ],
     [
       'GET',
       `${PLATFORM}/namespaces/ns/workspaces`,
