@@ -65,8 +65,7 @@ export class AuthorisedObjects {
   }
 
   watch(path: string, query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<string>> {
-    // Authorised as the call the cluster receives: the collection's GET with `watch=true`.
-    this.requireCall({ method: 'GET', path, query: new URLSearchParams({ watch: 'true' }) });
+    this.require({ ...callAttributes({ method: 'GET', path }), verb: 'watch' });
     return this.#objects.watch(path, query, signal);
   }
 }

@@ -78,13 +78,13 @@ export class RbacRulesReader {
     });
     // A rule naming resources is a resource rule, one naming URLs a non-resource rule (the API server allows no rule both).
     return {
-      resourceRules: rules.flatMap(({ verbs, apiGroups = [], resources = [], resourceNames }) =>
-        resources.length > 0
-          ? [{ verbs, apiGroups, resources, ...(resourceNames?.length ? { resourceNames } : {}) }]
+      resourceRules: rules.flatMap(({ verbs, apiGroups, resources, resourceNames }) =>
+        resources?.length
+          ? [{ verbs, apiGroups: apiGroups ?? [], resources, ...(resourceNames?.length ? { resourceNames } : {}) }]
           : [],
       ),
-      nonResourceRules: rules.flatMap(({ verbs, nonResourceURLs = [] }) =>
-        nonResourceURLs.length > 0 ? [{ verbs, nonResourceURLs }] : [],
+      nonResourceRules: rules.flatMap(({ verbs, nonResourceURLs }) =>
+        nonResourceURLs?.length ? [{ verbs, nonResourceURLs }] : [],
       ),
       incomplete: missing.length > 0,
       ...(missing.length > 0 ? { evaluationError: `bound roles not found: ${missing.join(', ')}` } : {}),
