@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import type { Principal } from '../../shared/auth/principal.ts';
 import type { AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
-import { ALL_RULES, type RbacRulesReader, type SubjectRules } from '../../shared/authz/rbac-rules.ts';
+import { ALL_RULES, type SubjectRules, type SubjectRulesReader } from '../../shared/authz/subject-rules.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { asKubernetesStatus } from '../../shared/resources/kubernetes-status.ts';
@@ -24,7 +24,7 @@ interface ReviewStatus {
  * thing, decided by the very authoriser the routes use, so `kubectl auth can-i` (and a console
  * hiding buttons) can never disagree with what the server does when asked for real.
  */
-export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rbac: RbacRulesReader) {
+export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rbac: SubjectRulesReader) {
   return {
     /**
      * `POST .../selfsubjectrulesreviews`: the rules the caller is authorised by in a namespace: every
@@ -64,7 +64,7 @@ export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rb
 /** The rules a principal is authorised by: every permission, or its users' RBAC rules read from the cluster. */
 async function rulesOf(
   authorizer: AppContext['authorizer'],
-  rbac: RbacRulesReader,
+  rbac: SubjectRulesReader,
   principal: Principal,
   namespace: string,
 ): Promise<SubjectRules> {

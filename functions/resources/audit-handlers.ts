@@ -27,9 +27,17 @@ export function auditHandlers(context: Pick<AppContext, 'auditStore'>) {
   };
 }
 
-/** A time filter as a date; a pattern-valid text that is no date (month 13) is refused as the field. */
+/**
+ * A time filter as a date; a pattern-valid text that is no calendar time (month 13, 30 February,
+ * 24:00) is refused as the field, where JavaScript's Date would roll it over to another day.
+ */
 function time(field: 'since' | 'until', text: string): Date {
   const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw apiError('BadRequest', `query parameter "${field}" is not a date: "${text}"`);
+  const [year, month, day, hour, minute, second] = text.split(/\D/, 6).map(Number) as number[];
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  const onTheCalendar = month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth;
+  const onTheClock = hour! <= 23 && minute! <= 59 && second! <= 59;
+  if (Number.isNaN(date.getTime()) || !onTheCalendar || !onTheClock)
+    throw apiError('BadRequest', `query parameter "${field}" is not a date: "${text}"`);
   return date;
 }

@@ -1,4 +1,4 @@
-import type { ConnectedAppContext } from '../../shared/app/app-context.ts';
+import type { AppContext } from '../../shared/app/app-context.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { PLATFORM_KINDS, PROJECT, VARIABLE_SET, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
@@ -13,7 +13,8 @@ import { plainWrites, type ResourceWrites } from './resource-writes.ts';
 import { runHandlers } from './run-handlers.ts';
 import { auditHandlers } from './audit-handlers.ts';
 import { accessReviewHandlers } from './access-review-handlers.ts';
-import { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
+import type { SubjectRulesReader } from '../../shared/authz/subject-rules.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
 import { parseRequestBody } from './resource-body.ts';
@@ -22,15 +23,18 @@ import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 /** The resources function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
 export const resourcesFunction: FunctionModule = {
   name: 'resources',
-  cluster: 'at-start',
+  // Its handlers call the cluster, but /healthz and the admin's requests do not: it connects (and
+  // loads the Kubernetes client) when a request or /readyz first needs the cluster.
+  cluster: 'on-first-use',
   runHistory: true,
   readiness: ['platform-crds-served'],
   create: (context) => createResourcesFunction(context),
 };
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
-export function createResourcesFunction(context: ConnectedAppContext): FunctionHandlers {
-  const rest = new KubernetesRestClient(context.kubernetes.kubeConfig, context.logger, (verb, seconds) =>
+export function createResourcesFunction(context: AppContext): FunctionHandlers {
+  const kubeConfig = async () => (await context.cluster()).kubeConfig;
+  const rest = new KubernetesRestClient(kubeConfig, context.logger, (verb, seconds) =>
     context.metrics.clusterCall(verb, seconds),
   );
   const objects = new ClusterObjects(rest, context.config.apiGroup);
@@ -56,7 +60,7 @@ export function createResourcesFunction(context: ConnectedAppContext): FunctionH
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...auditHandlers(context),
-    ...accessReviewHandlers(context, new RbacRulesReader(context.kubernetes.kubeConfig, context.logger)),
+    ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context)),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>
       jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
@@ -69,6 +73,30 @@ export function createResourcesFunction(context: ConnectedAppContext): FunctionH
   );
   const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.store()) };
   return { handlers, authorisationResolvers, auditRequestObject };
+}
+
+/**
+ * The cluster's RBAC rules, read through the Kubernetes client's typed RBAC API: loaded with the
+ * client when a review first needs them (the admin's never does).
+ */
+function rbacRulesOnFirstUse(
+  kubeConfig: () => Promise<KubeConfig>,
+  context: Pick<AppContext, 'logger'>,
+): SubjectRulesReader {
+  let reader: Promise<SubjectRulesReader> | undefined;
+  return {
+    async rulesFor(users, namespace) {
+      reader ??= Promise.all([kubeConfig(), import('../../shared/authz/rbac-rules.ts')]).then(
+        ([config, { RbacRulesReader }]) => new RbacRulesReader(config, context.logger),
+        (error: unknown) => {
+          // Forget the failure (the cluster not reachable yet) so that the next review tries again.
+          reader = undefined;
+          throw error;
+        },
+      );
+      return (await reader).rulesFor(users, namespace);
+    },
+  };
 }
 
 /**

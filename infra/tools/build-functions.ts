@@ -10,6 +10,7 @@ import { cpSync, rmSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
+import { builtinModulesByRequire } from './builtin-modules-plugin.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -34,6 +35,8 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
     // pg tries its optional native binding only when asked for pg.native, which this code never
     // does, and its optional Cloudflare socket only on Cloudflare Workers.
     external: ['pg-native', 'pg-cloudflare'],
+    // Node's built-ins by require(), not by ES import (see the plugin: what its ES facade costs).
+    plugins: [builtinModulesByRequire],
     // CommonJS dependencies call require() for Node's built-in modules; an ES module has none.
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",

@@ -58,6 +58,14 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
     if (typeof name !== 'string' || name === '') {
       throw apiError('MissingUsernameClaim', `ID token has no "${usernameClaim}" claim (OIDC_USERNAME_CLAIM)`);
     }
+    // The name is recorded (a run's principal, the audit trail) in text columns, which cannot hold
+    // NUL: a principal that cannot be recorded does not act.
+    if (name.includes('\u0000')) {
+      throw apiError(
+        'InvalidUsernameClaim',
+        `ID token's "${usernameClaim}" claim (OIDC_USERNAME_CLAIM) contains the NUL character (U+0000)`,
+      );
+    }
     return {
       principal: { type: 'oidc', name, claims: payload, expiresAt: payload.exp! * 1000 },
       cacheUntil: payload.exp! * 1000,

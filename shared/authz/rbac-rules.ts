@@ -8,27 +8,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from '../logging/logger.ts';
 import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
-
-/** A user as RBAC bindings name it. */
-export interface RbacUser {
-  user: string;
-  groups: string[];
-}
-
-/** What a SelfSubjectRulesReview answers in its status, as kube-apiserver words it. */
-export interface SubjectRules {
-  resourceRules: Array<{ verbs: string[]; apiGroups: string[]; resources: string[]; resourceNames?: string[] }>;
-  nonResourceRules: Array<{ verbs: string[]; nonResourceURLs: string[] }>;
-  incomplete: boolean;
-  evaluationError?: string;
-}
-
-/** Every permission: the admin's, by the bypass. */
-export const ALL_RULES: SubjectRules = {
-  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-  incomplete: false,
-};
+import type { RbacUser, SubjectRules, SubjectRulesReader } from './subject-rules.ts';
 
 /**
  * The RBAC rules that apply to some users in one namespace, read from the cluster's bindings as
@@ -37,7 +17,7 @@ export const ALL_RULES: SubjectRules = {
  * groups. A binding to a role that does not exist makes the answer `incomplete`, as there.
  * Reading RBAC objects needs `list` on them, which the chart grants the server (read only).
  */
-export class RbacRulesReader {
+export class RbacRulesReader implements SubjectRulesReader {
   readonly #api: RbacAuthorizationV1Api;
   readonly #logger: Logger;
 

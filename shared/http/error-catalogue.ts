@@ -72,6 +72,11 @@ export const PLATFORM_ERRORS = {
     meaning:
       'The ID token lacks the claim the server reads the user name from (`OIDC_USERNAME_CLAIM`); ask for a token that carries it.',
   },
+  InvalidUsernameClaim: {
+    status: 401,
+    meaning:
+      "The ID token's user name claim (`OIDC_USERNAME_CLAIM`) holds the NUL character, which no record can hold; fix the name at the identity provider.",
+  },
   RunNotFound: { status: 404, meaning: 'No run with this id exists in this project; check the id and the project.' },
   WorkspaceNotFound: {
     status: 404,

@@ -30,28 +30,35 @@ const TIMEOUT_MS = 10_000;
 export type CallObserver = (verb: string, seconds: number) => void;
 
 /**
+ * The credentials the calls use: a KubeConfig, or how to get one when the first call is sent (a
+ * function that connects to the cluster on first use, so that it starts without the Kubernetes client).
+ */
+export type KubeConfigSource = KubeConfig | (() => Promise<KubeConfig>);
+
+/**
  * Raw REST calls to the Kubernetes API with a KubeConfig's credentials (TLS, token, client
  * certificate). Unlike the generated clients it hands back every answer, failures included, so a
  * cluster `Status` can be passed through to the caller unchanged. An unreachable cluster is a 503.
  */
 export class KubernetesRestClient {
-  readonly #kubeConfig: KubeConfig;
+  readonly #kubeConfig: () => Promise<KubeConfig>;
   readonly #logger: Logger;
   readonly #observe: CallObserver | undefined;
 
   /** `observe` hears each call's verb (the HTTP method, lower case) and how long its answer took (the metrics). */
-  constructor(kubeConfig: KubeConfig, logger: Logger, observe?: CallObserver) {
-    this.#kubeConfig = kubeConfig;
+  constructor(kubeConfig: KubeConfigSource, logger: Logger, observe?: CallObserver) {
+    this.#kubeConfig = typeof kubeConfig === 'function' ? kubeConfig : async () => kubeConfig;
     this.#logger = logger;
     this.#observe = observe;
   }
 
   /** Sends one call; resolves with any HTTP answer, throws ApiError 503 when there is none. */
-  call(call: KubernetesCall): Promise<KubernetesAnswer> {
+  async call(call: KubernetesCall): Promise<KubernetesAnswer> {
+    const kubeConfig = await this.#kubeConfig();
     const startedAt = performance.now();
-    return this.#inSpan(call, async () => {
+    return this.#inSpan(kubeConfig, call, async () => {
       try {
-        const incoming = await this.#send(call);
+        const incoming = await this.#send(kubeConfig, call);
         return {
           status: incoming.statusCode ?? 500,
           body: parseBody(
@@ -68,10 +75,14 @@ export class KubernetesRestClient {
    * Opens a watch (`?watch=true`): a 2xx answer resolves with its newline-delimited events as they
    * arrive, any other with the answer like `call`. Aborting `signal` closes the cluster's stream.
    */
-  watch(call: KubernetesCall, signal: AbortSignal): Promise<{ events: AsyncIterable<string> } | KubernetesAnswer> {
+  async watch(
+    call: KubernetesCall,
+    signal: AbortSignal,
+  ): Promise<{ events: AsyncIterable<string> } | KubernetesAnswer> {
+    const kubeConfig = await this.#kubeConfig();
     // The span covers opening the watch, not the events that follow for as long as it stays open.
-    return this.#inSpan(call, async () => {
-      const incoming = await this.#send(call, signal);
+    return this.#inSpan(kubeConfig, call, async () => {
+      const incoming = await this.#send(kubeConfig, call, signal);
       const status = incoming.statusCode ?? 500;
       if (status < 200 || status > 299) return { status, body: parseBody(await readText(incoming).catch(() => '')) };
       return { events: createInterface({ input: incoming, crlfDelay: Infinity }) };
@@ -79,9 +90,9 @@ export class KubernetesRestClient {
   }
 
   /** A CLIENT span `<verb> <resource>` around a call (with tracing on), with the status the cluster answered. */
-  #inSpan<T extends object>(call: KubernetesCall, send: () => Promise<T>): Promise<T> {
+  #inSpan<T extends object>(kubeConfig: KubeConfig, call: KubernetesCall, send: () => Promise<T>): Promise<T> {
     return inSpan(
-      () => kubernetesCallSpan(call, new URL(this.#kubeConfig.getCurrentCluster()?.server ?? 'http://unknown.invalid')),
+      () => kubernetesCallSpan(call, new URL(kubeConfig.getCurrentCluster()?.server ?? 'http://unknown.invalid')),
       async (span) => {
         const answer = await send();
         if (span && 'status' in answer) setResponseStatus(span, answer.status as number);
@@ -90,8 +101,8 @@ export class KubernetesRestClient {
     );
   }
 
-  async #send(call: KubernetesCall, signal?: AbortSignal): Promise<IncomingMessage> {
-    const server = this.#kubeConfig.getCurrentCluster()?.server;
+  async #send(kubeConfig: KubeConfig, call: KubernetesCall, signal?: AbortSignal): Promise<IncomingMessage> {
+    const server = kubeConfig.getCurrentCluster()?.server;
     if (!server) throw this.#unavailable(call, new Error('the KubeConfig names no cluster'));
     assertNoDotSegments(call.path);
     // Only the server's origin goes through URL: a path put through it would have its dot
@@ -117,7 +128,7 @@ export class KubernetesRestClient {
     // The call's span (kubernetesCallSpan) is the parent the cluster's own traces join.
     injectTraceContext(options.headers as Record<string, unknown>);
     try {
-      await this.#kubeConfig.applyToHTTPSOptions(options);
+      await kubeConfig.applyToHTTPSOptions(options);
     } catch (error) {
       throw this.#unavailable(call, error);
     }

@@ -1,4 +1,3 @@
-import { readdir, readFile } from 'node:fs/promises';
 import {
   ApiException,
   ApiextensionsV1Api,
@@ -6,21 +5,7 @@ import {
   type KubeConfig,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-
-/** The chart's CustomResourceDefinitions: the single source of the kinds' schemas. */
-const CRD_DIRECTORY = new URL('../../infra/chart/files/crds/', import.meta.url);
-/** Stands for the API group in the chart's files; the chart substitutes `api.group`, and so do we. */
-const API_GROUP_PLACEHOLDER = '__API_GROUP__';
-
-/** The YAML text of each of the chart's CRD files, with `apiGroup` in place of the placeholder. */
-export async function readPlatformCrdFiles(apiGroup: string): Promise<string[]> {
-  const files = (await readdir(CRD_DIRECTORY)).filter((file) => file.endsWith('.yaml')).sort();
-  return Promise.all(
-    files.map(async (file) =>
-      (await readFile(new URL(file, CRD_DIRECTORY), 'utf8')).replaceAll(API_GROUP_PLACEHOLDER, apiGroup),
-    ),
-  );
-}
+import { readPlatformCrdFiles } from './platform-crd-files.ts';
 
 /**
  * Creates the platform's CustomResourceDefinitions in a cluster (the local emulator, tests);

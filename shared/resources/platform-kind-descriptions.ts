@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { API_VERSION, PLATFORM_KINDS, type PlatformKind } from './platform-kinds.ts';
-import { readPlatformCrdFiles } from './platform-crds.ts';
+import { readPlatformCrdFiles } from './platform-crd-files.ts';
 
 /** One column of `kubectl get`, as the CRD's additionalPrinterColumns declare it. */
 export interface PrinterColumn {

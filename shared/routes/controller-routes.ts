@@ -77,6 +77,7 @@ export function internalRoutes() {
       {
         querySchema: {
           type: 'object',
+          additionalProperties: false,
           properties: {
             phase: { enum: ['Pending', 'Running'], default: 'Pending', 'x-error-reason': 'InvalidPhase' },
             ...PAGE_PARAMETERS,

@@ -68,7 +68,8 @@ export const PAGE_PARAMETERS = {
     description: 'The `continue` of the page before (`InvalidContinueToken` when it is not one).',
   },
 } as const;
-const PAGE_QUERY = { type: 'object', properties: PAGE_PARAMETERS } as const;
+// Closed: a parameter the route does not read is refused, never silently ignored.
+const PAGE_QUERY = { type: 'object', additionalProperties: false, properties: PAGE_PARAMETERS } as const;
 export const MESSAGE = { type: 'string', maxLength: 4096 } as const;
 /** `verb` on a Project's `workspaces/runs`, named by the path's Workspace (or, without one, any Workspace there). */
 const runsOf = (verb: string, named: boolean) =>

@@ -1,6 +1,4 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { ApiError } from '../http/api-error.ts';
 import { apiError, type ReasonWithStatus } from '../http/error-catalogue.ts';
 import type { ApiRequest } from '../http/api-request.ts';
@@ -9,15 +7,9 @@ import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
+import { ERROR_REASON_KEYWORD } from './schema-keywords.ts';
 
-/**
- * The annotation a request schema (or one of its top-level properties) carries to name the
- * `reason` of a refusal; without one the refusal is `BadRequest`.
- */
-export const ERROR_REASON_KEYWORD = 'x-error-reason';
-
-/** The keyword definition every checker of request schemas needs (the tests' meta-schema check too). */
-export const ERROR_REASON_DEFINITION = { keyword: ERROR_REASON_KEYWORD, schemaType: 'string' } as const;
+export { ERROR_REASON_DEFINITION, ERROR_REASON_KEYWORD } from './schema-keywords.ts';
 
 /** A route's query and body as its schemas define them, each read and checked when the handler first asks for it. */
 export interface RequestInput<Body = unknown, Query = Record<string, unknown>> {
@@ -27,31 +19,32 @@ export interface RequestInput<Body = unknown, Query = Record<string, unknown>> {
 
 type Schema = Record<string, unknown>;
 
-// The schemas are checked against the meta-schema by the tests (test/foundation/request-schemas.test.ts),
-// not at run time: that check costs a function about 50 ms on its first request.
-const makeAjv = (coerceTypes: boolean) => {
-  const ajv = new Ajv2020({ coerceTypes, useDefaults: true, strict: true, allErrors: false, validateSchema: false });
-  ajv.addKeyword(ERROR_REASON_DEFINITION);
-  return addFormats.default(ajv, ['uuid', 'date-time', 'uri']);
-};
-// Query values arrive as text: the query checker turns `limit=5` into the number its schema asks for.
-let bodyAjv: Ajv2020 | undefined;
-let queryAjv: Ajv2020 | undefined;
-const compiled = new WeakMap<Schema, ValidateFunction>();
+type SchemaChecks = typeof import('./schema-checks.ts');
+let schemaChecks: SchemaChecks | undefined;
+let loadingSchemaChecks: Promise<void> | undefined;
 
-/** A schema's check, compiled on first use and kept for the life of the process (the schemas are constants). */
-function checkOf(schema: Schema, place: 'body' | 'query'): ValidateFunction {
-  let check = compiled.get(schema);
-  if (!check) {
-    const ajv = place === 'body' ? (bodyAjv ??= makeAjv(false)) : (queryAjv ??= makeAjv(true));
-    compiled.set(schema, (check = ajv.compile(schema)));
-  }
-  return check;
+/**
+ * Loads the schema checker (Ajv, about half the code a function would load at start) once. Not at
+ * start: /healthz and routes without a query or body schema (GET whoami) never need it.
+ */
+export function loadSchemaChecks(): Promise<void> {
+  loadingSchemaChecks ??= import('./schema-checks.ts').then((loaded) => {
+    schemaChecks = loaded;
+  });
+  return loadingSchemaChecks;
+}
+
+/** Undefined when the route's input can be checked now; else the loading of the checker its schemas need. */
+export function schemaChecksPending(route: RouteDefinition | undefined): Promise<void> | undefined {
+  if (schemaChecks !== undefined || route === undefined) return undefined;
+  const checked = route.querySchema !== undefined || (route.requestSchema !== undefined && !route.bodyJudgedByCluster);
+  return checked ? loadSchemaChecks() : undefined;
 }
 
 /**
  * Gives the request its `input`: the query and the JSON body checked against the route's schemas,
- * each once, when first read (the chain reads both after authorising: filters/request-input.ts).
+ * each once, when first read (the chain reads both after authorising, once the checker is loaded:
+ * filters/request-input.ts).
  * Resource bodies under `/apis/` are judged by the cluster, not here.
  */
 export function attachRequestInput<Request extends ApiRequest & { route?: RouteDefinition }>(
@@ -112,7 +105,9 @@ function checkAgainstSchema(
   place: 'body' | 'query',
   what: string,
 ): void {
-  const check = checkOf(schema, place);
+  // filters/request-input.ts awaits schemaChecksPending before any input is read.
+  if (schemaChecks === undefined) throw new Error(`${route.operationId}: input read before its schema checker loaded`);
+  const check = schemaChecks.checkOf(schema, place);
   if (check(value)) return;
   const error = check.errors![0]!;
   const field = fieldOf(error);
@@ -146,6 +141,9 @@ function problemOf(error: ErrorObject): string {
       return 'is not a known field';
     case 'enum':
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    case 'const':
+      // Ajv's own words ("must be equal to constant") do not say which value.
+      return `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
     case 'pattern':
       // The pattern every string gains (json/storable-schema.ts) says in words what it refuses.
       return (error.params as { pattern: string }).pattern === NO_NUL_PATTERN

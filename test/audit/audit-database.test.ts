@@ -120,6 +120,10 @@ describe('issue 22: events reach PostgreSQL and the audit API finds them', () =>
       '?limit=501',
       '?since=yesterday',
       '?since=2026-13-45T00:00:00Z',
+      // Days and times JavaScript's Date would roll over to another day.
+      '?since=2026-02-30T00:00:00Z',
+      '?until=2026-01-01T24:00:00Z',
+      '?until=2026-01-01T23:59:60Z',
       '?run=nope',
       '?outcome=maybe',
       '?continue=garbage',

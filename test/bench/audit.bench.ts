@@ -3,13 +3,25 @@
 // entry (the resources bundle), with auditing off (AUDIT_POLICY=None) beside the default policy
 // writing to standard output, and to standard output and PostgreSQL (batched inserts), all measured
 // in the same run. Target: >= 0.9 of auditing off.
+//
+// What is measured is the function's own cost of auditing. On a machine of two or more CPUs the
+// functions run on CPU 0 alone, and the load generator, PostgreSQL and the processes draining the
+// functions' standard output (a container runtime's log shim) on the others, as they would run on
+// hosts or cores of their own in production. Each round loads every subject once; the median of the
+// rounds' ratios counts, so a slow spell of a shared machine does not decide the result.
+import { availableParallelism } from 'node:os';
 import { startTestDatabase } from '../runs/test-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
-import { WHOAMI, bundleSetup, ratioRow, throughputs } from './bundle-setup.ts';
-import type { Benchmark } from './bench-row.ts';
+import { WHOAMI, bundleSetup, confineThisProcess, pairedThroughputs } from './bundle-setup.ts';
+import type { Benchmark, BenchRow } from './bench-row.ts';
+
+const TARGET = 0.9;
 
 export const auditBenchmark: Benchmark = async () => {
   const setup = await bundleSetup();
+  const separateCpus = availableParallelism() >= 2;
+  // Before the database starts, so that its processes inherit the placement.
+  const release = separateCpus ? confineThisProcess(`1-${availableParallelism() - 1}`) : () => {};
   const database = await startTestDatabase();
   try {
     await migrate(database.pool);
@@ -23,27 +35,30 @@ export const auditBenchmark: Benchmark = async () => {
       expectedStatus: 401,
       env: { ...setup.env, FUNCTION_TARGET: 'resources', ...env },
     });
-    const [off, stdout, withDatabase] = await throughputs([
-      subject('auditing off', { AUDIT_POLICY: 'None' }),
-      subject('default policy, standard output', {}),
-      subject('default policy, standard output and PostgreSQL', { DATABASE_URL: database.connectionString }),
-    ]);
+    const measured = await pairedThroughputs(
+      [
+        subject('auditing off', { AUDIT_POLICY: 'None' }),
+        subject('default policy, standard output', {}),
+        subject('default policy, standard output and PostgreSQL', { DATABASE_URL: database.connectionString }),
+      ],
+      separateCpus ? { functionCpu: 0 } : {},
+    );
     const { rows } = await database.pool.query<{ count: string }>('SELECT count(*) FROM audit_events');
-    const name = 'refused GET whoami (each one recorded), resources bundle';
-    const target = (ratio: number) => ratio >= 0.9;
-    return [
-      ratioRow(`${name}, audit to standard output`, stdout!, 'req/s', 'auditing off', off!, '>= 0.9', target),
-      ratioRow(
-        `${name}, audit to standard output and PostgreSQL (${rows[0]!.count} events stored)`,
-        withDatabase!,
-        'req/s',
-        'auditing off',
-        off!,
-        '>= 0.9',
-        target,
-      ),
-    ];
+    const placement = separateCpus ? 'function on a CPU of its own' : 'one CPU shared by all';
+    const name = `refused GET whoami (each one recorded), resources bundle, ${placement}`;
+    const row = (sink: string, index: number): BenchRow => ({
+      name: `${name}, audit to ${sink}`,
+      value: measured.throughputs[index]!,
+      unit: 'req/s',
+      baselineName: 'auditing off (median of rounds; ratio: median of per-round ratios)',
+      baselineValue: measured.throughputs[0]!,
+      ratio: measured.ratios[index]!,
+      target: `>= ${TARGET}`,
+      met: measured.ratios[index]! >= TARGET,
+    });
+    return [row('standard output', 1), row(`standard output and PostgreSQL (${rows[0]!.count} events stored)`, 2)];
   } finally {
     await database.destroy();
+    release();
   }
 };

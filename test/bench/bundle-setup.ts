@@ -1,16 +1,16 @@
 // What issue 10's benchmarks share: the bundles `npm run build` makes, built once per bench run
 // into a folder of their own, production settings, an admin token, and measuring helpers.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
 import { measureThroughput, percentile } from './http-load.ts';
-import { REPO_ROOT, freePort, spawnNodeProcess } from '../support/function-servers.ts';
+import { REPO_ROOT, freePort, spawnNodeProcess, type NodeProcessOptions } from '../support/function-servers.ts';
 import type { BenchRow } from './bench-row.ts';
 
 export const WHOAMI = '/api/v1alpha1/auth/whoami';
@@ -101,29 +101,83 @@ export interface LoadSubject {
  * its stdout into a pipe this process drains, as a container runtime does.
  */
 export async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
-  const processes = await Promise.all(
-    subjects.map((subject) =>
-      spawnNodeProcess(subject.script, subject.env, subject.readyPath, { discardStdout: true }),
-    ),
-  );
+  const running = await startLoadSubjects(subjects, { discardStdout: true });
   try {
-    const load = (index: number, seconds: number) =>
-      measureThroughput(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, {
-        seconds,
-        ...(subjects[index]!.expectedStatus !== undefined ? { expectedStatus: subjects[index]!.expectedStatus } : {}),
-      });
-    for (let index = 0; index < subjects.length; index++) await load(index, 1);
-    const best = subjects.map(() => 0);
-    for (let round = 0; round < 3; round++) {
+    return (await running.rounds(3, 2)).map((values) => Math.max(...values));
+  } finally {
+    await running.stop();
+  }
+}
+
+/** Starts every subject, warms each with a second of load, and returns what loads them in rounds. */
+async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOptions) {
+  const processes = await Promise.all(
+    subjects.map((subject) => spawnNodeProcess(subject.script, subject.env, subject.readyPath, options)),
+  );
+  const load = (index: number, seconds: number) =>
+    measureThroughput(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, {
+      seconds,
+      ...(subjects[index]!.expectedStatus !== undefined ? { expectedStatus: subjects[index]!.expectedStatus } : {}),
+    });
+  const stop = () => Promise.all(processes.map((child) => child.stop()));
+  /** Each subject's throughput in each round; every round loads each subject once, in an order that rotates. */
+  const rounds = async (count: number, seconds: number) => {
+    const measured = subjects.map((): number[] => []);
+    for (let round = 0; round < count; round++) {
       for (let step = 0; step < subjects.length; step++) {
         const index = (step + round) % subjects.length;
-        best[index] = Math.max(best[index]!, await load(index, 2));
+        measured[index]![round] = await load(index, seconds);
       }
     }
-    return best;
-  } finally {
-    await Promise.all(processes.map((child) => child.stop()));
+    return measured;
+  };
+  try {
+    for (let index = 0; index < subjects.length; index++) await load(index, 1);
+  } catch (error) {
+    await stop();
+    throw error;
   }
+  return { rounds, stop };
+}
+
+export interface PairedThroughputs {
+  /** Median requests per second of each subject over the rounds. */
+  throughputs: number[];
+  /** Per subject, the median over the rounds of its throughput divided by the first subject's in the same round. */
+  ratios: number[];
+}
+
+/**
+ * Throughput ratios robust to a noisy machine: every round loads each subject once (the order
+ * rotates), each round's throughputs are divided by the first subject's of that round, and the
+ * median of those ratios counts, so a slow spell hits a ratio's both sides or only one round.
+ * With `functionCpu`, the subjects run on that CPU alone and this process (the load generator),
+ * its children started from now on (a database, the stdout drains) run on the others: the
+ * server's own cost is what is measured, as with a database and a log shipper on hosts of their own.
+ */
+export async function pairedThroughputs(
+  subjects: LoadSubject[],
+  options: { rounds?: number; seconds?: number; functionCpu?: number } = {},
+): Promise<PairedThroughputs> {
+  const { rounds = 5, seconds = 2 } = options;
+  const cpus = options.functionCpu === undefined ? undefined : String(options.functionCpu);
+  const running = await startLoadSubjects(subjects, { drainStdoutElsewhere: true, ...(cpus ? { cpus } : {}) });
+  try {
+    const measured = await running.rounds(rounds, seconds);
+    return {
+      throughputs: measured.map(median),
+      ratios: measured.map((values) => median(values.map((value, round) => value / measured[0]![round]!))),
+    };
+  } finally {
+    await running.stop();
+  }
+}
+
+/** Runs this process, and what it starts from now on, on `cpus` only (`taskset`); returns what undoes it. */
+export function confineThisProcess(cpus: string): () => void {
+  const all = `0-${availableParallelism() - 1}`;
+  execFileSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
+  return () => execFileSync('taskset', ['-a', '-cp', all, String(process.pid)], { stdio: 'ignore' });
 }
 
 /** A process whose cold start is measured. */
@@ -131,6 +185,8 @@ export interface Subject {
   name: string;
   script: string;
   env: Record<string, string>;
+  /** False: started without V8's compile cache; otherwise with the run's shared one (BundleSetup.compileCache). */
+  compileCache?: boolean;
 }
 
 /** The status of one GET on a fresh connection, or 0 when nothing listens yet. */
@@ -160,7 +216,12 @@ export async function startToFirstAnswer(
   const started = performance.now();
   const child = spawn(process.execPath, [subject.script], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, ...subject.env, PORT: String(port), NODE_COMPILE_CACHE: setup.compileCache },
+    env: {
+      PATH: process.env.PATH,
+      ...subject.env,
+      PORT: String(port),
+      ...(subject.compileCache === false ? {} : { NODE_COMPILE_CACHE: setup.compileCache }),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let errors = '';

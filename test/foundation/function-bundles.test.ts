@@ -44,9 +44,14 @@ function holdsKubernetesClient(url: string): boolean {
   return url.startsWith('file:') && /\bloadFromClusterAndUser\(cluster,/.test(readFileSync(new URL(url), 'utf8'));
 }
 
+/** Whether a loaded bundle file holds the checker of request input against the routes' schemas (Ajv; issue 25). */
+function holdsSchemaChecker(url: string): boolean {
+  return url.startsWith('file:') && /\bfunction checkOf\(schema,/.test(readFileSync(new URL(url), 'utf8'));
+}
+
 describe('Issue 10, cold start: a bundle needs no node_modules and loads only what its function needs', () => {
   it.each(['login', 'public-config', 'internal', 'run-logs'])(
-    '%s serves an admin without loading the Kubernetes client or anything outside the bundle',
+    '%s serves an admin without loading the Kubernetes client, the schema checker (issue 25) or anything outside the bundle',
     async (target) => {
       const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: target });
       const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
@@ -56,6 +61,7 @@ describe('Issue 10, cold start: a bundle needs no node_modules and loads only wh
         modules.filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href)),
       ).toEqual([]);
       expect(modules.filter(holdsKubernetesClient)).toEqual([]);
+      expect(modules.filter(holdsSchemaChecker)).toEqual([]);
     },
   );
 
@@ -70,9 +76,19 @@ describe('Issue 10, cold start: a bundle needs no node_modules and loads only wh
     expect(loaded().some(holdsKubernetesClient)).toBe(true);
   });
 
-  it('resources connects to the cluster at start (its handlers call it), from the bundle alone', async () => {
-    const { loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'resources' });
+  it('issue 25: resources starts and serves the admin without loading the Kubernetes client; it loads it, from the bundle alone, when a request first needs the cluster', async () => {
+    const { child, loaded } = await startListingModules({ ...env, FUNCTION_TARGET: 'resources' });
+    expect(loaded().filter(holdsKubernetesClient)).toEqual([]);
+    const token = await issueAdminToken(parseAdminAccountSettings(env), API_BASE_URL);
+    expect((await getWithToken(child.url, WHO_AM_I, token)).status).toBe(200);
+    expect(loaded().filter(holdsKubernetesClient)).toEqual([]);
+    expect(loaded().filter(holdsSchemaChecker)).toEqual([]);
+    // No cluster configured: the call fails (503), but only after the client was loaded to make it,
+    // and the list's query checked (the route has a query schema).
+    const workspaces = await getWithToken(child.url, '/apis/platform.dev/v1alpha1/namespaces/team-a/workspaces', token);
+    expect(workspaces.status).toBe(503);
     expect(loaded().some(holdsKubernetesClient)).toBe(true);
+    expect(loaded().some(holdsSchemaChecker)).toBe(true);
     expect(
       loaded().filter((url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(bundleDir).href)),
     ).toEqual([]);
@@ -174,17 +190,28 @@ describe('Issue 10, logging: one JSON line per request at the default level, non
   });
 });
 
-describe('Issue 9 and 21: the bundles hold nothing of local development (the image build has no infra/)', () => {
-  function bundleFiles(folder: string): string[] {
-    return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory()
-        ? bundleFiles(join(folder, entry.name))
-        : entry.name.endsWith('.mjs')
-          ? [join(folder, entry.name)]
-          : [],
-    );
-  }
+function bundleFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? bundleFiles(join(folder, entry.name))
+      : entry.name.endsWith('.mjs')
+        ? [join(folder, entry.name)]
+        : [],
+  );
+}
 
+describe("Issue 25, cold start: the bundles take Node's built-ins by require(), so Node builds no ES facade of them", () => {
+  it("no bundle imports a built-in module as an ES module, but the banner's node:module (node:http's facade loads Node's undici)", () => {
+    const esImportsOfBuiltins = bundleFiles(bundleDir).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](node:[\w/]+|http|https)["']/g)]
+        .map((match) => match[1])
+        .filter((name) => name !== 'node:module'),
+    );
+    expect(esImportsOfBuiltins).toEqual([]);
+  });
+});
+
+describe('Issue 9 and 21: the bundles hold nothing of local development (the image build has no infra/)', () => {
   it('no bundle holds the emulator, its starters or embedded PostgreSQL, with no bundler plugin leaving them out', () => {
     const sources = bundleFiles(bundleDir).map((file) => readFileSync(file, 'utf8'));
     expect(sources.length).toBeGreaterThan(5);

@@ -8,6 +8,7 @@ import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
 import { createAppContext, type AppContext } from '../../shared/app/app-context.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
 import { defineFunction } from '../../shared/runtime/define-function.ts';
+import type { FunctionModule } from '../../shared/runtime/function-definition.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { silentLogger } from '../support/function-servers.ts';
 
@@ -17,11 +18,11 @@ describe('issue 21: every function is one FunctionModule, with its facts', () =>
     for (const [name, module] of Object.entries(FUNCTION_MODULES)) expect(module.name).toBe(name);
   });
 
-  it('only resources connects to the cluster at start; the others on first use (no Kubernetes client loaded for the admin)', () => {
+  it('every function connects to the cluster on first use (no Kubernetes client loaded for /healthz or the admin; issue 25 for resources)', () => {
     expect(Object.fromEntries(Object.values(FUNCTION_MODULES).map((module) => [module.name, module.cluster]))).toEqual({
       login: 'on-first-use',
       'public-config': 'on-first-use',
-      resources: 'at-start',
+      resources: 'on-first-use',
       internal: 'on-first-use',
       'run-logs': 'on-first-use',
     });
@@ -70,6 +71,15 @@ describe('issue 21: readiness is a fact of the module; defineFunction builds it 
 
   it('a context that connects on first use holds no connection, and an at-start function refuses to be built on it', () => {
     expect(context.kubernetes).toBeUndefined();
-    expect(() => defineFunction(FUNCTION_MODULES.resources, context)).toThrow(/connects to the cluster at start/);
+    const atStart: FunctionModule = { ...FUNCTION_MODULES.resources, cluster: 'at-start' };
+    expect(() => defineFunction(atStart, context)).toThrow(/connects to the cluster at start/);
+  });
+
+  it("issue 25: resources is built without a connection; its /readyz connects and asks the cluster for the platform's kinds", async () => {
+    const definition = defineFunction(FUNCTION_MODULES.resources, context);
+    expect(context.kubernetes).toBeUndefined();
+    // Production without a cluster: the connection points nowhere, so the kinds cannot be listed.
+    await expect(definition.readiness!()).rejects.toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
+    expect(context.kubernetes?.configured).toBe(false);
   });
 });

@@ -4,7 +4,8 @@
 // bound role is missing; 503 when the cluster cannot be read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { RbacRulesReader, type RbacUser } from '../../shared/authz/rbac-rules.ts';
+import { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
+import type { RbacUser } from '../../shared/authz/subject-rules.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';

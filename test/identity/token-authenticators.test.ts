@@ -302,6 +302,13 @@ describe("OIDC ID tokens: the provider's keys, its issuer, an audience among the
       'ID token has no "email" claim (OIDC_USERNAME_CLAIM)',
       'MissingUsernameClaim',
     ],
+    [
+      // Issue 20: what reaches storage is what storage can hold; a run's principal is a text column.
+      'a username claim with NUL',
+      () => provider.sign({ aud: 'web', email: 'a\u0000@example.com' }),
+      'ID token\'s "email" claim (OIDC_USERNAME_CLAIM) contains the NUL character (U+0000)',
+      'InvalidUsernameClaim',
+    ],
   ])('refuses %s with 401', async (_case, token, message, reason) => {
     expect(await outcome(authenticator, await token())).toEqual(refused(message, reason));
   });

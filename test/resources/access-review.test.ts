@@ -128,6 +128,11 @@ describe('SelfSubjectAccessReview: the answer of the authoriser the routes use (
       ],
       [asked({ verb: 'get', resource: 'workspaces', fieldSelector: 'x' } as never), 'fieldSelector'],
       [{ kind: 'SubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'x' } } }, 'kind'],
+      // The message names the one value the field may hold.
+      [
+        { apiVersion: 'v2', spec: { resourceAttributes: { verb: 'get', resource: 'x' } } },
+        'body field "apiVersion" must be "authorization.k8s.io/v1"',
+      ],
       [{ spec: { nonResourceAttributes: { path: 'relative', verb: 'get' } } }, 'path'],
     ];
     for (const [body, field] of cases) {

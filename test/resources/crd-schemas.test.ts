@@ -3,7 +3,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { readPlatformCrdFiles } from '../../shared/resources/platform-crds.ts';
+import { readPlatformCrdFiles } from '../../shared/resources/platform-crd-files.ts';
 
 const GROUP = 'platform.dev';
 const crds = (await readPlatformCrdFiles(GROUP)).map((text) => parse(text)) as Array<{

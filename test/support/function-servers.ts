@@ -87,6 +87,13 @@ export interface NodeProcessOptions {
   startTimeoutMs?: number;
   /** Reads stdout without keeping it (benchmarks: a request log kept in memory would load this process). */
   discardStdout?: boolean;
+  /**
+   * Stdout goes into a pipe that a separate `cat > /dev/null` reads, as a container runtime's log
+   * shim does, instead of this process (benchmarks: draining here would load the load generator).
+   */
+  drainStdoutElsewhere?: boolean;
+  /** Runs the process on these CPUs only (`taskset -c`, e.g. `0`): benchmarks give the measured server a core of its own. */
+  cpus?: string;
 }
 
 /**
@@ -103,13 +110,18 @@ export async function spawnNodeProcess(
   const { nodeArgs = [], startTimeoutMs = 60_000 } = options;
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [...nodeArgs, script], {
+  const drain = options.drainStdoutElsewhere ? spawn('cat', [], { stdio: ['pipe', 'ignore', 'ignore'] }) : undefined;
+  const command = options.cpus ? 'taskset' : process.execPath;
+  const commandArgs = [...(options.cpus ? ['-c', options.cpus, process.execPath] : []), ...nodeArgs, script];
+  const child = spawn(command, commandArgs, {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    stdio: ['ignore', drain ? drain.stdin! : 'pipe', 'pipe', 'ipc'],
   });
-  if (options.discardStdout) child.stdout!.resume();
-  else child.stdout!.on('data', (chunk) => (output += chunk));
+  // The child holds its own copy of the pipe's write end; closing ours lets `cat` end with the child.
+  drain?.stdin?.destroy();
+  if (options.discardStdout && !drain) child.stdout!.resume();
+  else if (!drain) child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

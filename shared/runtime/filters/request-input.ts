@@ -1,5 +1,5 @@
-import { attachRequestInput } from '../request-validation.ts';
-import type { Filter } from './filter-chain.ts';
+import { attachRequestInput, schemaChecksPending } from '../request-validation.ts';
+import type { Answer, Filter, FilteredRequest, NextFilter } from './filter-chain.ts';
 
 /**
  * Gives the request its `input` and checks it now, the query and then the body against the route's
@@ -8,9 +8,15 @@ import type { Filter } from './filter-chain.ts';
  */
 export function withRequestInput(): Filter {
   return (request, next) => {
-    attachRequestInput(request);
-    request.input.query();
-    request.input.body();
-    return next(request);
+    // The schema checker is loaded by the first request whose route has schemas (request-validation.ts).
+    const pending = schemaChecksPending(request.route);
+    return pending ? pending.then(() => checkedInput(request, next)) : checkedInput(request, next);
   };
+}
+
+function checkedInput(request: FilteredRequest, next: NextFilter): Answer {
+  attachRequestInput(request);
+  request.input.query();
+  request.input.body();
+  return next(request);
 }
