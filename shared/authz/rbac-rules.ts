@@ -42,8 +42,8 @@ export class RbacRulesReader implements SubjectRulesReader {
     const reads = new Map<string, Promise<V1PolicyRule[] | undefined>>();
     const roleOf = (binding: V1ClusterRoleBinding | V1RoleBinding) => {
       const { kind, name } = binding.roleRef;
-      // A ClusterRole is one object whichever binding names it; a Role is its binding's namespace's.
-      const key = kind === 'Role' ? `Role/${binding.metadata?.namespace ?? ''}/${name}` : `ClusterRole/${name}`;
+      // A kind and a name are one role here: only RoleBindings name Roles, and those read are all in `namespace`.
+      const key = `${kind}/${name}`;
       let read = reads.get(key);
       if (read === undefined) reads.set(key, (read = this.#roleRules(binding)));
       return read;
@@ -56,18 +56,16 @@ export class RbacRulesReader implements SubjectRulesReader {
       if (roleRules === undefined) missing.push(`${binding.roleRef.kind} ${binding.roleRef.name}`);
       else rules.push(...roleRules);
     });
+    // A rule naming resources is a resource rule, one naming URLs a non-resource rule (the API server allows no rule both).
     return {
-      resourceRules: rules
-        .filter((rule) => (rule.resources ?? []).length > 0)
-        .map((rule) => ({
-          verbs: rule.verbs,
-          apiGroups: rule.apiGroups ?? [],
-          resources: rule.resources ?? [],
-          ...(rule.resourceNames?.length ? { resourceNames: rule.resourceNames } : {}),
-        })),
-      nonResourceRules: rules
-        .filter((rule) => (rule.nonResourceURLs ?? []).length > 0)
-        .map((rule) => ({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] })),
+      resourceRules: rules.flatMap(({ verbs, apiGroups, resources, resourceNames }) =>
+        resources?.length
+          ? [{ verbs, apiGroups: apiGroups ?? [], resources, ...(resourceNames?.length ? { resourceNames } : {}) }]
+          : [],
+      ),
+      nonResourceRules: rules.flatMap(({ verbs, nonResourceURLs }) =>
+        nonResourceURLs?.length ? [{ verbs, nonResourceURLs }] : [],
+      ),
       incomplete: missing.length > 0,
       ...(missing.length > 0 ? { evaluationError: `bound roles not found: ${missing.join(', ')}` } : {}),
     };

@@ -29,7 +29,8 @@ export function watchServiceAccounts(
   informer.on('update', (account) => index.upsert(account));
   informer.on('delete', (account) => index.remove(account));
   let stopped = false;
-  let failedSinceStart = false;
+  // Cleared by each start, set by an error during it: a start that saw one has not synced.
+  let failedSinceStart: boolean;
   let restartDelayMs = MIN_RESTART_DELAY_MS;
   let restartTimer: NodeJS.Timeout | undefined;
 

@@ -254,6 +254,19 @@ describe('SubjectAccessReviewCache: allowed 5 minutes, denied 30 seconds, keyed 
     expect(inner.calls).toHaveLength(1);
   });
 
+  // docs/observability.md, platform_api_review_cache_lookups_total{cache="subject_access_review"}: a hit costs the cluster nothing.
+  it('tells each lookup as a hit (answered from an entry or an in-flight review) or a miss (sent to the cluster)', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const lookups: boolean[] = [];
+    const inner = scriptedReviewer({ [subject.user]: true });
+    const cache = new SubjectAccessReviewCache(inner, { onLookup: (hit) => lookups.push(hit) });
+    await Promise.all([cache.review(subject, GET_INTERNAL), cache.review(subject, GET_INTERNAL)]);
+    await cache.review(subject, GET_INTERNAL);
+    vi.setSystemTime(5 * 60_000 + 1);
+    await cache.review(subject, GET_INTERNAL);
+    expect({ lookups, reviews: inner.calls.length }).toEqual({ lookups: [false, true, true, false], reviews: 2 });
+  });
+
   it('does not cache a failure', async () => {
     const inner = scriptedReviewer({ [subject.user]: apiError('KubernetesUnavailable', 'down') });
     const cache = new SubjectAccessReviewCache(inner);

@@ -7,7 +7,7 @@ import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
 import type { RbacUser } from '../../shared/authz/subject-rules.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
-import { silentLogger } from '../support/function-servers.ts';
+import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
 
 const GROUP = 'platform.dev';
@@ -19,6 +19,11 @@ const robot: RbacUser = {
 };
 const alice: RbacUser = { user: 'alice', groups: ['auditors'] };
 const nobody: RbacUser = { user: 'nobody', groups: [] };
+// Bound to one ClusterRole three times (two ClusterRoleBindings, one RoleBinding) and to a Role of the same name.
+const carol: RbacUser = { user: 'carol', groups: ['shared-readers'] };
+// Bound only to roles that do not exist, one of each kind.
+const dave: RbacUser = { user: 'dave', groups: [] };
+const READER_TOKEN = 'bindings-but-not-roles';
 
 let cluster: IdentityCluster;
 let reader: RbacRulesReader;
@@ -108,8 +113,81 @@ beforeAll(async () => {
       subjects: [{ kind: 'Group', apiGroup: RBAC_GROUP, name: 'auditors' }],
     },
   });
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: 'rules-shared' },
+      rules: [
+        { apiGroups: [GROUP], resources: ['rollouts'], verbs: ['get'] },
+        { nonResourceURLs: ['/healthz'], verbs: ['get'] },
+      ],
+    },
+  });
+  await rbac.createNamespacedRole({
+    namespace: TEST_NAMESPACE,
+    body: {
+      metadata: { name: 'rules-shared' },
+      rules: [{ apiGroups: [GROUP], resources: ['variablesets'], verbs: ['list'] }],
+    },
+  });
+  const carolBindings: Array<[string, 'Role' | 'ClusterRole', string, 'User' | 'Group', string]> = [
+    ['carol-shared-cluster', 'ClusterRole', 'rules-shared', 'User', 'carol'],
+    ['readers-shared-cluster', 'ClusterRole', 'rules-shared', 'Group', 'shared-readers'],
+    ['carol-shared-here', 'ClusterRole', 'rules-shared', 'User', 'carol'],
+    ['carol-role-here', 'Role', 'rules-shared', 'User', 'carol'],
+    ['dave-gone-cluster', 'ClusterRole', 'gone-cluster-role', 'User', 'dave'],
+    ['dave-gone-here', 'Role', 'gone-role', 'User', 'dave'],
+  ];
+  for (const [name, kind, role, subjectKind, subject] of carolBindings) {
+    const body = {
+      metadata: { name },
+      roleRef: roleRef(kind, role),
+      subjects: [{ kind: subjectKind, apiGroup: RBAC_GROUP, name: subject }],
+    };
+    if (name.endsWith('-cluster')) await rbac.createClusterRoleBinding({ body });
+    else await rbac.createNamespacedRoleBinding({ namespace: TEST_NAMESPACE, body });
+  }
+  // A subject of a kind RBAC does not know (the API server refuses one; the reader must not depend on it) names nobody.
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: 'unknown-kind-cluster' },
+      roleRef: roleRef('ClusterRole', 'rules-secrets'),
+      subjects: [{ kind: 'Robot', apiGroup: RBAC_GROUP, name: 'carol' }],
+    },
+  });
+  // A reader whose own credentials may list the bindings but not read the roles they name.
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: 'bindings-lister' },
+      rules: [{ apiGroups: [RBAC_GROUP], resources: ['clusterrolebindings', 'rolebindings'], verbs: ['list'] }],
+    },
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: 'bindings-lister' },
+      roleRef: roleRef('ClusterRole', 'bindings-lister'),
+      subjects: [{ kind: 'User', apiGroup: RBAC_GROUP, name: 'bindings-lister' }],
+    },
+  });
+  cluster.emulator.registerToken(READER_TOKEN, { username: 'bindings-lister' });
   reader = new RbacRulesReader(cluster.emulator.kubeConfig(), silentLogger);
 });
+
+/** A rule list in one order (the bindings' list order is the cluster's): the same rules, as many times each. */
+const sorted = <T>(rules: T[]) => rules.map((rule) => JSON.stringify(rule)).sort();
+
+/** The RBAC reads (method and path) the emulator receives while `work` runs. */
+async function readsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const reads: string[] = [];
+  const stop = cluster.emulator.observeRequests((request) => {
+    if (request.rawUrl.startsWith(`/apis/${RBAC_GROUP}/`)) reads.push(`${request.method} ${request.rawUrl}`);
+  });
+  try {
+    await work();
+  } finally {
+    stop();
+  }
+  return reads.sort();
+}
 afterAll(() => cluster.close());
 
 describe('RBAC rules for a user in a namespace, read from the bindings (issue 24, item 5)', () => {
@@ -166,6 +244,74 @@ describe('RBAC rules for a user in a namespace, read from the bindings (issue 24
     expect(both.resourceRules.some((rule) => rule.resourceNames?.includes('web'))).toBe(true);
   });
 
+  it("exactly the bound roles' rules, once per binding: a ClusterRole and a Role of the same name are two roles, each read once", async () => {
+    let rules: Awaited<ReturnType<RbacRulesReader['rulesFor']>> | undefined;
+    const reads = await readsDuring(async () => (rules = await reader.rulesFor([carol], TEST_NAMESPACE)));
+    const rollouts = { verbs: ['get'], apiGroups: [GROUP], resources: ['rollouts'] };
+    const healthz = { verbs: ['get'], nonResourceURLs: ['/healthz'] };
+    expect({
+      ...rules!,
+      resourceRules: sorted(rules!.resourceRules),
+      nonResourceRules: sorted(rules!.nonResourceRules),
+    }).toStrictEqual({
+      resourceRules: sorted([
+        rollouts,
+        rollouts,
+        rollouts,
+        { verbs: ['list'], apiGroups: [GROUP], resources: ['variablesets'] },
+      ]),
+      nonResourceRules: sorted([healthz, healthz, healthz]),
+      incomplete: false,
+    });
+    expect(reads).toEqual([
+      `GET /apis/${RBAC_GROUP}/v1/clusterrolebindings`,
+      `GET /apis/${RBAC_GROUP}/v1/clusterroles/rules-shared`,
+      `GET /apis/${RBAC_GROUP}/v1/namespaces/${TEST_NAMESPACE}/rolebindings`,
+      `GET /apis/${RBAC_GROUP}/v1/namespaces/${TEST_NAMESPACE}/roles/rules-shared`,
+    ]);
+  });
+
+  it('without a namespace (a cluster-scoped request): the ClusterRoleBindings only, and no RoleBinding is listed', async () => {
+    let rules: Awaited<ReturnType<RbacRulesReader['rulesFor']>> | undefined;
+    const reads = await readsDuring(async () => (rules = await reader.rulesFor([carol], undefined)));
+    const rollouts = { verbs: ['get'], apiGroups: [GROUP], resources: ['rollouts'] };
+    const healthz = { verbs: ['get'], nonResourceURLs: ['/healthz'] };
+    expect({
+      ...rules!,
+      resourceRules: sorted(rules!.resourceRules),
+      nonResourceRules: sorted(rules!.nonResourceRules),
+    }).toStrictEqual({
+      resourceRules: sorted([rollouts, rollouts]),
+      nonResourceRules: sorted([healthz, healthz]),
+      incomplete: false,
+    });
+    expect(reads).toEqual([
+      `GET /apis/${RBAC_GROUP}/v1/clusterrolebindings`,
+      `GET /apis/${RBAC_GROUP}/v1/clusterroles/rules-shared`,
+    ]);
+  });
+
+  it("every missing role is named, ClusterRoleBindings' first, comma separated", async () => {
+    expect(await reader.rulesFor([dave], TEST_NAMESPACE)).toStrictEqual({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: 'bound roles not found: ClusterRole gone-cluster-role, Role gone-role',
+    });
+  });
+
+  it('a role the server may not read: 503 naming the read in the log, never a role treated as missing', async () => {
+    const logger = capturingLogger();
+    const failure = await new RbacRulesReader(cluster.emulator.kubeConfig(READER_TOKEN), logger)
+      .rulesFor([carol], undefined)
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).status).toBe(503);
+    expect(logger.lines.map((line) => JSON.parse(line).message)).toEqual([
+      'Kubernetes API did not answer a read of ClusterRole rules-shared',
+    ]);
+  });
+
   it('a cluster that cannot be reached: 503, never an empty list', async () => {
     const down = new KubeConfig();
     down.loadFromOptions({
@@ -174,8 +320,12 @@ describe('RBAC rules for a user in a namespace, read from the bindings (issue 24
       contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
       currentContext: 'c',
     });
-    const failure = await new RbacRulesReader(down, silentLogger).rulesFor([robot], TEST_NAMESPACE).catch((e) => e);
+    const logger = capturingLogger();
+    const failure = await new RbacRulesReader(down, logger).rulesFor([robot], TEST_NAMESPACE).catch((e) => e);
     expect(failure).toBeInstanceOf(ApiError);
     expect((failure as ApiError).status).toBe(503);
+    expect(logger.lines.map((line) => JSON.parse(line).message)).toEqual([
+      'Kubernetes API did not answer a list of RBAC bindings',
+    ]);
   });
 });

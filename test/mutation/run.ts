@@ -72,11 +72,15 @@ const SCOPES: Record<string, Scope> = {
       'test/identity/authorization-rules.test.ts',
       'test/identity/authentication-caches.test.ts',
       'test/identity/subject-access-reviewer.test.ts',
+      // Its metrics and span hooks (issue 23), with tracing on for that file's process.
+      'test/identity/subject-access-review-observed.test.ts',
       // The decision handed to handlers and the authorising client bound to it (issue 20).
       'test/security/authorisation-in-the-chain.test.ts',
       // Whom a principal is reviewed as, and the RBAC rules read for it (issue 24, item 5).
       'test/resources/access-review.test.ts',
       'test/identity/rbac-rules.test.ts',
+      // The ServiceAccount watch that feeds the claim index: its events, retries and stop.
+      'test/identity/service-account-watch.test.ts',
     ],
   },
   routes: {

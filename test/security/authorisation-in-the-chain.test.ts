@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/auth/principal.ts';
 import { AuthorisationDecision } from '../../shared/authz/authorisation-decision.ts';
-import { AuthorisedObjects } from '../../shared/authz/authorised-objects.ts';
+import { AuthorisedObjects, callAttributes } from '../../shared/authz/authorised-objects.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../shared/authz/authorizer.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
@@ -272,13 +272,17 @@ describe('issue 20: a refused caller never reaches the handler; an unknown run i
   });
 });
 
-/** The cluster behind a recording REST client: every call it would send, answered 200 (404 for GETs when `missing`). */
+/** The cluster behind a recording REST client: every call it would send (a watch with its query), answered 200. */
 function recordedCluster() {
   const calls: string[] = [];
   const rest = {
     async call(call: KubernetesCall) {
       calls.push(`${call.method} ${call.path}`);
       return { status: 200, body: { metadata: { name: 'obj', resourceVersion: '1' } } };
+    },
+    async watch(call: KubernetesCall) {
+      calls.push(`${call.method} ${call.path}?${call.query}`);
+      return { events: [] };
     },
   } as unknown as KubernetesRestClient;
   return { objects: new ClusterObjects(rest, GROUP), calls };
@@ -522,5 +526,163 @@ describe("issue 20: the filter's edges: exactly the attributes, the platform's o
   it('a route naming a kind the platform does not have cannot be in the table', () => {
     const route = { ...routeOf('getWorkspace'), resource: { kind: 'Nope', operation: 'get' } } as RouteDefinition;
     expect(() => effectiveAuthorisation(route)).toThrow('route getWorkspace: no platform kind Nope');
+  });
+});
+
+describe("issue 20: a call's attributes are read from its method and path as kube-apiserver's RequestInfo reads them", () => {
+  const PLATFORM = `/apis/${GROUP}/v1alpha1`;
+  const attributesOf = (method: string, path: string, query = '') =>
+    callAttributes({ method, path, query: new URLSearchParams(query) });
+
+  // toStrictEqual: an absent field is absent, not present and undefined (the decision compares every field).
+  it.each([
+    [
+      'GET',
+      `${PLATFORM}/namespaces/ns/workspaces/obj`,
+      '',
+      { verb: 'get', resource: 'workspaces', namespace: 'ns', name: 'obj' },
+    ],
+    [
+      'GET',
+      `${PLATFORM}/namespaces/ns/workspaces/obj/status`,
+      '',
+      { verb: 'get', resource: 'workspaces', subresource: 'status', namespace: 'ns', name: 'obj' },
+    ],
+    ['GET', `${PLATFORM}/projects`, '', { verb: 'list', resource: 'projects' }],
+    ['GET', `${PLATFORM}/projects/obj`, '', { verb: 'get', resource: 'projects', name: 'obj' }],
+    // Three segments are a scope only after `namespaces`: this is a subresource of a cluster-scoped object.
+    [
+      'GET',
+      `${PLATFORM}/projects/obj/status`,
+      '',
+      { verb: 'get', resource: 'projects', subresource: 'status', name: 'obj' },
+    ],
+    [
+      'GET',
+      `${PLATFORM}/namespaces/ns/workspaces`,
+      'watch=true',
+      { verb: 'watch', resource: 'workspaces', namespace: 'ns' },
+    ],
+    [
+      'GET',
+      `${PLATFORM}/namespaces/ns/workspaces`,
+      'watch=1',
+      { verb: 'watch', resource: 'workspaces', namespace: 'ns' },
+    ],
+    [
+      'GET',
+      `${PLATFORM}/namespaces/ns/workspaces`,
+      'watch=0',
+      { verb: 'list', resource: 'workspaces', namespace: 'ns' },
+    ],
+    [
+      'DELETE',
+      `${PLATFORM}/namespaces/ns/workspaces/obj`,
+      '',
+      { verb: 'delete', resource: 'workspaces', namespace: 'ns', name: 'obj' },
+    ],
+    [
+      'DELETE',
+      `${PLATFORM}/namespaces/ns/workspaces`,
+      '',
+      { verb: 'deletecollection', resource: 'workspaces', namespace: 'ns' },
+    ],
+    ['POST', `${PLATFORM}/namespaces/ns/workspaces`, '', { verb: 'create', resource: 'workspaces', namespace: 'ns' }],
+    ['PUT', `${PLATFORM}/projects/obj`, '', { verb: 'update', resource: 'projects', name: 'obj' }],
+    ['PATCH', `${PLATFORM}/projects/obj`, '', { verb: 'patch', resource: 'projects', name: 'obj' }],
+    // A method without a verb of its own is named as itself, lower case, as RequestInfo does: no role grants it by accident.
+    ['PROPFIND', `${PLATFORM}/projects/obj`, '', { verb: 'propfind', resource: 'projects', name: 'obj' }],
+  ])('%s %s?%s: %o in the platform group', (method, path, query, expected) => {
+    expect(attributesOf(method, path, query)).toStrictEqual({ group: GROUP, ...expected });
+  });
+
+  it.each([
+    // A Namespace is a cluster-scoped object named like a namespace: `namespaces/<name>` is not a scope.
+    ['GET', '/api/v1/namespaces/ns', { verb: 'get', resource: 'namespaces', name: 'ns' }],
+    ['GET', '/api/v1/namespaces', { verb: 'list', resource: 'namespaces' }],
+    ['GET', '/api/v1/namespaces/ns/secrets/obj', { verb: 'get', resource: 'secrets', namespace: 'ns', name: 'obj' }],
+    ['DELETE', '/api/v1/namespaces/ns', { verb: 'delete', resource: 'namespaces', name: 'ns' }],
+  ])('%s %s (the core group): %o', (method, path, expected) => {
+    expect(attributesOf(method, path)).toStrictEqual({ group: '', ...expected });
+  });
+});
+
+describe('issue 20: the authorising client names what was granted, reads only named objects it may patch, and watches only as `watch`', () => {
+  const COLLECTION = `/apis/${GROUP}/v1alpha1/namespaces/ns/workspaces`;
+
+  it('a request authorised for nothing (any authenticated caller) may send nothing, and the error says so', async () => {
+    const { authorizer, asked } = recordingAuthorizer();
+    const decision = await AuthorisationDecision.decide(authorizer, CALLER, undefined);
+    expect({ asked, granted: decision.granted }).toEqual({ asked: [], granted: [] });
+    const { objects, calls } = recordedCluster();
+    await expect((async () => new AuthorisedObjects(objects, decision).find(OBJECT_PATH))()).rejects.toThrow(
+      'a handler tried to get workspaces.platform.dev "obj" in namespace "ns", but the request was authorised for nothing',
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('the error lists every grant of the decision, comma separated', async () => {
+    const decision = await decisionFor('patch');
+    await decision.authoriseAlso('create');
+    const { objects } = recordedCluster();
+    expect(() =>
+      new AuthorisedObjects(objects, decision).require({ verb: 'delete', group: GROUP, resource: 'workspaces' }),
+    ).toThrow(
+      'but the request was authorised for patch workspaces.platform.dev "obj" in namespace "ns", create workspaces.platform.dev "obj" in namespace "ns"',
+    );
+  });
+
+  it('`patch` lets a handler `get` the object it patches, never a collection: a nameless `get` is refused', async () => {
+    const decision = await AuthorisationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
+      verb: 'patch',
+      group: GROUP,
+      resource: 'workspaces',
+      namespace: 'ns',
+    });
+    const { objects } = recordedCluster();
+    expect(() =>
+      new AuthorisedObjects(objects, decision).require({
+        verb: 'get',
+        group: GROUP,
+        resource: 'workspaces',
+        namespace: 'ns',
+      }),
+    ).toThrow(/tried to get workspaces/);
+  });
+
+  it('a request authorised to `watch` a collection opens the watch (GET ?watch=true); the same client refuses a `list`', async () => {
+    const decision = await AuthorisationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
+      verb: 'watch',
+      group: GROUP,
+      resource: 'workspaces',
+      namespace: 'ns',
+    });
+    const { objects, calls } = recordedCluster();
+    const cluster = new AuthorisedObjects(objects, decision);
+    await cluster.watch(COLLECTION, new URLSearchParams(), new AbortController().signal);
+    await expect((async () => cluster.send({ method: 'GET', path: COLLECTION }))()).rejects.toThrow(/tried to list/);
+    expect(calls).toEqual([`GET ${COLLECTION}?watch=true`]);
+  });
+
+  it("the client builds paths and names the API group as the cluster's objects do", async () => {
+    const { objects } = recordedCluster();
+    const cluster = new AuthorisedObjects(objects, await decisionFor('get'));
+    const location = { namespace: 'ns', name: 'obj' };
+    expect([
+      cluster.apiGroup,
+      cluster.corePath('secrets', location),
+      cluster.platformPath(WORKSPACE, location),
+    ]).toEqual([GROUP, '/api/v1/namespaces/ns/secrets/obj', OBJECT_PATH]);
+  });
+});
+
+describe('issue 20: a decision is on a resource only when its first grant is one', () => {
+  it('`resource` of a decision with no grant, or on a non-resource path, is a bug: it throws', async () => {
+    const { authorizer } = recordingAuthorizer();
+    const nothing = await AuthorisationDecision.decide(authorizer, CALLER, undefined);
+    const path = await AuthorisationDecision.decide(authorizer, CALLER, { nonResourcePath: '/metrics', verb: 'get' });
+    expect(() => nothing.resource).toThrow('the route was not authorised on a resource');
+    expect(() => path.resource).toThrow('the route was not authorised on a resource');
+    await expect(path.authoriseAlso('post')).rejects.toThrow('the route was not authorised on a resource');
   });
 });
