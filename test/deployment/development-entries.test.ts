@@ -48,6 +48,11 @@ describe('issue 21: development entries wrap the product entries and inject the 
     '%s for development keeps the emulator and the embedded database in the local state folder',
     async (_, script, extra) => {
       const child = await start(script, { ...(await localEnvironment('resources')), ...extra });
+      // resources connects to the cluster on first use (issue 25): readiness is the first use. The
+      // fresh emulator serves no CustomResourceDefinitions yet (npm start installs them), hence 503.
+      expect(await (await fetch(`${child.url}/readyz`)).json()).toMatchObject({
+        reason: 'CustomResourceDefinitionsMissing',
+      });
       // Log lines are written in batches (at most 1 s late).
       await expect
         .poll(() => child.output(), { timeout: 10_000 })
@@ -60,6 +65,7 @@ describe('issue 21: development entries wrap the product entries and inject the 
 
   it('the product container entry, in the same environment, starts neither (what ships names neither)', async () => {
     const child = await start('knative/server.ts', await localEnvironment('resources'));
+    expect((await fetch(`${child.url}/readyz`)).status).toBe(503);
     await expect.poll(() => child.output(), { timeout: 10_000 }).toContain('no Kubernetes cluster configured');
     expect(child.output()).not.toContain('built-in Kubernetes emulator');
     expect(existsSync(join(dataDir, 'kubernetes'))).toBe(false);
