@@ -8,13 +8,14 @@
  */
 export class EventChannel implements AsyncIterable<string> {
   readonly #maxBytes: number;
-  readonly #queue: Array<{ chunk: string; bytes: number }> = [];
+  // Made when first needed: most streams of a live run hold nothing between deliveries (issue 25).
+  #queue: Array<{ chunk: string; bytes: number }> | undefined;
   #queuedBytes = 0;
   /** The chunk the response stream took and has not yet asked past: still on its way to the client. */
   #inFlightBytes = 0;
   #closed = false;
   #wakeReader: (() => void) | undefined;
-  #roomWaiters: Array<() => void> = [];
+  #roomWaiters: Array<() => void> | undefined;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -34,23 +35,24 @@ export class EventChannel implements AsyncIterable<string> {
     if (this.#closed) return Promise.resolve();
     this.#enqueue(chunk);
     if (this.#queuedBytes <= this.#maxBytes) return Promise.resolve();
-    return new Promise((resolve) => this.#roomWaiters.push(resolve));
+    return new Promise((resolve) => (this.#roomWaiters ??= []).push(resolve));
   }
 
   /**
    * Queues a chunk unless the client has more than the bound unread already (it is not keeping up):
    * false then. The chunk's own size does not count, so one large batch never cuts off a reader.
+   * `bytes`, its UTF-8 length, when the caller knows it (a batch shared by every stream of a run).
    */
-  tryPush(chunk: string): boolean {
+  tryPush(chunk: string, bytes?: number): boolean {
     if (this.#closed) return true;
     if (this.unreadBytes > this.#maxBytes) return false;
-    this.#enqueue(chunk);
+    this.#enqueue(chunk, bytes);
     return true;
   }
 
   /** Queues a chunk only if nothing is waiting; for heartbeats, which a backed-up stream does not need. */
   offer(chunk: string): void {
-    if (!this.#closed && this.#queue.length === 0) this.#enqueue(chunk);
+    if (!this.#closed && !this.#queue?.length) this.#enqueue(chunk);
   }
 
   /** Ends the stream after the chunks already queued and, if given, one last event beyond the bound. */
@@ -64,7 +66,7 @@ export class EventChannel implements AsyncIterable<string> {
 
   async *[Symbol.asyncIterator](): AsyncIterator<string> {
     for (;;) {
-      const next = this.#queue.shift();
+      const next = this.#queue?.shift();
       if (next !== undefined) {
         this.#queuedBytes -= next.bytes;
         this.#inFlightBytes = next.bytes;
@@ -79,9 +81,8 @@ export class EventChannel implements AsyncIterable<string> {
     }
   }
 
-  #enqueue(chunk: string): void {
-    const bytes = Buffer.byteLength(chunk);
-    this.#queue.push({ chunk, bytes });
+  #enqueue(chunk: string, bytes = Buffer.byteLength(chunk)): void {
+    (this.#queue ??= []).push({ chunk, bytes });
     this.#queuedBytes += bytes;
     this.#wake();
   }
@@ -94,7 +95,8 @@ export class EventChannel implements AsyncIterable<string> {
 
   #releaseWaiters(): void {
     const waiters = this.#roomWaiters;
-    this.#roomWaiters = [];
+    if (waiters === undefined) return;
+    this.#roomWaiters = undefined;
     for (const release of waiters) release();
   }
 }

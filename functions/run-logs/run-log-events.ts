@@ -4,6 +4,7 @@ import type { Logger } from '../../shared/logging/logger.ts';
 import { EventChannel } from './event-channel.ts';
 import type { RunEnd, RunEndWatch } from './run-end-watch.ts';
 import type { CredentialEnd, StreamSession } from '../../shared/streams/stream-sessions.ts';
+import { startHeartbeats, stopHeartbeats } from './heartbeats.ts';
 
 /** What EventSource waits before reconnecting (it then sends Last-Event-ID). */
 const RECONNECT_DELAY_MS = 3_000;
@@ -40,13 +41,13 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
   let stopped = false;
   let unsubscribe: () => Promise<void> = async () => {};
   let stopWatchingEnd = () => {};
-  let heartbeat: NodeJS.Timeout | undefined;
+  let beating = false;
   // Every way out goes through here: the last event, then nothing more is read for this stream.
   const stop = (lastEvent?: string) => {
     channel.close(lastEvent);
     if (stopped) return;
     stopped = true;
-    clearInterval(heartbeat);
+    if (beating) stopHeartbeats(channel, options.heartbeatMs);
     stopWatchingEnd();
     session.release();
     void unsubscribe();
@@ -59,8 +60,8 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
     if (channel.closed) return undefined;
     const fresh = lines[0]!.seq > lastSeq ? lines : lines.filter((line) => line.seq > lastSeq);
     if (fresh.length === 0) return undefined;
-    const events = formatLines(fresh);
-    if (live && !channel.tryPush(events)) {
+    const { events, bytes } = formatLines(fresh);
+    if (live && !channel.tryPush(events, bytes)) {
       // Nothing is lost by closing: the lines are in the database, from the last id the client has.
       options.onResume?.();
       stop(
@@ -110,7 +111,8 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
       runEnd = end;
       endIfComplete();
     });
-    heartbeat = setInterval(() => channel.offer(': heartbeat\n\n'), options.heartbeatMs);
+    startHeartbeats(channel, options.heartbeatMs);
+    beating = true;
   }
 }
 
@@ -118,16 +120,23 @@ function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-// Live batches are shared by every stream of a run: formatted once, not once per stream.
-const formatted = new WeakMap<readonly RunLogLine[], string>();
+/** A batch of lines as server-sent events, and their UTF-8 length. */
+interface FormattedLines {
+  events: string;
+  bytes: number;
+}
 
-function formatLines(lines: readonly RunLogLine[]): string {
-  let events = formatted.get(lines);
-  if (events === undefined) {
-    events = lines.map(formatLine).join('');
-    formatted.set(lines, events);
+// Live batches are shared by every stream of a run: formatted and measured once, not once per stream.
+const formatted = new WeakMap<readonly RunLogLine[], FormattedLines>();
+
+function formatLines(lines: readonly RunLogLine[]): FormattedLines {
+  let batch = formatted.get(lines);
+  if (batch === undefined) {
+    const events = lines.map(formatLine).join('');
+    batch = { events, bytes: Buffer.byteLength(events) };
+    formatted.set(lines, batch);
   }
-  return events;
+  return batch;
 }
 
 // A line may itself contain newlines; each part becomes a `data:` field, which EventSource joins with "\n".
