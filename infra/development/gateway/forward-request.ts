@@ -117,6 +117,15 @@ export function forwardRequest(incoming: IncomingMessage, outgoing: ServerRespon
     abandoned = true;
     forwarded.destroy();
   });
-  // A retried request (GET, no body) has been read to its end already: pipe ends it at once then.
-  incoming.pipe(forwarded);
+  // A request without a body (most: GET, HEAD, DELETE) is ended at once, without a pipe's listeners
+  // on both sides (issue 25); node:http reads its end and keeps the connection for the next one.
+  // A retried request (GET, no body) has been read to its end already: the same.
+  if (hasNoBody(incoming)) forwarded.end();
+  else incoming.pipe(forwarded);
+}
+
+/** A request whose headers say it has no body (RFC 9112, 6.3: neither Content-Length above 0 nor Transfer-Encoding). */
+function hasNoBody(incoming: IncomingMessage): boolean {
+  const length = incoming.headers['content-length'];
+  return incoming.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
 }
