@@ -5,6 +5,7 @@
 // Issue 25: beside it, a bare node:http fan-out (servers/bare-run-log-fanout.mjs) on the same
 // database, read by the same client in the same run, samples interleaved; and memory per stream
 // with 2,000 streams on one run and over 20 runs.
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -228,6 +229,12 @@ function latencyRows(label: string, measured: Measured, baseline: Measured): Ben
   return [row('p50', 0.5), { ...p99, target: `<= ${P99_TARGET_MS} ms`, met: p99.value <= P99_TARGET_MS }];
 }
 
+/** User + system CPU time a process has used, in ms (10 ms ticks). */
+function cpuTimeMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** RSS per stream above the idle process, against issue 25's target; and the live heap + external part of it. */
 function memoryRows(name: string, idle: ProbeReport, open: ProbeReport, streams: number): BenchRow[] {
   const perStream = (open.memory.rss - idle.memory.rss) / streams;
@@ -334,10 +341,19 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
     await bareBench.appendAndAwait([bareRun!], 2_000);
     bench.resetLatencies();
     let popularReads = 0;
+    // CPU time of each process over its own samples: steadier than latency on a loaded machine.
+    const cpuMs = { popular: 0, bare: 0 };
+    const sampleBare = async () => {
+      const before = cpuTimeMs(bareProcess.child.pid!);
+      await bareBench.sample([bareRun!], 2_000, false);
+      cpuMs.bare += cpuTimeMs(bareProcess.child.pid!) - before;
+    };
     for (let sample = 0; sample < SAMPLES; sample++) {
-      if (sample % 2 === 0) await bareBench.sample([bareRun!], 2_000, false);
+      if (sample % 2 === 0) await sampleBare();
+      const before = cpuTimeMs(process.child.pid!);
       popularReads = Math.max(popularReads, await bench.sample([popularRun!], 2_000));
-      if (sample % 2 === 1) await bareBench.sample([bareRun!], 2_000, false);
+      cpuMs.popular += cpuTimeMs(process.child.pid!) - before;
+      if (sample % 2 === 1) await sampleBare();
     }
     const popular = bench.measured(popularReads);
     const bare = bareBench.measured(0);
@@ -388,6 +404,14 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
         ratio: round(popularP99 / bareP99),
         target: `<= ${P99_VS_BARE_TARGET}x`,
         met: popularP99 / bareP99 <= P99_VS_BARE_TARGET,
+      },
+      {
+        name: '2,000 streams on 1 run, CPU time per line fanned out (user + system)',
+        value: round(cpuMs.popular / SAMPLES),
+        unit: 'ms',
+        baselineName: 'bare node:http + pg fan-out, same samples interleaved',
+        baselineValue: round(cpuMs.bare / SAMPLES),
+        ratio: round(cpuMs.popular / cpuMs.bare),
       },
       ...memoryRows('2,000 streams on 1 run', idleBeforePopular, popularOpen, 2_000),
       ...memoryRows('2,000 streams over 20 runs', idleBeforeTwenty, twentyOpen, 2_000),
