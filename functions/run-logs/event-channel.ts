@@ -1,3 +1,6 @@
+/** What the reader gets once the channel is closed and empty. */
+const DONE: IteratorResult<string> = Object.freeze({ value: undefined, done: true });
+
 /**
  * The queue of server-sent-event chunks between producers (log deliveries, timers) and the
  * response stream, bounded by what the client has not read: the chunks queued here plus the one the
@@ -14,7 +17,8 @@ export class EventChannel implements AsyncIterable<string> {
   /** The chunk the response stream took and has not yet asked past: still on its way to the client. */
   #inFlightBytes = 0;
   #closed = false;
-  #wakeReader: (() => void) | undefined;
+  /** The reader's pending `next()`, while nothing was there for it. */
+  #waitingReader: ((result: IteratorResult<string>) => void) | undefined;
   #roomWaiters: Array<() => void> | undefined;
 
   constructor(maxBytes: number) {
@@ -64,21 +68,36 @@ export class EventChannel implements AsyncIterable<string> {
     this.#releaseWaiters();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<string> {
-    for (;;) {
-      const next = this.#queue?.shift();
-      if (next !== undefined) {
-        this.#queuedBytes -= next.bytes;
-        this.#inFlightBytes = next.bytes;
-        if (this.#queuedBytes <= this.#maxBytes) this.#releaseWaiters();
-        yield next.chunk;
-        // Asked for the next chunk: the response stream wrote this one and the socket drained it.
-        this.#inFlightBytes = 0;
-        continue;
-      }
-      if (this.#closed) return;
-      await new Promise<void>((resolve) => (this.#wakeReader = resolve));
+  /**
+   * The chunks in order, then done once closed. Written by hand rather than as an async generator:
+   * a live chunk goes to a waiting reader as it is queued, without the generator's own promise and
+   * resumption for every chunk of every stream (issue 25: the per-client cost of the fan-out).
+   */
+  [Symbol.asyncIterator](): AsyncIterator<string> {
+    return {
+      next: () => this.#next(),
+      return: () => Promise.resolve(DONE),
+    };
+  }
+
+  #next(): Promise<IteratorResult<string>> {
+    // Asked for the next chunk: the response stream wrote the last one and the socket drained it.
+    this.#inFlightBytes = 0;
+    const taken = this.#take();
+    if (taken !== undefined) return Promise.resolve(taken);
+    return new Promise((resolve) => (this.#waitingReader = resolve));
+  }
+
+  /** The next chunk for the reader (now in flight), done once closed and empty, or undefined: nothing yet. */
+  #take(): IteratorResult<string> | undefined {
+    const next = this.#queue?.shift();
+    if (next !== undefined) {
+      this.#queuedBytes -= next.bytes;
+      this.#inFlightBytes = next.bytes;
+      if (this.#queuedBytes <= this.#maxBytes) this.#releaseWaiters();
+      return { value: next.chunk, done: false };
     }
+    return this.#closed ? DONE : undefined;
   }
 
   #enqueue(chunk: string, bytes = Buffer.byteLength(chunk)): void {
@@ -87,10 +106,14 @@ export class EventChannel implements AsyncIterable<string> {
     this.#wake();
   }
 
+  /** Hands a waiting reader what there is for it now. */
   #wake(): void {
-    const wake = this.#wakeReader;
-    this.#wakeReader = undefined;
-    wake?.();
+    const reader = this.#waitingReader;
+    if (reader === undefined) return;
+    const taken = this.#take();
+    if (taken === undefined) return;
+    this.#waitingReader = undefined;
+    reader(taken);
   }
 
   #releaseWaiters(): void {
