@@ -8,6 +8,8 @@ import { startHeartbeats, stopHeartbeats } from './heartbeats.ts';
 
 /** What EventSource waits before reconnecting (it then sends Last-Event-ID). */
 const RECONNECT_DELAY_MS = 3_000;
+const RETRY = `retry: ${RECONNECT_DELAY_MS}\n\n`;
+const DONE: IteratorResult<string> = Object.freeze({ value: undefined, done: true });
 
 export interface RunLogStreamOptions {
   store: RunStore;
@@ -33,7 +35,7 @@ export interface RunLogStreamOptions {
  * ends, or `resume` when the client fell further behind than the send buffer holds. Stops when
  * the client goes away.
  */
-export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerator<string> {
+export function runLogEvents(options: RunLogStreamOptions): AsyncIterable<string> {
   const { store, run, logger, session } = options;
   const channel = new EventChannel(options.sendBufferBytes);
   let lastSeq = options.afterSeq;
@@ -80,17 +82,41 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
   };
   const onCredentialEnd = (end: CredentialEnd) => stop(sseEvent('expired', { ...end, lastEventId: String(lastSeq) }));
 
-  options.signal?.addEventListener('abort', () => stop(), { once: true });
-  try {
-    if (options.signal?.aborted) return;
-    session.onCredentialEnd(onCredentialEnd);
-    if (!stopped) await follow();
-    yield `retry: ${RECONNECT_DELAY_MS}\n\n`;
-    // Also when the stream stopped while it was starting: its last event is queued.
-    yield* channel;
-  } finally {
+  // Written as an iterator rather than an async generator delegating to the channel: each chunk of
+  // each stream then costs the channel's promise alone, not a generator's resumption as well
+  // (issue 25: the fan-out's per-client cost). Nothing starts before the first `next()`.
+  const chunks = channel[Symbol.asyncIterator]();
+  let phase: 'new' | 'streaming' | 'finished' = 'new';
+  // Every way out of the iteration stops the stream.
+  const finish = (): IteratorResult<string> => {
+    phase = 'finished';
     stop();
-  }
+    return DONE;
+  };
+  const start = async (): Promise<IteratorResult<string>> => {
+    phase = 'streaming';
+    options.signal?.addEventListener('abort', () => stop(), { once: true });
+    if (options.signal?.aborted) return finish();
+    try {
+      session.onCredentialEnd(onCredentialEnd);
+      if (!stopped) await follow();
+    } catch (error) {
+      finish();
+      throw error;
+    }
+    // Also when the stream stopped while it was starting: its last event is queued after this.
+    return { value: RETRY, done: false };
+  };
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        if (phase === 'new') return start();
+        if (phase === 'finished') return Promise.resolve(DONE);
+        return chunks.next().then((result) => (result.done ? finish() : result));
+      },
+      return: () => Promise.resolve(finish()),
+    }),
+  };
 
   async function follow(): Promise<void> {
     unsubscribe = await store.subscribeToLogLines({
