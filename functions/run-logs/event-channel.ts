@@ -1,3 +1,6 @@
+/** What the reader gets once the channel is closed and empty. */
+const DONE: IteratorResult<string> = Object.freeze({ value: undefined, done: true });
+
 /**
  * The queue of server-sent-event chunks between producers (log deliveries, timers) and the
  * response stream, bounded by what the client has not read: the chunks queued here plus the one the
@@ -8,13 +11,15 @@
  */
 export class EventChannel implements AsyncIterable<string> {
   readonly #maxBytes: number;
-  readonly #queue: Array<{ chunk: string; bytes: number }> = [];
+  // Made when first needed: most streams of a live run hold nothing between deliveries (issue 25).
+  #queue: Array<{ chunk: string; bytes: number }> | undefined;
   #queuedBytes = 0;
   /** The chunk the response stream took and has not yet asked past: still on its way to the client. */
   #inFlightBytes = 0;
   #closed = false;
-  #wakeReader: (() => void) | undefined;
-  #roomWaiters: Array<() => void> = [];
+  /** The reader's pending `next()`, while nothing was there for it. */
+  #waitingReader: ((result: IteratorResult<string>) => void) | undefined;
+  #roomWaiters: Array<() => void> | undefined;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -34,23 +39,24 @@ export class EventChannel implements AsyncIterable<string> {
     if (this.#closed) return Promise.resolve();
     this.#enqueue(chunk);
     if (this.#queuedBytes <= this.#maxBytes) return Promise.resolve();
-    return new Promise((resolve) => this.#roomWaiters.push(resolve));
+    return new Promise((resolve) => (this.#roomWaiters ??= []).push(resolve));
   }
 
   /**
    * Queues a chunk unless the client has more than the bound unread already (it is not keeping up):
    * false then. The chunk's own size does not count, so one large batch never cuts off a reader.
+   * `bytes`, its UTF-8 length, when the caller knows it (a batch shared by every stream of a run).
    */
-  tryPush(chunk: string): boolean {
+  tryPush(chunk: string, bytes?: number): boolean {
     if (this.#closed) return true;
     if (this.unreadBytes > this.#maxBytes) return false;
-    this.#enqueue(chunk);
+    this.#enqueue(chunk, bytes);
     return true;
   }
 
   /** Queues a chunk only if nothing is waiting; for heartbeats, which a backed-up stream does not need. */
   offer(chunk: string): void {
-    if (!this.#closed && this.#queue.length === 0) this.#enqueue(chunk);
+    if (!this.#closed && !this.#queue?.length) this.#enqueue(chunk);
   }
 
   /** Ends the stream after the chunks already queued and, if given, one last event beyond the bound. */
@@ -62,39 +68,58 @@ export class EventChannel implements AsyncIterable<string> {
     this.#releaseWaiters();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<string> {
-    for (;;) {
-      const next = this.#queue.shift();
-      if (next !== undefined) {
-        this.#queuedBytes -= next.bytes;
-        this.#inFlightBytes = next.bytes;
-        if (this.#queuedBytes <= this.#maxBytes) this.#releaseWaiters();
-        yield next.chunk;
-        // Asked for the next chunk: the response stream wrote this one and the socket drained it.
-        this.#inFlightBytes = 0;
-        continue;
-      }
-      if (this.#closed) return;
-      await new Promise<void>((resolve) => (this.#wakeReader = resolve));
-    }
+  /**
+   * The chunks in order, then done once closed. Written by hand rather than as an async generator:
+   * a live chunk goes to a waiting reader as it is queued, without the generator's own promise and
+   * resumption for every chunk of every stream (issue 25: the per-client cost of the fan-out).
+   */
+  [Symbol.asyncIterator](): AsyncIterator<string> {
+    return {
+      next: () => this.#next(),
+      return: () => Promise.resolve(DONE),
+    };
   }
 
-  #enqueue(chunk: string): void {
-    const bytes = Buffer.byteLength(chunk);
-    this.#queue.push({ chunk, bytes });
+  #next(): Promise<IteratorResult<string>> {
+    // Asked for the next chunk: the response stream wrote the last one and the socket drained it.
+    this.#inFlightBytes = 0;
+    const taken = this.#take();
+    if (taken !== undefined) return Promise.resolve(taken);
+    return new Promise((resolve) => (this.#waitingReader = resolve));
+  }
+
+  /** The next chunk for the reader (now in flight), done once closed and empty, or undefined: nothing yet. */
+  #take(): IteratorResult<string> | undefined {
+    const next = this.#queue?.shift();
+    if (next !== undefined) {
+      this.#queuedBytes -= next.bytes;
+      this.#inFlightBytes = next.bytes;
+      if (this.#queuedBytes <= this.#maxBytes) this.#releaseWaiters();
+      return { value: next.chunk, done: false };
+    }
+    return this.#closed ? DONE : undefined;
+  }
+
+  #enqueue(chunk: string, bytes = Buffer.byteLength(chunk)): void {
+    (this.#queue ??= []).push({ chunk, bytes });
     this.#queuedBytes += bytes;
     this.#wake();
   }
 
+  /** Hands a waiting reader what there is for it now. */
   #wake(): void {
-    const wake = this.#wakeReader;
-    this.#wakeReader = undefined;
-    wake?.();
+    const reader = this.#waitingReader;
+    if (reader === undefined) return;
+    const taken = this.#take();
+    if (taken === undefined) return;
+    this.#waitingReader = undefined;
+    reader(taken);
   }
 
   #releaseWaiters(): void {
     const waiters = this.#roomWaiters;
-    this.#roomWaiters = [];
+    if (waiters === undefined) return;
+    this.#roomWaiters = undefined;
     for (const release of waiters) release();
   }
 }

@@ -4,9 +4,12 @@ import type { Logger } from '../../shared/logging/logger.ts';
 import { EventChannel } from './event-channel.ts';
 import type { RunEnd, RunEndWatch } from './run-end-watch.ts';
 import type { CredentialEnd, StreamSession } from '../../shared/streams/stream-sessions.ts';
+import { startHeartbeats, stopHeartbeats } from './heartbeats.ts';
 
 /** What EventSource waits before reconnecting (it then sends Last-Event-ID). */
 const RECONNECT_DELAY_MS = 3_000;
+const RETRY = `retry: ${RECONNECT_DELAY_MS}\n\n`;
+const DONE: IteratorResult<string> = Object.freeze({ value: undefined, done: true });
 
 export interface RunLogStreamOptions {
   store: RunStore;
@@ -32,7 +35,7 @@ export interface RunLogStreamOptions {
  * ends, or `resume` when the client fell further behind than the send buffer holds. Stops when
  * the client goes away.
  */
-export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerator<string> {
+export function runLogEvents(options: RunLogStreamOptions): AsyncIterable<string> {
   const { store, run, logger, session } = options;
   const channel = new EventChannel(options.sendBufferBytes);
   let lastSeq = options.afterSeq;
@@ -40,13 +43,13 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
   let stopped = false;
   let unsubscribe: () => Promise<void> = async () => {};
   let stopWatchingEnd = () => {};
-  let heartbeat: NodeJS.Timeout | undefined;
+  let beating = false;
   // Every way out goes through here: the last event, then nothing more is read for this stream.
   const stop = (lastEvent?: string) => {
     channel.close(lastEvent);
     if (stopped) return;
     stopped = true;
-    clearInterval(heartbeat);
+    if (beating) stopHeartbeats(channel, options.heartbeatMs);
     stopWatchingEnd();
     session.release();
     void unsubscribe();
@@ -59,8 +62,8 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
     if (channel.closed) return undefined;
     const fresh = lines[0]!.seq > lastSeq ? lines : lines.filter((line) => line.seq > lastSeq);
     if (fresh.length === 0) return undefined;
-    const events = formatLines(fresh);
-    if (live && !channel.tryPush(events)) {
+    const { events, bytes } = formatLines(fresh);
+    if (live && !channel.tryPush(events, bytes)) {
       // Nothing is lost by closing: the lines are in the database, from the last id the client has.
       options.onResume?.();
       stop(
@@ -79,17 +82,41 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
   };
   const onCredentialEnd = (end: CredentialEnd) => stop(sseEvent('expired', { ...end, lastEventId: String(lastSeq) }));
 
-  options.signal?.addEventListener('abort', () => stop(), { once: true });
-  try {
-    if (options.signal?.aborted) return;
-    session.onCredentialEnd(onCredentialEnd);
-    if (!stopped) await follow();
-    yield `retry: ${RECONNECT_DELAY_MS}\n\n`;
-    // Also when the stream stopped while it was starting: its last event is queued.
-    yield* channel;
-  } finally {
+  // Written as an iterator rather than an async generator delegating to the channel: each chunk of
+  // each stream then costs the channel's promise alone, not a generator's resumption as well
+  // (issue 25: the fan-out's per-client cost). Nothing starts before the first `next()`.
+  const chunks = channel[Symbol.asyncIterator]();
+  let phase: 'new' | 'streaming' | 'finished' = 'new';
+  // Every way out of the iteration stops the stream.
+  const finish = (): IteratorResult<string> => {
+    phase = 'finished';
     stop();
-  }
+    return DONE;
+  };
+  const start = async (): Promise<IteratorResult<string>> => {
+    phase = 'streaming';
+    options.signal?.addEventListener('abort', () => stop(), { once: true });
+    if (options.signal?.aborted) return finish();
+    try {
+      session.onCredentialEnd(onCredentialEnd);
+      if (!stopped) await follow();
+    } catch (error) {
+      finish();
+      throw error;
+    }
+    // Also when the stream stopped while it was starting: its last event is queued after this.
+    return { value: RETRY, done: false };
+  };
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        if (phase === 'new') return start();
+        if (phase === 'finished') return Promise.resolve(DONE);
+        return chunks.next().then((result) => (result.done ? finish() : result));
+      },
+      return: () => Promise.resolve(finish()),
+    }),
+  };
 
   async function follow(): Promise<void> {
     unsubscribe = await store.subscribeToLogLines({
@@ -110,7 +137,8 @@ export async function* runLogEvents(options: RunLogStreamOptions): AsyncGenerato
       runEnd = end;
       endIfComplete();
     });
-    heartbeat = setInterval(() => channel.offer(': heartbeat\n\n'), options.heartbeatMs);
+    startHeartbeats(channel, options.heartbeatMs);
+    beating = true;
   }
 }
 
@@ -118,16 +146,23 @@ function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-// Live batches are shared by every stream of a run: formatted once, not once per stream.
-const formatted = new WeakMap<readonly RunLogLine[], string>();
+/** A batch of lines as server-sent events, and their UTF-8 length. */
+interface FormattedLines {
+  events: string;
+  bytes: number;
+}
 
-function formatLines(lines: readonly RunLogLine[]): string {
-  let events = formatted.get(lines);
-  if (events === undefined) {
-    events = lines.map(formatLine).join('');
-    formatted.set(lines, events);
+// Live batches are shared by every stream of a run: formatted and measured once, not once per stream.
+const formatted = new WeakMap<readonly RunLogLine[], FormattedLines>();
+
+function formatLines(lines: readonly RunLogLine[]): FormattedLines {
+  let batch = formatted.get(lines);
+  if (batch === undefined) {
+    const events = lines.map(formatLine).join('');
+    batch = { events, bytes: Buffer.byteLength(events) };
+    formatted.set(lines, batch);
   }
-  return events;
+  return batch;
 }
 
 // A line may itself contain newlines; each part becomes a `data:` field, which EventSource joins with "\n".

@@ -28,17 +28,30 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
 }
 
-/** Creates a JSON-lines logger (batched stdout by default) that redacts secret fields. */
+/** The keys every record begins with; a base or a call naming one of them takes the general path. */
+const RECORD_KEYS = new Set(['time', 'level', 'message']);
+
+/**
+ * Creates a JSON-lines logger (batched stdout by default) that redacts secret fields.
+ * A line is `{"time":…,"level":…,"message":…, base…, fields…}`. The base (a child's fields) is the
+ * same on every line, so it is redacted and serialised once, when the logger is made; a line then
+ * serialises only its own fields (issue 25: the request line was most of a request's logging cost).
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = LEVEL_ORDER[options.level ?? 'info'];
   const write = options.write ?? defaultWrite();
   const base = options.base ?? {};
+  const baseKeys = Object.keys(base);
+  const baseJson = jsonMembers(assignRedacted({}, base));
+  const simpleBase = !baseKeys.some((key) => RECORD_KEYS.has(key));
   const log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (LEVEL_ORDER[level] < threshold) return;
-    // Built redacted at once: one copy of the fields, not a merge and then a redacted copy of it.
-    const record = assignRedacted({ time: new Date().toISOString(), level, message }, base);
-    if (fields) assignRedacted(record, fields);
-    write(JSON.stringify(record));
+    if (!simpleBase || (fields !== undefined && overlaps(fields, base))) {
+      write(generalLine(level, message, base, fields));
+      return;
+    }
+    const fieldsJson = fields === undefined ? '' : jsonMembers(assignRedacted({}, fields));
+    write(`{"time":"${isoNow()}","level":"${level}","message":${JSON.stringify(message)}${baseJson}${fieldsJson}}`);
   };
   return {
     debug: (message, fields) => log('debug', message, fields),
@@ -48,6 +61,43 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     child: (fields) => createLogger({ ...options, base: { ...base, ...fields } }),
     isEnabled: (level) => LEVEL_ORDER[level] >= threshold,
   };
+}
+
+/** The line as one merged object gives it: a field overrides the base's (or a record key) in its place. */
+function generalLine(
+  level: LogLevel,
+  message: string,
+  base: Record<string, unknown>,
+  fields: Record<string, unknown> | undefined,
+): string {
+  const record = assignRedacted({ time: isoNow(), level, message }, base);
+  if (fields) assignRedacted(record, fields);
+  return JSON.stringify(record);
+}
+
+/** Whether a call's fields name a record key or one of the base's. */
+function overlaps(fields: Record<string, unknown>, base: Record<string, unknown>): boolean {
+  for (const key in fields) if (RECORD_KEYS.has(key) || Object.hasOwn(base, key)) return true;
+  return false;
+}
+
+/** An object's members as JSON to append after others: `,"a":1,"b":2`, or '' for none. */
+function jsonMembers(record: Record<string, unknown>): string {
+  const json = JSON.stringify(record);
+  return json.length > 2 ? `,${json.slice(1, -1)}` : '';
+}
+
+let isoMs = Number.NaN;
+let isoText = '';
+
+/** The time now as ISO 8601; lines logged within one millisecond share the formatting. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
 }
 
 function defaultWrite(): (line: string) => void {

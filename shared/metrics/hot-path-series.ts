@@ -83,8 +83,14 @@ export class HotHistogram implements RegistryMetric {
       this.#series.set(key, series);
     }
     // The first bound at or above the value; past the last, only +Inf (the count) holds it.
-    const bucket = this.upperBounds.findIndex((bound) => value <= bound);
-    if (bucket >= 0) series.buckets[bucket]! += 1;
+    // A loop, not findIndex with a closure: this runs on every request.
+    const bounds = this.upperBounds;
+    for (let bucket = 0; bucket < bounds.length; bucket++) {
+      if (value <= bounds[bucket]!) {
+        series.buckets[bucket]! += 1;
+        break;
+      }
+    }
     series.sum += value;
     series.count += 1;
   }

@@ -49,20 +49,44 @@ export function gatewayRules(routes: RouteDefinition[]): GatewayRule[] {
  * `/api/v1alpha1/auth/login?x=1` goes where `/api/v1alpha1/auth/login` goes.
  */
 export function resolveGatewayTarget(rules: GatewayRule[], requestTarget: string): GatewayRule['target'] {
-  const path = requestTarget.split('?', 1)[0]!;
-  const exact = rules.find((rule) => rule.type === 'Exact' && rule.value === path);
-  if (exact) return exact.target;
-  let best: GatewayRule | undefined;
-  for (const rule of rules) {
-    if (rule.type !== 'PathPrefix' || !prefixMatches(rule.value, path)) continue;
-    if (!best || rule.value.length > best.value.length) best = rule;
+  const queryStart = requestTarget.indexOf('?');
+  const path = queryStart === -1 ? requestTarget : requestTarget.slice(0, queryStart);
+  const compiled = compiledRules(rules);
+  const exact = compiled.exact.get(path);
+  if (exact !== undefined) return exact;
+  for (const prefix of compiled.prefixes) if (prefix.matches(path)) return prefix.target;
+  return FALLBACK_TARGET;
+}
+
+/** A rule set in the form one lookup per request wants: made once per set, not once per request (issue 25). */
+interface CompiledRules {
+  /** The first Exact rule of each path. */
+  exact: Map<string, GatewayRule['target']>;
+  /** PathPrefix rules, longest value first (in table order among equals), as the first match wins. */
+  prefixes: Array<{ target: GatewayRule['target']; matches: (path: string) => boolean }>;
+}
+
+const compiledSets = new WeakMap<GatewayRule[], CompiledRules>();
+
+function compiledRules(rules: GatewayRule[]): CompiledRules {
+  let compiled = compiledSets.get(rules);
+  if (compiled === undefined) {
+    const exact = new Map<string, GatewayRule['target']>();
+    for (const rule of rules) if (rule.type === 'Exact' && !exact.has(rule.value)) exact.set(rule.value, rule.target);
+    const prefixes = rules
+      .filter((rule) => rule.type === 'PathPrefix')
+      .sort((a, b) => b.value.length - a.value.length)
+      .map((rule) => ({ target: rule.target, matches: prefixMatcher(rule.value) }));
+    compiled = { exact, prefixes };
+    compiledSets.set(rules, compiled);
   }
-  return best?.target ?? FALLBACK_TARGET;
+  return compiled;
 }
 
 // Gateway API PathPrefix matches whole path elements: `/abc` matches `/abc` and `/abc/x`, not `/abcd`.
-function prefixMatches(prefix: string, path: string): boolean {
-  if (prefix === '/') return true;
+function prefixMatcher(prefix: string): (path: string) => boolean {
+  if (prefix === '/') return () => true;
   const trimmed = prefix.replace(/\/$/, '');
-  return path === trimmed || path.startsWith(`${trimmed}/`);
+  const element = `${trimmed}/`;
+  return (path) => path === trimmed || path.startsWith(element);
 }

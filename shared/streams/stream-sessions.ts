@@ -43,6 +43,50 @@ const RETRY_AFTER_SECONDS = 5;
 // setTimeout takes at most a signed 32-bit delay; later expiries are re-armed on the way.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+const TOKEN_EXPIRED: CredentialEnd = {
+  reason: 'TokenExpired',
+  message: 'the token this stream was opened with has expired',
+};
+
+/**
+ * One timer per expiry instant for the sessions of a StreamSessions, not one per session: the
+ * streams one token opened (a browser's, a dashboard's) all end at its `exp` (issue 25).
+ */
+class ExpiryTimers {
+  readonly #byInstant = new Map<number, { sessions: Set<Session>; timer: NodeJS.Timeout | undefined }>();
+
+  add(session: Session, expiresAt: number): void {
+    let group = this.#byInstant.get(expiresAt);
+    if (group === undefined) {
+      group = { sessions: new Set(), timer: undefined };
+      this.#byInstant.set(expiresAt, group);
+      this.#arm(expiresAt, group);
+    }
+    group.sessions.add(session);
+  }
+
+  remove(session: Session, expiresAt: number): void {
+    const group = this.#byInstant.get(expiresAt);
+    if (group === undefined || !group.sessions.delete(session) || group.sessions.size > 0) return;
+    clearTimeout(group.timer);
+    this.#byInstant.delete(expiresAt);
+  }
+
+  #arm(expiresAt: number, group: { sessions: Set<Session>; timer: NodeJS.Timeout | undefined }): void {
+    const delay = expiresAt - Date.now();
+    if (delay <= 0) {
+      this.#byInstant.delete(expiresAt);
+      // After the session that is being added is in the group.
+      queueMicrotask(() => {
+        for (const session of group.sessions) session.end(TOKEN_EXPIRED);
+      });
+      return;
+    }
+    group.timer = setTimeout(() => this.#arm(expiresAt, group), Math.min(delay, MAX_TIMER_MS));
+    group.timer.unref();
+  }
+}
+
 class Session implements StreamSession {
   readonly principal: Principal;
   readonly token: string;
@@ -50,21 +94,23 @@ class Session implements StreamSession {
   readonly signingKeyId: string | undefined;
   #listener: ((end: CredentialEnd) => void) | undefined;
   #ended: CredentialEnd | undefined;
-  #timer: NodeJS.Timeout | undefined;
   #released = false;
   readonly #onRelease: (session: Session) => void;
+  readonly #expiries: ExpiryTimers;
 
   constructor(
     principal: Principal,
     token: string,
     signingKeyId: string | undefined,
     onRelease: (session: Session) => void,
+    expiries: ExpiryTimers,
   ) {
     this.principal = principal;
     this.token = token;
     this.signingKeyId = signingKeyId;
     this.#onRelease = onRelease;
-    if (principal.expiresAt !== undefined) this.#armExpiry(principal.expiresAt);
+    this.#expiries = expiries;
+    if (principal.expiresAt !== undefined) expiries.add(this, principal.expiresAt);
   }
 
   onCredentialEnd(listener: (end: CredentialEnd) => void): void {
@@ -75,27 +121,19 @@ class Session implements StreamSession {
   end(end: CredentialEnd): void {
     if (this.#ended || this.#released) return;
     this.#ended = end;
-    clearTimeout(this.#timer);
+    this.#stopExpiry();
     this.#listener?.(end);
   }
 
   release(): void {
     if (this.#released) return;
     this.#released = true;
-    clearTimeout(this.#timer);
+    this.#stopExpiry();
     this.#onRelease(this);
   }
 
-  #armExpiry(expiresAt: number): void {
-    const delay = expiresAt - Date.now();
-    if (delay <= 0) {
-      queueMicrotask(() =>
-        this.end({ reason: 'TokenExpired', message: 'the token this stream was opened with has expired' }),
-      );
-      return;
-    }
-    this.#timer = setTimeout(() => this.#armExpiry(expiresAt), Math.min(delay, MAX_TIMER_MS));
-    this.#timer.unref();
+  #stopExpiry(): void {
+    if (this.principal.expiresAt !== undefined) this.#expiries.remove(this, this.principal.expiresAt);
   }
 }
 
@@ -110,6 +148,7 @@ export class StreamSessions {
   readonly #options: StreamSessionOptions;
   readonly #openByPrincipal = new Map<string, number>();
   readonly #adminSessions = new Set<Session>();
+  readonly #expiries = new ExpiryTimers();
   #stopFollowingAdminSettings: (() => void) | undefined;
 
   constructor(options: StreamSessionOptions) {
@@ -142,6 +181,7 @@ export class StreamSessions {
         if (isAdmin) this.#forgetAdminSession(closed);
         closedForMetrics?.();
       },
+      this.#expiries,
     );
     if (isAdmin) this.#rememberAdminSession(session);
     return session;

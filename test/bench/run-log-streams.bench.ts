@@ -2,6 +2,10 @@
 // with FUNCTION_TARGET=run-logs) on a real PostgreSQL. Streams are raw sockets in this process;
 // lines are appended here with the RunStore, as the internal route does. The process runs with a
 // probe that counts, at the driver, the statements reading log lines, and reports its memory.
+// Issue 25: beside it, a bare node:http fan-out (servers/bare-run-log-fanout.mjs) on the same
+// database, read by the same client in the same run, samples interleaved; and memory per stream
+// with 2,000 streams on one run and over 20 runs.
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -21,6 +25,10 @@ const API_BASE_URL = 'https://platform-api.bench';
 const P99_TARGET_MS = 100;
 const READS_PER_APPEND_TARGET = 2;
 const BYTES_PER_STREAM_TARGET = 20 * 1024;
+/** Issue 25: memory per stream with 2,000 streams, on one run and over 20 runs. */
+const BYTES_PER_STREAM_2000_TARGET = 12 * 1024;
+/** Issue 25: p99 of one line to 2,000 streams of one run, against the bare fan-out's. */
+const P99_VS_BARE_TARGET = 1.1;
 const SAMPLES = 20;
 /** Runs appended to at once in the 10,000-stream case: as many arrivals per sample as the 2,000-stream case. */
 const RUNS_PER_SAMPLE = 20;
@@ -154,14 +162,28 @@ class StreamBench {
     this.#latencies.length = 0;
     let maxReadsPerSample = 0;
     for (let sample = 0; sample < SAMPLES; sample++) {
-      const before = await this.probe();
-      await this.appendAndAwait(runsFor(sample), streamsPerRun);
-      // Reads the process makes for these appends happen before the lines arrive; the pause catches stragglers.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const after = await this.probe();
-      maxReadsPerSample = Math.max(maxReadsPerSample, (after.logReads - before.logReads) / runsFor(sample).length);
+      maxReadsPerSample = Math.max(maxReadsPerSample, await this.sample(runsFor(sample), streamsPerRun));
     }
+    return this.measured(maxReadsPerSample);
+  }
+
+  /** One round of appends; the log-line reads per run it cost (0 for a process without the probe). */
+  async sample(runIds: string[], streamsPerRun: number, countReads = true): Promise<number> {
+    const before = countReads ? await this.probe() : undefined;
+    await this.appendAndAwait(runIds, streamsPerRun);
+    // Reads the process makes for these appends happen before the lines arrive; the pause catches stragglers.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!before) return 0;
+    return ((await this.probe()).logReads - before.logReads) / runIds.length;
+  }
+
+  /** The latencies noted since the last `resetLatencies()`. */
+  measured(maxReadsPerSample: number): Measured {
     return { latencies: [...this.#latencies].sort((a, b) => a - b), maxReadsPerSample };
+  }
+
+  resetLatencies(): void {
+    this.#latencies.length = 0;
   }
 
   /** Log-line reads the process made for one append too large to ride in the notification. */
@@ -205,6 +227,36 @@ function latencyRows(label: string, measured: Measured, baseline: Measured): Ben
   };
   const p99 = row('p99', 0.99);
   return [row('p50', 0.5), { ...p99, target: `<= ${P99_TARGET_MS} ms`, met: p99.value <= P99_TARGET_MS }];
+}
+
+/** User + system CPU time a process has used, in ms (10 ms ticks). */
+function cpuTimeMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** RSS per stream above the idle process, against issue 25's target; and the live heap + external part of it. */
+function memoryRows(name: string, idle: ProbeReport, open: ProbeReport, streams: number): BenchRow[] {
+  const perStream = (open.memory.rss - idle.memory.rss) / streams;
+  const live = (memory: NodeJS.MemoryUsage) => memory.heapUsed + memory.external;
+  return [
+    {
+      name: `${name}, RSS per stream above idle`,
+      value: round(perStream / 1024),
+      unit: 'KB',
+      baselineName: 'idle process RSS',
+      baselineValue: round(idle.memory.rss / 1024),
+      target: `<= ${BYTES_PER_STREAM_2000_TARGET / 1024} KB`,
+      met: perStream <= BYTES_PER_STREAM_2000_TARGET,
+    },
+    {
+      name: `${name}, heap + external per stream above idle (after a full GC)`,
+      value: round((live(open.memory) - live(idle.memory)) / streams / 1024),
+      unit: 'KB',
+      baselineName: 'idle heap + external',
+      baselineValue: round(live(idle.memory) / 1024),
+    },
+  ];
 }
 
 function readsRow(name: string, reads: number, baselineReads: number): BenchRow {
@@ -254,10 +306,20 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
     RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '100000',
     LOG_LEVEL: 'warn',
   });
-  const process = await spawnNodeProcess('knative/server.ts', env, '/readyz', {
-    nodeArgs: ['--expose-gc', '--import', './test/bench/servers/run-logs-probe.ts'],
-  });
+  const startRunLogs = () =>
+    spawnNodeProcess('knative/server.ts', env, '/readyz', {
+      nodeArgs: ['--expose-gc', '--import', './test/bench/servers/run-logs-probe.ts'],
+    });
+  const process = await startRunLogs();
   const bench = new StreamBench(store, process.child, Number(new URL(process.url).port));
+  const bareProcess = await spawnNodeProcess(
+    'test/bench/servers/bare-run-log-fanout.mjs',
+    {
+      DATABASE_URL: server.connectionString,
+    },
+    '/readyz',
+  );
+  const bareBench = new StreamBench(store, bareProcess.child, Number(new URL(bareProcess.url).port));
   const token = await signToken(adminClaims(API_BASE_URL, 3600));
   try {
     // Baseline: one stream on one run, and the idle process (after one stream opened and closed).
@@ -269,13 +331,48 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const idle = await bench.probe('memory');
 
-    const [popularRun] = await newRuns(1);
+    // 2,000 streams on one run, here and on the bare fan-out, sampled in turn.
+    const [popularRun, bareRun] = await newRuns(2);
+    const idleBeforePopular = await bench.probe('memory');
     await bench.openStreams([popularRun!], 2_000, token);
     await bench.appendAndAwait([popularRun!], 2_000);
-    const popular = await bench.measure(() => [popularRun!], 2_000);
+    const popularOpen = await bench.probe('memory');
+    await bareBench.openStreams([bareRun!], 2_000, token);
+    await bareBench.appendAndAwait([bareRun!], 2_000);
+    bench.resetLatencies();
+    let popularReads = 0;
+    // CPU time of each process over its own samples: steadier than latency on a loaded machine.
+    const cpuMs = { popular: 0, bare: 0 };
+    const sampleBare = async () => {
+      const before = cpuTimeMs(bareProcess.child.pid!);
+      await bareBench.sample([bareRun!], 2_000, false);
+      cpuMs.bare += cpuTimeMs(bareProcess.child.pid!) - before;
+    };
+    for (let sample = 0; sample < SAMPLES; sample++) {
+      if (sample % 2 === 0) await sampleBare();
+      const before = cpuTimeMs(process.child.pid!);
+      popularReads = Math.max(popularReads, await bench.sample([popularRun!], 2_000));
+      cpuMs.popular += cpuTimeMs(process.child.pid!) - before;
+      if (sample % 2 === 1) await sampleBare();
+    }
+    const popular = bench.measured(popularReads);
+    const bare = bareBench.measured(0);
     const popularLargeReads = await bench.readsForLargeAppend(popularRun!, 2_000);
     bench.close();
+    bareBench.close();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    // 2,000 streams over 20 runs (100 each), each run appended to once, in a process of their own:
+    // what the 2,000 streams on one run left allocated would hide them from RSS.
+    const twentyRuns = await newRuns(20);
+    const twentyProcess = await startRunLogs();
+    const twentyBench = new StreamBench(store, twentyProcess.child, Number(new URL(twentyProcess.url).port));
+    const idleBeforeTwenty = await twentyBench.probe('memory');
+    await twentyBench.openStreams(twentyRuns, 100, token);
+    await twentyBench.appendAndAwait(twentyRuns, 100);
+    const twentyOpen = await twentyBench.probe('memory');
+    twentyBench.close();
+    await twentyProcess.stop();
 
     const manyRuns = await newRuns(100);
     const idleBeforeMany = await bench.probe('memory');
@@ -294,8 +391,30 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
       streams;
     bench.close();
 
+    const popularP99 = percentile(popular.latencies, 0.99);
+    const bareP99 = percentile(bare.latencies, 0.99);
     return [
       ...latencyRows('2,000 streams on 1 run', popular, baseline),
+      {
+        name: '2,000 streams on 1 run, append to arrival, p99, against a bare node:http fan-out',
+        value: round(popularP99),
+        unit: 'ms',
+        baselineName: 'bare node:http + pg fan-out, same client, interleaved, p99',
+        baselineValue: round(bareP99),
+        ratio: round(popularP99 / bareP99),
+        target: `<= ${P99_VS_BARE_TARGET}x`,
+        met: popularP99 / bareP99 <= P99_VS_BARE_TARGET,
+      },
+      {
+        name: '2,000 streams on 1 run, CPU time per line fanned out (user + system)',
+        value: round(cpuMs.popular / SAMPLES),
+        unit: 'ms',
+        baselineName: 'bare node:http + pg fan-out, same samples interleaved',
+        baselineValue: round(cpuMs.bare / SAMPLES),
+        ratio: round(cpuMs.popular / cpuMs.bare),
+      },
+      ...memoryRows('2,000 streams on 1 run', idleBeforePopular, popularOpen, 2_000),
+      ...memoryRows('2,000 streams over 20 runs', idleBeforeTwenty, twentyOpen, 2_000),
       readsRow(
         '2,000 streams on 1 run, log reads per append (line fits in NOTIFY)',
         popular.maxReadsPerSample,
@@ -337,6 +456,8 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
     ];
   } finally {
     bench.close();
+    bareBench.close();
+    await bareProcess.stop();
     await process.stop();
     await pool.end();
     await server.stop();

@@ -1,7 +1,7 @@
 // The fleet gateway's replica pool (issue 11, item 5; issue 20, item 6): which replicas a request may
 // go to, what a health check makes of each `/readyz` answer, and what reaches the log. Real
 // node:http servers answer the checks.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, request, type RequestListener, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamPool } from '../../infra/development/gateway/upstream-pool.ts';
 import { findFreePort } from '../../shared/node/free-port.ts';
@@ -190,5 +190,31 @@ describe('UpstreamPool: why no replica is ready, for the 503', () => {
 
   it('says so when no replica is running', () => {
     expect(pool([]).upstreams.unavailableReason()).toBe('no replica of resources is running');
+  });
+});
+
+describe('UpstreamPool: kept-alive connections to the replicas (issue 25, item 4)', () => {
+  it('reuses connections, and drops an idle one before a node:http replica closes it (its 5 s keep-alive timeout)', async () => {
+    const url = await ready();
+    const { upstreams } = pool([url]);
+    const agent = upstreams.agent as typeof upstreams.agent & { keepAlive: boolean; options: { timeout?: number } };
+    expect(agent.keepAlive).toBe(true);
+    expect(agent.options.timeout).toBeLessThan(createServer().keepAliveTimeout);
+    // Two requests in turn go over one connection of the pool: the same local port.
+    const localPortOfGet = () =>
+      new Promise<number | undefined>((resolve, reject) =>
+        request(`${url}/readyz`, { agent }, (response) => {
+          const port = response.socket.localPort;
+          response.resume();
+          response.on('end', () => resolve(port));
+        })
+          .on('error', reject)
+          .end(),
+      );
+    const first = await localPortOfGet();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(first).toBeTypeOf('number');
+    expect(await localPortOfGet()).toBe(first);
+    agent.destroy();
   });
 });

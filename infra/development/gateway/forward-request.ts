@@ -1,4 +1,10 @@
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  type Agent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { clientAddress } from '../../../shared/auth/login-throttle.ts';
@@ -22,20 +28,28 @@ const HOP_BY_HOP = new Set([
  * client would leave it waiting on a connection that never closes.
  */
 function endToEndHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const named = new Set((headers.connection ?? '').split(',').map((name) => name.trim().toLowerCase()));
+  // Most messages name nothing in Connection beyond keep-alive: no set is made for them.
+  const named =
+    headers.connection === undefined
+      ? NAMES_NONE
+      : new Set(headers.connection.split(',').map((name) => name.trim().toLowerCase()));
   const kept: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
     // node:http's parsed headers hold no undefined values; the type allows them for outgoing ones.
-    if (!HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value as string | string[];
+    if (!HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = headers[name] as string | string[];
   }
   return kept;
 }
+
+const NAMES_NONE: ReadonlySet<string> = new Set();
 
 /** What a proxy of this server needs of its settings: whom to believe about the client, how long to wait. */
 export type ProxySettings = Pick<ServerConfig, 'trustedProxyHops' | 'gatewayTimeouts'>;
 
 export interface ForwardOptions {
   upstream: URL;
+  /** The kept-alive connections to an http: upstream's function (its UpstreamPool's); default node's global agent. */
+  agent?: Agent;
   settings: ProxySettings;
   /**
    * The upstream failed before answering (refused or reset the connection, or missed a deadline:
@@ -77,11 +91,13 @@ export function forwardRequest(incoming: IncomingMessage, outgoing: ServerRespon
       method: incoming.method,
       path: incoming.url,
       headers,
+      ...(options.agent && upstream.protocol === 'http:' ? { agent: options.agent } : {}),
     },
     (answer) => {
       outgoing.writeHead(answer.statusCode as number, endToEndHeaders(answer.headers));
-      // Headers go out at once: an event stream's first bytes may be minutes away.
-      outgoing.flushHeaders();
+      // A stream's headers go out at once: its first bytes may be minutes away. An answer of known
+      // length follows its headers now, and goes out with them in one write (issue 25).
+      if (answer.headers['content-length'] === undefined) outgoing.flushHeaders();
       answer.pipe(outgoing);
       answer.on('close', () => {
         if (!answer.complete) outgoing.destroy();
@@ -101,6 +117,15 @@ export function forwardRequest(incoming: IncomingMessage, outgoing: ServerRespon
     abandoned = true;
     forwarded.destroy();
   });
-  // A retried request (GET, no body) has been read to its end already: pipe ends it at once then.
-  incoming.pipe(forwarded);
+  // A request without a body (most: GET, HEAD, DELETE) is ended at once, without a pipe's listeners
+  // on both sides (issue 25); node:http reads its end and keeps the connection for the next one.
+  // A retried request (GET, no body) has been read to its end already: the same.
+  if (hasNoBody(incoming)) forwarded.end();
+  else incoming.pipe(forwarded);
+}
+
+/** A request whose headers say it has no body (RFC 9112, 6.3: neither Content-Length above 0 nor Transfer-Encoding). */
+function hasNoBody(incoming: IncomingMessage): boolean {
+  const length = incoming.headers['content-length'];
+  return incoming.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
 }

@@ -54,6 +54,7 @@ export function createFunctionGateway(
       const upstream = candidates[index]!;
       forwardRequest(incoming, outgoing, {
         upstream: upstream.url,
+        agent: pool.agent,
         settings,
         onUpstreamFailed(error) {
           pool.markUnreachable(upstream, error);

@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import type { Logger } from '../../../shared/logging/logger.ts';
 
 /** One replica of a function behind the gateway. */
@@ -11,6 +12,14 @@ export interface Upstream {
 
 /** How long a health check may take before the replica counts as unreachable. */
 const CHECK_TIMEOUT_MS = 2_000;
+/**
+ * How long an idle kept-alive connection to a replica is kept: below node:http's default
+ * keepAliveTimeout (5 s, which the functions-framework's server keeps), so the gateway never
+ * sends a request on a connection the replica is closing at that very moment (a reset, which
+ * would take a healthy replica out of rotation).
+ */
+const IDLE_CONNECTION_MS = 4_000;
+const NONE: readonly Upstream[] = Object.freeze([]);
 
 /**
  * The replicas of one function: requests are spread round-robin over the ready ones, each
@@ -19,6 +28,11 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 export class UpstreamPool {
   readonly name: string;
+  /**
+   * The kept-alive connections to this function's replicas (one pool per replica, as an Agent
+   * keeps them by host and port), reused most recently used first so that idle ones expire.
+   */
+  readonly agent = new Agent({ keepAlive: true, scheduling: 'lifo', timeout: IDLE_CONNECTION_MS });
   readonly #logger: Logger;
   #upstreams: Upstream[] = [];
   #next = 0;
@@ -42,11 +56,18 @@ export class UpstreamPool {
 
   /**
    * The replicas to try for one request, the next ready one first (round-robin), then the other
-   * ready ones. Empty when none is ready.
+   * ready ones. Empty when none is ready. One replica (the usual case locally) makes no new list
+   * per request (issue 25).
    */
-  candidates(): Upstream[] {
-    const ready = this.#upstreams.filter((upstream) => upstream.state === 'ready');
-    if (ready.length === 0) return [];
+  candidates(): readonly Upstream[] {
+    const all = this.#upstreams;
+    if (all.length === 1) {
+      if (all[0]!.state !== 'ready') return NONE;
+      this.#next++;
+      return all;
+    }
+    const ready = all.filter((upstream) => upstream.state === 'ready');
+    if (ready.length === 0) return NONE;
     const start = this.#next++ % ready.length;
     return [...ready.slice(start), ...ready.slice(0, start)];
   }

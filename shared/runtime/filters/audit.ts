@@ -54,20 +54,40 @@ export function withAudit(recorder: AuditRecorder, options: AuditFilterOptions):
 /**
  * The stream as it was, telling `ended` once how it ended: `completed`, `closed` (the client left:
  * the writer stopped reading, or the stream ended because the request was aborted) or `failed`.
+ * A pass-through iterator rather than an async generator: each chunk of each open stream costs one
+ * promise here, not a generator's resumption as well (issue 25: the fan-out's per-client cost).
  */
-async function* observedEnd(
+function observedEnd(
   body: StreamingBody,
   signal: AbortSignal | undefined,
   ended: (how: string) => void,
 ): StreamingBody {
-  let how = 'closed';
-  try {
-    for await (const chunk of body) yield chunk;
-    how = signal?.aborted ? 'closed' : 'completed';
-  } catch (error) {
-    how = 'failed';
-    throw error;
-  } finally {
-    ended(how);
-  }
+  return {
+    [Symbol.asyncIterator]() {
+      const chunks = body[Symbol.asyncIterator]();
+      let reported = false;
+      const report = (how: string) => {
+        if (reported) return;
+        reported = true;
+        ended(how);
+      };
+      return {
+        next: () =>
+          chunks.next().then(
+            (result) => {
+              if (result.done) report(signal?.aborted ? 'closed' : 'completed');
+              return result;
+            },
+            (error: unknown) => {
+              report('failed');
+              throw error;
+            },
+          ),
+        return: (value?: unknown) => {
+          report('closed');
+          return chunks.return ? chunks.return(value) : Promise.resolve({ value: undefined, done: true as const });
+        },
+      };
+    },
+  };
 }
