@@ -8,6 +8,7 @@ import { readJsonObject } from '../http/json-body.ts';
 import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
+import { closedQuerySchema } from '../routes/closed-query.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
 
 /**
@@ -101,7 +102,8 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
   // The first value of a repeated parameter, as URLSearchParams.get answers.
   const values: Record<string, unknown> = Object.create(null);
   for (const [name, value] of request.query) if (!Object.hasOwn(values, name)) values[name] = value;
-  if (route?.querySchema) checkAgainstSchema(route, route.querySchema, values, 'query', 'query parameter');
+  const schema = route && closedQuerySchema(route);
+  if (schema) checkAgainstSchema(route, schema, values, 'query', 'query parameter');
   return values;
 }
 

@@ -1,0 +1,89 @@
+// What a hostile or careless client found sweeping the whole API from outside, each reproduced as it
+// was sent, with the handbook rule it broke: "Every option a client sends takes effect or gets a 400;
+// a dry run changes nothing anywhere." "Bad input gets a clear 4xx JSON error and nothing is lost."
+import { describe, expect, it } from 'vitest';
+import {
+  API,
+  TEAM_PROJECT,
+  callAs,
+  expectStatus,
+  send,
+  usePlatform,
+  workspaceObject,
+} from '../resources/platform-fixture.ts';
+
+const platform = usePlatform();
+const admin = callAs(platform, 'admin');
+const controller = callAs(platform, 'controller');
+const runsOf = (workspace: string) => `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${workspace}/runs`;
+const runPath = (runId: string) => `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${runId}`;
+
+async function createWorkspace(name: string): Promise<void> {
+  await send(
+    platform().gateway.url,
+    platform().tokens.admin,
+    'POST',
+    `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+    workspaceObject(name),
+  ).then(expectStatus(201));
+}
+
+async function runsIn(workspace: string): Promise<Array<{ id: string; phase: string; lease_id: string | null }>> {
+  const { rows } = await platform().database.pool.query(
+    'SELECT id, phase, lease_id FROM runs WHERE project = $1 AND workspace = $2 ORDER BY id',
+    [TEAM_PROJECT, workspace],
+  );
+  return rows;
+}
+
+describe('Every option a client sends takes effect or gets a 400: the platform routes read no query parameter they do not declare', () => {
+  it('a run started with ?dryRun=All is a 400 naming dryRun, and no run is recorded (it recorded a real run, audited as a dry run)', async () => {
+    await createWorkspace('dry-run-start');
+    for (const query of ['?dryRun=All', '?dryRun=All&dryRun=All', '?type=apply']) {
+      const answer = await admin('POST', `${runsOf('dry-run-start')}${query}`, { type: 'plan' });
+      const body = await answer.json();
+      expect([query, answer.status, body.reason]).toEqual([query, 400, 'BadRequest']);
+      expect(body.error).toBe(
+        `query parameter "${new URLSearchParams(query).keys().next().value}" is not a known field`,
+      );
+    }
+    expect(await runsIn('dry-run-start')).toEqual([]);
+  });
+
+  it('a cancel, a read, a claim, a phase or a lease renewal with a query it does not read is a 400 and changes nothing', async () => {
+    await createWorkspace('odd-options');
+    const run = await admin('POST', runsOf('odd-options'), { type: 'plan' }).then(expectStatus(201));
+    const before = await runsIn('odd-options');
+    for (const [who, method, path, body] of [
+      [admin, 'POST', `${runPath(run.id)}/cancel?dryRun=All`, undefined],
+      [admin, 'GET', `${runPath(run.id)}?watch=true`, undefined],
+      [controller, 'POST', '/internal/runs/claim?dryRun=All', { project: TEAM_PROJECT, workspace: 'odd-options' }],
+      [admin, 'GET', '/api/v1alpha1/auth/whoami?as=someone', undefined],
+    ] as const) {
+      const answer = await who(method, path, body);
+      expect([path, answer.status, (await answer.json()).reason]).toEqual([path, 400, 'BadRequest']);
+    }
+    expect(await runsIn('odd-options')).toEqual(before);
+    expect(before[0]).toMatchObject({ phase: 'Pending', lease_id: null });
+  });
+
+  it('the run-log stream still takes its token from ?access_token=, and refuses anything else in the query', async () => {
+    await createWorkspace('stream-query');
+    const run = await admin('POST', runsOf('stream-query'), { type: 'plan' }).then(expectStatus(201));
+    const stream = `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${run.id}`;
+    const refused = await fetch(
+      `${platform().gateway.url}${stream}?access_token=${platform().tokens.admin}&follow=false`,
+      {
+        signal: AbortSignal.timeout(5000),
+      },
+    );
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toBe('query parameter "follow" is not a known field');
+    const controllerAbort = new AbortController();
+    const accepted = await fetch(`${platform().gateway.url}${stream}?access_token=${platform().tokens.admin}`, {
+      signal: controllerAbort.signal,
+    });
+    expect([accepted.status, accepted.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    controllerAbort.abort();
+  });
+});
