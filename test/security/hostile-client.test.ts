@@ -87,3 +87,51 @@ describe('Every option a client sends takes effect or gets a 400: the platform r
     controllerAbort.abort();
   });
 });
+
+describe('A JSON body that names a field twice is a 400, as a YAML body already was: the server cannot know which the client meant', () => {
+  it('a delete whose DeleteOptions say dryRun twice (["All"], then []) is a 400 and the Workspace stays (it was deleted for real)', async () => {
+    await createWorkspace('twice-dry-run');
+    const path = `${API}/namespaces/${TEAM_PROJECT}/workspaces/twice-dry-run`;
+    const body = '{"kind":"DeleteOptions","apiVersion":"v1","dryRun":["All"],"dryRun":[]}';
+    const answer = await send(platform().gateway.url, platform().tokens.admin, 'DELETE', path, body);
+    expect([answer.status, (await answer.json()).message]).toEqual([
+      400,
+      'the request body is refused: duplicate field "dryRun" (a JSON object names each field once)',
+    ]);
+    expect(await platform().clusterAdmin.find(path)).toBeDefined();
+  });
+
+  it('a merge patch and a run start naming a field twice are refused by name, and nothing changes', async () => {
+    await createWorkspace('twice-fields');
+    const path = `${API}/namespaces/${TEAM_PROJECT}/workspaces/twice-fields`;
+    const patch = await send(
+      platform().gateway.url,
+      platform().tokens.admin,
+      'PATCH',
+      path,
+      '{"spec":{"description":"reviewed","description":"executed"}}',
+      'application/merge-patch+json',
+    );
+    expect([patch.status, (await patch.json()).message]).toEqual([
+      400,
+      'the request body is refused: duplicate field "spec.description" (a JSON object names each field once)',
+    ]);
+    const start = await send(
+      platform().gateway.url,
+      platform().tokens.admin,
+      'POST',
+      runsOf('twice-fields'),
+      '{"type":"plan","type":"apply"}',
+    );
+    expect([start.status, await start.json()]).toEqual([
+      400,
+      {
+        error: 'the request body is refused: duplicate field "type" (a JSON object names each field once)',
+        reason: 'InvalidRun',
+      },
+    ]);
+    expect(await runsIn('twice-fields')).toEqual([]);
+    const stored = await send(platform().gateway.url, platform().tokens.admin, 'GET', path).then(expectStatus(200));
+    expect(stored.spec.description).toBeUndefined();
+  });
+});
