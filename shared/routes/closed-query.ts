@@ -12,13 +12,13 @@ const TOKEN_QUERY = {
  * The query a route accepts when it declares none: on an authenticated platform route, nothing (the
  * token of the run-log stream apart). A parameter a route does not read is a 400 naming it, never
  * ignored: `?dryRun=All` on a run's start recorded a real run, and the audit event called it a dry
- * run. Kubernetes-style routes (`statusErrors`) stay open, as kube-apiserver's are (kubectl sends
- * options such as `timeout` everywhere); so do open routes, the bridge (another server's routes) and
- * a catch-all that only refuses.
+ * run. Kubernetes-style routes (`statusErrors`, `openQuery`: resources, discovery, OpenAPI) stay
+ * open, as kube-apiserver's are (kubectl sends `?hash=` and options such as `timeout`); so do open
+ * routes, the bridge (another server's routes) and a catch-all that only refuses.
  */
 export function closedQuerySchema(route: RouteDefinition): Record<string, unknown> | undefined {
   if (route.querySchema) return route.querySchema;
-  if (route.auth === 'none' || route.statusErrors || route.target === 'bridge' || route.answersOnlyErrors)
-    return undefined;
+  const open = route.statusErrors || route.openQuery || route.answersOnlyErrors;
+  if (open || route.auth === 'none' || route.target === 'bridge') return undefined;
   return route.auth === 'bearer-or-query' ? TOKEN_QUERY : NO_QUERY;
 }
