@@ -22,6 +22,8 @@ export interface KubernetesCall {
 export interface KubernetesAnswer {
   status: number;
   body: unknown;
+  /** Its `Warning` headers, one per warning (e.g. an unknown field under `fieldValidation=Warn`). */
+  warnings?: string[];
 }
 
 const TIMEOUT_MS = 10_000;
@@ -52,11 +54,13 @@ export class KubernetesRestClient {
     return this.#inSpan(call, async () => {
       try {
         const incoming = await this.#send(call);
+        const warnings = incoming.headersDistinct.warning;
         return {
           status: incoming.statusCode ?? 500,
           body: parseBody(
             await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error))),
           ),
+          ...(warnings ? { warnings } : {}),
         };
       } finally {
         this.#observe?.(call.method.toLowerCase(), (performance.now() - startedAt) / 1000);

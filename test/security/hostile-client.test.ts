@@ -135,3 +135,51 @@ describe('A JSON body that names a field twice is a 400, as a YAML body already 
     expect(stored.spec.description).toBeUndefined();
   });
 });
+
+describe('fieldValidation=Warn takes effect: the cluster warnings about a write reach the caller as Warning headers', () => {
+  it('an unknown field under Warn is dropped and said so, on create, merge patch and server-side apply, dry run or not (the warnings were lost)', async () => {
+    const path = `${API}/namespaces/${TEAM_PROJECT}/workspaces`;
+    const object = workspaceObject('warned');
+    const withUnknown = { ...object, spec: { ...(object.spec as object), colour: 'blue' } };
+    const expected = '299 - "unknown field \\"spec.colour\\""';
+    const writes: Array<[string, string, unknown, string]> = [
+      ['POST', `${path}?fieldValidation=Warn&dryRun=All`, withUnknown, 'application/json'],
+      ['POST', `${path}?fieldValidation=Warn`, withUnknown, 'application/json'],
+      ['PATCH', `${path}/warned?fieldValidation=Warn`, { spec: { colour: 'red' } }, 'application/merge-patch+json'],
+      [
+        'PATCH',
+        `${path}/warned?fieldValidation=Warn&fieldManager=hostile`,
+        withUnknown,
+        'application/apply-patch+yaml',
+      ],
+    ];
+    for (const [method, target, body, contentType] of writes) {
+      const answer = await send(platform().gateway.url, platform().tokens.admin, method, target, body, contentType);
+      expect([method, target, answer.status < 300, answer.headers.get('warning')]).toEqual([
+        method,
+        target,
+        true,
+        expected,
+      ]);
+      expect((await answer.json()).spec.colour).toBeUndefined();
+    }
+    const strict = await send(
+      platform().gateway.url,
+      platform().tokens.admin,
+      'PATCH',
+      `${path}/warned?fieldValidation=Strict`,
+      { spec: { colour: 'red' } },
+      'application/merge-patch+json',
+    );
+    expect(strict.status).toBe(400);
+    const quiet = await send(platform().gateway.url, platform().tokens.admin, 'GET', `${path}/warned`);
+    expect(quiet.headers.get('warning')).toBeNull();
+  });
+});
+
+describe('The Kubernetes-style routes keep kube-apiserver open query', () => {
+  it('discovery and OpenAPI answer with the options kubectl sends (?hash=, ?timeout=)', async () => {
+    for (const path of ['/openapi/v3/apis/platform.dev/v1alpha1?hash=ABC', '/apis?timeout=32s', '/version?timeout=32s'])
+      expect([path, (await admin('GET', path)).status]).toEqual([path, 200]);
+  });
+});
