@@ -25,9 +25,12 @@ import { authorisedWrites } from './authorised-writes.ts';
 import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
 
-// Kubernetes list and watch options the cluster understands; passed through as given (after the route's query schema).
-const LIST_QUERY = ['labelSelector', 'fieldSelector', 'limit', 'continue'];
-const WATCH_QUERY = ['labelSelector', 'fieldSelector', 'resourceVersion', 'allowWatchBookmarks', 'timeoutSeconds'];
+// Kubernetes list and watch options the cluster understands; passed through as given (after the route's query
+// schema), for the cluster to apply or refuse: one left behind would be answered as if never asked
+// (`resourceVersionMatch=Exact` with the current list; `sendInitialEvents` with no end-of-initial-events bookmark).
+const READ_QUERY = ['labelSelector', 'fieldSelector', 'resourceVersion', 'resourceVersionMatch', 'timeoutSeconds'];
+const LIST_QUERY = [...READ_QUERY, 'limit', 'continue'];
+const WATCH_QUERY = [...READ_QUERY, 'allowWatchBookmarks', 'sendInitialEvents'];
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json-patch+json', APPLY_PATCH];
 const OBJECT_TYPES = ['application/json', 'application/yaml'];
 

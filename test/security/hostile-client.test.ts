@@ -183,3 +183,51 @@ describe('The Kubernetes-style routes keep kube-apiserver open query', () => {
       expect([path, (await admin('GET', path)).status]).toEqual([path, 200]);
   });
 });
+
+describe('Every Kubernetes list and watch option reaches the cluster, which applies or refuses it: none is dropped on the way', () => {
+  const options = (rawUrl: string) => Object.fromEntries(new URL(rawUrl, 'http://cluster').searchParams);
+  /** The requests on Workspaces the cluster received while `work` ran, as received. */
+  async function received(work: () => Promise<unknown>): Promise<Array<{ method: string; rawUrl: string }>> {
+    const requests: Array<{ method: string; rawUrl: string }> = [];
+    const stop = platform().cluster.emulator.observeRequests((request) => {
+      if (request.info.resource === 'workspaces') requests.push(request);
+    });
+    try {
+      await work();
+    } finally {
+      stop();
+    }
+    return requests;
+  }
+  const workspaces = `${API}/namespaces/${TEAM_PROJECT}/workspaces`;
+
+  it('a list passes resourceVersion, resourceVersionMatch and timeoutSeconds on (resourceVersionMatch=Exact was answered with the current list)', async () => {
+    const executed = await received(() =>
+      admin('GET', `${workspaces}?resourceVersion=1&resourceVersionMatch=Exact&timeoutSeconds=7&limit=5`).then(
+        (answer) => answer.text(),
+      ),
+    );
+    expect(executed.map((request) => [request.method, options(request.rawUrl)])).toEqual([
+      ['GET', { resourceVersion: '1', resourceVersionMatch: 'Exact', timeoutSeconds: '7', limit: '5' }],
+    ]);
+  });
+
+  it('a watch passes sendInitialEvents and resourceVersionMatch on with its bookmarks (the client waited for an end-of-initial-events bookmark for ever)', async () => {
+    const executed = await received(async () => {
+      const answer = await admin(
+        'GET',
+        `${workspaces}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`,
+      );
+      return answer.text();
+    });
+    expect(executed.map((request) => options(request.rawUrl))).toEqual([
+      {
+        watch: 'true',
+        sendInitialEvents: 'true',
+        resourceVersionMatch: 'NotOlderThan',
+        allowWatchBookmarks: 'true',
+        timeoutSeconds: '1',
+      },
+    ]);
+  });
+});
