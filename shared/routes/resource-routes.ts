@@ -71,7 +71,9 @@ export const LIST_QUERY = {
       description: 'At most this many items (a non-negative integer); `continue` fetches the next page.',
     },
     continue: QUERY_TEXT('The `metadata.continue` of the page before.'),
-    watch: QUERY_TEXT('`1` or `true`: stream watch events instead of a list, authorised as `watch`.'),
+    watch: QUERY_TEXT(
+      'Any value but `0` and `false` (as kube-apiserver reads it): stream watch events instead of a list, authorised as `watch`.',
+    ),
     resourceVersion: QUERY_TEXT('The version to list at (with `resourceVersionMatch`), or with `watch` to watch from.'),
     resourceVersionMatch: QUERY_TEXT(
       'How `resourceVersion` applies: `NotOlderThan` or `Exact` (the cluster checks it).',

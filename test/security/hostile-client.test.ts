@@ -231,3 +231,18 @@ describe('Every Kubernetes list and watch option reaches the cluster, which appl
     ]);
   });
 });
+
+describe('?watch reads as kube-apiserver reads a boolean option: anything but 0 and false is a watch', () => {
+  it('?watch=True, ?watch=yes and ?watch= stream events; 0, false and FALSE list (True and yes were answered with a list)', async () => {
+    await createWorkspace('watched-by-any-true');
+    const workspaces = `${API}/namespaces/${TEAM_PROJECT}/workspaces`;
+    for (const value of ['True', 'yes', '', 'TRUE']) {
+      const text = await admin('GET', `${workspaces}?watch=${value}&timeoutSeconds=1`).then((answer) => answer.text());
+      expect([value, JSON.parse(text.split('\n')[0]!).type]).toEqual([value, 'ADDED']);
+    }
+    for (const value of ['0', 'false', 'FALSE']) {
+      const list = await admin('GET', `${workspaces}?watch=${value}`).then(expectStatus(200));
+      expect([value, list.kind]).toEqual([value, 'WorkspaceList']);
+    }
+  });
+});
