@@ -72,7 +72,7 @@ export interface RouteDefinition {
   statusErrors?: boolean;
   /**
    * A Kubernetes-style route whose query stays open, as kube-apiserver's does (kubectl sends `?hash=`
-   * or `timeout` where it likes); other authenticated routes refuse what they do not read (closed-query.ts).
+   * or `timeout` where it likes); other authenticated routes refuse what they do not read (closed-input.ts).
    */
   openQuery?: boolean;
 }

@@ -8,7 +8,7 @@ import { readJsonObject } from '../http/json-body.ts';
 import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
-import { closedQuerySchema } from '../routes/closed-query.ts';
+import { closedQuerySchema, takesNoBody } from '../routes/closed-input.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
 
 /**
@@ -67,10 +67,17 @@ export function attachRequestInput<Request extends ApiRequest & { route?: RouteD
         value:
           route?.requestSchema && !route.bodyJudgedByCluster
             ? checkedBody(request, route, route.requestSchema)
-            : undefined,
+            : noBody(request, route),
       }).value,
     query: () => (query ??= { value: checkedQuery(request, route) }).value,
   };
+}
+
+/** Nothing, when the route takes no body and none came; a body it would ignore is a 400. */
+function noBody(request: ApiRequest, route: RouteDefinition | undefined): undefined {
+  if (route && request.body.length > 0 && takesNoBody(route))
+    throw invalidRequest(route, 'BadRequest', `${route.method} ${route.path} takes no body`);
+  return undefined;
 }
 
 function checkedBody(request: ApiRequest, route: RouteDefinition, schema: Schema): unknown {

@@ -246,3 +246,17 @@ describe('?watch reads as kube-apiserver reads a boolean option: anything but 0 
     }
   });
 });
+
+describe('A route that takes no body refuses one: what it would ignore is a 400, not an option that silently did nothing', () => {
+  it('a cancel with {"dryRun": true} is a 400 and the run stays Pending (it was cancelled)', async () => {
+    await createWorkspace('cancel-with-body');
+    const run = await admin('POST', runsOf('cancel-with-body'), { type: 'plan' }).then(expectStatus(201));
+    const answer = await admin('POST', `${runPath(run.id)}/cancel`, { dryRun: true });
+    expect([answer.status, await answer.json()]).toEqual([
+      400,
+      { error: 'POST /api/v1alpha1/projects/{project}/runs/{run}/cancel takes no body', reason: 'BadRequest' },
+    ]);
+    expect(await runsIn('cancel-with-body')).toEqual([{ id: run.id, phase: 'Pending', lease_id: null }]);
+    await admin('POST', `${runPath(run.id)}/cancel`).then(expectStatus(200));
+  });
+});

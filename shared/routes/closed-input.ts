@@ -18,7 +18,19 @@ const TOKEN_QUERY = {
  */
 export function closedQuerySchema(route: RouteDefinition): Record<string, unknown> | undefined {
   if (route.querySchema) return route.querySchema;
-  const open = route.statusErrors || route.openQuery || route.answersOnlyErrors;
-  if (open || route.auth === 'none' || route.target === 'bridge') return undefined;
+  if (!readsOnlyWhatItDeclares(route)) return undefined;
   return route.auth === 'bearer-or-query' ? TOKEN_QUERY : NO_QUERY;
+}
+
+/**
+ * Whether a body on this route is refused because the route declares none: a run's cancel ("no body")
+ * answered 200 to `{"dryRun": true}` and cancelled the run. The same routes as a closed query.
+ */
+export function takesNoBody(route: RouteDefinition): boolean {
+  return !route.requestSchema && readsOnlyWhatItDeclares(route);
+}
+
+function readsOnlyWhatItDeclares(route: RouteDefinition): boolean {
+  const open = route.statusErrors || route.openQuery || route.answersOnlyErrors;
+  return !open && route.auth !== 'none' && route.target !== 'bridge';
 }
