@@ -90,6 +90,7 @@ function checkedBody(request: ApiRequest, route: RouteDefinition, schema: Schema
 
 /** The body as an object, from JSON or (where the route reads it) protobuf; unreadable: a 400 in the route's error shape. */
 function readBody(request: ApiRequest, route: RouteDefinition, reason: ReasonWithStatus<400>): Record<string, unknown> {
+  requireReadableMediaType(request, route);
   try {
     return route.protobufBody && isProtobuf(request)
       ? readKubernetesProtobuf(request.body, route.protobufBody)
@@ -100,6 +101,24 @@ function readBody(request: ApiRequest, route: RouteDefinition, reason: ReasonWit
     throw error;
   }
 }
+
+/**
+ * A body is read only as what its `Content-Type` says, and only in a type the route reads: a body sent
+ * as `text/plain`, as a form or with no type was read as JSON. 415, as kube-apiserver answers, naming
+ * the types the route takes.
+ */
+function requireReadableMediaType(request: ApiRequest, route: RouteDefinition): void {
+  const accepted = route.protobufBody ? [JSON_MEDIA_TYPE, KUBERNETES_PROTOBUF] : [JSON_MEDIA_TYPE];
+  const type = String(request.headers['content-type'] ?? '')
+    .split(';', 1)[0]!
+    .trim()
+    .toLowerCase();
+  if (accepted.includes(type)) return;
+  const message = `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`;
+  throw route.statusErrors ? statusError('UnsupportedMediaType', message) : apiError('UnsupportedMediaType', message);
+}
+
+const JSON_MEDIA_TYPE = 'application/json';
 
 function isProtobuf(request: ApiRequest): boolean {
   return String(request.headers['content-type'] ?? '').startsWith(KUBERNETES_PROTOBUF);

@@ -18,7 +18,8 @@ function inputOf(operationId: string, { body = '', query = '' }: { body?: unknow
   const request = {
     method: 'POST',
     path: '/',
-    headers: {},
+    // As a client sends a JSON body (the chain reads a body only in a media type its route takes).
+    headers: { 'content-type': 'application/json' },
     remoteAddress: '',
     route: route(operationId),
     query: new URLSearchParams(query),

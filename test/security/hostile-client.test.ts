@@ -260,3 +260,34 @@ describe('A route that takes no body refuses one: what it would ignore is a 400,
     await admin('POST', `${runPath(run.id)}/cancel`).then(expectStatus(200));
   });
 });
+
+describe('A body is read only in a media type its route reads: anything else is a 415 naming those it takes', () => {
+  it('a run start sent as text/plain, as a form or with no Content-Type is a 415 and no run is recorded (it was read as JSON)', async () => {
+    await createWorkspace('odd-media-types');
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/yaml', undefined]) {
+      const answer = await fetch(`${platform().gateway.url}${runsOf('odd-media-types')}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${platform().tokens.admin}`, ...(type ? { 'content-type': type } : {}) },
+        body: Buffer.from('{"type":"plan"}'),
+      });
+      expect([type, answer.status, await answer.json()]).toEqual([
+        type,
+        415,
+        {
+          error: 'the body of the request was in an unknown format - accepted media types include: application/json',
+          reason: 'UnsupportedMediaType',
+        },
+      ]);
+    }
+    expect(await runsIn('odd-media-types')).toEqual([]);
+    for (const type of ['application/json', 'Application/JSON; charset=utf-8'])
+      await send(
+        platform().gateway.url,
+        platform().tokens.admin,
+        'POST',
+        runsOf('odd-media-types'),
+        { type: 'plan' },
+        type,
+      ).then(expectStatus(201));
+  });
+});
