@@ -291,3 +291,28 @@ describe('A body is read only in a media type its route reads: anything else is 
       ).then(expectStatus(201));
   });
 });
+
+describe('What the server sends to the cluster is what it authorised: a request asking to act as someone else is refused, never run as the caller', () => {
+  it('kubectl --as=bob: a delete, an access review and whoami with Impersonate-* headers are 400 naming the header, and the Workspace stays (it was deleted with the admin rights)', async () => {
+    await createWorkspace('impersonated');
+    const path = `${API}/namespaces/${TEAM_PROJECT}/workspaces/impersonated`;
+    const deleted = await admin('DELETE', path, undefined, { 'impersonate-user': 'bob' });
+    expect([deleted.status, (await deleted.json()).message]).toEqual([
+      400,
+      'impersonation is not supported: this server acts as the caller itself, so the "impersonate-user" header cannot take effect; send the request with the other identity\'s own token',
+    ]);
+    expect(await platform().clusterAdmin.find(path)).toBeDefined();
+    const review = await admin(
+      'POST',
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      { spec: { resourceAttributes: { verb: 'delete', group: 'platform.dev', resource: 'workspaces' } } },
+      { 'impersonate-user': 'bob', 'impersonate-group': 'readers' },
+    );
+    expect([review.status, (await review.json()).kind]).toEqual([400, 'Status']);
+    for (const header of ['impersonate-group', 'impersonate-uid', 'impersonate-extra-scopes']) {
+      const whoami = await admin('GET', '/api/v1alpha1/auth/whoami', undefined, { [header]: 'x' });
+      expect([header, whoami.status, (await whoami.json()).reason]).toEqual([header, 400, 'BadRequest']);
+    }
+    expect((await admin('GET', '/api/v1alpha1/auth/whoami')).status).toBe(200);
+  });
+});
