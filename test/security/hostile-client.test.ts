@@ -316,3 +316,35 @@ describe('What the server sends to the cluster is what it authorised: a request 
     expect((await admin('GET', '/api/v1alpha1/auth/whoami')).status).toBe(200);
   });
 });
+
+describe('A namespace named in an access review is a namespace name: what the server lists for it is that namespace, nothing wider', () => {
+  const serviceAccount = callAs(platform, 'serviceAccount');
+  it('a rules review for namespace "..", ".", "a/b" or "%2e%2e" is a 400 naming spec.namespace (".." listed the RoleBindings of every namespace)', async () => {
+    const observed: string[] = [];
+    const stop = platform().cluster.emulator.observeRequests((request) => {
+      if (request.info.resource === 'rolebindings' || request.info.resource === 'namespaces')
+        observed.push(`${request.method} ${request.rawUrl}`);
+    });
+    try {
+      for (const namespace of ['..', '.', 'a/b', '%2e%2e', 'Team-A']) {
+        const answer = await serviceAccount('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+          spec: { namespace },
+        });
+        const body = await answer.json();
+        expect([namespace, answer.status, body.kind, body.message]).toEqual([
+          namespace,
+          400,
+          'Status',
+          expect.stringContaining('body field "spec.namespace" must match pattern'),
+        ]);
+      }
+    } finally {
+      stop();
+    }
+    expect(observed).toEqual([]);
+    const allowed = await serviceAccount('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+      spec: { namespace: TEAM_PROJECT },
+    });
+    expect(allowed.status).toBe(201);
+  });
+});
