@@ -22,7 +22,7 @@ import { DRY_RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annot
 import { deleteOptions } from './delete-options.ts';
 import { APPLY_PATCH, type ResourceWrites } from './resource-writes.ts';
 import { authorisedWrites } from './authorised-writes.ts';
-import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
+import { includeObjectOption, requestedTableVersion, requireAnswerableAccept, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
 
 // Kubernetes list and watch options the cluster understands; passed through as given (after the route's query
@@ -220,6 +220,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
         writes: authorisedWrites(writes, cluster, kind),
       };
       try {
+        requireAnswerableAccept(request.headers.accept);
         return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(
           request,
           authorised,

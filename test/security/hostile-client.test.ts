@@ -348,3 +348,30 @@ describe('A namespace named in an access review is a namespace name: what the se
     expect(allowed.status).toBe(201);
   });
 });
+
+describe('An Accept header the server cannot answer is a 406, as kube-apiserver answers, before anything is done', () => {
+  it('YAML, protobuf, HTML or a Table version it does not make is 406 NotAcceptable and a create with it writes nothing (each was answered in JSON)', async () => {
+    const workspaces = `${API}/namespaces/${TEAM_PROJECT}/workspaces`;
+    for (const accept of [
+      'application/yaml',
+      'application/vnd.kubernetes.protobuf',
+      'text/html',
+      'application/json;as=Table;v=v2;g=meta.k8s.io',
+      'application/json;q=0',
+    ]) {
+      const answer = await admin('GET', workspaces, undefined, { accept });
+      expect([accept, answer.status, (await answer.json()).reason]).toEqual([accept, 406, 'NotAcceptable']);
+    }
+    const create = await admin('POST', workspaces, workspaceObject('not-acceptable'), { accept: 'application/yaml' });
+    expect(create.status).toBe(406);
+    expect(await platform().clusterAdmin.find(`${workspaces}/not-acceptable`)).toBeUndefined();
+    for (const accept of [
+      '*/*',
+      'application/*',
+      'application/json;charset=utf-8',
+      'application/yaml,application/json;q=0.5',
+      'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    ])
+      expect([accept, (await admin('GET', workspaces, undefined, { accept })).status]).toEqual([accept, 200]);
+  });
+});
