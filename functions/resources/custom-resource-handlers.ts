@@ -22,12 +22,15 @@ import { DRY_RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annot
 import { deleteOptions } from './delete-options.ts';
 import { APPLY_PATCH, type ResourceWrites } from './resource-writes.ts';
 import { authorisedWrites } from './authorised-writes.ts';
-import { includeObjectOption, requestedTableVersion, toTable } from './table-output.ts';
+import { includeObjectOption, requestedTableVersion, requireAnswerableAccept, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
 
-// Kubernetes list and watch options the cluster understands; passed through as given (after the route's query schema).
-const LIST_QUERY = ['labelSelector', 'fieldSelector', 'limit', 'continue'];
-const WATCH_QUERY = ['labelSelector', 'fieldSelector', 'resourceVersion', 'allowWatchBookmarks', 'timeoutSeconds'];
+// Kubernetes list and watch options the cluster understands; passed through as given (after the route's query
+// schema), for the cluster to apply or refuse: one left behind would be answered as if never asked
+// (`resourceVersionMatch=Exact` with the current list; `sendInitialEvents` with no end-of-initial-events bookmark).
+const READ_QUERY = ['labelSelector', 'fieldSelector', 'resourceVersion', 'resourceVersionMatch', 'timeoutSeconds'];
+const LIST_QUERY = [...READ_QUERY, 'limit', 'continue'];
+const WATCH_QUERY = [...READ_QUERY, 'allowWatchBookmarks', 'sendInitialEvents'];
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json-patch+json', APPLY_PATCH];
 const OBJECT_TYPES = ['application/json', 'application/yaml'];
 
@@ -62,14 +65,24 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   const { objects, kind, writes } = dependencies;
   const description = async () =>
     (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
-  /** An object, or a Table of it when kubectl asked for one. */
-  const objectAnswer = async (request: KindRequest, status: number, body: PlatformObject): Promise<ApiResponse> => {
+  /**
+   * An object, or a Table of it when kubectl asked for one, with the cluster's warnings about the
+   * write: `fieldValidation=Warn` takes effect only if the caller hears them (kubectl prints each).
+   */
+  const objectAnswer = async (
+    request: KindRequest,
+    status: number,
+    body: PlatformObject,
+    warnings: string[] = [],
+  ): Promise<ApiResponse> => {
     const shown = writes.present(body);
+    const headers = warningHeaders(warnings);
     const version = requestedTableVersion(request.headers.accept ?? '');
-    if (!version || !shown.metadata?.name) return jsonResponse(status, shown);
+    if (!version || !shown.metadata?.name) return jsonResponse(status, shown, headers);
     return jsonResponse(
       status,
       toTable(await description(), [shown], {}, { version, includeObject: includeObjectOption(request.query) }),
+      headers,
     );
   };
 
@@ -111,8 +124,8 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
         namespace: location.namespace,
       });
-      const { status, body } = await checkedWrites.create(location, object, options);
-      return objectAnswer(request, status, body);
+      const { status, body, warnings } = await checkedWrites.create(location, object, options);
+      return objectAnswer(request, status, body, warnings);
     },
     async get(request, { location, cluster }) {
       const { body } = await cluster.send<PlatformObject>({
@@ -125,14 +138,14 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       requireObjectType(request);
       const options = writeOptions(request.query, 'update');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-      const { status, body } = await checkedWrites.replace(location, object, options);
-      return objectAnswer(request, status, body);
+      const { status, body, warnings } = await checkedWrites.replace(location, object, options);
+      return objectAnswer(request, status, body, warnings);
     },
     async patch(request, { location, writes: checkedWrites }) {
       const type = patchType(request);
       const options = writeOptions(request.query, 'patch');
-      const { status, body } = await checkedWrites.patch(location, parseRequestBody(request), type, options);
-      return objectAnswer(request, status, body);
+      const { status, body, warnings } = await checkedWrites.patch(location, parseRequestBody(request), type, options);
+      return objectAnswer(request, status, body, warnings);
     },
     // The kind's writes make a dry run's follow-ups (a namespace, a Secret) dry runs too.
     async delete(request, { location, writes: checkedWrites }) {
@@ -147,13 +160,13 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     async replaceStatus(request, { location, cluster }) {
       const options = writeOptions(request.query, 'update');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-      const { status, body } = await cluster.send<PlatformObject>({
+      const { status, body, warnings } = await cluster.send<PlatformObject>({
         method: 'PUT',
         path: cluster.platformPath(kind, location),
         body: object,
         query: options,
       });
-      return objectAnswer(request, status, body);
+      return objectAnswer(request, status, body, warnings);
     },
     async patchStatus(request, { location, cluster }) {
       const type = patchType(request);
@@ -163,14 +176,14 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
           'server-side apply of the status subresource is not supported; use a merge or JSON patch',
         );
       const options = writeOptions(request.query, 'patch');
-      const { status, body } = await cluster.send<PlatformObject>({
+      const { status, body, warnings } = await cluster.send<PlatformObject>({
         method: 'PATCH',
         path: cluster.platformPath(kind, location),
         body: parseRequestBody(request),
         contentType: type,
         query: options,
       });
-      return objectAnswer(request, status, body);
+      return objectAnswer(request, status, body, warnings);
     },
   };
 
@@ -186,8 +199,8 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     const existing = await cluster.find<PlatformObject>(cluster.platformPath(kind, location));
     if (!existing) await request.authorisation.authoriseAlso('create');
     else configuration.metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    const { status, body } = await checkedWrites.apply(location, configuration, options);
-    return objectAnswer(request, status, body);
+    const { status, body, warnings } = await checkedWrites.apply(location, configuration, options);
+    return objectAnswer(request, status, body, warnings);
   };
 
   // The object is the one the chain authorised (namespace and name from the path); a namespaced
@@ -207,6 +220,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
         writes: authorisedWrites(writes, cluster, kind),
       };
       try {
+        requireAnswerableAccept(request.headers.accept);
         return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(
           request,
           authorised,
@@ -221,6 +235,15 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     handlers[resourceOperationId(kind, operation)] = handler(operation);
   if (kind.namespaced) handlers[listAllNamespacesOperationId(kind)] = handler('list');
   return generatedRouteHandlers(handlers);
+}
+
+// What a response header may hold (Node refuses anything else); a warning that could not be sent as it came is left out.
+const HEADER_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** The cluster's warnings as the caller's `Warning` headers, each as the cluster worded it (`299 - "…"`). */
+function warningHeaders(warnings: string[]): Record<string, string[]> {
+  const sendable = warnings.filter((warning) => HEADER_TEXT.test(warning));
+  return sendable.length > 0 ? { warning: sendable } : {};
 }
 
 function passedOn(query: Record<string, unknown>, names: string[]): URLSearchParams {

@@ -80,7 +80,7 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
         body: { status },
         contentType: 'application/merge-patch+json',
       });
-      return { status: created.status, body: withStatus.body };
+      return { ...created, body: withStatus.body };
     },
     // A Project applied into existence gets its namespace like a created one; the apply then records its fields.
     async apply(location, configuration, options) {

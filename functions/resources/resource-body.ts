@@ -13,7 +13,7 @@ function badRequest(message: string): KubernetesStatusError {
 
 // Kubernetes calls malformed JSON a plain BadRequest; only the depth limit has a reason of its own.
 function unreadableJson(error: JsonDocumentError): KubernetesStatusError {
-  return statusError(error.reason === 'MalformedJson' ? 'BadRequest' : error.reason, error.message);
+  return statusError(error.reason === 'JsonNestingTooDeep' ? error.reason : 'BadRequest', error.message);
 }
 
 // YAML bodies: `application/yaml` for objects, and server-side apply's configuration.

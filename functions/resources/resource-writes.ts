@@ -3,10 +3,12 @@ import type { PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import { isDeleteDryRun, type DeleteOptions } from './delete-options.ts';
 
-/** A cluster answer to hand back to the caller: its status code and object. */
+/** A cluster answer to hand back to the caller: its status code, object and warnings. */
 export interface WriteAnswer {
   status: number;
   body: PlatformObject;
+  /** The cluster's `Warning` headers for the write (`fieldValidation=Warn`), for the caller. */
+  warnings?: string[];
 }
 
 /** The write options passed on to the cluster as given and checked (fieldManager, fieldValidation, force, dryRun). */

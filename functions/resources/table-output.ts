@@ -25,6 +25,31 @@ export function requestedTableVersion(accept: string): 'v1' | 'v1beta1' | undefi
   return undefined;
 }
 
+// What the resource routes answer in: JSON, as an object or list, or as a Table (`requestedTableVersion`).
+const ANSWERED_MEDIA_RANGES = new Set(['application/json', 'application/*', '*/*']);
+const ANSWERED_TYPES = 'application/json, application/json;as=Table;v=v1;g=meta.k8s.io';
+
+/**
+ * Refuses an `Accept` none of whose media types the server answers in (406 `NotAcceptable`, as
+ * kube-apiserver answers): `Accept: application/yaml`, protobuf or a Table version it does not
+ * make was answered in JSON as if asked for. An absent or empty `Accept` takes anything.
+ */
+export function requireAnswerableAccept(accept: string | undefined): void {
+  if (accept === undefined || accept.trim() === '') return;
+  const answerable = accept.split(',').some((entry) => {
+    const [range = '', ...parameterTexts] = entry.split(';').map((part) => part.trim());
+    const parameters = new Map(parameterTexts.map((parameter) => parameter.split('=') as [string, string]));
+    if (!ANSWERED_MEDIA_RANGES.has(range.toLowerCase()) || Number(parameters.get('q') ?? 1) === 0) return false;
+    const as = parameters.get('as');
+    return as === undefined || requestedTableVersion(entry) !== undefined;
+  });
+  if (!answerable)
+    throw statusError(
+      'NotAcceptable',
+      `the server cannot answer in any media type the Accept header names; it answers in: ${ANSWERED_TYPES}`,
+    );
+}
+
 type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 /** `?includeObject=`: what each row carries besides its cells (Metadata by default). */

@@ -125,7 +125,7 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
   ): Promise<WriteAnswer> => {
     const dryRun = options.has('dryRun');
     await syncSecret(answer.body, values, dryRun);
-    return { status: answer.status, body: present(dryRun ? answer.body : await withCount(answer.body)) };
+    return { ...answer, body: present(dryRun ? answer.body : await withCount(answer.body)) };
   };
 
   return {
@@ -195,7 +195,7 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
         secretPath(location.namespace, sensitiveValuesSecretName(location.name!)),
         dryRunQuery(isDeleteDryRun(options)),
       );
-      return { status: answer.status, body: present(answer.body) };
+      return { ...answer, body: present(answer.body) };
     },
     present,
   };

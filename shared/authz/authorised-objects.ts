@@ -54,7 +54,7 @@ export class AuthorisedObjects {
     return attributes;
   }
 
-  send<T = unknown>(call: KubernetesCall): Promise<{ status: number; body: T }> {
+  send<T = unknown>(call: KubernetesCall): Promise<{ status: number; body: T; warnings?: string[] }> {
     this.requireCall(call);
     return this.#objects.send<T>(call);
   }

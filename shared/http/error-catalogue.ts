@@ -249,6 +249,10 @@ export const KUBERNETES_STATUS_REASONS = {
     status: 410,
     meaning: 'The requested resource version is no longer available; list again and watch from the new version.',
   },
+  NotAcceptable: {
+    status: 406,
+    meaning: 'No media type in `Accept` is one the server answers in; accept `application/json` (or a Table).',
+  },
   Expired: { status: 410, meaning: 'The `continue` token or resource version has expired; list again from the start.' },
   UnsupportedMediaType: {
     status: 415,

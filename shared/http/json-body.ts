@@ -13,6 +13,8 @@ export function readJsonObject(
   } catch (error) {
     if (error instanceof JsonDocumentError && error.reason === 'JsonNestingTooDeep')
       throw apiError(error.reason, error.message);
+    if (error instanceof JsonDocumentError && error.reason === 'DuplicateJsonField')
+      throw apiError(reason, error.message);
     throw apiError(reason, 'the body must be a JSON object');
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))

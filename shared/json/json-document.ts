@@ -7,7 +7,7 @@ export const MAX_JSON_DEPTH = 100;
 
 /** A JSON text that is not a document the server accepts; `reason` is stable for clients. */
 export class JsonDocumentError extends Error {
-  readonly reason: 'MalformedJson' | 'JsonNestingTooDeep';
+  readonly reason: 'MalformedJson' | 'JsonNestingTooDeep' | 'DuplicateJsonField';
 
   constructor(reason: JsonDocumentError['reason'], message: string) {
     super(message);
@@ -21,11 +21,66 @@ export function parseJsonDocument(text: string): unknown {
   if (nestingDepth(text) > MAX_JSON_DEPTH) {
     throw new JsonDocumentError('JsonNestingTooDeep', `the JSON document nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  let document: unknown;
   try {
-    return JSON.parse(text);
+    document = JSON.parse(text);
   } catch (error) {
     throw new JsonDocumentError('MalformedJson', `the request body is not valid JSON: ${(error as Error).message}`);
   }
+  // JSON.parse keeps the last of two equal names: `{"dryRun":["All"],"dryRun":[]}` was a real delete.
+  // Which one the client meant cannot be known, so neither is chosen, as YAML bodies (uniqueKeys) already were.
+  const duplicate = duplicateMember(text);
+  if (duplicate !== undefined)
+    throw new JsonDocumentError(
+      'DuplicateJsonField',
+      `the request body is refused: duplicate field ${JSON.stringify(duplicate)} (a JSON object names each field once)`,
+    );
+  return document;
+}
+
+interface Frame {
+  /** The names seen so far in an object; undefined for an array. */
+  names: Set<string> | undefined;
+  /** The object's current member, or the array's current index. */
+  at: string | number;
+}
+
+/** The first member name that stands twice in one object of a valid JSON text, as a path (`spec.stages[1].name`). */
+function duplicateMember(text: string): string | undefined {
+  const frames: Frame[] = [];
+  let expectName = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) {
+      let end = index + 1;
+      while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      if (expectName) {
+        const frame = frames.at(-1)!;
+        const name = JSON.parse(text.slice(index, end + 1)) as string;
+        frame.at = name;
+        if (frame.names!.has(name)) return pathOf(frames);
+        frame.names!.add(name);
+        expectName = false;
+      }
+      index = end;
+    } else if (code === 0x7b) {
+      frames.push({ names: new Set(), at: '' });
+      expectName = true;
+    } else if (code === 0x5b) {
+      frames.push({ names: undefined, at: 0 });
+    } else if (code === 0x7d || code === 0x5d) {
+      frames.pop();
+    } else if (code === 0x2c) {
+      const frame = frames.at(-1)!;
+      if (frame.names) expectName = true;
+      else frame.at = (frame.at as number) + 1;
+    }
+  }
+  return undefined;
+}
+
+function pathOf(frames: Frame[]): string {
+  return frames.map(({ at }, index) => (typeof at === 'number' ? `[${at}]` : index === 0 ? at : `.${at}`)).join('');
 }
 
 /** Throws JsonNestingTooDeep when a parsed value (a YAML document, say) nests deeper than MAX_JSON_DEPTH. */

@@ -22,6 +22,8 @@ export interface KubernetesCall {
 export interface KubernetesAnswer {
   status: number;
   body: unknown;
+  /** Its `Warning` headers, one per warning (e.g. an unknown field under `fieldValidation=Warn`). */
+  warnings?: string[];
 }
 
 const TIMEOUT_MS = 10_000;
@@ -59,11 +61,13 @@ export class KubernetesRestClient {
     return this.#inSpan(kubeConfig, call, async () => {
       try {
         const incoming = await this.#send(kubeConfig, call);
+        const warnings = incoming.headersDistinct.warning;
         return {
           status: incoming.statusCode ?? 500,
           body: parseBody(
             await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error))),
           ),
+          ...(warnings ? { warnings } : {}),
         };
       } finally {
         this.#observe?.(call.method.toLowerCase(), (performance.now() - startedAt) / 1000);

@@ -38,10 +38,10 @@ export class ClusterObjects {
   }
 
   /** Sends a call; resolves with the body of a 2xx answer, throws the cluster's `Status` otherwise. */
-  async send<T = unknown>(call: KubernetesCall): Promise<{ status: number; body: T }> {
+  async send<T = unknown>(call: KubernetesCall): Promise<{ status: number; body: T; warnings?: string[] }> {
     const answer = await this.#rest.call(call);
     if (answer.status < 200 || answer.status > 299) throw clusterFailure(answer);
-    return answer as { status: number; body: T };
+    return answer as { status: number; body: T; warnings?: string[] };
   }
 
   /** Opens a watch of a collection; resolves with its event lines, throws the cluster's `Status` when refused. */

@@ -1,5 +1,6 @@
 import type { ProtobufMessage } from '../http/kubernetes-protobuf.ts';
 import { declareRoutes } from './route-definition.ts';
+import { DNS_LABEL } from '../resources/object-names.ts';
 
 /**
  * authorization.k8s.io/v1 SelfSubjectAccessReview in protobuf (k8s.io/api/authorization/v1/generated.proto):
@@ -178,11 +179,9 @@ export function accessReviewRoutes() {
         additionalProperties: false,
         required: ['namespace'],
         properties: {
-          namespace: {
-            ...FIELD,
-            minLength: 1,
-            description: 'The namespace whose rules are listed, with the cluster-wide ones.',
-          },
+          // A namespace name, as a path's: it becomes a segment of the path the bindings are listed at,
+          // where `..` listed every namespace's RoleBindings.
+          namespace: { ...DNS_LABEL, description: 'The namespace whose rules are listed, with the cluster-wide ones.' },
         },
       }),
       responseSchema: reviewResponse('SelfSubjectRulesReview', RULES_STATUS),

@@ -25,6 +25,7 @@ export function kubernetesApiRoutes(apiGroup: string) {
     summary,
     responseSchema: DOCUMENT,
     anyAuthenticatedCaller: true,
+    openQuery: true,
     ...(extra as Extra),
   });
   return declareRoutes([

@@ -59,7 +59,7 @@ function listSchema(apiGroup: string, kind: PlatformKind): Record<string, unknow
 
 const QUERY_TEXT = (description: string) => ({ type: 'string', description }) as const;
 
-/** The list and watch options of the resource routes, passed on to the cluster as given; only `limit` is checked here. */
+/** The list and watch options of the resource routes, passed on to the cluster as given (it checks them); only `limit` is checked here. */
 export const LIST_QUERY = {
   type: 'object',
   properties: {
@@ -71,10 +71,18 @@ export const LIST_QUERY = {
       description: 'At most this many items (a non-negative integer); `continue` fetches the next page.',
     },
     continue: QUERY_TEXT('The `metadata.continue` of the page before.'),
-    watch: QUERY_TEXT('`1` or `true`: stream watch events instead of a list, authorised as `watch`.'),
-    resourceVersion: QUERY_TEXT('With `watch`: the version to watch from.'),
+    watch: QUERY_TEXT(
+      'Any value but `0` and `false` (as kube-apiserver reads it): stream watch events instead of a list, authorised as `watch`.',
+    ),
+    resourceVersion: QUERY_TEXT('The version to list at (with `resourceVersionMatch`), or with `watch` to watch from.'),
+    resourceVersionMatch: QUERY_TEXT(
+      'How `resourceVersion` applies: `NotOlderThan` or `Exact` (the cluster checks it).',
+    ),
+    timeoutSeconds: QUERY_TEXT('End the list or watch after this many seconds.'),
     allowWatchBookmarks: QUERY_TEXT('With `watch`: `true` to receive BOOKMARK events.'),
-    timeoutSeconds: QUERY_TEXT('With `watch`: end the watch after this many seconds.'),
+    sendInitialEvents: QUERY_TEXT(
+      'With `watch` and `resourceVersionMatch=NotOlderThan`: the current objects first, then a BOOKMARK marking their end.',
+    ),
   },
 } as const;
 

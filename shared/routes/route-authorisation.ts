@@ -80,10 +80,13 @@ export function effectiveAuthorisation(route: AuthorisationDeclaration): Effecti
   return { kind, operation };
 }
 
-/** `?watch=1` or `?watch=true` on a list: the request is a watch, authorised as `watch`. */
+/**
+ * `?watch` on a list makes it a watch, authorised as `watch`, with any value but `0` and `false` (in any
+ * case), as kube-apiserver reads a boolean option: `?watch=True` or `?watch=yes` was answered with a list.
+ */
 export function isWatchRequest(query: URLSearchParams): boolean {
   const watch = query.get('watch');
-  return watch === '1' || watch === 'true';
+  return watch !== null && watch !== '0' && watch.toLowerCase() !== 'false';
 }
 
 /**

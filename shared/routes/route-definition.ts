@@ -70,6 +70,11 @@ export interface RouteDefinition {
   pathParameters?: Record<string, PathParameterSchema>;
   /** Errors are answered as Kubernetes `Status` objects (the resource routes under `/apis/`). */
   statusErrors?: boolean;
+  /**
+   * A Kubernetes-style route whose query stays open, as kube-apiserver's does (kubectl sends `?hash=`
+   * or `timeout` where it likes); other authenticated routes refuse what they do not read (closed-input.ts).
+   */
+  openQuery?: boolean;
 }
 
 /** Keeps the literal types of route declarations (path, auth, schemas), from which handlers are typed. */

@@ -6,6 +6,7 @@ import { readJsonObject } from '../http/json-body.ts';
 import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
+import { closedQuerySchema, takesNoBody } from '../routes/closed-input.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
 import { ERROR_REASON_KEYWORD } from './schema-keywords.ts';
 
@@ -59,10 +60,17 @@ export function attachRequestInput<Request extends ApiRequest & { route?: RouteD
         value:
           route?.requestSchema && !route.bodyJudgedByCluster
             ? checkedBody(request, route, route.requestSchema)
-            : undefined,
+            : noBody(request, route),
       }).value,
     query: () => (query ??= { value: checkedQuery(request, route) }).value,
   };
+}
+
+/** Nothing, when the route takes no body and none came; a body it would ignore is a 400. */
+function noBody(request: ApiRequest, route: RouteDefinition | undefined): undefined {
+  if (route && request.body.length > 0 && takesNoBody(route))
+    throw invalidRequest(route, 'BadRequest', `${route.method} ${route.path} takes no body`);
+  return undefined;
 }
 
 function checkedBody(request: ApiRequest, route: RouteDefinition, schema: Schema): unknown {
@@ -75,6 +83,7 @@ function checkedBody(request: ApiRequest, route: RouteDefinition, schema: Schema
 
 /** The body as an object, from JSON or (where the route reads it) protobuf; unreadable: a 400 in the route's error shape. */
 function readBody(request: ApiRequest, route: RouteDefinition, reason: ReasonWithStatus<400>): Record<string, unknown> {
+  requireReadableMediaType(request, route);
   try {
     return route.protobufBody && isProtobuf(request)
       ? readKubernetesProtobuf(request.body, route.protobufBody)
@@ -86,6 +95,24 @@ function readBody(request: ApiRequest, route: RouteDefinition, reason: ReasonWit
   }
 }
 
+/**
+ * A body is read only as what its `Content-Type` says, and only in a type the route reads: a body sent
+ * as `text/plain`, as a form or with no type was read as JSON. 415, as kube-apiserver answers, naming
+ * the types the route takes.
+ */
+function requireReadableMediaType(request: ApiRequest, route: RouteDefinition): void {
+  const accepted = route.protobufBody ? [JSON_MEDIA_TYPE, KUBERNETES_PROTOBUF] : [JSON_MEDIA_TYPE];
+  const type = String(request.headers['content-type'] ?? '')
+    .split(';', 1)[0]!
+    .trim()
+    .toLowerCase();
+  if (accepted.includes(type)) return;
+  const message = `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`;
+  throw route.statusErrors ? statusError('UnsupportedMediaType', message) : apiError('UnsupportedMediaType', message);
+}
+
+const JSON_MEDIA_TYPE = 'application/json';
+
 function isProtobuf(request: ApiRequest): boolean {
   return String(request.headers['content-type'] ?? '').startsWith(KUBERNETES_PROTOBUF);
 }
@@ -94,7 +121,8 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
   // The first value of a repeated parameter, as URLSearchParams.get answers.
   const values: Record<string, unknown> = Object.create(null);
   for (const [name, value] of request.query) if (!Object.hasOwn(values, name)) values[name] = value;
-  if (route?.querySchema) checkAgainstSchema(route, route.querySchema, values, 'query', 'query parameter');
+  const schema = route && closedQuerySchema(route);
+  if (schema) checkAgainstSchema(route, schema, values, 'query', 'query parameter');
   return values;
 }
 

@@ -579,7 +579,9 @@ const CASES: Case[] = [
     expect: (answer) => {
       json(200, { type: 'admin', name: 'admin' })(answer);
       fromConsole(answer);
-      expect(answer.headers['access-control-expose-headers']).toBe('Location, Retry-After, WWW-Authenticate, Allow');
+      expect(answer.headers['access-control-expose-headers']).toBe(
+        'Location, Retry-After, WWW-Authenticate, Allow, Warning',
+      );
     },
   },
   {

@@ -6,7 +6,7 @@ import { whenAnswered, type Filter } from './filter-chain.ts';
 /** Request headers a browser client may send: the token, a JSON body's type, and an EventSource's resume point. */
 export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID';
 /** Response headers a browser client may read beyond the safelisted ones. */
-export const CORS_EXPOSED_HEADERS = 'Location, Retry-After, WWW-Authenticate, Allow';
+export const CORS_EXPOSED_HEADERS = 'Location, Retry-After, WWW-Authenticate, Allow, Warning';
 /** How long a browser may reuse a preflight's answer, in seconds. */
 export const CORS_MAX_AGE_SECONDS = 600;
 

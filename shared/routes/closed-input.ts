@@ -1,0 +1,36 @@
+import type { RouteDefinition } from './route-definition.ts';
+
+const NO_QUERY = { type: 'object', additionalProperties: false, properties: {} } as const;
+// The run-log stream's token may come in the query (browsers' EventSource sets no header); nothing else may.
+const TOKEN_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { access_token: { type: 'string' } },
+} as const;
+
+/**
+ * The query a route accepts when it declares none: on an authenticated platform route, nothing (the
+ * token of the run-log stream apart). A parameter a route does not read is a 400 naming it, never
+ * ignored: `?dryRun=All` on a run's start recorded a real run, and the audit event called it a dry
+ * run. Kubernetes-style routes (`statusErrors`, `openQuery`: resources, discovery, OpenAPI) stay
+ * open, as kube-apiserver's are (kubectl sends `?hash=` and options such as `timeout`); so do open
+ * routes, the bridge (another server's routes) and a catch-all that only refuses.
+ */
+export function closedQuerySchema(route: RouteDefinition): Record<string, unknown> | undefined {
+  if (route.querySchema) return route.querySchema;
+  if (!readsOnlyWhatItDeclares(route)) return undefined;
+  return route.auth === 'bearer-or-query' ? TOKEN_QUERY : NO_QUERY;
+}
+
+/**
+ * Whether a body on this route is refused because the route declares none: a run's cancel ("no body")
+ * answered 200 to `{"dryRun": true}` and cancelled the run. The same routes as a closed query.
+ */
+export function takesNoBody(route: RouteDefinition): boolean {
+  return !route.requestSchema && readsOnlyWhatItDeclares(route);
+}
+
+function readsOnlyWhatItDeclares(route: RouteDefinition): boolean {
+  const open = route.statusErrors || route.openQuery || route.answersOnlyErrors;
+  return !open && route.auth !== 'none' && route.target !== 'bridge';
+}
