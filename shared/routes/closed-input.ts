@@ -1,24 +1,20 @@
 import type { RouteDefinition } from './route-definition.ts';
 
-const NO_QUERY = { type: 'object', additionalProperties: false, properties: {} } as const;
+const NO_QUERY: readonly string[] = [];
 // The run-log stream's token may come in the query (browsers' EventSource sets no header); nothing else may.
-const TOKEN_QUERY = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { access_token: { type: 'string' } },
-} as const;
+const TOKEN_QUERY: readonly string[] = ['access_token'];
 
 /**
- * The query a route accepts when it declares none: on an authenticated platform route, nothing (the
+ * The query parameters a route accepts when it declares no query schema (checked by name, without
+ * the schema checker, which routes such as whoami never load): on an authenticated platform route, nothing (the
  * token of the run-log stream apart). A parameter a route does not read is a 400 naming it, never
  * ignored: `?dryRun=All` on a run's start recorded a real run, and the audit event called it a dry
  * run. Kubernetes-style routes (`statusErrors`, `openQuery`: resources, discovery, OpenAPI) stay
  * open, as kube-apiserver's are (kubectl sends `?hash=` and options such as `timeout`); so do open
  * routes, the bridge (another server's routes) and a catch-all that only refuses.
  */
-export function closedQuerySchema(route: RouteDefinition): Record<string, unknown> | undefined {
-  if (route.querySchema) return route.querySchema;
-  if (!readsOnlyWhatItDeclares(route)) return undefined;
+export function undeclaredQueryParameters(route: RouteDefinition): readonly string[] | undefined {
+  if (route.querySchema || !readsOnlyWhatItDeclares(route)) return undefined;
   return route.auth === 'bearer-or-query' ? TOKEN_QUERY : NO_QUERY;
 }
 

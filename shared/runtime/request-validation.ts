@@ -6,7 +6,7 @@ import { readJsonObject } from '../http/json-body.ts';
 import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
-import { closedQuerySchema, takesNoBody } from '../routes/closed-input.ts';
+import { takesNoBody, undeclaredQueryParameters } from '../routes/closed-input.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
 import { ERROR_REASON_KEYWORD } from './schema-keywords.ts';
 
@@ -121,8 +121,11 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
   // The first value of a repeated parameter, as URLSearchParams.get answers.
   const values: Record<string, unknown> = Object.create(null);
   for (const [name, value] of request.query) if (!Object.hasOwn(values, name)) values[name] = value;
-  const schema = route && closedQuerySchema(route);
-  if (schema) checkAgainstSchema(route, schema, values, 'query', 'query parameter');
+  if (route?.querySchema) checkAgainstSchema(route, route.querySchema, values, 'query', 'query parameter');
+  const accepted = route && undeclaredQueryParameters(route);
+  const unknown = accepted && Object.keys(values).find((name) => !accepted.includes(name));
+  if (unknown !== undefined && route)
+    throw invalidRequest(route, 'BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
   return values;
 }
 
