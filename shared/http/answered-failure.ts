@@ -9,6 +9,12 @@ export interface AnsweredFailure {
 // One read per answer, however many filters ask (the audit event and the metrics both do).
 const read = new WeakMap<object, AnsweredFailure>();
 
+/** Says what a failure answer holds as it is made, so that no reader parses the JSON it was written to. */
+export function answeredWith<Response extends object>(response: Response, failure: AnsweredFailure): Response {
+  read.set(response, failure);
+  return response;
+}
+
 /**
  * A failure's catalogue `reason` and its message, read from the JSON answer (an error body's `error`,
  * or a Kubernetes Status's `message`); nothing for anything else (a stream, bytes, not JSON).

@@ -1,3 +1,4 @@
+import { answeredWith } from './answered-failure.ts';
 import { jsonResponse, type ApiResponse } from './api-request.ts';
 
 /**
@@ -24,6 +25,10 @@ export class ApiError extends Error {
 
   /** The JSON error body of the contract: `{"error": "...", "reason": "..."}`. */
   toResponse(): ApiResponse {
-    return jsonResponse(this.status, { error: this.message, reason: this.reason }, this.headers);
+    // The audit event and the metrics read the reason and message back (answered-failure.ts).
+    return answeredWith(jsonResponse(this.status, { error: this.message, reason: this.reason }, this.headers), {
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.message ? { message: this.message } : {}),
+    });
   }
 }

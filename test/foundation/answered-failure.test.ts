@@ -2,6 +2,7 @@
 // the audit event records them, the metrics count refusals by reason.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answeredFailure } from '../../shared/http/answered-failure.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -28,5 +29,16 @@ describe("A failure's answer, read once (issues 22 and 23)", () => {
     const first = answeredFailure(response);
     expect(answeredFailure(response)).toBe(first);
     expect(parse).toHaveBeenCalledTimes(1);
+  });
+
+  it("an API error's answer is known as it is made: nobody parses it back", () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    const response = apiError('MissingToken', 'a bearer token is required').toResponse();
+    expect(answeredFailure(response)).toEqual({ reason: 'MissingToken', message: 'a bearer token is required' });
+    expect(parse).not.toHaveBeenCalled();
+    expect(JSON.parse(response.body as string)).toEqual({
+      error: 'a bearer token is required',
+      reason: 'MissingToken',
+    });
   });
 });
