@@ -9,7 +9,7 @@ import bcrypt from 'bcryptjs';
 import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
-import { measureThroughput, percentile } from './http-load.ts';
+import { measureLoad, percentile } from './http-load.ts';
 import { REPO_ROOT, freePort, spawnNodeProcess, type NodeProcessOptions } from '../support/function-servers.ts';
 import type { BenchRow } from './bench-row.ts';
 
@@ -103,7 +103,7 @@ export interface LoadSubject {
 export async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
   const running = await startLoadSubjects(subjects, { discardStdout: true });
   try {
-    return (await running.rounds(3, 2)).map((values) => Math.max(...values));
+    return (await running.rounds(3, 2)).map((loads) => Math.max(...loads.map((load) => load.perSecond)));
   } finally {
     await running.stop();
   }
@@ -114,15 +114,19 @@ async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOp
   const processes = await Promise.all(
     subjects.map((subject) => spawnNodeProcess(subject.script, subject.env, subject.readyPath, options)),
   );
-  const load = (index: number, seconds: number) =>
-    measureThroughput(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, {
+  const load = async (index: number, seconds: number): Promise<SubjectLoad> => {
+    const pid = processes[index]!.child.pid!;
+    const cpuBefore = cpuSeconds(pid);
+    const answered = await measureLoad(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, {
       seconds,
       ...(subjects[index]!.expectedStatus !== undefined ? { expectedStatus: subjects[index]!.expectedStatus } : {}),
     });
+    return { perSecond: answered.perSecond, perCpuSecond: answered.total / (cpuSeconds(pid) - cpuBefore) };
+  };
   const stop = () => Promise.all(processes.map((child) => child.stop()));
   /** Each subject's throughput in each round; every round loads each subject once, in an order that rotates. */
   const rounds = async (count: number, seconds: number) => {
-    const measured = subjects.map((): number[] => []);
+    const measured = subjects.map((): SubjectLoad[] => []);
     for (let round = 0; round < count; round++) {
       for (let step = 0; step < subjects.length; step++) {
         const index = (step + round) % subjects.length;
@@ -140,11 +144,29 @@ async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOp
   return { rounds, stop };
 }
 
+/** One subject under one load: requests answered per second, and per second of its own CPU time. */
+interface SubjectLoad {
+  perSecond: number;
+  perCpuSecond: number;
+}
+
+/** User and system CPU time of a process so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
 export interface PairedThroughputs {
   /** Median requests per second of each subject over the rounds. */
   throughputs: number[];
   /** Per subject, the median over the rounds of its throughput divided by the first subject's in the same round. */
   ratios: number[];
+  /** Median requests per second of the subject's own CPU time: what one core of it serves. */
+  perCpuSecond: number[];
+  /** Per subject, the median over the rounds of its requests per CPU second divided by the first subject's. */
+  cpuRatios: number[];
 }
 
 /**
@@ -164,9 +186,14 @@ export async function pairedThroughputs(
   const running = await startLoadSubjects(subjects, { drainStdoutElsewhere: true, ...(cpus ? { cpus } : {}) });
   try {
     const measured = await running.rounds(rounds, seconds);
+    const medianOf = (field: keyof SubjectLoad) => measured.map((loads) => median(loads.map((load) => load[field])));
+    const ratiosOf = (field: keyof SubjectLoad) =>
+      measured.map((loads) => median(loads.map((load, round) => load[field] / measured[0]![round]![field])));
     return {
-      throughputs: measured.map(median),
-      ratios: measured.map((values) => median(values.map((value, round) => value / measured[0]![round]!))),
+      throughputs: medianOf('perSecond'),
+      ratios: ratiosOf('perSecond'),
+      perCpuSecond: medianOf('perCpuSecond'),
+      cpuRatios: ratiosOf('perCpuSecond'),
     };
   } finally {
     await running.stop();

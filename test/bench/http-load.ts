@@ -79,6 +79,15 @@ export async function measureThroughput(
   headers: Record<string, string>,
   options: { connections?: number; seconds?: number; expectedStatus?: number } = {},
 ): Promise<number> {
+  return (await measureLoad(url, headers, options)).perSecond;
+}
+
+/** `measureThroughput`'s load, answering the requests answered in all and per second. */
+export async function measureLoad(
+  url: string,
+  headers: Record<string, string>,
+  options: { connections?: number; seconds?: number; expectedStatus?: number } = {},
+): Promise<{ perSecond: number; total: number }> {
   const result = await autocannon({
     url,
     headers,
@@ -94,5 +103,5 @@ export async function measureThroughput(
           ?.count ?? 0);
   if (unexpected > 0 || result.errors > 0)
     throw new Error(`throughput run against ${url} saw ${unexpected} unexpected answers and ${result.errors} errors`);
-  return result.requests.average;
+  return { perSecond: result.requests.average, total: result.requests.total };
 }
