@@ -30,6 +30,28 @@ export function LoadedView<T>({ loaded, children }: { loaded: Loaded<T>; childre
   );
 }
 
+/** A titled section of what `loaded` lists, saying so when it lists nothing. */
+export function ListSection<Item>({
+  id,
+  title,
+  loaded,
+  children,
+}: {
+  id: string;
+  title: string;
+  loaded: Loaded<{ items: Item[] }>;
+  children: (items: Item[]) => ComponentChildren;
+}) {
+  return (
+    <section aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{title}</h2>
+      <LoadedView loaded={loaded}>
+        {(list) => (list.items.length === 0 ? <p>No {title}.</p> : children(list.items))}
+      </LoadedView>
+    </section>
+  );
+}
+
 export function time(value: string | null | undefined): string {
   return value ? new Date(value).toLocaleString() : '—';
 }

@@ -2,7 +2,7 @@ import type { Api } from '../api.ts';
 import { listKind, type Variable } from '../platform-api.ts';
 import { href } from '../router.ts';
 import { useLoaded } from '../use-loaded.ts';
-import { LoadedView, PageTitle } from './common.tsx';
+import { ListSection, PageTitle } from './common.tsx';
 
 /** A Project's Workspaces, Rollouts and VariableSets (its namespace has the Project's name). */
 export function ProjectPage({ api, project }: { api: Api; project: string }) {
@@ -23,45 +23,38 @@ function Workspaces({ api, project }: { api: Api; project: string }) {
   type Spec = { source?: { repository?: string; path?: string }; tool?: { name?: string; version?: string } };
   const workspaces = useLoaded(() => listKind<Spec>(api, 'workspaces', project), `workspaces/${project}`);
   return (
-    <section aria-labelledby="workspaces-heading">
-      <h2 id="workspaces-heading">Workspaces</h2>
-      <LoadedView loaded={workspaces}>
-        {(list) =>
-          list.items.length === 0 ? (
-            <p>No Workspaces.</p>
-          ) : (
-            <div class="table-scroll">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Source</th>
-                    <th scope="col">Tool</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.items.map((workspace) => (
-                    <tr key={workspace.metadata.name}>
-                      <td>
-                        <a href={href('projects', project, 'workspaces', workspace.metadata.name)}>
-                          {workspace.metadata.name}
-                        </a>
-                      </td>
-                      <td class="wrap">
-                        {workspace.spec?.source?.repository} {workspace.spec?.source?.path}
-                      </td>
-                      <td>
-                        {workspace.spec?.tool?.name} {workspace.spec?.tool?.version}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </LoadedView>
-    </section>
+    <ListSection id="workspaces" title="Workspaces" loaded={workspaces}>
+      {(items) => (
+        <div class="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Source</th>
+                <th scope="col">Tool</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((workspace) => (
+                <tr key={workspace.metadata.name}>
+                  <td>
+                    <a href={href('projects', project, 'workspaces', workspace.metadata.name)}>
+                      {workspace.metadata.name}
+                    </a>
+                  </td>
+                  <td class="wrap">
+                    {workspace.spec?.source?.repository} {workspace.spec?.source?.path}
+                  </td>
+                  <td>
+                    {workspace.spec?.tool?.name} {workspace.spec?.tool?.version}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </ListSection>
   );
 }
 
@@ -69,25 +62,18 @@ function Rollouts({ api, project }: { api: Api; project: string }) {
   type Spec = { revision?: string; stages?: { workspace: string }[] };
   const rollouts = useLoaded(() => listKind<Spec>(api, 'rollouts', project), `rollouts/${project}`);
   return (
-    <section aria-labelledby="rollouts-heading">
-      <h2 id="rollouts-heading">Rollouts</h2>
-      <LoadedView loaded={rollouts}>
-        {(list) =>
-          list.items.length === 0 ? (
-            <p>No Rollouts.</p>
-          ) : (
-            <ul class="cards">
-              {list.items.map((rollout) => (
-                <li key={rollout.metadata.name}>
-                  <strong>{rollout.metadata.name}</strong> revision {rollout.spec?.revision ?? '—'}:{' '}
-                  {(rollout.spec?.stages ?? []).map((stage) => stage.workspace).join(' → ')}
-                </li>
-              ))}
-            </ul>
-          )
-        }
-      </LoadedView>
-    </section>
+    <ListSection id="rollouts" title="Rollouts" loaded={rollouts}>
+      {(items) => (
+        <ul class="cards">
+          {items.map((rollout) => (
+            <li key={rollout.metadata.name}>
+              <strong>{rollout.metadata.name}</strong> revision {rollout.spec?.revision ?? '—'}:{' '}
+              {(rollout.spec?.stages ?? []).map((stage) => stage.workspace).join(' → ')}
+            </li>
+          ))}
+        </ul>
+      )}
+    </ListSection>
   );
 }
 
@@ -108,41 +94,34 @@ function VariableSets({ api, project }: { api: Api; project: string }) {
     `variablesets/${project}`,
   );
   return (
-    <section aria-labelledby="variablesets-heading">
-      <h2 id="variablesets-heading">VariableSets</h2>
-      <LoadedView loaded={sets}>
-        {(list) =>
-          list.items.length === 0 ? (
-            <p>No VariableSets.</p>
-          ) : (
-            list.items.map((set) => (
-              <div class="table-scroll" key={set.metadata.name}>
-                <table>
-                  <caption>{set.metadata.name}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Variable</th>
-                      <th scope="col">Category</th>
-                      <th scope="col">Value</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {(set.spec?.variables ?? []).map((variable) => (
-                      <tr key={variable.name}>
-                        <td>{variable.name}</td>
-                        <td>{variable.category ?? 'terraform'}</td>
-                        <td class={variable.valueFrom || variable.sensitive ? 'hidden-value wrap' : 'wrap'}>
-                          {shownValue(variable)}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            ))
-          )
-        }
-      </LoadedView>
-    </section>
+    <ListSection id="variablesets" title="VariableSets" loaded={sets}>
+      {(items) =>
+        items.map((set) => (
+          <div class="table-scroll" key={set.metadata.name}>
+            <table>
+              <caption>{set.metadata.name}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Variable</th>
+                  <th scope="col">Category</th>
+                  <th scope="col">Value</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(set.spec?.variables ?? []).map((variable) => (
+                  <tr key={variable.name}>
+                    <td>{variable.name}</td>
+                    <td>{variable.category ?? 'terraform'}</td>
+                    <td class={variable.valueFrom || variable.sensitive ? 'hidden-value wrap' : 'wrap'}>
+                      {shownValue(variable)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ))
+      }
+    </ListSection>
   );
 }
