@@ -33,6 +33,15 @@ function resourcesReplicaPort(fleetPid: number): number {
   throw new Error('the fleet runs no resources replica');
 }
 
+/** Waits until `url` answers 200 to the token (30 s at most). */
+async function untilAnswered(url: string, token: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status !== 200) {
+    if (Date.now() > deadline) throw new Error(`${url} gave no 200 within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /**
  * Requests per second through the fleet (gateway process forwarding over HTTP to a
  * functions-framework process) beside the in-process `npm start` gateway, both running at once
@@ -63,6 +72,9 @@ export const fleetHop: Benchmark = async () => {
     );
     started.push(fleet);
     const fleetToken = await loginToken(fleet.url, 'admin');
+    // The public /readyz is one function's (the gateway sends probes to public-config); the
+    // resources replica is ready for the gateway once its first check passed.
+    await untilAnswered(`${fleet.url}${WHOAMI}`, fleetToken);
     const subjects = [
       { name: 'fleet', url: fleet.url, token: fleetToken, best: 0 },
       { name: 'in-process', url: gateway.url, token: await loginToken(gateway.url, password), best: 0 },
@@ -80,7 +92,9 @@ export const fleetHop: Benchmark = async () => {
           `${subject.url}${WHOAMI}`,
           { authorization: `Bearer ${subject.token}` },
           { seconds: round === 0 ? 1 : 2 },
-        );
+        ).catch((error: Error) => {
+          throw new Error(`${subject.name}, round ${round}: ${error.message}`);
+        });
         // Round 0 warms both up and does not count.
         if (round > 0) subject.best = Math.max(subject.best, perSecond);
       }

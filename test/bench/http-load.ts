@@ -102,6 +102,9 @@ export async function measureLoad(
         ((result.statusCodeStats as Record<string, { count?: number }> | undefined)?.[String(options.expectedStatus)]
           ?.count ?? 0);
   if (unexpected > 0 || result.errors > 0)
-    throw new Error(`throughput run against ${url} saw ${unexpected} unexpected answers and ${result.errors} errors`);
+    throw new Error(
+      `throughput run against ${url} saw ${unexpected} unexpected answers and ${result.errors} errors ` +
+        `(answers by status: ${JSON.stringify(result.statusCodeStats)})`,
+    );
   return { perSecond: result.requests.average, total: result.requests.total };
 }
