@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
+import { buildConsole } from '../../infra/tools/build-console.ts';
 import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
@@ -37,6 +38,8 @@ export function bundleSetup(): Promise<BundleSetup> {
     const folder = mkdtempSync(join(tmpdir(), 'platform-api-bench-bundles-'));
     process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
     await buildFunctionBundles(join(folder, 'dist'));
+    // After the bundles (which empty their folder), where the image has it: the image's compile-cache warm-up starts it too.
+    await buildConsole(join(folder, 'dist', 'console'));
     const env = {
       NODE_ENV: 'production',
       API_BASE_URL: BASE_URL,
