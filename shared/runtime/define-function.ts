@@ -1,4 +1,5 @@
 import { isConnected, type AppContext } from '../app/app-context.ts';
+import { apiError } from '../http/error-catalogue.ts';
 import { KubernetesRestClient } from '../kubernetes/kubernetes-rest-client.ts';
 import { checkPlatformCrdsServed } from '../resources/crd-readiness.ts';
 import type { FunctionDefinition, FunctionModule, ReadinessCheck } from './function-definition.ts';
@@ -35,7 +36,12 @@ const READINESS_CHECKS: Record<ReadinessCheck, (context: AppContext) => () => Pr
   'platform-crds-served': (context) => {
     let rest: KubernetesRestClient | undefined;
     return async () => {
-      rest ??= new KubernetesRestClient((await context.cluster()).kubeConfig, context.logger);
+      const cluster = await context.cluster();
+      // None configured (said once, at error level, when the connection was made): there is nothing
+      // to ask, and asking would log a failed call at every probe.
+      if (!cluster.configured)
+        throw apiError('KubernetesUnavailable', 'no Kubernetes cluster is configured (KUBECONFIG or in-cluster)');
+      rest ??= new KubernetesRestClient(cluster.kubeConfig, context.logger);
       await checkPlatformCrdsServed(rest, context.config.apiGroup);
     };
   },

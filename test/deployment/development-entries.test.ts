@@ -67,6 +67,10 @@ describe('issue 21: development entries wrap the product entries and inject the 
     const child = await start('knative/server.ts', await localEnvironment('resources'));
     expect((await fetch(`${child.url}/readyz`)).status).toBe(503);
     await expect.poll(() => child.output(), { timeout: 10_000 }).toContain('no Kubernetes cluster configured');
+    // Readiness does not ask a cluster that is not configured (no failed call logged at every probe).
+    expect((await fetch(`${child.url}/readyz`)).status).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(child.output()).not.toContain('did not answer');
     expect(child.output()).not.toContain('built-in Kubernetes emulator');
     expect(existsSync(join(dataDir, 'kubernetes'))).toBe(false);
     expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
