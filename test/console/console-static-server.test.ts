@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ConfigError } from '../../shared/config/config-error.ts';
 import { loadConsoleSettings } from '../../shared/config/console-settings.ts';
 import { startConsoleServer, type RunningConsole } from '../../functions/console/server/console-server.ts';
+import { rawRequest } from '../support/raw-http.ts';
 
 const API = 'https://api.platform.test';
 const ISSUER = 'https://login.example.com';
@@ -90,6 +91,14 @@ describe('The single-page fallback', () => {
     const response = await fetch(`${server.url}/`, { method: 'POST' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('Hostile request targets (issue 24; a 500 is a bug, a crash worse)', () => {
+  it('a target that is no URL path is a 400, and the server goes on serving', async () => {
+    for (const target of ['//', '///', '/\\'])
+      expect((await rawRequest(server.url, 'GET', target)).status, target).toBe(400);
+    expect((await fetch(`${server.url}/`)).status).toBe(200);
   });
 });
 

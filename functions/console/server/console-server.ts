@@ -33,6 +33,15 @@ export function contentSecurityPolicy(settings: Pick<ConsoleServerOptions, 'apiB
   ].join('; ');
 }
 
+/** The path of a request target; undefined for a target that is no URL path (`//`, `/\\`). */
+function pathOf(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? '/', 'http://console').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The request listener over the files of one build. */
 export function consoleRequestListener(
   files: Map<string, ConsoleFile>,
@@ -52,7 +61,13 @@ export function consoleRequestListener(
       res.end('method not allowed\n');
       return;
     }
-    const path = new URL(req.url ?? '/', 'http://console').pathname;
+    const path = pathOf(req.url);
+    if (path === undefined) {
+      // `GET //`: no URL; an exception here would end the process (and, in local mode, the API with it).
+      res.writeHead(400, { ...common, 'content-type': 'text/plain; charset=utf-8' });
+      res.end('bad request target\n');
+      return;
+    }
     if (path === '/healthz') {
       res.writeHead(200, { ...common, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : 'ok\n');
