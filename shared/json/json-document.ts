@@ -56,7 +56,9 @@ function duplicateMember(text: string): string | undefined {
       while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
       if (expectName) {
         const frame = frames.at(-1)!;
-        const name = JSON.parse(text.slice(index, end + 1)) as string;
+        // A name without escapes is its own text; only one with a backslash needs decoding.
+        const raw = text.slice(index + 1, end);
+        const name = raw.includes('\\') ? (JSON.parse(text.slice(index, end + 1)) as string) : raw;
         frame.at = name;
         if (frame.names!.has(name)) return pathOf(frames);
         frame.names!.add(name);
