@@ -77,31 +77,21 @@ export function auditLevel(
   return policy[auditGroup(request, status, streaming)];
 }
 
-/** The event of one stage of a request, at a recorded level. */
+/**
+ * The event of one stage of a request, at a recorded level. Built as one literal with every member
+ * in its place, an absent one `undefined` (which JSON leaves out): every event then has one shape,
+ * which V8 builds and serialises faster than an object assembled by spreads (issue 22, item 6).
+ */
 export function auditEvent(
   receipt: AuditReceipt,
   request: AuditedRequest,
   response: Pick<ApiResponse, 'status' | 'body'> | undefined,
   stage: AuditStage,
   level: Exclude<AuditLevel, 'None'>,
-  extraAnnotations: Record<string, string> = {},
+  extraAnnotations?: Record<string, string>,
 ): AuditEvent {
-  const impersonated = impersonatedUser(request.authorisation);
-  const objectRef = objectReference(request, receipt.apiGroup);
   // A failure's JSON answer is read once, for its reason and its message.
-  const failure = response && response.status >= 400 ? answeredFailure(response) : {};
-  const annotations = {
-    ...decisionAnnotations(request, response?.status, failure.message),
-    ...request.auditAnnotations,
-    ...extraAnnotations,
-  };
-  // RequestReceived is written before there is an answer (AUDIT_MODE=blocking): no status yet.
-  const responseStatus = response && {
-    metadata: {},
-    status: response.status < 400 ? ('Success' as const) : ('Failure' as const),
-    code: response.status,
-    ...(failure.reason ? { reason: failure.reason } : {}),
-  };
+  const failure = response && response.status >= 400 ? answeredFailure(response) : undefined;
   const userAgent = request.headers['user-agent'];
   return {
     kind: 'Event',
@@ -112,17 +102,21 @@ export function auditEvent(
     requestURI: redactPathAndQuery(request.path, request.query),
     verb: auditVerb(request),
     user: auditUser(request.principal),
-    ...(impersonated ? { impersonatedUser: impersonated } : {}),
+    impersonatedUser: impersonatedUser(request.authorisation),
     sourceIPs: sourceIps(request, receipt.trustedProxyHops),
-    ...(userAgent ? { userAgent: userAgent.slice(0, USER_AGENT_MAX) } : {}),
-    ...(objectRef ? { objectRef } : {}),
-    ...(responseStatus ? { responseStatus } : {}),
-    ...(level === 'Request' && request.auditRequestObject !== undefined
-      ? { requestObject: request.auditRequestObject }
-      : {}),
+    userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : undefined,
+    objectRef: objectReference(request, receipt.apiGroup),
+    // RequestReceived is written before there is an answer (AUDIT_MODE=blocking): no status yet.
+    responseStatus: response && {
+      metadata: {},
+      status: response.status < 400 ? 'Success' : 'Failure',
+      code: response.status,
+      reason: failure?.reason || undefined,
+    },
+    requestObject: level === 'Request' ? request.auditRequestObject : undefined,
     requestReceivedTimestamp: receivedMicroTime(receipt.receivedAt.getTime()),
     stageTimestamp: stageMicroTime(Date.now()),
-    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    annotations: eventAnnotations(request, response?.status, failure?.message, extraAnnotations),
   };
 }
 
@@ -202,27 +196,38 @@ function objectReference(request: AuditedRequest, apiGroup: string): AuditObject
   if (!attributes || isNonResource(attributes)) return undefined;
   return {
     resource: attributes.resource,
-    ...(attributes.namespace !== undefined ? { namespace: attributes.namespace } : {}),
-    ...(attributes.name !== undefined ? { name: attributes.name } : {}),
-    ...(run !== undefined ? { uid: run } : {}),
-    ...(attributes.group ? { apiGroup: attributes.group } : {}),
+    namespace: attributes.namespace,
+    name: attributes.name,
+    uid: run,
+    apiGroup: attributes.group || undefined,
     apiVersion: attributes.group === apiGroup ? 'v1alpha1' : 'v1',
-    ...(attributes.subresource ? { subresource: attributes.subresource } : {}),
+    subresource: attributes.subresource || undefined,
   };
 }
 
-/** kube-apiserver's decision annotations, once authorisation ran: allowed (and why) or refused. */
-function decisionAnnotations(request: AuditedRequest, status: number | undefined, failureMessage: string | undefined) {
-  const annotations: Record<string, string> = {};
+/**
+ * kube-apiserver's decision annotations once authorisation ran (allowed and why, or refused), a dry
+ * run's mark, then the chain's own and the stage's; `undefined` when there are none.
+ */
+function eventAnnotations(
+  request: AuditedRequest,
+  status: number | undefined,
+  failureMessage: string | undefined,
+  extraAnnotations: Record<string, string> | undefined,
+): Record<string, string> | undefined {
+  let annotations: Record<string, string> | undefined;
   if (request.authorisation) {
-    annotations[DECISION_ANNOTATION] = 'allow';
     const grant = request.authorisation.grant;
-    annotations[REASON_ANNOTATION] = grant?.reason ?? 'any authenticated caller may use this route';
+    annotations = {
+      [DECISION_ANNOTATION]: 'allow',
+      [REASON_ANNOTATION]: grant?.reason ?? 'any authenticated caller may use this route',
+    };
     if (request.principal?.type === 'admin') annotations[ADMIN_BYPASS_ANNOTATION] = 'true';
   } else if (request.authorisationAsked && status === 403) {
-    annotations[DECISION_ANNOTATION] = 'forbid';
-    annotations[REASON_ANNOTATION] = failureMessage ?? 'refused';
+    annotations = { [DECISION_ANNOTATION]: 'forbid', [REASON_ANNOTATION]: failureMessage ?? 'refused' };
   }
-  if (request.query.get('dryRun') === 'All') annotations[DRY_RUN_ANNOTATION] = 'true';
-  return annotations;
+  if (request.query.get('dryRun') === 'All') (annotations ??= {})[DRY_RUN_ANNOTATION] = 'true';
+  if (request.auditAnnotations) annotations = Object.assign(annotations ?? {}, request.auditAnnotations);
+  if (extraAnnotations) annotations = Object.assign(annotations ?? {}, extraAnnotations);
+  return annotations !== undefined && Object.keys(annotations).length > 0 ? annotations : undefined;
 }

@@ -65,16 +65,3 @@ export interface AuditResponseStatus {
 /** Annotation keys kube-apiserver writes for the authorisation decision. */
 export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
 export const REASON_ANNOTATION = 'authorization.k8s.io/reason';
-
-// Each event is written to every sink as JSON: serialised once, however many sinks it goes to.
-const serialised = new WeakMap<AuditEvent, string>();
-
-/** The event as one line of JSON (what standard output writes and the database stores). */
-export function serialisedAuditEvent(event: AuditEvent): string {
-  let text = serialised.get(event);
-  if (text === undefined) {
-    text = JSON.stringify(event);
-    serialised.set(event, text);
-  }
-  return text;
-}

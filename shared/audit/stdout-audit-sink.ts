@@ -1,5 +1,5 @@
 import { stdoutLines, type BatchedLineWriter } from '../logging/batched-line-writer.ts';
-import { serialisedAuditEvent, type AuditEvent } from './audit-event.ts';
+import type { AuditEvent } from './audit-event.ts';
 import type { AuditSink } from './audit-recorder.ts';
 
 /**
@@ -15,8 +15,8 @@ export class StdoutAuditSink implements AuditSink {
     this.#lines = lines;
   }
 
-  write(event: AuditEvent): void {
-    this.#lines.write(serialisedAuditEvent(event));
+  write(_event: AuditEvent, json: string): void {
+    this.#lines.write(json);
   }
 
   async close(): Promise<void> {

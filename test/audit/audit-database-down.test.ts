@@ -2,7 +2,7 @@
 // keeps a bounded buffer, counts what it drops and writes the rest once the database is back;
 // AUDIT_MODE=blocking refuses a write with 503 rather than act unrecorded. Real PostgreSQL, stopped
 // and started again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AuditEvent } from '../../shared/audit/audit-event.ts';
 import { microTime } from '../../shared/audit/audit-event-builder.ts';
 import { AuditStore } from '../../shared/audit/audit-store.ts';
@@ -42,7 +42,7 @@ describe('issue 22: AUDIT_MODE=batch while the database is down', () => {
       flushIntervalMs: 60_000,
     });
     await database.stopServer();
-    for (let n = 1; n <= 30; n++) sink.write(event(n));
+    for (let n = 1; n <= 30; n++) sink.write(event(n), JSON.stringify(event(n)));
     await sink.flush();
     expect(sink.dropped).toBe(10);
     expect(sink.pending).toBe(20);
@@ -59,6 +59,44 @@ describe('issue 22: AUDIT_MODE=batch while the database is down', () => {
     expect(rows.map((row) => row.audit_id)).toEqual(
       Array.from({ length: 20 }, (_, index) => event(index + 11).auditID),
     );
+  });
+});
+
+describe('issue 22, item 6: recording stays off the critical path (batched inserts)', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await startTestDatabase();
+    await migrate(database.pool);
+  });
+  afterAll(() => database?.destroy());
+
+  it('a filled batch is written at once, in full batches only; the rest waits for the timer or a flush', async () => {
+    const statements: number[] = [];
+    class CountingStore extends AuditStore {
+      override insert(events: readonly AuditEvent[], json?: readonly string[]) {
+        statements.push(events.length);
+        return super.insert(events, json);
+      }
+    }
+    const store = new CountingStore(database.pool);
+    const sink = new DatabaseAuditSink(async () => store, {
+      bufferEvents: 1_000,
+      batchSize: 10,
+      logger: capturingLogger(),
+      flushIntervalMs: 60_000,
+    });
+    for (let n = 1; n <= 25; n++) sink.write(event(100 + n), JSON.stringify(event(100 + n)));
+    await vi.waitFor(() => expect(statements).toHaveLength(2));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Each statement carried a full batch; the five that fill none wait (here for the flush below).
+    expect(statements).toEqual([10, 10]);
+    expect(sink.pending).toBe(5);
+    await sink.flush();
+    expect(statements).toEqual([10, 10, 5]);
+    const { rows } = await database.pool.query<{ count: string }>(
+      "SELECT count(*) FROM audit_events WHERE username = 'buffer-test'",
+    );
+    expect(Number(rows[0]!.count)).toBe(25);
   });
 });
 

@@ -211,6 +211,14 @@ describe('issue 22: AUDIT_RETENTION drops whole past days, without locking write
     expect(found.map((stored) => stored.user.username)).toEqual(['nul\uFFFDuser']);
   });
 
+  it('the text of an escaped NUL (a backslash, then u0000) is kept as it was written, not taken for a NUL', async () => {
+    const store = new AuditStore(platform().database.pool);
+    const username = 'text\\u0000user\\';
+    await store.insert([{ ...event(new Date(), '00000000-0000-4000-8000-0000000000ab'), user: { username } }]);
+    const found = (await events(`?user=${encodeURIComponent(username)}`)).items;
+    expect(found.map((stored) => stored.user.username)).toEqual([username]);
+  });
+
   it('days older than the retention go, younger days stay; a writer is not held up meanwhile', async () => {
     const store = new AuditStore(platform().database.pool);
     const day = 86_400_000;
