@@ -170,6 +170,13 @@ export interface PairedThroughputs {
   perCpuSecond: number[];
   /** Per subject, the median over the rounds of its requests per CPU second divided by the first subject's. */
   cpuRatios: number[];
+  /** Per subject, its requests per second in each round (for ratios between any two subjects). */
+  perRound: number[][];
+}
+
+/** The median over the rounds of `subject`'s figure divided by `baseline`'s in the same round. */
+export function medianRoundRatio(perRound: number[][], subject: number, baseline: number): number {
+  return median(perRound[subject]!.map((value, round) => value / perRound[baseline]![round]!));
 }
 
 /**
@@ -179,24 +186,45 @@ export interface PairedThroughputs {
  * With `functionCpu`, the subjects run on that CPU alone and this process (the load generator),
  * its children started from now on (a database, the stdout drains) run on the others: the
  * server's own cost is what is measured, as with a database and a log shipper on hosts of their own.
+ * With `replicas`, each subject runs as that many processes, loaded in turn, and a round's figure
+ * of a subject is their mean.
  */
 export async function pairedThroughputs(
   subjects: LoadSubject[],
-  options: { rounds?: number; seconds?: number; functionCpu?: number } = {},
+  options: { rounds?: number; seconds?: number; functionCpu?: number; replicas?: number } = {},
 ): Promise<PairedThroughputs> {
-  const { rounds = 5, seconds = 2 } = options;
+  const { rounds = 5, seconds = 2, replicas = 1 } = options;
   const cpus = options.functionCpu === undefined ? undefined : String(options.functionCpu);
-  const running = await startLoadSubjects(subjects, { drainStdoutElsewhere: true, ...(cpus ? { cpus } : {}) });
+  // Replicas of a subject are processes of their own: two processes of one configuration differ by a
+  // few per cent (what V8 compiled, where memory lies), as much as some effects measured here.
+  // Subjects alternate in the loading order (one replica of each, then the next), so neighbours in
+  // time are different subjects and a slow spell falls on all of them.
+  const processes = Array.from({ length: replicas }, () => subjects).flat();
+  const running = await startLoadSubjects(processes, { drainStdoutElsewhere: true, ...(cpus ? { cpus } : {}) });
   try {
     const measured = await running.rounds(rounds, seconds);
-    const medianOf = (field: keyof SubjectLoad) => measured.map((loads) => median(loads.map((load) => load[field])));
-    const ratiosOf = (field: keyof SubjectLoad) =>
-      measured.map((loads) => median(loads.map((load, round) => load[field] / measured[0]![round]![field])));
+    /** Each subject's loads per round, its replicas' figures averaged. */
+    const perSubject = (field: keyof SubjectLoad) =>
+      subjects.map((_, subject) =>
+        Array.from({ length: rounds }, (_, round) => {
+          const loads = Array.from(
+            { length: replicas },
+            (_, replica) => measured[replica * subjects.length + subject]![round]![field],
+          );
+          return loads.reduce((sum, value) => sum + value, 0) / loads.length;
+        }),
+      );
+    const medianOf = (field: keyof SubjectLoad) => perSubject(field).map(median);
+    const ratiosOf = (field: keyof SubjectLoad) => {
+      const figures = perSubject(field);
+      return figures.map((_, subject) => medianRoundRatio(figures, subject, 0));
+    };
     return {
       throughputs: medianOf('perSecond'),
       ratios: ratiosOf('perSecond'),
       perCpuSecond: medianOf('perCpuSecond'),
       cpuRatios: ratiosOf('perCpuSecond'),
+      perRound: perSubject('perSecond'),
     };
   } finally {
     await running.stop();
