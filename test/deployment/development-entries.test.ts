@@ -9,6 +9,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { spawnNodeProcess, type FunctionProcess } from '../support/function-servers.ts';
 
 const FRAMEWORK_CLI = join(
@@ -75,4 +77,28 @@ describe('issue 21: development entries wrap the product entries and inject the 
     expect(existsSync(join(dataDir, 'kubernetes'))).toBe(false);
     expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
   }, 120_000);
+
+  it('Ctrl-C (SIGINT) drains before the embedded database stops: the last audit events are stored, not cut off', async () => {
+    const child = await start('infra/development/entries/function-container.ts', await localEnvironment('resources'));
+    // A refusal is recorded at the default policy; its event waits in the database sink's batch (up to 1 s).
+    const refused = await fetch(`${child.url}/api/v1alpha1/auth/whoami`, {
+      headers: { authorization: 'Bearer not-a-token' },
+    });
+    expect(refused.status).toBe(401);
+    const auditId = refused.headers.get('audit-id')!;
+    const exited = new Promise((resolve) => child.child.once('exit', resolve));
+    child.child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    // The same data folder, opened again: the event was written before the database stopped.
+    const database = await startEmbeddedDatabase({ dataDir: join(dataDir, 'postgres') });
+    const client = new pg.Client({ connectionString: database.connectionString });
+    try {
+      await client.connect();
+      const { rows } = await client.query('SELECT code FROM audit_events WHERE audit_id = $1', [auditId]);
+      expect(rows).toEqual([{ code: 401 }]);
+    } finally {
+      await client.end();
+      await database.stop();
+    }
+  }, 180_000);
 });
