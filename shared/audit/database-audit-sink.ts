@@ -83,8 +83,9 @@ export class DatabaseAuditSink implements BlockingAuditSink {
   /**
    * Writes what is queued: everything (the timer, `flush`), or only full batches (a write that filled
    * one), leaving the rest for the timer. Under steady load every statement then carries a full
-   * batch: writing on while anything was queued sent a statement for every few events, each with
-   * the round trip's fixed cost in this process (issue 22, item 6).
+   * batch: writing on while anything was queued sent statements of what had gathered during the
+   * previous one's round trip, a fraction of a batch, each with its fixed cost in this process
+   * (issue 22, item 6).
    */
   #write(what: 'everything' | 'full batches'): Promise<void> {
     this.#flushing ??= this.#drain(what === 'everything' ? 1 : this.#batchSize).finally(() => {
