@@ -9,6 +9,7 @@ import { FUNCTION_MODULES } from '../functions/function-registry.ts';
 import { isFunctionName } from './function-target.ts';
 import { startFunction } from './start-function.ts';
 import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
+import { settleResponseShape } from '../shared/server/response-shape.ts';
 
 /**
  * Registers the function named by --target (or FUNCTION_TARGET) with the functions-framework, and
@@ -29,6 +30,8 @@ export async function registerFrameworkTarget(development?: DevelopmentServicesF
       logger,
       ...(development ? { development: development(settings) } : {}),
     });
+    // The framework makes its own server; its responses are node:http's too (shared/server/response-shape.ts).
+    settleResponseShape();
     functions.http(target, createFunctionsFrameworkHandler(handler, context.config));
   });
 }

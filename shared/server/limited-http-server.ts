@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { ServerConfig } from '../config/server-config.ts';
 import { apiError } from '../http/error-catalogue.ts';
 import type { ServerTls } from '../tls/server-tls.ts';
+import { settleResponseShape } from './response-shape.ts';
 
 /**
  * A node:http server (node:https with `tls`) with the request limits every entry shares: the header
@@ -15,6 +16,7 @@ export function createLimitedHttpServer(
   listener: (req: IncomingMessage, res: ServerResponse) => void,
   tls?: ServerTls,
 ): Server {
+  settleResponseShape();
   const limits = {
     maxHeaderSize: config.maxHeaderBytes,
     requestTimeout: 60_000,
