@@ -467,6 +467,22 @@ describe('Gateway: end-to-end headers and the body pass; hop-by-hop headers stop
       expect(seen).not.toHaveProperty(name);
   });
 
+  it('passes a body of a declared Content-Length whole (only a request declaring none is ended at once)', async () => {
+    let body = '';
+    const upstream = await replica(async (request, response) => {
+      for await (const chunk of request) body += chunk;
+      response.end('{}');
+    });
+    const { url } = await gateway({ resources: [upstream] });
+    const answer = await fetch(`${url}/apis/platform.dev/v1alpha1/projects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"kind":"Project","metadata":{"name":"sized"}}',
+    });
+    expect(answer.status).toBe(200);
+    expect(body).toBe('{"kind":"Project","metadata":{"name":"sized"}}');
+  });
+
   it('a replica dying in the middle of its answer cuts the client off, rather than ending the answer early', async () => {
     const upstream = await replica((_request, response) => {
       response.writeHead(200, { 'content-length': '100' });

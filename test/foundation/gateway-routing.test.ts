@@ -79,6 +79,20 @@ describe('issue 20: a request target resolved as an HTTPRoute resolves it', () =
     expect(resolveGatewayTarget(rules, '/cd?/c')).toBe('resources');
   });
 
+  it('of two Exact rules for one path the first wins, as the first match does', () => {
+    const duplicated: GatewayRule[] = [
+      { type: 'Exact', value: '/x', target: 'login' },
+      { type: 'Exact', value: '/x', target: 'internal' },
+    ];
+    expect(resolveGatewayTarget(duplicated, '/x')).toBe('login');
+  });
+
+  it('a `/` prefix takes every path, whatever function it names', () => {
+    const catchAll: GatewayRule[] = [{ type: 'PathPrefix', value: '/', target: 'login' }];
+    expect(resolveGatewayTarget(catchAll, '/anything/below')).toBe('login');
+    expect(resolveGatewayTarget(catchAll, '/')).toBe('login');
+  });
+
   it('with no rule that matches, the fallback function', () => {
     expect(resolveGatewayTarget([{ type: 'PathPrefix', value: '/only', target: 'login' }], '/other')).toBe('resources');
     expect(resolveGatewayTarget([], '/')).toBe('resources');
