@@ -10,12 +10,12 @@ let settled = false;
  * Fixes the size of node:http's ServerResponse objects while nothing can disturb it.
  *
  * V8 sizes the objects a constructor makes by watching the first seven it makes (in-object slack
- * tracking) through the shapes they took. If a full garbage collection runs while those first
- * responses are already gone (a server answers a few probes, then idles, or a benchmark measures
- * its idle memory), the shapes are forgotten, the eighth response is sized with no room for
- * properties, and every later ServerResponse becomes a dictionary: about 3 KB more for each, held
- * as long as a run-log stream stays open, and slower to use on every request. Making the first
- * eight here, at once and alive together, sizes them from the shapes a real response has.
+ * tracking) through the shapes they took. If a full garbage collection runs after the sixth, while
+ * those first responses are already gone (a server answers a few probes, then idles, or a benchmark
+ * measures its idle memory), the shapes are forgotten: the seventh response and every later one is
+ * sized with no room for properties and becomes a dictionary, about 3 KB more for each, held as long
+ * as a run-log stream stays open, and slower to use on every request. Making the first eight here,
+ * at once and alive together, sizes them from the shapes a real response has.
  * Idempotent: the first server of the process does it.
  */
 export function settleResponseShape(): void {
