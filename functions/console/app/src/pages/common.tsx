@@ -52,6 +52,43 @@ export function ListSection<Item>({
   );
 }
 
+/**
+ * A table that scrolls sideways inside its box on a narrow screen (the page itself never does), with
+ * one column header for each name in `columns`; `false` leaves a column out (one the user may not use).
+ */
+export function DataTable({
+  columns,
+  caption,
+  class: className,
+  children,
+}: {
+  columns: Array<string | false>;
+  caption?: string;
+  class?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-scroll">
+      <table class={className}>
+        {caption !== undefined && <caption>{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map(
+              (column) =>
+                column !== false && (
+                  <th scope="col" key={column}>
+                    {column}
+                  </th>
+                ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function time(value: string | null | undefined): string {
   return value ? new Date(value).toLocaleString() : '—';
 }

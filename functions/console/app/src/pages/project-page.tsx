@@ -2,7 +2,7 @@ import type { Api } from '../api.ts';
 import { listKind, type Variable } from '../platform-api.ts';
 import { href } from '../router.ts';
 import { useLoaded } from '../use-loaded.ts';
-import { ListSection, PageTitle } from './common.tsx';
+import { DataTable, ListSection, PageTitle } from './common.tsx';
 
 /** A Project's Workspaces, Rollouts and VariableSets (its namespace has the Project's name). */
 export function ProjectPage({ api, project }: { api: Api; project: string }) {
@@ -25,34 +25,21 @@ function Workspaces({ api, project }: { api: Api; project: string }) {
   return (
     <ListSection id="workspaces" title="Workspaces" loaded={workspaces}>
       {(items) => (
-        <div class="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Source</th>
-                <th scope="col">Tool</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((workspace) => (
-                <tr key={workspace.metadata.name}>
-                  <td>
-                    <a href={href('projects', project, 'workspaces', workspace.metadata.name)}>
-                      {workspace.metadata.name}
-                    </a>
-                  </td>
-                  <td class="wrap">
-                    {workspace.spec?.source?.repository} {workspace.spec?.source?.path}
-                  </td>
-                  <td>
-                    {workspace.spec?.tool?.name} {workspace.spec?.tool?.version}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Name', 'Source', 'Tool']}>
+          {items.map((workspace) => (
+            <tr key={workspace.metadata.name}>
+              <td>
+                <a href={href('projects', project, 'workspaces', workspace.metadata.name)}>{workspace.metadata.name}</a>
+              </td>
+              <td class="wrap">
+                {workspace.spec?.source?.repository} {workspace.spec?.source?.path}
+              </td>
+              <td>
+                {workspace.spec?.tool?.name} {workspace.spec?.tool?.version}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </ListSection>
   );
@@ -97,29 +84,17 @@ function VariableSets({ api, project }: { api: Api; project: string }) {
     <ListSection id="variablesets" title="VariableSets" loaded={sets}>
       {(items) =>
         items.map((set) => (
-          <div class="table-scroll" key={set.metadata.name}>
-            <table>
-              <caption>{set.metadata.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Variable</th>
-                  <th scope="col">Category</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(set.spec?.variables ?? []).map((variable) => (
-                  <tr key={variable.name}>
-                    <td>{variable.name}</td>
-                    <td>{variable.category ?? 'terraform'}</td>
-                    <td class={variable.valueFrom || variable.sensitive ? 'hidden-value wrap' : 'wrap'}>
-                      {shownValue(variable)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable key={set.metadata.name} caption={set.metadata.name} columns={['Variable', 'Category', 'Value']}>
+            {(set.spec?.variables ?? []).map((variable) => (
+              <tr key={variable.name}>
+                <td>{variable.name}</td>
+                <td>{variable.category ?? 'terraform'}</td>
+                <td class={variable.valueFrom || variable.sensitive ? 'hidden-value wrap' : 'wrap'}>
+                  {shownValue(variable)}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         ))
       }
     </ListSection>

@@ -3,7 +3,7 @@ import type { Api } from '../api.ts';
 import { apiGroup, type Run, runsPath } from '../platform-api.ts';
 import { href } from '../router.ts';
 import { useLoaded } from '../use-loaded.ts';
-import { LoadedView, PageTitle, TimeCell } from './common.tsx';
+import { DataTable, LoadedView, PageTitle, TimeCell } from './common.tsx';
 import { CancelButton, useMayRun } from './run-actions.tsx';
 
 const POLL_MS = 2_000;
@@ -54,53 +54,40 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
           page.items.length === 0 ? (
             <p>No runs yet.</p>
           ) : (
-            <div class="table-scroll">
-              <table class="runs">
-                <thead>
-                  <tr>
-                    <th scope="col">Run</th>
-                    <th scope="col">Phase</th>
-                    <th scope="col">Principal</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Started</th>
-                    <th scope="col">Finished</th>
-                    <th scope="col">Attempts</th>
-                    {mayRun && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.items.map((run) => (
-                    <tr key={run.id} data-run={run.id}>
-                      <td>
-                        <a href={href('projects', project, 'runs', run.id)}>
-                          {run.type} {run.id.slice(-8)}
-                        </a>
-                      </td>
-                      <td>
-                        <span class={`phase phase-${run.phase.toLowerCase()}`}>{run.phase}</span>
-                        {run.cancelRequestedAt && run.phase === 'Running' && ' (cancelling)'}
-                      </td>
-                      <td class="wrap">{run.principal}</td>
-                      <td>
-                        <TimeCell value={run.createdAt} />
-                      </td>
-                      <td>
-                        <TimeCell value={run.startedAt} />
-                      </td>
-                      <td>
-                        <TimeCell value={run.finishedAt} />
-                      </td>
-                      <td>{run.attempts}</td>
-                      {mayRun && (
-                        <td>
-                          <CancelButton api={api} run={run} onDone={cancelled} />
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              class="runs"
+              columns={['Run', 'Phase', 'Principal', 'Created', 'Started', 'Finished', 'Attempts', mayRun && 'Actions']}
+            >
+              {page.items.map((run) => (
+                <tr key={run.id} data-run={run.id}>
+                  <td>
+                    <a href={href('projects', project, 'runs', run.id)}>
+                      {run.type} {run.id.slice(-8)}
+                    </a>
+                  </td>
+                  <td>
+                    <span class={`phase phase-${run.phase.toLowerCase()}`}>{run.phase}</span>
+                    {run.cancelRequestedAt && run.phase === 'Running' && ' (cancelling)'}
+                  </td>
+                  <td class="wrap">{run.principal}</td>
+                  <td>
+                    <TimeCell value={run.createdAt} />
+                  </td>
+                  <td>
+                    <TimeCell value={run.startedAt} />
+                  </td>
+                  <td>
+                    <TimeCell value={run.finishedAt} />
+                  </td>
+                  <td>{run.attempts}</td>
+                  {mayRun && (
+                    <td>
+                      <CancelButton api={api} run={run} onDone={cancelled} />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </DataTable>
           )
         }
       </LoadedView>
