@@ -3,12 +3,13 @@
 // a ClusterRole) whose subjects name the user, a ServiceAccount it is, or one of its groups; `incomplete` when a
 // bound role is missing; 503 when the cluster cannot be read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
 import type { RbacUser } from '../../shared/authz/subject-rules.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
+import { emulatorKubeConfig } from '../../infra/kube-emulator/kubeconfig.ts';
 
 const GROUP = 'platform.dev';
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -313,13 +314,7 @@ describe('RBAC rules for a user in a namespace, read from the bindings (issue 24
   });
 
   it('a cluster that cannot be reached: 503, never an empty list', async () => {
-    const down = new KubeConfig();
-    down.loadFromOptions({
-      clusters: [{ name: 'c', server: 'http://127.0.0.1:9', skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
-      currentContext: 'c',
-    });
+    const down = emulatorKubeConfig({ server: 'http://127.0.0.1:9' }, 't');
     const logger = capturingLogger();
     const failure = await new RbacRulesReader(down, logger).rulesFor([robot], TEST_NAMESPACE).catch((e) => e);
     expect(failure).toBeInstanceOf(ApiError);

@@ -3,9 +3,9 @@
 // makes of the principal and for how long it is cached, and 503 when the cluster cannot be asked.
 // The Kubernetes emulator plays the cluster; a small HTTP server stands in for it where a failure
 // or an answer shape the emulator never gives must be provoked.
+import type { KubeConfig } from '@kubernetes/client-node';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ServiceAccountKeySet, type ServiceAccountKeySetOptions } from '../../shared/auth/service-account-key-set.ts';
@@ -16,6 +16,7 @@ import { ServiceAccountIssuers } from '../../shared/kubernetes/service-account-i
 import { forgedJwt } from '../support/forged-tokens.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
+import { emulatorKubeConfig } from '../../infra/kube-emulator/kubeconfig.ts';
 
 const STUB_ISSUER = 'https://stub-cluster.example.test';
 
@@ -43,16 +44,7 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()));
 });
 
-function kubeConfigFor(server: string, token = 'stub-token'): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'stub', server, skipTLSVerify: true }],
-    users: [{ name: 'stub', token }],
-    contexts: [{ name: 'stub', cluster: 'stub', user: 'stub' }],
-    currentContext: 'stub',
-  });
-  return kubeConfig;
-}
+const kubeConfigFor = (server: string, token = 'stub-token') => emulatorKubeConfig({ server }, token);
 
 async function stubCluster(publicKey: JWK): Promise<StubCluster> {
   const answers: Record<string, Answer> = {

@@ -3,7 +3,7 @@
 // additions, changes and deletions; a failed list leaves the index unsynced and is retried with a
 // doubling delay (1 s, 2 s, … 30 s), said in the log; once stopped, nothing more is read.
 import { createServer, request as forward, type Server } from 'node:http';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceAccountClaimIndex } from '../../shared/authz/service-account-claim-index.ts';
 import { claimAnnotationNames } from '../../shared/authz/service-account-claims.ts';
@@ -11,6 +11,7 @@ import { watchServiceAccounts } from '../../shared/authz/service-account-watch.t
 import { listen } from '../../shared/server/limited-http-server.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
+import { emulatorKubeConfig } from '../../infra/kube-emulator/kubeconfig.ts';
 
 const EMAIL = 'platform.dev/claim.email';
 const WARNING = 'ServiceAccount watch failed; claim mappings keep their last known state until it recovers';
@@ -59,16 +60,7 @@ afterAll(async () => {
 });
 
 /** The emulator's admin kubeconfig, through the proxy. */
-function proxiedKubeConfig(): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: proxyUrl, skipTLSVerify: true }],
-    users: [{ name: 'u', token: cluster.emulator.adminToken }],
-    contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
-    currentContext: 'c',
-  });
-  return kubeConfig;
-}
+const proxiedKubeConfig = () => emulatorKubeConfig({ server: proxyUrl }, cluster.emulator.adminToken);
 
 /** The names of the ServiceAccounts an OIDC user with this email is mapped to (a fresh claims object: no memo). */
 const mappedTo = (index: ServiceAccountClaimIndex, email: string) =>

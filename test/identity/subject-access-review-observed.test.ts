@@ -4,7 +4,6 @@
 // `SubjectAccessReview` naming the verb, the resource (or `non-resource`) and the answer, never who
 // asked nor which object or path. Tracing is turned on for this file's process, so it has a file of its own.
 import { createServer, type Server } from 'node:http';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
 import { KubernetesSubjectAccessReviewer, type ReviewSubject } from '../../shared/authz/subject-access-reviewer.ts';
@@ -13,21 +12,13 @@ import { listen } from '../../shared/server/limited-http-server.ts';
 import { flushTraces, startTracing } from '../../shared/tracing/start-tracing.ts';
 import { silentLogger } from '../support/function-servers.ts';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.ts';
+import { emulatorKubeConfig } from '../../infra/kube-emulator/kubeconfig.ts';
 
 /** How long the cluster below takes to answer: the latency the observer must hear at least. */
 const ANSWER_DELAY_MS = 60;
 const SUBJECT: ReviewSubject = { user: 'system:serviceaccount:secret-team:secret-caller', groups: ['g'] };
 
-function kubeConfigFor(server: string): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 'reviewer-token' }],
-    contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
-    currentContext: 'c',
-  });
-  return kubeConfig;
-}
+const kubeConfigFor = (server: string) => emulatorKubeConfig({ server }, 'reviewer-token');
 
 let receiver: OtlpReceiver;
 let cluster: Server;

@@ -3,12 +3,13 @@
 // every attribute of the request), and 503 when the cluster cannot answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
-import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { KubernetesSubjectAccessReviewer, type ReviewSubject } from '../../shared/authz/subject-access-reviewer.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { listen } from '../../shared/server/limited-http-server.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
+import { emulatorKubeConfig } from '../../infra/kube-emulator/kubeconfig.ts';
 
 const GROUP = 'platform.dev';
 const account = (name: string): ReviewSubject => ({
@@ -17,16 +18,7 @@ const account = (name: string): ReviewSubject => ({
 });
 
 /** A kubeconfig for a plain-HTTP endpoint. */
-function kubeConfigFor(server: string): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 'reviewer-token' }],
-    contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
-    currentContext: 'c',
-  });
-  return kubeConfig;
-}
+const kubeConfigFor = (server: string) => emulatorKubeConfig({ server }, 'reviewer-token');
 
 describe("SubjectAccessReview against the cluster's RBAC: allowed exactly when a Role or ClusterRole allows the request", () => {
   let cluster: IdentityCluster;

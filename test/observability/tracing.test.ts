@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { flushTraces } from '../../shared/tracing/start-tracing.ts';
 import { inSpan, SpanKind } from '../../shared/tracing/tracing.ts';
@@ -20,6 +19,7 @@ import { listen } from '../../shared/server/limited-http-server.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { SPAN_KIND, startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { API, expectStatus, send, TEAM_PROJECT, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
+import { emulatorKubeConfig } from '../../infra/kube-emulator/kubeconfig.ts';
 
 const receiver = await startOtlpReceiver();
 // Registered first, so it runs after the platform's (vitest runs afterAll hooks last-registered first): the gateway flushes its spans on close.
@@ -169,15 +169,10 @@ describe('issue 23: the function propagates the trace to the cluster (the REST c
     });
     await new Promise<void>((resolve) => cluster.listen(0, '127.0.0.1', resolve));
     try {
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromOptions({
-        clusters: [
-          { name: 'c', server: `http://127.0.0.1:${(cluster.address() as AddressInfo).port}`, skipTLSVerify: true },
-        ],
-        users: [{ name: 'u', token: 'cluster-credential' }],
-        contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-        currentContext: 'x',
-      });
+      const kubeConfig = emulatorKubeConfig(
+        { server: `http://127.0.0.1:${(cluster.address() as AddressInfo).port}` },
+        'cluster-credential',
+      );
       const client = new KubernetesRestClient(kubeConfig, silentLogger);
       const parentTraceId = await inSpan(
         () => ({ name: 'a handler', kind: SpanKind.INTERNAL }),
