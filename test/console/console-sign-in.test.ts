@@ -1,35 +1,20 @@
-// Issue 24, items 2 and 3, in headless Chromium: the admin password form and its distinct refusals,
-// OIDC sign-in (Authorization Code + PKCE against the real oidc-provider), and every 401 — an expired
-// token, a rotated signing key — sending the user to sign-in with the API's reason and back after.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { OTHER_SIGNING_KEY, SIGNING_KEY, adminHash } from '../support/admin-fixtures.ts';
-import { writeMountedSecret } from '../support/mounted-secret-folder.ts';
+import { describe, expect, it } from 'vitest';
+import { OTHER_SIGNING_KEY } from '../support/admin-fixtures.ts';
+import { mountedAdminSecret } from '../support/mounted-admin-secret.ts';
 import { OIDC_USER, TEAM_PROJECT, API, expectStatus, send, workspaceObject } from '../resources/platform-fixture.ts';
 import { heldRuns } from '../resources/held-runs.ts';
 import { expectNoPageErrors, signInAsAdmin, submitPassword, useConsole } from './console-fixture.ts';
 
-const secretFolder = await mkdtemp(join(tmpdir(), 'console-sign-in-secret-'));
-const secretValues = (overrides: Record<string, string> = {}) => ({
-  ADMIN_ACCOUNT_ENABLED: 'true',
-  ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(),
-  ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
-  ADMIN_ACCOUNT_TOKEN_TTL: '1h',
-  ...overrides,
-});
-await writeMountedSecret(secretFolder, secretValues());
-afterAll(() => rm(secretFolder, { recursive: true, force: true }));
+const adminSecret = await mountedAdminSecret('console-sign-in-secret-');
 const POLL_MS = 200;
 /** Changes the admin settings and waits until the server has read them. */
 async function changeAdminSecret(overrides: Record<string, string>): Promise<void> {
-  await writeMountedSecret(secretFolder, secretValues(overrides));
+  await adminSecret.write(overrides);
   await new Promise((resolve) => setTimeout(resolve, POLL_MS * 5));
 }
 
 const app = await useConsole({
-  ADMIN_SECRET_SOURCE: `file:${secretFolder}`,
+  ADMIN_SECRET_SOURCE: `file:${adminSecret.folder}`,
   ADMIN_SECRET_POLL_INTERVAL: `${POLL_MS}ms`,
 });
 const WORKSPACE = 'sign-in-network';

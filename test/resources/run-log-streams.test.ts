@@ -1,13 +1,6 @@
-// Issue 14 and issue 8 (item 3) through HTTP: a run-log stream ends when the credential that
-// opened it ends (expiry, disabled admin account, rotated signing key) with `event: expired`; a
-// client that stops reading is closed with `event: resume` and loses nothing; one principal may
-// hold only RUN_LOG_MAX_STREAMS_PER_PRINCIPAL streams at once.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { OTHER_SIGNING_KEY, SIGNING_KEY, adminClaims, adminHash, signToken } from '../support/admin-fixtures.ts';
-import { writeMountedSecret } from '../support/mounted-secret-folder.ts';
+import { describe, expect, it } from 'vitest';
+import { OTHER_SIGNING_KEY, adminClaims, signToken } from '../support/admin-fixtures.ts';
+import { mountedAdminSecret } from '../support/mounted-admin-secret.ts';
 import {
   chunkedBody,
   openStalledStream,
@@ -24,20 +17,11 @@ const API_BASE_URL = 'https://platform-api.test';
 // Generous bounds: events are awaited, never timed tightly.
 const EVENT_BOUND_MS = 15_000;
 
-const secretFolder = await mkdtemp(join(tmpdir(), 'run-log-streams-secret-'));
-const secretValues = (overrides: Record<string, string> = {}) => ({
-  ADMIN_ACCOUNT_ENABLED: 'true',
-  ADMIN_ACCOUNT_PASSWORD_HASH: adminHash(),
-  ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
-  ADMIN_ACCOUNT_TOKEN_TTL: '1h',
-  ...overrides,
-});
-await writeMountedSecret(secretFolder, secretValues());
-afterAll(() => rm(secretFolder, { recursive: true, force: true }));
+const adminSecret = await mountedAdminSecret('run-log-streams-secret-');
 
 const platform = usePlatform({
   API_BASE_URL,
-  ADMIN_SECRET_SOURCE: `file:${secretFolder}`,
+  ADMIN_SECRET_SOURCE: `file:${adminSecret.folder}`,
   ADMIN_SECRET_POLL_INTERVAL: '200ms',
   RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: String(MAX_STREAMS),
   RUN_LOG_SEND_BUFFER_BYTES: String(SEND_BUFFER_BYTES),
@@ -97,7 +81,7 @@ describe('Admin streams end within the secret poll interval when the admin accou
     const adminStream = await openWithQuery(runId, platform().tokens.admin);
     const oidcStream = await openWithQuery(runId, platform().tokens.oidcUser);
     expect(oidcStream.status).toBe(200);
-    await writeMountedSecret(secretFolder, secretValues({ ADMIN_ACCOUNT_ENABLED: 'false' }));
+    await adminSecret.write({ ADMIN_ACCOUNT_ENABLED: 'false' });
     try {
       expect(lastEvent(await eventsUntilClosed(adminStream))).toMatchObject({
         event: 'expired',
@@ -114,7 +98,7 @@ describe('Admin streams end within the secret poll interval when the admin accou
     const runId = await runningRun();
     const token = platform().tokens.admin;
     const stream = await openWithHeader(runId, token);
-    await writeMountedSecret(secretFolder, secretValues({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY }));
+    await adminSecret.write({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: OTHER_SIGNING_KEY });
     try {
       expect(lastEvent(await eventsUntilClosed(stream))).toMatchObject({
         event: 'expired',
@@ -128,7 +112,7 @@ describe('Admin streams end within the secret poll interval when the admin accou
 
 /** Puts the original secret back and waits until it is in force: the fixture's admin token (old key, enabled) works again. */
 async function restoreAdminSecret(): Promise<void> {
-  await writeMountedSecret(secretFolder, secretValues());
+  await adminSecret.write();
   const deadline = Date.now() + EVENT_BOUND_MS;
   while (
     (await send(platform().gateway.url, platform().tokens.admin, 'GET', '/api/v1alpha1/auth/whoami')).status !== 200
@@ -224,7 +208,7 @@ describe('A watch of the resources API (kubectl get -w) ends, like a run-log str
     });
     expect(response.status).toBe(200);
     const closed = response.text();
-    await writeMountedSecret(secretFolder, secretValues(change));
+    await adminSecret.write(change);
     try {
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<never>(
