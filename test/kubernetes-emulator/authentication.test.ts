@@ -1,6 +1,6 @@
 // TokenReview, TokenRequest and the ServiceAccount issuer's discovery documents.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationV1Api, CoreV1Api, OpenidApi, WellKnownApi } from '@kubernetes/client-node';
+import { AuthenticationV1Api, CoreV1Api, KubeConfig, OpenidApi, WellKnownApi } from '@kubernetes/client-node';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { statusOf, useKubeEmulator } from './emulator-fixture.ts';
 
@@ -139,5 +139,14 @@ describe('the ServiceAccount issuer publishes its OpenID configuration', () => {
     );
     expect(configuration.issuer).toBe('https://kubernetes.default.svc.cluster.local');
     expect(configuration.jwks_uri).toBe(`${emulator().url}/openid/v1/jwks`);
+  });
+});
+
+describe('the kubeconfig file of a plain-HTTP emulator', () => {
+  it('reaches it with client-node as the KubeConfig object does (client-node refuses plain http without insecure-skip-tls-verify)', async () => {
+    const config = new KubeConfig();
+    config.loadFromString(emulator().kubeConfigYaml());
+    const namespaces = await config.makeApiClient(CoreV1Api).listNamespace();
+    expect(namespaces.items.map((namespace) => namespace.metadata?.name)).toContain('default');
   });
 });
