@@ -6,6 +6,7 @@ import type { Logger } from '../logging/logger.ts';
 import { apiError } from '../http/error-catalogue.ts';
 import { injectTraceContext, inSpan, setResponseStatus } from '../tracing/tracing.ts';
 import { kubernetesCallSpan } from './kubernetes-call-span.ts';
+import { keptAliveAgent } from './kept-alive-agents.ts';
 
 /** One call to the Kubernetes API: a path under the cluster URL, with an optional JSON body. */
 export interface KubernetesCall {
@@ -136,6 +137,7 @@ export class KubernetesRestClient {
     } catch (error) {
       throw this.#unavailable(call, error);
     }
+    options.agent = keptAliveAgent(options.agent, url.protocol) as RequestOptions['agent'];
     return new Promise<IncomingMessage>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const outgoing = send(options, (incoming) => {
