@@ -94,6 +94,8 @@ export interface LoadSubject {
   readyPath: string;
   path: string;
   headers: Record<string, string>;
+  /** The request's method and body, when it is not a GET (the body's type goes in `headers`). */
+  write?: { method: string; body: string };
   /** The status every answer has; default any 2xx. */
   expectedStatus?: number;
 }
@@ -120,9 +122,11 @@ async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOp
   const load = async (index: number, seconds: number): Promise<SubjectLoad> => {
     const pid = processes[index]!.child.pid!;
     const cpuBefore = cpuSeconds(pid);
-    const answered = await measureLoad(`${processes[index]!.url}${subjects[index]!.path}`, subjects[index]!.headers, {
+    const { path, headers, write, expectedStatus } = subjects[index]!;
+    const answered = await measureLoad(`${processes[index]!.url}${path}`, headers, {
       seconds,
-      ...(subjects[index]!.expectedStatus !== undefined ? { expectedStatus: subjects[index]!.expectedStatus } : {}),
+      ...(write ?? {}),
+      ...(expectedStatus !== undefined ? { expectedStatus } : {}),
     });
     return { perSecond: answered.perSecond, perCpuSecond: answered.total / (cpuSeconds(pid) - cpuBefore) };
   };

@@ -86,11 +86,13 @@ export async function measureThroughput(
 export async function measureLoad(
   url: string,
   headers: Record<string, string>,
-  options: { connections?: number; seconds?: number; expectedStatus?: number } = {},
+  options: { connections?: number; seconds?: number; expectedStatus?: number; method?: string; body?: string } = {},
 ): Promise<{ perSecond: number; total: number }> {
   const result = await autocannon({
     url,
     headers,
+    ...(options.method ? { method: options.method as autocannon.Request['method'] } : {}),
+    ...(options.body !== undefined ? { body: options.body } : {}),
     connections: options.connections ?? 32,
     duration: options.seconds ?? 3,
   });
