@@ -52,6 +52,12 @@ const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
 /** A pool, or one client (a test's transaction). */
 type Queryable = Pick<pg.Pool | pg.Client, 'query'>;
 
+/** An event as the recorder serialised it, with the time it is stored under. */
+export interface SerialisedAuditEvent {
+  stageTimestamp: string;
+  json: string;
+}
+
 export class AuditStore {
   readonly #pool: Queryable;
   /** Days whose partition is known to exist, so only a new day costs a statement. */
@@ -61,16 +67,21 @@ export class AuditStore {
     this.#pool = pool;
   }
 
+  /** Writes the events in one statement, after making sure their days have partitions. */
+  insert(events: readonly AuditEvent[]): Promise<void> {
+    return this.insertSerialised(
+      events.map((event) => ({ stageTimestamp: event.stageTimestamp, json: JSON.stringify(event) })),
+    );
+  }
+
   /**
-   * Writes the events in one statement, after making sure their days have partitions; `json` is
-   * each event's JSON when the caller has it already (the recorder serialises each event once).
+   * `insert` for events the caller has serialised already (the recorder serialises each event
+   * once), each with its `stageTimestamp`, the day it is stored under.
    */
-  async insert(
-    events: readonly AuditEvent[],
-    json: readonly string[] = events.map((event) => JSON.stringify(event)),
-  ): Promise<void> {
+  async insertSerialised(events: readonly SerialisedAuditEvent[]): Promise<void> {
     if (events.length === 0) return;
     for (const day of new Set(events.map((event) => dayOf(event.stageTimestamp)))) await this.#ensurePartition(day);
+    const json = events.map((event) => event.json);
     // One parameter, the events' JSON as the sinks already serialised it; PostgreSQL takes the
     // filtered columns out of it, which costs this process nothing per field.
     const joined = `[${json.join(',')}]`;

@@ -2,7 +2,7 @@ import { isConnectionFailure } from '../database/database-unavailable-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { AuditEvent } from './audit-event.ts';
 import type { BlockingAuditSink } from './audit-recorder.ts';
-import type { AuditStore } from './audit-store.ts';
+import type { AuditStore, SerialisedAuditEvent } from './audit-store.ts';
 
 export interface DatabaseAuditSinkOptions {
   /** At most this many events wait for the database; beyond, the oldest are dropped and counted. */
@@ -26,7 +26,7 @@ export class DatabaseAuditSink implements BlockingAuditSink {
   readonly #logger: Logger;
   readonly #flushIntervalMs: number;
   readonly #batchSize: number;
-  #queue: QueuedAuditEvent[] = [];
+  #queue: SerialisedAuditEvent[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   #dropped = 0;
@@ -51,7 +51,9 @@ export class DatabaseAuditSink implements BlockingAuditSink {
   }
 
   write(event: AuditEvent, json: string): void {
-    this.#queue.push({ event, json });
+    // The event's JSON and time only: the event's own objects, kept for up to a second, would be
+    // promoted to the old generation and traced by its collections until the batch is written.
+    this.#queue.push({ stageTimestamp: event.stageTimestamp, json });
     this.#trim();
     if (this.#queue.length >= this.#batchSize) void this.#write('full batches');
     else this.#schedule();
@@ -60,7 +62,7 @@ export class DatabaseAuditSink implements BlockingAuditSink {
   /** Writes an event now and resolves once it is stored; throws when it cannot be (AUDIT_MODE=blocking). */
   async writeNow(event: AuditEvent, json: string): Promise<void> {
     try {
-      await (await this.#store()).insert([event], [json]);
+      await (await this.#store()).insertSerialised([{ stageTimestamp: event.stageTimestamp, json }]);
     } catch (error) {
       // The client is told only that the write was refused; the operator learns why.
       this.#logger.warn(
@@ -108,10 +110,7 @@ export class DatabaseAuditSink implements BlockingAuditSink {
     while (this.#queue.length >= leastBatch) {
       const batch = this.#queue.splice(0, this.#batchSize);
       try {
-        await (await this.#store()).insert(
-          batch.map((queued) => queued.event),
-          batch.map((queued) => queued.json),
-        );
+        await (await this.#store()).insertSerialised(batch);
       } catch (error) {
         if (isConnectionFailure(error) || isUnavailable(error)) {
           this.#queue.unshift(...batch);
@@ -152,12 +151,6 @@ export class DatabaseAuditSink implements BlockingAuditSink {
     });
     this.#reportedDropped = this.#dropped;
   }
-}
-
-/** An event waiting for the database, with its JSON as the recorder serialised it. */
-interface QueuedAuditEvent {
-  event: AuditEvent;
-  json: string;
 }
 
 /** The run database's own 503 (not configured, cannot be opened): the database is not there to write to. */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AuditEvent } from '../../shared/audit/audit-event.ts';
 import { microTime } from '../../shared/audit/audit-event-builder.ts';
-import { AuditStore } from '../../shared/audit/audit-store.ts';
+import { AuditStore, type SerialisedAuditEvent } from '../../shared/audit/audit-store.ts';
 import { DatabaseAuditSink } from '../../shared/audit/database-audit-sink.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 import { capturingLogger } from '../support/function-servers.ts';
@@ -64,9 +64,9 @@ describe('issue 22: AUDIT_MODE=batch while the database is down', () => {
   it('issue 22, item 6 (off the critical path): a filled batch is written at once, in full batches only; the rest waits for the timer or a flush', async () => {
     const statements: number[] = [];
     class CountingStore extends AuditStore {
-      override insert(events: readonly AuditEvent[], json?: readonly string[]) {
+      override insertSerialised(events: readonly SerialisedAuditEvent[]) {
         statements.push(events.length);
-        return super.insert(events, json);
+        return super.insertSerialised(events);
       }
     }
     const store = new CountingStore(database.pool);
