@@ -10,10 +10,10 @@
 //   a flood of refused tokens is not a server's throughput, and each is recorded on purpose.
 //
 // What is measured is the function's own cost of auditing: requests per second of the function's
-// own CPU time (what one core of it serves), beside the wall-clock throughput. On a machine of two or more CPUs the
-// functions run on CPU 0 alone, and the load generator, PostgreSQL and the processes draining the
-// functions' standard output (a container runtime's log shim) on the others, as they would run on
-// hosts or cores of their own in production. Each subject runs as two processes (two processes of
+// own CPU time (what one core of it serves), every configuration at one rate (LOAD_FRACTION). On a
+// machine of two or more CPUs the functions run on CPU 0 alone, and the load generator, the cluster,
+// PostgreSQL and the processes draining the functions' standard output (a container runtime's log
+// shim) on the others, as they would run on hosts or cores of their own in production. Each subject runs as two processes (two processes of
 // one configuration differ by a few per cent, as much as the effect measured); each round loads every
 // process once, a subject's figure is its processes' mean, and the median of the rounds' ratios
 // counts, so a slow spell of a shared machine does not decide the result. A second set of processes
@@ -37,6 +37,13 @@ import type { Benchmark, BenchRow } from './bench-row.ts';
 import type { BenchClusterReady } from './servers/kube-emulator.ts';
 
 const TARGET = 0.9;
+/**
+ * Every configuration of a workload is loaded at one rate, this fraction of what the slowest
+ * answered as fast as it could: the load generator, the cluster and PostgreSQL share the other
+ * CPU, so loads as fast as each answers would give the configurations without PostgreSQL more
+ * load, and a process under more load spends less CPU per request (PairedThroughputs.rate).
+ */
+const LOAD_FRACTION = 0.7;
 
 /** The emulator in a process of its own (servers/kube-emulator.ts), with its kubeconfig in a file. */
 async function startBenchCluster(): Promise<BenchClusterReady & { kubeConfigPath: string; stop(): Promise<void> }> {
@@ -67,40 +74,23 @@ function workloadRows(
   sinks: Array<[string, number]>,
   control: number,
   targeted: boolean,
-) {
-  // The target is on what one core of the function serves (requests per second of its own CPU
-  // time). Wall-clock throughput is shown beside it: on a two-CPU machine the load generator shares
-  // its CPU with PostgreSQL, so there it also measures the load generator's share of that CPU.
+): BenchRow[] {
   const baselineName = 'auditing off (median of rounds; ratio: median of per-round ratios)';
-  const rowsOfSinks = sinks.flatMap(([sink, index]): BenchRow[] => [
-    {
-      name: `${name}, audit to ${sink}: requests per CPU second of the function`,
-      value: measured.perCpuSecond[index]!,
-      unit: 'req/CPU-s',
-      baselineName,
-      baselineValue: measured.perCpuSecond[0]!,
-      ratio: measured.cpuRatios[index]!,
-      ...(targeted ? { target: `>= ${TARGET}`, met: measured.cpuRatios[index]! >= TARGET } : {}),
-    },
-    {
-      name: `${name}, audit to ${sink}: wall-clock throughput`,
-      value: measured.throughputs[index]!,
-      unit: 'req/s',
-      baselineName,
-      baselineValue: measured.throughputs[0]!,
-      ratio: measured.ratios[index]!,
-    },
-  ]);
+  const load = `${measured.rate} req/s to each (${LOAD_FRACTION * 100} % of what the slowest answered at saturation)`;
+  const row = (label: string, index: number): BenchRow => ({
+    name: `${name}, ${label}: requests per CPU second of the function at ${load}`,
+    value: measured.perCpuSecond[index]!,
+    unit: 'req/CPU-s',
+    baselineName,
+    baselineValue: measured.perCpuSecond[0]!,
+    ratio: measured.cpuRatios[index]!,
+  });
   return [
-    ...rowsOfSinks,
-    {
-      name: `${name}, auditing off, other processes of the same configuration (the measurement's noise)`,
-      value: measured.perCpuSecond[control]!,
-      unit: 'req/CPU-s',
-      baselineName,
-      baselineValue: measured.perCpuSecond[0]!,
-      ratio: measured.cpuRatios[control]!,
-    },
+    ...sinks.map(([sink, index]): BenchRow => {
+      const met = measured.cpuRatios[index]! >= TARGET;
+      return { ...row(`audit to ${sink}`, index), ...(targeted ? { target: `>= ${TARGET}`, met } : {}) };
+    }),
+    row("auditing off, other processes of the same configuration (the measurement's noise)", control),
   ];
 }
 
@@ -116,9 +106,10 @@ export const auditBenchmark: Benchmark = async () => {
     const placement = separateCpus ? 'function on a CPU of its own' : 'one CPU shared by all';
     const paired = (subjects: LoadSubject[]) =>
       pairedThroughputs(subjects, {
-        rounds: 5,
+        rounds: 7,
         seconds: 2,
         replicas: 2,
+        loadFraction: LOAD_FRACTION,
         ...(separateCpus ? { functionCpu: 0 } : {}),
       });
     /** Auditing off, the default policy to standard output, and to PostgreSQL too, then off again (the noise). */

@@ -119,25 +119,29 @@ async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOp
   const processes = await Promise.all(
     subjects.map((subject) => spawnNodeProcess(subject.script, subject.env, subject.readyPath, options)),
   );
-  const load = async (index: number, seconds: number): Promise<SubjectLoad> => {
+  const load = async (index: number, seconds: number, rate?: number): Promise<SubjectLoad> => {
     const pid = processes[index]!.child.pid!;
     const cpuBefore = cpuSeconds(pid);
     const { path, headers, write, expectedStatus } = subjects[index]!;
     const answered = await measureLoad(`${processes[index]!.url}${path}`, headers, {
       seconds,
       ...(write ?? {}),
+      ...(rate ? { rate } : {}),
       ...(expectedStatus !== undefined ? { expectedStatus } : {}),
     });
     return { perSecond: answered.perSecond, perCpuSecond: answered.total / (cpuSeconds(pid) - cpuBefore) };
   };
   const stop = () => Promise.all(processes.map((child) => child.stop()));
-  /** Each subject's throughput in each round; every round loads each subject once, in an order that rotates. */
-  const rounds = async (count: number, seconds: number) => {
+  /**
+   * Each subject's throughput in each round; every round loads each subject once, in an order that
+   * rotates. With `rate`, every load sends that many requests per second instead of as many as answered.
+   */
+  const rounds = async (count: number, seconds: number, rate?: number) => {
     const measured = subjects.map((): SubjectLoad[] => []);
     for (let round = 0; round < count; round++) {
       for (let step = 0; step < subjects.length; step++) {
         const index = (step + round) % subjects.length;
-        measured[index]![round] = await load(index, seconds);
+        measured[index]![round] = await load(index, seconds, rate);
       }
     }
     return measured;
@@ -176,6 +180,14 @@ export interface PairedThroughputs {
   cpuRatios: number[];
   /** Per subject, its requests per second in each round (for ratios between any two subjects). */
   perRound: number[][];
+  /**
+   * The fixed rate every load sent, with `loadFraction`. A process loaded as fast as it answers
+   * spends more CPU per request the less load it gets (fewer requests share a turn of the event
+   * loop, a system call, a collection); on a machine where the load generator shares a CPU with
+   * what a configuration adds there (PostgreSQL), the faster configurations would be measured at
+   * a higher load. One rate below every subject's saturation compares them at equal load.
+   */
+  rate?: number;
 }
 
 /** The median over the rounds of `subject`'s figure divided by `baseline`'s in the same round. */
@@ -195,7 +207,17 @@ export function medianRoundRatio(perRound: number[][], subject: number, baseline
  */
 export async function pairedThroughputs(
   subjects: LoadSubject[],
-  options: { rounds?: number; seconds?: number; functionCpu?: number; replicas?: number } = {},
+  options: {
+    rounds?: number;
+    seconds?: number;
+    functionCpu?: number;
+    replicas?: number;
+    /**
+     * Load every subject at this fraction of what the slowest answered as fast as it could (in a
+     * first round after the warm-up), the same rate for all: see `PairedThroughputs.rate`.
+     */
+    loadFraction?: number;
+  } = {},
 ): Promise<PairedThroughputs> {
   const { rounds = 5, seconds = 2, replicas = 1 } = options;
   const cpus = options.functionCpu === undefined ? undefined : String(options.functionCpu);
@@ -206,7 +228,12 @@ export async function pairedThroughputs(
   const processes = Array.from({ length: replicas }, () => subjects).flat();
   const running = await startLoadSubjects(processes, { drainStdoutElsewhere: true, ...(cpus ? { cpus } : {}) });
   try {
-    const measured = await running.rounds(rounds, seconds);
+    const rate = options.loadFraction
+      ? Math.round(
+          Math.min(...(await running.rounds(1, seconds)).map(([load]) => load!.perSecond)) * options.loadFraction,
+        )
+      : undefined;
+    const measured = await running.rounds(rounds, seconds, rate);
     /** Each subject's loads per round, its replicas' figures averaged. */
     const perSubject = (field: keyof SubjectLoad) =>
       subjects.map((_, subject) =>
@@ -229,6 +256,7 @@ export async function pairedThroughputs(
       perCpuSecond: medianOf('perCpuSecond'),
       cpuRatios: ratiosOf('perCpuSecond'),
       perRound: perSubject('perSecond'),
+      ...(rate ? { rate } : {}),
     };
   } finally {
     await running.stop();

@@ -86,11 +86,20 @@ export async function measureThroughput(
 export async function measureLoad(
   url: string,
   headers: Record<string, string>,
-  options: { connections?: number; seconds?: number; expectedStatus?: number; method?: string; body?: string } = {},
+  options: {
+    connections?: number;
+    seconds?: number;
+    expectedStatus?: number;
+    method?: string;
+    body?: string;
+    /** Requests per second over all connections; unset: as fast as the server answers. */
+    rate?: number;
+  } = {},
 ): Promise<{ perSecond: number; total: number }> {
   const result = await autocannon({
     url,
     headers,
+    ...(options.rate ? { overallRate: options.rate } : {}),
     ...(options.method ? { method: options.method as autocannon.Request['method'] } : {}),
     ...(options.body !== undefined ? { body: options.body } : {}),
     connections: options.connections ?? 32,
