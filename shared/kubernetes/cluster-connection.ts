@@ -3,6 +3,7 @@ import type { ServerConfig } from '../config/server-config.ts';
 import type { ClusterSettings } from '../config/settings.ts';
 import type { Logger } from '../logging/logger.ts';
 import { kubeConfigFromFiles } from '../config/kubeconfig-files.ts';
+import { shareGeneratedClientConnections } from './shared-dispatchers.ts';
 
 /** The Kubernetes API the server talks to, shared by every part that needs it. */
 export interface ClusterConnection {
@@ -84,7 +85,13 @@ export async function connectToCluster(
 }
 
 function fixed(kubeConfig: KubeConfig, description: string): ClusterConnection {
-  return { kubeConfig, description, builtInEmulator: false, configured: true, close: async () => {} };
+  return {
+    kubeConfig: shareGeneratedClientConnections(kubeConfig),
+    description,
+    builtInEmulator: false,
+    configured: true,
+    close: async () => {},
+  };
 }
 
 // The .invalid top-level domain never resolves (RFC 2606): every call fails fast, nothing is ever reached.

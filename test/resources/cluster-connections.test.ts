@@ -1,13 +1,16 @@
 // The server's calls to the Kubernetes API reuse their connections (HTTP keep-alive), as client-go
 // does: a new TCP connection, and over TLS a new handshake, for every call of every request would
-// cost the function more than the request itself. The cluster here is a node:http(s) server that
-// counts the connections it accepts; what it answers is beside the point.
+// cost the function more than the request itself. So do the generated clients' calls
+// (SubjectAccessReview, TokenReview). The cluster here is a node:http(s) server that counts the
+// connections it accepts; what it answers is beside the point.
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { AuthorizationV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
 import { emulatorKubeConfig } from '../../infra/kube-emulator/kubeconfig.ts';
+import { connectToCluster } from '../../shared/kubernetes/cluster-connection.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { silentLogger } from '../support/function-servers.ts';
 
@@ -31,7 +34,15 @@ async function countingCluster(server: Server, protocol: 'http' | 'https'): Prom
   server.on(protocol === 'https' ? 'secureConnection' : 'connection', () => connections++);
   server.on('request', (_request, response) => {
     response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'default' } }));
+    // What a SubjectAccessReview answers; the raw REST calls look at the status only.
+    response.end(
+      JSON.stringify({
+        kind: 'SubjectAccessReview',
+        apiVersion: 'authorization.k8s.io/v1',
+        spec: { user: 'alice' },
+        status: { allowed: true },
+      }),
+    );
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -77,5 +88,25 @@ describe('calls to the cluster keep their connection (performance: no connection
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await callTimes(client, 1)).toEqual([200]);
     expect(cluster.connections()).toBe(2);
+  });
+});
+
+describe("the generated clients' calls share connections too", () => {
+  it('ten SubjectAccessReviews in a row over TLS reuse their connections (client-node made an undici Agent, so a connection, per call)', async () => {
+    const certificate = await generateTlsCertificate('127.0.0.1');
+    const cluster = await countingCluster(createHttpsServer(certificate), 'https');
+    const given = emulatorKubeConfig({ server: cluster.url, certificateAuthority: certificate.cert }, 'token');
+    const settings = { kubeconfig: undefined, inCluster: false };
+    const { kubeConfig } = await connectToCluster(settings, { production: true }, silentLogger, { given });
+    const reviews = kubeConfig.makeApiClient(AuthorizationV1Api);
+    for (let call = 0; call < 10; call++) {
+      const review = await reviews.createSubjectAccessReview({
+        body: { spec: { user: 'alice', resourceAttributes: { verb: 'get', resource: 'workspaces' } } },
+      });
+      expect(review.status?.allowed).toBe(true);
+    }
+    // undici hands a connection back to its pool a moment after the client has read the answer, so
+    // the second call may open a second one; from then on the two are reused.
+    expect(cluster.connections()).toBeLessThanOrEqual(2);
   });
 });
