@@ -36,37 +36,131 @@ export interface RunLogStreamOptions {
  * the client goes away.
  */
 export function runLogEvents(options: RunLogStreamOptions): AsyncIterable<string> {
-  const { store, run, logger, session } = options;
-  const channel = new EventChannel(options.sendBufferBytes);
-  let lastSeq = options.afterSeq;
-  let runEnd: RunEnd | undefined;
-  let stopped = false;
-  let unsubscribe: () => Promise<void> = async () => {};
-  let stopWatchingEnd = () => {};
-  let beating = false;
+  return new RunLogEventStream(options);
+}
+
+/**
+ * One stream's state, as one object: a process holds thousands (issue 25, memory per stream), and
+ * its methods are shared on the prototype where a closure per step of each stream cost a function
+ * and a share of a large context each. Only the callbacks handed to others are functions of their own.
+ *
+ * It is its own iterator, written as one rather than an async generator delegating to the
+ * channel: each chunk of each stream then costs the channel's promise alone, not a generator's
+ * resumption as well (the fan-out's per-client cost). Nothing starts before the first `next()`.
+ */
+class RunLogEventStream implements AsyncIterableIterator<string> {
+  readonly #options: RunLogStreamOptions;
+  readonly #channel: EventChannel;
+  readonly #chunks: AsyncIterator<string>;
+  #lastSeq: number;
+  #runEnd: RunEnd | undefined;
+  #stopped = false;
+  #unsubscribe: (() => Promise<void>) | undefined;
+  #stopWatchingEnd: (() => void) | undefined;
+  #beating = false;
+  #phase: 'new' | 'streaming' | 'finished' = 'new';
+
+  constructor(options: RunLogStreamOptions) {
+    this.#options = options;
+    this.#channel = new EventChannel(options.sendBufferBytes);
+    this.#chunks = this.#channel[Symbol.asyncIterator]();
+    this.#lastSeq = options.afterSeq;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<string>> {
+    if (this.#phase === 'new') return this.#start();
+    if (this.#phase === 'finished') return Promise.resolve(DONE);
+    return this.#chunks.next().then((result) => (result.done ? this.#finish() : result));
+  }
+
+  return(): Promise<IteratorResult<string>> {
+    return Promise.resolve(this.#finish());
+  }
+
   // Every way out goes through here: the last event, then nothing more is read for this stream.
-  const stop = (lastEvent?: string) => {
-    channel.close(lastEvent);
-    if (stopped) return;
-    stopped = true;
-    if (beating) stopHeartbeats(channel, options.heartbeatMs);
-    stopWatchingEnd();
-    session.release();
-    void unsubscribe();
-  };
-  const endIfComplete = () => {
-    if (runEnd && lastSeq >= runEnd.lastSeq)
-      stop(sseEvent('end', { phase: runEnd.phase, message: runEnd.message, statusMessage: runEnd.statusMessage }));
-  };
-  const onLines = (lines: readonly RunLogLine[], live: boolean): Promise<void> | undefined => {
+  #stop(lastEvent?: string): void {
+    this.#channel.close(lastEvent);
+    if (this.#stopped) return;
+    this.#stopped = true;
+    if (this.#beating) stopHeartbeats(this.#channel, this.#options.heartbeatMs);
+    this.#stopWatchingEnd?.();
+    this.#options.session.release();
+    void this.#unsubscribe?.();
+  }
+
+  // Every way out of the iteration stops the stream.
+  #finish(): IteratorResult<string> {
+    this.#phase = 'finished';
+    this.#stop();
+    return DONE;
+  }
+
+  async #start(): Promise<IteratorResult<string>> {
+    this.#phase = 'streaming';
+    const { signal, session } = this.#options;
+    signal?.addEventListener('abort', () => this.#stop(), { once: true });
+    if (signal?.aborted) return this.#finish();
+    try {
+      session.onCredentialEnd((end: CredentialEnd) =>
+        this.#stop(sseEvent('expired', { ...end, lastEventId: String(this.#lastSeq) })),
+      );
+      if (!this.#stopped) await this.#follow();
+    } catch (error) {
+      this.#finish();
+      throw error;
+    }
+    // Also when the stream stopped while it was starting: its last event is queued after this.
+    return { value: RETRY, done: false };
+  }
+
+  async #follow(): Promise<void> {
+    const { store, run, logger, endWatch, heartbeatMs } = this.#options;
+    const unsubscribe = await store.subscribeToLogLines({
+      runId: run.id,
+      afterSeq: this.#lastSeq,
+      onLines: (lines, live) => this.#onLines(lines, live),
+      onError: (error) =>
+        logger.warn('run log stream: delivery failed', {
+          runId: run.id,
+          detail: error instanceof Error ? error.message : String(error),
+        }),
+    });
+    this.#unsubscribe = unsubscribe;
+    if (this.#stopped) {
+      await unsubscribe();
+      return;
+    }
+    this.#stopWatchingEnd = endWatch.watch(run, (end) => {
+      this.#runEnd = end;
+      this.#endIfComplete();
+    });
+    startHeartbeats(this.#channel, heartbeatMs);
+    this.#beating = true;
+  }
+
+  #endIfComplete(): void {
+    const runEnd = this.#runEnd;
+    if (runEnd && this.#lastSeq >= runEnd.lastSeq)
+      this.#stop(
+        sseEvent('end', { phase: runEnd.phase, message: runEnd.message, statusMessage: runEnd.statusMessage }),
+      );
+  }
+
+  #onLines(lines: readonly RunLogLine[], live: boolean): Promise<void> | undefined {
+    const channel = this.#channel;
     if (channel.closed) return undefined;
+    const lastSeq = this.#lastSeq;
     const fresh = lines[0]!.seq > lastSeq ? lines : lines.filter((line) => line.seq > lastSeq);
     if (fresh.length === 0) return undefined;
     const { events, bytes } = formatLines(fresh);
     if (live && !channel.tryPush(events, bytes)) {
       // Nothing is lost by closing: the lines are in the database, from the last id the client has.
-      options.onResume?.();
-      stop(
+      this.#options.onResume?.();
+      this.#stop(
         sseEvent('resume', {
           reason: 'SlowConsumer',
           message: 'the client fell behind; reconnect with Last-Event-ID',
@@ -75,70 +169,10 @@ export function runLogEvents(options: RunLogStreamOptions): AsyncIterable<string
       );
       return undefined;
     }
-    lastSeq = fresh[fresh.length - 1]!.seq;
+    this.#lastSeq = fresh[fresh.length - 1]!.seq;
     const room = live ? undefined : channel.push(events);
-    endIfComplete();
+    this.#endIfComplete();
     return room;
-  };
-  const onCredentialEnd = (end: CredentialEnd) => stop(sseEvent('expired', { ...end, lastEventId: String(lastSeq) }));
-
-  // Written as an iterator rather than an async generator delegating to the channel: each chunk of
-  // each stream then costs the channel's promise alone, not a generator's resumption as well
-  // (issue 25: the fan-out's per-client cost). Nothing starts before the first `next()`.
-  const chunks = channel[Symbol.asyncIterator]();
-  let phase: 'new' | 'streaming' | 'finished' = 'new';
-  // Every way out of the iteration stops the stream.
-  const finish = (): IteratorResult<string> => {
-    phase = 'finished';
-    stop();
-    return DONE;
-  };
-  const start = async (): Promise<IteratorResult<string>> => {
-    phase = 'streaming';
-    options.signal?.addEventListener('abort', () => stop(), { once: true });
-    if (options.signal?.aborted) return finish();
-    try {
-      session.onCredentialEnd(onCredentialEnd);
-      if (!stopped) await follow();
-    } catch (error) {
-      finish();
-      throw error;
-    }
-    // Also when the stream stopped while it was starting: its last event is queued after this.
-    return { value: RETRY, done: false };
-  };
-  return {
-    [Symbol.asyncIterator]: () => ({
-      next: () => {
-        if (phase === 'new') return start();
-        if (phase === 'finished') return Promise.resolve(DONE);
-        return chunks.next().then((result) => (result.done ? finish() : result));
-      },
-      return: () => Promise.resolve(finish()),
-    }),
-  };
-
-  async function follow(): Promise<void> {
-    unsubscribe = await store.subscribeToLogLines({
-      runId: run.id,
-      afterSeq: lastSeq,
-      onLines,
-      onError: (error) =>
-        logger.warn('run log stream: delivery failed', {
-          runId: run.id,
-          detail: error instanceof Error ? error.message : String(error),
-        }),
-    });
-    if (stopped) {
-      await unsubscribe();
-      return;
-    }
-    stopWatchingEnd = options.endWatch.watch(run, (end) => {
-      runEnd = end;
-      endIfComplete();
-    });
-    startHeartbeats(channel, options.heartbeatMs);
-    beating = true;
   }
 }
 
