@@ -62,32 +62,45 @@ function observedEnd(
   signal: AbortSignal | undefined,
   ended: (how: string) => void,
 ): StreamingBody {
-  return {
-    [Symbol.asyncIterator]() {
-      const chunks = body[Symbol.asyncIterator]();
-      let reported = false;
-      const report = (how: string) => {
-        if (reported) return;
-        reported = true;
-        ended(how);
-      };
-      return {
-        next: () =>
-          chunks.next().then(
-            (result) => {
-              if (result.done) report(signal?.aborted ? 'closed' : 'completed');
-              return result;
-            },
-            (error: unknown) => {
-              report('failed');
-              throw error;
-            },
-          ),
-        return: (value?: unknown) => {
-          report('closed');
-          return chunks.return ? chunks.return(value) : Promise.resolve({ value: undefined, done: true as const });
-        },
-      };
-    },
-  };
+  return { [Symbol.asyncIterator]: () => new ObservedEnd(body[Symbol.asyncIterator](), signal, ended) };
+}
+
+/** One open stream's pass-through: one object, its steps shared on the prototype (issue 25: memory per stream). */
+class ObservedEnd<T> implements AsyncIterator<T> {
+  readonly #chunks: AsyncIterator<T>;
+  readonly #signal: AbortSignal | undefined;
+  #ended: ((how: string) => void) | undefined;
+
+  constructor(chunks: AsyncIterator<T>, signal: AbortSignal | undefined, ended: (how: string) => void) {
+    this.#chunks = chunks;
+    this.#signal = signal;
+    this.#ended = ended;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    return this.#chunks.next().then(
+      (result) => {
+        if (result.done) this.#report(this.#signal?.aborted ? 'closed' : 'completed');
+        return result;
+      },
+      (error: unknown) => {
+        this.#report('failed');
+        throw error;
+      },
+    );
+  }
+
+  return(value?: unknown): Promise<IteratorResult<T>> {
+    this.#report('closed');
+    return this.#chunks.return
+      ? this.#chunks.return(value)
+      : Promise.resolve({ value: undefined, done: true as const });
+  }
+
+  /** Tells how the stream ended, once. */
+  #report(how: string): void {
+    const ended = this.#ended;
+    this.#ended = undefined;
+    ended?.(how);
+  }
 }
