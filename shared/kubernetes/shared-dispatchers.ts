@@ -12,6 +12,8 @@ interface DispatchingContext {
   setDispatcher(dispatcher: unknown): void;
 }
 
+const sharing = new WeakSet<KubeConfig>();
+
 /**
  * Makes `kubeConfig`'s generated clients share one undici Agent per set of connection settings
  * (server, proxy, CA, client certificate and key, server name, verification), so that their
@@ -19,6 +21,9 @@ interface DispatchingContext {
  * rotated client certificate gets an Agent of its own.
  */
 export function shareGeneratedClientConnections(kubeConfig: KubeConfig): KubeConfig {
+  // Once per KubeConfig: a second wrapper would take the first one's shared Agent for a new one and close it.
+  if (sharing.has(kubeConfig)) return kubeConfig;
+  sharing.add(kubeConfig);
   const authenticate = kubeConfig.applySecurityAuthentication.bind(kubeConfig);
   const shared = new Map<string, unknown>();
   kubeConfig.applySecurityAuthentication = async (context) => {

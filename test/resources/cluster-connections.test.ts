@@ -98,6 +98,8 @@ describe("the generated clients' calls share connections too", () => {
     const given = emulatorKubeConfig({ server: cluster.url, certificateAuthority: certificate.cert }, 'token');
     const settings = { kubeconfig: undefined, inCluster: false };
     const { kubeConfig } = await connectToCluster(settings, { production: true }, silentLogger, { given });
+    // Connecting twice with one KubeConfig (functions of one process) shares as once.
+    await connectToCluster(settings, { production: true }, silentLogger, { given });
     const reviews = kubeConfig.makeApiClient(AuthorizationV1Api);
     for (let call = 0; call < 10; call++) {
       const review = await reviews.createSubjectAccessReview({
