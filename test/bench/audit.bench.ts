@@ -106,10 +106,11 @@ export const auditBenchmark: Benchmark = async () => {
     const placement = separateCpus ? 'function on a CPU of its own' : 'one CPU shared by all';
     const paired = (subjects: LoadSubject[]) =>
       pairedThroughputs(subjects, {
-        rounds: 7,
-        seconds: 2,
+        rounds: 5,
+        seconds: 4,
         replicas: 2,
         loadFraction: LOAD_FRACTION,
+        warmUpSeconds: 4,
         ...(separateCpus ? { functionCpu: 0 } : {}),
       });
     /** Auditing off, the default policy to standard output, and to PostgreSQL too, then off again (the noise). */

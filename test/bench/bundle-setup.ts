@@ -115,7 +115,7 @@ export async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
 }
 
 /** Starts every subject, warms each with a second of load, and returns what loads them in rounds. */
-async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOptions) {
+async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOptions, warmUpSeconds = 1) {
   const processes = await Promise.all(
     subjects.map((subject) => spawnNodeProcess(subject.script, subject.env, subject.readyPath, options)),
   );
@@ -147,7 +147,7 @@ async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOp
     return measured;
   };
   try {
-    for (let index = 0; index < subjects.length; index++) await load(index, 1);
+    for (let index = 0; index < subjects.length; index++) await load(index, warmUpSeconds);
   } catch (error) {
     await stop();
     throw error;
@@ -217,6 +217,12 @@ export async function pairedThroughputs(
      * first round after the warm-up), the same rate for all: see `PairedThroughputs.rate`.
      */
     loadFraction?: number;
+    /**
+     * Seconds of load each process gets before anything is measured (default 1). A function's
+     * first seconds under load are slower while V8 is still compiling its hot paths: a round
+     * measured then is an outlier of its process alone.
+     */
+    warmUpSeconds?: number;
   } = {},
 ): Promise<PairedThroughputs> {
   const { rounds = 5, seconds = 2, replicas = 1 } = options;
@@ -226,7 +232,11 @@ export async function pairedThroughputs(
   // Subjects alternate in the loading order (one replica of each, then the next), so neighbours in
   // time are different subjects and a slow spell falls on all of them.
   const processes = Array.from({ length: replicas }, () => subjects).flat();
-  const running = await startLoadSubjects(processes, { drainStdoutElsewhere: true, ...(cpus ? { cpus } : {}) });
+  const running = await startLoadSubjects(
+    processes,
+    { drainStdoutElsewhere: true, ...(cpus ? { cpus } : {}) },
+    options.warmUpSeconds,
+  );
   try {
     const rate = options.loadFraction
       ? Math.round(
