@@ -67,14 +67,11 @@ async function startBenchCluster(): Promise<BenchClusterReady & { kubeConfigPath
   };
 }
 
-/** One workload's rows: each sink against auditing off, and the A/A control (subjects in that order). */
-function workloadRows(
-  name: string,
-  measured: PairedThroughputs,
-  sinks: Array<[string, number]>,
-  control: number,
-  targeted: boolean,
-): BenchRow[] {
+/** The workload's configurations, in the order `paired` measures them. */
+const [OFF, STDOUT, STDOUT_AND_DATABASE, OFF_AGAIN] = [0, 1, 2, 3];
+
+/** One workload's rows: each sink against auditing off, and the A/A control. */
+function workloadRows(name: string, measured: PairedThroughputs, stored: number, targeted: boolean): BenchRow[] {
   const baselineName = 'auditing off (median of rounds; ratio: median of per-round ratios)';
   const load = `${measured.rate} req/s to each (${LOAD_FRACTION * 100} % of what the slowest answered at saturation)`;
   const row = (label: string, index: number): BenchRow => ({
@@ -82,15 +79,19 @@ function workloadRows(
     value: measured.perCpuSecond[index]!,
     unit: 'req/CPU-s',
     baselineName,
-    baselineValue: measured.perCpuSecond[0]!,
+    baselineValue: measured.perCpuSecond[OFF]!,
     ratio: measured.cpuRatios[index]!,
   });
+  const sinks: Array<[string, number]> = [
+    ['standard output', STDOUT],
+    [`standard output and PostgreSQL (${stored} events stored)`, STDOUT_AND_DATABASE],
+  ];
   return [
     ...sinks.map(([sink, index]): BenchRow => {
       const met = measured.cpuRatios[index]! >= TARGET;
       return { ...row(`audit to ${sink}`, index), ...(targeted ? { target: `>= ${TARGET}`, met } : {}) };
     }),
-    row("auditing off, other processes of the same configuration (the measurement's noise)", control),
+    row("auditing off, other processes of the same configuration (the measurement's noise)", OFF_AGAIN),
   ];
 }
 
@@ -104,71 +105,69 @@ export const auditBenchmark: Benchmark = async () => {
   try {
     await migrate(database.pool);
     const placement = separateCpus ? 'function on a CPU of its own' : 'one CPU shared by all';
-    const paired = (subjects: LoadSubject[]) =>
-      pairedThroughputs(subjects, {
-        rounds: 5,
-        seconds: 4,
-        replicas: 2,
-        loadFraction: LOAD_FRACTION,
-        warmUpSeconds: 4,
-        ...(separateCpus ? { functionCpu: 0 } : {}),
-      });
-    /** Auditing off, the default policy to standard output, and to PostgreSQL too, then off again (the noise). */
-    const configurations = (subject: (name: string, env: Record<string, string>) => LoadSubject) => [
-      subject('auditing off', { AUDIT_POLICY: 'None' }),
-      subject('default policy, standard output', {}),
-      subject('default policy, standard output and PostgreSQL', { DATABASE_URL: database.connectionString }),
-      subject('auditing off, again', { AUDIT_POLICY: 'None' }),
-    ];
-    const stored = async () =>
-      Number((await database.pool.query<{ count: string }>('SELECT count(*) FROM audit_events')).rows[0]!.count);
-    const sinks = (count: number): Array<[string, number]> => [
-      ['standard output', 1],
-      [`standard output and PostgreSQL (${count} events stored)`, 2],
-    ];
-
-    // The worst case: the cheapest request there is, every one recorded (a token the server refuses).
-    const refusals = await paired(
-      configurations((name, env) => ({
+    /**
+     * One workload (a request to the resources bundle) measured with auditing off, the default
+     * policy to standard output, to standard output and PostgreSQL, and off again (the noise).
+     */
+    const paired = (request: Pick<LoadSubject, 'path' | 'headers' | 'write' | 'expectedStatus'>, env = {}) => {
+      const subject = (name: string, configuration: Record<string, string>): LoadSubject => ({
         name,
         script: setup.bundleEntry,
         readyPath: '/healthz',
-        path: WHOAMI,
-        headers: { authorization: 'Bearer not-a-token-the-server-issued' },
-        expectedStatus: 401,
-        env: { ...setup.env, FUNCTION_TARGET: 'resources', ...env },
-      })),
-    );
+        ...request,
+        env: { ...setup.env, FUNCTION_TARGET: 'resources', ...env, ...configuration },
+      });
+      return pairedThroughputs(
+        [
+          subject('auditing off', { AUDIT_POLICY: 'None' }),
+          subject('default policy, standard output', {}),
+          subject('default policy, standard output and PostgreSQL', { DATABASE_URL: database.connectionString }),
+          subject('auditing off, again', { AUDIT_POLICY: 'None' }),
+        ],
+        {
+          rounds: 5,
+          seconds: 4,
+          replicas: 2,
+          loadFraction: LOAD_FRACTION,
+          warmUpSeconds: 4,
+          ...(separateCpus ? { functionCpu: 0 } : {}),
+        },
+      );
+    };
+    const stored = async () =>
+      Number((await database.pool.query<{ count: string }>('SELECT count(*) FROM audit_events')).rows[0]!.count);
+
+    // The worst case: the cheapest request there is, every one recorded (a token the server refuses).
+    const refusals = await paired({
+      path: WHOAMI,
+      headers: { authorization: 'Bearer not-a-token-the-server-issued' },
+      expectedStatus: 401,
+    });
     // The table is append-only (even to its owner's TRUNCATE): the second workload's events are the difference.
     const refusalsStored = await stored();
 
     // What the default policy is for: authorised writes, every one recorded (a merge patch of a
     // Workspace by the admin, sent on to the cluster).
     const writes = await paired(
-      configurations((name, env) => ({
-        name,
-        script: setup.bundleEntry,
-        readyPath: '/healthz',
+      {
         path: cluster.workspacePath,
         headers: { authorization: `Bearer ${setup.token}`, 'content-type': 'application/merge-patch+json' },
         write: { method: 'PATCH', body: JSON.stringify({ metadata: { labels: { benchmark: 'audit' } } }) },
-        env: { ...setup.env, FUNCTION_TARGET: 'resources', KUBECONFIG: cluster.kubeConfigPath, ...env },
-      })),
+      },
+      { KUBECONFIG: cluster.kubeConfigPath },
     );
     const writesStored = (await stored()) - refusalsStored;
     return [
       ...workloadRows(
         `authorised PATCH of a Workspace (each one recorded), resources bundle, cluster in its own process, ${placement}`,
         writes,
-        sinks(writesStored),
-        3,
+        writesStored,
         true,
       ),
       ...workloadRows(
         `worst case, refused GET whoami (each one recorded), resources bundle, ${placement}`,
         refusals,
-        sinks(refusalsStored),
-        3,
+        refusalsStored,
         false,
       ),
     ];

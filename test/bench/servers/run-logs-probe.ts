@@ -27,11 +27,11 @@ process.channel?.unref();
 // `memory` collects garbage first (a full GC pauses the process, so the latency samples ask for `counts`).
 process.on('message', (message) => {
   if (message === 'memory') (globalThis as { gc?: () => void }).gc?.();
-  const youngGenerationBytes = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!;
+  const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!;
   const report: ProbeReport = {
     ...counts,
     memory: process.memoryUsage(),
-    youngGenerationBytes: youngGenerationBytes.physical_space_size,
+    youngGenerationBytes: newSpace.physical_space_size,
   };
   process.send?.(report);
 });
