@@ -13,10 +13,11 @@
 // own CPU time (what one core of it serves), every configuration at one rate (LOAD_FRACTION). On a
 // machine of two or more CPUs the functions run on CPU 0 alone, and the load generator, the cluster,
 // PostgreSQL and the processes draining the functions' standard output (a container runtime's log
-// shim) on the others, as they would run on hosts or cores of their own in production. Each subject runs as two processes (two processes of
-// one configuration differ by a few per cent, as much as the effect measured); each round loads every
-// process once, a subject's figure is its processes' mean, and the median of the rounds' ratios
-// counts, so a slow spell of a shared machine does not decide the result. A second set of processes
+// shim) on the others, as they would run on hosts or cores of their own in production. Each
+// subject runs as two processes (two processes of one configuration differ by a few per cent, as
+// much as the effect measured); each of 15 rounds loads every process once for 2 s, a subject's
+// figure is its processes' mean, and the median of the rounds' ratios counts, so a slow spell of a
+// shared machine does not decide the result. A second set of processes
 // with auditing off is measured like the rest: its ratio shows how far apart two measurements of
 // one configuration fall on the machine at hand.
 import { fork } from 'node:child_process';
@@ -125,8 +126,13 @@ export const auditBenchmark: Benchmark = async () => {
           subject('auditing off, again', { AUDIT_POLICY: 'None' }),
         ],
         {
-          rounds: 5,
-          seconds: 4,
+          // Many short rounds rather than a few long ones: two loads of one process a few seconds
+          // apart differ by up to 10 % on a shared virtual machine, so a ratio's precision comes
+          // from the number of rounds (writes with PostgreSQL: medians of five rounds fell from
+          // 0.82 to 0.98 between runs, of 15 from 0.92 to 1.00), and short loads keep the
+          // processes compared in a round close in time.
+          rounds: 15,
+          seconds: 2,
           replicas: 2,
           loadFraction: LOAD_FRACTION,
           warmUpSeconds: 4,
