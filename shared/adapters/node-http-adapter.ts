@@ -32,7 +32,9 @@ export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdap
           ? error.toResponse()
           : apiError('BadRequest', 'request could not be read').toResponse();
     }
-    await writeApiResponse(outgoing, response, limits.stalledStreamMs)?.catch(() => outgoing.destroy());
+    // Not awaited: a stream's writing goes on without this request's frame (incoming, outgoing, the
+    // response) held for its whole life, thousands of them at once (issue 25, memory per stream).
+    writeApiResponse(outgoing, response, limits.stalledStreamMs)?.catch(() => outgoing.destroy());
   };
 }
 
@@ -112,7 +114,7 @@ export function writeApiResponse(
   return undefined;
 }
 
-async function writeStream(
+function writeStream(
   outgoing: ServerResponse,
   status: number,
   headers: ApiResponse['headers'],
@@ -121,13 +123,100 @@ async function writeStream(
 ): Promise<void> {
   outgoing.writeHead(status, headers);
   outgoing.flushHeaders();
-  try {
-    for await (const chunk of body) {
-      if (outgoing.destroyed) break;
-      if (!outgoing.write(chunk)) await writable(outgoing, stalledStreamMs);
+  return new Promise((resolve, reject) => new StreamPump(outgoing, body, stalledStreamMs, resolve, reject).pull());
+}
+
+/**
+ * Moves a streamed body's chunks into the response, with backpressure, and ends the response
+ * when the body ends, fails or the client is gone (then the body is told: its iterator returns).
+ * One object per stream rather than an async loop: a process holds thousands of streams that
+ * wait between chunks, and an async function's suspended frame and promises cost each of them
+ * more than this object (issue 25, memory per stream).
+ */
+class StreamPump {
+  readonly #outgoing: ServerResponse;
+  readonly #chunks: AsyncIterator<string | Uint8Array>;
+  readonly #stalledMs: number;
+  readonly #resolve: () => void;
+  readonly #reject: (error: unknown) => void;
+  // Made once per stream; each chunk's promise is handed the same two.
+  readonly #onResult = (result: IteratorResult<string | Uint8Array>) => this.#write(result);
+  readonly #onFailure = (error: unknown) => this.#end(error);
+  readonly #onWritable = () => this.pull();
+
+  constructor(
+    outgoing: ServerResponse,
+    body: StreamingBody,
+    stalledMs: number,
+    resolve: () => void,
+    reject: (error: unknown) => void,
+  ) {
+    this.#outgoing = outgoing;
+    this.#chunks = body[Symbol.asyncIterator]();
+    this.#stalledMs = stalledMs;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** Asks the body for its next chunk. */
+  pull(): void {
+    let next: Promise<IteratorResult<string | Uint8Array>>;
+    try {
+      next = this.#chunks.next();
+    } catch (error) {
+      this.#end(error);
+      return;
     }
-  } finally {
-    outgoing.end();
+    next.then(this.#onResult, this.#onFailure);
+  }
+
+  #write(result: IteratorResult<string | Uint8Array>): void {
+    if (result.done) return this.#end();
+    const outgoing = this.#outgoing;
+    if (outgoing.destroyed) return this.#stopBody();
+    let room: boolean;
+    try {
+      room = outgoing.write(result.value);
+    } catch (error) {
+      return this.#stopBody(error);
+    }
+    if (room) this.pull();
+    else writable(outgoing, this.#stalledMs).then(this.#onWritable);
+  }
+
+  /**
+   * The client is gone, or a chunk could not be written: the body is told to stop (its iterator
+   * returns), then the response ends, with `failure` if there was one.
+   */
+  #stopBody(failure?: unknown): void {
+    let returned: Promise<unknown> | undefined;
+    try {
+      returned = this.#chunks.return?.();
+    } catch (error) {
+      this.#end(failure ?? error);
+      return;
+    }
+    if (returned === undefined) this.#end(failure);
+    else
+      returned.then(
+        () => this.#end(failure),
+        (error: unknown) => this.#end(failure ?? error),
+      );
+  }
+
+  /**
+   * Ends the response when the body ended (or the client left); when the body failed, cuts it
+   * instead: a clean end of a chunked response would tell the client that a truncated stream
+   * was whole, as kube-apiserver also aborts the connection of a handler that fails mid-answer.
+   */
+  #end(error?: unknown): void {
+    if (error === undefined) {
+      this.#outgoing.end();
+      this.#resolve();
+    } else {
+      this.#outgoing.destroy();
+      this.#reject(error);
+    }
   }
 }
 
