@@ -171,14 +171,21 @@ class StreamPump {
   }
 
   #write(result: IteratorResult<string | Uint8Array>): void {
-    if (result.done) return this.#end();
+    if (result.done) {
+      this.#end();
+      return;
+    }
     const outgoing = this.#outgoing;
-    if (outgoing.destroyed) return this.#stopBody();
+    if (outgoing.destroyed) {
+      this.#stopBody();
+      return;
+    }
     let room: boolean;
     try {
       room = outgoing.write(result.value);
     } catch (error) {
-      return this.#stopBody(error);
+      this.#stopBody(error);
+      return;
     }
     if (room) this.pull();
     else writable(outgoing, this.#stalledMs).then(this.#onWritable);
