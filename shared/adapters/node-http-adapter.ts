@@ -139,10 +139,10 @@ class StreamPump {
   readonly #stalledMs: number;
   readonly #resolve: () => void;
   readonly #reject: (error: unknown) => void;
-  // Made once per stream; each chunk's promise is handed the same two.
+  // The callbacks handed to each chunk's promise, made once per stream.
   readonly #onResult = (result: IteratorResult<string | Uint8Array>) => this.#write(result);
-  readonly #onFailure = (error: unknown) => this.#end(error);
-  readonly #onWritable = () => this.pull();
+  readonly #onFailure = (error: unknown) => this.#fail(error);
+  readonly #onWritable = () => (this.#outgoing.destroyed ? this.#stopBody() : this.pull());
 
   constructor(
     outgoing: ServerResponse,
@@ -164,7 +164,7 @@ class StreamPump {
     try {
       next = this.#chunks.next();
     } catch (error) {
-      this.#end(error);
+      this.#fail(error);
       return;
     }
     next.then(this.#onResult, this.#onFailure);
@@ -184,46 +184,50 @@ class StreamPump {
     try {
       room = outgoing.write(result.value);
     } catch (error) {
-      this.#stopBody(error);
+      stopWithoutWaiting(this.#chunks);
+      this.#fail(error);
       return;
     }
+    // A client cut for stalling (or gone) stops the body at once, not at its next chunk.
     if (room) this.pull();
     else writable(outgoing, this.#stalledMs).then(this.#onWritable);
   }
 
-  /**
-   * The client is gone, or a chunk could not be written: the body is told to stop (its iterator
-   * returns), then the response ends, with `failure` if there was one.
-   */
-  #stopBody(failure?: unknown): void {
+  /** The client is gone: the body is told to stop (its iterator returns), then the response ends. */
+  #stopBody(): void {
     let returned: Promise<unknown> | undefined;
     try {
       returned = this.#chunks.return?.();
     } catch (error) {
-      this.#end(failure ?? error);
+      this.#fail(error);
       return;
     }
-    if (returned === undefined) this.#end(failure);
-    else
-      returned.then(
-        () => this.#end(failure),
-        (error: unknown) => this.#end(failure ?? error),
-      );
+    if (returned === undefined) this.#end();
+    else returned.then(() => this.#end(), this.#onFailure);
+  }
+
+  #end(): void {
+    this.#outgoing.end();
+    this.#resolve();
   }
 
   /**
-   * Ends the response when the body ended (or the client left); when the body failed, cuts it
-   * instead: a clean end of a chunked response would tell the client that a truncated stream
-   * was whole, as kube-apiserver also aborts the connection of a handler that fails mid-answer.
+   * The body failed: the answer is cut, not ended. A clean end of a chunked response would tell
+   * the client that a truncated stream was whole; kube-apiserver, too, aborts the connection of a
+   * handler that fails mid-answer.
    */
-  #end(error?: unknown): void {
-    if (error === undefined) {
-      this.#outgoing.end();
-      this.#resolve();
-    } else {
-      this.#outgoing.destroy();
-      this.#reject(error);
-    }
+  #fail(error: unknown): void {
+    this.#outgoing.destroy();
+    this.#reject(error);
+  }
+}
+
+/** Tells a body to stop, without waiting for it: the answer is cut whatever its iterator does. */
+function stopWithoutWaiting(chunks: AsyncIterator<unknown>): void {
+  try {
+    chunks.return?.().catch(() => {});
+  } catch {
+    // A body that fails to stop changes nothing for an answer that is cut.
   }
 }
 

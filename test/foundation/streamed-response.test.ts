@@ -73,6 +73,26 @@ describe('Streamed responses (node:http adapter)', () => {
     expect((await receive(url)).complete).toBe(false);
   });
 
+  it('cuts the connection and stops the body when a chunk cannot be written (not a string or bytes)', async () => {
+    let stopped = false;
+    const url = await serve(() =>
+      (async function* () {
+        try {
+          yield 'fine ';
+          yield 42 as unknown as string;
+          yield 'never sent';
+        } finally {
+          stopped = true;
+        }
+      })(),
+    );
+    // Cut at once: what was written just before may or may not have left the socket.
+    const received = await receive(url);
+    expect(received.complete).toBe(false);
+    expect('fine '.startsWith(received.text)).toBe(true);
+    await expect.poll(() => stopped, { timeout: 5_000 }).toBe(true);
+  });
+
   it('stops the body (its iterator returns) when the client has gone by the next chunk', async () => {
     let stopped = false;
     let sent = 0;
