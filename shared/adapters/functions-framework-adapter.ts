@@ -31,7 +31,8 @@ export function createFunctionsFrameworkHandler(handler: CoreHandler, limits: No
     const requestDomain = (process as NodeJS.Process & { domain?: Domain }).domain;
     requestDomain?.exit();
     try {
-      return handler(request).then(answer);
+      const response = handler(request);
+      return response instanceof Promise ? response.then(answer) : answer(response);
     } finally {
       requestDomain?.enter();
     }

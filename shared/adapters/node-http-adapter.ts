@@ -19,23 +19,43 @@ export const STALLED_STREAM_MS = 60_000;
 
 const EMPTY_BODY = new Uint8Array(0);
 
-/** A node:http request listener that serves one core handler (the lean container path). */
+/**
+ * A node:http request listener that serves one core handler (the lean container path). An answer
+ * the handler has at once is written at once; a stream's writing goes on after the listener has
+ * returned, so that no frame of it (incoming, outgoing, the answer) is held for a stream's whole
+ * life, thousands of them at once (issue 25, memory per stream).
+ */
 export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdapterLimits) {
-  return async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
-    let response: ApiResponse;
+  return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
+    let answer: ReturnType<CoreHandler>;
     try {
       const body = readRequestBody(incoming, limits.maxBodyBytes);
-      response = await handler(toApiRequest(incoming, outgoing, body instanceof Uint8Array ? body : await body));
+      answer =
+        body instanceof Uint8Array
+          ? handler(toApiRequest(incoming, outgoing, body))
+          : body.then((read) => handler(toApiRequest(incoming, outgoing, read)));
     } catch (error) {
-      response =
-        error instanceof ApiError
-          ? error.toResponse()
-          : apiError('BadRequest', 'request could not be read').toResponse();
+      answer = unreadableRequest(error);
     }
-    // Not awaited: a stream's writing goes on without this request's frame (incoming, outgoing, the
-    // response) held for its whole life, thousands of them at once (issue 25, memory per stream).
-    writeApiResponse(outgoing, response, limits.stalledStreamMs)?.catch(() => outgoing.destroy());
+    if (answer instanceof Promise)
+      answer.then(
+        (response) => writeAnswer(outgoing, response, limits),
+        (error: unknown) => writeAnswer(outgoing, unreadableRequest(error), limits),
+      );
+    else writeAnswer(outgoing, answer, limits);
   };
+}
+
+/** The answer to a request that failed before the core handler answered it (its body, its target). */
+function unreadableRequest(error: unknown): ApiResponse {
+  return error instanceof ApiError
+    ? error.toResponse()
+    : apiError('BadRequest', 'request could not be read').toResponse();
+}
+
+/** Writes an answer; a stream whose writing fails is cut. */
+function writeAnswer(outgoing: ServerResponse, response: ApiResponse, limits: NodeAdapterLimits): void {
+  writeApiResponse(outgoing, response, limits.stalledStreamMs)?.catch(() => outgoing.destroy());
 }
 
 /**

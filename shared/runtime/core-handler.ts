@@ -1,12 +1,12 @@
 import { bridgeNotConfigured, notFound } from '../http/error-catalogue.ts';
-import { jsonResponse, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
+import { jsonResponse, type ApiRequest } from '../http/api-request.ts';
 import type { RequestAuthenticator } from '../auth/request-authenticator.ts';
 import { RouteMatcher } from '../routes/route-matcher.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { FunctionDefinition, HandlerRequest } from './function-definition.ts';
 import type { AppContext } from '../app/app-context.ts';
-import { chainFilters, type FilteredRequest } from './filters/filter-chain.ts';
+import { chainFilters, type Answer, type FilteredRequest } from './filters/filter-chain.ts';
 import { withAccessLog } from './filters/access-log.ts';
 import { withTracing } from './filters/tracing.ts';
 import { withAudit } from './filters/audit.ts';
@@ -25,8 +25,13 @@ import { effectiveAuthorisation } from '../routes/route-authorisation.ts';
 import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
 import { withMetrics } from './filters/metrics.ts';
 
-/** The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out. */
-export type CoreHandler = (request: ApiRequest) => Promise<ApiResponse>;
+/**
+ * The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out, at once
+ * when the chain and the handler answered without waiting (most reads with a cached token), else
+ * later. Adapters write an answer that is here at once without a promise and a microtask between
+ * the chain and the write (issue 25: 4 to 9 % more requests per CPU second on `GET whoami`).
+ */
+export type CoreHandler = (request: ApiRequest) => Answer;
 
 export interface CoreHandlerDependencies {
   routes: RouteDefinition[];
@@ -136,5 +141,5 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
     routeHandler,
   );
   // Extended in place, not copied: a copy would also evaluate the adapter's lazy `signal`.
-  return (request) => Promise.resolve(serve(request as FilteredRequest));
+  return (request) => serve(request as FilteredRequest);
 }

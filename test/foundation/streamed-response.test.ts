@@ -39,6 +39,21 @@ describe('Streamed responses (node:http adapter)', () => {
     });
   }
 
+  it('writes an answer the core handler has at once (no promise) as it writes a later one', async () => {
+    const answer = { status: 201, headers: { 'content-type': 'text/plain' }, body: 'made' };
+    for (const handler of [() => ({ ...answer, headers: { ...answer.headers } }), async () => answer]) {
+      server = createServer(createNodeRequestListener(handler, { maxBodyBytes: 1024 }));
+      const response = await fetch(`http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}/`);
+      expect([response.status, response.headers.get('content-length'), await response.text()]).toEqual([
+        201,
+        '4',
+        'made',
+      ]);
+      await new Promise((resolve) => server!.close(resolve));
+      server = undefined;
+    }
+  });
+
   it('writes every chunk in order, strings and bytes, and ends the response when the body ends', async () => {
     const url = await serve(async function* () {
       yield 'one ';
