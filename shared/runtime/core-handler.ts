@@ -29,7 +29,7 @@ import { withMetrics } from './filters/metrics.ts';
  * The runtime-neutral entry point of one function: an ApiRequest in, an ApiResponse out, at once
  * when the chain and the handler answered without waiting (most reads with a cached token), else
  * later. Adapters write an answer that is here at once without a promise and a microtask between
- * the chain and the write (issue 25: 4 to 9 % more requests per CPU second on `GET whoami`).
+ * the chain and the write (issue 25: 4 to 11 % more requests per CPU second on `GET whoami`).
  */
 export type CoreHandler = (request: ApiRequest) => Answer;
 

@@ -17,9 +17,9 @@
 // subject runs as two processes (two processes of one configuration differ by a few per cent, as
 // much as the effect measured); each of 15 rounds loads every process once for 2 s, a subject's
 // figure is its processes' mean, and the median of the rounds' ratios counts, so a slow spell of a
-// shared machine does not decide the result. A second set of processes
-// with auditing off is measured like the rest: its ratio shows how far apart two measurements of
-// one configuration fall on the machine at hand.
+// shared machine does not decide the result. A second set of processes with auditing off is
+// measured like the rest: its ratio shows how far apart two measurements of one configuration fall
+// on the machine at hand.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';

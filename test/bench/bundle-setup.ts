@@ -114,7 +114,7 @@ export async function throughputs(subjects: LoadSubject[]): Promise<number[]> {
   }
 }
 
-/** Starts every subject, warms each with a second of load, and returns what loads them in rounds. */
+/** Starts every subject, warms each with `warmUpSeconds` of load, and returns what loads them in rounds. */
 async function startLoadSubjects(subjects: LoadSubject[], options: NodeProcessOptions, warmUpSeconds = 1) {
   const processes = await Promise.all(
     subjects.map((subject) => spawnNodeProcess(subject.script, subject.env, subject.readyPath, options)),
