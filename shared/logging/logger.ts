@@ -1,4 +1,4 @@
-import { assignRedacted } from './redaction.ts';
+import { assignRedacted, isSecretField } from './redaction.ts';
 import { stdoutLines } from './batched-line-writer.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -50,7 +50,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       write(generalLine(level, message, base, fields));
       return;
     }
-    const fieldsJson = fields === undefined ? '' : jsonMembers(assignRedacted({}, fields));
+    const fieldsJson =
+      fields === undefined ? '' : jsonMembers(isFlatAndPublic(fields) ? fields : assignRedacted({}, fields));
     write(`{"time":"${isoNow()}","level":"${level}","message":${JSON.stringify(message)}${baseJson}${fieldsJson}}`);
   };
   return {
@@ -79,6 +80,19 @@ function generalLine(
 function overlaps(fields: Record<string, unknown>, base: Record<string, unknown>): boolean {
   for (const key in fields) if (RECORD_KEYS.has(key) || Object.hasOwn(base, key)) return true;
   return false;
+}
+
+/**
+ * Whether redaction would copy these fields unchanged: no secret name and no object value (whose
+ * own fields would need looking into). Then they are serialised as they are, without the copy;
+ * the request line, on every request, is such a record.
+ */
+function isFlatAndPublic(fields: Record<string, unknown>): boolean {
+  for (const key in fields) {
+    const value = fields[key];
+    if ((typeof value === 'object' && value !== null) || isSecretField(key)) return false;
+  }
+  return true;
 }
 
 /** An object's members as JSON to append after others: `,"a":1,"b":2`, or '' for none. */

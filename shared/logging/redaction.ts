@@ -34,7 +34,8 @@ export function redactPathAndQuery(path: string, query: URLSearchParams): string
 // names may come from input).
 const secretFieldAnswers = new BoundedMap<string, boolean>(1_024);
 
-function isSecretField(key: string): boolean {
+/** Whether a field of this name has its value replaced in every log record. */
+export function isSecretField(key: string): boolean {
   let secret = secretFieldAnswers.get(key);
   if (secret === undefined) {
     secret = SECRET_FIELD.test(key);

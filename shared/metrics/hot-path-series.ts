@@ -1,7 +1,7 @@
 /**
  * The metrics every request updates (the HTTP histogram, authentications, token cache lookups), kept
- * in plain maps keyed by the label values joined: prom-client's own metrics validate and hash their
- * labels on each update, which costs a few microseconds a request; these cost a map lookup. They
+ * in plain maps, one level per label: prom-client's own metrics validate and hash their labels on
+ * each update, which costs a few microseconds a request; these cost a map lookup per label. They
  * hand prom-client's registry what its own metrics would (`get()`), so the exposition is the same.
  */
 
@@ -23,8 +23,52 @@ interface RegistryMetric {
   reset(): void;
 }
 
-// A separator no label value of these metrics holds (route templates, methods, reasons, names).
-const SEPARATOR = '\u0000';
+type LabelValue = string | number;
+
+/**
+ * Series by their label values, one Map level per label. Not keyed by the values joined: joining
+ * makes a new string on every update, which the map then hashes, while the values themselves are
+ * the route table's, node:http's and the catalogue's own strings (and status numbers), whose hashes
+ * V8 keeps (issue 25, the request path). A value's type counts: 200 and '200' are two series.
+ */
+class SeriesIndex<Series> {
+  readonly #root = new Map<LabelValue, unknown>();
+  readonly #all: Series[] = [];
+
+  /** The series of these label values, or undefined before their first update. */
+  find(values: readonly LabelValue[]): Series | undefined {
+    let level: Map<LabelValue, unknown> | undefined = this.#root;
+    for (let index = 0; index < values.length - 1 && level !== undefined; index++)
+      level = level.get(values[index]!) as Map<LabelValue, unknown> | undefined;
+    return level?.get(values[values.length - 1]!) as Series | undefined;
+  }
+
+  /** Adds the series of these label values (after `find` found none). */
+  add(values: readonly LabelValue[], series: Series): Series {
+    let level = this.#root;
+    for (let index = 0; index < values.length - 1; index++) {
+      let next = level.get(values[index]!) as Map<LabelValue, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(values[index]!, next);
+      }
+      level = next;
+    }
+    level.set(values[values.length - 1]!, series);
+    this.#all.push(series);
+    return series;
+  }
+
+  /** Every series, in the order they were first updated. */
+  all(): readonly Series[] {
+    return this.#all;
+  }
+
+  clear(): void {
+    this.#root.clear();
+    this.#all.length = 0;
+  }
+}
 
 /** A counter by label values, in the order of `labelNames`. */
 export class HotCounter implements RegistryMetric {
@@ -33,7 +77,7 @@ export class HotCounter implements RegistryMetric {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
-  readonly #series = new Map<string, { labels: LabelValues; value: number }>();
+  readonly #series = new SeriesIndex<{ labels: LabelValues; value: number }>();
 
   constructor(name: string, help: string, labelNames: readonly string[]) {
     this.name = name;
@@ -42,14 +86,13 @@ export class HotCounter implements RegistryMetric {
   }
 
   inc(...values: string[]): void {
-    const key = values.join(SEPARATOR);
-    const series = this.#series.get(key);
-    if (series) series.value += 1;
-    else this.#series.set(key, { labels: labelsOf(this.labelNames, values), value: 1 });
+    const series =
+      this.#series.find(values) ?? this.#series.add(values, { labels: labelsOf(this.labelNames, values), value: 0 });
+    series.value += 1;
   }
 
   async get() {
-    const values = [...this.#series.values()].map(({ labels, value }) => ({ labels, value }));
+    const values = this.#series.all().map(({ labels, value }) => ({ labels, value }));
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 
@@ -66,7 +109,7 @@ export class HotHistogram implements RegistryMetric {
   readonly help: string;
   readonly labelNames: readonly string[];
   readonly upperBounds: readonly number[];
-  readonly #series = new Map<string, { labels: LabelValues; buckets: number[]; sum: number; count: number }>();
+  readonly #series = new SeriesIndex<{ labels: LabelValues; buckets: number[]; sum: number; count: number }>();
 
   constructor(name: string, help: string, labelNames: readonly string[], upperBounds: readonly number[]) {
     this.name = name;
@@ -75,13 +118,15 @@ export class HotHistogram implements RegistryMetric {
     this.upperBounds = upperBounds;
   }
 
-  observe(value: number, ...values: Array<string | number>): void {
-    const key = values.join(SEPARATOR);
-    let series = this.#series.get(key);
-    if (!series) {
-      series = { labels: labelsOf(this.labelNames, values), buckets: this.upperBounds.map(() => 0), sum: 0, count: 0 };
-      this.#series.set(key, series);
-    }
+  observe(value: number, ...values: LabelValue[]): void {
+    const series =
+      this.#series.find(values) ??
+      this.#series.add(values, {
+        labels: labelsOf(this.labelNames, values),
+        buckets: this.upperBounds.map(() => 0),
+        sum: 0,
+        count: 0,
+      });
     // The first bound at or above the value; past the last, only +Inf (the count) holds it.
     // A loop, not findIndex with a closure: this runs on every request.
     const bounds = this.upperBounds;
@@ -97,7 +142,7 @@ export class HotHistogram implements RegistryMetric {
 
   async get() {
     const values: Sample[] = [];
-    for (const { labels, buckets, sum, count } of this.#series.values()) {
+    for (const { labels, buckets, sum, count } of this.#series.all()) {
       let cumulative = 0;
       this.upperBounds.forEach((bound, index) => {
         cumulative += buckets[index]!;
@@ -115,6 +160,6 @@ export class HotHistogram implements RegistryMetric {
   }
 }
 
-function labelsOf(names: readonly string[], values: ReadonlyArray<string | number>): LabelValues {
+function labelsOf(names: readonly string[], values: readonly LabelValue[]): LabelValues {
   return Object.fromEntries(names.map((name, index) => [name, values[index]!]));
 }

@@ -29,11 +29,17 @@ export function compilePathPattern(source: string): PathPattern {
   }
   const compiled = new RegExp(`^${regex}$`);
   const firstParam = source.search(/\{|\*/);
+  const exact = firstParam === -1;
+  const literalPrefix = exact ? source : source.slice(0, firstParam).replace(/\/$/, '');
   return {
     source,
-    literalPrefix: firstParam === -1 ? source : source.slice(0, firstParam).replace(/\/$/, ''),
-    exact: firstParam === -1,
+    literalPrefix,
+    exact,
     match(path) {
+      // A router tries every route in turn: a string comparison turns most of them away before
+      // the regular expression runs (issue 25, the request path).
+      if (exact) return path === source ? {} : null;
+      if (!path.startsWith(literalPrefix)) return null;
       const found = compiled.exec(path);
       if (!found) return null;
       const params: Record<string, string> = {};

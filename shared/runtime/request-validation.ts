@@ -120,10 +120,12 @@ function isProtobuf(request: ApiRequest): boolean {
 function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): Record<string, unknown> {
   // The first value of a repeated parameter, as URLSearchParams.get answers.
   const values: Record<string, unknown> = Object.create(null);
-  for (const [name, value] of request.query) if (!Object.hasOwn(values, name)) values[name] = value;
+  // Most requests have no query: no iterator and no search for an unknown name then.
+  const { query } = request;
+  if (query.size > 0) for (const [name, value] of query) if (!Object.hasOwn(values, name)) values[name] = value;
   if (route?.querySchema) checkAgainstSchema(route, route.querySchema, values, 'query', 'query parameter');
-  const accepted = route && undeclaredQueryParameters(route);
-  const unknown = accepted && Object.keys(values).find((name) => !accepted.includes(name));
+  const accepted = query.size > 0 && route && undeclaredQueryParameters(route);
+  const unknown = accepted ? Object.keys(values).find((name) => !accepted.includes(name)) : undefined;
   if (unknown !== undefined && route)
     throw invalidRequest(route, 'BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
   return values;

@@ -22,6 +22,18 @@ describe("Issue 25, logging: a line serialised from a child logger's prepared ba
     ]);
   });
 
+  it('redacts a secret-named field of a flat record (no object values), which is serialised without a copy', () => {
+    const [plain, secret, afterSecret] = linesOf((logger) => {
+      logger.info('request', { method: 'GET', status: 200, principal: undefined, durationMs: 1.5 });
+      logger.info('request', { method: 'GET', passwordHash: '$2a$10$x', access_token: 'eyJ' });
+      logger.info('request', { method: 'GET' });
+    });
+    expect(plain).toMatchObject({ message: 'request', method: 'GET', status: 200, durationMs: 1.5 });
+    expect(plain).not.toHaveProperty('principal');
+    expect(secret).toMatchObject({ method: 'GET', passwordHash: REDACTED, access_token: REDACTED });
+    expect(afterSecret).toMatchObject({ method: 'GET' });
+  });
+
   it('lets a field override the base in its place, and a record key, as one merged object would', () => {
     const [line] = linesOf((logger) =>
       logger.child({ function: 'a', run: 1 }).warn('m', { function: 'b', level: 'x' }),
