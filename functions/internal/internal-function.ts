@@ -3,6 +3,7 @@ import type { AppContext } from '../../shared/app/app-context.ts';
 import { notFound } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
+import { redactPath } from '../../shared/logging/redaction.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { pageOf } from '../../shared/runs/page-query.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
@@ -99,7 +100,7 @@ export function createInternalFunction(context: AppContext): FunctionHandlers {
       });
     },
     internal: (request) => {
-      throw notFound(`no internal route ${request.method} ${request.path}`);
+      throw notFound(`no internal route ${request.method} ${redactPath(request.path)}`);
     },
   };
 

@@ -13,7 +13,7 @@ export interface AuditEvent {
   auditID: string;
   /** `ResponseComplete` once answered; a watch or stream also gets `ResponseStarted` when it opens. */
   stage: AuditStage;
-  /** The path and query, with `access_token` redacted. */
+  /** The path and query, with secret-named parameters and credential-shaped values redacted (redactPathAndQuery). */
   requestURI: string;
   /** The Kubernetes verb (get, list, watch, create, update, patch, delete), or the lower-case method. */
   verb: string;

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { redactPath } from '../logging/redaction.ts';
 
 /** What a request does to a Kubernetes-style resource, as a SubjectAccessReview names it. */
 export interface ResourceAttributes {
@@ -55,9 +56,12 @@ export function isNonResource(attributes: AuthorizationAttributes): attributes i
   return 'nonResourcePath' in attributes;
 }
 
-/** The attributes in words, for messages: `get /internal/x`, `list projects.platform.dev in team-a`. */
+/**
+ * The attributes in words, for messages (which the audit trail records as a refusal's reason):
+ * `get /internal/x`, `list projects.platform.dev in team-a`; a path's credential-shaped segment redacted.
+ */
 export function describeAttributes(attributes: AuthorizationAttributes): string {
-  if (isNonResource(attributes)) return `${attributes.verb} ${attributes.nonResourcePath}`;
+  if (isNonResource(attributes)) return `${attributes.verb} ${redactPath(attributes.nonResourcePath)}`;
   const resource = [attributes.resource, attributes.subresource].filter(Boolean).join('/');
   const qualified = attributes.group ? `${resource}.${attributes.group}` : resource;
   const named = attributes.name ? `${qualified} "${attributes.name}"` : qualified;

@@ -3,6 +3,7 @@ import type { ApiResponse } from '../../http/api-request.ts';
 import { apiError } from '../../http/error-catalogue.ts';
 import { classifyDatabaseError } from '../../database/database-unavailable-error.ts';
 import type { Logger } from '../../logging/logger.ts';
+import { redactPathAndQuery } from '../../logging/redaction.ts';
 import type { Filter, FilteredRequest } from './filter-chain.ts';
 
 /**
@@ -26,6 +27,10 @@ function errorResponse(thrown: unknown, request: FilteredRequest, logger: Logger
   // by the store that met it is one too. Nothing is mapped per function.
   const error = classifyDatabaseError(thrown);
   if (error instanceof ApiError) return error.toResponse();
-  logger.error('unhandled error', { error, method: request.method, path: request.path });
+  logger.error('unhandled error', {
+    error,
+    method: request.method,
+    path: redactPathAndQuery(request.path, request.query),
+  });
   return apiError('InternalError', 'internal error').toResponse();
 }

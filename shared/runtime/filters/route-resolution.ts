@@ -1,5 +1,6 @@
 import type { ApiError } from '../../http/api-error.ts';
 import { apiError, notFound } from '../../http/error-catalogue.ts';
+import { redactPath } from '../../logging/redaction.ts';
 import { statusError } from '../../resources/kubernetes-status.ts';
 import type { RouteMatcher } from '../../routes/route-matcher.ts';
 import type { RouteDefinition } from '../../routes/route-table.ts';
@@ -23,11 +24,11 @@ export function withRouteResolution(matcher: RouteMatcher): Filter {
     } else if (lookup.kind === 'method-not-allowed') {
       request.lookupFailure = apiError(
         'MethodNotAllowed',
-        `method ${request.method} is not allowed on ${request.path}`,
+        `method ${request.method} is not allowed on ${redactPath(request.path)}`,
         { allow: lookup.allowed.join(', ') },
       );
     } else {
-      request.lookupFailure = notFound(`no route for ${request.method} ${request.path}`);
+      request.lookupFailure = notFound(`no route for ${request.method} ${redactPath(request.path)}`);
     }
     return next(request);
   };
