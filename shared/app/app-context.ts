@@ -30,6 +30,7 @@ export interface AppContext {
   adminTokens: AdminTokenAuthenticator;
   authenticator: RequestAuthenticator;
   passwordVerifier: PasswordVerifier;
+  /** Failed admin logins, per client and for the account: in the database when the process has one (issue 36). */
   loginThrottle: LoginThrottle;
   /** OIDC settings (undefined when off) and the ServiceAccount issuers configured. */
   identity: IdentityConfig;
@@ -113,11 +114,12 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
   const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase, metrics);
+  // A database the process was given, or local development's embedded one (npm start, the fleet).
+  const withDatabase =
+    settings.database.url !== undefined || (!config.production && options.development?.localState === true);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
-    // A database the process was given, or local development's embedded one (npm start, the fleet).
-    withDatabase:
-      settings.database.url !== undefined || (!config.production && options.development?.localState === true),
+    withDatabase,
   });
   collectContextMetrics(metrics, adminSettings, runs, audit.database);
   return {
@@ -132,7 +134,13 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     adminTokens,
     authenticator,
     passwordVerifier,
-    loginThrottle: new LoginThrottle(),
+    loginThrottle: new LoginThrottle({
+      settings: settings.login,
+      ...(withDatabase ? { database: () => runs.pool() } : {}),
+      logger,
+      onStoreChange: (store) => metrics.sharedLimitStore('login_failures', store),
+      onFallback: () => metrics.sharedLimitFallback('login_failures'),
+    }),
     identity: settings.identity,
     authorizer: identity.authorizer,
     runs,
