@@ -16,8 +16,9 @@ import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 
 const MAX = 3;
-const HEARTBEAT_MS = 200;
-const EXPIRY_MS = 1_000;
+const HEARTBEAT_MS = 300;
+// Far above the heartbeat, so a loaded machine delaying a beat does not make a live instance look dead.
+const EXPIRY_MS = 3_000;
 const ada: OidcPrincipal = { type: 'oidc', name: 'ada', claims: {} };
 const bob: OidcPrincipal = { type: 'oidc', name: 'bob', claims: {} };
 
