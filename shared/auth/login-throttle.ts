@@ -63,6 +63,8 @@ export class LoginThrottle {
   readonly #budgets: LoginBudgets;
   readonly #ipv6PrefixLength: number;
   readonly #process: ProcessLoginFailures;
+  /** What the database answered this instance, alone: the refusals it gave stand here until their windows end. */
+  readonly #shared = new ProcessLoginFailures();
   readonly #database: DatabaseLoginFailures | undefined;
   readonly #options: LoginThrottleOptions;
   readonly #fallback: SharedCountFallback;
@@ -95,10 +97,13 @@ export class LoginThrottle {
   /** Counts an attempt from `clientAddress` before its password is compared, or refuses it. */
   async admit(clientAddress: string): Promise<LoginAttempt | LoginRefusal> {
     const keys = loginKeys(ADMIN_ACCOUNT, loginClientKey(clientAddress, this.#ipv6PrefixLength));
-    const shared = this.#database && this.#fallback.ask ? await this.#admitShared(keys) : undefined;
-    const store: LoginFailureStoreName = shared ? 'database' : 'process';
-    if (this.#database && !shared) this.#options.onFallback?.();
-    const admission = shared ?? (await this.#process.admit(keys, this.#budgets));
+    // A refusal the database already gave this instance stands until its window ends (no attempt is
+    // counted meanwhile, so the shared count cannot fall below it): refused here, nothing asked.
+    const known = this.#database && this.#fallback.ask ? this.#shared.refusal(keys, this.#budgets) : undefined;
+    const shared = this.#database && this.#fallback.ask && !known ? await this.#admitShared(keys) : undefined;
+    const store: LoginFailureStoreName = known || shared ? 'database' : 'process';
+    if (this.#database && store === 'process') this.#options.onFallback?.();
+    const admission = known ?? shared ?? (await this.#process.admit(keys, this.#budgets));
     if (admission.admitted) return { ...admission, keys, store };
     return {
       admitted: false,
@@ -126,6 +131,7 @@ export class LoginThrottle {
         DATABASE_DEADLINE_MS,
         'counting a failed login',
       );
+      this.#shared.mirror(keys, admission, this.#budgets);
       this.#process.mirror(keys, admission, this.#budgets);
       this.#fallback.answered();
       return admission;
@@ -138,6 +144,7 @@ export class LoginThrottle {
   async #giveBack(attempt: LoginAttempt, clearClient: boolean): Promise<void> {
     await this.#process.giveBack(attempt.keys, attempt, clearClient);
     if (attempt.store !== 'database') return;
+    await this.#shared.giveBack(attempt.keys, attempt, clearClient);
     try {
       await this.#database!.giveBack(attempt.keys, attempt, clearClient);
     } catch (error) {

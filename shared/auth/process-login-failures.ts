@@ -4,6 +4,7 @@ import type {
   LoginBudgets,
   LoginFailureStore,
   LoginKeys,
+  RefusedLogin,
 } from './login-failure-store.ts';
 
 interface Window {
@@ -35,10 +36,10 @@ export class ProcessLoginFailures implements LoginFailureStore {
   }
 
   async admit(keys: LoginKeys, budgets: LoginBudgets, at = Date.now()): Promise<LoginAdmission> {
+    const refusal = this.refusal(keys, budgets, at);
+    if (refusal) return refusal;
     let account = this.#live(keys.account, at);
-    if (account && account.failures >= budgets.accountMax) return refused('account', account, at, account.failures);
     const client = this.#live(keys.client, at);
-    if (client && client.failures >= budgets.clientMax) return refused('client', client, at, account?.failures);
     if (!account) {
       // Once per window of the account: what no window holds any more goes.
       this.#sweep(at);
@@ -66,6 +67,15 @@ export class ProcessLoginFailures implements LoginFailureStore {
       clientFailures: counted.failures,
       clientWindowEndsAt: counted.endsAt,
     };
+  }
+
+  /** The refusal `admit` would answer now, counting nothing; undefined when it would count the attempt. */
+  refusal(keys: LoginKeys, budgets: LoginBudgets, at = Date.now()): RefusedLogin | undefined {
+    const account = this.#live(keys.account, at);
+    if (account && account.failures >= budgets.accountMax) return refused('account', account, at, account.failures);
+    const client = this.#live(keys.client, at);
+    if (client && client.failures >= budgets.clientMax) return refused('client', client, at, account?.failures);
+    return undefined;
   }
 
   async giveBack(keys: LoginKeys, admitted: AdmittedLogin, clearClient: boolean): Promise<void> {
@@ -120,8 +130,13 @@ export class ProcessLoginFailures implements LoginFailureStore {
   }
 }
 
-function refused(refusedBy: 'account' | 'client', window: Window, at: number, accountFailures: number | undefined) {
-  return { admitted: false as const, refusedBy, retryAfterMs: window.endsAt - at, accountFailures };
+function refused(
+  refusedBy: 'account' | 'client',
+  window: Window,
+  at: number,
+  accountFailures: number | undefined,
+): RefusedLogin {
+  return { admitted: false, refusedBy, retryAfterMs: window.endsAt - at, accountFailures };
 }
 
 /** One failure less in `window`, if it is still the window that counted it. */

@@ -81,6 +81,36 @@ describe('Issue 36, item 1: with a database, every instance counts against one b
     expect(await first!.admit('203.0.113.5')).toMatchObject({ admitted: false, refusedBy: 'account' });
   });
 
+  it('a refusal the database gave stands in the instance until its window ends: the attack that follows costs the database nothing', async () => {
+    await database.pool.query('DELETE FROM login_failures');
+    let statements = 0;
+    const counting = new Proxy(pools[0]!, {
+      get: (pool, property) =>
+        property === 'query'
+          ? (...args: Parameters<pg.Pool['query']>) => {
+              statements++;
+              return (pool.query as (...query: unknown[]) => unknown)(...args);
+            }
+          : Reflect.get(pool, property),
+    });
+    const throttle = new LoginThrottle({
+      settings: settings({ accountMaxFailures: 2 }),
+      database: async () => counting,
+      logger: silentLogger,
+    });
+    await throttle.admit('203.0.113.21');
+    await throttle.admit('203.0.113.22');
+    // The second admission told this instance the budget is spent: no statement for what follows.
+    for (let client = 23; client < 33; client++) {
+      expect(await throttle.admit(`203.0.113.${client}`)).toMatchObject({
+        admitted: false,
+        refusedBy: 'account',
+        store: 'database',
+      });
+    }
+    expect(statements).toBe(2);
+  });
+
   it("a success gives its attempt back in the database: the client's failures forgotten, the account's taken back", async () => {
     await database.pool.query('DELETE FROM login_failures');
     const throttle = new LoginThrottle({
