@@ -14,8 +14,7 @@ import {
   type LoginFailureStore,
 } from '../../shared/auth/login-failure-store.ts';
 import { ProcessLoginFailures } from '../../shared/auth/process-login-failures.ts';
-import { createDatabasePool } from '../../shared/database/database-pool.ts';
-import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { instancePools, startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 
 const WINDOW_MS = 60_000;
 const T0 = Date.parse('2030-01-01T00:00:00Z');
@@ -148,7 +147,7 @@ describe.each(STORES)('Failed logins counted in %s, by the same rules', (_name, 
 describe('The shared database: admissions are serialised, so no two instances take the last of a budget', () => {
   let instances: pg.Pool[] = [];
   beforeAll(() => {
-    instances = [0, 1].map(() => createDatabasePool(database.connectionString, () => undefined));
+    instances = instancePools(database, 2);
   });
   afterAll(() => Promise.all(instances.map((pool) => pool.end())));
 

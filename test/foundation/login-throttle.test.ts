@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAddress, LoginThrottle, type LoginFailureStoreName } from '../../shared/auth/login-throttle.ts';
 import { DEFAULT_LOGIN_THROTTLE, type LoginThrottleSettings } from '../../shared/config/login-throttle-settings.ts';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
-import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { instancePools, startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 
 const settings = (overrides: Partial<LoginThrottleSettings>): LoginThrottleSettings => ({
@@ -56,7 +56,7 @@ describe('Issue 36: an attempt counts for its client: an IPv4 address, an IPv6 /
 describe('Issue 36, item 1: with a database, every instance counts against one budget', () => {
   let pools: pg.Pool[] = [];
   beforeAll(() => {
-    pools = [0, 1].map(() => createDatabasePool(database.connectionString, () => undefined));
+    pools = instancePools(database, 2);
   });
   afterAll(() => Promise.all(pools.map((pool) => pool.end())));
 
@@ -133,7 +133,7 @@ describe('Issue 36, item 1: a database that does not answer does not open the do
     const logger = capturingLogger();
     const stores: LoginFailureStoreName[] = [];
     let fallbacks = 0;
-    const pool = createDatabasePool(database.connectionString, () => undefined);
+    const [pool] = instancePools(database, 1) as [pg.Pool];
     const throttle = new LoginThrottle({
       settings: settings({ accountMaxFailures: 5 }),
       database: async () => pool,

@@ -8,11 +8,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AdminTokenAuthenticator } from '../../shared/auth/admin-token.ts';
 import type { OidcPrincipal } from '../../shared/auth/principal.ts';
 import type { AdminSettingsSource } from '../../shared/config/admin-settings-source.ts';
-import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { SharedStreamSlots } from '../../shared/streams/shared-stream-slots.ts';
 import { StreamSessions, type StreamSession } from '../../shared/streams/stream-sessions.ts';
-import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { instancePools, startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 
 const MAX = 3;
@@ -38,7 +37,7 @@ interface Instance {
 
 const instances: Instance[] = [];
 function instance(kind: 'run_log' | 'watch' = 'run_log'): Instance {
-  const pool = createDatabasePool(database.connectionString, () => undefined);
+  const [pool] = instancePools(database, 1) as [pg.Pool];
   const logger = capturingLogger();
   const stores: string[] = [];
   const slots = new SharedStreamSlots({
@@ -93,8 +92,8 @@ describe('Issue 36: a principal holds at most the cap across every instance', ()
   it('two on one instance and one on another fill a cap of 3: the fourth is refused on either, with 429 and Retry-After; a close frees one for any', async () => {
     const [a, b] = [instance(), instance()];
     const held = [await a.sessions.open(ada, 't'), await a.sessions.open(ada, 't'), await b.sessions.open(ada, 't')];
-    for (const opening of [a.sessions.open(ada, 't'), b.sessions.open(ada, 't')]) {
-      const refused = await refusal(opening);
+    for (const other of [a, b]) {
+      const refused = await refusal(other.sessions.open(ada, 't'));
       expect(refused).toMatchObject({ status: 429, reason: 'TooManyStreams' });
       expect(refused.message).toContain(
         'at most 3 run-log streams may be open at once per principal across every instance',
