@@ -46,16 +46,13 @@ export class ProcessLoginFailures implements LoginFailureStore {
       account = { endsAt: at + budgets.windowMs, failures: 0 };
       this.#windows.set(keys.account, account);
     }
-    if (!client && this.#full()) {
-      this.#sweep(at);
-      if (this.#full())
-        return {
-          admitted: false,
-          refusedBy: 'client',
-          retryAfterMs: this.#firstEnd() - at,
-          accountFailures: account.failures,
-        };
-    }
+    if (!this.#hasRoomFor(keys.client, at))
+      return {
+        admitted: false,
+        refusedBy: 'client',
+        retryAfterMs: this.#firstEnd() - at,
+        accountFailures: account.failures,
+      };
     const counted = client ?? { endsAt: at + budgets.windowMs, failures: 0 };
     this.#windows.set(keys.client, counted);
     account.failures++;
@@ -105,13 +102,15 @@ export class ProcessLoginFailures implements LoginFailureStore {
       window.failures = Math.max(window.failures, failures);
       return;
     }
-    if (!window && this.#full()) return;
+    if (!this.#hasRoomFor(key, at)) return;
     this.#windows.set(key, { endsAt, failures: Math.max(window?.failures ?? 0, failures) });
   }
 
-  // The account's own window is not a client's.
-  #full(): boolean {
-    return this.#windows.size > this.#maxClients;
+  /** Whether `key` has a place, or one can be made by sweeping the windows that ended (the account's is not a client's). */
+  #hasRoomFor(key: string, at: number): boolean {
+    if (this.#windows.has(key) || this.#windows.size <= this.#maxClients) return true;
+    this.#sweep(at);
+    return this.#windows.size <= this.#maxClients;
   }
 
   #live(key: string, at: number): Window | undefined {

@@ -186,6 +186,35 @@ describe("A process's table never drops a live window: when it is full, a new cl
   });
 });
 
+describe("A process's copy of the database's answers keeps following the account, however many clients it has seen", () => {
+  it('with room for two clients, filled in one window: the account spending its budget in the next is still refused here', async () => {
+    const copy = new ProcessLoginFailures({ maxClients: 2 });
+    const limits = budgets(5, 5);
+    const seen = (client: string, accountFailures: number, windowEndsAt: number, at: number) =>
+      copy.mirror(
+        keysOf(client),
+        {
+          admitted: true,
+          accountFailures,
+          accountWindowEndsAt: windowEndsAt,
+          clientFailures: 1,
+          clientWindowEndsAt: windowEndsAt,
+        },
+        limits,
+        at,
+      );
+    for (let client = 1; client <= 3; client++) seen(`first-${client}`, client, T0 + WINDOW_MS, T0 + client);
+    // The next window of the account: the table is full of windows that have ended.
+    const next = T0 + WINDOW_MS + 1;
+    for (let client = 1; client <= 5; client++) seen(`next-${client}`, client, next + WINDOW_MS, next + client);
+    expect(copy.refusal(keysOf('someone new'), limits, next + 10)).toMatchObject({
+      refusedBy: 'account',
+      retryAfterMs: WINDOW_MS - 10,
+    });
+    expect(copy.size).toBeLessThanOrEqual(3);
+  });
+});
+
 async function storedKeys(store: LoginFailureStore): Promise<number> {
   if (store instanceof ProcessLoginFailures) return store.size;
   const { rows } = await database.pool.query<{ count: string }>('SELECT count(*) FROM login_failures');
