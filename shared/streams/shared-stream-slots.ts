@@ -33,6 +33,8 @@ interface HeldSlot {
   principal: string;
   /** Whether the database holds its row (not while it did not answer, nor after this instance was swept). */
   registered: boolean;
+  /** Its row may be there without an answer having said so (the database answered after the deadline). */
+  maybeWritten: boolean;
 }
 
 /**
@@ -78,10 +80,11 @@ export class SharedStreamSlots {
    */
   async take(principal: string, max: number): Promise<string | undefined> {
     const slot = randomUUID();
-    const taken = this.#fallback.ask ? await this.#takeShared(slot, principal, max) : undefined;
+    const asked = this.#fallback.ask;
+    const taken = asked ? await this.#takeShared(slot, principal, max) : undefined;
     if (taken === false) return undefined;
     if (taken === undefined) this.#options.onFallback?.();
-    this.#held.set(slot, { principal, registered: taken === true });
+    this.#held.set(slot, { principal, registered: taken === true, maybeWritten: asked });
     this.#beatWhileHolding();
     return slot;
   }
@@ -110,7 +113,7 @@ export class SharedStreamSlots {
     const held = this.#held.get(slot);
     if (!held) return;
     this.#held.delete(slot);
-    if (!held.registered) return;
+    if (!held.registered && !held.maybeWritten) return;
     this.#unreleased.add(slot);
     void this.#releasePending();
   }
