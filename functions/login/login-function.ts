@@ -3,7 +3,12 @@ import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { clientAddress } from '../../shared/auth/login-throttle.ts';
 import { loginError, retryAfter as retryAfterHeader } from '../../shared/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import { LOGIN_OUTCOME_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
+import {
+  LOGIN_ACCOUNT_FAILURES_ANNOTATION,
+  LOGIN_FAILURE_STORE_ANNOTATION,
+  LOGIN_OUTCOME_ANNOTATION,
+  noteForAudit,
+} from '../../shared/audit/audit-annotations.ts';
 import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 
@@ -23,28 +28,34 @@ export const loginFunction: FunctionModule = {
 
 /** The login function: POST /api/v1alpha1/auth/login exchanges the admin password for an admin JWT. */
 export function createLoginFunction(context: AppContext): FunctionHandlers {
-  const { adminSettings, passwordVerifier, loginThrottle, config, logger } = context;
+  const { adminSettings, passwordVerifier, loginThrottle, config, logger, metrics } = context;
   const secureCookie = config.apiBaseUrl.startsWith('https:');
+  const budget = loginThrottle.budgets.accountMax;
+  sayWhereFailuresAreCounted(context);
 
   const login: RouteHandlers<'login'>['login'] = async (request) => {
     const outcome = (value: string) => noteForAudit(request, LOGIN_OUTCOME_ANNOTATION, value);
+    const accountFailures = (failures: number | undefined) => {
+      if (failures === undefined) return;
+      noteForAudit(request, LOGIN_ACCOUNT_FAILURES_ANNOTATION, `${failures}/${budget}`);
+      metrics.loginAccountFailures(failures);
+    };
     outcome('malformed');
     const password = readPassword(request.headers.authorization);
     outcome('wrong-password');
-    const client = clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], config.trustedProxyHops);
-    const retryAfter = loginThrottle.retryAfterSeconds(client);
-    if (retryAfter > 0) {
-      outcome('throttled');
-      throw loginError(
-        'TooManyFailedLogins',
-        'too many failed logins from this client; try again later',
-        retryAfterHeader(retryAfter),
-      );
-    }
     const settings = adminSettings.current();
+    // Nothing is compared while the account is disabled, so nothing is counted either.
     if (!settings.enabled) {
       outcome('disabled');
       throw loginError('AdminAccountDisabled', 'the admin account is disabled');
+    }
+    const client = clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], config.trustedProxyHops);
+    // Counted as a failure before the comparison, so concurrent guesses cannot outrun the count.
+    const attempt = await loginThrottle.admit(client);
+    noteForAudit(request, LOGIN_FAILURE_STORE_ANNOTATION, attempt.store);
+    if (!attempt.admitted) {
+      accountFailures(attempt.accountFailures);
+      throw throttled(attempt.refusedBy, attempt.retryAfterSeconds, outcome);
     }
     if (!settings.passwordHashUsable) outcome('unusable-hash');
     // An unusable hash ($2y$ or empty) fails like a wrong password; the start-up log says why.
@@ -52,6 +63,8 @@ export function createLoginFunction(context: AppContext): FunctionHandlers {
       ? await passwordVerifier.compare(password, settings.passwordHash)
       : false;
     if (matches === 'busy') {
+      await loginThrottle.notCompared(attempt);
+      accountFailures(attempt.accountFailures - 1);
       outcome('busy');
       throw loginError(
         'TooManyLoginsInProgress',
@@ -60,11 +73,19 @@ export function createLoginFunction(context: AppContext): FunctionHandlers {
       );
     }
     if (!matches) {
-      loginThrottle.recordFailure(client);
-      logger.warn('admin login failed', { client });
+      accountFailures(attempt.accountFailures);
+      logger.warn('admin login failed', { client, accountFailures: `${attempt.accountFailures}/${budget}` });
+      if (attempt.accountFailures >= budget) {
+        metrics.loginAccountLockout();
+        logger.warn(
+          "admin account locked: its failed-login budget for the window is spent, so every client gets 429 until the window ends (docs/admin-account.md, 'Throttling')",
+          { accountFailures: attempt.accountFailures, until: new Date(attempt.accountWindowEndsAt).toISOString() },
+        );
+      }
       throw loginError('InvalidPassword', 'invalid password');
     }
-    loginThrottle.recordSuccess(client);
+    await loginThrottle.succeeded(attempt);
+    accountFailures(attempt.accountFailures - 1);
     outcome('success');
     const idToken = await issueAdminToken(settings, config.apiBaseUrl);
     logger.info('admin login succeeded', { client });
@@ -80,6 +101,38 @@ export function createLoginFunction(context: AppContext): FunctionHandlers {
   };
 
   return { handlers: routeHandlers<'login'>({ login }) };
+}
+
+/** The 429 of a refused attempt: the account's budget spent (every client waits), or this client's. */
+function throttled(refusedBy: 'account' | 'client', retryAfter: number, outcome: (value: string) => void) {
+  if (refusedBy === 'account') {
+    outcome('account-throttled');
+    return loginError(
+      'TooManyFailedLoginsForAccount',
+      'too many failed logins for the admin account, from all clients together; try again later',
+      retryAfterHeader(retryAfter),
+    );
+  }
+  outcome('throttled');
+  return loginError(
+    'TooManyFailedLogins',
+    'too many failed logins from this client; try again later',
+    retryAfterHeader(retryAfter),
+  );
+}
+
+/** The start-up line saying where failed logins are counted, and with which budgets. */
+function sayWhereFailuresAreCounted({ loginThrottle, logger, metrics }: AppContext): void {
+  const { windowMs, accountMax, clientMax } = loginThrottle.budgets;
+  const budgets = { windowSeconds: windowMs / 1000, clientMaxFailures: clientMax, accountMaxFailures: accountMax };
+  metrics.sharedLimitStore('login_failures', loginThrottle.store);
+  if (loginThrottle.store === 'database')
+    logger.info('failed logins are counted in the database, shared by every instance', budgets);
+  else
+    logger.warn(
+      'failed logins are counted in this process only (no database): each instance allows the budgets on its own',
+      budgets,
+    );
 }
 
 function readPassword(header: string | undefined): string {

@@ -17,7 +17,7 @@ import { generatedRouteHandlers, type RouteRequest, type TypedHandler } from '..
 import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body.ts';
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
-import type { StreamSessions } from '../../shared/streams/stream-sessions.ts';
+import { releaseWhenCallerLeaves, type StreamSessions } from '../../shared/streams/stream-sessions.ts';
 import { DRY_RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import { deleteOptions } from './delete-options.ts';
 import { APPLY_PATCH, type ResourceWrites } from './resource-writes.ts';
@@ -94,20 +94,24 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const table = version ? { version, includeObject: includeObjectOption(request.query) } : undefined;
       const path = cluster.platformPath(kind, location);
       if (watching) {
-        const credential = dependencies.watchSessions.open(request.principal, readBearerToken(request, false)!);
-        return await watchResponse({
-          objects: cluster,
-          description: await description(),
-          path,
-          query,
-          present: writes.present,
-          table,
-          credential,
-          signal: request.signal,
-        }).catch((error: unknown) => {
+        const credential = await dependencies.watchSessions.open(request.principal, readBearerToken(request, false)!);
+        // A caller gone before the stream starts never runs its relay: free the slot here too.
+        releaseWhenCallerLeaves(credential, request.signal);
+        try {
+          return await watchResponse({
+            objects: cluster,
+            description: await description(),
+            path,
+            query,
+            present: writes.present,
+            table,
+            credential,
+            signal: request.signal,
+          });
+        } catch (error) {
           credential.release();
           throw error;
-        });
+        }
       }
       const { body } = await cluster.send<{ metadata?: Record<string, unknown>; items?: PlatformObject[] }>({
         method: 'GET',

@@ -18,7 +18,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
 import { parseRequestBody } from './resource-body.ts';
-import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 
 /** The resources function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
 export const resourcesFunction: FunctionModule = {
@@ -46,16 +45,12 @@ export function createResourcesFunction(context: AppContext): FunctionHandlers {
         : plainWrites(objects, kind);
   // Each watch holds a watch of the cluster under the server's own credentials: capped per principal like
   // run-log streams (kubectl holds one per `get -w`), and ended with the credential that opened it.
-  const watchSessions = new StreamSessions({
-    limit: {
-      max: context.config.maxWatchesPerPrincipal,
-      streams: 'watches',
-      setting: 'MAX_WATCHES_PER_PRINCIPAL',
-      reason: 'TooManyWatches',
-    },
-    adminSettings: context.adminSettings,
-    adminTokens: context.adminTokens,
-    opened: () => context.metrics.streamOpened('watch'),
+  const watchSessions = context.streamSessions({
+    kind: 'watch',
+    max: context.config.maxWatchesPerPrincipal,
+    streams: 'watches',
+    setting: 'MAX_WATCHES_PER_PRINCIPAL',
+    reason: 'TooManyWatches',
   });
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),

@@ -7,8 +7,8 @@ import { authorisedRun, runWorkspaceResolver } from '../../shared/runs/run-works
 import type { RunStore } from '../../shared/runs/run-store.ts';
 import { RunEndWatch } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
-import { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
+import { releaseWhenCallerLeaves } from '../../shared/streams/stream-sessions.ts';
 
 /** How often a run's streams look whether it has finished: one check per run, whatever the number of streams. */
 export const PHASE_CHECK_MS = 2_000;
@@ -29,16 +29,12 @@ export const runLogsFunction: FunctionModule = {
  */
 export function createRunLogsFunction(context: AppContext): FunctionHandlers {
   const { config } = context;
-  const sessions = new StreamSessions({
-    limit: {
-      max: config.runLogMaxStreamsPerPrincipal,
-      streams: 'run-log streams',
-      setting: 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL',
-      reason: 'TooManyStreams',
-    },
-    adminSettings: context.adminSettings,
-    adminTokens: context.adminTokens,
-    opened: () => context.metrics.streamOpened('run_log'),
+  const sessions = context.streamSessions({
+    kind: 'run_log',
+    max: config.runLogMaxStreamsPerPrincipal,
+    streams: 'run-log streams',
+    setting: 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL',
+    reason: 'TooManyStreams',
   });
   const endWatches = new WeakMap<RunStore, RunEndWatch>();
   const endWatchOf = (store: RunStore) => {
@@ -52,9 +48,9 @@ export function createRunLogsFunction(context: AppContext): FunctionHandlers {
       const afterSeq = lastEventId(request);
       // The chain has authorised the caller on the run's Workspace (route table: runWorkspace).
       const run = authorisedRun(request);
-      const session = sessions.open(request.principal, readBearerToken(request, true)!);
+      const session = await sessions.open(request.principal, readBearerToken(request, true)!);
       // A client gone before the stream starts never runs its generator: free the slot here too.
-      request.signal?.addEventListener('abort', () => session.release(), { once: true });
+      releaseWhenCallerLeaves(session, request.signal);
       try {
         const store = await context.runs.store();
         return {

@@ -20,6 +20,9 @@ import type { AuditRecorder, AuditSink } from '../audit/audit-recorder.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import { createAuditTrail } from './audit-trail.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
+import { StreamSessions, type StreamLimit } from '../streams/stream-sessions.ts';
+import { SharedStreamSlots } from '../streams/shared-stream-slots.ts';
+import type pg from 'pg';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -30,6 +33,7 @@ export interface AppContext {
   adminTokens: AdminTokenAuthenticator;
   authenticator: RequestAuthenticator;
   passwordVerifier: PasswordVerifier;
+  /** Failed admin logins, per client and for the account: in the database when the process has one (issue 36). */
   loginThrottle: LoginThrottle;
   /** OIDC settings (undefined when off) and the ServiceAccount issuers configured. */
   identity: IdentityConfig;
@@ -54,6 +58,11 @@ export interface AppContext {
   auditStore(): Promise<AuditStore>;
   /** This context's Prometheus metrics (its own registry) and the hooks that record them; NO_METRICS when METRICS=off. */
   metrics: Metrics;
+  /**
+   * The open streams of one kind (run-log streams, watches), capped per principal: across every
+   * instance in the database when the process has one (issue 36), else in this process.
+   */
+  streamSessions(limit: StreamLimit): StreamSessions;
   close(): Promise<void>;
 }
 
@@ -113,11 +122,12 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
   const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase, metrics);
+  // A database the process was given, or local development's embedded one (npm start, the fleet).
+  const withDatabase =
+    settings.database.url !== undefined || (!config.production && options.development?.localState === true);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
-    // A database the process was given, or local development's embedded one (npm start, the fleet).
-    withDatabase:
-      settings.database.url !== undefined || (!config.production && options.development?.localState === true),
+    withDatabase,
   });
   collectContextMetrics(metrics, adminSettings, runs, audit.database);
   return {
@@ -132,13 +142,25 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     adminTokens,
     authenticator,
     passwordVerifier,
-    loginThrottle: new LoginThrottle(),
+    loginThrottle: new LoginThrottle({
+      settings: settings.login,
+      ...(withDatabase ? { database: () => runs.pool() } : {}),
+      logger,
+      onStoreChange: (store) => metrics.sharedLimitStore('login_failures', store),
+      onFallback: () => metrics.sharedLimitFallback('login_failures'),
+    }),
     identity: settings.identity,
     authorizer: identity.authorizer,
     runs,
     audit: audit.recorder,
     auditStore: () => audit.store(),
     metrics,
+    streamSessions: (limit) =>
+      cappedStreams(
+        limit,
+        { adminSettings, adminTokens, logger, metrics },
+        withDatabase ? () => runs.pool() : undefined,
+      ),
     async close() {
       unsubscribe();
       await audit.close();
@@ -148,6 +170,41 @@ export async function createAppContext(settings: Settings, options: AppContextOp
       await adminSettings.close();
     },
   };
+}
+
+/** StreamSessions for `limit`, sharing their count through the database when there is one; the start-up log says which. */
+function cappedStreams(
+  limit: StreamLimit,
+  context: Pick<AppContext, 'adminSettings' | 'adminTokens' | 'logger' | 'metrics'>,
+  database: (() => Promise<pg.Pool>) | undefined,
+): StreamSessions {
+  const { logger, metrics } = context;
+  const sharedLimit = limit.kind === 'run_log' ? 'run_log_streams' : 'watches';
+  const shared =
+    database &&
+    new SharedStreamSlots({
+      kind: limit.kind,
+      database,
+      logger,
+      onStoreChange: (store) => metrics.sharedLimitStore(sharedLimit, store),
+      onFallback: () => metrics.sharedLimitFallback(sharedLimit),
+    });
+  metrics.sharedLimitStore(sharedLimit, shared ? 'database' : 'process');
+  const facts = { max: limit.max, setting: limit.setting };
+  if (shared)
+    logger.info(`${limit.streams} are capped per principal across every instance, counted in the database`, facts);
+  else
+    logger.warn(
+      `${limit.streams} are capped per principal in this process only (no database): each instance allows the cap`,
+      facts,
+    );
+  return new StreamSessions({
+    limit,
+    adminSettings: context.adminSettings,
+    adminTokens: context.adminTokens,
+    opened: () => metrics.streamOpened(limit.kind),
+    ...(shared ? { shared } : {}),
+  });
 }
 
 /**

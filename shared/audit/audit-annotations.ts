@@ -9,9 +9,17 @@ export const DRY_RUN_ANNOTATION = 'platform-api/dry-run';
 export const STREAM_END_ANNOTATION = 'platform-api/stream-end';
 /**
  * A login attempt's outcome: `success`, `wrong-password`, `unusable-hash` ($2y$ or empty), `disabled`,
- * `throttled`, `busy` (too many in progress), `malformed` (no or a malformed Authorization header).
+ * `throttled` (the client's failed-login budget is spent), `account-throttled` (the account's is),
+ * `busy` (too many in progress), `malformed` (no or a malformed Authorization header).
  */
 export const LOGIN_OUTCOME_ANNOTATION = 'platform-api/login-outcome';
+/**
+ * The admin account's failed-login budget after a counted or refused attempt: `<failures>/<budget>`
+ * of its current window (issue 36), e.g. `20/20` once every client is refused.
+ */
+export const LOGIN_ACCOUNT_FAILURES_ANNOTATION = 'platform-api/login-account-failures';
+/** Where the attempt was counted: `database` (every instance) or `process` (no database, or it did not answer). */
+export const LOGIN_FAILURE_STORE_ANNOTATION = 'platform-api/login-failure-store';
 
 /** The run a request created (a run started) or was given (a controller's claim): its `objectRef.uid`, found by `?run=`. */
 export const RUN_ANNOTATION = 'platform-api/run';

@@ -1,42 +1,156 @@
-import { BoundedMap } from '../caching/bounded-map.ts';
+import type pg from 'pg';
+import type { LoginThrottleSettings } from '../config/login-throttle-settings.ts';
+import type { Logger } from '../logging/logger.ts';
+import { DatabaseLoginFailures } from './database-login-failures.ts';
+import { loginClientKey } from './login-client-key.ts';
+import { loginKeys, type AdmittedLogin, type LoginBudgets, type LoginKeys } from './login-failure-store.ts';
+import { ProcessLoginFailures } from './process-login-failures.ts';
+import { SharedCountFallback } from '../database/shared-count-fallback.ts';
+import { withDeadline } from '../node/deadline.ts';
+
+/** Where an attempt was counted: in the database every instance shares, or in this process only. */
+export type LoginFailureStoreName = 'database' | 'process';
+
+/** The one account whose failures are budgeted: the built-in admin. */
+const ADMIN_ACCOUNT = 'admin';
+/**
+ * How long an attempt waits for the database, opening it included (a connection takes at most 2 s,
+ * a statement LOGIN_QUERY_TIMEOUT_MS), before it is counted in the process instead.
+ */
+export const DATABASE_DEADLINE_MS = 3_000;
+
+/** An attempt admitted: counted as a failure until `succeeded` or `notCompared` gives it back. */
+export interface LoginAttempt extends AdmittedLogin {
+  keys: LoginKeys;
+  store: LoginFailureStoreName;
+}
+
+/** An attempt refused with 429: by the account's budget or the client's. */
+export interface LoginRefusal {
+  admitted: false;
+  refusedBy: 'account' | 'client';
+  retryAfterSeconds: number;
+  accountFailures: number | undefined;
+  store: LoginFailureStoreName;
+}
+
+export interface LoginThrottleOptions {
+  settings: LoginThrottleSettings;
+  /** The database every instance shares (opened on first use), or undefined: counted per process. */
+  database?: () => Promise<pg.Pool>;
+  logger: Logger;
+  /** Told which store counts from now on: `process` while the database does not answer. */
+  onStoreChange?: (store: LoginFailureStoreName) => void;
+  /** Told of each attempt counted in the process because the database did not answer (or is being left alone after it did not). */
+  onFallback?: () => void;
+  /** The process's store (tests give a small one). */
+  processStore?: ProcessLoginFailures;
+  /** How long to count in the process after the database failed before asking it again (DATABASE_RETRY_MS). */
+  databaseRetryMs?: number;
+}
 
 /**
- * Throttles failed admin logins per client, the way Argo CD does: after `maxFailures` failures
- * inside `windowMs`, the client gets 429 until the oldest failure leaves the window. A success
- * clears the client's record. The table is bounded so a flood of addresses cannot grow it.
+ * Budgets failed admin logins per client and for the account (issue 36, docs/admin-account.md):
+ * in PostgreSQL when the process has a database, so every instance counts against one budget, and
+ * in the process otherwise. Each attempt is counted before its password is compared, by one
+ * statement. A database that does not answer does not open the door: attempts are then counted in
+ * the process, from the counts the database last gave (fail closed), said once in the log and by
+ * the metrics, and the database is asked again after DATABASE_RETRY_MS.
  */
 export class LoginThrottle {
-  readonly #failures: BoundedMap<string, number[]>;
-  readonly #maxFailures: number;
-  readonly #windowMs: number;
+  /** Where failures are counted when the database answers (`process` without one). */
+  readonly store: LoginFailureStoreName;
+  readonly #budgets: LoginBudgets;
+  readonly #ipv6PrefixLength: number;
+  readonly #process: ProcessLoginFailures;
+  /** What the database answered this instance, alone: the refusals it gave stand here until their windows end. */
+  readonly #shared = new ProcessLoginFailures();
+  readonly #database: DatabaseLoginFailures | undefined;
+  readonly #options: LoginThrottleOptions;
+  readonly #fallback: SharedCountFallback;
 
-  constructor(options: { maxFailures?: number; windowMs?: number; maxClients?: number } = {}) {
-    this.#maxFailures = options.maxFailures ?? 5;
-    this.#windowMs = options.windowMs ?? 5 * 60_000;
-    this.#failures = new BoundedMap(options.maxClients ?? 10_000);
+  constructor(options: LoginThrottleOptions) {
+    const { settings } = options;
+    this.#options = options;
+    this.#budgets = {
+      windowMs: settings.windowMs,
+      accountMax: settings.accountMaxFailures,
+      clientMax: settings.clientMaxFailures,
+    };
+    this.#ipv6PrefixLength = settings.ipv6PrefixLength;
+    this.#process = options.processStore ?? new ProcessLoginFailures();
+    this.#database = options.database ? new DatabaseLoginFailures(options.database) : undefined;
+    this.store = this.#database ? 'database' : 'process';
+    this.#fallback = new SharedCountFallback({
+      counted: 'failed logins',
+      meanwhile: 'each instance now allows the budgets on its own, starting from the counts the database last gave',
+      logger: options.logger,
+      ...(options.onStoreChange ? { onStoreChange: options.onStoreChange } : {}),
+      ...(options.databaseRetryMs === undefined ? {} : { retryMs: options.databaseRetryMs }),
+    });
   }
 
-  /** Seconds the client must wait before another attempt, or 0 when it may try now. */
-  retryAfterSeconds(client: string, now = Date.now()): number {
-    const recent = this.#recent(client, now);
-    if (recent.length < this.#maxFailures) return 0;
-    return Math.max(1, Math.ceil((recent[0]! + this.#windowMs - now) / 1000));
+  get budgets(): Readonly<LoginBudgets> {
+    return this.#budgets;
   }
 
-  recordFailure(client: string, now = Date.now()): void {
-    const recent = this.#recent(client, now);
-    recent.push(now);
-    // Re-inserted, so the clients dropped first when the table is full are the least recently failing.
-    this.#failures.delete(client);
-    this.#failures.set(client, recent.slice(-this.#maxFailures));
+  /** Counts an attempt from `clientAddress` before its password is compared, or refuses it. */
+  async admit(clientAddress: string): Promise<LoginAttempt | LoginRefusal> {
+    const keys = loginKeys(ADMIN_ACCOUNT, loginClientKey(clientAddress, this.#ipv6PrefixLength));
+    // A refusal the database already gave this instance stands until its window ends (no attempt is
+    // counted meanwhile, so the shared count cannot fall below it): refused here, nothing asked.
+    const known = this.#database && this.#fallback.ask ? this.#shared.refusal(keys, this.#budgets) : undefined;
+    const shared = this.#database && this.#fallback.ask && !known ? await this.#admitShared(keys) : undefined;
+    const store: LoginFailureStoreName = known || shared ? 'database' : 'process';
+    if (this.#database && store === 'process') this.#options.onFallback?.();
+    const admission = known ?? shared ?? (await this.#process.admit(keys, this.#budgets));
+    if (admission.admitted) return { ...admission, keys, store };
+    return {
+      admitted: false,
+      refusedBy: admission.refusedBy,
+      retryAfterSeconds: Math.max(1, Math.ceil(admission.retryAfterMs / 1000)),
+      accountFailures: admission.accountFailures,
+      store,
+    };
   }
 
-  recordSuccess(client: string): void {
-    this.#failures.delete(client);
+  /** The attempt's password was right: its failure is given back and the client's failures forgotten. */
+  succeeded(attempt: LoginAttempt): Promise<void> {
+    return this.#giveBack(attempt, true);
   }
 
-  #recent(client: string, now: number): number[] {
-    return (this.#failures.get(client) ?? []).filter((at) => at > now - this.#windowMs);
+  /** The attempt's password was never compared (too many in progress): its failure is given back. */
+  notCompared(attempt: LoginAttempt): Promise<void> {
+    return this.#giveBack(attempt, false);
+  }
+
+  async #admitShared(keys: LoginKeys) {
+    try {
+      const admission = await withDeadline(
+        this.#database!.admit(keys, this.#budgets),
+        DATABASE_DEADLINE_MS,
+        'counting a failed login',
+      );
+      this.#shared.mirror(keys, admission, this.#budgets);
+      this.#process.mirror(keys, admission, this.#budgets);
+      this.#fallback.answered();
+      return admission;
+    } catch (error) {
+      this.#fallback.failed(error);
+      return undefined;
+    }
+  }
+
+  async #giveBack(attempt: LoginAttempt, clearClient: boolean): Promise<void> {
+    await this.#process.giveBack(attempt.keys, attempt, clearClient);
+    if (attempt.store !== 'database') return;
+    await this.#shared.giveBack(attempt.keys, attempt, clearClient);
+    try {
+      await this.#database!.giveBack(attempt.keys, attempt, clearClient);
+    } catch (error) {
+      // The attempt stays counted as a failure in the shared store: the safe side.
+      this.#fallback.failed(error);
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Environment } from './environment.ts';
 import { ConfigError } from './config-error.ts';
-import { parseDurationSetting, parseHttpUrlSetting } from './setting-values.ts';
+import { parseDurationSetting, parseHttpUrlSetting, parseIntegerSetting } from './setting-values.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
 import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
 import { parseCorsAllowedOrigins } from './cors-allowed-origins.ts';
@@ -122,11 +122,7 @@ export function devModeAdminValues(): AdminSettingValues {
 function parseInteger(env: Environment, variable: string, fallback: number, min: number, max: number): number {
   const text = env[variable]?.trim();
   if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(variable, `"${text}" is not a whole number from ${min} to ${max}`);
-  }
-  return value;
+  return parseIntegerSetting(variable, text, min, max);
 }
 
 // A Go duration (`15s`, `1m`), as operators write the chart's other durations; zero or negative is refused.

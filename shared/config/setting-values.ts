@@ -23,3 +23,12 @@ export function parseDurationSetting(variable: string, text: string, minMs: numb
   if (ms === null || ms < minMs) throw new ConfigError(variable, `"${text}" is not ${requirement}`);
   return ms;
 }
+
+/** Parses a whole-number setting from `min` to `max`; throws ConfigError naming the variable otherwise. */
+export function parseIntegerSetting(variable: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(variable, `"${text}" is not a whole number from ${min} to ${max}`);
+  }
+  return value;
+}

@@ -4,6 +4,7 @@ import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secre
 import { loadAuditSettings, type AuditSettings } from './audit-settings.ts';
 import { ConfigError } from './config-error.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
+import { loadLoginThrottleSettings, type LoginThrottleSettings } from './login-throttle-settings.ts';
 import { loadConsoleSettings, type ConsoleSettings } from './console-settings.ts';
 import type { Environment } from './environment.ts';
 import { loadServerConfig, type ServerConfig } from './server-config.ts';
@@ -29,6 +30,8 @@ export interface Settings {
   readonly database: DatabaseSettings;
   /** The audit trail: policy, database mode, retention (audit-settings.ts). */
   readonly audit: AuditSettings;
+  /** Failed-login budgets: the window, per client, per account, IPv6 grouping (login-throttle-settings.ts). */
+  readonly login: LoginThrottleSettings;
   readonly cluster: ClusterSettings;
   readonly tls: TlsSettings;
   readonly local: LocalSettings;
@@ -80,6 +83,7 @@ export function loadSettings(env: Environment): Settings {
     identity: loadIdentityConfig(env, server),
     database: { url: databaseUrl(env) },
     audit: loadAuditSettings(env),
+    login: loadLoginThrottleSettings(env),
     cluster: { kubeconfig: given(env, 'KUBECONFIG'), inCluster: given(env, 'KUBERNETES_SERVICE_HOST') !== undefined },
     tls: { files: tlsFiles(env) },
     local: { dataDir: localDataDir(env), https: localHttps(env) },

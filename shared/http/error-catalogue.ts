@@ -212,6 +212,11 @@ export const LOGIN_ERRORS = {
     status: 429,
     meaning: 'Too many failed logins came from this client; wait for `Retry-After` seconds.',
   },
+  TooManyFailedLoginsForAccount: {
+    status: 429,
+    meaning:
+      "The admin account's failed-login budget for this window is spent, by all clients together; every client waits for `Retry-After` seconds.",
+  },
   TooManyLoginsInProgress: {
     status: 429,
     meaning: 'The server is checking as many passwords as it allows at once; retry after `Retry-After`.',

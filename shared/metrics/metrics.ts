@@ -21,6 +21,14 @@ export interface Metrics {
   authentication(principalType: string, result: string): void;
   /** A login's outcome (`success`, `wrong-password`, `throttled`, ... the audit annotation's values). */
   login(outcome: string): void;
+  /** The failures counted against the admin account in its current window, as this instance last saw them. */
+  loginAccountFailures(failures: number): void;
+  /** A failed login spent the last of the account's budget: every client gets 429 until the window ends. */
+  loginAccountLockout(): void;
+  /** Where a limit that must hold across instances is counted from now on: `process` while the database does not answer. */
+  sharedLimitStore(limit: SharedLimit, store: 'database' | 'process'): void;
+  /** One decision of such a limit made in the process alone because the database did not answer. */
+  sharedLimitFallback(limit: SharedLimit): void;
   /** A SubjectAccessReview or TokenReview sent to the cluster: its result and how long it took. */
   clusterReview(review: ClusterReview, result: string, seconds: number): void;
   /** A lookup in one of the caches in front of the cluster's reviews. */
@@ -49,6 +57,9 @@ export type SecretReading = 'changed' | 'unchanged' | 'failed';
 export type ClusterReview = 'SubjectAccessReview' | 'TokenReview';
 export type ReviewCache = 'token' | 'subject_access_review';
 export type StreamKind = 'run_log' | 'watch';
+/** The limits counted across instances in the database (issue 36). */
+export const SHARED_LIMITS = ['login_failures', 'run_log_streams', 'watches'] as const;
+export type SharedLimit = (typeof SHARED_LIMITS)[number];
 
 export interface HttpRequestLabels {
   function: string;
@@ -79,6 +90,10 @@ export const NO_METRICS: Metrics = {
   httpRequest() {},
   authentication() {},
   login() {},
+  loginAccountFailures() {},
+  loginAccountLockout() {},
+  sharedLimitStore() {},
+  sharedLimitFallback() {},
   clusterReview() {},
   reviewCacheLookup() {},
   secretSourceReload() {},
@@ -132,8 +147,29 @@ class PrometheusMetrics implements Metrics {
   readonly #logins = this.#counter('platform_api_logins_total', 'Admin logins by outcome.', ['outcome']);
   readonly #throttleRefusals = this.#counter(
     'platform_api_login_throttle_refusals_total',
-    'Logins refused by the failed-login throttle (429).',
+    "Logins refused by the failed-login throttle (429), by whose budget was spent: the client's or the account's.",
+    ['budget'],
+  );
+  readonly #accountFailures = new Gauge({
+    name: 'platform_api_login_account_failures',
+    help: 'Failed logins counted against the admin account in its current window, as this instance last saw them (past LOGIN_ACCOUNT_MAX_FAILURES every client gets 429).',
+    registers: [this.registry],
+  });
+  readonly #accountLockouts = this.#counter(
+    'platform_api_login_account_lockouts_total',
+    "Failed logins that spent the last of the admin account's budget for their window (every client then gets 429 until it ends).",
     [],
+  );
+  readonly #sharedLimitStore = new Gauge({
+    name: 'platform_api_shared_limit_store',
+    help: 'Where each limit that must hold across instances is counted: 1 on the store in use (database, or process while the database does not answer).',
+    labelNames: ['limit', 'store'],
+    registers: [this.registry],
+  });
+  readonly #sharedLimitFallbacks = this.#counter(
+    'platform_api_shared_limit_fallbacks_total',
+    'Decisions of a limit shared across instances made in the process alone because the database did not answer.',
+    ['limit'],
   );
   readonly #reviews = this.#counter(
     'platform_api_cluster_reviews_total',
@@ -191,7 +227,10 @@ class PrometheusMetrics implements Metrics {
   constructor() {
     this.#openStreams.set({ kind: 'run_log' }, 0);
     this.#openStreams.set({ kind: 'watch' }, 0);
-    this.#throttleRefusals.inc(0);
+    this.#throttleRefusals.inc({ budget: 'client' }, 0);
+    this.#throttleRefusals.inc({ budget: 'account' }, 0);
+    this.#accountLockouts.inc(0);
+    for (const limit of SHARED_LIMITS) this.#sharedLimitFallbacks.inc({ limit }, 0);
     this.#streamResumes.inc(0);
     this.#leaseLapses.inc(0);
     this.#scrapeGauges();
@@ -207,7 +246,25 @@ class PrometheusMetrics implements Metrics {
 
   login(outcome: string): void {
     this.#logins.inc({ outcome });
-    if (outcome === 'throttled') this.#throttleRefusals.inc();
+    if (outcome === 'throttled') this.#throttleRefusals.inc({ budget: 'client' });
+    else if (outcome === 'account-throttled') this.#throttleRefusals.inc({ budget: 'account' });
+  }
+
+  loginAccountFailures(failures: number): void {
+    this.#accountFailures.set(failures);
+  }
+
+  loginAccountLockout(): void {
+    this.#accountLockouts.inc();
+  }
+
+  sharedLimitStore(limit: SharedLimit, store: 'database' | 'process'): void {
+    this.#sharedLimitStore.set({ limit, store }, 1);
+    this.#sharedLimitStore.set({ limit, store: store === 'database' ? 'process' : 'database' }, 0);
+  }
+
+  sharedLimitFallback(limit: SharedLimit): void {
+    this.#sharedLimitFallbacks.inc({ limit });
   }
 
   clusterReview(review: ClusterReview, result: string, seconds: number): void {

@@ -52,7 +52,7 @@ export function serviceRoutes() {
       errorResponses: {
         400: 'Missing or malformed Authorization header.',
         403: 'Wrong password (`InvalidPassword`) or admin account disabled (`AdminAccountDisabled`).',
-        429: 'Too many failed logins from this client, or too many logins in progress; see `Retry-After`.',
+        429: 'Too many failed logins from this client or for the account (`TooManyFailedLogins`, `TooManyFailedLoginsForAccount`), or too many logins in progress; see `Retry-After`.',
       },
     },
     {

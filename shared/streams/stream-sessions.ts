@@ -5,6 +5,8 @@ import type { AdminAccountSettings } from '../config/admin-account-settings.ts';
 import type { AdminSettingsSource } from '../config/admin-settings-source.ts';
 import { ApiError } from '../http/api-error.ts';
 import { STREAM_END_REASONS, apiError, retryAfter, type StreamEndReason } from '../http/error-catalogue.ts';
+import type { SharedStreamSlots } from './shared-stream-slots.ts';
+import type { StreamKind } from '../metrics/metrics.ts';
 
 /** Why a stream's credential ended: `reason` is machine-readable, `message` for people. */
 export interface CredentialEnd {
@@ -22,6 +24,7 @@ export interface StreamSession {
 
 /** What a principal over its allowance is told: which streams are capped, by which setting, with which reason. */
 export interface StreamLimit {
+  kind: StreamKind;
   max: number;
   /** e.g. `run-log streams`. */
   streams: string;
@@ -36,6 +39,11 @@ export interface StreamSessionOptions {
   adminTokens: AdminTokenAuthenticator;
   /** Told of each stream opened; what it returns is called once when that stream is released (the open-streams gauge). */
   opened?: () => () => void;
+  /**
+   * The count every instance keeps in the database (issue 36): with it, `limit.max` holds for a
+   * principal across every instance, not per process. Without a database, per process only.
+   */
+  shared?: SharedStreamSlots;
 }
 
 /** How long a client over its stream allowance is asked to wait before trying again. */
@@ -139,7 +147,8 @@ class Session implements StreamSession {
 
 /**
  * The streams of one sort (run-log streams, resource watches) open in this process, by principal: at most `limit.max` each
- * (429 with Retry-After beyond it, so one user or one leaked token cannot hold every socket), and
+ * (429 with Retry-After beyond it, so one user or one leaked token cannot hold every socket), counted
+ * across every instance when `shared` is given (the process's own count stays, as the fallback), and
  * each told when the credential that opened it ends: at its `exp`, and for admin tokens as soon
  * as the admin settings in force no longer accept it (account disabled, signing key rotated, TTL
  * lowered).
@@ -155,19 +164,23 @@ export class StreamSessions {
     this.#options = options;
   }
 
-  /** Takes one of the principal's stream slots; throws ApiError 429 when all are taken. */
-  open(principal: Principal, token: string): StreamSession {
+  /**
+   * Takes one of the principal's stream slots: in this process, and with a shared count in every
+   * instance's; throws ApiError 429 when all are taken.
+   */
+  async open(principal: Principal, token: string): Promise<StreamSession> {
     const key = `${principal.type}:${principal.name}`;
-    const open = this.#openByPrincipal.get(key) ?? 0;
-    const { max, streams, setting, reason } = this.#options.limit;
-    if (open >= max) {
-      throw apiError(
-        reason,
-        `at most ${max} ${streams} may be open at once per principal (${setting}); close one or retry later`,
-        retryAfter(RETRY_AFTER_SECONDS),
-      );
+    const { max } = this.#options.limit;
+    // Held here before the shared count is asked, so that opens racing on this instance count each other.
+    if (!this.#hold(key, max)) throw this.#refusal();
+    let slot: string | undefined;
+    if (this.#options.shared) {
+      slot = await this.#options.shared.take(key, max);
+      if (slot === undefined) {
+        this.#letGo(key);
+        throw this.#refusal();
+      }
     }
-    this.#openByPrincipal.set(key, open + 1);
     const closedForMetrics = this.#options.opened?.();
     const isAdmin = principal.type === 'admin';
     const session = new Session(
@@ -175,9 +188,8 @@ export class StreamSessions {
       token,
       isAdmin ? this.#options.adminSettings.current().signingKeyId : undefined,
       (closed) => {
-        const remaining = (this.#openByPrincipal.get(key) ?? 1) - 1;
-        if (remaining > 0) this.#openByPrincipal.set(key, remaining);
-        else this.#openByPrincipal.delete(key);
+        this.#letGo(key);
+        if (slot !== undefined) this.#options.shared!.release(slot);
         if (isAdmin) this.#forgetAdminSession(closed);
         closedForMetrics?.();
       },
@@ -185,6 +197,29 @@ export class StreamSessions {
     );
     if (isAdmin) this.#rememberAdminSession(session);
     return session;
+  }
+
+  #hold(key: string, max: number): boolean {
+    const open = this.#openByPrincipal.get(key) ?? 0;
+    if (open >= max) return false;
+    this.#openByPrincipal.set(key, open + 1);
+    return true;
+  }
+
+  #letGo(key: string): void {
+    const remaining = (this.#openByPrincipal.get(key) ?? 1) - 1;
+    if (remaining > 0) this.#openByPrincipal.set(key, remaining);
+    else this.#openByPrincipal.delete(key);
+  }
+
+  #refusal(): ApiError {
+    const { max, streams, setting, reason } = this.#options.limit;
+    const where = this.#options.shared ? 'across every instance' : 'in this instance';
+    return apiError(
+      reason,
+      `at most ${max} ${streams} may be open at once per principal ${where} (${setting}); close one or retry later`,
+      retryAfter(RETRY_AFTER_SECONDS),
+    );
   }
 
   /** Streams open now for a principal (for tests and diagnostics). */
@@ -224,6 +259,15 @@ export class StreamSessions {
       });
     }
   }
+}
+
+/**
+ * Frees the session's slot when the caller goes away, also when it already has (while the slot was
+ * being taken): a stream whose body is never read never runs the code that would free it.
+ */
+export function releaseWhenCallerLeaves(session: StreamSession, signal: AbortSignal | undefined): void {
+  if (signal?.aborted) session.release();
+  else signal?.addEventListener('abort', () => session.release(), { once: true });
 }
 
 /** The reason a refused admin token gives its stream: the refusal's own when the catalogue lists it for streams. */

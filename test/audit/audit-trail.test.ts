@@ -160,7 +160,12 @@ describe('issue 22: every login attempt, with its outcome', () => {
     });
     expect(capture.completed(bad)).toMatchObject({
       responseStatus: { code: 403, reason: 'InvalidPassword' },
-      annotations: { 'platform-api/login-outcome': 'wrong-password' },
+      annotations: {
+        'platform-api/login-outcome': 'wrong-password',
+        // Issue 36: the account's budget after the attempt, counted where every instance sees it.
+        'platform-api/login-account-failures': expect.stringMatching(/^[1-9]\d*\/20$/),
+        'platform-api/login-failure-store': 'database',
+      },
     });
   });
 

@@ -6,6 +6,8 @@ export interface LoadResult {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Every request's latency, ascending (for percentiles over several loads). */
+  latenciesMs: number[];
   statuses: Record<number, number>;
 }
 
@@ -49,6 +51,7 @@ export async function runLoad(url: string, options: LoadOptions): Promise<LoadRe
     requestsPerSecond: latencies.length / elapsed,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
+    latenciesMs: latencies,
     statuses,
   };
 }

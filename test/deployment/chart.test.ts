@@ -9,6 +9,7 @@ import { ADMIN_SETTING_KEYS } from '../../shared/config/admin-account-settings.t
 import { gatewayRules, resolveGatewayTarget } from '../../shared/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, routeTable } from '../../shared/routes/route-table.ts';
 import { gatewayRulesFile } from '../../infra/tools/gateway-rules-file.ts';
+import { loadSettings } from '../../shared/config/settings.ts';
 
 const GIVEN_HASH = adminHash('a given password');
 const GIVEN_KEY = `${'g'.repeat(40)}-given-signing-key-0123`;
@@ -290,6 +291,59 @@ describe('One Knative Service per function, from one image selected by FUNCTION_
       expect(env(service, 'OIDC_ISSUER_URL')).toBe('https://id.example.io');
       expect(env(service, 'OIDC_ADDITIONAL_SCOPES')).toBe('groups,email');
     }
+  });
+});
+
+describe('Issue 36: the login function has the database (failed logins shared by every instance, and its audit events) and the login budgets', () => {
+  const login = (objects: KubeObject[]) =>
+    functionServices(objects).find((service) => service.metadata.labels?.['app.kubernetes.io/component'] === 'login')!;
+  const loginSettings = (objects: KubeObject[]) =>
+    loadSettings(
+      Object.fromEntries(
+        container(login(objects))
+          .env.filter((variable) => variable.name.startsWith('LOGIN_'))
+          .map((variable) => [variable.name, variable.value]),
+      ),
+    ).login;
+
+  it("gives every function, login included, DATABASE_URL from api.database's Secret", async () => {
+    const withDatabase = await helmTemplate({ api: { database: { secretName: 'platform-db', secretKey: 'url' } } });
+    expect(functionServices(withDatabase).map((service) => container(service).name)).toContain('login');
+    for (const service of functionServices(withDatabase)) {
+      expect(container(service).env.find((variable) => variable.name === 'DATABASE_URL')).toEqual({
+        name: 'DATABASE_URL',
+        valueFrom: { secretKeyRef: { name: 'platform-db', key: 'url' } },
+      });
+    }
+  });
+
+  it('passes api.login to the login function alone, in forms the server parses: by default a 5m window, 5 per client, 20 for the account, /64', async () => {
+    expect(loginSettings(defaults)).toEqual({
+      windowMs: 300_000,
+      clientMaxFailures: 5,
+      accountMaxFailures: 20,
+      ipv6PrefixLength: 64,
+    });
+    const given = await helmTemplate({
+      api: {
+        login: { failureWindow: '15m', clientMaxFailures: 3, accountMaxFailures: 1_000_000, ipv6PrefixLength: 56 },
+      },
+    });
+    // A large number stays a whole number (Helm reads YAML numbers as floats: 1e+06 would stop the server).
+    expect(loginSettings(given)).toEqual({
+      windowMs: 900_000,
+      clientMaxFailures: 3,
+      accountMaxFailures: 1_000_000,
+      ipv6PrefixLength: 56,
+    });
+    for (const service of functionServices(defaults).filter((service) => service !== login(defaults)))
+      expect(container(service).env.filter((variable) => variable.name.startsWith('LOGIN_'))).toEqual([]);
+  });
+
+  it('refuses a login value the server would refuse, before rendering anything', async () => {
+    await expect(helmTemplate({ api: { login: { failureWindow: '5 minutes' } } })).rejects.toThrow(/failureWindow/);
+    await expect(helmTemplate({ api: { login: { ipv6PrefixLength: 129 } } })).rejects.toThrow(/ipv6PrefixLength/);
+    await expect(helmTemplate({ api: { login: { accountMaxFailures: 0 } } })).rejects.toThrow(/accountMaxFailures/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedMap } from '../../shared/caching/bounded-map.ts';
-import { LoginThrottle } from '../../shared/auth/login-throttle.ts';
+import { ProcessLoginFailures } from '../../shared/auth/process-login-failures.ts';
+import { loginKeys } from '../../shared/auth/login-failure-store.ts';
 
 describe('Caches and throttles keyed by client input are bounded', () => {
   it('drops the oldest key when a new one arrives at the limit, and never for a key already held', () => {
@@ -14,14 +15,14 @@ describe('Caches and throttles keyed by client input are bounded', () => {
     ]);
   });
 
-  it('the login throttle forgets the least recently failing client first', () => {
-    const throttle = new LoginThrottle({ maxFailures: 1, maxClients: 2 });
-    throttle.recordFailure('first', 1000);
-    throttle.recordFailure('second', 1000);
-    throttle.recordFailure('first', 1000);
-    throttle.recordFailure('third', 1000);
-    expect(throttle.retryAfterSeconds('first', 1000)).toBeGreaterThan(0);
-    expect(throttle.retryAfterSeconds('second', 1000)).toBe(0);
-    expect(throttle.retryAfterSeconds('third', 1000)).toBeGreaterThan(0);
+  it('the login throttle is bounded without forgetting anyone: a full table refuses a new client instead of dropping a throttled one (issue 36)', async () => {
+    const store = new ProcessLoginFailures({ maxClients: 2 });
+    const limits = { windowMs: 60_000, accountMax: 100, clientMax: 1 };
+    const attempt = (client: string) => store.admit(loginKeys('admin', client), limits, 1000);
+    expect((await attempt('first')).admitted).toBe(true);
+    expect((await attempt('second')).admitted).toBe(true);
+    expect(await attempt('third')).toMatchObject({ admitted: false, refusedBy: 'client' });
+    expect(await attempt('first')).toMatchObject({ admitted: false, refusedBy: 'client' });
+    expect(store.size).toBe(3);
   });
 });

@@ -1,66 +1,196 @@
-// The login throttle on its own (spec: repeated failed logins from one client are throttled, 429
-// with Retry-After): the count, the window, the wait it announces and the client it counts for.
-// Times are passed in, so every boundary is exact. login.test.ts proves the 429 over HTTP.
-import { describe, expect, it } from 'vitest';
-import { LoginThrottle, clientAddress } from '../../shared/auth/login-throttle.ts';
+// Issue 36, items 1 and 2, at the throttle the login function asks: which client an attempt counts
+// for, one budget for every instance when there is a database, and a database that does not answer
+// never opening the door (counted in the process from the counts it last gave, said in the log and
+// the metrics). login-failure-stores.test.ts proves the counting rules; login.test.ts the answers.
+import { createServer, type Server, type Socket } from 'node:net';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientAddress, LoginThrottle, type LoginFailureStoreName } from '../../shared/auth/login-throttle.ts';
+import { DEFAULT_LOGIN_THROTTLE, type LoginThrottleSettings } from '../../shared/config/login-throttle-settings.ts';
+import { createDatabasePool } from '../../shared/database/database-pool.ts';
+import { instancePools, startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 
-const WINDOW_MS = 60_000;
-const T0 = 1_000_000;
+const settings = (overrides: Partial<LoginThrottleSettings>): LoginThrottleSettings => ({
+  ...DEFAULT_LOGIN_THROTTLE,
+  ...overrides,
+});
 
-function throttleWithFailures(times: number[], client = 'a'): LoginThrottle {
-  const throttle = new LoginThrottle({ maxFailures: 3, windowMs: WINDOW_MS });
-  for (const at of times) throttle.recordFailure(client, at);
-  return throttle;
-}
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await startTestDatabase();
+});
+afterAll(() => database?.destroy());
 
-describe('Repeated failed logins: after maxFailures inside the window, wait until the oldest leaves it', () => {
-  it('lets a client try while it has fewer failures than the limit', () => {
-    expect(throttleWithFailures([T0, T0 + 1]).retryAfterSeconds('a', T0 + 2)).toBe(0);
+describe('Issue 36: an attempt counts for its client: an IPv4 address, an IPv6 /64, an IPv4-mapped address as IPv4', () => {
+  it('three addresses of one /64 are one client: the third attempt is refused by the client budget of 2', async () => {
+    const throttle = new LoginThrottle({ settings: settings({ clientMaxFailures: 2 }), logger: silentLogger });
+    expect((await throttle.admit('2001:db8:1:2::1')).admitted).toBe(true);
+    expect((await throttle.admit('2001:db8:1:2:ffff::2')).admitted).toBe(true);
+    expect(await throttle.admit('2001:db8:1:2::3')).toMatchObject({ admitted: false, refusedBy: 'client' });
+    expect((await throttle.admit('2001:db8:1:3::1')).admitted).toBe(true);
   });
 
-  it('announces the whole seconds until the oldest failure leaves the window, rounded up', () => {
-    const throttle = throttleWithFailures([T0, T0 + 1_000, T0 + 2_000]);
-    expect(throttle.retryAfterSeconds('a', T0 + 2_000)).toBe(58);
-    expect(throttle.retryAfterSeconds('a', T0 + 2_500)).toBe(58);
-    expect(throttle.retryAfterSeconds('a', T0 + WINDOW_MS - 1_000)).toBe(1);
+  it('::ffff:203.0.113.7 and 203.0.113.7 are one client; with LOGIN_IPV6_PREFIX_LENGTH=128 two IPv6 addresses are two', async () => {
+    const ipv4 = new LoginThrottle({ settings: settings({ clientMaxFailures: 1 }), logger: silentLogger });
+    expect((await ipv4.admit('::ffff:203.0.113.7')).admitted).toBe(true);
+    expect(await ipv4.admit('203.0.113.7')).toMatchObject({ admitted: false, refusedBy: 'client' });
+    const exact = new LoginThrottle({
+      settings: settings({ clientMaxFailures: 1, ipv6PrefixLength: 128 }),
+      logger: silentLogger,
+    });
+    expect((await exact.admit('2001:db8::1')).admitted).toBe(true);
+    expect((await exact.admit('2001:db8::2')).admitted).toBe(true);
   });
 
-  it('announces at least one second just before the window ends', () => {
-    expect(throttleWithFailures([T0, T0, T0]).retryAfterSeconds('a', T0 + WINDOW_MS - 1)).toBe(1);
+  it('a refusal announces whole seconds, at least one: the Retry-After of the 429', async () => {
+    const throttle = new LoginThrottle({
+      settings: settings({ clientMaxFailures: 1, windowMs: 90_000 }),
+      logger: silentLogger,
+    });
+    await throttle.admit('198.51.100.1');
+    expect(await throttle.admit('198.51.100.1')).toMatchObject({ retryAfterSeconds: 90, store: 'process' });
+  });
+});
+
+describe('Issue 36, item 1: with a database, every instance counts against one budget', () => {
+  let pools: pg.Pool[] = [];
+  beforeAll(() => {
+    pools = instancePools(database, 2);
+  });
+  afterAll(() => Promise.all(pools.map((pool) => pool.end())));
+
+  it('two instances with an account budget of 3: the fourth attempt, on either, is refused for the account', async () => {
+    await database.pool.query('DELETE FROM login_failures');
+    const [first, second] = pools.map(
+      (pool) =>
+        new LoginThrottle({
+          settings: settings({ accountMaxFailures: 3 }),
+          database: async () => pool,
+          logger: silentLogger,
+        }),
+    );
+    expect(first!.store).toBe('database');
+    const answers = [
+      await first!.admit('203.0.113.1'),
+      await second!.admit('203.0.113.2'),
+      await first!.admit('203.0.113.3'),
+    ];
+    expect(answers.map((answer) => answer.admitted && answer.store)).toEqual(['database', 'database', 'database']);
+    expect(await second!.admit('203.0.113.4')).toMatchObject({ admitted: false, refusedBy: 'account' });
+    expect(await first!.admit('203.0.113.5')).toMatchObject({ admitted: false, refusedBy: 'account' });
   });
 
-  it('a failure exactly one window old no longer counts', () => {
-    const throttle = throttleWithFailures([T0, T0 + 1_000, T0 + 2_000]);
-    expect(throttle.retryAfterSeconds('a', T0 + WINDOW_MS)).toBe(0);
+  it('a refusal the database gave stands in the instance until its window ends: the attack that follows costs the database nothing', async () => {
+    await database.pool.query('DELETE FROM login_failures');
+    let statements = 0;
+    const counting = new Proxy(pools[0]!, {
+      get: (pool, property) =>
+        property === 'query'
+          ? (...args: Parameters<pg.Pool['query']>) => {
+              statements++;
+              return (pool.query as (...query: unknown[]) => unknown)(...args);
+            }
+          : Reflect.get(pool, property),
+    });
+    const throttle = new LoginThrottle({
+      settings: settings({ accountMaxFailures: 2 }),
+      database: async () => counting,
+      logger: silentLogger,
+    });
+    await throttle.admit('203.0.113.21');
+    await throttle.admit('203.0.113.22');
+    // The second admission told this instance the budget is spent: no statement for what follows.
+    for (let client = 23; client < 33; client++) {
+      expect(await throttle.admit(`203.0.113.${client}`)).toMatchObject({
+        admitted: false,
+        refusedBy: 'account',
+        store: 'database',
+      });
+    }
+    expect(statements).toBe(2);
   });
 
-  it('failures outside the window are forgotten when new ones are recorded', () => {
-    const throttle = throttleWithFailures([T0, T0 + 1, T0 + WINDOW_MS + 10, T0 + WINDOW_MS + 20]);
-    expect(throttle.retryAfterSeconds('a', T0 + WINDOW_MS + 20)).toBe(0);
-    throttle.recordFailure('a', T0 + WINDOW_MS + 30);
-    expect(throttle.retryAfterSeconds('a', T0 + WINDOW_MS + 30)).toBe(60);
+  it("a success gives its attempt back in the database: the client's failures forgotten, the account's taken back", async () => {
+    await database.pool.query('DELETE FROM login_failures');
+    const throttle = new LoginThrottle({
+      settings: settings({ clientMaxFailures: 2 }),
+      database: async () => pools[0]!,
+      logger: silentLogger,
+    });
+    await throttle.admit('203.0.113.9');
+    const right = await throttle.admit('203.0.113.9');
+    if (!right.admitted) throw new Error('refused');
+    await throttle.succeeded(right);
+    const { rows } = await database.pool.query('SELECT key, failures FROM login_failures ORDER BY key');
+    expect(rows).toEqual([{ key: 'account:admin', failures: 1 }]);
   });
+});
 
-  it('keeps only the latest maxFailures failures: the wait runs from the oldest of those', () => {
-    const throttle = throttleWithFailures([T0, T0 + 10_000, T0 + 20_000, T0 + 30_000]);
-    expect(throttle.retryAfterSeconds('a', T0 + 30_000)).toBe(40);
-  });
+describe('Issue 36, item 1: a database that does not answer does not open the door', () => {
+  it('stopped: counted in the process from the counts it last gave, said once in the log and to the metrics; back in the database once it answers', async () => {
+    await database.pool.query('DELETE FROM login_failures');
+    const logger = capturingLogger();
+    const stores: LoginFailureStoreName[] = [];
+    let fallbacks = 0;
+    const [pool] = instancePools(database, 1) as [pg.Pool];
+    const throttle = new LoginThrottle({
+      settings: settings({ accountMaxFailures: 5 }),
+      database: async () => pool,
+      logger,
+      onStoreChange: (store) => stores.push(store),
+      onFallback: () => fallbacks++,
+      databaseRetryMs: 500,
+    });
+    try {
+      for (let client = 1; client <= 3; client++)
+        expect(await throttle.admit(`192.0.2.${client}`)).toMatchObject({ admitted: true, store: 'database' });
+      await database.stopServer();
+      // The fleet's count so far was 3 of 5: this process goes on from there, so two more, not five.
+      expect(await throttle.admit('192.0.2.4')).toMatchObject({ admitted: true, store: 'process', accountFailures: 4 });
+      expect(await throttle.admit('192.0.2.5')).toMatchObject({ admitted: true, store: 'process', accountFailures: 5 });
+      expect(await throttle.admit('192.0.2.6')).toMatchObject({
+        admitted: false,
+        refusedBy: 'account',
+        store: 'process',
+      });
+      expect(fallbacks).toBe(3);
+      expect(stores).toEqual(['process']);
+      const said = logger.lines.filter((line) => line.includes('counted in this process only'));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain('"level":"error"');
 
-  it('counts per client, and a success clears only that client', () => {
-    const throttle = throttleWithFailures([T0, T0, T0]);
-    for (const at of [T0, T0, T0]) throttle.recordFailure('b', at);
-    expect(throttle.retryAfterSeconds('c', T0)).toBe(0);
-    throttle.recordSuccess('a');
-    expect(throttle.retryAfterSeconds('a', T0)).toBe(0);
-    expect(throttle.retryAfterSeconds('b', T0)).toBe(60);
-  });
+      await database.startServer();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const back = await eventuallyAnswered(() => throttle.admit('192.0.2.7'));
+      expect(back).toMatchObject({ store: 'database' });
+      expect(stores).toEqual(['process', 'database']);
+      expect(logger.lines.some((line) => line.includes('counted in the database again'))).toBe(true);
+    } finally {
+      await pool.end();
+    }
+  }, 60_000);
 
-  it('defaults to 5 failures in 5 minutes', () => {
-    const throttle = new LoginThrottle();
-    for (let failure = 0; failure < 4; failure++) throttle.recordFailure('a', T0);
-    expect(throttle.retryAfterSeconds('a', T0)).toBe(0);
-    throttle.recordFailure('a', T0);
-    expect(throttle.retryAfterSeconds('a', T0)).toBe(300);
+  it('one that accepts connections and never answers costs an attempt at most a few seconds, then the process counts it', async () => {
+    const silent = await silentServer();
+    const pool = createDatabasePool(`postgres://user:secret@127.0.0.1:${silent.port}/platform`, () => undefined);
+    const throttle = new LoginThrottle({
+      settings: DEFAULT_LOGIN_THROTTLE,
+      database: async () => pool,
+      logger: silentLogger,
+    });
+    try {
+      const started = Date.now();
+      expect(await throttle.admit('192.0.2.10')).toMatchObject({ admitted: true, store: 'process' });
+      expect(Date.now() - started).toBeLessThan(4_000);
+      // Then the database is left alone for a while: the next attempt does not wait for it.
+      const next = Date.now();
+      expect(await throttle.admit('192.0.2.11')).toMatchObject({ store: 'process' });
+      expect(Date.now() - next).toBeLessThan(100);
+    } finally {
+      await pool.end().catch(() => undefined);
+      await silent.close();
+    }
   });
 });
 
@@ -78,3 +208,30 @@ describe('The throttled client: the peer address, or behind TRUSTED_PROXY_HOPS p
     expect(clientAddress(remoteAddress, forwardedFor, trustedHops)).toBe(expected);
   });
 });
+
+/** Asks until the database answers again (a restarted server takes a moment to accept connections). */
+async function eventuallyAnswered<T extends { store: LoginFailureStoreName }>(ask: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const answer = await ask();
+    if (answer.store === 'database' || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+  }
+}
+
+/** A TCP server that accepts connections and never sends a byte. */
+async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -3,6 +3,7 @@ import type { RunningServer } from '../../shared/server/running-server.ts';
 import { PasswordVerifier } from '../../shared/auth/password-verifier.ts';
 import { ADMIN_PASSWORD, adminEnv, adminHash } from '../support/admin-fixtures.ts';
 import { capturingLogger, login, startTestGateway } from '../support/function-servers.ts';
+import { AuditCapture } from '../support/audit-capture.ts';
 
 const LOGIN = '/api/v1alpha1/auth/login';
 
@@ -176,6 +177,100 @@ describe('Repeated failed logins from one client are throttled (429 with Retry-A
       for (let attempt = 0; attempt < 4; attempt++) await login(gateway.url, 'guess');
       expect((await login(gateway.url, ADMIN_PASSWORD)).status).toBe(200);
       for (let attempt = 0; attempt < 4; attempt++) expect((await login(gateway.url, 'guess')).status).toBe(403);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('Issue 36, item 2: an account-wide budget; IPv6 clients by prefix; what is counted is said', () => {
+  it('past LOGIN_ACCOUNT_MAX_FAILURES failures of all clients together, every client gets 429 until the window moves; then the right password works', async () => {
+    const logger = capturingLogger();
+    const audit = new AuditCapture();
+    const gateway = await startTestGateway(
+      adminEnv({ TRUSTED_PROXY_HOPS: '1', LOGIN_ACCOUNT_MAX_FAILURES: '3', LOGIN_FAILURE_WINDOW: '3s' }),
+      { logger, auditSinks: [audit] },
+    );
+    try {
+      const from = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
+      const failures = [];
+      for (let client = 1; client <= 3; client++) failures.push(await login(gateway.url, 'guess', from(client)));
+      expect(failures.map((response) => response.status)).toEqual([403, 403, 403]);
+      expect(audit.completed(failures[2]!).annotations).toMatchObject({
+        'platform-api/login-outcome': 'wrong-password',
+        'platform-api/login-account-failures': '3/3',
+        'platform-api/login-failure-store': 'process',
+      });
+      const lockout = logger.lines.filter((line) => line.includes('admin account locked'));
+      expect(lockout).toHaveLength(1);
+      expect(lockout[0]).toContain('"level":"warn"');
+
+      // A client never seen before, with the right password: the account's budget is spent.
+      const refused = await login(gateway.url, ADMIN_PASSWORD, from(99));
+      expect(refused.status).toBe(429);
+      const wait = Number(refused.headers.get('retry-after'));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(3);
+      expect(await refused.json()).toMatchObject({ reason: 'TooManyFailedLoginsForAccount' });
+      expect(audit.completed(refused).annotations).toMatchObject({
+        'platform-api/login-outcome': 'account-throttled',
+        'platform-api/login-account-failures': '3/3',
+      });
+
+      const deadline = Date.now() + 3_000 + 5_000;
+      let after: Response;
+      do {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        after = await login(gateway.url, ADMIN_PASSWORD, from(99));
+      } while (after.status === 429 && Date.now() < deadline);
+      expect(after.status).toBe(200);
+      const { idToken } = (await after.json()) as { idToken: string };
+      const metrics = await (
+        await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${idToken}` } })
+      ).text();
+      expect(metrics).toMatch(/^platform_api_login_account_lockouts_total 1$/m);
+      expect(metrics).toMatch(/^platform_api_login_throttle_refusals_total\{budget="account"\} [1-9]/m);
+      expect(metrics).toMatch(/^platform_api_shared_limit_store\{limit="login_failures",store="process"\} 1$/m);
+      expect(metrics).toMatch(/^platform_api_login_account_failures 0$/m);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('the addresses of one IPv6 /64 are one client: after 5 failures from five of them, a sixth address is throttled', async () => {
+    const gateway = await startTestGateway(adminEnv({ TRUSTED_PROXY_HOPS: '1' }));
+    try {
+      const from = (n: number) => ({ 'x-forwarded-for': `2001:db8:77:1::${n.toString(16)}` });
+      for (let n = 1; n <= 5; n++) expect((await login(gateway.url, 'guess', from(n))).status).toBe(403);
+      const throttled = await login(gateway.url, ADMIN_PASSWORD, from(0xbeef));
+      expect(throttled.status).toBe(429);
+      expect(await throttled.json()).toMatchObject({ reason: 'TooManyFailedLogins' });
+      expect((await login(gateway.url, ADMIN_PASSWORD, { 'x-forwarded-for': '2001:db8:77:2::1' })).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('a disabled account compares nothing and counts nothing: every attempt is 403 AdminAccountDisabled, never 429', async () => {
+    const gateway = await startTestGateway(adminEnv({ ADMIN_ACCOUNT_ENABLED: 'false' }));
+    try {
+      for (let attempt = 0; attempt < 8; attempt++) {
+        const response = await login(gateway.url, 'guess');
+        expect(response.status).toBe(403);
+        expect(await response.json()).toMatchObject({ reason: 'AdminAccountDisabled' });
+      }
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('without a database, the start-up log says failed logins are counted in each process on its own', async () => {
+    const logger = capturingLogger();
+    const gateway = await startTestGateway(adminEnv(), { logger });
+    try {
+      const said = logger.lines.filter((line) => line.includes('failed logins are counted in this process only'));
+      expect(said).toHaveLength(1);
+      expect(JSON.parse(said[0]!)).toMatchObject({ level: 'warn', accountMaxFailures: 20, clientMaxFailures: 5 });
     } finally {
       await gateway.close();
     }

@@ -45,6 +45,23 @@ describe('Settings are parsed once, into one typed configuration: its sections a
     });
   });
 
+  it('issue 36, login: a 5-minute window, 5 failures per client, 20 for the account, IPv6 clients by their /64', () => {
+    expect(settings.login).toEqual({
+      windowMs: 300_000,
+      clientMaxFailures: 5,
+      accountMaxFailures: 20,
+      ipv6PrefixLength: 64,
+    });
+    expect(
+      loadSettings({
+        LOGIN_FAILURE_WINDOW: '90s',
+        LOGIN_CLIENT_MAX_FAILURES: '3',
+        LOGIN_ACCOUNT_MAX_FAILURES: '50',
+        LOGIN_IPV6_PREFIX_LENGTH: '56',
+      }).login,
+    ).toEqual({ windowMs: 90_000, clientMaxFailures: 3, accountMaxFailures: 50, ipv6PrefixLength: 56 });
+  });
+
   it('DATABASE_URL has one field, database.url (the server section no longer repeats it)', () => {
     expect(settings.database.url).toBeUndefined();
     expect(loadSettings({ DATABASE_URL: ' postgres://db.internal/platform ' }).database.url).toBe(
@@ -200,6 +217,14 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['AUDIT_BUFFER_EVENTS', { AUDIT_BUFFER_EVENTS: '0' }],
     ['AUDIT_STDOUT', { AUDIT_STDOUT: 'no' }],
     ['METRICS', { METRICS: 'yes' }],
+    ['LOGIN_FAILURE_WINDOW', { LOGIN_FAILURE_WINDOW: '300' }],
+    ['LOGIN_FAILURE_WINDOW', { LOGIN_FAILURE_WINDOW: '500ms' }],
+    ['LOGIN_FAILURE_WINDOW', { LOGIN_FAILURE_WINDOW: '25h' }],
+    ['LOGIN_CLIENT_MAX_FAILURES', { LOGIN_CLIENT_MAX_FAILURES: '0' }],
+    ['LOGIN_ACCOUNT_MAX_FAILURES', { LOGIN_ACCOUNT_MAX_FAILURES: 'many' }],
+    ['LOGIN_ACCOUNT_MAX_FAILURES', { LOGIN_ACCOUNT_MAX_FAILURES: '2.5' }],
+    ['LOGIN_IPV6_PREFIX_LENGTH', { LOGIN_IPV6_PREFIX_LENGTH: '129' }],
+    ['LOGIN_IPV6_PREFIX_LENGTH', { LOGIN_IPV6_PREFIX_LENGTH: '8' }],
   ])('%s (%j)', (variable, env) => {
     expect(refusedVariable(env)).toBe(variable);
   });

@@ -192,7 +192,7 @@ describe('issue 23: a real Prometheus scrapes /metrics with the documented job a
     const at = (promql: string) => eventually(promql, value);
     expect(await at('sum(platform_api_logins_total{outcome="success"})')).toBeGreaterThanOrEqual(1);
     expect(await at('sum(platform_api_logins_total{outcome="wrong-password"})')).toBe(5);
-    expect(await at('platform_api_login_throttle_refusals_total')).toBe(1);
+    expect(await at('platform_api_login_throttle_refusals_total{budget="client"}')).toBe(1);
     expect(await at('sum(platform_api_authentication_attempts_total{result="MissingToken"})')).toBeGreaterThanOrEqual(
       1,
     );

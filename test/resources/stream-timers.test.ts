@@ -38,6 +38,7 @@ describe('Issue 25: open streams share their timers', () => {
     vi.useFakeTimers({ now: 0 });
     const sessions = new StreamSessions({
       limit: {
+        kind: 'run_log',
         max: 10,
         streams: 'run-log streams',
         setting: 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL',
@@ -48,7 +49,7 @@ describe('Issue 25: open streams share their timers', () => {
     });
     const principal: OidcPrincipal = { type: 'oidc', name: 'ada', claims: {}, expiresAt: 60_000 };
     const ends: Array<CredentialEnd['reason']> = [];
-    const opened = [sessions.open(principal, 't'), sessions.open(principal, 't'), sessions.open(principal, 't')];
+    const opened = await Promise.all([0, 1, 2].map(() => sessions.open(principal, 't')));
     for (const session of opened) session.onCredentialEnd((end) => ends.push(end.reason));
     expect(vi.getTimerCount()).toBe(1);
     opened[2]!.release();

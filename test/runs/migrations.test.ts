@@ -115,9 +115,12 @@ describe('several instances starting at once migrate safely: the advisory lock s
       // audit_events is partitioned: its day partitions appear once events are written.
       expect(tables.rows.map((row) => row.table_name)).toEqual([
         'audit_events',
+        'login_failures',
         'run_log_lines',
         'runs',
         'schema_migrations',
+        'stream_instances',
+        'stream_slots',
       ]);
     });
   });

@@ -40,3 +40,8 @@ export async function startTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/** Pools of their own onto the database, one per instance a test plays; end them in `afterAll`. */
+export function instancePools(database: Pick<TestDatabase, 'connectionString'>, count: number): pg.Pool[] {
+  return Array.from({ length: count }, () => createDatabasePool(database.connectionString, () => undefined));
+}

@@ -1,0 +1,80 @@
+import type pg from 'pg';
+import type {
+  AdmittedLogin,
+  LoginAdmission,
+  LoginBudgets,
+  LoginFailureStore,
+  LoginKeys,
+} from './login-failure-store.ts';
+
+/** A login waits at most this long for the database before it is counted in the process instead. */
+export const LOGIN_QUERY_TIMEOUT_MS = 2_000;
+
+interface AdmissionRow {
+  admitted: boolean;
+  refused_by: 'account' | 'client' | null;
+  retry_after_ms: string;
+  account_failures: number | null;
+  account_window_ends_at: Date | null;
+  client_failures: number | null;
+  client_window_ends_at: Date | null;
+}
+
+/**
+ * Failed logins counted in PostgreSQL, where every instance sees them (migration 008): one
+ * statement per attempt (`admit_login_attempt`), by the rules of login-failure-store.ts, on the
+ * database's clock. Giving an attempt back is a second statement, made only when the attempt was
+ * no failure (a success, or a comparison never made).
+ */
+export class DatabaseLoginFailures implements LoginFailureStore {
+  readonly #pool: () => Promise<pg.Pool>;
+
+  constructor(pool: () => Promise<pg.Pool>) {
+    this.#pool = pool;
+  }
+
+  async admit(keys: LoginKeys, budgets: LoginBudgets, at?: number): Promise<LoginAdmission> {
+    const { rows } = await (await this.#pool()).query<AdmissionRow>({
+      text: 'SELECT * FROM admit_login_attempt($1, $2, $3, $4, $5::interval, $6)',
+      values: [
+        keys.account,
+        budgets.accountMax,
+        keys.client,
+        budgets.clientMax,
+        `${budgets.windowMs} milliseconds`,
+        at === undefined ? null : new Date(at),
+      ],
+      query_timeout: LOGIN_QUERY_TIMEOUT_MS,
+    } as pg.QueryConfig);
+    const row = rows[0]!;
+    if (!row.admitted) {
+      return {
+        admitted: false,
+        refusedBy: row.refused_by!,
+        retryAfterMs: Number(row.retry_after_ms),
+        accountFailures: row.account_failures ?? undefined,
+      };
+    }
+    return {
+      admitted: true,
+      accountFailures: row.account_failures!,
+      accountWindowEndsAt: row.account_window_ends_at!.getTime(),
+      clientFailures: row.client_failures!,
+      clientWindowEndsAt: row.client_window_ends_at!.getTime(),
+    };
+  }
+
+  async giveBack(keys: LoginKeys, admitted: AdmittedLogin, clearClient: boolean): Promise<void> {
+    await (await this.#pool()).query({
+      text: 'SELECT give_back_login_attempt($1, $2, $3, $4, $5)',
+      values: [
+        keys.account,
+        new Date(admitted.accountWindowEndsAt),
+        keys.client,
+        new Date(admitted.clientWindowEndsAt),
+        clearClient,
+      ],
+      query_timeout: LOGIN_QUERY_TIMEOUT_MS,
+    } as pg.QueryConfig);
+  }
+}
