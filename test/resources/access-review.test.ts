@@ -3,6 +3,9 @@
 // OIDC user by its mapped ServiceAccount's. Bodies come as JSON or, as kubectl sends them, as Kubernetes protobuf.
 import { describe, expect, it } from 'vitest';
 import { accessReviewHandlers } from '../../functions/resources/access-review-handlers.ts';
+import { RoutedPathReview } from '../../functions/resources/routed-path-review.ts';
+import type { Authorizer } from '../../shared/authz/authorizer.ts';
+import { routeTable } from '../../shared/routes/route-table.ts';
 import type { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
@@ -247,14 +250,14 @@ describe('SelfSubjectRulesReview: the rules the caller is authorised by in a nam
 
 describe('An access review that cannot be answered now is a 503 Status, never an answer (issue 24, item 5)', () => {
   const unavailable = () => apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached');
+  const authorizer: Authorizer = {
+    authorize: () => Promise.reject(unavailable()),
+    reviewedAs: () => ({ everything: false, users: [{ user: 'system:serviceaccount:a:b', groups: [] }] }),
+  };
   const handlers = accessReviewHandlers(
-    {
-      authorizer: {
-        authorize: () => Promise.reject(unavailable()),
-        reviewedAs: () => ({ everything: false, users: [{ user: 'system:serviceaccount:a:b', groups: [] }] }),
-      },
-    },
+    { authorizer },
     { rulesFor: () => Promise.reject(unavailable()) } as unknown as RbacRulesReader,
+    new RoutedPathReview(routeTable(GROUP), authorizer, GROUP, {}),
   );
   const requestWith = (body: unknown) =>
     ({ principal: { type: 'serviceaccount' }, input: { body: () => body } }) as never;
@@ -264,6 +267,13 @@ describe('An access review that cannot be answered now is a 503 Status, never an
       requestWith({ spec: { resourceAttributes: { verb: 'get', resource: 'workspaces' } } }),
     );
     await expect(answer).rejects.toBeInstanceOf(KubernetesStatusError);
+    await expect(answer).rejects.toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
+  });
+
+  it('a SelfSubjectAccessReview of a routed path whose SubjectAccessReview fails (issue 38 item 3)', async () => {
+    const answer = handlers.createSelfSubjectAccessReview(
+      requestWith({ spec: { nonResourceAttributes: { verb: 'get', path: '/api/v1alpha1/audit/events' } } }),
+    );
     await expect(answer).rejects.toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
   });
 
