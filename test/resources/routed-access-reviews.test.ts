@@ -5,9 +5,7 @@
 // the server routes is now reviewed with the attributes its route is authorised by (the chain's own
 // decision), and the rules review lists only the non-resource grants a route honours. Every case
 // below is also sent to the route itself, whose answer must agree.
-import { RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
 import { GROUP, OTHER_PROJECT, TEAM_PROJECT, send, usePlatform } from './platform-fixture.ts';
 
 const platform = usePlatform();
@@ -22,23 +20,14 @@ const tokenOf = (who: Who) =>
 
 beforeAll(async () => {
   const { cluster } = platform();
-  const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
   for (const name of Object.keys(tokens) as Array<keyof typeof tokens>) {
     await cluster.createServiceAccount(`review-${name.toLowerCase()}`);
     tokens[name] = await cluster.mintToken(`review-${name.toLowerCase()}`);
   }
-  const grant = async (account: string, rules: V1PolicyRule[]) => {
-    await rbac.createClusterRole({ body: { metadata: { name: account }, rules } });
-    await rbac.createClusterRoleBinding({
-      body: {
-        metadata: { name: account },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: account },
-        subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: account }],
-      },
-    });
-  };
-  await grant('review-auditor', [{ apiGroups: ['audit.k8s.io'], resources: ['events'], verbs: ['list'] }]);
-  await grant('review-everyurl', [{ nonResourceURLs: ['*'], verbs: ['get'] }]);
+  await cluster.grantClusterRules('review-auditor', [
+    { apiGroups: ['audit.k8s.io'], resources: ['events'], verbs: ['list'] },
+  ]);
+  await cluster.grantClusterRules('review-everyurl', [{ nonResourceURLs: ['*'], verbs: ['get'] }]);
 });
 
 async function accessReview(who: Who, verb: string, path: string): Promise<{ allowed: boolean; reason?: string }> {
