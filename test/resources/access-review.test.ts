@@ -170,6 +170,36 @@ describe('SelfSubjectAccessReview in Kubernetes protobuf, as kubectl sends it (i
     expect([answer.status, answer.body.message]).toEqual([400, expect.stringContaining('fieldSelector')]);
   });
 
+  it('issue 38 item 10: an embedded message sent twice is merged with the first, as protobuf reads it', async () => {
+    // resourceAttributes in two pieces (verb and resource, then the namespace): one review of all three.
+    const pieces = enveloped(
+      concat(
+        field(2, field(1, concat(field(2, 'list'), field(3, GROUP), field(5, 'workspaces')))),
+        field(2, field(1, field(1, TEAM_PROJECT))),
+      ),
+    );
+    const merged = await sendProtobuf(pieces);
+    expect([merged.status, merged.body.status?.allowed]).toEqual([201, true]);
+    expect(merged.body.spec.resourceAttributes).toEqual({
+      namespace: TEAM_PROJECT,
+      verb: 'list',
+      group: GROUP,
+      resource: 'workspaces',
+    });
+    // A scalar sent twice: the last wins (the other Project, where the account has no Role).
+    const lastNamespace = enveloped(field(2, field(1, concat(attributes(TEAM_PROJECT), field(1, OTHER_PROJECT)))));
+    expect((await sendProtobuf(lastNamespace)).body.status.allowed).toBe(false);
+    // The spec sent twice, once with each kind of attributes: both are read, and a review has exactly one.
+    const both = enveloped(
+      concat(
+        field(2, field(1, attributes(TEAM_PROJECT))),
+        field(2, field(2, concat(field(1, '/internal/runs'), field(2, 'get')))),
+      ),
+    );
+    const refused = await sendProtobuf(both);
+    expect([refused.status, refused.body.kind]).toEqual([400, 'Status']);
+  });
+
   it('bytes that are not a Kubernetes protobuf object: 400, never 500', async () => {
     const good = protobufReview(attributes(TEAM_PROJECT));
     const hostile: Array<[string, Uint8Array]> = [
