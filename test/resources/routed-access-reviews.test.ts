@@ -30,39 +30,28 @@ beforeAll(async () => {
   await cluster.grantClusterRules('review-everyurl', [{ nonResourceURLs: ['*'], verbs: ['get'] }]);
 });
 
-async function accessReview(who: Who, verb: string, path: string): Promise<{ allowed: boolean; reason?: string }> {
-  const response = await send(
-    platform().gateway.url,
-    tokenOf(who),
-    'POST',
-    '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-    {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { nonResourceAttributes: { path, verb } },
-    },
-  );
+/** Posts a review of `kind` (`SelfSubjectAccessReview`, `SelfSubjectRulesReview`) as `who`: its status. */
+async function reviewStatus<Status>(who: Who, kind: string, spec: object): Promise<Status> {
+  const path = `/apis/authorization.k8s.io/v1/${kind.toLowerCase()}s`;
+  const body = { apiVersion: 'authorization.k8s.io/v1', kind, spec };
+  const response = await send(platform().gateway.url, tokenOf(who), 'POST', path, body);
   expect(response.status, await response.clone().text()).toBe(201);
-  return ((await response.json()) as { status: { allowed: boolean; reason?: string } }).status;
+  return ((await response.json()) as { status: Status }).status;
 }
 
-async function rulesReview(who: Who): Promise<Array<{ verbs: string[]; nonResourceURLs: string[] }>> {
-  const response = await send(
-    platform().gateway.url,
-    tokenOf(who),
-    'POST',
-    '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
-    {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectRulesReview',
-      spec: { namespace: TEAM_PROJECT },
-    },
-  );
-  expect(response.status).toBe(201);
-  return (
-    (await response.json()) as { status: { nonResourceRules: Array<{ verbs: string[]; nonResourceURLs: string[] }> } }
-  ).status.nonResourceRules;
-}
+const accessReview = (who: Who, verb: string, path: string) =>
+  reviewStatus<{ allowed: boolean; reason?: string }>(who, 'SelfSubjectAccessReview', {
+    nonResourceAttributes: { path, verb },
+  });
+
+const rulesReview = async (who: Who) =>
+  (
+    await reviewStatus<{ nonResourceRules: Array<{ verbs: string[]; nonResourceURLs: string[] }> }>(
+      who,
+      'SelfSubjectRulesReview',
+      { namespace: TEAM_PROJECT },
+    )
+  ).nonResourceRules;
 
 /** [who, verb, path, the review's answer, the route's status for the same request]. */
 const CASES: Array<[Who, string, string, boolean, number]> = [
