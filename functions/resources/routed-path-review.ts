@@ -20,14 +20,14 @@ export interface ReviewStatus {
 }
 
 /** The HTTP method of each non-resource verb (RBAC names a non-resource request by its lower-case method). */
-const METHOD_OF_VERB: Record<string, string> = {
-  get: 'GET',
-  head: 'HEAD',
-  post: 'POST',
-  put: 'PUT',
-  patch: 'PATCH',
-  delete: 'DELETE',
-};
+const METHOD_OF_VERB = new Map([
+  ['get', 'GET'],
+  ['head', 'HEAD'],
+  ['post', 'POST'],
+  ['put', 'PUT'],
+  ['patch', 'PATCH'],
+  ['delete', 'DELETE'],
+]);
 
 /**
  * Access reviews of non-resource paths as this server routes them (issue 38): a path a route
@@ -61,7 +61,7 @@ export class RoutedPathReview {
     const query = new URLSearchParams(queryStart === -1 ? '' : pathAndQuery.slice(queryStart + 1));
     const routed = this.#matcher.methodsAt(path);
     if (routed.length === 0) return { allowed: false, reason: `this server routes nothing at ${path} (404)` };
-    if (verb !== '*') return this.#reviewMethod(principal, METHOD_OF_VERB[verb], path, query, routed);
+    if (verb !== '*') return this.#reviewMethod(principal, METHOD_OF_VERB.get(verb), path, query, routed);
     for (const method of routed) {
       const status = await this.#reviewMethod(principal, method, path, query, routed);
       if (!status.allowed) return status;

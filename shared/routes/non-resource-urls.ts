@@ -12,7 +12,7 @@ import { effectiveAuthorisation } from './route-authorisation.ts';
 export function honouredNonResourceUrls(routes: RouteDefinition[]): string[] {
   const urls: string[] = [];
   for (const route of routes) {
-    if (route.auth === 'none' || !('nonResourcePath' in effectiveAuthorisation(route))) continue;
+    if (!('nonResourcePath' in effectiveAuthorisation(route))) continue;
     const pattern = compilePathPattern(route.path);
     if (pattern.exact) urls.push(route.path);
     // `/internal/*` also matches `/internal` itself.
