@@ -18,7 +18,7 @@ export interface SensitiveValue {
 /**
  * The texts to mask for one value: the value itself (without its line breaks, which the masker reads
  * past), URL-encoded (`encodeURIComponent`, `encodeURI`, form encoding with `+` for a space as
- * `URLSearchParams` and curl write it, each also with lower-case `%xx`), JSON-string-escaped (also
+ * `URLSearchParams` and many clients write it, each also with lower-case `%xx`), JSON-string-escaped (also
  * with `\/`, as PHP writes it), and base64 (standard and URL-safe, whole and as it appears inside a
  * longer encoded text at each of the three byte alignments, where only the characters that depend on
  * the value alone are known). Each at least MIN_MASKED_LENGTH long.

@@ -172,7 +172,7 @@ describe('issue 26: sensitive values never reach a run log', () => {
     const formEncoded = (text: string) => new URLSearchParams({ v: text }).toString().slice(2);
     const lines = [
       `form ${formEncoded(INLINE)} and ${formEncoded(FROM_SECRET)}`,
-      `curl --data-urlencode ${encodeURIComponent(INLINE).replaceAll('%20', '+')}`,
+      `client ?q=${encodeURIComponent(INLINE).replaceAll('%20', '+')}`,
       `lower ${lowerHex(encodeURIComponent(FROM_SECRET))} ${lowerHex(formEncoded(INLINE))}`,
       `uri https://x.example/?q=${encodeURI(INLINE)}`,
       `php {"token":"${jsonEscaped(FROM_SECRET).replaceAll('/', '\\/')}"}`,
@@ -184,7 +184,7 @@ describe('issue 26: sensitive values never reach a run log', () => {
     const stored = await storedLines(runId);
     expect(stored).toEqual([
       'form *** and ***',
-      'curl --data-urlencode ***',
+      'client ?q=***',
       'lower *** ***',
       'uri https://x.example/?q=***',
       'php {"token":"***"}',
