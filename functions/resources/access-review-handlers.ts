@@ -1,30 +1,29 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import type { Principal } from '../../shared/auth/principal.ts';
-import type { AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
+import { isNonResource, type AuthorizationAttributes } from '../../shared/authz/authorizer.ts';
 import { ALL_RULES, type SubjectRules, type SubjectRulesReader } from '../../shared/authz/subject-rules.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import { asKubernetesStatus } from '../../shared/resources/kubernetes-status.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
 import type { RouteRequest } from '../../shared/runtime/typed-handlers.ts';
+import type { ReviewStatus, RoutedPathReview } from './routed-path-review.ts';
 
 type AccessReviewRoute = Extract<DeclaredRoute, { operationId: 'createSelfSubjectAccessReview' }>;
 type RulesReviewRoute = Extract<DeclaredRoute, { operationId: 'createSelfSubjectRulesReview' }>;
 type ReviewSpec = ReturnType<RouteRequest<AccessReviewRoute>['input']['body']>['spec'];
 
-/** The answer of an access review, as kube-apiserver writes it. */
-interface ReviewStatus {
-  allowed: boolean;
-  denied?: boolean;
-  reason?: string;
-}
-
 /**
  * `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`: whether the caller may do one
- * thing, decided by the very authoriser the routes use, so `kubectl auth can-i` (and a console
- * hiding buttons) can never disagree with what the server does when asked for real.
+ * thing, decided by the very authoriser the routes use (and, for a path the server routes, as that
+ * route is authorised: `routedPaths`), so `kubectl auth can-i` (and a console hiding buttons) can
+ * never disagree with what the server does when asked for real.
  */
-export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rbac: SubjectRulesReader) {
+export function accessReviewHandlers(
+  context: Pick<AppContext, 'authorizer'>,
+  rbac: SubjectRulesReader,
+  routedPaths: RoutedPathReview,
+) {
   return {
     /**
      * `POST .../selfsubjectrulesreviews`: the rules the caller is authorised by in a namespace: every
@@ -32,7 +31,7 @@ export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rb
      */
     async createSelfSubjectRulesReview(request: RouteRequest<RulesReviewRoute>) {
       const { spec } = request.input.body();
-      const status = await rulesOf(context.authorizer, rbac, request.principal, spec.namespace).catch(
+      const status = await rulesOf(context.authorizer, rbac, routedPaths, request.principal, spec.namespace).catch(
         (error: unknown) => {
           // Not known now (503): said as a Status, as every answer of these Kubernetes routes is.
           throw asKubernetesStatus(error);
@@ -49,7 +48,7 @@ export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rb
 
     async createSelfSubjectAccessReview(request: RouteRequest<AccessReviewRoute>) {
       const { spec } = request.input.body();
-      const status = await review(context.authorizer, request.principal, reviewedAttributes(spec));
+      const status = await review(context.authorizer, routedPaths, request.principal, reviewedAttributes(spec));
       return jsonResponse(201, {
         kind: 'SelfSubjectAccessReview',
         apiVersion: 'authorization.k8s.io/v1',
@@ -61,10 +60,14 @@ export function accessReviewHandlers(context: Pick<AppContext, 'authorizer'>, rb
   };
 }
 
-/** The rules a principal is authorised by: every permission, or its users' RBAC rules read from the cluster. */
+/**
+ * The rules a principal is authorised by: every permission, or its users' RBAC rules read from the
+ * cluster, their non-resource URLs cut to those a route honours (`/api/*` grants nothing here).
+ */
 async function rulesOf(
   authorizer: AppContext['authorizer'],
   rbac: SubjectRulesReader,
+  routedPaths: RoutedPathReview,
   principal: Principal,
   namespace: string,
 ): Promise<SubjectRules> {
@@ -76,7 +79,9 @@ async function rulesOf(
       incomplete: true,
       evaluationError: 'this authoriser cannot list rules',
     };
-  return reviewedAs.everything ? ALL_RULES : rbac.rulesFor(reviewedAs.users, namespace);
+  return reviewedAs.everything
+    ? ALL_RULES
+    : routedPaths.honouredRules(await rbac.rulesFor(reviewedAs.users, namespace));
 }
 
 /** The spec as the authoriser names it: empty strings, as clients send them, mean absent. */
@@ -96,13 +101,19 @@ function reviewedAttributes(spec: ReviewSpec): AuthorizationAttributes {
   };
 }
 
-/** Allowed with the grant's reason, or not allowed with the refusal's message; a review that cannot be made throws (503). */
+/**
+ * Allowed with the grant's reason, or not allowed with the refusal's message; a non-resource path as
+ * the route there is authorised; a review that cannot be made throws (503).
+ */
 async function review(
   authorizer: AppContext['authorizer'],
+  routedPaths: RoutedPathReview,
   principal: Principal,
   attributes: AuthorizationAttributes,
 ): Promise<ReviewStatus> {
   try {
+    if (isNonResource(attributes))
+      return await routedPaths.review(principal, attributes.verb, attributes.nonResourcePath);
     const grant = await authorizer.authorize(principal, attributes);
     return { allowed: true, reason: grant.reason };
   } catch (error) {

@@ -16,6 +16,7 @@ import { accessReviewHandlers } from './access-review-handlers.ts';
 import type { SubjectRulesReader } from '../../shared/authz/subject-rules.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
+import { RoutedPathReview } from './routed-path-review.ts';
 import { variableSetWrites } from './variable-set-writes.ts';
 import { parseRequestBody } from './resource-body.ts';
 
@@ -52,10 +53,17 @@ export function createResourcesFunction(context: AppContext): FunctionHandlers {
     setting: 'MAX_WATCHES_PER_PRINCIPAL',
     reason: 'TooManyWatches',
   });
+  const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.store()) };
+  const routedPaths = new RoutedPathReview(
+    context.routes,
+    context.authorizer,
+    context.config.apiGroup,
+    authorisationResolvers,
+  );
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...auditHandlers(context),
-    ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context)),
+    ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context), routedPaths),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>
       jsonResponse(200, { type: request.principal.type, name: runPrincipal(request.principal).principal }),
@@ -66,7 +74,6 @@ export function createResourcesFunction(context: AppContext): FunctionHandlers {
     ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, kind, writes: writesOf(kind), watchSessions })),
     routeHandlers(declared),
   );
-  const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.store()) };
   return { handlers, authorisationResolvers, auditRequestObject };
 }
 

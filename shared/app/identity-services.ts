@@ -50,7 +50,8 @@ export async function createIdentityServices(
     const watch = watchServiceAccounts(kubernetes.kubeConfig, claimIndex, logger);
     stopWatch = () => watch.stop();
     await Promise.race([watch.firstAttempt, new Promise((resolve) => setTimeout(resolve, FIRST_SYNC_WAIT_MS).unref())]);
-    logger.info('OIDC enabled', { issuer: identity.oidc.issuerUrl, usernameClaim: identity.oidc.usernameClaim });
+    const { issuerUrl, usernameClaim, usernamePrefix, groupsPrefix } = identity.oidc;
+    logger.info('OIDC enabled', { issuer: issuerUrl, usernameClaim, usernamePrefix, groupsPrefix });
   }
   const serviceAccountKeys = new ServiceAccountKeySet(issuers, kubernetes.kubeConfig, logger);
   // Not awaited: the cluster may be down at start; the first ServiceAccount token asks again.

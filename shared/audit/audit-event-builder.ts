@@ -151,11 +151,8 @@ export function auditUser(principal: Principal | null | undefined): AuditUser {
   switch (principal.type) {
     case 'admin':
       return { username: 'admin' };
-    case 'oidc': {
-      const groups = principal.claims.groups;
-      const names = Array.isArray(groups) ? groups.filter((group): group is string => typeof group === 'string') : [];
-      return { username: principal.name, ...(names.length > 0 ? { groups: names } : {}) };
-    }
+    case 'oidc':
+      return { username: principal.name, ...(principal.groups.length > 0 ? { groups: principal.groups } : {}) };
     case 'serviceaccount':
       return {
         username: principal.name,

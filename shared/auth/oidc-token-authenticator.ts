@@ -40,7 +40,7 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
   }
 
   async authenticate(token: string, claims: UnverifiedClaims): Promise<Authentication | null> {
-    const { issuerUrl, clientId, cliClientId, usernameClaim } = this.#settings;
+    const { issuerUrl, clientId, cliClientId, usernameClaim, usernamePrefix, groupsPrefix } = this.#settings;
     if (claims.iss !== issuerUrl) return null;
     let payload: JWTPayload;
     try {
@@ -66,9 +66,23 @@ export class OidcTokenAuthenticator implements TokenAuthenticator {
         `ID token's "${usernameClaim}" claim (OIDC_USERNAME_CLAIM) contains the NUL character (U+0000)`,
       );
     }
+    // Prefixed as kube-apiserver's --oidc-username-prefix and --oidc-groups-prefix: a claim cannot
+    // read as the admin account or a ServiceAccount in any record.
     return {
-      principal: { type: 'oidc', name, claims: payload, expiresAt: payload.exp! * 1000 },
+      principal: {
+        type: 'oidc',
+        name: usernamePrefix + name,
+        groups: groupClaim(payload.groups).map((group) => groupsPrefix + group),
+        claims: payload,
+        expiresAt: payload.exp! * 1000,
+      },
       cacheUntil: payload.exp! * 1000,
     };
   }
+}
+
+/** The strings of a `groups` claim (a list of strings, or one string); nothing else names a group. */
+function groupClaim(groups: unknown): string[] {
+  if (typeof groups === 'string') return [groups];
+  return Array.isArray(groups) ? groups.filter((group): group is string => typeof group === 'string') : [];
 }

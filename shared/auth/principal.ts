@@ -20,8 +20,14 @@ export interface AdminPrincipal extends CredentialLifetime {
 /** A user of the external identity provider, mapped to ServiceAccounts through annotations. */
 export interface OidcPrincipal extends CredentialLifetime {
   type: 'oidc';
-  /** The configured username claim's value; recorded on runs. */
+  /**
+   * `OIDC_USERNAME_PREFIX` and the configured username claim's value (`oidc:alice@example.com`):
+   * recorded on runs and in the audit trail, never confusable with `admin` or a ServiceAccount.
+   */
   name: string;
+  /** `OIDC_GROUPS_PREFIX` and each string of the `groups` claim (`oidc:platform-eng`), for the record. */
+  groups: string[];
+  /** The token's claims as the provider issued them: what ServiceAccount mappings match (un-prefixed). */
   claims: Record<string, unknown>;
 }
 

@@ -15,6 +15,10 @@ export interface OidcSettings {
   additionalScopes: string[];
   /** The claim whose value names the user (recorded on runs). */
   usernameClaim: string;
+  /** Put before the username claim's value to name the user (`OIDC_USERNAME_PREFIX`, `oidc:`), as kube-apiserver's `--oidc-username-prefix`. */
+  usernamePrefix: string;
+  /** Put before each of the `groups` claim's values (`OIDC_GROUPS_PREFIX`, `oidc:`), as kube-apiserver's `--oidc-groups-prefix`. */
+  groupsPrefix: string;
   /**
    * Rewrites a public provider URL (discovery, JWKS) to the address the server fetches it from:
    * the in-cluster bridge address when the issuer is `<API_BASE_URL>/bridge`, else unchanged.
@@ -37,10 +41,17 @@ const OIDC_DEPENDENT_VARIABLES = [
   'OIDC_CLI_CLIENT_ID',
   'OIDC_ADDITIONAL_SCOPES',
   'OIDC_USERNAME_CLAIM',
+  'OIDC_USERNAME_PREFIX',
+  'OIDC_GROUPS_PREFIX',
 ] as const;
 // RFC 6749 section 3.3 scope-token.
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const CLAIM_NAME = /^[A-Za-z0-9_.:/-]+$/;
+/** What an OIDC user and its groups are named with unless configured otherwise (docs/authentication.md). */
+const DEFAULT_OIDC_PREFIX = 'oidc:';
+const PREFIX_MAX_LENGTH = 64;
+/** The names Kubernetes keeps for itself (`system:serviceaccount:…`, `system:masters`, `system:authenticated`). */
+const KUBERNETES_RESERVED = 'system:';
 
 /** Reads the OIDC and ServiceAccount issuer settings; throws ConfigError naming the bad variable. */
 export function loadIdentityConfig(
@@ -82,8 +93,31 @@ function loadOidcSettings(
     cliClientId: value(env, 'OIDC_CLI_CLIENT_ID') ?? clientId,
     additionalScopes: additionalScopes.filter((scope) => !BASE_OIDC_SCOPES.includes(scope)),
     usernameClaim,
+    usernamePrefix: loadPrefix(env, 'OIDC_USERNAME_PREFIX', 'username'),
+    groupsPrefix: loadPrefix(env, 'OIDC_GROUPS_PREFIX', 'group'),
     fetchUrlFor: bridgeRewrite(issuerUrl, config),
   };
+}
+
+/**
+ * A prefix of OIDC names. It must keep every prefixed name apart from the other principals: no user
+ * or group can come out as `admin` (the admin account's name, for a username) or under Kubernetes'
+ * `system:` (ServiceAccounts, built-in groups); so there is no empty prefix either.
+ */
+function loadPrefix(env: Environment, variable: string, names: 'username' | 'group'): string {
+  const prefix = value(env, variable) ?? DEFAULT_OIDC_PREFIX;
+  if (prefix.length > PREFIX_MAX_LENGTH)
+    throw new ConfigError(variable, `must be at most ${PREFIX_MAX_LENGTH} characters`);
+  if (/[\s\p{Cc}]/u.test(prefix))
+    throw new ConfigError(variable, `${JSON.stringify(prefix)} contains white space or control characters`);
+  if (prefix.startsWith(KUBERNETES_RESERVED) || KUBERNETES_RESERVED.startsWith(prefix))
+    throw new ConfigError(
+      variable,
+      `${JSON.stringify(prefix)} could make a name start with "${KUBERNETES_RESERVED}", which is reserved for Kubernetes`,
+    );
+  if (names === 'username' && 'admin'.startsWith(prefix))
+    throw new ConfigError(variable, `${JSON.stringify(prefix)} could make a username read as the admin account`);
+  return prefix;
 }
 
 // When the bridge is the issuer, its public URL goes through the gateway (and maybe through

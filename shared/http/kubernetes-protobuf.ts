@@ -53,9 +53,17 @@ function refusal(why: string) {
   return apiError('BadRequest', `the protobuf body cannot be read: ${why}`);
 }
 
-/** One message's fields; strings decoded as UTF-8, nested messages read by their declaration. */
-function readMessage(bytes: Uint8Array, message: ProtobufMessage): Record<string, unknown> {
-  const object: Record<string, unknown> = {};
+/**
+ * One message's fields, into `object`; strings decoded as UTF-8, nested messages read by their
+ * declaration. A field sent more than once is read as protobuf (and the Go types kube-apiserver
+ * decodes with) reads it: a string or number, the last wins; a nested message is merged into the
+ * one read before, field by field (issue 38: it replaced it). No field this server reads is repeated.
+ */
+function readMessage(
+  bytes: Uint8Array,
+  message: ProtobufMessage,
+  object: Record<string, unknown> = {},
+): Record<string, unknown> {
   let offset = 0;
   const varint = (): number => {
     let value = 0;
@@ -87,7 +95,7 @@ function readMessage(bytes: Uint8Array, message: ProtobufMessage): Record<string
           field === undefined || field.bytes
             ? content
             : field.message
-              ? readMessage(content, field.message)
+              ? readMessage(content, field.message, readSoFar(object[name]))
               : text(content, name);
         break;
       }
@@ -96,4 +104,11 @@ function readMessage(bytes: Uint8Array, message: ProtobufMessage): Record<string
     }
   }
   return object;
+}
+
+/** The message read before under a field's name, to merge the next copy into; a fresh one when there is none. */
+function readSoFar(earlier: unknown): Record<string, unknown> {
+  return typeof earlier === 'object' && earlier !== null && !(earlier instanceof Uint8Array)
+    ? (earlier as Record<string, unknown>)
+    : {};
 }

@@ -1,4 +1,5 @@
 import { MultiPatternMatcher } from './multi-pattern-matcher.ts';
+import { TextPastLineBreaks } from './text-past-line-breaks.ts';
 
 /** What replaces every occurrence of a sensitive value in a run's log (docs/run-history.md, "Masking"). */
 export const MASK = '***';
@@ -15,13 +16,17 @@ export interface SensitiveValue {
 }
 
 /**
- * The texts to mask for one value: the value itself (and without line breaks, as a tool's output
- * split into lines holds it), URL-encoded, JSON-string-escaped, and base64 (standard and URL-safe,
- * whole and as it appears inside a longer encoded text at each of the three byte alignments, where
- * only the characters that depend on the value alone are known). Each at least MIN_MASKED_LENGTH long.
+ * The texts to mask for one value: the value itself (without its line breaks, which the masker reads
+ * past), URL-encoded (`encodeURIComponent`, `encodeURI`, form encoding with `+` for a space as
+ * `URLSearchParams` and many clients write it, each also with lower-case `%xx`), JSON-string-escaped (also
+ * with `\/`, as PHP writes it), and base64 (standard and URL-safe, whole and as it appears inside a
+ * longer encoded text at each of the three byte alignments, where only the characters that depend on
+ * the value alone are known). Each at least MIN_MASKED_LENGTH long.
  */
 export function maskedForms(value: string): string[] {
-  const forms = new Set([value, value.replace(/[\r\n]/g, ''), urlEncoded(value), JSON.stringify(value).slice(1, -1)]);
+  const json = JSON.stringify(value).slice(1, -1);
+  const forms = new Set([value.replace(/[\r\n]/g, ''), json, json.replaceAll('/', '\\/')]);
+  for (const encoded of urlEncodings(value)) forms.add(encoded).add(lowerCaseEscapes(encoded));
   const bytes = Buffer.from(value, 'utf8');
   const whole = bytes.toString('base64');
   const base64 = [whole, whole.replace(/=+$/, '')];
@@ -39,13 +44,27 @@ export function maskedForms(value: string): string[] {
   return [...forms].filter((form) => form.length >= MIN_MASKED_LENGTH);
 }
 
-/** `encodeURIComponent`, which throws on a lone surrogate (a value no tool can print URL-encoded anyway). */
-function urlEncoded(value: string): string {
+/**
+ * The value as URLs and forms carry it: `encodeURIComponent`, the same with `+` for a space,
+ * `application/x-www-form-urlencoded` (URLSearchParams: also `!'()~` escaped), `encodeURI`. None for a
+ * lone surrogate, which they refuse (no tool can print it URL-encoded either).
+ */
+function urlEncodings(value: string): string[] {
   try {
-    return encodeURIComponent(value);
+    const component = encodeURIComponent(value);
+    return [component, component.replaceAll('%20', '+'), formEncoded(value), encodeURI(value)];
   } catch {
-    return value;
+    return [];
   }
+}
+
+function formEncoded(value: string): string {
+  return new URLSearchParams([['', value]]).toString().slice(1);
+}
+
+/** The same escapes with lower-case hexadecimal digits (`%2f`), as some tools write them. */
+function lowerCaseEscapes(encoded: string): string {
+  return encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
 }
 
 /** The names of the sensitive values too short to mask (never their values). */
@@ -96,21 +115,26 @@ export class LogMasker {
    */
   mask(lines: readonly string[], carry: string | undefined): MaskedChunk {
     if (this.empty) return { lines: [...lines], carry: '' };
-    const text = lines.join('');
     const before = carry ?? '';
+    // Line breaks are read past (a value split at a line end reads whole) and stay where they were.
+    const joined = before + lines.join('');
+    const all = new TextPastLineBreaks(joined);
     const ranges: Array<[start: number, end: number]> = [];
-    const state = this.#matcher.scan(before + text, MultiPatternMatcher.START, (end, length) => {
-      // A match ending inside the carry was masked with the chunk before.
-      if (end > before.length) ranges.push([Math.max(0, end - length - before.length), end - before.length]);
-    });
+    const maskRead = (start: number, end: number) => {
+      for (const [from, to] of all.ranges(start, end)) {
+        // What lies inside the carry was masked with the chunk before.
+        if (to > before.length) ranges.push([Math.max(0, from - before.length), to - before.length]);
+      }
+    };
+    const state = this.#matcher.scan(all.read, MultiPatternMatcher.START, (end, length) => maskRead(end - length, end));
     const pending = this.#matcher.depth(state);
-    if (pending >= MIN_MASKED_LENGTH) ranges.push([Math.max(0, text.length - pending), text.length]);
-    if (carry === undefined) {
-      const ending = this.#longestEndingPrefix(text);
-      if (ending > 0) ranges.push([0, ending]);
-    }
-    const carryText = (before + text).slice(before.length + text.length - pending);
-    return { lines: ranges.length === 0 ? [...lines] : maskRanges(lines, ranges), carry: carryText };
+    const pendingStart = all.read.length - pending;
+    if (pending >= MIN_MASKED_LENGTH) maskRead(pendingStart, all.read.length);
+    if (carry === undefined) maskRead(0, this.#longestEndingPrefix(all.read));
+    return {
+      lines: ranges.length === 0 ? [...lines] : maskRanges(lines, ranges),
+      carry: joined.slice(all.at(pendingStart)),
+    };
   }
 
   /** The longest start of `text`, at least MIN_MASKED_LENGTH long, that is the end of a form (0: none). */

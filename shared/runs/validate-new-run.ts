@@ -19,8 +19,9 @@ export function validateNewRun(run: NewRun): void {
   if (run.principalType === 'serviceaccount' && !SERVICE_ACCOUNT_PRINCIPAL.test(run.principal)) {
     throw new InvalidRunError('a ServiceAccount is recorded as "system:serviceaccount:<namespace>:<name>"');
   }
-  // An OIDC username must not pass itself off as a built-in or ServiceAccount identity.
-  if (run.principalType === 'oidc' && run.principal.startsWith('system:')) {
-    throw new InvalidRunError('an OIDC username may not start with "system:"');
+  // An OIDC username must not pass itself off as the admin account, a built-in or ServiceAccount identity
+  // (the server names OIDC users with OIDC_USERNAME_PREFIX, which can make neither).
+  if (run.principalType === 'oidc' && (run.principal === 'admin' || run.principal.startsWith('system:'))) {
+    throw new InvalidRunError('an OIDC username may not be "admin" or start with "system:"');
   }
 }

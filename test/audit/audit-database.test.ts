@@ -12,7 +12,7 @@ import {
   API,
   CALLER_ACCOUNT,
   CALLER_ACCOUNT_USER,
-  OIDC_USER,
+  OIDC_USERNAME,
   TEAM_PROJECT,
   send,
   usePlatform,
@@ -76,10 +76,10 @@ describe('issue 22: events reach PostgreSQL and the audit API finds them', () =>
     const refused = await as('oidcUser')('DELETE', `${API}/namespaces/team-b/workspaces/whatever`);
     expect(refused.status).toBe(403);
     await storedFor(refused);
-    const byUser = await events(`?user=${encodeURIComponent(OIDC_USER.email)}&outcome=refused`);
+    const byUser = await events(`?user=${encodeURIComponent(OIDC_USERNAME)}&outcome=refused`);
     expect(byUser.items.length).toBeGreaterThan(0);
     for (const event of byUser.items) {
-      expect(event.user.username).toBe(OIDC_USER.email);
+      expect(event.user.username).toBe(OIDC_USERNAME);
       expect([401, 403, 429]).toContain(event.responseStatus!.code);
     }
     const byObject = await events(`?verb=create&resource=workspaces&namespace=${TEAM_PROJECT}&name=`);

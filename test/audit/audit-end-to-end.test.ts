@@ -13,7 +13,7 @@ import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
 import { kubeAuditEventErrors } from '../support/kube-audit-event-schema.ts';
 import {
   API,
-  OIDC_USER,
+  OIDC_USERNAME,
   OTHER_PROJECT,
   TEAM_PROJECT,
   callAs,
@@ -91,7 +91,7 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
       'OIDC user creates a Workspace in its Project',
       await as('oidcUser')('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspace),
       {
-        user: OIDC_USER.email,
+        user: OIDC_USERNAME,
         verb: 'create',
         decision: 'allow',
         code: 201,
@@ -101,7 +101,7 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
       'OIDC user is refused in another Project',
       await as('oidcUser')('POST', `${API}/namespaces/${OTHER_PROJECT}/workspaces`, workspaceObject('e2e-no')),
       {
-        user: OIDC_USER.email,
+        user: OIDC_USERNAME,
         verb: 'create',
         decision: 'forbid',
         code: 403,
@@ -114,7 +114,7 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
         message: 'e2e',
       }),
       {
-        user: OIDC_USER.email,
+        user: OIDC_USERNAME,
         verb: 'create',
         decision: 'allow',
         code: 201,
@@ -213,7 +213,7 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
     expect(
       story.items.map((event) => `${event.user.username} ${event.verb} ${event.requestURI.replace(runId, '<run>')}`),
     ).toEqual([
-      `${OIDC_USER.email} create /api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/e2e-ws/runs`,
+      `${OIDC_USERNAME} create /api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/e2e-ws/runs`,
       `${CONTROLLER} post /internal/runs/claim`,
       `${CONTROLLER} get /internal/runs/<run>/variables`,
       `${CONTROLLER} post /internal/runs/<run>/logs`,

@@ -13,6 +13,7 @@ import {
   CALLER_ACCOUNT_USER,
   GROUP,
   OIDC_USER,
+  OIDC_USERNAME,
   OTHER_PROJECT,
   TEAM_PROJECT,
   send,
@@ -88,7 +89,7 @@ describe('issue 22: who did what, as whom', () => {
     const event = capture.completed(response);
     expect(event).toMatchObject({
       verb: 'patch',
-      user: { username: OIDC_USER.email, groups: OIDC_USER.groups },
+      user: { username: OIDC_USERNAME, groups: OIDC_USER.groups.map((group) => `oidc:${group}`) },
       impersonatedUser: { username: `system:serviceaccount:${TEST_NAMESPACE}:team-a-developer` },
       objectRef: { resource: 'workspaces', namespace: TEAM_PROJECT, name: 'audited-ws' },
       annotations: { 'authorization.k8s.io/decision': 'allow' },
@@ -103,7 +104,7 @@ describe('issue 22: who did what, as whom', () => {
     const event = capture.completed(response);
     expect(event).toMatchObject({
       verb: 'create',
-      user: { username: OIDC_USER.email },
+      user: { username: OIDC_USERNAME },
       objectRef: { resource: 'workspaces', namespace: OTHER_PROJECT },
       responseStatus: { code: 403, status: 'Failure', reason: 'Forbidden' },
       annotations: { 'authorization.k8s.io/decision': 'forbid' },

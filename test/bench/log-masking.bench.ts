@@ -20,10 +20,14 @@ const VALUES = 20;
 const ROUNDS = 5;
 const RATIO_TARGET = 1.5;
 
-/** Twenty values of the lengths credentials have (a password, a token, a key). */
+/**
+ * Twenty values of the lengths credentials have (a password, a token, a key); half with characters
+ * that URL and JSON encodings escape (`/`, `+`, `=`, a space), so each of their encoded forms is a
+ * pattern of its own (issue 38 added forms: up to 7 more per such value).
+ */
 const sensitiveValues: SensitiveValue[] = Array.from({ length: VALUES }, (_, index) => ({
   name: `secret_${index}`,
-  value: `s3cr3t-${index}-${'kX9q'.repeat(2 + (index % 8))}`,
+  value: `s3cr3t-${index}-${'kX9q'.repeat(2 + (index % 8))}${index % 2 === 1 ? '/+= x' : ''}`,
 }));
 
 /** Terraform-like output, one line in fifty printing one of the values. */

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { OTHER_SIGNING_KEY } from '../support/admin-fixtures.ts';
 import { mountedAdminSecret } from '../support/mounted-admin-secret.ts';
-import { OIDC_USER, TEAM_PROJECT, API, expectStatus, send, workspaceObject } from '../resources/platform-fixture.ts';
+import {
+  OIDC_USER,
+  OIDC_USERNAME,
+  TEAM_PROJECT,
+  API,
+  expectStatus,
+  send,
+  workspaceObject,
+} from '../resources/platform-fixture.ts';
 import { heldRuns } from '../resources/held-runs.ts';
 import { expectNoPageErrors, signInAsAdmin, submitPassword, useConsole } from './console-fixture.ts';
 
@@ -88,7 +96,7 @@ describe('OIDC sign-in: Authorization Code with PKCE as a public client, the ID 
     await page.locator('button[type="submit"]').click();
     await page.locator('button[type="submit"]').click();
     await expect.poll(() => page.getByTestId('principal-type').textContent(), { timeout: 15_000 }).toContain('oidc');
-    expect(await page.getByTestId('principal-name').textContent()).toBe(OIDC_USER.email);
+    expect(await page.getByTestId('principal-name').textContent()).toBe(OIDC_USERNAME);
     // Back where the user was going, the code gone from the address bar.
     expect(new URL(page.url()).hash).toBe('#/whoami');
     expect(new URL(page.url()).search).toBe('');

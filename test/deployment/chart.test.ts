@@ -23,6 +23,7 @@ const GIVEN = {
       clientId: 'web',
       cliClientId: 'cli',
       additionalScopes: ['groups', 'email'],
+      usernamePrefix: 'corp:',
     },
   },
   gateway: { hostnames: ['platform.example.io'] },
@@ -290,6 +291,9 @@ describe('One Knative Service per function, from one image selected by FUNCTION_
       expect(env(service, 'API_BASE_URL')).toBe('https://platform.example.io');
       expect(env(service, 'OIDC_ISSUER_URL')).toBe('https://id.example.io');
       expect(env(service, 'OIDC_ADDITIONAL_SCOPES')).toBe('groups,email');
+      // Issue 38 item 2: the prefixes of OIDC names; an empty one leaves the server's default (`oidc:`).
+      expect(env(service, 'OIDC_USERNAME_PREFIX')).toBe('corp:');
+      expect(env(service, 'OIDC_GROUPS_PREFIX')).toBe('');
     }
   });
 });

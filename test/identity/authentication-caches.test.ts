@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeJwt } from 'jose';
 import { AdminTokenAuthenticator, issueAdminToken } from '../../shared/auth/admin-token.ts';
 import type { Authentication, TokenAuthenticator } from '../../shared/auth/authenticator.ts';
-import type { Principal } from '../../shared/auth/principal.ts';
+import type { OidcPrincipal, Principal } from '../../shared/auth/principal.ts';
 import { RequestAuthenticator } from '../../shared/auth/request-authenticator.ts';
 import { TokenCache } from '../../shared/auth/token-cache.ts';
 import { FixedAdminSettingsSource } from '../../shared/config/admin-settings-source.ts';
@@ -361,9 +361,10 @@ describe('SubjectAccessReview cache, deny path: a cached denial answers "denied"
 
 describe('Claim index, deny path and change: a user no ServiceAccount maps is refused, and a changed ServiceAccount takes effect at once', () => {
   const names = claimAnnotationNames('platform.dev');
-  const user: Principal = {
+  const user: OidcPrincipal = {
     type: 'oidc',
-    name: 'alice@example.com',
+    name: 'oidc:alice@example.com',
+    groups: ['oidc:dev'],
     claims: { email: 'alice@example.com', groups: ['dev'] },
   };
   const account = (name: string, annotations: Record<string, string>) => ({

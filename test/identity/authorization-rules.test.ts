@@ -27,7 +27,8 @@ const GET_LOG: AuthorizationAttributes = {
 };
 const ALICE: OidcPrincipal = {
   type: 'oidc',
-  name: 'alice@example.com',
+  name: 'oidc:alice@example.com',
+  groups: ['oidc:dev'],
   claims: { email: 'alice@example.com', groups: ['dev'] },
 };
 
@@ -101,7 +102,7 @@ describe('A refusal names who may not do what: verb, resource/subresource.group,
     expect(await refusal(authorizer.authorize(ALICE, GET_LOG))).toEqual([
       403,
       'Forbidden',
-      'user "alice@example.com" maps to no ServiceAccount, so may not get workspaces/log.platform.dev "web" in namespace "team"',
+      'user "oidc:alice@example.com" maps to no ServiceAccount, so may not get workspaces/log.platform.dev "web" in namespace "team"',
     ]);
     expect(reviewer.calls).toBe(0);
   });
@@ -117,7 +118,7 @@ describe('A refusal names who may not do what: verb, resource/subresource.group,
     expect(await refusal(authorizer.authorize(ALICE, GET_LOG))).toEqual([
       403,
       'Forbidden',
-      'user "alice@example.com" (as ServiceAccount team/a, team/b) may not get workspaces/log.platform.dev "web" in namespace "team"',
+      'user "oidc:alice@example.com" (as ServiceAccount team/a, team/b) may not get workspaces/log.platform.dev "web" in namespace "team"',
     ]);
   });
 

@@ -37,7 +37,7 @@ function scriptedReviewer(
 }
 
 function oidcUser(claims: Record<string, unknown>): OidcPrincipal {
-  return { type: 'oidc', name: String(claims.email), claims };
+  return { type: 'oidc', name: `oidc:${String(claims.email)}`, groups: [], claims };
 }
 
 function indexOf(accounts: Array<{ name: string; annotations: Record<string, string> }>): ServiceAccountClaimIndex {
@@ -127,7 +127,7 @@ describe('OIDC user: a SubjectAccessReview per mapped ServiceAccount, as that Se
     expect(error).toMatchObject({
       status: 403,
       reason: 'Forbidden',
-      message: 'user "u@example.com" (as ServiceAccount team/a-readers, team/b-writers) may not get /internal/x',
+      message: 'user "oidc:u@example.com" (as ServiceAccount team/a-readers, team/b-writers) may not get /internal/x',
     });
   });
 

@@ -32,6 +32,7 @@ function authenticatorFor(settings: OidcSettings, options: OidcKeySetOptions = {
   return new OidcTokenAuthenticator(settings, new OidcKeySet(settings, silentLogger, options));
 }
 
+/** The name of the token's user (`oidc:` before its email, issue 38), or the status it was refused with. */
 async function outcome(authenticator: OidcTokenAuthenticator, token: string): Promise<number | string> {
   try {
     const result = await authenticator.authenticate(token, {
@@ -50,7 +51,7 @@ describe("ID tokens are verified against the provider's published key set (JWKS)
     expect(issuer.requests).toEqual([]);
     for (let i = 0; i < 5; i++)
       expect(await outcome(authenticator, await issuer.sign({ aud: 'web', sub: `u${i}`, email: `u${i}@x.io` }))).toBe(
-        `u${i}@x.io`,
+        `oidc:u${i}@x.io`,
       );
     expect(issuer.requests).toEqual(['/.well-known/openid-configuration', '/keys']);
   });
@@ -74,25 +75,25 @@ describe('The provider may be down: keep serving with the keys held, 503 when ke
   it('verifies with the keys held after they went stale and the provider went down', async () => {
     const issuer = await issuerServer();
     const authenticator = authenticatorFor(settingsFor(issuer), { keysMaxAgeMs: 0 });
-    expect(await outcome(authenticator, await issuer.sign({ aud: 'web', email: 'a@x.io' }))).toBe('a@x.io');
+    expect(await outcome(authenticator, await issuer.sign({ aud: 'web', email: 'a@x.io' }))).toBe('oidc:a@x.io');
     const later = await issuer.sign({ aud: 'web', email: 'b@x.io' });
     await issuer.stop();
-    expect(await outcome(authenticator, later)).toBe('b@x.io');
+    expect(await outcome(authenticator, later)).toBe('oidc:b@x.io');
   });
 
   it('while the provider is down, verifies with the key set it published last (a rotation seen before the outage is held)', async () => {
     const issuer = await issuerServer();
     const authenticator = authenticatorFor(settingsFor(issuer), { keysMaxAgeMs: 0, retryAfterFailureMs: 0 });
     const first = await issuer.sign({ aud: 'web', email: 'a@x.io' });
-    expect(await outcome(authenticator, first)).toBe('a@x.io');
+    expect(await outcome(authenticator, first)).toBe('oidc:a@x.io');
     await issuer.stop();
-    expect(await outcome(authenticator, first)).toBe('a@x.io');
+    expect(await outcome(authenticator, first)).toBe('oidc:a@x.io');
     await issuer.start();
     await issuer.rotateKey();
     const rotated = await issuer.sign({ aud: 'web', email: 'b@x.io' });
-    expect(await outcome(authenticator, rotated)).toBe('b@x.io');
+    expect(await outcome(authenticator, rotated)).toBe('oidc:b@x.io');
     await issuer.stop();
-    expect(await outcome(authenticator, rotated)).toBe('b@x.io');
+    expect(await outcome(authenticator, rotated)).toBe('oidc:b@x.io');
     expect(await outcome(authenticator, first)).toBe(503);
   });
 
@@ -115,7 +116,7 @@ describe('The provider may be down: keep serving with the keys held, 503 when ke
     await issuer.start();
     expect(await outcome(authenticator, token)).toBe(503);
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(await outcome(authenticator, token)).toBe('a@x.io');
+    expect(await outcome(authenticator, token)).toBe('oidc:a@x.io');
   });
 });
 
@@ -128,7 +129,7 @@ describe('When the bridge is the issuer (<API_BASE_URL>/bridge), keys are fetche
       { apiBaseUrl: 'https://platform.example.test', bridgeUpstreamUrl: bridge.url },
     ).oidc!;
     expect(await outcome(authenticatorFor(settings), await bridge.sign({ aud: 'web', email: 'a@x.io' }))).toBe(
-      'a@x.io',
+      'oidc:a@x.io',
     );
     expect(bridge.requests).toEqual(['/bridge/.well-known/openid-configuration', '/bridge/keys']);
   });

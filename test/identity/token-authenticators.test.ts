@@ -208,6 +208,8 @@ describe("OIDC ID tokens: the provider's keys, its issuer, an audience among the
       cliClientId: 'cli',
       additionalScopes: [],
       usernameClaim: 'email',
+      usernamePrefix: 'idp#',
+      groupsPrefix: 'idp-group:',
       fetchUrlFor: (url: string) => url,
     }) as OidcSettings;
 
@@ -224,7 +226,13 @@ describe("OIDC ID tokens: the provider's keys, its issuer, an audience among the
     const token = await provider.sign({ aud, email: 'alice@example.com', groups: ['dev'] });
     const claims = decodeJwt(token);
     expect(await outcome(authenticator, token)).toEqual({
-      principal: { type: 'oidc', name: 'alice@example.com', claims, expiresAt: (claims.exp as number) * 1000 },
+      principal: {
+        type: 'oidc',
+        name: 'idp#alice@example.com',
+        groups: ['idp-group:dev'],
+        claims,
+        expiresAt: (claims.exp as number) * 1000,
+      },
       cacheUntil: (claims.exp as number) * 1000,
     });
   });
@@ -233,7 +241,7 @@ describe("OIDC ID tokens: the provider's keys, its issuer, an audience among the
     const token = await provider.sign({ aud: 'web', email: 'alice@example.com' }, alg);
     expect(decodeProtectedHeader(token).alg).toBe(alg);
     expect(await outcome(authenticator, token)).toMatchObject({
-      principal: { type: 'oidc', name: 'alice@example.com' },
+      principal: { type: 'oidc', name: 'idp#alice@example.com', groups: [] },
     });
   });
 

@@ -342,6 +342,14 @@ describe('kubectl auth can-i asks this server, which answers with the authoriser
     expect(refused.stdout).toContain('as ServiceAccount');
   });
 
+  it('a path the server routes is answered as its route is authorised, not by system:discovery (issue 38 item 3)', async () => {
+    expect(await canI(alice, ['get', '/api/v1alpha1/audit/events'])).toBe('no');
+    expect(await canI(alice, ['get', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs`])).toBe('yes');
+    expect(await canI(alice, ['get', `/api/v1alpha1/projects/${OTHER_PROJECT}/runs`])).toBe('no');
+    expect(await canI(admin, ['get', '/api/v1alpha1/audit/events'])).toBe('yes');
+    expect(await alice.ok(['auth', 'can-i', '--list', '-n', TEAM_PROJECT])).not.toMatch(/\/api\/\*/);
+  });
+
   it("--list prints the rules of the OIDC user's ServiceAccount in the namespace", async () => {
     const listed = await alice.ok(['auth', 'can-i', '--list', '-n', TEAM_PROJECT]);
     expect(listed).toMatch(new RegExp(`workspaces\\.${GROUP.replace('.', '\\.')}\\s.*\\[\\*\\]`));

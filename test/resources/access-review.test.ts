@@ -3,6 +3,9 @@
 // OIDC user by its mapped ServiceAccount's. Bodies come as JSON or, as kubectl sends them, as Kubernetes protobuf.
 import { describe, expect, it } from 'vitest';
 import { accessReviewHandlers } from '../../functions/resources/access-review-handlers.ts';
+import { RoutedPathReview } from '../../functions/resources/routed-path-review.ts';
+import type { Authorizer } from '../../shared/authz/authorizer.ts';
+import { routeTable } from '../../shared/routes/route-table.ts';
 import type { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
@@ -167,6 +170,36 @@ describe('SelfSubjectAccessReview in Kubernetes protobuf, as kubectl sends it (i
     expect([answer.status, answer.body.message]).toEqual([400, expect.stringContaining('fieldSelector')]);
   });
 
+  it('issue 38 item 10: an embedded message sent twice is merged with the first, as protobuf reads it', async () => {
+    // resourceAttributes in two pieces (verb and resource, then the namespace): one review of all three.
+    const pieces = enveloped(
+      concat(
+        field(2, field(1, concat(field(2, 'list'), field(3, GROUP), field(5, 'workspaces')))),
+        field(2, field(1, field(1, TEAM_PROJECT))),
+      ),
+    );
+    const merged = await sendProtobuf(pieces);
+    expect([merged.status, merged.body.status?.allowed]).toEqual([201, true]);
+    expect(merged.body.spec.resourceAttributes).toEqual({
+      namespace: TEAM_PROJECT,
+      verb: 'list',
+      group: GROUP,
+      resource: 'workspaces',
+    });
+    // A scalar sent twice: the last wins (the other Project, where the account has no Role).
+    const lastNamespace = enveloped(field(2, field(1, concat(attributes(TEAM_PROJECT), field(1, OTHER_PROJECT)))));
+    expect((await sendProtobuf(lastNamespace)).body.status.allowed).toBe(false);
+    // The spec sent twice, once with each kind of attributes: both are read, and a review has exactly one.
+    const both = enveloped(
+      concat(
+        field(2, field(1, attributes(TEAM_PROJECT))),
+        field(2, field(2, concat(field(1, '/internal/runs'), field(2, 'get')))),
+      ),
+    );
+    const refused = await sendProtobuf(both);
+    expect([refused.status, refused.body.kind]).toEqual([400, 'Status']);
+  });
+
   it('bytes that are not a Kubernetes protobuf object: 400, never 500', async () => {
     const good = protobufReview(attributes(TEAM_PROJECT));
     const hostile: Array<[string, Uint8Array]> = [
@@ -247,14 +280,14 @@ describe('SelfSubjectRulesReview: the rules the caller is authorised by in a nam
 
 describe('An access review that cannot be answered now is a 503 Status, never an answer (issue 24, item 5)', () => {
   const unavailable = () => apiError('KubernetesUnavailable', 'the Kubernetes API cannot be reached');
+  const authorizer: Authorizer = {
+    authorize: () => Promise.reject(unavailable()),
+    reviewedAs: () => ({ everything: false, users: [{ user: 'system:serviceaccount:a:b', groups: [] }] }),
+  };
   const handlers = accessReviewHandlers(
-    {
-      authorizer: {
-        authorize: () => Promise.reject(unavailable()),
-        reviewedAs: () => ({ everything: false, users: [{ user: 'system:serviceaccount:a:b', groups: [] }] }),
-      },
-    },
+    { authorizer },
     { rulesFor: () => Promise.reject(unavailable()) } as unknown as RbacRulesReader,
+    new RoutedPathReview(routeTable(GROUP), authorizer, GROUP, {}),
   );
   const requestWith = (body: unknown) =>
     ({ principal: { type: 'serviceaccount' }, input: { body: () => body } }) as never;
@@ -264,6 +297,13 @@ describe('An access review that cannot be answered now is a 503 Status, never an
       requestWith({ spec: { resourceAttributes: { verb: 'get', resource: 'workspaces' } } }),
     );
     await expect(answer).rejects.toBeInstanceOf(KubernetesStatusError);
+    await expect(answer).rejects.toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
+  });
+
+  it('a SelfSubjectAccessReview of a routed path whose SubjectAccessReview fails (issue 38 item 3)', async () => {
+    const answer = handlers.createSelfSubjectAccessReview(
+      requestWith({ spec: { nonResourceAttributes: { verb: 'get', path: '/api/v1alpha1/audit/events' } } }),
+    );
     await expect(answer).rejects.toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
   });
 

@@ -11,7 +11,7 @@ import {
 import {
   API,
   CALLER_ACCOUNT_USER,
-  OIDC_USER,
+  OIDC_USERNAME,
   OTHER_PROJECT,
   TEAM_PROJECT,
   callAs,
@@ -264,7 +264,7 @@ describe('The user who may start runs in a Workspace may cancel them: a pending 
     const marked = await as('oidcUser')('POST', `${runPath(TEAM_PROJECT, run.id)}/cancel`).then(expectStatus(200));
     expect(marked).toMatchObject({
       phase: 'Running',
-      cancelRequestedBy: OIDC_USER.email,
+      cancelRequestedBy: OIDC_USERNAME,
       cancelRequestedAt: expect.any(String),
     });
     const renewed = await as('controller')('POST', `/internal/runs/${run.id}/lease`, { leaseId: lease.id }).then(

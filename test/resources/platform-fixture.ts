@@ -20,7 +20,7 @@ import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { loginToken, silentLogger, startTestGateway } from '../support/function-servers.ts';
 import { applyChartRbac } from '../support/chart-rbac.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
-import { OIDC_CLIENTS, startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
+import { OIDC_CLIENTS, startOidcProvider, type TestOidcProvider, type TestUser } from '../support/oidc-provider.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 
 export const GROUP = 'platform.dev';
@@ -29,6 +29,8 @@ export const API = `/apis/${GROUP}/v1alpha1`;
 export const TEAM_PROJECT = 'team-a';
 export const OTHER_PROJECT = 'team-b';
 export const OIDC_USER = { sub: 'alice', email: 'alice@example.com', groups: ['team-a-developers'] };
+/** The OIDC user as the server names it (OIDC_USERNAME_PREFIX's default `oidc:` before the username claim, issue 38). */
+export const OIDC_USERNAME = `oidc:${OIDC_USER.email}`;
 /** The ServiceAccount the OIDC user maps to, and the one that calls with its own token. */
 export const MAPPED_ACCOUNT = 'team-a-developer';
 export const CALLER_ACCOUNT = 'team-a-ci';
@@ -72,10 +74,17 @@ export interface Platform {
  * `serverEnv` adds to the server's environment (e.g. a short RUN_LOG_HEARTBEAT_INTERVAL); `options.logger` hears the
  * server's log; `options.auditSinks` receive its audit events in place of standard output; `options.oidcRedirectUris` are
  * registered with the OpenID Provider (a browser client's). With `options.tls` the gateway serves HTTPS with a generated certificate, which this test process then trusts.
+ * `options.oidcUsers` are more accounts of the OpenID Provider beside OIDC_USER (log them in with `oidcProvider.login(sub)`).
  */
 export function usePlatform(
   serverEnv: Record<string, string> = {},
-  options: { tls?: boolean; logger?: Logger; auditSinks?: AuditSink[]; oidcRedirectUris?: string[] } = {},
+  options: {
+    tls?: boolean;
+    logger?: Logger;
+    auditSinks?: AuditSink[];
+    oidcRedirectUris?: string[];
+    oidcUsers?: TestUser[];
+  } = {},
 ): () => Platform {
   let platform: Platform | undefined;
   let provider: (TestOidcProvider & { close(): Promise<void> }) | undefined;
@@ -87,7 +96,9 @@ export function usePlatform(
     if (options.tls) {
       ({ env: tlsEnv, folder: tlsFolder, cert: caCertificate } = await servingCertificate());
     }
-    provider = await startOidcProvider([OIDC_USER], { redirectUris: options.oidcRedirectUris ?? [] });
+    provider = await startOidcProvider([OIDC_USER, ...(options.oidcUsers ?? [])], {
+      redirectUris: options.oidcRedirectUris ?? [],
+    });
     const clusterAdmin = new ClusterObjects(
       new KubernetesRestClient(cluster.emulator.kubeConfig(), silentLogger),
       GROUP,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   API,
   CALLER_ACCOUNT_USER,
-  OIDC_USER,
+  OIDC_USERNAME,
   OTHER_PROJECT,
   TEAM_PROJECT,
   bindRole,
@@ -47,7 +47,7 @@ describe('OIDC user: claims map to a ServiceAccount, whose namespaced Role decid
   it('knows who it is', async () => {
     expect(await as('oidcUser')('GET', '/api/v1alpha1/auth/whoami').then(expectStatus(200))).toEqual({
       type: 'oidc',
-      name: OIDC_USER.email,
+      name: OIDC_USERNAME,
     });
   });
 

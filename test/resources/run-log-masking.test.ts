@@ -166,6 +166,35 @@ describe('issue 26: sensitive values never reach a run log', () => {
     expect(logger.lines.join('\n')).not.toContain(INLINE);
   });
 
+  it('issue 38 item 9: masks form encoding (+ for a space), lower-case %xx, encodeURI, JSON with \\/, and a value split across a \\r\\n line break', async () => {
+    const { runId, leaseId } = await claimedRun();
+    const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+    const formEncoded = (text: string) => new URLSearchParams({ v: text }).toString().slice(2);
+    const lines = [
+      `form ${formEncoded(INLINE)} and ${formEncoded(FROM_SECRET)}`,
+      `client ?q=${encodeURIComponent(INLINE).replaceAll('%20', '+')}`,
+      `lower ${lowerHex(encodeURIComponent(FROM_SECRET))} ${lowerHex(formEncoded(INLINE))}`,
+      `uri https://x.example/?q=${encodeURI(INLINE)}`,
+      `php {"token":"${jsonEscaped(FROM_SECRET).replaceAll('/', '\\/')}"}`,
+      `crlf wrapped ${FROM_SECRET.slice(0, 9)}\r`,
+      `${FROM_SECRET.slice(9)} after\r`,
+      `one line ${INLINE.slice(0, 8)}\r\n${INLINE.slice(8)} end`,
+    ];
+    await append(runId, leaseId, 1, lines);
+    const stored = await storedLines(runId);
+    expect(stored).toEqual([
+      'form *** and ***',
+      'client ?q=***',
+      'lower *** ***',
+      'uri https://x.example/?q=***',
+      'php {"token":"***"}',
+      'crlf wrapped ***\r',
+      '*** after\r',
+      'one line ***\r\n*** end',
+    ]);
+    for (const value of [FROM_SECRET, INLINE]) expect(stored.join('').replace(/[\r\n]/g, '')).not.toContain(value);
+  });
+
   it('issue 20: pipelined chunks are masked in the order of their lines, so a value split over them leaves nothing behind', async () => {
     const { runId, leaseId } = await claimedRun();
     // Both sent before either is answered; the rest of the value (3 characters) is masked only with

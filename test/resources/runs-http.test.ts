@@ -7,7 +7,7 @@ import { readEvents } from '../support/server-sent-events.ts';
 import {
   API,
   CALLER_ACCOUNT_USER,
-  OIDC_USER,
+  OIDC_USERNAME,
   OTHER_PROJECT,
   TEAM_PROJECT,
   expectStatus,
@@ -38,7 +38,7 @@ async function createWorkspace(project: string, name: string, spec: Record<strin
 describe('A run records the principal that started it: admin for the admin account, the username claim for OIDC, system:serviceaccount:<ns>:<name> for ServiceAccounts', () => {
   it.each([
     ['admin', 'admin', 'admin'],
-    ['oidcUser', OIDC_USER.email, 'oidc'],
+    ['oidcUser', OIDC_USERNAME, 'oidc'],
     ['serviceAccount', CALLER_ACCOUNT_USER, 'serviceaccount'],
   ] as const)('%s → principal %s', async (who, principal, principalType) => {
     const workspace = `principal-${who.toLowerCase()}`;

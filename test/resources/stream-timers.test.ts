@@ -47,7 +47,7 @@ describe('Issue 25: open streams share their timers', () => {
       adminSettings: {} as AdminSettingsSource,
       adminTokens: {} as AdminTokenAuthenticator,
     });
-    const principal: OidcPrincipal = { type: 'oidc', name: 'ada', claims: {}, expiresAt: 60_000 };
+    const principal: OidcPrincipal = { type: 'oidc', name: 'oidc:ada', groups: [], claims: {}, expiresAt: 60_000 };
     const ends: Array<CredentialEnd['reason']> = [];
     const opened = await Promise.all([0, 1, 2].map(() => sessions.open(principal, 't')));
     for (const session of opened) session.onCredentialEnd((end) => ends.push(end.reason));

@@ -62,6 +62,26 @@ describe('issue 26: the forms of a value that are masked', () => {
     }
   });
 
+  it('issue 38 item 9: form encoding (+ for a space), lower-case %xx, encodeURI and JSON with \\/ are forms too', () => {
+    const forms = maskedForms(value);
+    const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+    const spaced = 'a b/c+d "e"';
+    expect(maskedForms(spaced)).toEqual(
+      expect.arrayContaining([
+        new URLSearchParams({ v: spaced }).toString().slice(2),
+        encodeURIComponent(spaced).replaceAll('%20', '+'),
+        lowerHex(encodeURIComponent(spaced)),
+        lowerHex(new URLSearchParams({ v: spaced }).toString().slice(2)),
+        encodeURI(spaced),
+        lowerHex(encodeURI(spaced)),
+        JSON.stringify(spaced).slice(1, -1).replaceAll('/', '\\/'),
+      ]),
+    );
+    expect(forms).toEqual(expect.arrayContaining([encodeURI(value), lowerHex(encodeURIComponent(value))]));
+    // A form that holds a line break can never match (line breaks are read past): it is not kept.
+    expect(maskedForms('multi\nline value').some((form) => /[\r\n]/.test(form))).toBe(false);
+  });
+
   it('a value with a lone surrogate (possible in JSON) is still masked, not an error', () => {
     const odd = 'abc\ud800def';
     expect(new LogMasker([{ name: 'odd', value: odd }]).mask([`x ${odd} y`], '').lines).toEqual([`x ${MASK} y`]);
@@ -97,6 +117,21 @@ describe('issue 26: masking a chunk of log lines', () => {
     expect(masker.mask(['token: hunter2-', 'top-secret done'], '').lines).toEqual([`token: ${MASK}`, `${MASK} done`]);
   });
 
+  it('issue 38 item 9: masks a value split across a \\r\\n line break, keeping the line ends', () => {
+    // A tool's CRLF output split at \n leaves \r at each line end; or the break stays inside one line.
+    expect(masker.mask(['token: hunter2-\r', 'top-secret done\r'], '').lines).toEqual([
+      `token: ${MASK}\r`,
+      `${MASK} done\r`,
+    ]);
+    expect(masker.mask(['token: hunter2-\r\ntop-secret done'], '').lines).toEqual([`token: ${MASK}\r\n${MASK} done`]);
+    expect(masker.mask(['hunter2-top\r\n', '-secret'], '').lines).toEqual([`${MASK}\r\n`, MASK]);
+    // Over two chunks, the carry keeps the break: the rest is masked in the next chunk.
+    const first = masker.mask(['token: hunter2-to\r'], '');
+    expect(first.lines).toEqual([`token: ${MASK}\r`]);
+    expect(masker.mask(['p-secret done'], first.carry).lines).toEqual([`${MASK} done`]);
+    expect(masker.mask(['\np-secret done'], undefined).lines).toEqual([`\n${MASK} done`]);
+  });
+
   it('masks a value split over two chunks: the end of the first as it may begin the value, the rest with the carry', () => {
     const first = masker.mask(['token: hunter2-to'], '');
     expect(first.lines).toEqual([`token: ${MASK}`]);
@@ -110,6 +145,42 @@ describe('issue 26: masking a chunk of log lines', () => {
     const first = masker.mask(['x hunter2-', 'top'], '');
     const next = masker.mask(['-secret y', 'z'], first.carry);
     expect(masker.mask(['-secret y', 'z'], first.carry)).toEqual(next);
+  });
+
+  it('issue 38 item 9, property: with line breaks anywhere, also inside a value, the stored text read past them holds no value', () => {
+    const alphabet = fc.constantFrom('a', 'b', '1', '%', '\r', '\n');
+    const readPast = (text: string) => text.replace(/[\r\n]/g, '');
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', '1', '%'), minLength: 4, maxLength: 8 }), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        fc.array(fc.array(fc.string({ unit: alphabet, maxLength: 10 }), { minLength: 1, maxLength: 4 }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.nat(),
+        (values, chunks, seed) => {
+          const chunkMasker = new LogMasker(values.map((value, index) => ({ name: `v${index}`, value })));
+          let carry = '';
+          const stored: string[] = [];
+          for (const chunk of chunks) {
+            // Each value broken by a \r\n at a place of its own, between random text.
+            const raw = chunk.map((line, index) => {
+              const value = values[index % values.length]!;
+              const at = (seed + index) % (value.length + 1);
+              return `${line}${value.slice(0, at)}\r\n${value.slice(at)}${line}`;
+            });
+            const masked = chunkMasker.mask(raw, carry);
+            carry = masked.carry;
+            expect(masked.lines).toHaveLength(raw.length);
+            stored.push(...masked.lines);
+          }
+          for (const value of values) expect(readPast(stored.join(''))).not.toContain(value);
+        },
+      ),
+    );
   });
 
   it('property: no stored line, nor the stored lines joined, holds a value of 4+ characters, whatever the chunks', () => {

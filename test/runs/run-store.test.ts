@@ -55,6 +55,8 @@ describe('each run records the principal that started it; the admin account is r
       { ...adminPlan('records', 'w'), principal: 'root' },
       { ...adminPlan('records', 'w'), principal: 'bob', principalType: 'serviceaccount' },
       { ...adminPlan('records', 'w'), principal: 'system:serviceaccount:a:b', principalType: 'oidc' },
+      // Issue 38 item 2: an OIDC user cannot be recorded as the admin account either.
+      { ...adminPlan('records', 'w'), principal: 'admin', principalType: 'oidc' },
       { ...adminPlan('records', ''), principal: 'admin' },
       { ...adminPlan('records', 'w'), type: 'destroy' as NewRun['type'] },
     ];

@@ -4,11 +4,9 @@
 // Every route of the route table is driven with hostile path segments, sent as-is (no client-side
 // dot-segment resolution), and the cluster's own record of what it received is checked.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { routeTable, type RouteDefinition } from '../../shared/routes/route-table.ts';
-import { rawRequest } from '../support/raw-http.ts';
-import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
-import { clusterAudit, type ClusterTraffic, type ReviewedAttributes } from './cluster-audit.ts';
+import type { ClusterTraffic, ReviewedAttributes } from './cluster-audit.ts';
+import { pathWith, requestFor, sendAudited } from './route-requests.ts';
 import {
   API,
   GROUP,
@@ -68,44 +66,6 @@ const VALID: Record<string, string> = {
 /** The routes with path parameters; catch-alls (`/internal/*`, `/bridge/*`) take any rest of the path by design. */
 const ROUTES = routeTable(GROUP).filter((route) => route.path.includes('{'));
 
-function pathWith(route: RouteDefinition, values: Record<string, string>): string {
-  return route.path.replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => values[name]!);
-}
-
-function requestFor(
-  route: RouteDefinition,
-  values: Record<string, string>,
-): { method: string; path: string; headers: Record<string, string>; body?: string } {
-  const path = pathWith(route, values);
-  const kind = /\/v1alpha1\/(?:namespaces\/[^/]+\/)?([a-z]+)/.exec(
-    route.path.startsWith('/apis/') ? route.path : '',
-  )?.[1];
-  const object = kind
-    ? { apiVersion: `${GROUP}/v1alpha1`, kind: KINDS[kind], metadata: { name: values.name ?? 'sec-obj' }, spec: {} }
-    : undefined;
-  const bodies: Record<string, unknown> = { POST: object ?? BODY_OF[route.operationId], PUT: object, PATCH: {} };
-  const body = bodies[route.method];
-  const contentType = route.method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
-  return {
-    method: route.method,
-    path,
-    headers: body === undefined ? {} : { 'content-type': contentType },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  };
-}
-
-const KINDS: Record<string, string> = {
-  projects: 'Project',
-  workspaces: 'Workspace',
-  rollouts: 'Rollout',
-  variablesets: 'VariableSet',
-};
-const BODY_OF: Record<string, unknown> = {
-  startRun: { type: 'plan' },
-  setRunPhase: { phase: 'Running' },
-  appendRunLogs: { lines: ['x'] },
-};
-
 let auditorToken = '';
 
 beforeAll(async () => {
@@ -113,19 +73,10 @@ beforeAll(async () => {
   await cluster.createServiceAccount(AUDITOR);
   // Every right on the platform's kinds everywhere, and the controller's paths: every route is authorised, so what
   // stops a hostile request is the route itself, and what reaches the cluster is what the review allowed.
-  const rbac = cluster.emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  const rules = [
+  await cluster.grantClusterRules(AUDITOR, [
     { apiGroups: [GROUP], resources: ['*'], verbs: ['*'] },
     { nonResourceURLs: ['/internal', '/internal/*'], verbs: ['*'] },
-  ];
-  await rbac.createClusterRole({ body: { metadata: { name: AUDITOR }, rules } });
-  await rbac.createClusterRoleBinding({
-    body: {
-      metadata: { name: AUDITOR },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: AUDITOR },
-      subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name: AUDITOR }],
-    },
-  });
+  ]);
   auditorToken = await cluster.mintToken(AUDITOR);
   const token = platform().tokens.admin;
   await send(
@@ -141,12 +92,7 @@ async function audited(
   route: RouteDefinition,
   values: Record<string, string>,
 ): Promise<{ status: number; text: string } & ClusterTraffic> {
-  const { method, path, headers, body } = requestFor(route, values);
-  const audit = clusterAudit(platform().cluster.emulator);
-  const { result, executed, reviews } = await audit.during(() =>
-    rawRequest(platform().gateway.url, method, path, { authorization: `Bearer ${auditorToken}`, ...headers }, body),
-  );
-  return { status: result.status, text: result.text, executed, reviews };
+  return sendAudited(platform(), auditorToken, requestFor(route, values));
 }
 
 describe('Names are validated where the route matches: a hostile segment is refused before authorisation, and nothing reaches the cluster', () => {

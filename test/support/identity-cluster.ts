@@ -1,5 +1,5 @@
 import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
-import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
 import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 
 /** The namespace the identity tests keep their ServiceAccounts in. */
@@ -14,6 +14,8 @@ export interface IdentityCluster {
   setAnnotations(name: string, annotations: Record<string, string>): Promise<void>;
   /** Grants a ServiceAccount the verbs on non-resource paths (e.g. `/internal/*`) through a ClusterRole and binding. */
   allowPaths(name: string, paths: string[], verbs: string[]): Promise<void>;
+  /** Grants a ServiceAccount `rules` cluster-wide: a ClusterRole `<TEST_NAMESPACE>-<name>` and its binding. */
+  grantClusterRules(name: string, rules: V1PolicyRule[]): Promise<void>;
   /** A ServiceAccount token from TokenRequest, for the API server's own audience. */
   mintToken(name: string, expirationSeconds?: number): Promise<string>;
   /** Takes the cluster down (idempotent). */
@@ -27,6 +29,17 @@ export async function startIdentityCluster(options: { tls?: boolean } = {}): Pro
   const rbac = emulator.kubeConfig().makeApiClient(RbacAuthorizationV1Api);
   await core.createNamespace({ body: { metadata: { name: TEST_NAMESPACE } } });
   let closing: Promise<void> | undefined;
+  const grantClusterRules = async (name: string, rules: V1PolicyRule[]) => {
+    const roleName = `${TEST_NAMESPACE}-${name}`;
+    await rbac.createClusterRole({ body: { metadata: { name: roleName }, rules } });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: roleName },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
+        subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name }],
+      },
+    });
+  };
   return {
     emulator,
     async createServiceAccount(name, annotations = {}) {
@@ -40,19 +53,8 @@ export async function startIdentityCluster(options: { tls?: boolean } = {}): Pro
       account.metadata!.annotations = annotations;
       await core.replaceNamespacedServiceAccount({ namespace: TEST_NAMESPACE, name, body: account });
     },
-    async allowPaths(name, paths, verbs) {
-      const roleName = `${TEST_NAMESPACE}-${name}`;
-      await rbac.createClusterRole({
-        body: { metadata: { name: roleName }, rules: [{ nonResourceURLs: paths, verbs }] },
-      });
-      await rbac.createClusterRoleBinding({
-        body: {
-          metadata: { name: roleName },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
-          subjects: [{ kind: 'ServiceAccount', namespace: TEST_NAMESPACE, name }],
-        },
-      });
-    },
+    allowPaths: (name, paths, verbs) => grantClusterRules(name, [{ nonResourceURLs: paths, verbs }]),
+    grantClusterRules,
     async mintToken(name, expirationSeconds = 3600) {
       const request = await core.createNamespacedServiceAccountToken({
         namespace: TEST_NAMESPACE,

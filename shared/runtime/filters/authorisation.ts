@@ -9,10 +9,26 @@ import {
   type DeclaredAttributes,
   type EffectiveAuthorisation,
 } from '../../routes/route-authorisation.ts';
+import type { RouteDefinition } from '../../routes/route-table.ts';
 import type { Filter, FilteredRequest } from './filter-chain.ts';
 
 /** A request that reached authorisation: routed, with its path parameters, and authenticated. */
-export type RoutedRequest = FilteredRequest & { principal: Principal; params: Record<string, string> };
+export type RoutedRequest = FilteredRequest & {
+  route: RouteDefinition;
+  principal: Principal;
+  params: Record<string, string>;
+};
+
+/**
+ * What deciding a route's authorisation reads of a request: the caller, the route's validated path
+ * parameters, and the path, method and query (a non-resource path; a list's `?watch`); what was
+ * asked is noted on it.
+ */
+export type AuthorisedRouteRequest = Pick<FilteredRequest, 'path' | 'method' | 'query' | 'authorisationAsked'> & {
+  route: RouteDefinition;
+  principal: Principal;
+  params: Record<string, string>;
+};
 
 export type AuthorisationResolvers = Partial<Record<AuthorisationResolverName, AuthorisationResolver>>;
 
@@ -35,18 +51,23 @@ export function withAuthorisation(authorizer: Authorizer, apiGroup: string, reso
     // Synchronous when there is nothing to ask: every promise costs.
     if ('anyAuthenticatedCaller' in authorisation)
       return proceed(new AuthorisationDecision(authorizer, routed.principal, []));
-    return decide(authorizer, apiGroup, resolvers, authorisation, routed).then(proceed, (error: unknown) => {
+    return decideAsDeclared(authorizer, apiGroup, resolvers, authorisation, routed).then(proceed, (error: unknown) => {
       throw route.statusErrors ? asKubernetesStatus(error) : error;
     });
   };
 }
 
-async function decide(
+/**
+ * Decides a request as its route declares (the chain's one way, which a SelfSubjectAccessReview of a
+ * routed path shares): the decision; or 403 or 503 as the authorizer throws; or, once the caller is
+ * authorised without a name, a resolver's not-found.
+ */
+export async function decideAsDeclared(
   authorizer: Authorizer,
   apiGroup: string,
   resolvers: AuthorisationResolvers,
   authorisation: Exclude<EffectiveAuthorisation, { open: true } | { anyAuthenticatedCaller: true }>,
-  request: RoutedRequest,
+  request: AuthorisedRouteRequest,
 ): Promise<AuthorisationDecision> {
   const { principal, params } = request;
   // What was asked is kept on the request, allowed or not: the audit trail names it on a refusal too.
@@ -72,7 +93,7 @@ async function decide(
   if (!('resolver' in authorisation)) return decideOn(attributes);
   const resolver = resolvers[authorisation.resolver];
   if (!resolver)
-    throw new Error(`no authorisation resolver ${authorisation.resolver} for ${request.route!.operationId}`);
+    throw new Error(`no authorisation resolver ${authorisation.resolver} for ${request.route.operationId}`);
   const found = await resolver(request);
   if ('notFound' in found) {
     await decideOn(attributes);
