@@ -91,6 +91,20 @@ export const PLATFORM_ERRORS = {
     status: 409,
     meaning: 'The workspace is suspended (`spec.suspend`), so no new run starts; resume it first.',
   },
+  ApplyNeedsPlan: {
+    status: 409,
+    meaning:
+      'The workspace applies only reviewed plans (`spec.allowApplyWithoutPlan` is false); start a plan run and approve it for apply.',
+  },
+  NotASucceededPlan: {
+    status: 409,
+    meaning: 'Only a plan run that succeeded can be approved for apply; approve such a run.',
+  },
+  PlanStale: {
+    status: 409,
+    meaning:
+      'The plan was superseded by a newer plan or apply of the workspace, or finished longer ago than `PLAN_APPROVAL_MAX_AGE`; plan again and approve the new plan.',
+  },
   VariableSetNotFound: {
     status: 409,
     meaning:

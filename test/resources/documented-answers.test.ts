@@ -336,6 +336,7 @@ async function sweepRuns(): Promise<void> {
   await internal('setRunPhase', { params: missing, body: { leaseId, phase: 'Succeeded' } });
   await internal('setRunPhase', { params: held, body: { leaseId, phase: 'Running' } });
   await internal('setRunPhase', { params: held, body: { leaseId, phase: 'Succeeded' } });
+  await sweepPlanApproval(started.id);
   await hit(byId('cancelRun'), { params: run });
   await hit(byId('cancelRun'), { params: { ...run, run: UNKNOWN_RUN } });
   const pending = JSON.parse((await hit(startRun, { params: runs, body: { type: 'apply' } })).text) as { id: string };
@@ -343,6 +344,41 @@ async function sweepRuns(): Promise<void> {
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
     await hit(byId('internal'), { method, params: { '*': 'nothing/here' } });
   await internal('internal', { params: { '*': 'nothing/here' }, method: 'POST', token: serviceAccount });
+}
+
+/**
+ * Approving plans for apply (issue 37), on a Workspace that applies only reviewed plans (an apply without a plan
+ * is refused there): a succeeded plan approved, then stale; `cancelled`, a run that is not a succeeded plan.
+ */
+async function sweepPlanApproval(cancelled: string): Promise<void> {
+  const { controller, serviceAccount } = platform().tokens;
+  const workspace = `${WORKSPACE}-reviewed`;
+  const spec = { ...SAMPLE_SPECS.Workspace, allowApplyWithoutPlan: false };
+  await hit(resourceRoute('Workspace', 'create'), {
+    params: { namespace: TEAM_PROJECT },
+    body: object('Workspace', workspace, spec),
+  });
+  const runs = { project: TEAM_PROJECT, workspace };
+  await hit(byId('startRun'), { params: runs, body: { type: 'apply' } });
+  const plan = JSON.parse((await hit(byId('startRun'), { params: runs, body: { type: 'plan' } })).text) as {
+    id: string;
+  };
+  const claimed = JSON.parse((await hit(byId('claimRun'), { token: controller, body: runs })).text) as {
+    lease: { id: string };
+  };
+  await hit(byId('setRunPhase'), {
+    token: controller,
+    params: { run: plan.id },
+    body: { leaseId: claimed.lease.id, phase: 'Succeeded' },
+  });
+  const applyPlan = byId('applyPlan');
+  const planRun = { project: TEAM_PROJECT, run: plan.id };
+  await hit(applyPlan, { params: planRun, token: serviceAccount });
+  await hit(applyPlan, { params: planRun, body: { planRun: plan.id } });
+  await hit(applyPlan, { params: { ...planRun, run: UNKNOWN_RUN } });
+  await hit(applyPlan, { params: { ...planRun, run: cancelled } });
+  await hit(applyPlan, { params: planRun, body: { message: 'reviewed' } });
+  await hit(applyPlan, { params: planRun });
 }
 
 /** The open routes, the Kubernetes discovery routes and login. */

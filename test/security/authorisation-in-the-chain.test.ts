@@ -191,6 +191,7 @@ const EXPECTED: Record<string, string | string[]> = {
   listProjectRuns: `list workspaces/runs.${GROUP} in proj`,
   getRun: `get workspaces/runs.${GROUP} in proj named run-ws`,
   cancelRun: `create workspaces/runs.${GROUP} in proj named run-ws`,
+  applyPlan: `approve workspaces/runs.${GROUP} in proj named run-ws`,
   streamRunLogs: `get workspaces/log.${GROUP} in proj named run-ws`,
   listAuditEvents: 'list events.audit.k8s.io',
   listRunsInPhase: 'get /internal/runs',
