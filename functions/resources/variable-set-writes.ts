@@ -185,6 +185,8 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
       );
       return { ...answer, body: present(answer.body) };
     },
+    replaceStatus: plain.replaceStatus,
+    patchStatus: plain.patchStatus,
     present,
   };
 }

@@ -32,6 +32,10 @@ export const APPROVER_ANNOTATION = 'platform-api/approver';
 export const AUTHOR_ANNOTATION = 'platform-api/author';
 /** The plan run an apply run was approved from (`platform-api/run` is the new apply run). */
 export const PLAN_RUN_ANNOTATION = 'platform-api/plan-run';
+/** A Rollout write's approvals: the stages (workspaces) it approved, for which revision, and those it withdrew. */
+export const APPROVED_STAGES_ANNOTATION = 'platform-api/approved-stages';
+export const APPROVED_REVISION_ANNOTATION = 'platform-api/approved-revision';
+export const WITHDRAWN_APPROVALS_ANNOTATION = 'platform-api/withdrawn-approvals';
 
 /** Adds a note to the audit event of the request a handler is answering. */
 export function noteForAudit(request: { auditAnnotations?: Record<string, string> }, key: string, value: string): void {

@@ -103,6 +103,12 @@ function alsoNeeded(verbs: readonly string[]): string {
     .join('');
 }
 
+/** What a write that grants an approval may be refused with besides (issue 37, docs/resources.md "Approvals"). */
+const APPROVAL_REFUSALS = {
+  403: 'The write grants or loosens a stage approval and the caller may not `approve` the object.',
+  409: 'Four eyes: the caller authored the revision whose stage it approves (`ApproverIsAuthor`), or no author is recorded for it (`RevisionAuthorUnknown`).',
+};
+
 /** A route of a platform kind: every one needs a token. */
 export type ResourceRoute = RouteDefinition & { auth: 'bearer'; querySchema?: typeof LIST_QUERY };
 
@@ -129,6 +135,7 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
       summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.${alsoNeeded(verbsDecidedWith(kind, operation))}`,
       responseSchema: object,
       resource: { kind: kind.kind, operation },
+      ...(verbsDecidedWith(kind, operation).length > 0 ? { errorResponses: APPROVAL_REFUSALS } : {}),
       pathParameters: { name: kind.nameSchema },
       statusErrors: true,
       bodyJudgedByCluster: true,

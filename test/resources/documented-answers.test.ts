@@ -381,6 +381,28 @@ async function sweepPlanApproval(cancelled: string): Promise<void> {
   await hit(applyPlan, { params: planRun });
 }
 
+/** The approve route (issue 37): an approval, then each refusal; the Rollout's revision written by the admin. */
+async function sweepRolloutApproval(): Promise<void> {
+  const { serviceAccount, oidcUser } = platform().tokens;
+  const name = 'docs-approved';
+  const stages = [{ workspace: 'staging' }, { workspace: 'prod', approval: { required: true } }];
+  await hit(resourceRoute('Rollout', 'create'), {
+    params: { namespace: TEAM_PROJECT },
+    body: object('Rollout', name, {
+      revision: 'abc',
+      stages: [...stages, { workspace: 'eu', approval: { distinctFromAuthor: true } }],
+    }),
+  });
+  const approve = byId('approveRollout');
+  const at = { project: TEAM_PROJECT, rollout: name };
+  await hit(approve, { params: at, body: { stage: 'prod' }, token: serviceAccount });
+  await hit(approve, { params: at, body: {} });
+  await hit(approve, { params: { ...at, rollout: 'no-such-rollout' }, body: { stage: 'prod' } });
+  await hit(approve, { params: at, body: { stage: 'staging' } });
+  await hit(approve, { params: at, body: { stage: 'eu' } });
+  await hit(approve, { params: at, body: { stage: 'prod' }, token: oidcUser });
+}
+
 /** The open routes, the Kubernetes discovery routes and login. */
 async function sweepOthers(): Promise<void> {
   const { serviceAccount } = platform().tokens;
@@ -466,6 +488,7 @@ afterAll(() => validators.clear());
 const sweeps: [string, () => Promise<void>][] = [
   ...PLATFORM_KINDS.map((kind): [string, () => Promise<void>] => [`the routes of ${kind.kind}`, () => sweepKind(kind)]),
   ["the routes of a run, the controller's routes and the run-log stream", sweepRuns],
+  ["approving a Rollout's stage", sweepRolloutApproval],
   ['the open routes, discovery and login', sweepOthers],
   [
     'no token, a bad token, a bad path parameter, a caller without the right and a body over the limit, on every route',

@@ -37,6 +37,7 @@ const PARAMETERS: Record<string, string> = {
   project: 'proj',
   workspace: 'ws',
   run: 'run-id',
+  rollout: 'ro',
 };
 
 /** Attributes in one line: `verb resource[/subresource][.group][ in <namespace>][ named <name>]`, or `verb <path>`. */
@@ -160,7 +161,7 @@ function kindRoutes(
  * Every route of the table and what it is authorised as (several: each asked in turn, all granted); a route
  * added without an entry here fails.
  */
-const EXPECTED: Record<string, string | string[]> = {
+const EXPECTED: Record<string, string | string[] | { asked: string; granted: string[] }> = {
   getHealth: OPEN,
   getReadiness: OPEN,
   login: OPEN,
@@ -192,6 +193,11 @@ const EXPECTED: Record<string, string | string[]> = {
   getRun: `get workspaces/runs.${GROUP} in proj named run-ws`,
   cancelRun: `create workspaces/runs.${GROUP} in proj named run-ws`,
   applyPlan: `approve workspaces/runs.${GROUP} in proj named run-ws`,
+  // Approving is the server's patch of the Rollout: the one verb asked stands for it.
+  approveRollout: {
+    asked: `approve rollouts.${GROUP} in proj named ro`,
+    granted: [`approve rollouts.${GROUP} in proj named ro`, `patch rollouts.${GROUP} in proj named ro`],
+  },
   streamRunLogs: `get workspaces/log.${GROUP} in proj named run-ws`,
   listAuditEvents: 'list events.audit.k8s.io',
   listRunsInPhase: 'get /internal/runs',
@@ -213,7 +219,8 @@ describe('issue 20: every route declares its authorisation in the route table, a
   });
 
   for (const [operationId, expected] of Object.entries(EXPECTED)) {
-    it(`${operationId}: ${[expected].flat().join(', then ')}`, async () => {
+    const shownAs = typeof expected === 'object' && !Array.isArray(expected) ? expected : undefined;
+    it(`${operationId}: ${shownAs ? `${shownAs.asked}, granting ${shownAs.granted.join(' and ')}` : [expected].flat().join(', then ')}`, async () => {
       const { asked, decision } = await authorise(routeOf(operationId));
       const shown = decision?.granted.map(described) ?? [];
       if (expected === OPEN) {
@@ -221,6 +228,8 @@ describe('issue 20: every route declares its authorisation in the route table, a
       } else if (expected === ANY_CALLER) {
         expect({ asked, shown }).toEqual({ asked: [], shown: [] });
         expect(decision?.principal).toBe(CALLER);
+      } else if (shownAs) {
+        expect({ asked, shown }).toEqual({ asked: [shownAs.asked], shown: shownAs.granted });
       } else {
         // Asked once each, and what the handler receives is what was asked.
         expect({ asked, shown }).toEqual({ asked: [expected].flat(), shown: [expected].flat() });
