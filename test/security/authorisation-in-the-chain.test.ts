@@ -317,6 +317,26 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
     expect(failed).toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
   });
 
+  it('the approve route: `approve` stands for the patch (and so the read) of that Rollout, nothing else', async () => {
+    const { decision } = await authorise(routeOf('approveRollout'));
+    const { objects, calls } = recordedCluster();
+    const cluster = new AuthorisedObjects(objects, decision!);
+    const rollout = `/apis/${GROUP}/v1alpha1/namespaces/proj/rollouts/ro`;
+    await cluster.send({ method: 'GET', path: rollout });
+    await cluster.send({ method: 'PATCH', path: rollout });
+    for (const call of [
+      { method: 'PUT', path: rollout },
+      { method: 'DELETE', path: rollout },
+      { method: 'PATCH', path: `${rollout}/status` },
+      { method: 'PATCH', path: `/apis/${GROUP}/v1alpha1/namespaces/proj/rollouts/other` },
+      { method: 'PATCH', path: `/apis/${GROUP}/v1alpha1/namespaces/proj/workspaces/ro` },
+    ])
+      await expect((async () => cluster.send(call))(), `${call.method} ${call.path}`).rejects.toThrow(
+        /a handler tried to/,
+      );
+    expect(calls).toEqual([`GET ${rollout}`, `PATCH ${rollout}`]);
+  });
+
   it('a refused write is refused for its own verb: `approve` is not asked', async () => {
     const { authorizer, asked } = recordingAuthorizer((attributes) => attributes.verb === 'patch');
     await expect(
