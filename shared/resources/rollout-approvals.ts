@@ -45,7 +45,7 @@ export interface ApprovalChanges {
   granted: string[];
   /**
    * Stages approved before that the result still approves although it changes the revision: their approval
-   * was for the revision before, so the server withdraws it (`withApprovalsWithdrawn`).
+   * was for the revision before, so the server withdraws it (`withStagesApproved(…, false)`).
    */
   outlived: string[];
   /** Stages approved before that the written result leaves unapproved: set false, removed, or outlived. */
@@ -90,11 +90,15 @@ export function approvalChanges(stored: PlatformObject | undefined, result: Plat
   return changes;
 }
 
-/** `object` with the approval of each of `workspaces` withdrawn (`approved: false`). */
-export function withApprovalsWithdrawn(object: PlatformObject, workspaces: readonly string[]): PlatformObject {
+/** `object` with each of `workspaces`' stages `approved` as given (the object itself when none is named). */
+export function withStagesApproved(
+  object: PlatformObject,
+  workspaces: readonly string[],
+  approved: boolean,
+): PlatformObject {
   if (workspaces.length === 0) return object;
   const stages = (object.spec!.stages as unknown[]).map((stage) =>
-    isJsonObject(stage) && workspaces.includes(stage.workspace as string) ? { ...stage, approved: false } : stage,
+    isJsonObject(stage) && workspaces.includes(stage.workspace as string) ? { ...stage, approved } : stage,
   );
   return { ...object, spec: { ...object.spec, stages } };
 }

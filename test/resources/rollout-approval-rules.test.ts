@@ -10,7 +10,7 @@ import {
   recordsApprovals,
   revisionOf,
   stageGates,
-  withApprovalsWithdrawn,
+  withStagesApproved,
   withStoredApprovalRecords,
 } from '../../shared/resources/rollout-approvals.ts';
 
@@ -141,14 +141,18 @@ describe("approvalChanges: what a write's result does to the approvals, against 
   });
 });
 
-describe('withApprovalsWithdrawn: the result with approvals that outlived their revision set false', () => {
+describe('withStagesApproved: approvals that outlived their revision set false, a stage approved by the approve route', () => {
   it('only the stages named; the object is otherwise the same, and nothing named is the object itself', () => {
     const result = rollout('r2', [approved(gated), approved(fourEyes)]);
-    expect(withApprovalsWithdrawn(result, ['prod']).spec!.stages).toEqual([
+    expect(withStagesApproved(result, ['prod'], false).spec!.stages).toEqual([
       { ...gated, approved: false },
       approved(fourEyes),
     ]);
-    expect(withApprovalsWithdrawn(result, [])).toBe(result);
+    expect(withStagesApproved(rollout('r1', [gated, 'x']), ['prod'], true).spec!.stages).toEqual([
+      approved(gated),
+      'x',
+    ]);
+    expect(withStagesApproved(result, [], false)).toBe(result);
   });
 });
 
