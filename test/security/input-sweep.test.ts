@@ -34,14 +34,16 @@ interface ValidRequest {
   who: Who;
   body?: Json;
   query?: Record<string, string>;
-  /** The run of the path, when not the file's run (`runId`). */
-  run?: string;
+  /** Path parameters other than the file's (another run, a Rollout that has a stage to approve). */
+  params?: Record<string, string>;
 }
 
 let runId: string;
 let leaseId: string;
 /** A plan run that succeeded, to approve for apply. */
 let succeededPlanId: string;
+/** A Rollout with a stage that waits for approval. */
+const GATED_ROLLOUT = `${SWEPT}-gated`;
 
 /** The valid request of each route with a body or query schema, by operationId; the resource routes by operation. */
 async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
@@ -58,7 +60,8 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
   }
   const requests: Record<string, ValidRequest> = {
     startRun: { who: 'admin', body: { type: 'plan', message: 'swept' } },
-    applyPlan: { who: 'admin', body: { message: 'swept' }, run: succeededPlanId },
+    applyPlan: { who: 'admin', body: { message: 'swept' }, params: { run: succeededPlanId } },
+    approveRollout: { who: 'admin', body: { stage: 'prod' }, params: { rollout: GATED_ROLLOUT } },
     listWorkspaceRuns: { who: 'admin', query: { limit: '5' } },
     listProjectRuns: { who: 'admin', query: { limit: '5' } },
     listRunsInPhase: { who: 'controller', query: { phase: 'Running', limit: '5' } },
@@ -121,6 +124,7 @@ function pathOf(route: RouteDefinition, replaced: Record<string, string> = {}): 
     workspace: SWEPT,
     name: SWEPT,
     run: runId,
+    rollout: SWEPT,
     ...replaced,
   };
   return route.path.replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => values[name]!);
@@ -225,7 +229,7 @@ async function hostileRequest({ route, where, field, value }: Case): Promise<Val
 function sendOn(
   route: RouteDefinition,
   request: ValidRequest,
-  path = pathOf(route, request.run ? { run: request.run } : {}),
+  path = pathOf(route, request.params),
 ): Promise<Response> {
   const query = new URLSearchParams(request.query ?? {}).toString();
   return send(
@@ -268,6 +272,10 @@ beforeAll(async () => {
   runId = run.id;
   leaseId = claimed.lease.id;
   succeededPlanId = await succeededPlan(`${SWEPT}-planned`);
+  await send(url, admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/rollouts`, {
+    ...validObject('Rollout', GATED_ROLLOUT),
+    spec: { revision: 'r1', stages: [{ workspace: 'prod', approval: { required: true } }] },
+  }).then(expectStatus(201));
 });
 
 /** A plan run of a new Workspace `workspace`, claimed and ended `Succeeded` by the controller. */
