@@ -114,7 +114,7 @@ describe('issue 37, item 1: `kubectl edit` is a write path like any other', () =
   });
 });
 
-describe('issue 37, item 4: `kubectl auth can-i approve rollouts` answers truly', () => {
+describe('issue 37, item 4: `kubectl auth can-i approve rollouts` (SelfSubjectAccessReview and RulesReview) answers truly', () => {
   /** `kubectl auth can-i`: exit 0 and "yes", or exit 1 and "no". */
   async function canI(caller: ApprovalCaller, args: string[]): Promise<string> {
     const answer = await kubectlOf.get(caller)!.result(['auth', 'can-i', ...args]);
@@ -128,5 +128,14 @@ describe('issue 37, item 4: `kubectl auth can-i approve rollouts` answers truly'
     expect(await canI('rollout-approver', ['approve', `rollouts.${GROUP}`])).toBe('yes');
     expect(await canI('rollout-approver', ['approve', `rollouts.${GROUP}/some-rollout`])).toBe('yes');
     expect(await canI('rollout-writer', ['patch', `rollouts.${GROUP}`])).toBe('yes');
+  });
+
+  it('`--list` (a SelfSubjectRulesReview) shows `approve` among the verbs on rollouts of the approver only', async () => {
+    const rolloutsRow = async (caller: ApprovalCaller) =>
+      (await kubectlOf.get(caller)!.ok(['auth', 'can-i', '--list']))
+        .split('\n')
+        .find((line) => line.startsWith(`rollouts.${GROUP} `));
+    expect(await rolloutsRow('rollout-approver')).toMatch(/\[.*approve.*\]/);
+    expect(await rolloutsRow('rollout-writer')).not.toMatch(/approve/);
   });
 });
