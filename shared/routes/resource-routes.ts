@@ -9,6 +9,7 @@ import {
   type ResourceOperation,
 } from '../resources/platform-kinds.ts';
 import type { RouteDefinition } from './route-definition.ts';
+import { verbsDecidedWith } from './route-authorisation.ts';
 
 const SELECTORS =
   "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires; at most MAX_WATCHES_PER_PRINCIPAL watches per principal at once (429 `TooManyWatches` beyond it). `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
@@ -92,6 +93,16 @@ const PATCH_SCHEMA = {
   type: ['object', 'array'],
 };
 
+/** What a write that may need `approve` (a Rollout's, issue 37) says of it, and may be refused with besides. */
+const APPROVAL_NOTE =
+  " A write whose result grants or loosens a stage's approval also needs `approve` on the object, decided with the write's own verb (403 naming it otherwise; docs/resources.md, Approvals).";
+const mayNeedApprove = (kind: PlatformKind, operation: ResourceOperation) =>
+  verbsDecidedWith(kind, operation).includes('approve');
+const APPROVAL_REFUSALS = {
+  403: 'The write grants or loosens a stage approval and the caller may not `approve` the object.',
+  409: 'Four eyes: the caller authored the revision whose stage it approves (`ApproverIsAuthor`), or no author is recorded for it (`RevisionAuthorUnknown`).',
+};
+
 /** A route of a platform kind: every one needs a token. */
 export type ResourceRoute = RouteDefinition & { auth: 'bearer'; querySchema?: typeof LIST_QUERY };
 
@@ -115,9 +126,10 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
       target: 'resources',
       auth: 'bearer',
       operationId: resourceOperationId(kind, operation),
-      summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.`,
+      summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.${mayNeedApprove(kind, operation) ? APPROVAL_NOTE : ''}`,
       responseSchema: object,
       resource: { kind: kind.kind, operation },
+      ...(mayNeedApprove(kind, operation) ? { errorResponses: APPROVAL_REFUSALS } : {}),
       pathParameters: { name: kind.nameSchema },
       statusErrors: true,
       bodyJudgedByCluster: true,
