@@ -304,10 +304,16 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
 
   it('a verb the chain did not decide for the route is a bug of the handler, not a refusal: it throws an Error', async () => {
     const { decision } = await authorise(routeOf('patchRolloutStatus'));
-    expect(() => decision!.requireVerb('approve')).toThrow(
-      'a handler needs approve, which the chain does not decide for this route',
-    );
-    expect(() => decision!.requireVerb('approve')).not.toThrow(ApiError);
+    let thrown: unknown;
+    try {
+      decision!.requireVerb('approve');
+    } catch (error) {
+      thrown = error;
+    }
+    // Caught rather than `toThrow(message)`, which a thrown `undefined` also passes.
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).not.toBeInstanceOf(ApiError);
+    expect((thrown as Error).message).toBe('a handler needs approve, which the chain does not decide for this route');
   });
 
   it('a review of `approve` that cannot be made fails the write closed (503), before any handler', async () => {
