@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { readConsoleFiles, type ConsoleFile } from './console-files.ts';
+import { negotiateContentCoding } from './content-coding.ts';
 
 export interface RunningConsole {
   url: string;
@@ -33,10 +34,14 @@ export function contentSecurityPolicy(settings: Pick<ConsoleServerOptions, 'apiB
   ].join('; ');
 }
 
-/** The path of a request target; undefined for a target that is no URL path (`//`, `/\\`). */
+/**
+ * The path of a request target; undefined for a target that is no URL path: `//`, `/\\`, and the
+ * asterisk form (`OPTIONS *`), which names the server, not a file (resolved as a path it read `/*`).
+ */
 function pathOf(target: string | undefined): string | undefined {
+  if (target === undefined || target === '*') return undefined;
   try {
-    return new URL(target ?? '/', 'http://console').pathname;
+    return new URL(target, 'http://console').pathname;
   } catch {
     return undefined;
   }
@@ -56,16 +61,16 @@ export function consoleRequestListener(
   };
   const config = configFile(settings.apiBaseUrl);
   return (req, res) => {
+    const path = pathOf(req.url);
+    if (path === undefined) {
+      // `GET //`, `OPTIONS *`: no file path; an exception here would end the process (and, in local mode, the API with it).
+      res.writeHead(400, { ...common, 'content-type': 'text/plain; charset=utf-8' });
+      res.end('bad request target\n');
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...common, allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
       res.end('method not allowed\n');
-      return;
-    }
-    const path = pathOf(req.url);
-    if (path === undefined) {
-      // `GET //`: no URL; an exception here would end the process (and, in local mode, the API with it).
-      res.writeHead(400, { ...common, 'content-type': 'text/plain; charset=utf-8' });
-      res.end('bad request target\n');
       return;
     }
     if (path === '/healthz') {
@@ -79,7 +84,13 @@ export function consoleRequestListener(
       res.end(req.method === 'HEAD' ? undefined : 'not found\n');
       return;
     }
-    const gzip = file.gzipped !== undefined && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const coding = negotiateContentCoding(req.headers['accept-encoding'], file.gzipped !== undefined);
+    if (coding === undefined) {
+      res.writeHead(406, { ...common, 'content-type': 'text/plain; charset=utf-8', vary: 'Accept-Encoding' });
+      res.end(req.method === 'HEAD' ? undefined : 'no acceptable content coding: gzip or identity\n');
+      return;
+    }
+    const gzip = coding === 'gzip';
     const body = gzip ? file.gzipped! : file.body;
     res.writeHead(200, {
       ...common,
