@@ -1,6 +1,7 @@
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
+import { ConfigError } from '../config/config-error.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import { apiError } from '../http/error-catalogue.ts';
 import type { ServerTls } from '../tls/server-tls.ts';
@@ -52,6 +53,26 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, maxHead
   socket.end(
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`,
   );
+}
+
+/**
+ * `listen`, with a port in use or not allowed to this user turned into a ConfigError naming the
+ * setting that chose the port (`PORT`, `CONSOLE_PORT`), so start-up stops with a message, not a stack.
+ */
+export async function listenOnSetting(
+  server: Server,
+  port: number,
+  host: string | undefined,
+  setting: string,
+): Promise<number> {
+  try {
+    return await listen(server, port, host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ConfigError(setting, `port ${port} is already in use by another process`);
+    if (code === 'EACCES') throw new ConfigError(setting, `port ${port} may not be bound by this user`);
+    throw error;
+  }
 }
 
 /** Starts listening and resolves with the bound port. */

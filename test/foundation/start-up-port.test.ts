@@ -66,6 +66,58 @@ describe('issue 23: a port in use stops the server at once, naming PORT', () => 
   });
 });
 
+describe("issue 38, item 11: the console's port in use stops start-up at once, naming CONSOLE_PORT", () => {
+  const occupier = createServer();
+  let consolePort: number;
+  let dataDir: string;
+  beforeAll(async () => {
+    consolePort = await freePort();
+    await new Promise<void>((resolve) => occupier.listen(consolePort, resolve));
+    dataDir = await mkdtemp(join(tmpdir(), 'console-port-in-use-'));
+  });
+  afterAll(async () => {
+    occupier.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const refusal = /refusing to start: CONSOLE_PORT: port \d+ is already in use by another process/;
+
+  it('npm start: exit 1 naming CONSOLE_PORT, no stack, before the emulator or the database start', async () => {
+    const result = await runToExit('infra/development/gateway/local-gateway.ts', {
+      PORT: String(await freePort()),
+      CONSOLE_PORT: String(consolePort),
+      LOCAL_DATA_DIR: dataDir,
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toMatch(refusal);
+    expect(result.output).not.toMatch(
+      /EADDRINUSE|at Server\.|database:|embedded PostgreSQL|built-in Kubernetes emulator/,
+    );
+  });
+
+  it('npm run fleet: exit 1 naming CONSOLE_PORT, before any replica starts', async () => {
+    const result = await runToExit('infra/development/fleet/fleet-main.ts', {
+      PORT: String(await freePort()),
+      CONSOLE_PORT: String(consolePort),
+      LOCAL_DATA_DIR: dataDir,
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toMatch(refusal);
+    expect(result.output).not.toMatch(/EADDRINUSE|replica|embedded PostgreSQL/);
+  });
+
+  it("the console's container (FUNCTION_TARGET=console): exit 1 naming PORT, its only port", async () => {
+    const result = await runToExit('knative/functions/console.ts', {
+      NODE_ENV: 'production',
+      PORT: String(consolePort),
+      CONSOLE_API_BASE_URL: 'https://api.example.com',
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toMatch(/refusing to start: PORT: port \d+ is already in use/);
+    expect(result.output).not.toMatch(/EADDRINUSE/);
+  });
+});
+
 describe('issue 23: while the process sets up, its port answers 503 Starting', () => {
   it('a request before serve() is 503 Starting with Retry-After; after, the listener answers', async () => {
     const bound = await bindEarly({ port: 0, maxHeaderBytes: 16_384 }, undefined, '127.0.0.1');

@@ -20,7 +20,7 @@ import { gatewayTls } from './gateway-tls.ts';
 import { developmentServicesFor } from '../development-services.ts';
 import { startTracing } from '../../../shared/tracing/start-tracing.ts';
 import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
-import { startLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
+import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -87,6 +87,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // The console (issue 24) on the next port: its origins are ones the API allows.
   const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
   const logger = createLogger({ level: settings.server.logLevel });
+  const consolePort = await startOrExit(logger, () => bindLocalConsole(settings));
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
       logger,
@@ -94,7 +95,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     }),
   );
   const consoleServer = await startOrExit(logger, () =>
-    startLocalConsole(settings, running.url.replace('127.0.0.1', 'localhost'), logger),
+    serveLocalConsole(consolePort, settings, running.url.replace('127.0.0.1', 'localhost'), logger),
   );
   onShutdownSignal(logger, async () => {
     await consoleServer.close();
