@@ -146,7 +146,8 @@ export class KubernetesRestClient {
         resolve(incoming);
       });
       outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
-      outgoing.on('error', (error) => reject(this.#unavailable(call, error)));
+      // An abort is the caller's decision (a watch whose client left), not a cluster that did not answer.
+      outgoing.on('error', (error) => reject(signal?.aborted ? signal.reason : this.#unavailable(call, error)));
       outgoing.end(payload);
     });
   }
