@@ -19,6 +19,12 @@ export interface RunDatabase {
   /** Resolves when the database answers; throws ApiError 503 otherwise (for `/readyz`). */
   checkReady(): Promise<void>;
   /**
+   * With DATABASE_URL: starts opening the database now, in the background, so an unreachable one is
+   * logged at start with its cause rather than at the first request that needs it; nothing waits for
+   * it (`/readyz` answers for it). Nothing otherwise: the embedded database starts only when needed.
+   */
+  checkAtStart(): void;
+  /**
    * Local development without DATABASE_URL: opens the embedded database now and throws its real
    * error (held by another process, not installed), so start-up reports it instead of every
    * request answering 503. Does nothing otherwise: an external database may come later.
@@ -89,6 +95,10 @@ export function lazyRunDatabase(
       } catch (error) {
         throw classifyDatabaseError(error);
       }
+    },
+    checkAtStart() {
+      // openOrThrow logs the failure and its cause; a later use tries again.
+      if (database.url !== undefined && !closed) openOrThrow().catch(() => undefined);
     },
     async openIfEmbedded() {
       if (embedded) await openOrThrow();
