@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubeEmulator, type KubeEmulator } from '../../infra/kube-emulator/index.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
-import { capturingLogger, freePort, startTestGateway } from '../support/function-servers.ts';
+import { adminEnv } from '../support/admin-fixtures.ts';
+import {
+  capturingLogger,
+  freePort,
+  spawnFunctionProcess,
+  startTestGateway,
+  type FunctionProcess,
+} from '../support/function-servers.ts';
 
 const GROUP = 'platform.dev';
 
@@ -96,5 +103,25 @@ describe('npm start with DATABASE_URL unreachable: the cause at start, /readyz 5
   it('serves at once (/healthz 200) and /readyz answers 503 DatabaseUnavailable while it is unreachable', async () => {
     expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
     expect(await readiness(gateway)).toMatchObject({ status: 503, reason: 'DatabaseUnavailable' });
+  });
+});
+
+describe('a lone function keeping run history (the container) with DATABASE_URL unreachable (issue 38, item 13)', () => {
+  let container: FunctionProcess;
+  beforeAll(async () => {
+    const port = await freePort();
+    container = await spawnFunctionProcess(
+      adminEnv({ FUNCTION_TARGET: 'internal', DATABASE_URL: `postgres://platform@127.0.0.1:${port}/platform` }),
+    );
+  });
+  afterAll(() => container?.stop());
+
+  it('logs the cause at start, before any request needs the database, and its /readyz is 503', async () => {
+    const deadline = Date.now() + 10_000;
+    while (!container.output().includes('run history database could not be opened') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(container.output()).toMatch(/run history database could not be opened.*ECONNREFUSED/);
+    const answer = await fetch(`${container.url}/readyz`);
+    expect([answer.status, ((await answer.json()) as { reason: string }).reason]).toEqual([503, 'DatabaseUnavailable']);
   });
 });
