@@ -20,6 +20,7 @@ import type { AuditRecorder, AuditSink } from '../audit/audit-recorder.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import { createAuditTrail } from './audit-trail.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
+import { PageTokens } from '../database/page-tokens.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -112,9 +113,19 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase, metrics);
+  // Keyed from the signing key every replica shares: a list's next page may be asked of any replica.
+  const pageTokens = new PageTokens(() => adminSettings.current().signingKey);
+  const runs = lazyRunDatabase(
+    settings.database,
+    config,
+    logger,
+    options.development?.startDatabase,
+    metrics,
+    pageTokens,
+  );
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
+    pageTokens,
     // A database the process was given, or local development's embedded one (npm start, the fleet).
     withDatabase:
       settings.database.url !== undefined || (!config.production && options.development?.localState === true),

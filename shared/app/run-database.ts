@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
+import type { PageTokens } from '../database/page-tokens.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { DatabaseSettings } from '../config/settings.ts';
@@ -48,13 +49,14 @@ export function lazyRunDatabase(
   logger: Logger,
   startEmbedded?: EmbeddedDatabaseStarter,
   metrics: Metrics = NO_METRICS,
+  pageTokens?: PageTokens,
 ): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let opened: { database: OpenDatabase; store: RunStore } | undefined;
   let closed = false;
   const embedded = !config.production && database.url === undefined ? startEmbedded : undefined;
   const openOrThrow = () =>
-    (opening ??= openRunStore(database, logger, embedded, metrics).then(
+    (opening ??= openRunStore(database, logger, embedded, metrics, pageTokens).then(
       (open) => {
         opened = open;
         return open;
@@ -124,6 +126,7 @@ async function openRunStore(
   logger: Logger,
   startEmbedded: EmbeddedDatabaseStarter | undefined,
   metrics: Metrics,
+  pageTokens: PageTokens | undefined,
 ): Promise<{ database: OpenDatabase; store: RunStore }> {
   const [{ openDatabase }, { RunStore }] = await Promise.all([
     import('../database/open-database.ts'),
@@ -135,5 +138,5 @@ async function openRunStore(
     log: (line) => logger.info(line),
     ...(metrics.enabled ? { onQuery: (seconds: number) => metrics.databaseQuery(seconds) } : {}),
   });
-  return { database, store: new RunStore(database.pool) };
+  return { database, store: new RunStore(database.pool, undefined, pageTokens) };
 }

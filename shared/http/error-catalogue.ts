@@ -20,7 +20,8 @@ export const PLATFORM_ERRORS = {
   },
   InvalidContinueToken: {
     status: 400,
-    meaning: 'The `continue` token was not issued by this server or was altered; list again from the first page.',
+    meaning:
+      'The `continue` token was not issued by this server for this query, was altered, or predates a signing key rotation; list again from the first page.',
   },
   InvalidRun: {
     status: 400,

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { decodeContinueToken, encodeContinueToken } from './continue-token.ts';
+import { PROCESS_PAGE_TOKENS, type PageTokens } from '../database/page-tokens.ts';
+import { decodeContinueToken, encodeContinueToken, type RunListScope } from './continue-token.ts';
 import type { NewRun, Run, RunLogLine, RunPhase } from './run.ts';
 import { InvalidPhaseTransitionError, RunNotFoundError } from './run-errors.ts';
 import { isUuid, newRunId } from './run-id.ts';
@@ -50,11 +51,18 @@ export const MAX_LOG_READ_LIMIT = 5_000;
 export class RunStore {
   readonly #pool: pg.Pool;
   readonly #logListener: RunLogListener;
+  readonly #pageTokens: PageTokens;
   /** The workspace controller's claims, renewals, log chunks and phase changes. */
   readonly leases: RunLeases;
 
-  constructor(pool: pg.Pool, listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS) {
+  /** `pageTokens` sign the lists' `continue` tokens: a server's are keyed from the signing key every replica shares. */
+  constructor(
+    pool: pg.Pool,
+    listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS,
+    pageTokens: PageTokens = PROCESS_PAGE_TOKENS,
+  ) {
     this.#pool = pool;
+    this.#pageTokens = pageTokens;
     this.leases = new RunLeases(pool);
     this.#logListener = new RunLogListener(
       pool.options,
@@ -99,12 +107,13 @@ export class RunStore {
     const limit = Math.min(Math.max(Math.trunc(query.limit) || 1, 1), MAX_LIST_LIMIT);
     const values: unknown[] = [query.project];
     const conditions = ['project = $1'];
+    const scope: RunListScope = ['runs', query.project, query.workspace ?? null];
     if (query.workspace !== undefined) {
       values.push(query.workspace);
       conditions.push(`workspace = $${values.length}`);
     }
     if (query.continue !== undefined) {
-      const after = decodeContinueToken(query.continue);
+      const after = decodeContinueToken(this.#pageTokens, scope, query.continue);
       values.push(after.createdAt, after.id);
       conditions.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
@@ -115,7 +124,7 @@ export class RunStore {
        ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
       values,
     );
-    return pageOf(rows, limit);
+    return this.#pageOf(rows, limit, scope);
   }
 
   /**
@@ -125,9 +134,10 @@ export class RunStore {
   async listUnfinishedRuns(query: { phase: UnfinishedPhase; limit: number; continue?: string }): Promise<RunPage> {
     const limit = Math.min(Math.max(Math.trunc(query.limit) || 1, 1), MAX_LIST_LIMIT);
     const values: unknown[] = [query.phase];
+    const scope: RunListScope = ['unfinished-runs', query.phase];
     let after = '';
     if (query.continue !== undefined) {
-      const position = decodeContinueToken(query.continue);
+      const position = decodeContinueToken(this.#pageTokens, scope, query.continue);
       values.push(position.createdAt, position.id);
       after = 'AND (created_at, id) > ($2::timestamptz, $3::uuid)';
     }
@@ -138,7 +148,7 @@ export class RunStore {
        ORDER BY created_at, id LIMIT $${values.length}`,
       values,
     );
-    return pageOf(rows, limit);
+    return this.#pageOf(rows, limit, scope);
   }
 
   /**
@@ -245,13 +255,13 @@ export class RunStore {
   #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
     return queryRuns<Row>(this.#pool, text, values);
   }
-}
 
-/** The first `limit` rows as a page, with a continue token when the query found one row more. */
-function pageOf(rows: RunRow[], limit: number): RunPage {
-  const items = rows.slice(0, limit).map(toRun);
-  const last = items[items.length - 1];
-  return rows.length > limit && last
-    ? { items, continue: encodeContinueToken({ createdAt: last.createdAt, id: last.id }) }
-    : { items };
+  /** The first `limit` rows as a page, with a continue token for `scope` when the query found one row more. */
+  #pageOf(rows: RunRow[], limit: number, scope: RunListScope): RunPage {
+    const items = rows.slice(0, limit).map(toRun);
+    const last = items[items.length - 1];
+    return rows.length > limit && last
+      ? { items, continue: encodeContinueToken(this.#pageTokens, scope, { createdAt: last.createdAt, id: last.id }) }
+      : { items };
+  }
 }
