@@ -18,7 +18,7 @@ import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { StreamSessions } from '../../shared/streams/stream-sessions.ts';
-import { DRY_RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
+import { DRY_RUN_ANNOTATION, nameForAudit, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import { deleteOptions } from './delete-options.ts';
 import { APPLY_PATCH, type ResourceWrites } from './resource-writes.ts';
 import { authorisedWrites } from './authorised-writes.ts';
@@ -124,7 +124,10 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
         namespace: location.namespace,
       });
+      // The path names only the collection: the event names the object, as kube-apiserver's does.
+      nameForAudit(request, object.metadata);
       const { status, body, warnings } = await checkedWrites.create(location, object, options);
+      nameForAudit(request, body.metadata);
       return objectAnswer(request, status, body, warnings);
     },
     async get(request, { location, cluster }) {

@@ -4,10 +4,11 @@ import type { Principal } from '../../auth/principal.ts';
 import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
 import type { AuthorizationAttributes } from '../../authz/authorizer.ts';
 import type { AuditReceipt } from '../../audit/audit-event-builder.ts';
+import type { HandlerAuditNotes } from '../../audit/audit-annotations.ts';
 import type { RouteDefinition } from '../../routes/route-table.ts';
 
 /** A request on its way through the filters: each fills in what it learnt (the route, the principal). */
-export interface FilteredRequest extends ApiRequest {
+export interface FilteredRequest extends ApiRequest, HandlerAuditNotes {
   route?: RouteDefinition;
   params?: Record<string, string>;
   /** Null on open routes; undefined until authentication has run. */
