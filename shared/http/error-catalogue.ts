@@ -123,6 +123,11 @@ export const PLATFORM_ERRORS = {
     meaning: 'The log chunk overlaps stored lines with different content; resend exactly the chunk that was stored.',
   },
   PayloadTooLarge: { status: 413, meaning: 'The request body exceeds the size limit; send a smaller body.' },
+  UriTooLong: {
+    status: 414,
+    meaning:
+      'The request target (path and query) exceeds 8 KiB; send a shorter one, with fewer or shorter query parameters.',
+  },
   TooManyStreams: {
     status: 429,
     meaning: 'The principal has as many run-log streams open as allowed; close one or retry after `Retry-After`.',
@@ -369,7 +374,7 @@ export function bridgeNotConfigured(): ApiError {
   return apiError('BridgeNotConfigured', 'no identity bridge is configured (BRIDGE_UPSTREAM_URL)');
 }
 
-/** 413 for a body over the limit, answered before any handler runs, whatever the runtime. */
+/** 413 for a body over the limit, answered once the caller is known and before any handler runs, whatever the runtime. */
 export function payloadTooLarge(maxBytes: number): ApiError {
   return apiError('PayloadTooLarge', `request body exceeds ${maxBytes} bytes`);
 }
