@@ -212,7 +212,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     (operation: ResourceOperation): TypedHandler<ResourceRoute> =>
     async (request) => {
       const { namespace, name, subresource } = request.authorisation.resource;
-      const cluster = new AuthorisedObjects(objects, request.authorisation);
+      const cluster = new AuthorisedObjects(objects, request.authorisation, request.deadline);
       const authorised: Authorised = {
         location: {
           ...(namespace !== undefined ? { namespace } : {}),

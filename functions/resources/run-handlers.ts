@@ -27,12 +27,16 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       const input = request.input.body();
       const found = await objects.find<PlatformObject>(
         objects.platformPath(WORKSPACE, { namespace: project, name: workspace }),
+        request.deadline,
       );
       if (!found) throw apiError('WorkspaceNotFound', `workspace "${workspace}" not found in project "${project}"`);
       if (found.spec?.suspend === true)
         throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
       const store = await context.runs.store();
-      const run = await store.createRun({ project, workspace, ...input, ...runPrincipal(request.principal) });
+      const run = await store.createRun(
+        { project, workspace, ...input, ...runPrincipal(request.principal) },
+        request.deadline,
+      );
       noteForAudit(request, RUN_ANNOTATION, run.id);
       return jsonResponse(201, run, {
         location: `/api/v1alpha1/projects/${encodeURIComponent(project)}/runs/${run.id}`,
@@ -41,13 +45,19 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
     listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
       const { project, workspace } = authorisedWorkspace(request);
       const store = await context.runs.store();
-      return jsonResponse(200, await store.listRuns({ project, workspace, ...pageOf(request.input.query()) }));
+      return jsonResponse(
+        200,
+        await store.listRuns({ project, workspace, ...pageOf(request.input.query()) }, request.deadline),
+      );
     },
     listProjectRuns: async (request: RouteRequest<RunRoute<'listProjectRuns'>>) => {
       const store = await context.runs.store();
       return jsonResponse(
         200,
-        await store.listRuns({ project: authorisedRunScope(request).project, ...pageOf(request.input.query()) }),
+        await store.listRuns(
+          { project: authorisedRunScope(request).project, ...pageOf(request.input.query()) },
+          request.deadline,
+        ),
       );
     },
     getRun: async (request: RouteRequest<RunRoute<'getRun'>>) => jsonResponse(200, authorisedRun(request)),
@@ -56,7 +66,7 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       const store = await context.runs.store();
       return jsonResponse(
         200,
-        await store.requestCancel(run.project, run.id, runPrincipal(request.principal).principal),
+        await store.requestCancel(run.project, run.id, runPrincipal(request.principal).principal, request.deadline),
       );
     },
   } satisfies Partial<RouteHandlers<'resources'>>;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { boundedQuery } from '../database/bounded-query.ts';
 import { isCanonicalTimestamp, PROCESS_PAGE_TOKENS, type PageTokens } from '../database/page-tokens.ts';
 import type { AuditEvent } from './audit-event.ts';
 
@@ -95,8 +96,8 @@ export class AuditStore {
     );
   }
 
-  /** One page of events, oldest first, matching every filter given. */
-  async list(query: AuditQuery): Promise<AuditPage> {
+  /** One page of events, oldest first, matching every filter given; `signal`: the request's deadline (boundedQuery). */
+  async list(query: AuditQuery, signal?: AbortSignal): Promise<AuditPage> {
     const conditions: string[] = [];
     const values: unknown[] = [];
     const where = (condition: (placeholder: string) => string, value: unknown) => {
@@ -133,12 +134,14 @@ export class AuditStore {
       conditions.push(`(stage_at, seq) > ($${values.length - 1}::timestamptz, $${values.length}::bigint)`);
     }
     values.push(query.limit + 1);
-    const { rows } = await this.#pool.query<{ event: AuditEvent; stage_at: string; seq: string }>(
-      `SELECT event, to_char(stage_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS stage_at, seq
+    const text = `SELECT event, to_char(stage_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS stage_at, seq
          FROM audit_events ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-        ORDER BY stage_at, seq LIMIT $${values.length}`,
-      values,
-    );
+        ORDER BY stage_at, seq LIMIT $${values.length}`;
+    type Row = { event: AuditEvent; stage_at: string; seq: string };
+    // A deadline is the API's, whose store has the pool (a test's one client only inserts).
+    const { rows } = signal
+      ? await boundedQuery<Row>(this.#pool as pg.Pool, text, values, signal)
+      : await this.#pool.query<Row>(text, values);
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {

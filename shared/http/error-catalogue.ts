@@ -265,6 +265,11 @@ export const KUBERNETES_STATUS_REASONS = {
     meaning: "The body's `Content-Type` is not one this operation accepts; use one the message lists.",
   },
   Invalid: { status: 422, meaning: 'The object fails validation; fix the fields named in `details.causes`.' },
+  Timeout: {
+    status: 504,
+    meaning:
+      'The request did not complete within its `timeout` (at most 60 s); a write may still have been made: read the object before retrying it.',
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** `details.causes[].reason` of a `Status`: Kubernetes' `CauseType` values the server names. */

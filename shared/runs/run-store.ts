@@ -71,8 +71,8 @@ export class RunStore {
     );
   }
 
-  /** Records a new `Pending` run with a fresh UUIDv7 id. */
-  async createRun(input: NewRun): Promise<Run> {
+  /** Records a new `Pending` run with a fresh UUIDv7 id. `signal`: the request's deadline (boundedQuery), here and below. */
+  async createRun(input: NewRun, signal?: AbortSignal): Promise<Run> {
     validateNewRun(input);
     const { rows } = await this.#query<RunRow>(
       `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message)
@@ -87,23 +87,25 @@ export class RunStore {
         input.principalType,
         input.message ?? '',
       ],
+      signal,
     );
     return toRun(rows[0]!);
   }
 
   /** The run `id` of `project`; throws `RunNotFoundError` when there is none. */
-  async getRun(project: string, id: string): Promise<Run> {
+  async getRun(project: string, id: string, signal?: AbortSignal): Promise<Run> {
     if (!isUuid(id)) throw new RunNotFoundError(id);
-    const { rows } = await this.#query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND project = $2`, [
-      id,
-      project,
-    ]);
+    const { rows } = await this.#query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND project = $2`,
+      [id, project],
+      signal,
+    );
     if (!rows[0]) throw new RunNotFoundError(id);
     return toRun(rows[0]);
   }
 
   /** A page of a project's (or one workspace's) runs, newest first, by keyset on `(created_at, id)`. */
-  async listRuns(query: ListRunsQuery): Promise<RunPage> {
+  async listRuns(query: ListRunsQuery, signal?: AbortSignal): Promise<RunPage> {
     const limit = Math.min(Math.max(Math.trunc(query.limit) || 1, 1), MAX_LIST_LIMIT);
     const values: unknown[] = [query.project];
     const conditions = ['project = $1'];
@@ -123,6 +125,7 @@ export class RunStore {
       `SELECT ${RUN_COLUMNS} FROM runs WHERE ${conditions.join(' AND ')}
        ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
       values,
+      signal,
     );
     return this.#pageOf(rows, limit, scope);
   }
@@ -156,7 +159,7 @@ export class RunStore {
    * Cancelled at once; a Running one is marked, and its controller acknowledges at its next renewal.
    * Cancelling a Cancelled run again answers it unchanged; a Succeeded or Failed one is 409.
    */
-  async requestCancel(project: string, id: string, principal: string): Promise<Run> {
+  async requestCancel(project: string, id: string, principal: string, signal?: AbortSignal): Promise<Run> {
     if (!isUuid(id)) throw new RunNotFoundError(id);
     const cancelledAtOnce = phasesFrom('Cancelled', 'user');
     // The phase check is part of the UPDATE, so a claim racing with the cancellation cannot both win.
@@ -169,9 +172,10 @@ export class RunStore {
        WHERE id = $1 AND project = $2 AND phase = ANY($5::text[])
        RETURNING ${RUN_COLUMNS}`,
       [id, project, principal, cancelledAtOnce, [...cancelledAtOnce, ...phasesFrom('Running', 'user')]],
+      signal,
     );
     if (rows[0]) return toRun(rows[0]);
-    const current = await this.getRun(project, id);
+    const current = await this.getRun(project, id, signal);
     if (current.phase === 'Cancelled') return current;
     throw new InvalidPhaseTransitionError(id, current.phase, 'Cancelled' satisfies RunPhase);
   }
@@ -252,8 +256,12 @@ export class RunStore {
     return { depth: row?.depth ?? 0, oldestAgeSeconds: Math.max(0, row?.oldest_age_seconds ?? 0) };
   }
 
-  #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
-    return queryRuns<Row>(this.#pool, text, values);
+  #query<Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+    signal?: AbortSignal,
+  ): Promise<pg.QueryResult<Row>> {
+    return queryRuns<Row>(this.#pool, text, values, signal);
   }
 
   /** The first `limit` rows as a page, with a continue token for `scope` when the query found one row more. */

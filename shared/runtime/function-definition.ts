@@ -19,6 +19,8 @@ export interface HandlerRequest extends ApiRequest, HandlerAuditNotes {
   input: RequestInput;
   /** What the handler adds to the request's audit event (shared/audit/audit-annotations.ts). */
   auditAnnotations?: Record<string, string>;
+  /** The request's deadline (`?timeout=`): what the handler awaits carries it (the cluster's and the database's calls). */
+  deadline?: AbortSignal;
 }
 
 export type RouteHandler = (request: HandlerRequest) => Promise<ApiResponse> | ApiResponse;

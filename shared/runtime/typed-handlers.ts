@@ -29,6 +29,8 @@ export interface RouteRequest<R extends RouteDefinition> extends ApiRequest, Han
   input: RequestInput<SchemaType<R['requestSchema'], undefined>, SchemaType<R['querySchema'], Record<string, unknown>>>;
   /** What the handler adds to the request's audit event (shared/audit/audit-annotations.ts). */
   auditAnnotations?: Record<string, string>;
+  /** The request's deadline (`?timeout=`): what the handler awaits carries it (the cluster's and the database's calls). */
+  deadline?: AbortSignal;
 }
 
 /** A request on any route that needs a token: the principal is there. */

@@ -27,6 +27,8 @@ export interface FilteredRequest extends ApiRequest, HandlerAuditNotes {
   traceId?: string;
   /** Why routing found no handler; answered once the caller has authenticated. */
   lookupFailure?: ApiError;
+  /** The request's deadline (`?timeout=`, filters/request-deadline.ts): aborted when it passes, with the 504 as its reason. */
+  deadline?: AbortSignal;
 }
 
 /** An answer now, or later: a filter stays synchronous when it can, as every promise costs. */
