@@ -17,8 +17,9 @@ export class AuthorisedObjects {
   readonly #deadline: AbortSignal | undefined;
 
   /**
-   * `deadline`: the request's (`?timeout=`). Every call carries it: a read in flight is abandoned when
-   * it passes, and no call, a write included, is sent after it (the answer is 504 by then).
+   * `deadline`: the request's (`?timeout=`). What is sent here carries it (abandoned in flight when it
+   * passes), and nothing is checked or sent after it, a kind's write included (`authorisedWrites` checks
+   * each with `requireCall` first); a write already sent goes on to its end, its follow-ups with it.
    */
   constructor(objects: ClusterObjects, decision: AuthorisationDecision, deadline?: AbortSignal) {
     this.#objects = objects;

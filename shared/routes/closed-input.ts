@@ -11,6 +11,7 @@ export const CHAIN_QUERY_PARAMETERS: readonly string[] = ['timeout'];
 export function readsTimeout(route: RouteDefinition): boolean {
   return route.target !== 'bridge';
 }
+
 const NO_QUERY: readonly string[] = [];
 // The run-log stream's token may come in the query (browsers' EventSource sets no header); nothing else may.
 const TOKEN_QUERY: readonly string[] = ['access_token'];
