@@ -18,7 +18,14 @@ export const FUNCTION_MODULES: Record<FunctionName, FunctionModule> = {
   'run-logs': runLogsFunction,
 };
 
-/** Builds the core handler of one function over the shared context. */
-export function createFunctionHandler(name: FunctionName, context: AppContext): CoreHandler {
-  return createContextHandler(defineFunction(FUNCTION_MODULES[name], context), context);
+/**
+ * Builds the core handler of one function over the shared context. `servedWith`: the functions of
+ * its process, when it serves more than this one (`npm start`): its `/readyz` answers for all of them.
+ */
+export function createFunctionHandler(
+  name: FunctionName,
+  context: AppContext,
+  servedWith?: readonly FunctionModule[],
+): CoreHandler {
+  return createContextHandler(defineFunction(FUNCTION_MODULES[name], context, servedWith), context);
 }

@@ -1,3 +1,5 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { Server as HttpServer } from 'node:http';
 import * as functions from '@google-cloud/functions-framework';
 import { createFunctionsFrameworkHandler } from '../shared/adapters/functions-framework-adapter.ts';
 import { ConfigError } from '../shared/config/config-error.ts';
@@ -10,6 +12,8 @@ import { isFunctionName } from './function-target.ts';
 import { startFunction } from './start-function.ts';
 import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
 import { settleResponseShape } from '../shared/server/response-shape.ts';
+import { limitUnreadableRequests } from '../shared/server/limited-http-server.ts';
+import type { ServerConfig } from '../shared/config/server-config.ts';
 
 /**
  * Registers the function named by --target (or FUNCTION_TARGET) with the functions-framework, and
@@ -32,6 +36,25 @@ export async function registerFrameworkTarget(development?: DevelopmentServicesF
     });
     // The framework makes its own server; its responses are node:http's too (shared/server/response-shape.ts).
     settleResponseShape();
+    limitFrameworkServer(context.config);
     functions.http(target, createFunctionsFrameworkHandler(handler, context.config));
   });
 }
+
+/**
+ * The framework makes and listens on its own server once this module has registered the target: that
+ * server, the next to listen in this process, gets every entry's header cap (MAX_REQUEST_HEADER_BYTES)
+ * and JSON answers to requests node cannot read (414, 431, with an `Audit-Id`), as the container's has.
+ */
+function limitFrameworkServer(config: Pick<ServerConfig, 'maxHeaderBytes'>): void {
+  const onListen = (message: unknown) => {
+    const { server } = message as { server: unknown };
+    if (!(server instanceof HttpServer)) return;
+    unsubscribe(LISTEN_CHANNEL, onListen);
+    limitUnreadableRequests(server, config);
+  };
+  subscribe(LISTEN_CHANNEL, onListen);
+}
+
+/** Node's channel of `server.listen()` calls (diagnostics_channel, Node 22.3 and later). */
+const LISTEN_CHANNEL = 'tracing:net.server.listen:asyncStart';

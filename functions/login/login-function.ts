@@ -87,6 +87,8 @@ export function createLoginFunction(context: AppContext): FunctionHandlers {
     await loginThrottle.succeeded(attempt);
     accountFailures(attempt.accountFailures - 1);
     outcome('success');
+    // The route is open, but this request established the admin: its event names who it was.
+    request.establishedPrincipal = { type: 'admin', name: 'admin' };
     const idToken = await issueAdminToken(settings, config.apiBaseUrl);
     logger.info('admin login succeeded', { client });
     const cookie = [

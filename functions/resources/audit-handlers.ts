@@ -11,12 +11,15 @@ export function auditHandlers(context: Pick<AppContext, 'auditStore'>) {
   return {
     async listAuditEvents(request: RouteRequest<AuditRoute>) {
       const { since, until, limit, ...filters } = request.input.query();
-      const page = await (await context.auditStore()).list({
-        ...filters,
-        ...(since !== undefined ? { since: time('since', since) } : {}),
-        ...(until !== undefined ? { until: time('until', until) } : {}),
-        limit: limit ?? 100,
-      });
+      const page = await (await context.auditStore()).list(
+        {
+          ...filters,
+          ...(since !== undefined ? { since: time('since', since) } : {}),
+          ...(until !== undefined ? { until: time('until', until) } : {}),
+          limit: limit ?? 100,
+        },
+        request.deadline,
+      );
       return jsonResponse(200, {
         kind: 'EventList',
         apiVersion: 'audit.k8s.io/v1',

@@ -18,7 +18,7 @@ import { bodyMediaType, objectForWrite, parseRequestBody } from './resource-body
 import { watchResponse } from './resource-watch.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import { releaseWhenCallerLeaves, type StreamSessions } from '../../shared/streams/stream-sessions.ts';
-import { DRY_RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
+import { DRY_RUN_ANNOTATION, nameForAudit, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import { deleteOptions } from './delete-options.ts';
 import { APPLY_PATCH, type ResourceWrites, type Writer } from './resource-writes.ts';
 import { authorisedWrites } from './authorised-writes.ts';
@@ -142,7 +142,10 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
         namespace: authorised.location.namespace,
       });
+      // The path names only the collection: the event names the object, as kube-apiserver's does.
+      nameForAudit(request, object.metadata);
       const { status, body, warnings } = await authorised.writes.create(authorised.location, object, options);
+      nameForAudit(request, body.metadata);
       return objectAnswer(request, authorised, status, body, warnings);
     },
     async get(request, authorised) {
@@ -210,7 +213,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     (operation: ResourceOperation): TypedHandler<ResourceRoute> =>
     async (request) => {
       const { namespace, name, subresource } = request.authorisation.resource;
-      const cluster = new AuthorisedObjects(objects, request.authorisation);
+      const cluster = new AuthorisedObjects(objects, request.authorisation, request.deadline);
       const authorised: Authorised = {
         location: {
           ...(namespace !== undefined ? { namespace } : {}),

@@ -1,5 +1,6 @@
 import { statusError, type KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { isJsonObject } from '../../shared/resources/platform-object.ts';
+import { CHAIN_QUERY_PARAMETERS } from '../../shared/routes/closed-input.ts';
 
 /**
  * The `DeleteOptions` of a delete, checked, as they go on to the cluster. kubectl 1.33 sends them in
@@ -60,7 +61,9 @@ export function deleteOptions(query: URLSearchParams, body: unknown): DeleteOpti
 type Options = Partial<Omit<DeleteOptions, 'kind' | 'apiVersion'>>;
 
 function queryOptions(query: URLSearchParams): Options {
-  const unknown = [...new Set(query.keys())].filter((name) => !QUERY_OPTIONS.includes(name));
+  const unknown = [...new Set(query.keys())].filter(
+    (name) => !QUERY_OPTIONS.includes(name) && !CHAIN_QUERY_PARAMETERS.includes(name),
+  );
   if (unknown.length > 0)
     throw invalid(
       `query parameters not supported on delete: ${unknown.join(', ')} (supported: ${QUERY_OPTIONS.join(', ')})`,

@@ -63,7 +63,8 @@ export function kubernetesApiHandlers(objects: ClusterObjects) {
         : documentResponse(openApiV2Document(apiGroup, await kinds(), DOCUMENT_VERSION)),
     getOpenApiV3: async () => documentResponse(openApiV3Root(apiGroup, await groupDocument())),
     getOpenApiV3PlatformGroup: async () => documentResponse(await groupDocument()),
-    getProjectNamespace: (request) => projectNamespace(request, new AuthorisedObjects(objects, request.authorisation)),
+    getProjectNamespace: (request) =>
+      projectNamespace(request, new AuthorisedObjects(objects, request.authorisation, request.deadline)),
   } satisfies Partial<RouteHandlers<'resources'>>;
 }
 

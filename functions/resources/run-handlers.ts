@@ -29,9 +29,14 @@ type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
  */
 export function runHandlers(context: AppContext, objects: ClusterObjects) {
   /** The Workspace a new run starts on: 404 when it is gone, 409 while it is suspended. */
-  const startableWorkspace = async (project: string, workspace: string): Promise<PlatformObject> => {
+  const startableWorkspace = async (
+    project: string,
+    workspace: string,
+    deadline: RouteRequest<RunRoute<'startRun'>>['deadline'],
+  ): Promise<PlatformObject> => {
     const found = await objects.find<PlatformObject>(
       objects.platformPath(WORKSPACE, { namespace: project, name: workspace }),
+      deadline,
     );
     if (!found) throw apiError('WorkspaceNotFound', `workspace "${workspace}" not found in project "${project}"`);
     if (found.spec?.suspend === true)
@@ -48,7 +53,7 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
     startRun: async (request: RouteRequest<RunRoute<'startRun'>>) => {
       const { project, workspace } = authorisedWorkspace(request);
       const input = request.input.body();
-      const found = await startableWorkspace(project, workspace);
+      const found = await startableWorkspace(project, workspace, request.deadline);
       if (input.type === 'apply' && found.spec?.allowApplyWithoutPlan !== true)
         throw apiError(
           'ApplyNeedsPlan',
@@ -57,13 +62,13 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       const store = await context.runs.store();
       return created(
         request,
-        await store.createRun({ project, workspace, ...input, ...runPrincipal(request.principal) }),
+        await store.createRun({ project, workspace, ...input, ...runPrincipal(request.principal) }, request.deadline),
       );
     },
     applyPlan: async (request: RouteRequest<RunRoute<'applyPlan'>>) => {
       const plan = authorisedRun(request);
       const { message } = request.input.body();
-      await startableWorkspace(plan.project, plan.workspace);
+      await startableWorkspace(plan.project, plan.workspace, request.deadline);
       const store = await context.runs.store();
       const approver = runPrincipal(request.principal);
       const run = await store.planApprovals.approveForApply({
@@ -81,13 +86,19 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
     listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
       const { project, workspace } = authorisedWorkspace(request);
       const store = await context.runs.store();
-      return jsonResponse(200, await store.listRuns({ project, workspace, ...pageOf(request.input.query()) }));
+      return jsonResponse(
+        200,
+        await store.listRuns({ project, workspace, ...pageOf(request.input.query()) }, request.deadline),
+      );
     },
     listProjectRuns: async (request: RouteRequest<RunRoute<'listProjectRuns'>>) => {
       const store = await context.runs.store();
       return jsonResponse(
         200,
-        await store.listRuns({ project: authorisedRunScope(request).project, ...pageOf(request.input.query()) }),
+        await store.listRuns(
+          { project: authorisedRunScope(request).project, ...pageOf(request.input.query()) },
+          request.deadline,
+        ),
       );
     },
     getRun: async (request: RouteRequest<RunRoute<'getRun'>>) => jsonResponse(200, authorisedRun(request)),
@@ -96,7 +107,7 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       const store = await context.runs.store();
       return jsonResponse(
         200,
-        await store.requestCancel(run.project, run.id, runPrincipal(request.principal).principal),
+        await store.requestCancel(run.project, run.id, runPrincipal(request.principal).principal, request.deadline),
       );
     },
   } satisfies Partial<RouteHandlers<'resources'>>;

@@ -25,6 +25,7 @@ import { handleResourceRequest } from './resource-handler.ts';
 import { ResourceRegistry } from './resource-registry.ts';
 import { ResourceStore } from './resource-store.ts';
 import { ServiceAccountTokens } from './service-account-tokens.ts';
+import { generateTlsCertificate, type TlsCertificate } from './self-signed-certificate.ts';
 import {
   KubeStatusError,
   forbidden,
@@ -48,11 +49,12 @@ export interface KubeEmulatorOptions {
   /** `iss` of issued ServiceAccount tokens and of the published OpenID configuration. */
   serviceAccountIssuer?: string;
   /**
-   * Serve HTTPS with this certificate for the emulator's host, its own CA (the caller makes it: the
-   * emulator imports nothing of the product it stands in for). client-go (kubectl, helm) sends bearer
-   * tokens only over TLS, so they need this; the kubeconfigs then trust that certificate.
+   * Serve HTTPS: `true` with a self-signed certificate made at start for 127.0.0.1, localhost and the
+   * emulator's host (the openssl CLI, valid one day), or with the certificate given (its own CA).
+   * client-go (kubectl, helm) sends bearer tokens only over TLS, so they need this; the kubeconfigs
+   * then trust that certificate.
    */
-  tls?: { cert: string; key: string };
+  tls?: true | TlsCertificate;
   /**
    * A file that holds the objects across restarts: read at start when present, rewritten after
    * every change. Without it the state lives and dies with the process.
@@ -198,7 +200,7 @@ export async function startKubeEmulator(options: KubeEmulatorOptions = {}): Prom
       },
     );
   };
-  const certificate = options.tls;
+  const certificate = options.tls === true ? await generateTlsCertificate(host) : options.tls;
   const server: Server = certificate ? createHttpsServer(certificate, handle) : createHttpServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

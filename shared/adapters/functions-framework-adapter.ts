@@ -3,27 +3,25 @@ import type { Request, Response } from '@google-cloud/functions-framework';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
 import { ApiError } from '../http/api-error.ts';
-import { toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-http-adapter.ts';
-import { payloadTooLarge } from '../http/error-catalogue.ts';
+import { OVER_LIMIT, toApiRequest, writeApiResponse, type NodeAdapterLimits } from './node-http-adapter.ts';
+import { checkRequestTarget, earlyAnswer } from '../http/early-answers.ts';
 
 /**
  * A functions-framework HTTP function serving one core handler. The framework has already
  * buffered the body (as `rawBody`); the limit is enforced again here so the answer is the same
- * as on the container path.
+ * as on the container path (413 from the chain, once the caller is known).
  */
 export function createFunctionsFrameworkHandler(handler: CoreHandler, limits: NodeAdapterLimits) {
   return (req: Request, res: Response): Promise<void> | undefined => {
     const raw = (req as Request & { rawBody?: Buffer }).rawBody ?? new Uint8Array(0);
     const answer = (response: ApiResponse) => writeApiResponse(res, response);
-    if (raw.byteLength > limits.maxBodyBytes) {
-      return answer(payloadTooLarge(limits.maxBodyBytes).toResponse());
-    }
     let request: ApiRequest;
     try {
-      request = toApiRequest(req, res, raw);
+      checkRequestTarget(req.url ?? '/');
+      request = toApiRequest(req, res, raw.byteLength > limits.maxBodyBytes ? OVER_LIMIT : raw, limits.maxBodyBytes);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return answer(error.toResponse());
+      return answer(earlyAnswer(error));
     }
     // The framework runs each request in a `domain`, whose async hooks track every promise made
     // under it (several times their normal cost). The core answers every error itself, so it runs

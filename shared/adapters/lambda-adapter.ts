@@ -2,7 +2,8 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import { isStreamingBody, type ApiRequest, type ApiResponse } from '../http/api-request.ts';
 import type { CoreHandler } from '../runtime/core-handler.ts';
 import type { NodeAdapterLimits } from './node-http-adapter.ts';
-import { payloadTooLarge } from '../http/error-catalogue.ts';
+import type { ApiError } from '../http/api-error.ts';
+import { checkRequestTarget, earlyAnswer } from '../http/early-answers.ts';
 
 /** The parts of an API Gateway HTTP API (payload format 2.0) event this adapter reads. */
 export interface HttpApiEventV2 {
@@ -27,39 +28,44 @@ export interface HttpApiResultV2 {
 
 /**
  * An AWS Lambda handler for API Gateway HTTP API v2 events serving one core handler, built with
- * middy as Lambda handlers are: a body over the limit is refused before the event is decoded.
- * Lambda buffers responses, so a streamed body is collected until it ends.
+ * middy as Lambda handlers are: a request target over MAX_REQUEST_URI_BYTES is refused before the
+ * event is read (414), and a body over the limit is left undecoded, for the chain to answer 413 once
+ * the caller is known. Lambda buffers responses, so a streamed body is collected until it ends.
  */
 export function createLambdaHandler(handler: CoreHandler, limits: NodeAdapterLimits) {
   return middy<HttpApiEventV2, HttpApiResultV2>()
-    .use(refuseBodiesOver(limits.maxBodyBytes))
-    .handler(async (event) => toResult(await handler(toApiRequest(event))));
+    .use(refuseLongTargets())
+    .handler(async (event) => toResult(await handler(toApiRequest(event, limits.maxBodyBytes))));
 }
 
-/** 413 before decoding: the early answer ends the invocation without running the core handler. */
-function refuseBodiesOver(maxBodyBytes: number): MiddlewareObj<HttpApiEventV2, HttpApiResultV2> {
+/** 414 before the event is read: the early answer ends the invocation without running the core handler. */
+function refuseLongTargets(): MiddlewareObj<HttpApiEventV2, HttpApiResultV2> {
   return {
     before: async ({ event }) => {
-      if (event.body === undefined) return undefined;
-      const size = event.isBase64Encoded
-        ? Buffer.byteLength(event.body, 'base64')
-        : Buffer.byteLength(event.body, 'utf8');
-      return size > maxBodyBytes ? toResult(payloadTooLarge(maxBodyBytes).toResponse()) : undefined;
+      try {
+        checkRequestTarget(event.rawQueryString ? `${event.rawPath}?${event.rawQueryString}` : event.rawPath);
+        return undefined;
+      } catch (error) {
+        return toResult(earlyAnswer(error as ApiError));
+      }
     },
   };
 }
 
-function toApiRequest(event: HttpApiEventV2): ApiRequest {
+function toApiRequest(event: HttpApiEventV2, maxBodyBytes: number): ApiRequest {
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
+  const encoding = event.isBase64Encoded ? 'base64' : 'utf8';
+  // Measured before it is decoded: a body over the limit is never copied.
+  const overLimit = event.body !== undefined && Buffer.byteLength(event.body, encoding) > maxBodyBytes;
   return {
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
     query: new URLSearchParams(event.rawQueryString ?? ''),
     headers,
-    body:
-      event.body === undefined ? new Uint8Array(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'),
+    body: event.body === undefined || overLimit ? new Uint8Array(0) : Buffer.from(event.body, encoding),
+    ...(overLimit ? { bodyOverLimit: maxBodyBytes } : {}),
     remoteAddress: event.requestContext.http.sourceIp ?? '',
   };
 }

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isStreamingBody, type ApiRequest, type ApiResponse, type StreamingBody } from '../http/api-request.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { CoreHandler } from '../runtime/core-handler.ts';
-import { apiError, payloadTooLarge } from '../http/error-catalogue.ts';
+import { apiError } from '../http/error-catalogue.ts';
+import { checkRequestTarget, earlyAnswer } from '../http/early-answers.ts';
 
 export interface NodeAdapterLimits {
   /** Bodies larger than this are refused with 413 before any handler runs. */
@@ -18,6 +19,8 @@ export interface NodeAdapterLimits {
 export const STALLED_STREAM_MS = 60_000;
 
 const EMPTY_BODY = new Uint8Array(0);
+/** A body over the cap, discarded: the request goes on without it and the chain answers 413. */
+export const OVER_LIMIT = Symbol('request body over MAX_REQUEST_BODY_BYTES');
 
 /**
  * A node:http request listener that serves one core handler (the lean container path). An answer
@@ -29,11 +32,13 @@ export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdap
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     let answer: ReturnType<CoreHandler>;
     try {
+      // The target first: one over MAX_REQUEST_URI_BYTES is refused before its body is read.
+      checkRequestTarget(incoming.url ?? '/');
       const body = readRequestBody(incoming, limits.maxBodyBytes);
       answer =
-        body instanceof Uint8Array
-          ? handler(toApiRequest(incoming, outgoing, body))
-          : body.then((read) => handler(toApiRequest(incoming, outgoing, read)));
+        body instanceof Promise
+          ? body.then((read) => handler(toApiRequest(incoming, outgoing, read, limits.maxBodyBytes)))
+          : handler(toApiRequest(incoming, outgoing, body, limits.maxBodyBytes));
     } catch (error) {
       answer = unreadableRequest(error);
     }
@@ -46,11 +51,9 @@ export function createNodeRequestListener(handler: CoreHandler, limits: NodeAdap
   };
 }
 
-/** The answer to a request that failed before the core handler answered it (its body, its target). */
+/** The answer to a request that failed before the core handler answered it (its target, a body that broke off). */
 function unreadableRequest(error: unknown): ApiResponse {
-  return error instanceof ApiError
-    ? error.toResponse()
-    : apiError('BadRequest', 'request could not be read').toResponse();
+  return earlyAnswer(error instanceof ApiError ? error : apiError('BadRequest', 'request could not be read'));
 }
 
 /** Writes an answer; a stream whose writing fails is cut. */
@@ -63,8 +66,13 @@ function writeAnswer(outgoing: ServerResponse, response: ApiResponse, limits: No
  * ApiRequest. What only some routes need (the query, the peer address, an abort signal) is read
  * on first use: this runs for every request, and a class keeps V8's fast object shapes.
  */
-export function toApiRequest(incoming: IncomingMessage, outgoing: ServerResponse, body: Uint8Array): ApiRequest {
-  return new NodeApiRequest(incoming, outgoing, body);
+export function toApiRequest(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  body: Uint8Array | typeof OVER_LIMIT,
+  maxBodyBytes: number,
+): ApiRequest {
+  return new NodeApiRequest(incoming, outgoing, body, maxBodyBytes);
 }
 
 class NodeApiRequest implements ApiRequest {
@@ -72,13 +80,19 @@ class NodeApiRequest implements ApiRequest {
   readonly path: string;
   readonly headers: Record<string, string | undefined>;
   readonly body: Uint8Array;
+  readonly bodyOverLimit: number | undefined;
   readonly #incoming: IncomingMessage;
   readonly #outgoing: ServerResponse;
   readonly #rawQuery: string;
   #query: URLSearchParams | undefined;
   #signal: AbortSignal | undefined;
 
-  constructor(incoming: IncomingMessage, outgoing: ServerResponse, body: Uint8Array) {
+  constructor(
+    incoming: IncomingMessage,
+    outgoing: ServerResponse,
+    body: Uint8Array | typeof OVER_LIMIT,
+    maxBodyBytes: number,
+  ) {
     const target = incoming.url ?? '/';
     if (!target.startsWith('/')) throw apiError('BadRequest', 'request target must be a path');
     const queryStart = target.indexOf('?');
@@ -88,7 +102,9 @@ class NodeApiRequest implements ApiRequest {
     // node:http joins repeated request headers with ", " itself; only set-cookie stays a list,
     // and clients do not send it, so the parsed headers serve as they are, without a copy.
     this.headers = incoming.headers as Record<string, string | undefined>;
-    this.body = body;
+    // Always both members, so that every request has one shape.
+    this.body = body === OVER_LIMIT ? EMPTY_BODY : body;
+    this.bodyOverLimit = body === OVER_LIMIT ? maxBodyBytes : undefined;
     this.#incoming = incoming;
     this.#outgoing = outgoing;
   }
@@ -264,27 +280,44 @@ function writable(outgoing: ServerResponse, stalledMs: number): Promise<void> {
   });
 }
 
-/** The request body, capped; synchronous when there is none (most requests), so no tick is spent. */
-function readRequestBody(incoming: IncomingMessage, maxBytes: number): Uint8Array | Promise<Uint8Array> {
+/**
+ * The request body, capped; synchronous when there is none (most requests), so no tick is spent. A
+ * body over the cap is discarded unread (OVER_LIMIT): the chain answers it (413) once the caller is known.
+ */
+function readRequestBody(
+  incoming: IncomingMessage,
+  maxBytes: number,
+): Uint8Array | typeof OVER_LIMIT | Promise<Uint8Array | typeof OVER_LIMIT> {
   const declared = Number(incoming.headers['content-length'] ?? 0);
   if (declared > maxBytes) {
     incoming.resume();
-    throw payloadTooLarge(maxBytes);
+    return OVER_LIMIT;
   }
   if (declared === 0 && incoming.headers['transfer-encoding'] === undefined) return EMPTY_BODY;
   return readCappedBody(incoming, maxBytes);
 }
 
-async function readCappedBody(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      incoming.resume();
-      throw payloadTooLarge(maxBytes);
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+/**
+ * Reads by events, not `for await`: leaving an async iteration early destroys the request, and with it
+ * the connection the 413 is to be written on once the caller is known.
+ */
+function readCappedBody(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | typeof OVER_LIMIT> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const take = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      // The rest flows on unread (no listener keeps it).
+      incoming.off('data', take);
+      chunks.length = 0;
+      resolve(OVER_LIMIT);
+    };
+    incoming.on('data', take);
+    incoming.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    incoming.once('error', reject);
+  });
 }

@@ -23,6 +23,7 @@ import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { StreamSessions, type StreamLimit } from '../streams/stream-sessions.ts';
 import { SharedStreamSlots } from '../streams/shared-stream-slots.ts';
 import type pg from 'pg';
+import { PageTokens } from '../database/page-tokens.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -121,12 +122,22 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase, metrics);
+  // Keyed from the signing key every replica shares: a list's next page may be asked of any replica.
+  const pageTokens = new PageTokens(() => adminSettings.current().signingKey);
+  const runs = lazyRunDatabase(
+    settings.database,
+    config,
+    logger,
+    options.development?.startDatabase,
+    metrics,
+    pageTokens,
+  );
   // A database the process was given, or local development's embedded one (npm start, the fleet).
   const withDatabase =
     settings.database.url !== undefined || (!config.production && options.development?.localState === true);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
+    pageTokens,
     withDatabase,
   });
   collectContextMetrics(metrics, adminSettings, runs, audit.database);

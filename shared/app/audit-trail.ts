@@ -4,6 +4,7 @@ import type { AuditStore } from '../audit/audit-store.ts';
 import { DatabaseAuditSink } from '../audit/database-audit-sink.ts';
 import { StdoutAuditSink } from '../audit/stdout-audit-sink.ts';
 import type { Settings } from '../config/settings.ts';
+import type { PageTokens } from '../database/page-tokens.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { RunDatabase } from './run-database.ts';
 
@@ -22,6 +23,8 @@ export interface AuditTrailOptions {
   sinks?: AuditSink[];
   /** Whether the process has a database to write to: DATABASE_URL, or local development's embedded one. */
   withDatabase: boolean;
+  /** What signs the list's `continue` tokens (the run store's too). */
+  pageTokens: PageTokens;
 }
 
 /**
@@ -39,7 +42,7 @@ export function createAuditTrail(
   let opening: Promise<AuditStore> | undefined;
   const store = () =>
     (opening ??= Promise.all([runs.pool(), import('../audit/audit-store.ts')])
-      .then(([pool, { AuditStore }]) => new AuditStore(pool))
+      .then(([pool, { AuditStore }]) => new AuditStore(pool, options.pageTokens))
       .catch((error: unknown) => {
         opening = undefined;
         throw error;

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
+import type { PageTokens } from '../database/page-tokens.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { DatabaseSettings } from '../config/settings.ts';
@@ -18,6 +19,12 @@ export interface RunDatabase {
   pool(): Promise<pg.Pool>;
   /** Resolves when the database answers; throws ApiError 503 otherwise (for `/readyz`). */
   checkReady(): Promise<void>;
+  /**
+   * With DATABASE_URL: starts opening the database now, in the background, so an unreachable one is
+   * logged at start with its cause rather than at the first request that needs it; nothing waits for
+   * it (`/readyz` answers for it). Nothing otherwise: the embedded database starts only when needed.
+   */
+  checkAtStart(): void;
   /**
    * Local development without DATABASE_URL: opens the embedded database now and throws its real
    * error (held by another process, not installed), so start-up reports it instead of every
@@ -42,13 +49,14 @@ export function lazyRunDatabase(
   logger: Logger,
   startEmbedded?: EmbeddedDatabaseStarter,
   metrics: Metrics = NO_METRICS,
+  pageTokens?: PageTokens,
 ): RunDatabase {
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let opened: { database: OpenDatabase; store: RunStore } | undefined;
   let closed = false;
   const embedded = !config.production && database.url === undefined ? startEmbedded : undefined;
   const openOrThrow = () =>
-    (opening ??= openRunStore(database, logger, embedded, metrics).then(
+    (opening ??= openRunStore(database, logger, embedded, metrics, pageTokens).then(
       (open) => {
         opened = open;
         return open;
@@ -90,6 +98,10 @@ export function lazyRunDatabase(
         throw classifyDatabaseError(error);
       }
     },
+    checkAtStart() {
+      // openOrThrow logs the failure and its cause; a later use tries again.
+      if (database.url !== undefined && !closed) openOrThrow().catch(() => undefined);
+    },
     async openIfEmbedded() {
       if (embedded) await openOrThrow();
     },
@@ -114,6 +126,7 @@ async function openRunStore(
   logger: Logger,
   startEmbedded: EmbeddedDatabaseStarter | undefined,
   metrics: Metrics,
+  pageTokens: PageTokens | undefined,
 ): Promise<{ database: OpenDatabase; store: RunStore }> {
   const [{ openDatabase }, { RunStore }] = await Promise.all([
     import('../database/open-database.ts'),
@@ -125,5 +138,5 @@ async function openRunStore(
     log: (line) => logger.info(line),
     ...(metrics.enabled ? { onQuery: (seconds: number) => metrics.databaseQuery(seconds) } : {}),
   });
-  return { database, store: new RunStore(database.pool) };
+  return { database, store: new RunStore(database.pool, undefined, pageTokens) };
 }

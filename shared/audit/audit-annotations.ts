@@ -1,3 +1,5 @@
+import type { Principal } from '../auth/principal.ts';
+
 /**
  * The audit event's annotations of the server's own (kube-apiserver's are `authorization.k8s.io/*`):
  * what only the chain or a handler knows about a request, never a secret.
@@ -49,4 +51,28 @@ export const WITHDRAWN_APPROVALS_ANNOTATION = 'platform-api/withdrawn-approvals'
 export function noteForAudit(request: { auditAnnotations?: Record<string, string> }, key: string, value: string): void {
   request.auditAnnotations ??= {};
   request.auditAnnotations[key] = value;
+}
+
+/** What a handler tells its request's audit event that only it knows, besides annotations. */
+export interface HandlerAuditNotes {
+  /** What a create named in its body, or the cluster named for it (`generateName`): `objectRef`'s name and namespace. */
+  auditObject?: { name?: string; namespace?: string };
+  /** The principal an open route established (a successful login): the event's `user`. */
+  establishedPrincipal?: Principal;
+}
+
+/**
+ * Names the object a create acted on, for its audit event's `objectRef` (kube-apiserver fills it from
+ * the request object): what the body named, then what the cluster named for it (`generateName`).
+ * A name or namespace already given stays: the one authorised from the path, or the body's.
+ */
+export function nameForAudit(
+  request: HandlerAuditNotes,
+  metadata: { name?: unknown; namespace?: unknown } | undefined,
+): void {
+  const object = (request.auditObject ??= {});
+  if (object.name === undefined && typeof metadata?.name === 'string' && metadata.name !== '')
+    object.name = metadata.name;
+  if (object.namespace === undefined && typeof metadata?.namespace === 'string' && metadata.namespace !== '')
+    object.namespace = metadata.namespace;
 }

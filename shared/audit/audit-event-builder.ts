@@ -5,7 +5,12 @@ import { isNonResource, type AuthorizationAttributes } from '../authz/authorizer
 import type { AuditGroup, AuditLevel, AuditPolicy } from '../config/audit-settings.ts';
 import type { ApiResponse } from '../http/api-request.ts';
 import { answeredFailure } from '../http/answered-failure.ts';
-import { ADMIN_BYPASS_ANNOTATION, RUN_ANNOTATION, DRY_RUN_ANNOTATION } from './audit-annotations.ts';
+import {
+  ADMIN_BYPASS_ANNOTATION,
+  RUN_ANNOTATION,
+  DRY_RUN_ANNOTATION,
+  type HandlerAuditNotes,
+} from './audit-annotations.ts';
 import { redactPathAndQuery } from '../logging/redaction.ts';
 import {
   DECISION_ANNOTATION,
@@ -17,7 +22,7 @@ import {
 } from './audit-event.ts';
 
 /** What the chain learnt about a request that its audit event reports (shared/runtime's FilteredRequest). */
-export interface AuditedRequest {
+export interface AuditedRequest extends HandlerAuditNotes {
   method: string;
   path: string;
   query: URLSearchParams;
@@ -102,7 +107,7 @@ export function auditEvent(
     stage,
     requestURI: redactPathAndQuery(request.path, request.query),
     verb: auditVerb(request),
-    user: auditUser(request.principal),
+    user: auditUser(request.principal ?? request.establishedPrincipal),
     impersonatedUser: impersonatedUser(request.authorisation),
     sourceIPs: sourceIps(request, receipt.trustedProxyHops),
     userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : undefined,
@@ -181,9 +186,11 @@ function sourceIps(request: AuditedRequest, trustedProxyHops: number): string[] 
 }
 
 /**
- * The object the request acted on, from what was authorised (never from the body); a run's id is its
- * `uid`. The controller's routes are non-resource paths: a run they act on (by path, or the run a
- * claim was given) is named as `runs` of the platform's group, so a run's whole story is found by id.
+ * The object the request acted on, from what was authorised; a run's id is its `uid`. As kube-apiserver
+ * fills it from the request object, a create's name and namespace, which its path does not give, come
+ * from what its handler read in the body (or the name the cluster gave it). The controller's routes are
+ * non-resource paths: a run they act on (by path, or the run a claim was given) is named as `runs` of
+ * the platform's group, so a run's whole story is found by id.
  */
 function objectReference(request: AuditedRequest, apiGroup: string): AuditObjectReference | undefined {
   const attributes = request.authorisationAsked;
@@ -194,8 +201,8 @@ function objectReference(request: AuditedRequest, apiGroup: string): AuditObject
   if (!attributes || isNonResource(attributes)) return undefined;
   return {
     resource: attributes.resource,
-    namespace: attributes.namespace,
-    name: attributes.name,
+    namespace: attributes.namespace ?? request.auditObject?.namespace,
+    name: attributes.name ?? request.auditObject?.name,
     uid: run,
     apiGroup: attributes.group || undefined,
     apiVersion: attributes.group === apiGroup ? 'v1alpha1' : 'v1',

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { CatalogueError } from '../http/error-catalogue.ts';
+import { boundedQuery } from '../database/bounded-query.ts';
+import { isCanonicalTimestamp, PROCESS_PAGE_TOKENS, type PageTokens } from '../database/page-tokens.ts';
 import type { AuditEvent } from './audit-event.ts';
 
 /** The filters of `GET /api/v1alpha1/audit/events`, each optional; `limit` and `continue` page. */
@@ -27,19 +28,11 @@ export interface AuditPage {
   continue?: string;
 }
 
-/** A `continue` token that this server did not hand out, or that names no position. */
-export class InvalidAuditContinueError extends CatalogueError {
-  constructor() {
-    super('InvalidContinueToken', 'the continue token is not one this API handed out; start again from the first page');
-    this.name = 'InvalidAuditContinueError';
-  }
-}
-
 const DAY_MS = 86_400_000;
 const PARTITION = /^audit_events_(\d{4})(\d{2})(\d{2})$/;
-// Years PostgreSQL and JavaScript both hold (from 1970, as every event was written since).
-export const AUDIT_TIMESTAMP = /^(19[7-9]\d|[2-9]\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// A position: the event's stage time (microseconds, as listed) and its `seq` (a bigint).
+const POSITION_FIELDS = [isCanonicalTimestamp, (seq: string) => /^\d{1,18}$/.test(seq)];
 // PostgreSQL refuses U+0000 in text and jsonb; an event must never be lost to one (an OIDC claim may
 // hold it). In JSON a NUL is `\u0000` after an even number of backslashes; after an odd number it is
 // the text `\u0000` (a backslash escaped), which is kept as it is.
@@ -60,11 +53,14 @@ export interface SerialisedAuditEvent {
 
 export class AuditStore {
   readonly #pool: Queryable;
+  readonly #pageTokens: PageTokens;
   /** Days whose partition is known to exist, so only a new day costs a statement. */
   readonly #days = new Set<string>();
 
-  constructor(pool: Queryable) {
+  /** `pageTokens` sign the list's `continue` tokens: a server's are keyed from the signing key every replica shares. */
+  constructor(pool: Queryable, pageTokens: PageTokens = PROCESS_PAGE_TOKENS) {
     this.#pool = pool;
+    this.#pageTokens = pageTokens;
   }
 
   /** Writes the events in one statement, after making sure their days have partitions. */
@@ -100,8 +96,8 @@ export class AuditStore {
     );
   }
 
-  /** One page of events, oldest first, matching every filter given. */
-  async list(query: AuditQuery): Promise<AuditPage> {
+  /** One page of events, oldest first, matching every filter given; `signal`: the request's deadline (boundedQuery). */
+  async list(query: AuditQuery, signal?: AbortSignal): Promise<AuditPage> {
     const conditions: string[] = [];
     const values: unknown[] = [];
     const where = (condition: (placeholder: string) => string, value: unknown) => {
@@ -119,23 +115,40 @@ export class AuditStore {
     if (query.outcome === 'success') conditions.push('code < 400');
     if (query.outcome === 'failure') conditions.push('code >= 400');
     if (query.outcome === 'refused') conditions.push('code IN (401, 403, 429)');
+    // A token names a position in the list of these filters only; `limit` may change between pages.
+    const scope = [
+      'audit-events',
+      query.since?.toISOString() ?? null,
+      query.until?.toISOString() ?? null,
+      query.user ?? null,
+      query.verb ?? null,
+      query.resource ?? null,
+      query.namespace ?? null,
+      query.name ?? null,
+      query.run ?? null,
+      query.outcome ?? null,
+    ];
     if (query.continue !== undefined) {
-      const after = decodeAuditContinue(query.continue);
-      values.push(after.stageAt, after.seq);
+      const [stageAt, seq] = this.#pageTokens.read(scope, query.continue, POSITION_FIELDS);
+      values.push(stageAt, seq);
       conditions.push(`(stage_at, seq) > ($${values.length - 1}::timestamptz, $${values.length}::bigint)`);
     }
     values.push(query.limit + 1);
-    const { rows } = await this.#pool.query<{ event: AuditEvent; stage_at: string; seq: string }>(
-      `SELECT event, to_char(stage_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS stage_at, seq
+    const text = `SELECT event, to_char(stage_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS stage_at, seq
          FROM audit_events ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-        ORDER BY stage_at, seq LIMIT $${values.length}`,
-      values,
-    );
+        ORDER BY stage_at, seq LIMIT $${values.length}`;
+    type Row = { event: AuditEvent; stage_at: string; seq: string };
+    // A deadline is the API's, whose store has the pool (a test's one client only inserts).
+    const { rows } = signal
+      ? await boundedQuery<Row>(this.#pool as pg.Pool, text, values, signal)
+      : await this.#pool.query<Row>(text, values);
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
       items: page.map((row) => row.event),
-      ...(rows.length > query.limit && last ? { continue: encodeAuditContinue(last.stage_at, last.seq) } : {}),
+      ...(rows.length > query.limit && last
+        ? { continue: this.#pageTokens.issue(scope, [last.stage_at, last.seq]) }
+        : {}),
     };
   }
 
@@ -192,23 +205,4 @@ export class AuditStore {
 /** `YYYYMMDD` of a timestamp, in UTC: the day partition its row goes to. */
 function dayOf(timestamp: string): string {
   return timestamp.slice(0, 10).replaceAll('-', '');
-}
-
-function encodeAuditContinue(stageAt: string, seq: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, t: stageAt, s: seq })).toString('base64url');
-}
-
-function decodeAuditContinue(token: string): { stageAt: string; seq: string } {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidAuditContinueError();
-  }
-  const { v, t, s } = (decoded ?? {}) as Record<string, unknown>;
-  if (v !== 1 || typeof t !== 'string' || typeof s !== 'string') throw new InvalidAuditContinueError();
-  if (!AUDIT_TIMESTAMP.test(t) || Number.isNaN(Date.parse(t)) || !/^\d{1,18}$/.test(s)) {
-    throw new InvalidAuditContinueError();
-  }
-  return { stageAt: t, seq: s };
 }

@@ -19,6 +19,8 @@ export type ResolvedObject = { name: string; resolved: unknown } | { notFound: u
 export type AuthorisationResolver = (request: {
   principal: Principal;
   params: Record<string, string>;
+  /** The request's deadline (`?timeout=`), which what the resolver reads carries. */
+  deadline?: AbortSignal;
 }) => Promise<ResolvedObject>;
 
 /**

@@ -14,10 +14,17 @@ import { describeAttributes, type ResourceAttributes } from './authorizer.ts';
 export class AuthorisedObjects {
   readonly #objects: ClusterObjects;
   readonly #decision: AuthorisationDecision;
+  readonly #deadline: AbortSignal | undefined;
 
-  constructor(objects: ClusterObjects, decision: AuthorisationDecision) {
+  /**
+   * `deadline`: the request's (`?timeout=`). What is sent here carries it (abandoned in flight when it
+   * passes), and nothing is checked or sent after it, a kind's write included (`authorisedWrites` checks
+   * each with `requireCall` first); a write already sent goes on to its end, its follow-ups with it.
+   */
+  constructor(objects: ClusterObjects, decision: AuthorisationDecision, deadline?: AbortSignal) {
     this.#objects = objects;
     this.#decision = decision;
+    this.#deadline = deadline;
   }
 
   get apiGroup(): string {
@@ -47,8 +54,9 @@ export class AuthorisedObjects {
     }
   }
 
-  /** Throws unless the decision allows the call; answers the call's attributes. */
+  /** Throws unless the decision allows the call, and the request's deadline has not passed; answers the call's attributes. */
   requireCall(call: Pick<KubernetesCall, 'method' | 'path' | 'query'>): ResourceAttributes {
+    this.#deadline?.throwIfAborted();
     const attributes = callAttributes(call);
     this.require(attributes);
     return attributes;
@@ -56,12 +64,12 @@ export class AuthorisedObjects {
 
   send<T = unknown>(call: KubernetesCall): Promise<{ status: number; body: T; warnings?: string[] }> {
     this.requireCall(call);
-    return this.#objects.send<T>(call);
+    return this.#objects.send<T>(this.#deadline ? { ...call, signal: this.#deadline } : call);
   }
 
   find<T = unknown>(path: string): Promise<T | undefined> {
     this.requireCall({ method: 'GET', path });
-    return this.#objects.find<T>(path);
+    return this.#objects.find<T>(path, this.#deadline);
   }
 
   watch(path: string, query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<string>> {

@@ -10,8 +10,14 @@ export interface ApiRequest {
   query: URLSearchParams;
   /** Header names in lower case; repeated headers joined with ", " as node:http does. */
   headers: Record<string, string | undefined>;
-  /** The raw body, already capped by the adapter; empty when there was none. */
+  /** The raw body, already capped by the adapter; empty when there was none, or when it was over the cap. */
   body: Uint8Array;
+  /**
+   * Set when the body was over this many bytes (MAX_REQUEST_BODY_BYTES) and discarded unread: the chain
+   * answers 413 once the caller is authenticated and authorised, as kube-apiserver's handlers answer a
+   * body too large, so the refusal is audited under the caller's name and carries its `Audit-Id`.
+   */
+  bodyOverLimit?: number;
   /** The peer address as the adapter saw it (used for login throttling). */
   remoteAddress: string;
   /** Aborted when the client goes away (used by streaming responses). */

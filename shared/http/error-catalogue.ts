@@ -20,7 +20,8 @@ export const PLATFORM_ERRORS = {
   },
   InvalidContinueToken: {
     status: 400,
-    meaning: 'The `continue` token was not issued by this server or was altered; list again from the first page.',
+    meaning:
+      'The `continue` token was not issued by this server for this query, was altered, or predates a signing key rotation; list again from the first page.',
   },
   InvalidRun: {
     status: 400,
@@ -162,6 +163,11 @@ export const PLATFORM_ERRORS = {
     meaning: 'The log chunk overlaps stored lines with different content; resend exactly the chunk that was stored.',
   },
   PayloadTooLarge: { status: 413, meaning: 'The request body exceeds the size limit; send a smaller body.' },
+  UriTooLong: {
+    status: 414,
+    meaning:
+      'The request target (path and query) exceeds 8 KiB; send a shorter one, with fewer or shorter query parameters.',
+  },
   TooManyStreams: {
     status: 429,
     meaning: 'The principal has as many run-log streams open as allowed; close one or retry after `Retry-After`.',
@@ -304,6 +310,11 @@ export const KUBERNETES_STATUS_REASONS = {
     meaning: "The body's `Content-Type` is not one this operation accepts; use one the message lists.",
   },
   Invalid: { status: 422, meaning: 'The object fails validation; fix the fields named in `details.causes`.' },
+  Timeout: {
+    status: 504,
+    meaning:
+      'The request did not complete within its `timeout` (at most 60 s); a write may still have been made: read the object before retrying it.',
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** `details.causes[].reason` of a `Status`: Kubernetes' `CauseType` values the server names. */
@@ -413,7 +424,7 @@ export function bridgeNotConfigured(): ApiError {
   return apiError('BridgeNotConfigured', 'no identity bridge is configured (BRIDGE_UPSTREAM_URL)');
 }
 
-/** 413 for a body over the limit, answered before any handler runs, whatever the runtime. */
+/** 413 for a body over the limit, answered once the caller is known and before any handler runs, whatever the runtime. */
 export function payloadTooLarge(maxBytes: number): ApiError {
   return apiError('PayloadTooLarge', `request body exceeds ${maxBytes} bytes`);
 }

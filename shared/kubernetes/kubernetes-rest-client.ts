@@ -17,6 +17,8 @@ export interface KubernetesCall {
   body?: unknown;
   /** Default `application/json`; patches name their type (`application/merge-patch+json`). */
   contentType?: string;
+  /** The request's deadline: aborting it abandons the call (rejected with its reason, not logged as the cluster's failure). */
+  signal?: AbortSignal;
 }
 
 /** What the cluster answered: its status code and the parsed JSON body (a `Status` on failures). */
@@ -61,12 +63,12 @@ export class KubernetesRestClient {
     const startedAt = performance.now();
     return this.#inSpan(kubeConfig, call, async () => {
       try {
-        const incoming = await this.#send(kubeConfig, call);
+        const incoming = await this.#send(kubeConfig, call, call.signal);
         const warnings = incoming.headersDistinct.warning;
         return {
           status: incoming.statusCode ?? 500,
           body: parseBody(
-            await readText(incoming).catch((error: unknown) => Promise.reject(this.#unavailable(call, error))),
+            await readText(incoming).catch((error: unknown) => Promise.reject(this.#failure(call, error, call.signal))),
           ),
           ...(warnings ? { warnings } : {}),
         };
@@ -146,9 +148,17 @@ export class KubernetesRestClient {
         resolve(incoming);
       });
       outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
-      outgoing.on('error', (error) => reject(this.#unavailable(call, error)));
+      outgoing.on('error', (error) => reject(this.#failure(call, error, signal)));
       outgoing.end(payload);
     });
+  }
+
+  /**
+   * Why a call failed: an abort is the caller's decision (a watch whose client left, a request past its
+   * deadline) and its reason is rethrown as it is; anything else is a cluster that did not answer.
+   */
+  #failure(call: KubernetesCall, error: unknown, signal: AbortSignal | undefined): unknown {
+    return signal?.aborted ? signal.reason : this.#unavailable(call, error);
   }
 
   #unavailable(call: KubernetesCall, error: unknown) {

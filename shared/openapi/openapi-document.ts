@@ -1,4 +1,5 @@
 import { pathParameterNames } from '../routes/path-parameters.ts';
+import { readsTimeout } from '../routes/closed-input.ts';
 import { ERROR_SCHEMA, type RouteDefinition } from '../routes/route-table.ts';
 import type { KindDescription } from '../resources/platform-kind-descriptions.ts';
 import { documentedRequestSchema, documentedResponses } from './route-responses.ts';
@@ -37,17 +38,33 @@ function operationTag(route: RouteDefinition): string {
   return 'Service';
 }
 
-/** One query parameter per property of the route's query schema, whose schema is that very property (the one requests are checked against). */
+/** The chain's `timeout` (shared/runtime/filters/request-deadline.ts), on every route that reads it. */
+const TIMEOUT_PARAMETER = {
+  name: 'timeout',
+  in: 'query',
+  required: false,
+  description:
+    "The request's deadline, a Go duration (`20s`, as `kubectl --request-timeout=20s` sends it on every request): at most 60 s (a longer one, `0` or a negative one is 60 s); past it, 504 `Timeout`. A watch or the run-log stream is not bounded by it (a watch by `timeoutSeconds`).",
+  schema: { type: 'string' },
+};
+
+/**
+ * One query parameter per property of the route's query schema, whose schema is that very property (the
+ * one requests are checked against), and the chain's `timeout`.
+ */
 function queryParameters(route: RouteDefinition): Record<string, unknown>[] {
   const properties = (route.querySchema?.properties ?? {}) as Record<string, { description?: string }>;
   const required = (route.querySchema?.required ?? []) as string[];
-  return Object.entries(properties).map(([name, schema]) => ({
-    name,
-    in: 'query',
-    required: required.includes(name),
-    ...(schema.description ? { description: schema.description } : {}),
-    schema,
-  }));
+  return [
+    ...Object.entries(properties).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: required.includes(name),
+      ...(schema.description ? { description: schema.description } : {}),
+      schema,
+    })),
+    ...(readsTimeout(route) ? [TIMEOUT_PARAMETER] : []),
+  ];
 }
 
 /** A platform route's body may be left out when its schema requires no field (an empty body reads as `{}`); a resource body never. */

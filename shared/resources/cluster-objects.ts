@@ -52,9 +52,9 @@ export class ClusterObjects {
     throw clusterFailure(answer);
   }
 
-  /** GETs an object; undefined when it does not exist. */
-  async find<T = unknown>(path: string): Promise<T | undefined> {
-    const answer = await this.#rest.call({ method: 'GET', path });
+  /** GETs an object; undefined when it does not exist. `signal`: the request's deadline. */
+  async find<T = unknown>(path: string, signal?: AbortSignal): Promise<T | undefined> {
+    const answer = await this.#rest.call({ method: 'GET', path, ...(signal ? { signal } : {}) });
     if (answer.status === 404) return undefined;
     if (answer.status < 200 || answer.status > 299) throw clusterFailure(answer);
     return answer.body as T;

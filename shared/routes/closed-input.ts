@@ -1,12 +1,25 @@
 import type { RouteDefinition } from './route-definition.ts';
 
+/**
+ * Query parameters the chain reads on every route, which no route declares and none refuses:
+ * kube-apiserver's `timeout`, the request's deadline, which client-go sends on every request
+ * (`kubectl --request-timeout`; shared/runtime/filters/request-deadline.ts).
+ */
+export const CHAIN_QUERY_PARAMETERS: readonly string[] = ['timeout'];
+
+/** Whether the chain reads `timeout` on the route: every route but the identity bridge's (another server's). */
+export function readsTimeout(route: RouteDefinition): boolean {
+  return route.target !== 'bridge';
+}
+
 const NO_QUERY: readonly string[] = [];
 // The run-log stream's token may come in the query (browsers' EventSource sets no header); nothing else may.
 const TOKEN_QUERY: readonly string[] = ['access_token'];
 
 /**
  * The query parameters a route accepts when it declares no query schema (checked by name, without
- * the schema checker, which routes such as whoami never load): on an authenticated platform route, nothing (the
+ * the schema checker, which routes such as whoami never load), besides the chain's own, accepted
+ * everywhere (CHAIN_QUERY_PARAMETERS): on an authenticated platform route, nothing (the
  * token of the run-log stream apart). A parameter a route does not read is a 400 naming it, never
  * ignored: `?dryRun=All` on a run's start recorded a real run, and the audit event called it a dry
  * run. Kubernetes-style routes (`statusErrors`, `openQuery`: resources, discovery, OpenAPI) stay

@@ -1,6 +1,7 @@
 import type { ResourceOperation } from '../resources/platform-kinds.ts';
 import { pathParameterNames } from './path-parameters.ts';
 import type { RouteDefinition } from './route-definition.ts';
+import { readsTimeout } from './closed-input.ts';
 
 // The refusals a route can answer, derived from what the route is: how callers authenticate, whether
 // it authorises them, whether it takes a body or names something in its path, and (resource routes)
@@ -15,6 +16,9 @@ const INVALID_PARAMETER =
   'A path parameter is not a valid name (`InvalidPathParameter`; `BadRequest` on resource routes).';
 const MALFORMED_BODY = 'The body is not JSON or does not match the request schema.';
 const TOO_LARGE = 'The body is over the size limit (`PayloadTooLarge`).';
+const BAD_TIMEOUT = 'A `timeout` that is not a Go duration (`BadRequest`).';
+const TIMED_OUT =
+  'The `timeout` passed before the answer (`Timeout`, as kube-apiserver words it); a write may still have been made.';
 
 const OBJECT_BODY = {
   400: 'A body that is not JSON, or an object of another kind or name.',
@@ -61,6 +65,9 @@ export function takesBody(route: RouteDefinition): boolean {
 export function routeAnswers(route: RouteDefinition): Record<number, string> {
   const parts: Record<number, string>[] = [];
   if (route.auth !== 'none') parts.push({ 401: NO_TOKEN, 503: VERIFIER_DOWN });
+  // The run-log stream is long-running: its `timeout` is checked, never applied (request-deadline.ts).
+  if (readsTimeout(route))
+    parts.push(route.target === 'run-logs' ? { 400: BAD_TIMEOUT } : { 400: BAD_TIMEOUT, 504: TIMED_OUT });
   if (route.auth !== 'none' && !route.anyAuthenticatedCaller) parts.push({ 403: NOT_ALLOWED });
   if (pathParameterNames(route.path).length > 0) parts.push({ 400: INVALID_PARAMETER });
   if (takesBody(route)) parts.push({ 413: TOO_LARGE });

@@ -22,14 +22,6 @@ export class InvalidPhaseTransitionError extends CatalogueError {
   }
 }
 
-/** A `continue` token that this service did not issue (or that was altered). HTTP: 400. */
-export class InvalidContinueTokenError extends CatalogueError {
-  constructor() {
-    super('InvalidContinueToken', 'the continue token is malformed; start again from the first page');
-    this.name = 'InvalidContinueTokenError';
-  }
-}
-
 /** The fields of a new run are missing or inconsistent. HTTP: 400. */
 export class InvalidRunError extends CatalogueError {
   constructor(detail: string) {

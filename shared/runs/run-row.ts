@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { boundedQuery } from '../database/bounded-query.ts';
 import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { PrincipalType, Run, RunLogLine, RunPhase, RunType } from './run.ts';
 
@@ -53,14 +54,18 @@ export function toLogLine(row: { seq: string; line: string }): RunLogLine {
   return { seq: Number(row.seq), line: row.line };
 }
 
-/** One statement on the pool; a server that cannot be reached surfaces as `DatabaseUnavailableError`. */
+/**
+ * One statement on the pool, bounded by `signal` when given (a request's deadline: boundedQuery); a server
+ * that cannot be reached surfaces as `DatabaseUnavailableError`.
+ */
 export async function queryRuns<Row extends pg.QueryResultRow>(
   pool: pg.Pool,
   text: string,
   values: unknown[],
+  signal?: AbortSignal,
 ): Promise<pg.QueryResult<Row>> {
   try {
-    return await pool.query<Row>(text, values);
+    return await (signal ? boundedQuery<Row>(pool, text, values, signal) : pool.query<Row>(text, values));
   } catch (error) {
     throw classifyDatabaseError(error);
   }

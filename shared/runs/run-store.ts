@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { decodeContinueToken, encodeContinueToken } from './continue-token.ts';
+import { PROCESS_PAGE_TOKENS, type PageTokens } from '../database/page-tokens.ts';
+import { decodeContinueToken, encodeContinueToken, type RunListScope } from './continue-token.ts';
 import type { NewRun, Run, RunLogLine, RunPhase } from './run.ts';
 import { InvalidPhaseTransitionError, RunNotFoundError } from './run-errors.ts';
 import { isUuid, newRunId } from './run-id.ts';
@@ -51,13 +52,20 @@ export const MAX_LOG_READ_LIMIT = 5_000;
 export class RunStore {
   readonly #pool: pg.Pool;
   readonly #logListener: RunLogListener;
+  readonly #pageTokens: PageTokens;
   /** The workspace controller's claims, renewals, log chunks and phase changes. */
   readonly leases: RunLeases;
   /** Succeeded plans approved for apply (issue 37). */
   readonly planApprovals: PlanApprovals;
 
-  constructor(pool: pg.Pool, listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS) {
+  /** `pageTokens` sign the lists' `continue` tokens: a server's are keyed from the signing key every replica shares. */
+  constructor(
+    pool: pg.Pool,
+    listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS,
+    pageTokens: PageTokens = PROCESS_PAGE_TOKENS,
+  ) {
     this.#pool = pool;
+    this.#pageTokens = pageTokens;
     this.leases = new RunLeases(pool);
     this.planApprovals = new PlanApprovals(pool);
     this.#logListener = new RunLogListener(
@@ -67,8 +75,8 @@ export class RunStore {
     );
   }
 
-  /** Records a new `Pending` run with a fresh UUIDv7 id. */
-  async createRun(input: NewRun): Promise<Run> {
+  /** Records a new `Pending` run with a fresh UUIDv7 id. `signal`: the request's deadline (boundedQuery), here and below. */
+  async createRun(input: NewRun, signal?: AbortSignal): Promise<Run> {
     validateNewRun(input);
     const { rows } = await this.#query<RunRow>(
       `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message)
@@ -83,32 +91,35 @@ export class RunStore {
         input.principalType,
         input.message ?? '',
       ],
+      signal,
     );
     return toRun(rows[0]!);
   }
 
   /** The run `id` of `project`; throws `RunNotFoundError` when there is none. */
-  async getRun(project: string, id: string): Promise<Run> {
+  async getRun(project: string, id: string, signal?: AbortSignal): Promise<Run> {
     if (!isUuid(id)) throw new RunNotFoundError(id);
-    const { rows } = await this.#query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND project = $2`, [
-      id,
-      project,
-    ]);
+    const { rows } = await this.#query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND project = $2`,
+      [id, project],
+      signal,
+    );
     if (!rows[0]) throw new RunNotFoundError(id);
     return toRun(rows[0]);
   }
 
   /** A page of a project's (or one workspace's) runs, newest first, by keyset on `(created_at, id)`. */
-  async listRuns(query: ListRunsQuery): Promise<RunPage> {
+  async listRuns(query: ListRunsQuery, signal?: AbortSignal): Promise<RunPage> {
     const limit = Math.min(Math.max(Math.trunc(query.limit) || 1, 1), MAX_LIST_LIMIT);
     const values: unknown[] = [query.project];
     const conditions = ['project = $1'];
+    const scope: RunListScope = ['runs', query.project, query.workspace ?? null];
     if (query.workspace !== undefined) {
       values.push(query.workspace);
       conditions.push(`workspace = $${values.length}`);
     }
     if (query.continue !== undefined) {
-      const after = decodeContinueToken(query.continue);
+      const after = decodeContinueToken(this.#pageTokens, scope, query.continue);
       values.push(after.createdAt, after.id);
       conditions.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
@@ -118,8 +129,9 @@ export class RunStore {
       `SELECT ${RUN_COLUMNS} FROM runs WHERE ${conditions.join(' AND ')}
        ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
       values,
+      signal,
     );
-    return pageOf(rows, limit);
+    return this.#pageOf(rows, limit, scope);
   }
 
   /**
@@ -129,9 +141,10 @@ export class RunStore {
   async listUnfinishedRuns(query: { phase: UnfinishedPhase; limit: number; continue?: string }): Promise<RunPage> {
     const limit = Math.min(Math.max(Math.trunc(query.limit) || 1, 1), MAX_LIST_LIMIT);
     const values: unknown[] = [query.phase];
+    const scope: RunListScope = ['unfinished-runs', query.phase];
     let after = '';
     if (query.continue !== undefined) {
-      const position = decodeContinueToken(query.continue);
+      const position = decodeContinueToken(this.#pageTokens, scope, query.continue);
       values.push(position.createdAt, position.id);
       after = 'AND (created_at, id) > ($2::timestamptz, $3::uuid)';
     }
@@ -142,7 +155,7 @@ export class RunStore {
        ORDER BY created_at, id LIMIT $${values.length}`,
       values,
     );
-    return pageOf(rows, limit);
+    return this.#pageOf(rows, limit, scope);
   }
 
   /**
@@ -150,7 +163,7 @@ export class RunStore {
    * Cancelled at once; a Running one is marked, and its controller acknowledges at its next renewal.
    * Cancelling a Cancelled run again answers it unchanged; a Succeeded or Failed one is 409.
    */
-  async requestCancel(project: string, id: string, principal: string): Promise<Run> {
+  async requestCancel(project: string, id: string, principal: string, signal?: AbortSignal): Promise<Run> {
     if (!isUuid(id)) throw new RunNotFoundError(id);
     const cancelledAtOnce = phasesFrom('Cancelled', 'user');
     // The phase check is part of the UPDATE, so a claim racing with the cancellation cannot both win.
@@ -163,9 +176,10 @@ export class RunStore {
        WHERE id = $1 AND project = $2 AND phase = ANY($5::text[])
        RETURNING ${RUN_COLUMNS}`,
       [id, project, principal, cancelledAtOnce, [...cancelledAtOnce, ...phasesFrom('Running', 'user')]],
+      signal,
     );
     if (rows[0]) return toRun(rows[0]);
-    const current = await this.getRun(project, id);
+    const current = await this.getRun(project, id, signal);
     if (current.phase === 'Cancelled') return current;
     throw new InvalidPhaseTransitionError(id, current.phase, 'Cancelled' satisfies RunPhase);
   }
@@ -246,16 +260,20 @@ export class RunStore {
     return { depth: row?.depth ?? 0, oldestAgeSeconds: Math.max(0, row?.oldest_age_seconds ?? 0) };
   }
 
-  #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
-    return queryRuns<Row>(this.#pool, text, values);
+  #query<Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+    signal?: AbortSignal,
+  ): Promise<pg.QueryResult<Row>> {
+    return queryRuns<Row>(this.#pool, text, values, signal);
   }
-}
 
-/** The first `limit` rows as a page, with a continue token when the query found one row more. */
-function pageOf(rows: RunRow[], limit: number): RunPage {
-  const items = rows.slice(0, limit).map(toRun);
-  const last = items[items.length - 1];
-  return rows.length > limit && last
-    ? { items, continue: encodeContinueToken({ createdAt: last.createdAt, id: last.id }) }
-    : { items };
+  /** The first `limit` rows as a page, with a continue token for `scope` when the query found one row more. */
+  #pageOf(rows: RunRow[], limit: number, scope: RunListScope): RunPage {
+    const items = rows.slice(0, limit).map(toRun);
+    const last = items[items.length - 1];
+    return rows.length > limit && last
+      ? { items, continue: encodeContinueToken(this.#pageTokens, scope, { createdAt: last.createdAt, id: last.id }) }
+      : { items };
+  }
 }

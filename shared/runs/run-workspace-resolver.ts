@@ -11,7 +11,7 @@ import type { AuthorisationDecision, AuthorisationResolver } from '../authz/auth
 export function runWorkspaceResolver(store: () => Promise<RunStore>): AuthorisationResolver {
   return async (request) => {
     try {
-      const run = await (await store()).getRun(request.params.project!, request.params.run!);
+      const run = await (await store()).getRun(request.params.project!, request.params.run!, request.deadline);
       return { name: run.workspace, resolved: run };
     } catch (error) {
       if (error instanceof RunNotFoundError) return { notFound: error };

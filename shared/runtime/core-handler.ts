@@ -20,6 +20,7 @@ import { withAuthentication } from './filters/authentication.ts';
 import { withRouteRefusal } from './filters/route-refusal.ts';
 import { withRequestInput } from './filters/request-input.ts';
 import { withAuthorisation } from './filters/authorisation.ts';
+import { withRequestDeadline } from './filters/request-deadline.ts';
 import type { Authorizer } from '../authz/authorizer.ts';
 import { effectiveAuthorisation } from '../routes/route-authorisation.ts';
 import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
@@ -134,6 +135,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       withRouteResolution(matcher),
       withAuthentication(dependencies.authenticator),
       withRouteRefusal(),
+      withRequestDeadline(),
       withAuthorisation(dependencies.authorizer, dependencies.apiGroup, definition.authorisationResolvers ?? {}),
       withRequestInput(),
       dependencies.audit?.blocksWrites ? withAuditGate(dependencies.audit) : undefined,

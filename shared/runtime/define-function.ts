@@ -7,22 +7,33 @@ import type { FunctionDefinition, FunctionModule, ReadinessCheck } from './funct
 /**
  * A function's definition from its module and the process's context: its factory's handlers, given
  * the context its `cluster` fact promises, with its name and its readiness from its facts. Every
- * entry builds a function through here, so each fact is read in one way.
+ * entry builds a function through here, so each fact is read in one way. `servedWith` are the
+ * functions its process serves (itself alone but for `npm start`, which serves all five in one
+ * process): its `/readyz` waits for what any of them needs, since they are ready or not together.
+ * A function keeping run history checks its database now, in the background (`checkAtStart`), so an
+ * unreachable one is logged at start with its cause without delaying the start.
  */
-export function defineFunction(module: FunctionModule, context: AppContext): FunctionDefinition {
+export function defineFunction(
+  module: FunctionModule,
+  context: AppContext,
+  servedWith: readonly FunctionModule[] = [module],
+): FunctionDefinition {
   const handlers =
     module.cluster === 'on-first-use' ? module.create(context) : module.create(connected(module, context));
+  if (module.runHistory) context.runs.checkAtStart();
+  const readiness = readinessOf(servedWith, context);
+  return readiness ? { ...handlers, name: module.name, readiness } : { ...handlers, name: module.name };
+}
+
+/** What `/readyz` waits for: each check the modules name, once, then their run history database. */
+function readinessOf(modules: readonly FunctionModule[], context: AppContext): (() => Promise<void>) | undefined {
   const checks = [
-    ...module.readiness.map((check) => READINESS_CHECKS[check](context)),
-    ...(module.runHistory ? [() => context.runs.checkReady()] : []),
+    ...[...new Set(modules.flatMap((module) => module.readiness))].map((check) => READINESS_CHECKS[check](context)),
+    ...(modules.some((module) => module.runHistory) ? [() => context.runs.checkReady()] : []),
   ];
-  if (checks.length === 0) return { ...handlers, name: module.name };
-  return {
-    ...handlers,
-    name: module.name,
-    async readiness() {
-      for (const check of checks) await check();
-    },
+  if (checks.length === 0) return undefined;
+  return async () => {
+    for (const check of checks) await check();
   };
 }
 

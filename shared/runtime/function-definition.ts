@@ -1,5 +1,6 @@
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { HandlerAuditNotes } from '../audit/audit-annotations.ts';
 import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
 import type { AuthorisationResolvers } from './filters/authorisation.ts';
 import type { FunctionName, RouteDefinition } from '../routes/route-table.ts';
@@ -7,7 +8,7 @@ import type { RequestInput } from './request-validation.ts';
 import type { AppContext, ConnectedAppContext } from '../app/app-context.ts';
 
 /** A request after routing and authentication, as route handlers see it. */
-export interface HandlerRequest extends ApiRequest {
+export interface HandlerRequest extends ApiRequest, HandlerAuditNotes {
   route: RouteDefinition;
   params: Record<string, string>;
   /** Null only on open routes. */
@@ -18,6 +19,8 @@ export interface HandlerRequest extends ApiRequest {
   input: RequestInput;
   /** What the handler adds to the request's audit event (shared/audit/audit-annotations.ts). */
   auditAnnotations?: Record<string, string>;
+  /** The request's deadline (`?timeout=`): what the handler awaits carries it (the cluster's and the database's calls). */
+  deadline?: AbortSignal;
 }
 
 export type RouteHandler = (request: HandlerRequest) => Promise<ApiResponse> | ApiResponse;

@@ -6,7 +6,7 @@ import { readJsonObject } from '../http/json-body.ts';
 import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
-import { takesNoBody, undeclaredQueryParameters } from '../routes/closed-input.ts';
+import { CHAIN_QUERY_PARAMETERS, takesNoBody, undeclaredQueryParameters } from '../routes/closed-input.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
 import { ERROR_REASON_KEYWORD } from './schema-keywords.ts';
 
@@ -122,7 +122,10 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
   const values: Record<string, unknown> = Object.create(null);
   // Most requests have no query: no iterator and no search for an unknown name then.
   const { query } = request;
-  if (query.size > 0) for (const [name, value] of query) if (!Object.hasOwn(values, name)) values[name] = value;
+  if (query.size > 0)
+    // The chain's own parameters (`timeout`) are no route's input.
+    for (const [name, value] of query)
+      if (!Object.hasOwn(values, name) && !CHAIN_QUERY_PARAMETERS.includes(name)) values[name] = value;
   if (route?.querySchema) checkAgainstSchema(route, route.querySchema, values, 'query', 'query parameter');
   const accepted = query.size > 0 && route && undeclaredQueryParameters(route);
   const unknown = accepted ? Object.keys(values).find((name) => !accepted.includes(name)) : undefined;

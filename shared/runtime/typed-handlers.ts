@@ -1,5 +1,6 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Principal } from '../auth/principal.ts';
+import type { HandlerAuditNotes } from '../audit/audit-annotations.ts';
 import type { AuthorisationDecision } from '../authz/authorisation-decision.ts';
 import type { ApiRequest, ApiResponse } from '../http/api-request.ts';
 import type { DeclaredRoute, FunctionName, RouteDefinition } from '../routes/route-table.ts';
@@ -19,7 +20,7 @@ export type PathParameters<Path extends string> = string extends Path
 type SchemaType<Schema, Otherwise> = Schema extends JSONSchema ? FromSchema<Schema> : Otherwise;
 
 /** What the handler of route R receives: its path parameters, its checked query and body, and a principal on authenticated routes. */
-export interface RouteRequest<R extends RouteDefinition> extends ApiRequest {
+export interface RouteRequest<R extends RouteDefinition> extends ApiRequest, HandlerAuditNotes {
   route: RouteDefinition;
   params: PathParameters<R['path']>;
   principal: R['auth'] extends 'none' ? null : Principal;
@@ -28,6 +29,8 @@ export interface RouteRequest<R extends RouteDefinition> extends ApiRequest {
   input: RequestInput<SchemaType<R['requestSchema'], undefined>, SchemaType<R['querySchema'], Record<string, unknown>>>;
   /** What the handler adds to the request's audit event (shared/audit/audit-annotations.ts). */
   auditAnnotations?: Record<string, string>;
+  /** The request's deadline (`?timeout=`): what the handler awaits carries it (the cluster's and the database's calls). */
+  deadline?: AbortSignal;
 }
 
 /** A request on any route that needs a token: the principal is there. */

@@ -1,11 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as HttpsServer } from 'node:https';
 import type { AppContext } from '../app/app-context.ts';
-import { ConfigError } from '../config/config-error.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
 import type { ServerTls } from '../tls/server-tls.ts';
-import { createLimitedHttpServer, drain, listen } from './limited-http-server.ts';
+import { createLimitedHttpServer, drain, listenOnSetting } from './limited-http-server.ts';
 import { flushTraces } from '../tracing/start-tracing.ts';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -40,16 +39,7 @@ export async function bindEarly(
     },
     tls,
   );
-  let port: number;
-  try {
-    port = await listen(server, config.port, host);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE')
-      throw new ConfigError('PORT', `port ${config.port} is already in use by another process`);
-    if (code === 'EACCES') throw new ConfigError('PORT', `port ${config.port} may not be bound by this user`);
-    throw error;
-  }
+  const port = await listenOnSetting(server, config.port, host, 'PORT');
   return {
     server,
     port,

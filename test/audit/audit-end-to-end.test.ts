@@ -64,8 +64,9 @@ describe('issue 22, end to end: an admin session, an OIDC user allowed and refus
       steps.push({ name, response, ...expected });
       return response;
     };
+    // The user the login established (issue 38, item 8).
     await step('admin login', await login(platform().gateway.url, ADMIN_PASSWORD), {
-      user: 'system:anonymous',
+      user: 'admin',
       verb: 'post',
       code: 200,
     });

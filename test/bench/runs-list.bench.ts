@@ -6,6 +6,7 @@ import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 import { encodeContinueToken } from '../../shared/runs/continue-token.ts';
+import { PROCESS_PAGE_TOKENS } from '../../shared/database/page-tokens.ts';
 import { RunStore } from '../../shared/runs/run-store.ts';
 import type { ListRunsQuery } from '../../shared/runs/run-store.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
@@ -60,7 +61,13 @@ async function deepContinueTokens(pool: pg.Pool, count: number): Promise<string[
   );
   return rows
     .filter((_, index) => index % 100 === 0)
-    .map((row) => encodeContinueToken({ createdAt: row.created_at.toISOString(), id: row.id }));
+    .map((row) =>
+      // The store signs with PROCESS_PAGE_TOKENS, its default: the token is one it reads back.
+      encodeContinueToken(PROCESS_PAGE_TOKENS, ['runs', 'project-0', 'workspace-0'], {
+        createdAt: row.created_at.toISOString(),
+        id: row.id,
+      }),
+    );
 }
 
 interface Latency {

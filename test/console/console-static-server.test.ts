@@ -102,6 +102,43 @@ describe('Hostile request targets (issue 24; a 500 is a bug, a crash worse)', ()
   });
 });
 
+describe('Content coding follows the q-values of Accept-Encoding (issue 38, item 16)', () => {
+  const encodingOf = async (acceptEncoding: string) => {
+    const answer = await rawRequest(server.url, 'GET', '/', { 'accept-encoding': acceptEncoding });
+    return { status: answer.status, encoding: answer.headers['content-encoding'] };
+  };
+
+  it('gzip;q=0 means gzip is not acceptable: the answer is not compressed', async () => {
+    expect(await encodingOf('gzip;q=0')).toEqual({ status: 200, encoding: undefined });
+    expect(await encodingOf('gzip; q=0.000, identity')).toEqual({ status: 200, encoding: undefined });
+    expect(await encodingOf('*;q=0, identity')).toEqual({ status: 200, encoding: undefined });
+  });
+
+  it('gzip is used when gzip or * is acceptable and identity is not preferred to it', async () => {
+    expect(await encodingOf('gzip')).toEqual({ status: 200, encoding: 'gzip' });
+    expect(await encodingOf('deflate, GZIP;q=0.5')).toEqual({ status: 200, encoding: 'gzip' });
+    expect(await encodingOf('*')).toEqual({ status: 200, encoding: 'gzip' });
+    expect(await encodingOf('gzip;q=0.4, identity;q=0.8')).toEqual({ status: 200, encoding: undefined });
+    expect(await encodingOf('br, deflate')).toEqual({ status: 200, encoding: undefined });
+  });
+
+  it('406 when neither gzip nor identity is acceptable (identity;q=0, *;q=0)', async () => {
+    expect((await encodingOf('identity;q=0')).status).toBe(406);
+    expect((await encodingOf('br, *;q=0')).status).toBe(406);
+    expect(await encodingOf('gzip, identity;q=0')).toEqual({ status: 200, encoding: 'gzip' });
+  });
+});
+
+describe('The asterisk request target (issue 38, item 16)', () => {
+  it('OPTIONS * and GET * are 400, not index.html', async () => {
+    for (const method of ['OPTIONS', 'GET']) {
+      const answer = await rawRequest(server.url, method, '*');
+      expect(answer.status, method).toBe(400);
+      expect(answer.text).not.toContain('<div id="app">');
+    }
+  });
+});
+
 describe('Settings', () => {
   it('refuses an API origin with a path, and connect origins that are not origins', () => {
     expect(() => loadConsoleSettings({ CONSOLE_API_BASE_URL: 'https://api.example.com/v1' }, 8080)).toThrow(

@@ -8,7 +8,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../../infra/development/fleet/fleet.ts';
-import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../infra/kube-emulator/self-signed-certificate.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger, loginToken } from '../support/function-servers.ts';
 import { loadSettings } from '../../shared/config/settings.ts';

@@ -122,6 +122,16 @@ describe('Fleet topology, step by step', { shuffle: false }, () => {
     );
 
     it(
+      'no replica warns that local development mode is off because of the ADMIN_SECRET_SOURCE the fleet set (issue 38, item 14)',
+      async () => {
+        await wholeFleet();
+        // The replicas log at LOG_LEVEL=warn: the warning was in their output before.
+        expect(output.join('')).not.toContain('local development mode is off');
+      },
+      STEP_TIMEOUT_MS,
+    );
+
+    it(
       'routes by the HTTPRoute rules: the seeded example Project is served through the gateway',
       async () => {
         const token = await loginToken(fleet.url);

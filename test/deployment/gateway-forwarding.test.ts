@@ -18,7 +18,7 @@ import { adminEnv } from '../support/admin-fixtures.ts';
 import { abandonRequests, unacceptingPeer } from '../support/misbehaving-peers.ts';
 import type { ProxySettings } from '../../infra/development/gateway/forward-request.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
-import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../infra/kube-emulator/self-signed-certificate.ts';
 import type { ServerTls } from '../../shared/tls/server-tls.ts';
 import { replicaEnvironment } from '../../infra/development/fleet/replica-environment.ts';
 

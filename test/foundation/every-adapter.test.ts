@@ -17,6 +17,7 @@ import { FUNCTION_NAMES, type FunctionName } from '../../shared/routes/route-tab
 import { listen } from '../../shared/server/limited-http-server.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { spawnFunctionProcess, type FunctionProcess } from '../support/function-servers.ts';
+import { rawRequest } from '../support/raw-http.ts';
 import { TEST_NAMESPACE, startIdentityCluster, type IdentityCluster } from '../support/identity-cluster.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { API, GROUP, projectObject, workspaceObject } from '../resources/platform-fixture.ts';
@@ -74,6 +75,7 @@ let database: TestDatabase;
 let cluster: IdentityCluster;
 let folder: string;
 const containers = new Map<FunctionName, FunctionProcess>();
+const frameworkUrls = new Map<FunctionName, string>();
 const frameworkServers: Server[] = [];
 const transports: Array<[string, Transport]> = [];
 const restoredEnv: Record<string, string | undefined> = {};
@@ -120,7 +122,6 @@ beforeAll(async () => {
   transports.push(['container entry (knative/server.ts)', overHttp((fn) => containers.get(fn)!.url)]);
 
   // The entry registers only its --target (FUNCTION_TARGET): one evaluation of the module per function.
-  const frameworkUrls = new Map<FunctionName, string>();
   for (const fn of FUNCTION_NAMES) {
     await importWithEnvironment(
       { ...env, FUNCTION_TARGET: fn },
@@ -277,6 +278,11 @@ const jsonMatching = (status: number, body: Record<string, unknown>) => (answer:
   expect(answer.contentType).toMatch(/^application\/json/);
   expect(answer.body).toMatchObject(body);
 };
+/** The check, and an `Audit-Id` on the answer as on every answer (docs/audit.md). */
+const withAuditId = (check: (answer: Answer) => void) => (answer: Answer) => {
+  check(answer);
+  expect(answer.headers['audit-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+};
 const streamPath = () => `/api/v1alpha1/run-logs/${PROJECT}/${runId}`;
 const expectedRun = () => ({
   id: runId,
@@ -380,7 +386,34 @@ const CASES: Case[] = [
       headers: { ...bearer(ADMIN_PASSWORD), 'content-type': 'application/octet-stream' },
       body: 'x'.repeat(MAX_BODY_BYTES + 1),
     }),
-    expect: jsonMatching(413, { reason: 'PayloadTooLarge' }),
+    expect: withAuditId(jsonMatching(413, { reason: 'PayloadTooLarge' })),
+  },
+  {
+    name: 'resources: an authenticated write with a body over MAX_REQUEST_BODY_BYTES → 413 with its Audit-Id (issue 38, item 7)',
+    request: () => ({
+      fn: 'resources',
+      method: 'POST',
+      path: `${API}/namespaces/${PROJECT}/workspaces`,
+      headers: { ...bearer(adminToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ ...workspaceObject('too-large'), padding: 'x'.repeat(MAX_BODY_BYTES) }),
+    }),
+    expect: withAuditId(jsonMatching(413, { reason: 'PayloadTooLarge' })),
+  },
+  {
+    name: 'resources: a body over the limit without a token → 401 first, as every refusal of an unknown caller (issue 38, item 7)',
+    request: () => ({
+      fn: 'resources',
+      method: 'POST',
+      path: `${API}/namespaces/${PROJECT}/workspaces`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ padding: 'x'.repeat(MAX_BODY_BYTES) }),
+    }),
+    expect: withAuditId(jsonMatching(401, { reason: 'MissingToken' })),
+  },
+  {
+    name: 'resources: a request target over 8 KiB → 414 UriTooLong with an Audit-Id (issue 38, item 7)',
+    request: () => ({ fn: 'resources', method: 'GET', path: `${API}/projects?labelSelector=${'a'.repeat(10_000)}` }),
+    expect: withAuditId(jsonMatching(414, { reason: 'UriTooLong' })),
   },
   {
     name: 'public-config: what a client needs before it logs in',
@@ -621,6 +654,29 @@ const CASES: Case[] = [
     expect: jsonMatching(401, { reason: 'InvalidToken' }),
   },
 ];
+
+describe("Requests refused before they are read, by each runtime's own server: JSON, with an Audit-Id (issue 38, item 7)", () => {
+  const servers = () => [
+    ['container entry (knative/server.ts)', containers.get('resources')!.url],
+    ['functions-framework (its own server)', frameworkUrls.get('resources')!],
+  ];
+
+  it('a 20 KB request target is 414 UriTooLong, not 431', async () => {
+    for (const [name, url] of servers()) {
+      const answer = await rawRequest(url!, 'GET', `${API}/projects?labelSelector=${'a'.repeat(20_000)}`);
+      expect([answer.status, JSON.parse(answer.text).reason], name).toEqual([414, 'UriTooLong']);
+      expect(answer.headers['audit-id'], name).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('20 KB of headers is 431 RequestHeaderFieldsTooLarge (MAX_REQUEST_HEADER_BYTES, the framework too)', async () => {
+    for (const [name, url] of servers()) {
+      const answer = await rawRequest(url!, 'GET', `${API}/projects`, { 'x-padding': 'b'.repeat(20_000) });
+      expect([answer.status, JSON.parse(answer.text).reason], name).toEqual([431, 'RequestHeaderFieldsTooLarge']);
+      expect(answer.headers['audit-id'], name).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
 
 describe('One core handler per function, thin adapters: every adapter gives the expected answer to the same request', () => {
   it('runs the suite through three adapters, all five functions', () => {

@@ -105,10 +105,11 @@ describe('GET /docs: a readable reference page served from local files, no CDN',
       page
         .locator(`#${id} .answer`)
         .evaluateAll((answers) => answers.map((answer) => answer.getAttribute('data-status')));
-    expect(await statuses('getWorkspace')).toEqual(['200', '400', '401', '403', '404', '503']);
+    // 400 and 504 on every route: a malformed `timeout`, and one that passed (issue 38).
+    expect(await statuses('getWorkspace')).toEqual(['200', '400', '401', '403', '404', '503', '504']);
     expect(await page.locator('#getWorkspace .answer[data-status="400"]').innerText()).not.toContain('JSON');
-    expect(await statuses('getHealth')).toEqual(['200']);
-    expect(await statuses('whoAmI')).toEqual(['200', '401', '503']);
+    expect(await statuses('getHealth')).toEqual(['200', '400', '504']);
+    expect(await statuses('whoAmI')).toEqual(['200', '400', '401', '503', '504']);
     expect(await statuses('createWorkspace')).toEqual(
       expect.arrayContaining(['201', '400', '409', '413', '415', '422']),
     );

@@ -118,12 +118,16 @@ describe('/openapi.json: each route documents only the answers it can give (issu
     }
   });
 
-  it('a route without path parameters, a body or a declared 400 documents no 400', () => {
+  it("a route without path parameters, a body or a declared 400 documents no 400 but a malformed `timeout`'s (issue 38)", () => {
     for (const route of routes.filter(
       (candidate) => !candidate.path.includes('{') && !candidate.requestSchema && !candidate.resource,
     )) {
       const declared = route.operationId === 'login' || route.operationId.startsWith('list');
-      if (!declared) expect(Object.keys(answers(route)), route.operationId).not.toContain('400');
+      if (declared) continue;
+      const documented = answers(route)['400']?.description;
+      // The bridge is another server's: its `timeout` is its own.
+      if (route.target === 'bridge') expect(documented, route.operationId).toBeUndefined();
+      else expect(documented, route.operationId).toMatch(/^A `timeout` that is not a Go duration[^.]*\.$/);
     }
   });
 

@@ -387,6 +387,34 @@ describe('Local development mode turned off by a partial admin configuration is 
     expect(await startUpLines({})).not.toContain('is off because');
     expect(loadSettings({ NODE_ENV: 'production', ADMIN_ACCOUNT_ENABLED: 'false' }).server.devModeOffBy).toEqual([]);
   });
+
+  it('a secret source (ADMIN_SECRET_SOURCE=file:, as the fleet hands each replica) is a whole configuration: no such warning (issue 38, item 14)', async () => {
+    const [{ mkdtemp, rm }, { tmpdir }, { join }] = await Promise.all([
+      import('node:fs/promises'),
+      import('node:os'),
+      import('node:path'),
+    ]);
+    const { ensureAdminSecretFolder } = await import('../../shared/config/admin-secret-folder.ts');
+    const { openAdminSettingsSource } = await import(
+      '../../shared/config/secret-sources/open-admin-settings-source.ts'
+    );
+    const { capturingLogger } = await import('../support/function-servers.ts');
+    const folder = await mkdtemp(join(tmpdir(), 'fleet-secret-'));
+    try {
+      await ensureAdminSecretFolder(folder);
+      const settings = loadSettings({ ADMIN_SECRET_SOURCE: `file:${folder}` });
+      expect(settings.server.devMode).toBe(false);
+      const logger = capturingLogger();
+      const source = await openAdminSettingsSource(settings, logger);
+      await source.close();
+      const lines = logger.lines.join('\n');
+      expect(lines).not.toContain('local development mode is off');
+      expect(lines).not.toContain('"level":"warn"');
+      expect(lines).toContain('admin settings follow an external secret');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('issue 23: tracing settings, by the standard OTEL_* variables', () => {

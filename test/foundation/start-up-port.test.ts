@@ -30,24 +30,30 @@ function runToExit(
   });
 }
 
-describe('issue 23: a port in use stops the server at once, naming PORT', () => {
+/** For the tests of a describe block: a port another process holds, and a local state folder of their own. */
+function usePortInUse(folderPrefix: string): { port: () => number; dataDir: () => string } {
   const occupier = createServer();
-  let port: number;
-  let dataDir: string;
+  let port = 0;
+  let dataDir = '';
   beforeAll(async () => {
     port = await freePort();
     await new Promise<void>((resolve) => occupier.listen(port, resolve));
-    dataDir = await mkdtemp(join(tmpdir(), 'port-in-use-'));
+    dataDir = await mkdtemp(join(tmpdir(), folderPrefix));
   });
   afterAll(async () => {
     occupier.close();
     await rm(dataDir, { recursive: true, force: true });
   });
+  return { port: () => port, dataDir: () => dataDir };
+}
+
+describe('issue 23: a port in use stops the server at once, naming PORT', () => {
+  const inUse = usePortInUse('port-in-use-');
 
   it('npm start (the local gateway): exit 1 naming PORT, before the emulator or the database start', async () => {
     const result = await runToExit('infra/development/gateway/local-gateway.ts', {
-      PORT: String(port),
-      LOCAL_DATA_DIR: dataDir,
+      PORT: String(inUse.port()),
+      LOCAL_DATA_DIR: inUse.dataDir(),
     });
     expect(result.status).toBe(1);
     expect(result.output).toMatch(/refusing to start: PORT: port \d+ is already in use/);
@@ -59,10 +65,51 @@ describe('issue 23: a port in use stops the server at once, naming PORT', () => 
       ...adminEnv(),
       NODE_ENV: 'production',
       FUNCTION_TARGET: 'resources',
-      PORT: String(port),
+      PORT: String(inUse.port()),
     });
     expect(result.status).toBe(1);
     expect(result.output).toMatch(/refusing to start: PORT: port \d+ is already in use/);
+  });
+});
+
+describe("issue 38, item 11: the console's port in use stops start-up at once, naming CONSOLE_PORT", () => {
+  const inUse = usePortInUse('console-port-in-use-');
+
+  const refusal = /refusing to start: CONSOLE_PORT: port \d+ is already in use by another process/;
+
+  it('npm start: exit 1 naming CONSOLE_PORT, no stack, before the emulator or the database start', async () => {
+    const result = await runToExit('infra/development/gateway/local-gateway.ts', {
+      PORT: String(await freePort()),
+      CONSOLE_PORT: String(inUse.port()),
+      LOCAL_DATA_DIR: inUse.dataDir(),
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toMatch(refusal);
+    expect(result.output).not.toMatch(
+      /EADDRINUSE|at Server\.|database:|embedded PostgreSQL|built-in Kubernetes emulator/,
+    );
+  });
+
+  it('npm run fleet: exit 1 naming CONSOLE_PORT, before any replica starts', async () => {
+    const result = await runToExit('infra/development/fleet/fleet-main.ts', {
+      PORT: String(await freePort()),
+      CONSOLE_PORT: String(inUse.port()),
+      LOCAL_DATA_DIR: inUse.dataDir(),
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toMatch(refusal);
+    expect(result.output).not.toMatch(/EADDRINUSE|replica|embedded PostgreSQL/);
+  });
+
+  it("the console's container (FUNCTION_TARGET=console): exit 1 naming PORT, its only port", async () => {
+    const result = await runToExit('knative/functions/console.ts', {
+      NODE_ENV: 'production',
+      PORT: String(inUse.port()),
+      CONSOLE_API_BASE_URL: 'https://api.example.com',
+    });
+    expect(result.status).toBe(1);
+    expect(result.output).toMatch(/refusing to start: PORT: port \d+ is already in use/);
+    expect(result.output).not.toMatch(/EADDRINUSE/);
   });
 });
 

@@ -8,7 +8,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFunctionServer } from '../../knative/function-server.ts';
 import { ConfigError } from '../../shared/config/config-error.ts';
-import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../infra/kube-emulator/self-signed-certificate.ts';
 import { tlsFromSettings } from '../../shared/tls/server-tls.ts';
 import { localDevelopmentTls } from '../../infra/development/gateway/gateway-tls.ts';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';

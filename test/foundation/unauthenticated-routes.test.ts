@@ -29,12 +29,18 @@ describe("Unauthenticated routes: exactly the spec's list is open", () => {
   });
   afterAll(() => gateway.close());
 
-  it.each([['/healthz'], ['/readyz'], ['/openapi.json'], ['/docs'], ['/api/v1alpha1/system/public-config']])(
+  it.each([['/healthz'], ['/openapi.json'], ['/docs'], ['/api/v1alpha1/system/public-config']])(
     'GET %s answers 200 without a token',
     async (path) => {
       expect((await fetch(`${gateway.url}${path}`)).status).toBe(200);
     },
   );
+
+  it('GET /readyz answers without a token: not ready here, where no database and no cluster is configured (issue 38, item 12)', async () => {
+    const response = await fetch(`${gateway.url}/readyz`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ reason: 'KubernetesUnavailable' });
+  });
 
   it('everything under /bridge/ is reached without a token (404 here: no bridge is configured)', async () => {
     const response = await fetch(`${gateway.url}/bridge/auth?client_id=x`);

@@ -1,6 +1,6 @@
 // The real helm and kubectl (client-go) against the emulator over HTTPS: client-go sends bearer tokens only over
 // TLS. helm's `lookup` under `--dry-run=server` reads a Secret; kubectl reads objects, discovery and the version.
-import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../infra/kube-emulator/self-signed-certificate.ts';
 import { execFile } from 'node:child_process';
 import { access, constants, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

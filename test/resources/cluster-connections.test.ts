@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { AuthorizationV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../infra/kube-emulator/self-signed-certificate.ts';
 import { emulatorKubeConfig } from '../../infra/kube-emulator/kubeconfig.ts';
 import { connectToCluster } from '../../shared/kubernetes/cluster-connection.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';

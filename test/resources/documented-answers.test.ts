@@ -28,6 +28,8 @@ const NOT_PROVOKED: Record<string, string> = {
   '503':
     'Needs a dependency down (the database, the cluster, the token verifier): proven by test/runs, test/auth and test/resources tests that stop them, not here where they stay up.',
   'getReadiness 503': 'Needs a dependency down, as above.',
+  '504':
+    'Needs a dependency that stalls past the `timeout` (issue 38): proven by test/resources/request-deadline.test.ts, which stalls the cluster and the database.',
   'identityBridge_get 200':
     'Needs an identity bridge (BRIDGE_UPSTREAM_URL), which this platform does not start: test/bridge covers it.',
   'identityBridge_post 200': 'As above.',
@@ -445,7 +447,7 @@ async function sweepOthers(): Promise<void> {
   for (let attempt = 0; attempt < 7; attempt++) await hit(login, { token: 'wrong password' });
 }
 
-/** The refusals every route shares: no token, a bad token, a bad path parameter, a caller without the right, a body over the limit. */
+/** The refusals every route shares: no token, a bad token, a bad `timeout`, a bad path parameter, a caller without the right, a body over the limit. */
 async function sweepCommonRefusals(): Promise<void> {
   const { serviceAccount, oidcUser } = platform().tokens;
   const elsewhere = {
@@ -464,6 +466,8 @@ async function sweepCommonRefusals(): Promise<void> {
         await hit(route, { method, token: 'x.y.z', params: elsewhere });
         await hit(route, { method, token: route.target === 'internal' ? oidcUser : serviceAccount, params: elsewhere });
       }
+      // A malformed `timeout` (issue 38): 400 on every route that reads it.
+      if (route.target !== 'bridge') await hit(route, { method, query: '?timeout=soon', params: elsewhere });
       const [first] = route.path.match(/\{[a-zA-Z]+\}/) ?? [];
       if (first) await hit(route, { method, params: { ...elsewhere, [first.slice(1, -1)]: 'NOT_A_NAME' } });
       if (takesBody(route))

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../shared/runs/run.ts';
-import { InvalidContinueTokenError, InvalidRunError, RunNotFoundError } from '../../shared/runs/run-errors.ts';
+import { InvalidRunError, RunNotFoundError } from '../../shared/runs/run-errors.ts';
+import { InvalidContinueTokenError } from '../../shared/database/page-tokens.ts';
 import type { NewRun } from '../../shared/runs/run.ts';
 import { useRunStore } from './run-store-fixture.ts';
 
@@ -145,14 +146,19 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
 
   it('rejects a malformed or altered continue token with InvalidContinueToken', async () => {
     const { continue: token } = await store().listRuns({ project: 'paging', limit: 2 });
-    const decoded = JSON.parse(Buffer.from(token!, 'base64url').toString());
+    const [payload, mac] = token!.split('.');
+    const position = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as string[];
+    const withPosition = (changed: unknown[]) => `${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${mac}`;
     const altered = [
       'not-a-token',
       '',
       Buffer.from('{"v":1}').toString('base64url'),
-      Buffer.from(JSON.stringify({ ...decoded, i: "x' OR 1=1" })).toString('base64url'),
-      Buffer.from(JSON.stringify({ ...decoded, c: 'yesterday' })).toString('base64url'),
-      Buffer.from(JSON.stringify({ ...decoded, v: 2 })).toString('base64url'),
+      withPosition([position[0], "x' OR 1=1"]),
+      withPosition(['yesterday', position[1]]),
+      withPosition([...position, 'more']),
+      `${payload}.${mac!.slice(0, -2)}AA`,
+      // Another list's token: this project's, offered for one of its Workspaces (issue 38, item 6).
+      (await store().listRuns({ project: 'paging', workspace: 'a', limit: 2 })).continue!,
     ];
     for (const bad of altered) {
       await expect(store().listRuns({ project: 'paging', limit: 2, continue: bad })).rejects.toBeInstanceOf(

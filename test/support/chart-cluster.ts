@@ -1,4 +1,4 @@
-import { generateTlsCertificate } from '../../infra/development/gateway/self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../infra/kube-emulator/self-signed-certificate.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

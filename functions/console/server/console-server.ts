@@ -3,9 +3,10 @@
 // application's fallback to index.html. The image runs it as FUNCTION_TARGET=console; `npm start`
 // and `npm run fleet` run it on a second port.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { readConsoleFiles, type ConsoleFile } from './console-files.ts';
+import { negotiateContentCoding } from './content-coding.ts';
+import { listenOnSetting } from '../../../shared/server/limited-http-server.ts';
 
 export interface RunningConsole {
   url: string;
@@ -33,10 +34,14 @@ export function contentSecurityPolicy(settings: Pick<ConsoleServerOptions, 'apiB
   ].join('; ');
 }
 
-/** The path of a request target; undefined for a target that is no URL path (`//`, `/\\`). */
+/**
+ * The path of a request target; undefined for a target that is no URL path: `//`, `/\\`, and the
+ * asterisk form (`OPTIONS *`), which names the server, not a file (resolved as a path it read `/*`).
+ */
 function pathOf(target: string | undefined): string | undefined {
+  if (target === undefined || target === '*') return undefined;
   try {
-    return new URL(target ?? '/', 'http://console').pathname;
+    return new URL(target, 'http://console').pathname;
   } catch {
     return undefined;
   }
@@ -56,16 +61,16 @@ export function consoleRequestListener(
   };
   const config = configFile(settings.apiBaseUrl);
   return (req, res) => {
+    const path = pathOf(req.url);
+    if (path === undefined) {
+      // `GET //`, `OPTIONS *`: no file path; an exception here would end the process (and, in local mode, the API with it).
+      res.writeHead(400, { ...common, 'content-type': 'text/plain; charset=utf-8' });
+      res.end('bad request target\n');
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...common, allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
       res.end('method not allowed\n');
-      return;
-    }
-    const path = pathOf(req.url);
-    if (path === undefined) {
-      // `GET //`: no URL; an exception here would end the process (and, in local mode, the API with it).
-      res.writeHead(400, { ...common, 'content-type': 'text/plain; charset=utf-8' });
-      res.end('bad request target\n');
       return;
     }
     if (path === '/healthz') {
@@ -79,7 +84,13 @@ export function consoleRequestListener(
       res.end(req.method === 'HEAD' ? undefined : 'not found\n');
       return;
     }
-    const gzip = file.gzipped !== undefined && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const coding = negotiateContentCoding(req.headers['accept-encoding'], file.gzipped !== undefined);
+    if (coding === undefined) {
+      res.writeHead(406, { ...common, 'content-type': 'text/plain; charset=utf-8', vary: 'Accept-Encoding' });
+      res.end(req.method === 'HEAD' ? undefined : 'no acceptable content coding: gzip or identity\n');
+      return;
+    }
+    const gzip = coding === 'gzip';
     const body = gzip ? file.gzipped! : file.body;
     res.writeHead(200, {
       ...common,
@@ -105,29 +116,59 @@ function configFile(apiBaseUrl: string): ConsoleFile {
   return { body, gzipped: gzipSync(body), contentType: 'application/json; charset=utf-8', immutable: false };
 }
 
-/** What the static server needs: the API's origin, more origins to connect to, the build, the port. */
-export interface ConsoleServerOptions {
+/** What the static server serves: the API's origin, more origins to connect to, the build. */
+export interface ConsoleSite {
   apiBaseUrl: string;
   connectOrigins: readonly string[];
   assetsDir: string;
-  port: number;
 }
 
-/** Serves the build in `assetsDir` on `port` (0: a free one) of `host`. */
-export async function startConsoleServer(options: ConsoleServerOptions, host?: string): Promise<RunningConsole> {
-  const server: Server = createServer(consoleRequestListener(readConsoleFiles(options.assetsDir), options));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
+/** The site, and where: the port (0: a free one) and the setting that chose it (`PORT` unless named). */
+export interface ConsoleServerOptions extends ConsoleSite {
+  port: number;
+  portSetting?: string;
+}
+
+/** The console's server listening before it serves its site: until `serve`, every request is 503. */
+export interface BoundConsole extends RunningConsole {
+  /** Reads the build and serves it from now on. */
+  serve(site: ConsoleSite): void;
+}
+
+/**
+ * Binds the console's port before anything slow (its build, the API beside it in local mode), so a port
+ * in use stops start-up at once with a message naming `portSetting` (`CONSOLE_PORT`, `PORT`), not a stack.
+ */
+export async function bindConsoleServer(port: number, portSetting: string, host?: string): Promise<BoundConsole> {
+  let serveSite: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const server: Server = createServer((req, res) => {
+    if (serveSite) return serveSite(req, res);
+    res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
+    res.end('the console is starting\n');
   });
-  const { port } = server.address() as AddressInfo;
+  const bound = await listenOnSetting(server, port, host, portSetting);
   return {
-    port,
-    url: `http://${host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`,
+    port: bound,
+    url: `http://${host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${bound}`,
+    serve(site) {
+      serveSite = consoleRequestListener(readConsoleFiles(site.assetsDir), site);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** Serves the build in `assetsDir` on `port` (0: a free one) of `host`. */
+export async function startConsoleServer(options: ConsoleServerOptions, host?: string): Promise<RunningConsole> {
+  const bound = await bindConsoleServer(options.port, options.portSetting ?? 'PORT', host);
+  try {
+    bound.serve(options);
+  } catch (error) {
+    await bound.close();
+    throw error;
+  }
+  return bound;
 }

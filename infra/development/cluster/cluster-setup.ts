@@ -10,9 +10,11 @@ import { seedLocalExample } from './local-example.ts';
 const ESTABLISH_TIMEOUT_MS = 30_000;
 
 /**
- * The one-shot cluster set-up the chart runs as a hook Job and `npx platform-api setup` runs
- * locally: installs the platform's CRDs (existing ones kept), waits until they are served, and,
- * with `seedExample` (the local emulator), seeds the example Project once. Safe to run again.
+ * The one-shot cluster set-up the chart runs as a hook Job and `npx platform-api setup`, `npm start`
+ * and `npm run fleet` run locally: installs the platform's CRDs unless the cluster serves them already
+ * (so a KUBECONFIG user without rights over CRDs is not refused for what an operator installed; existing
+ * ones are kept), waits until they are served, and, with `seedExample` (the local emulator), seeds the
+ * example Project once. Safe to run again.
  */
 export async function setUpCluster(
   kubeConfig: KubeConfig,
@@ -20,16 +22,22 @@ export async function setUpCluster(
   logger: Logger,
   options: { seedExample: boolean },
 ): Promise<void> {
-  await installPlatformCrds(kubeConfig, apiGroup);
   const rest = new KubernetesRestClient(kubeConfig, logger);
-  const deadline = Date.now() + ESTABLISH_TIMEOUT_MS;
-  for (;;) {
-    try {
-      await checkPlatformCrdsServed(rest, apiGroup);
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+  const served = await checkPlatformCrdsServed(rest, apiGroup).then(
+    () => true,
+    () => false,
+  );
+  if (!served) {
+    await installPlatformCrds(kubeConfig, apiGroup);
+    const deadline = Date.now() + ESTABLISH_TIMEOUT_MS;
+    for (;;) {
+      try {
+        await checkPlatformCrdsServed(rest, apiGroup);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
   }
   logger.info('cluster set up: the platform CustomResourceDefinitions are served', { apiGroup });

@@ -4,12 +4,13 @@ import { ConfigError } from '../../../shared/config/config-error.ts';
 import { createLogger } from '../../../shared/logging/logger.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
 import { startFleet } from './fleet.ts';
-import { startLocalConsole, withLocalConsoleOrigins } from '../gateway/local-console.ts';
+import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from '../gateway/local-console.ts';
 
 const MAX_REPLICAS = 10;
 // The console (issue 24) on the next port: its origins are ones the API allows (the fleet tells its replicas).
 const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
 const logger = createLogger({ level: settings.server.logLevel });
+const consolePort = await startOrExit(logger, () => bindLocalConsole(settings));
 const fleet = await startOrExit(logger, () => {
   const { values } = parseArgs({ options: { replicas: { type: 'string', default: '1' } } });
   const replicas = Number(values.replicas);
@@ -25,7 +26,7 @@ const fleet = await startOrExit(logger, () => {
   });
 });
 const consoleServer = await startOrExit(logger, () =>
-  startLocalConsole(settings, fleet.url.replace('127.0.0.1', 'localhost'), logger),
+  serveLocalConsole(consolePort, settings, fleet.url.replace('127.0.0.1', 'localhost'), logger),
 );
 onShutdownSignal(logger, async () => {
   await consoleServer.close();

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeApiResponse } from '../../../shared/adapters/node-http-adapter.ts';
 import { forwardRequest, type ProxySettings } from './forward-request.ts';
 import { apiError, bridgeNotConfigured } from '../../../shared/http/error-catalogue.ts';
+import { earlyAnswer } from '../../../shared/http/early-answers.ts';
 
 /**
  * Forwards a /bridge/* request unauthenticated to the identity bridge, streaming both ways and
@@ -11,14 +12,14 @@ export function createBridgeProxy(upstreamUrl: string | undefined, settings: Pro
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     if (!upstreamUrl) {
       incoming.resume();
-      writeApiResponse(outgoing, bridgeNotConfigured().toResponse());
+      writeApiResponse(outgoing, earlyAnswer(bridgeNotConfigured()));
       return;
     }
     forwardRequest(incoming, outgoing, {
       upstream: new URL(upstreamUrl),
       settings,
       onUpstreamFailed: () =>
-        writeApiResponse(outgoing, apiError('BridgeUnavailable', 'identity bridge is unreachable').toResponse()),
+        writeApiResponse(outgoing, earlyAnswer(apiError('BridgeUnavailable', 'identity bridge is unreachable'))),
     });
   };
 }

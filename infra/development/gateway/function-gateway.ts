@@ -6,6 +6,7 @@ import { forwardRequest, type ProxySettings } from './forward-request.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
 import { UpstreamTimeoutError } from './upstream-timeouts.ts';
 import { apiError } from '../../../shared/http/error-catalogue.ts';
+import { earlyAnswer } from '../../../shared/http/early-answers.ts';
 import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
 
 // Only requests without a body, which a failed attempt has not consumed, may go to a second replica.
@@ -13,8 +14,8 @@ const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The gateway of the fleet: routes by path with the chart's HTTPRoute rules, forwards over HTTP
- * to a ready replica of the function, and answers as a real gateway does when it cannot: JSON
- * 503 when no replica is ready, 502 when the chosen one fails before answering, 504 when it
+ * to a ready replica of the function, and answers as a real gateway does when it cannot (JSON,
+ * with an `Audit-Id` as every answer): 503 when no replica is ready, 502 when the chosen one fails before answering, 504 when it
  * misses a deadline (a GET, HEAD or OPTIONS tries the next ready replica first). Only the replica failing
  * takes it out of rotation; a client abandoning its request does not. The replicas are told the
  * client the gateway saw, in an `X-Forwarded-For` of that one address.
@@ -43,10 +44,9 @@ export function createFunctionGateway(
       // An unread request body is drained by node:http once the answer is finished.
       writeApiResponse(
         outgoing,
-        apiError(
-          'FunctionUnavailable',
-          `function ${target} has no ready replica: ${pool.unavailableReason()}`,
-        ).toResponse(),
+        earlyAnswer(
+          apiError('FunctionUnavailable', `function ${target} has no ready replica: ${pool.unavailableReason()}`),
+        ),
       );
       return;
     }
@@ -63,7 +63,7 @@ export function createFunctionGateway(
             error instanceof UpstreamTimeoutError
               ? apiError('FunctionTimeout', `function ${target} ${error.message}`)
               : apiError('FunctionUnreachable', `function ${target} failed before answering`);
-          writeApiResponse(outgoing, failure.toResponse());
+          writeApiResponse(outgoing, earlyAnswer(failure));
         },
       });
     };

@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkedTlsPair, tlsFromSettings, type ServerTls } from '../../../shared/tls/server-tls.ts';
-import { generateTlsCertificate } from './self-signed-certificate.ts';
+import { generateTlsCertificate } from '../../kube-emulator/self-signed-certificate.ts';
 
 /**
  * The local gateways' TLS (`npm start`, `npm run fleet`): TLS_CERT_FILE/TLS_KEY_FILE when given;

@@ -4,7 +4,11 @@
 import type { Settings } from '../../../shared/config/settings.ts';
 import { ANY_ORIGIN } from '../../../shared/config/cors-allowed-origins.ts';
 import type { Logger } from '../../../shared/logging/logger.ts';
-import { startConsoleServer, type RunningConsole } from '../../../functions/console/server/console-server.ts';
+import {
+  bindConsoleServer,
+  type BoundConsole,
+  type RunningConsole,
+} from '../../../functions/console/server/console-server.ts';
 import { buildConsole, CONSOLE_DIST, consoleBuildIsStale } from '../../tools/build-console.ts';
 
 /** The browser origins of a console on `port` (localhost and 127.0.0.1 are different origins to a browser). */
@@ -30,12 +34,20 @@ export function withLocalConsoleOrigins(settings: Settings): Settings {
   };
 }
 
-/** Builds the console if needed, then serves it on the settings' local port, pointed at the API on `apiBaseUrl`. */
-export async function startLocalConsole(
+/**
+ * Binds the console's port (CONSOLE_PORT, by default PORT+1) before the API's slow start: a port in use
+ * stops `npm start` and `npm run fleet` at once, naming CONSOLE_PORT. `serveLocalConsole` serves it then.
+ */
+export function bindLocalConsole(settings: Settings, host?: string): Promise<BoundConsole> {
+  return bindConsoleServer(settings.console.localPort, 'CONSOLE_PORT', host);
+}
+
+/** Builds the console if needed, then serves it on its bound port, pointed at the API on `apiBaseUrl`. */
+export async function serveLocalConsole(
+  bound: BoundConsole,
   settings: Settings,
   apiBaseUrl: string,
   logger: Logger,
-  host?: string,
 ): Promise<RunningConsole> {
   // A build named by CONSOLE_ASSETS_DIR is served as it is; the checkout's dist/console is kept fresh.
   if (settings.console.assetsDir === undefined && consoleBuildIsStale()) {
@@ -43,15 +55,11 @@ export async function startLocalConsole(
     await buildConsole();
   }
   const issuer = settings.identity.oidc?.issuerUrl;
-  const running = await startConsoleServer(
-    {
-      apiBaseUrl: new URL(apiBaseUrl).origin,
-      connectOrigins: [...settings.console.connectOrigins, ...(issuer ? [new URL(issuer).origin] : [])],
-      assetsDir: settings.console.assetsDir ?? CONSOLE_DIST,
-      port: settings.console.localPort,
-    },
-    host,
-  );
-  logger.info('console listening', { url: `http://localhost:${running.port}`, api: apiBaseUrl });
-  return running;
+  bound.serve({
+    apiBaseUrl: new URL(apiBaseUrl).origin,
+    connectOrigins: [...settings.console.connectOrigins, ...(issuer ? [new URL(issuer).origin] : [])],
+    assetsDir: settings.console.assetsDir ?? CONSOLE_DIST,
+  });
+  logger.info('console listening', { url: `http://localhost:${bound.port}`, api: apiBaseUrl });
+  return bound;
 }

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createAppContext, type AppContextOptions } from '../../../shared/app/app-context.ts';
+import { createAppContext, type AppContext, type AppContextOptions } from '../../../shared/app/app-context.ts';
 import { createNodeRequestListener } from '../../../shared/adapters/node-http-adapter.ts';
 import { createBridgeProxy } from './bridge-proxy.ts';
 import { gatewayRules, resolveGatewayTarget } from '../../../shared/routes/gateway-routing.ts';
@@ -14,13 +14,13 @@ import {
   type BoundServer,
   type RunningServer,
 } from '../../../shared/server/running-server.ts';
-import { createFunctionHandler } from '../../../functions/function-registry.ts';
+import { createFunctionHandler, FUNCTION_MODULES } from '../../../functions/function-registry.ts';
 import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from './gateway-tls.ts';
 import { developmentServicesFor } from '../development-services.ts';
 import { startTracing } from '../../../shared/tracing/start-tracing.ts';
 import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
-import { startLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
+import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -52,15 +52,15 @@ async function serveGateway(
   tls: Awaited<ReturnType<typeof gatewayTls>>,
 ): Promise<RunningServer> {
   const context = await createAppContext(settings, options);
-  // What the chart's hook Job does before the functions serve; locally, with the example Project.
-  const cluster = await context.cluster();
-  if (cluster.builtInEmulator)
-    await setUpCluster(cluster.kubeConfig, context.config.apiGroup, context.logger, { seedExample: true });
+  // The cluster of KUBECONFIG (not one a test hands over) or the built-in emulator.
+  await setUpLocalCluster(context, settings.cluster.kubeconfig !== undefined && options.kubeConfig === undefined);
   // With the checkout's local state, a database held by another process is reported now, not per request.
   if (options.development?.localState) await context.runs.openIfEmbedded();
+  // One process serves every function: each /readyz answers for all of them (the CRDs, the database).
+  const served = Object.values(FUNCTION_MODULES);
   const listeners = new Map<FunctionName, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const name of FUNCTION_NAMES)
-    listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context), context.config));
+    listeners.set(name, createNodeRequestListener(createFunctionHandler(name, context, served), context.config));
   const bridge = createBridgeProxy(context.config.bridgeUpstreamUrl, context.config);
   const rules = gatewayRules(context.routes);
   const running = serveWithContext(
@@ -83,10 +83,33 @@ async function serveGateway(
   return running;
 }
 
+/**
+ * What the chart's hook Job does before the functions serve: the CRDs installed in the cluster the
+ * process uses (KUBECONFIG, or the built-in emulator, which also gets the example Project). A cluster
+ * that refuses or cannot be reached does not stop the start: the failure is logged, and `/readyz`
+ * answers 503 until the CRDs are served (`npx platform-api setup` installs them later).
+ */
+async function setUpLocalCluster(context: AppContext, fromKubeconfig: boolean): Promise<void> {
+  const cluster = await context.cluster();
+  if (!cluster.builtInEmulator && !fromKubeconfig) return;
+  try {
+    await setUpCluster(cluster.kubeConfig, context.config.apiGroup, context.logger, {
+      seedExample: cluster.builtInEmulator,
+    });
+  } catch (error) {
+    if (cluster.builtInEmulator) throw error;
+    context.logger.error('the cluster could not be set up: the resources routes are not ready until it is', {
+      cluster: cluster.description,
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // The console (issue 24) on the next port: its origins are ones the API allows.
   const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
   const logger = createLogger({ level: settings.server.logLevel });
+  const consolePort = await startOrExit(logger, () => bindLocalConsole(settings));
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
       logger,
@@ -94,7 +117,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     }),
   );
   const consoleServer = await startOrExit(logger, () =>
-    startLocalConsole(settings, running.url.replace('127.0.0.1', 'localhost'), logger),
+    serveLocalConsole(consolePort, settings, running.url.replace('127.0.0.1', 'localhost'), logger),
   );
   onShutdownSignal(logger, async () => {
     await consoleServer.close();

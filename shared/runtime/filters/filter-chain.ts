@@ -4,10 +4,11 @@ import type { Principal } from '../../auth/principal.ts';
 import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
 import type { AuthorizationAttributes } from '../../authz/authorizer.ts';
 import type { AuditReceipt } from '../../audit/audit-event-builder.ts';
+import type { HandlerAuditNotes } from '../../audit/audit-annotations.ts';
 import type { RouteDefinition } from '../../routes/route-table.ts';
 
 /** A request on its way through the filters: each fills in what it learnt (the route, the principal). */
-export interface FilteredRequest extends ApiRequest {
+export interface FilteredRequest extends ApiRequest, HandlerAuditNotes {
   route?: RouteDefinition;
   params?: Record<string, string>;
   /** Null on open routes; undefined until authentication has run. */
@@ -26,6 +27,8 @@ export interface FilteredRequest extends ApiRequest {
   traceId?: string;
   /** Why routing found no handler; answered once the caller has authenticated. */
   lookupFailure?: ApiError;
+  /** The request's deadline (`?timeout=`, filters/request-deadline.ts): aborted when it passes, with the 504 as its reason. */
+  deadline?: AbortSignal;
 }
 
 /** An answer now, or later: a filter stays synchronous when it can, as every promise costs. */

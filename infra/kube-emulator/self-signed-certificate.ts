@@ -1,5 +1,6 @@
-// A throwaway self-signed serving certificate (the emulator's HTTPS mode, `npm start` with LOCAL_HTTPS), made with the openssl CLI (node:crypto
-// cannot issue X.509 certificates). It is its own CA: kubeconfigs trust it through certificate-authority-data.
+// A throwaway self-signed serving certificate (the emulator's `tls: true`; local development's LOCAL_HTTPS imports it
+// from here, as the emulator may import nothing outside its folder), made with the openssl CLI (node:crypto cannot
+// issue X.509 certificates). It is its own CA: kubeconfigs trust it through certificate-authority-data.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
