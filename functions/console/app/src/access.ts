@@ -1,18 +1,121 @@
-// Only what you may do (issue 24, item 5): a write button is shown when a SelfSubjectAccessReview
-// for its verb, resource and namespace says allowed — the same review `kubectl auth can-i` sends.
+// Only what you may do (issue 24 item 5, issue 40 item 5): a control is shown when the user's RBAC
+// rules allow what it sends. In a Project's namespace the console asks one SelfSubjectRulesReview
+// (`kubectl auth can-i --list -n <project>`) and reads every control of the page from its rules;
+// cluster-wide questions (create a Project, read the audit trail) and a cluster-scoped Project's own
+// writes are one SelfSubjectAccessReview each, since a namespace's rules mix in its RoleBindings,
+// which grant nothing cluster-wide. Both are answered by the authoriser the routes use.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
+import { apiGroup } from './platform-api.ts';
+import { type ResourceAttributes, type ResourceRule, ruleAllows } from './rbac-rules.ts';
+import { currentToken } from './session.ts';
 
-export interface ResourceAttributes {
-  namespace: string;
-  verb: string;
-  group: string;
-  resource: string;
-  subresource?: string;
-  name?: string;
+/** What the user may do in one namespace, from its rules; nothing until they are known. */
+export interface NamespacePermissions {
+  /** Whether the rules have answered (false: not yet, or the review failed). */
+  readonly known: boolean;
+  may(asked: ResourceAttributes): boolean;
 }
 
-export async function isAllowed(api: Api, attributes: ResourceAttributes): Promise<boolean> {
+const NOTHING: NamespacePermissions = { known: false, may: () => false };
+
+/**
+ * One rules review per namespace, and one access review per question, for the session's token; a
+ * new token (another user) asks again.
+ */
+let reviewedFor: string | null = null;
+const reviews = new Map<string, Promise<ResourceRule[]>>();
+const answers = new Map<string, Promise<boolean>>();
+
+function forOtherUser(): void {
+  if (reviewedFor === currentToken()) return;
+  reviews.clear();
+  answers.clear();
+  reviewedFor = currentToken();
+}
+
+function answerOf(api: Api, key: string, attributes: ResourceAttributes): Promise<boolean> {
+  forOtherUser();
+  let answer = answers.get(key);
+  if (!answer) {
+    answer = isAllowed(api, attributes);
+    answers.set(key, answer);
+    answer.catch(() => answers.delete(key));
+  }
+  return answer;
+}
+
+function rulesIn(api: Api, namespace: string): Promise<ResourceRule[]> {
+  forOtherUser();
+  let review = reviews.get(namespace);
+  if (!review) {
+    review = api
+      .post<{ status?: { resourceRules?: ResourceRule[] } }>('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectRulesReview',
+        spec: { namespace },
+      })
+      .then((answer) => answer.status?.resourceRules ?? []);
+    reviews.set(namespace, review);
+    // A failed review is asked again by the next page, not remembered.
+    review.catch(() => reviews.delete(namespace));
+  }
+  return review;
+}
+
+/** Forgets a namespace's rules (and the cluster-wide answers): after the server refused something they allowed, the next page asks again. */
+export function forgetRules(namespace: string): void {
+  reviews.delete(namespace);
+  answers.clear();
+}
+
+/** The user's permissions in `namespace` (a Project's), from one SelfSubjectRulesReview per namespace. */
+export function useNamespacePermissions(api: Api, namespace: string): NamespacePermissions {
+  const [permissions, setPermissions] = useState<NamespacePermissions>(NOTHING);
+  useEffect(() => {
+    let live = true;
+    setPermissions(NOTHING);
+    rulesIn(api, namespace).then(
+      (rules) => live && setPermissions({ known: true, may: (asked) => rules.some((rule) => ruleAllows(rule, asked)) }),
+      () => live && setPermissions(NOTHING),
+    );
+    return () => {
+      live = false;
+    };
+  }, [namespace]);
+  return permissions;
+}
+
+/** What the user may do with the platform's kinds in a Project: `may('create', 'workspaces/runs', 'network')`. */
+export interface ProjectPermissions {
+  readonly known: boolean;
+  may(verb: string, resource: string, name?: string): boolean;
+}
+
+/** The user's permissions on the platform's kinds in `project`'s namespace (one rules review per namespace). */
+export function useProjectPermissions(api: Api, project: string): ProjectPermissions {
+  const rules = useNamespacePermissions(api, project);
+  const [group, setGroup] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    apiGroup(api).then(setGroup, () => setGroup(undefined));
+  }, []);
+  if (!rules.known || group === undefined) return { known: false, may: () => false };
+  return {
+    known: true,
+    may(verb, resource, name) {
+      const [plural = resource, subresource] = resource.split('/');
+      return rules.may({
+        verb,
+        group,
+        resource: plural,
+        ...(subresource !== undefined ? { subresource } : {}),
+        ...(name !== undefined ? { name } : {}),
+      });
+    },
+  };
+}
+
+export async function isAllowed(api: Api, attributes: ResourceAttributes & { namespace?: string }): Promise<boolean> {
   const review = await api.post<{ status?: { allowed?: boolean } }>(
     '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
     {
@@ -24,9 +127,13 @@ export async function isAllowed(api: Api, attributes: ResourceAttributes): Promi
   return review.status?.allowed === true;
 }
 
+/** Whether the caller may read the audit trail: `list` on `events` in `audit.k8s.io`, cluster-wide (docs/audit.md). */
+export const READ_AUDIT: ResourceAttributes = { verb: 'list', group: 'audit.k8s.io', resource: 'events' };
+
 /**
- * Whether the caller may: false until the review answers (a button never flashes into view and out),
- * and while `attributes` is not known yet (no review is sent then).
+ * Whether the caller may do one cluster-wide thing (a SelfSubjectAccessReview without a namespace):
+ * false until the review answers (a control never flashes into view and out), and while
+ * `attributes` is not known yet (no review is sent then).
  */
 export function useAllowed(api: Api, attributes: ResourceAttributes | undefined): boolean {
   const [allowed, setAllowed] = useState(false);
@@ -35,7 +142,7 @@ export function useAllowed(api: Api, attributes: ResourceAttributes | undefined)
     let live = true;
     setAllowed(false);
     if (attributes)
-      isAllowed(api, attributes).then(
+      answerOf(api, key, attributes).then(
         (answer) => live && setAllowed(answer),
         () => live && setAllowed(false),
       );

@@ -1,0 +1,106 @@
+import { useProjectPermissions } from '../access.ts';
+import type { Api } from '../api.ts';
+import { stageNeedsApproval } from '../editing/stage-approval.ts';
+import { objectPath, ROLLOUT, WORKSPACE, objectHref } from '../kinds.ts';
+import { apiGroup } from '../platform-api.ts';
+import { href } from '../router.ts';
+import { useLoaded } from '../use-loaded.ts';
+import { ApproveStage, type Rollout, type RolloutStage, revisionAuthor } from './approvals.tsx';
+import { DataTable, Facts, LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
+import { ObjectActions } from './object-actions.tsx';
+
+/** How a stage's approval reads: what it needs. */
+function approvalNeeded(stage: RolloutStage): string {
+  if (stage.approval?.distinctFromAuthor) return 'required, four eyes';
+  return stageNeedsApproval(stage) ? 'required' : 'none';
+}
+
+/** A Rollout: its revision, its stages in order with their approvals, and Approve where a stage waits and the user may. */
+export function RolloutPage({ api, project, rollout }: { api: Api; project: string; rollout: string }) {
+  const permissions = useProjectPermissions(api, project);
+  const loaded = useLoaded(async () => {
+    const group = await apiGroup(api);
+    return { group, rollout: await api.get<Rollout>(objectPath(group, ROLLOUT, project, rollout)) };
+  }, `rollout/${project}/${rollout}`);
+  const mayApprove = permissions.may('approve', 'rollouts', rollout);
+  return (
+    <>
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <a href={href('projects')}>Projects</a> / <a href={href('projects', project)}>{project}</a> /{' '}
+        <span aria-current="page">{rollout}</span>
+      </nav>
+      <PageTitle>Rollout {rollout}</PageTitle>
+      <PageNotice />
+      <LoadedView loaded={loaded}>
+        {({ group, rollout: found }) => {
+          const stages = found.spec?.stages ?? [];
+          const statusOf = (workspace: string) => found.status?.stages?.find((stage) => stage.workspace === workspace);
+          const waiting = (stage: RolloutStage) => stageNeedsApproval(stage) && stage.approved !== true;
+          const approveColumn = mayApprove && stages.some(waiting);
+          return (
+            <>
+              <Facts
+                facts={[
+                  ['Revision', found.spec?.revision],
+                  ['Description', found.spec?.description],
+                  ['Failure policy', found.spec?.failurePolicy ?? 'Halt'],
+                  ['Phase', found.status?.phase],
+                  ['Revision author', revisionAuthor(found)],
+                ]}
+              />
+              <ObjectActions api={api} group={group} kind={ROLLOUT} object={found} permissions={permissions} />
+              <h2>Stages</h2>
+              <DataTable
+                caption="In order: each starts when the one before it is applied"
+                columns={['Stage', 'Workspace', 'Approval', 'Approved', 'Phase', approveColumn && 'Approve']}
+              >
+                {stages.map((stage, index) => {
+                  const status = statusOf(stage.workspace);
+                  return (
+                    <tr key={stage.workspace} data-stage={stage.workspace}>
+                      <td>{index + 1}</td>
+                      <td>
+                        <a href={objectHref(WORKSPACE, project, stage.workspace)}>{stage.workspace}</a>
+                      </td>
+                      <td>{approvalNeeded(stage)}</td>
+                      <td class="wrap">
+                        {stage.approved === true ? (
+                          status?.approval?.approvedBy ? (
+                            <>
+                              by {status.approval.approvedBy}, <TimeCell value={status.approval.approvedAt} />
+                            </>
+                          ) : (
+                            'yes'
+                          )
+                        ) : waiting(stage) ? (
+                          <strong>awaiting approval</strong>
+                        ) : (
+                          '—'
+                        )}
+                      </td>
+                      <td>{status?.phase ?? '—'}</td>
+                      {approveColumn && (
+                        <td>
+                          {waiting(stage) && (
+                            <ApproveStage
+                              api={api}
+                              project={project}
+                              rollout={found}
+                              stage={stage}
+                              index={index}
+                              onApproved={loaded.reload}
+                            />
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  );
+                })}
+              </DataTable>
+            </>
+          );
+        }}
+      </LoadedView>
+    </>
+  );
+}
