@@ -365,6 +365,10 @@ describe('Every control by permission (item 5): a read-only user sees none, and 
     await page.getByRole('link', { name: 'New Workspace' }).waitFor();
     expect(await page.getByRole('link', { name: 'Edit Project' }).count()).toBe(0);
 
+    // The audit trail is not theirs to read: no link (checked above), and the address typed in reads the API's refusal.
+    await page.goto(`${app.url}/#/audit`);
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('list events.audit.k8s.io');
+
     // A write it may not make, asked all the same (an address typed in): the server's refusal is shown.
     await page.goto(`${app.url}/#/projects/${OTHER_PROJECT}/new/workspaces`);
     await page.getByLabel(/^Name/).fill('not-mine');
