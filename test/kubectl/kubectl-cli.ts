@@ -25,11 +25,11 @@ export interface CliResult {
 export async function runCli(
   command: string,
   args: string[],
-  options: { input?: string; home: string; timeoutMs?: number },
+  options: { input?: string; home: string; timeoutMs?: number; env?: Record<string, string> },
 ): Promise<CliResult> {
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: options.home },
+    env: { PATH: process.env.PATH, HOME: options.home, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
     timeout: options.timeoutMs ?? 60_000,
   });
@@ -42,10 +42,11 @@ export async function runCli(
   return { code, stdout, stderr };
 }
 
-/** kubectl with one kubeconfig; `kubectl(...)` rejects with stderr on a non-zero exit. */
+/** kubectl with one kubeconfig; `kubectl(...)` rejects with stderr on a non-zero exit. `env` adds to its environment (`KUBE_EDITOR`). */
 export function kubectlWith(kubeconfig: string, home: string) {
   const base = ['--kubeconfig', kubeconfig, '--cache-dir', join(home, 'kube-cache')];
-  const result = (args: string[], input?: string) => runCli(KUBECTL, [...base, ...args], { home, input });
+  const result = (args: string[], input?: string, env?: Record<string, string>) =>
+    runCli(KUBECTL, [...base, ...args], { home, input, ...(env ? { env } : {}) });
   const ok = async (args: string[], input?: string) => {
     const answer = await result(args, input);
     if (answer.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${answer.code}: ${answer.stderr}`);

@@ -44,7 +44,20 @@ describe('Local mode: without a cluster, the routes are served from the emulator
       'network-staging',
     ]);
     expect(await get(`${API}/namespaces/demo/rollouts/network-v2`)).toMatchObject({
-      spec: { stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }] },
+      spec: {
+        stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', approval: { required: true } }],
+      },
+    });
+  });
+
+  it("the example Rollout's gated stage is approved through the approve route (issue 37), and the approval recorded", async () => {
+    const approved = await send(gateway.url, token, 'POST', '/api/v1alpha1/projects/demo/rollouts/network-v2/approve', {
+      stage: 'network-production',
+    }).then(expectStatus(200));
+    expect(approved.spec.stages[1]).toMatchObject({ workspace: 'network-production', approved: true });
+    expect(approved.status.stages).toContainEqual({
+      workspace: 'network-production',
+      approval: { approvedBy: 'admin', approvedAt: expect.any(String), revision: 'v2.0.0' },
     });
   });
 

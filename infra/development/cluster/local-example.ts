@@ -70,7 +70,7 @@ export async function seedLocalExample(objects: ClusterObjects, logger: Logger):
     object(ROLLOUT, 'network-v2', {
       revision: 'v2.0.0',
       description: 'Promote network v2 from staging to production.',
-      stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', requireApproval: true }],
+      stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', approval: { required: true } }],
     }),
     none,
   );
