@@ -89,13 +89,13 @@ for (const { who, signIn } of PRINCIPALS) {
     beforeAll(async () => {
       page = await app.newPage();
       await signIn(page);
-      await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor({ timeout: 15_000 });
+      await page.getByRole('heading', { name: 'Projects', level: 1, exact: true }).waitFor({ timeout: 15_000 });
     });
     afterAll(() => page.close());
 
     it('filters by user and outcome, each event linking to its object', async () => {
       await page.getByRole('link', { name: 'Audit trail' }).click();
-      await page.getByRole('heading', { name: 'Audit trail', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Audit trail', level: 1, exact: true }).waitFor();
       await page.getByLabel('User').fill(OIDC_USER.email);
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await expect.poll(() => new URL(page.url()).hash).toBe(`#/audit?user=${encodeURIComponent(OIDC_USER.email)}`);
@@ -127,7 +127,7 @@ for (const { who, signIn } of PRINCIPALS) {
       await rows(page)
         .getByRole('link', { name: `workspaces ${WORKSPACE}` })
         .click();
-      await page.getByRole('heading', { name: `Workspace ${WORKSPACE}`, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: `Workspace ${WORKSPACE}`, level: 1, exact: true }).waitFor();
       expectNoPageErrors(page);
     });
 
@@ -139,7 +139,7 @@ for (const { who, signIn } of PRINCIPALS) {
       const started = rows(page).filter({ hasText: 'create' }).first();
       expect(await started.innerText()).toContain(`workspaces/runs ${WORKSPACE}`);
       await started.getByRole('link', { name: runId.slice(-8), exact: true }).click();
-      await page.getByRole('heading', { name: `Run ${runId}`, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: `Run ${runId}`, level: 1, exact: true }).waitFor();
       expectNoPageErrors(page);
     });
 

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { warningTexts } from '../../functions/console/app/src/warnings.ts';
 import { fromYaml } from '../../functions/console/app/src/editing/editable.ts';
 import { applyPatch, getIn, mergePatch, sameJson, setIn } from '../../functions/console/app/src/editing/json-values.ts';
 import { lineDiff } from '../../functions/console/app/src/editing/line-diff.ts';
@@ -199,5 +200,19 @@ describe('Routes: new objects at new/..., edits at .../edit, the audit trail wit
     expect(parseRoute('#/audit?user=admin&run=x')).toEqual({ page: 'audit', query: 'user=admin&run=x' });
     expect(parseRoute('#/projects/a/new/projects')).toEqual({ page: 'not-found' });
     expect(parseRoute('#/projects/a/runs/r/edit')).toEqual({ page: 'not-found' });
+  });
+});
+
+describe("The server's warnings about a write are shown with its review (a withdrawn approval, say)", () => {
+  it('reads the texts of Warning headers as fetch joins them, quotes escaped', () => {
+    expect(warningTexts(null)).toEqual([]);
+    expect(
+      warningTexts(
+        '299 - "spec.revision changed: the approval of stage prod was withdrawn; approve the new revision", 299 - "a \\"quoted\\" word, and a comma"',
+      ),
+    ).toEqual([
+      'spec.revision changed: the approval of stage prod was withdrawn; approve the new revision',
+      'a "quoted" word, and a comma',
+    ]);
   });
 });

@@ -114,13 +114,17 @@ for (const { who, signIn } of PRINCIPALS) {
       await asAdmin('POST', namespaced('workspaces'), workspaceObject(contested)).then(expectStatus(201));
       page = await app.newPage();
       await signIn(page, `#/projects/${TEAM_PROJECT}`);
-      await page.getByRole('heading', { name: `Project ${TEAM_PROJECT}`, level: 1 }).waitFor({ timeout: 15_000 });
+      await page
+        .getByRole('heading', { name: `Project ${TEAM_PROJECT}`, level: 1, exact: true })
+        .waitFor({ timeout: 15_000 });
     });
     afterAll(() => page.close());
 
     it('creates a Workspace: a refused field shows the server’s message beside it; the review is a dry run; Create stores it (item 1)', async () => {
       await page.getByRole('link', { name: 'New Workspace' }).click();
-      await page.getByRole('heading', { name: `New Workspace in Project ${TEAM_PROJECT}`, level: 1 }).waitFor();
+      await page
+        .getByRole('heading', { name: `New Workspace in Project ${TEAM_PROJECT}`, level: 1, exact: true })
+        .waitFor();
       await page.getByLabel(/^Name/).fill(workspace);
       await page.getByLabel(/^Repository/).fill('https://git.example.com/infra.git');
       await page.getByLabel(/^Path/).fill('vpc');
@@ -143,7 +147,7 @@ for (const { who, signIn } of PRINCIPALS) {
       await checkPage(page, 'workspace-review');
 
       await page.getByRole('button', { name: `Create Workspace ${workspace}` }).click();
-      await page.getByRole('heading', { name: `Workspace ${workspace}`, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: `Workspace ${workspace}`, level: 1, exact: true }).waitFor();
       expect(await page.getByTestId('page-notice').textContent()).toBe(`Created Workspace ${workspace}.`);
       const stored = await asAdmin('GET', namespaced('workspaces', workspace)).then(expectStatus(200));
       expect(stored.spec).toMatchObject({
@@ -177,7 +181,7 @@ for (const { who, signIn } of PRINCIPALS) {
       expect(review).toContain(`name: variableset-${variableSet}`);
       expect(review).not.toContain(value);
       await page.getByRole('button', { name: `Save VariableSet ${variableSet}` }).click();
-      await page.getByRole('heading', { name: `VariableSet ${variableSet}`, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: `VariableSet ${variableSet}`, level: 1, exact: true }).waitFor();
       const cell = page.locator('td', { hasText: 'db_password' }).locator('xpath=../td[3]');
       expect(await cell.textContent()).toBe(`hidden (Secret variableset-${variableSet}, key db_password)`);
       expect(await pageTexts(page)).not.toContain(value);
@@ -204,7 +208,7 @@ for (const { who, signIn } of PRINCIPALS) {
       await field.fill(replacement);
       await page.getByRole('button', { name: 'Review the changes to VariableSet' }).click();
       await page.getByRole('button', { name: `Save VariableSet ${variableSet}` }).click();
-      await page.getByRole('heading', { name: `VariableSet ${variableSet}`, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: `VariableSet ${variableSet}`, level: 1, exact: true }).waitFor();
       const replaced = (await app
         .platform()
         .clusterAdmin.find<{ data: Record<string, string> }>(
@@ -244,7 +248,7 @@ for (const { who, signIn } of PRINCIPALS) {
       await page.getByRole('button', { name: 'Retry with my changes' }).click();
       await page.getByRole('heading', { name: 'Review: what the server will store' }).waitFor();
       await page.getByRole('button', { name: `Save Workspace ${contested}` }).click();
-      await page.getByRole('heading', { name: `Workspace ${contested}`, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: `Workspace ${contested}`, level: 1, exact: true }).waitFor();
       const stored = await asAdmin('GET', namespaced('workspaces', contested)).then(expectStatus(200));
       expect(stored.spec.description).toBe(`changed by ${who}`);
       expect(stored.spec.tool.version).toBe('1.9.0');
@@ -264,7 +268,7 @@ for (const { who, signIn } of PRINCIPALS) {
 
       await page.getByRole('button', { name: `Delete Workspace ${contested}` }).click();
       await dialog.getByRole('button', { name: `Delete Workspace ${contested}` }).click();
-      await page.getByRole('heading', { name: `Project ${TEAM_PROJECT}`, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: `Project ${TEAM_PROJECT}`, level: 1, exact: true }).waitFor();
       expect(await page.getByTestId('page-notice').textContent()).toBe(`Deleted Workspace ${contested}.`);
       expect((await asAdmin('GET', namespaced('workspaces', contested))).status).toBe(404);
       expectNoPageErrors(page);
@@ -293,7 +297,7 @@ describe('The YAML view: the fields the form leaves out, read back into the form
     await page.getByRole('button', { name: 'Review the changes to Workspace' }).click();
     expect(await page.locator('.diff').innerText()).toContain('+     team: network');
     await page.getByRole('button', { name: `Save Workspace ${name}` }).click();
-    await page.getByRole('heading', { name: `Workspace ${name}`, level: 1 }).waitFor();
+    await page.getByRole('heading', { name: `Workspace ${name}`, level: 1, exact: true }).waitFor();
     const stored = await asAdmin('GET', namespaced('workspaces', name)).then(expectStatus(200));
     expect(stored.metadata.labels).toEqual({ owner: 'infra', team: 'network' });
 
@@ -321,12 +325,12 @@ describe('Projects: created, edited and deleted by one who may (the admin)', () 
     await page.getByLabel(/^Display name/).fill('Team C');
     await page.getByRole('button', { name: 'Review the new Project' }).click();
     await page.getByRole('button', { name: 'Create Project team-c' }).click();
-    await page.getByRole('heading', { name: 'Project team-c', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Project team-c', level: 1, exact: true }).waitFor();
     await page.getByRole('link', { name: 'Edit Project' }).click();
     await page.getByLabel(/^Contact/).fill('#team-c');
     await page.getByRole('button', { name: 'Review the changes to Project' }).click();
     await page.getByRole('button', { name: 'Save Project team-c' }).click();
-    await page.getByRole('heading', { name: 'Project team-c', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Project team-c', level: 1, exact: true }).waitFor();
     expect(await page.locator('.facts').innerText()).toContain('#team-c');
     const stored = await asAdmin('GET', `${API}/projects/team-c`).then(expectStatus(200));
     expect(stored.spec).toEqual({ displayName: 'Team C', contact: '#team-c' });
@@ -335,7 +339,7 @@ describe('Projects: created, edited and deleted by one who may (the admin)', () 
     const dialog = page.getByRole('dialog', { name: 'Delete Project team-c?' });
     expect(await dialog.innerText()).toContain('with its namespace team-c and everything in it');
     await dialog.getByRole('button', { name: 'Delete Project team-c' }).click();
-    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Projects', level: 1, exact: true }).waitFor();
     expect(await page.getByTestId('page-notice').textContent()).toBe('Deleted Project team-c.');
     expect((await asAdmin('GET', `${API}/projects/team-c`)).status).toBe(404);
     expectNoPageErrors(page);
@@ -346,14 +350,16 @@ describe('Every control by permission (item 5): a read-only user sees none, and 
   it('the OIDC user reads team-b without a write control, has them in team-a, and is told why a write in team-b is refused', async () => {
     const page = await app.newPage();
     await signInWithOidc(page, app.url, `#/projects/${OTHER_PROJECT}`);
-    await page.getByRole('heading', { name: `Project ${OTHER_PROJECT}`, level: 1 }).waitFor({ timeout: 15_000 });
+    await page
+      .getByRole('heading', { name: `Project ${OTHER_PROJECT}`, level: 1, exact: true })
+      .waitFor({ timeout: 15_000 });
     await page.getByRole('link', { name: READ_ONLY_WORKSPACE }).waitFor();
     await page.waitForLoadState('networkidle');
     for (const control of ['New Workspace', 'New Rollout', 'New VariableSet', 'Edit Project', 'Audit trail'])
       expect(await page.getByRole('link', { name: control }).count(), control).toBe(0);
     expect(await page.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
     await page.getByRole('link', { name: READ_ONLY_WORKSPACE }).click();
-    await page.getByRole('heading', { name: `Workspace ${READ_ONLY_WORKSPACE}`, level: 1 }).waitFor();
+    await page.getByRole('heading', { name: `Workspace ${READ_ONLY_WORKSPACE}`, level: 1, exact: true }).waitFor();
     await page.getByText('https://git.example.com/infra.git').waitFor();
     await page.waitForLoadState('networkidle');
     expect(await page.getByRole('link', { name: 'Edit Workspace' }).count()).toBe(0);

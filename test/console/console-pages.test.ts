@@ -261,7 +261,7 @@ describe('Quality: accessible, keyboard-usable, 360 px wide, first paint under 1
       await signInAsAdmin(page, app.url);
       for (const { name, hash, heading, ready } of PAGES) {
         await page.goto(`${app.url}/${hash}`);
-        await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        await page.getByRole('heading', { name: heading, level: 1, exact: true }).waitFor();
         if (ready) await page.getByRole('button', { name: ready }).waitFor();
         await checkPage(page, name);
       }

@@ -2,6 +2,7 @@
 // never what authenticates the console. Any 401 ends the session with the API's own words for why
 // (expired, rotated key, disabled account) and sends the user to sign in (spec: no refresh flow).
 import { currentToken } from './session.ts';
+import { warningTexts } from './warnings.ts';
 
 /** One field the server found wrong: a `Status`'s `details.causes[]` (`spec.tool.version`, `spec.variables[0].name`). */
 export interface FieldCause {
@@ -64,17 +65,25 @@ export interface RequestBody {
   contentType?: string;
 }
 
+/** An answer's body with the server's `Warning` headers' texts (a write's `299 - "…"`). */
+export interface Answer<T> {
+  body: T;
+  warnings: string[];
+}
+
 export interface Api {
   readonly baseUrl: string;
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
   /** Any method, with a JSON body of the given type (a merge patch, DeleteOptions). */
   send<T>(method: string, path: string, request?: RequestBody): Promise<T>;
+  /** As `send`, with the warnings the server gave about the write (a Rollout's withdrawn approvals, say). */
+  write<T>(method: string, path: string, request?: RequestBody): Promise<Answer<T>>;
 }
 
 /** The API at `baseUrl`; `onUnauthorised` hears every 401 (the caller sends the user to sign in). */
 export function createApi(baseUrl: string, onUnauthorised: UnauthorisedHandler): Api {
-  const send = async <T>(method: string, path: string, request?: RequestBody): Promise<T> => {
+  const write = async <T>(method: string, path: string, request?: RequestBody): Promise<Answer<T>> => {
     const token = currentToken();
     const response = await fetch(`${baseUrl}${path}`, {
       method,
@@ -86,15 +95,19 @@ export function createApi(baseUrl: string, onUnauthorised: UnauthorisedHandler):
       },
       ...(request ? { body: JSON.stringify(request.body) } : {}),
     });
-    if (response.ok) return (await response.json()) as T;
+    if (response.ok)
+      return { body: (await response.json()) as T, warnings: warningTexts(response.headers.get('warning')) };
     const error = await apiError(response);
     if (response.status === 401) onUnauthorised(error.message);
     throw error;
   };
+  const send = async <T>(method: string, path: string, request?: RequestBody): Promise<T> =>
+    (await write<T>(method, path, request)).body;
   return {
     baseUrl,
     get: (path) => send('GET', path),
     post: (path, body) => send('POST', path, body !== undefined ? { body } : undefined),
     send,
+    write,
   };
 }

@@ -68,6 +68,11 @@ function WorkspaceForm({ variableSets }: KindFormProps) {
         hint={`In order, comma-separated; later ones win.${variableSets.length > 0 ? ` This Project has: ${variableSets.join(', ')}.` : ''}`}
       />
       <CheckboxField label="Apply a successful plan without approval (auto-apply)" path="spec.autoApply" />
+      <CheckboxField
+        label="Allow apply runs without a plan"
+        path="spec.allowApplyWithoutPlan"
+        hint="Otherwise an apply run comes only from approving a succeeded plan."
+      />
       <CheckboxField label="Suspend: start no new runs" path="spec.suspend" />
     </>
   );

@@ -6,7 +6,7 @@
 // refuses (a 422 `Status`) shows beside each field it names.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { forgetRules } from '../access.ts';
-import { type Api, ApiError, type FieldCause, errorText } from '../api.ts';
+import { type Answer, type Api, ApiError, type FieldCause, errorText } from '../api.ts';
 import { type KindInfo, objectPath, objectTitle } from '../kinds.ts';
 import type { KubeObject } from '../platform-api.ts';
 import { DiffView } from './diff-view.tsx';
@@ -33,7 +33,7 @@ interface Pinned {
 
 type Step =
   | { kind: 'edit' }
-  | { kind: 'review'; stored: Editable }
+  | { kind: 'review'; stored: Editable; warnings: string[] }
   | { kind: 'conflict'; current: KubeObject; message: string };
 
 interface Refusal {
@@ -51,7 +51,8 @@ export interface ObjectEditorProps {
   original: KubeObject | undefined;
   workspaces: string[];
   variableSets: string[];
-  onSaved(object: KubeObject, created: boolean): void;
+  /** Told the stored object, and the server's warnings about the write. */
+  onSaved(object: KubeObject, created: boolean, warnings: string[]): void;
 }
 
 export function ObjectEditor(props: ObjectEditorProps) {
@@ -133,16 +134,16 @@ function LoadedEditor({
   };
 
   /** The write of `object` against `against`: a create, or a merge patch pinned to the version the user saw. */
-  const send = (object: Editable, against: Pinned, dryRun: boolean): Promise<KubeObject> => {
+  const send = (object: Editable, against: Pinned, dryRun: boolean): Promise<Answer<KubeObject>> => {
     const query = dryRun ? '?dryRun=All' : '';
     const withValues = sensitive.withValues(object);
     if (creating)
-      return api.send('POST', `${objectPath(group, kind, project)}${query}`, {
+      return api.write('POST', `${objectPath(group, kind, project)}${query}`, {
         body: { apiVersion: `${group}/v1alpha1`, kind: kind.kind, ...withValues },
       });
     const patch = mergePatch(against.base, withValues) as JsonObject;
     const metadata = isJsonObject(patch.metadata) ? patch.metadata : {};
-    return api.send('PATCH', `${objectPath(group, kind, project, against.base.metadata.name)}${query}`, {
+    return api.write('PATCH', `${objectPath(group, kind, project, against.base.metadata.name)}${query}`, {
       contentType: 'application/merge-patch+json',
       body: { ...patch, metadata: { ...metadata, resourceVersion: against.version } },
     });
@@ -192,9 +193,9 @@ function LoadedEditor({
     }
     setBusy(true);
     try {
-      const stored = await send(object, against, true);
+      const { body, warnings } = await send(object, against, true);
       setRefusal(undefined);
-      setStep({ kind: 'review', stored: editable(stored) });
+      setStep({ kind: 'review', stored: editable(body), warnings });
     } catch (error) {
       await refused(error, against);
     } finally {
@@ -208,7 +209,8 @@ function LoadedEditor({
     const sending = send(draft, pinned, false);
     sensitive.clear();
     try {
-      onSaved(await sending, creating);
+      const { body, warnings } = await sending;
+      onSaved(body, creating, warnings);
     } catch (error) {
       await refused(error, pinned);
     } finally {
@@ -246,6 +248,13 @@ function LoadedEditor({
             The server checked this as a dry run: nothing is saved yet.
             {kind.kind === 'VariableSet' && ' Sensitive values are never shown: each is kept in a Secret.'}
           </p>
+          {step.warnings.length > 0 && (
+            <ul class="warnings" aria-label="The server's warnings">
+              {step.warnings.map((warning) => (
+                <li key={warning}>Warning: {warning}</li>
+              ))}
+            </ul>
+          )}
           <DiffView
             before={creating ? '' : codec.stringify(pinned.base)}
             after={codec.stringify(step.stored)}

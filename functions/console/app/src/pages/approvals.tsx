@@ -66,7 +66,8 @@ export function ApproveStage({
   rollout: Rollout;
   stage: RolloutStage;
   index: number;
-  onApproved: () => void;
+  /** Told what was approved, once the server has it. */
+  onApproved: (notice: string) => void;
 }) {
   const name = rollout.metadata.name;
   const revision = rollout.spec?.revision ?? '(none)';
@@ -74,8 +75,7 @@ export function ApproveStage({
   const author = revisionAuthor(rollout);
   const approve = async () => {
     await api.post(`${runsPath(project)}/rollouts/${encodeURIComponent(name)}/approve`, { stage: stage.workspace });
-    leaveNotice(`Approved stage ${stage.workspace} of Rollout ${name}: revision ${revision}.`);
-    onApproved();
+    onApproved(`Approved stage ${stage.workspace} of Rollout ${name}: revision ${revision}.`);
   };
   return (
     <ConfirmAction

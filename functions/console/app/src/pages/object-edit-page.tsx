@@ -83,9 +83,10 @@ export function ObjectEditPage({
             original={data.original}
             workspaces={data.workspaces}
             variableSets={data.variableSets}
-            onSaved={(object, created) => {
+            onSaved={(object, created, warnings) => {
               const title = objectTitle(kind, object.metadata.name);
-              leaveNotice(created ? `Created ${title}.` : `Saved ${title}.`);
+              const said = warnings.map((warning) => ` Warning: ${warning}`).join('');
+              leaveNotice(`${created ? 'Created' : 'Saved'} ${title}.${said}`);
               navigate(objectHref(kind, project ?? object.metadata.name, object.metadata.name));
             }}
           />

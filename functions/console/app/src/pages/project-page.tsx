@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { type ProjectPermissions, useAllowed, useProjectPermissions } from '../access.ts';
 import { type Api, ApiError } from '../api.ts';
 import { type KindInfo, PROJECT, ROLLOUT, VARIABLE_SET, WORKSPACE, objectHref, objectPath } from '../kinds.ts';
@@ -15,6 +16,7 @@ import { DeleteObject } from './delete-object.tsx';
  * (cluster-scoped, so a namespace's Roles grant nothing on it).
  */
 export function ProjectPage({ api, project }: { api: Api; project: string }) {
+  const [notice, setNotice] = useState<string | undefined>(undefined);
   const permissions = useProjectPermissions(api, project);
   const group = useLoaded(() => apiGroup(api), 'group');
   const rollouts = useLoaded(() => listKind<Rollout['spec']>(api, 'rollouts', project), `rollouts/${project}`);
@@ -24,13 +26,17 @@ export function ProjectPage({ api, project }: { api: Api; project: string }) {
         <a href={href('projects')}>Projects</a> / <span aria-current="page">{project}</span>
       </nav>
       <PageTitle>Project {project}</PageTitle>
-      <PageNotice />
+      <PageNotice text={notice} />
       {group.data && <ProjectFacts api={api} group={group.data} project={project} />}
       <AwaitingApproval
         api={api}
         project={project}
         rollouts={rollouts as Loaded<{ items: Rollout[] }>}
         permissions={permissions}
+        onApproved={(text) => {
+          setNotice(text);
+          rollouts.reload();
+        }}
       />
       <Workspaces api={api} project={project} permissions={permissions} />
       <Rollouts project={project} rollouts={rollouts as Loaded<{ items: Rollout[] }>} permissions={permissions} />
@@ -110,11 +116,13 @@ function AwaitingApproval({
   project,
   rollouts,
   permissions,
+  onApproved,
 }: {
   api: Api;
   project: string;
   rollouts: Loaded<{ items: Rollout[] }>;
   permissions: ProjectPermissions;
+  onApproved: (notice: string) => void;
 }) {
   const waiting = (rollouts.data?.items ?? []).flatMap((rollout) =>
     stagesAwaitingApproval(rollout).map((awaiting) => ({ rollout, ...awaiting })),
@@ -144,7 +152,7 @@ function AwaitingApproval({
                   rollout={rollout}
                   stage={stage}
                   index={index}
-                  onApproved={rollouts.reload}
+                  onApproved={onApproved}
                 />
               </td>
             )}

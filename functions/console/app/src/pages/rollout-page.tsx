@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { useProjectPermissions } from '../access.ts';
 import type { Api } from '../api.ts';
 import { stageNeedsApproval } from '../editing/stage-approval.ts';
@@ -17,6 +18,7 @@ function approvalNeeded(stage: RolloutStage): string {
 
 /** A Rollout: its revision, its stages in order with their approvals, and Approve where a stage waits and the user may. */
 export function RolloutPage({ api, project, rollout }: { api: Api; project: string; rollout: string }) {
+  const [notice, setNotice] = useState<string | undefined>(undefined);
   const permissions = useProjectPermissions(api, project);
   const loaded = useLoaded(async () => {
     const group = await apiGroup(api);
@@ -30,7 +32,7 @@ export function RolloutPage({ api, project, rollout }: { api: Api; project: stri
         <span aria-current="page">{rollout}</span>
       </nav>
       <PageTitle>Rollout {rollout}</PageTitle>
-      <PageNotice />
+      <PageNotice text={notice} />
       <LoadedView loaded={loaded}>
         {({ group, rollout: found }) => {
           const stages = found.spec?.stages ?? [];
@@ -88,7 +90,10 @@ export function RolloutPage({ api, project, rollout }: { api: Api; project: stri
                               rollout={found}
                               stage={stage}
                               index={index}
-                              onApproved={loaded.reload}
+                              onApproved={(text) => {
+                                setNotice(text);
+                                loaded.reload();
+                              }}
                             />
                           )}
                         </td>

@@ -22,7 +22,10 @@ export interface WorkspaceSpec {
   allowApplyWithoutPlan?: boolean;
 }
 
-/** A Workspace: its fields (Edit, Delete), its runs live by polling; start a plan or apply run; cancel one; apply a plan. */
+/**
+ * A Workspace: its fields (Edit, Delete), its runs live by polling; start a plan run (an apply run too where
+ * the Workspace allows one without a plan); cancel one; apply a succeeded plan.
+ */
 export function WorkspacePage({ api, project, workspace }: { api: Api; project: string; workspace: string }) {
   const base = `${runsPath(project)}/workspaces/${encodeURIComponent(workspace)}/runs`;
   const runs = useLoaded(() => api.get<{ items: Run[] }>(base), base, POLL_MS);
@@ -71,9 +74,12 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
           <button type="button" onClick={() => start('plan')}>
             Start plan
           </button>
-          <button type="button" onClick={() => start('apply')}>
-            Start apply
-          </button>
+          {/* Otherwise an apply comes only from a reviewed plan ("Apply this plan"); the server answers 409 ApplyNeedsPlan. */}
+          {object.data?.workspace.spec?.allowApplyWithoutPlan === true && (
+            <button type="button" onClick={() => start('apply')}>
+              Start apply
+            </button>
+          )}
         </div>
       )}
       <h2>Runs</h2>
