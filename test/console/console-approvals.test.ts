@@ -9,16 +9,21 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   API,
-  MAPPED_ACCOUNT,
   OIDC_USER,
   OTHER_PROJECT,
   TEAM_PROJECT,
-  bindRole,
   expectStatus,
   send,
   workspaceObject,
 } from '../resources/platform-fixture.ts';
-import { checkPage, expectNoPageErrors, signInAsAdmin, signInWithOidc, useConsole } from './console-fixture.ts';
+import {
+  checkPage,
+  grantReadOnlyInOtherProject,
+  expectNoPageErrors,
+  signInAsAdmin,
+  signInWithOidc,
+  useConsole,
+} from './console-fixture.ts';
 
 const app = await useConsole();
 
@@ -75,16 +80,7 @@ beforeAll(async () => {
     await rolloutBy('oidcUser', `by-oidc-${pair}`);
   }
   // team-b: the OIDC user may read, never approve.
-  await bindRole(
-    app.platform().cluster,
-    OTHER_PROJECT,
-    'reader',
-    [
-      { apiGroups: ['platform.dev'], resources: ['workspaces', 'workspaces/runs', 'rollouts'], verbs: ['get', 'list'] },
-      { apiGroups: ['platform.dev'], resources: ['variablesets'], verbs: ['list'] },
-    ],
-    MAPPED_ACCOUNT,
-  );
+  await grantReadOnlyInOtherProject(app.platform());
   for (const workspace of ['staging', 'prod', 'shared'])
     await as('admin')('POST', namespaced('workspaces', '', OTHER_PROJECT), reviewedOnly(workspace)).then(
       expectStatus(201),
@@ -261,7 +257,7 @@ describe('No approve control where the rules do not allow `approve` (item 5)', (
     await page.locator(`tr[data-run="${planId}"]`).getByText('Succeeded').waitFor();
     await page.waitForLoadState('networkidle');
     expect(await page.getByRole('button', { name: /^Apply plan/ }).count()).toBe(0);
-    await checkPage(page, 'workspace-no-approve');
+    await checkPage(page, 'workspace-no-approve', { screenshot: false });
     // The server's own review says the same for both approvals.
     for (const resourceAttributes of [
       {

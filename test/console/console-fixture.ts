@@ -11,7 +11,15 @@ import { startConsoleServer, type RunningConsole } from '../../functions/console
 import { ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
 import { freePort, REPO_ROOT } from '../support/function-servers.ts';
 import { launchChromium } from '../support/headless-chromium.ts';
-import { OIDC_USER, usePlatform, type Platform } from '../resources/platform-fixture.ts';
+import {
+  GROUP,
+  MAPPED_ACCOUNT,
+  OIDC_USER,
+  OTHER_PROJECT,
+  bindRole,
+  usePlatform,
+  type Platform,
+} from '../resources/platform-fixture.ts';
 
 export interface ConsoleFixture {
   platform: () => Platform;
@@ -84,6 +92,20 @@ export async function signInAsAdmin(page: Page, consoleUrl: string, hash = '#/pr
   await submitPassword(page, ADMIN_PASSWORD);
 }
 
+/** The OIDC user may read OTHER_PROJECT's Workspaces, runs and Rollouts and list its VariableSets, and do nothing more there. */
+export function grantReadOnlyInOtherProject(platform: Platform): Promise<void> {
+  return bindRole(
+    platform.cluster,
+    OTHER_PROJECT,
+    'reader',
+    [
+      { apiGroups: [GROUP], resources: ['workspaces', 'workspaces/runs', 'rollouts'], verbs: ['get', 'list'] },
+      { apiGroups: [GROUP], resources: ['variablesets'], verbs: ['list'] },
+    ],
+    MAPPED_ACCOUNT,
+  );
+}
+
 /** Opens the console at `hash` and signs the OIDC user in through the provider's own pages, as a person would. */
 export async function signInWithOidc(page: Page, consoleUrl: string, hash: string): Promise<void> {
   await page.goto(`${consoleUrl}/${hash}`);
@@ -132,15 +154,15 @@ export const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 /**
  * The page as it is holds up (issue 24 item 6, issue 40 item 6): no serious or critical axe-core
  * violation, nothing scrolls sideways, no CSP refusal or page error; with CONSOLE_SCREENSHOTS=1 it is
- * written to docs/console/<name>-<width>.png.
+ * written to docs/console/<name>-<width>.png (unless `screenshot: false`: a state docs/console.md does not show).
  */
-export async function checkPage(page: Page, name: string): Promise<void> {
+export async function checkPage(page: Page, name: string, options: { screenshot?: boolean } = {}): Promise<void> {
   const width = page.viewportSize()?.width ?? 0;
   await page.waitForLoadState('networkidle');
   expect(await seriousAccessibilityViolations(page), `${name} at ${width} px`).toEqual([]);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
-  if (SCREENSHOTS) {
+  if (SCREENSHOTS && options.screenshot !== false) {
     mkdirSync(join(REPO_ROOT, 'docs/console'), { recursive: true });
     await page.screenshot({ path: join(REPO_ROOT, `docs/console/${name}-${width}.png`), fullPage: true });
   }

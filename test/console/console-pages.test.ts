@@ -13,17 +13,22 @@ import { kubectlWith, requireKubectl } from '../kubectl/kubectl-cli.ts';
 import { heldRuns } from '../resources/held-runs.ts';
 import {
   API,
-  MAPPED_ACCOUNT,
   OTHER_PROJECT,
   TEAM_PROJECT,
-  bindRole,
   expectStatus,
   rolloutObject,
   send,
   variableSetObject,
   workspaceObject,
 } from '../resources/platform-fixture.ts';
-import { checkPage, expectNoPageErrors, signInAsAdmin, signInWithOidc, useConsole } from './console-fixture.ts';
+import {
+  checkPage,
+  grantReadOnlyInOtherProject,
+  expectNoPageErrors,
+  signInAsAdmin,
+  signInWithOidc,
+  useConsole,
+} from './console-fixture.ts';
 
 // Over HTTPS: kubectl sends a bearer token only over TLS.
 const app = await useConsole({}, { tls: true });
@@ -56,16 +61,7 @@ beforeAll(async () => {
     type: 'plan',
   }).then(expectStatus(201));
   // The OIDC user may read team-b's Workspaces and runs, and nothing more there.
-  await bindRole(
-    app.platform().cluster,
-    OTHER_PROJECT,
-    'reader',
-    [
-      { apiGroups: ['platform.dev'], resources: ['workspaces', 'workspaces/runs'], verbs: ['get', 'list'] },
-      { apiGroups: ['platform.dev'], resources: ['rollouts', 'variablesets'], verbs: ['list'] },
-    ],
-    MAPPED_ACCOUNT,
-  );
+  await grantReadOnlyInOtherProject(app.platform());
 });
 
 const runRow = (page: Page, phase: string) => page.locator('table.runs tbody tr', { hasText: phase });
@@ -265,6 +261,19 @@ describe('Quality: accessible, keyboard-usable, 360 px wide, first paint under 1
         if (ready) await page.getByRole('button', { name: ready }).waitFor();
         await checkPage(page, name);
       }
+      // A confirmation and a review as this width shows them; Escape closes the dialog and deletes nothing.
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}`);
+      await page.getByRole('button', { name: `Delete Workspace ${WORKSPACE}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Delete Workspace ${WORKSPACE}?` });
+      await dialog.waitFor();
+      await checkPage(page, 'delete-dialog');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}/edit`);
+      await page.getByLabel(/^Description/).fill(`Reviewed at ${width} px`);
+      await page.getByRole('button', { name: 'Review the changes to Workspace' }).click();
+      await page.getByRole('heading', { name: 'Review: what the server will store' }).waitFor();
+      await checkPage(page, 'workspace-review');
       // A running run with a log, as a reader sees one.
       const runId = await held.runningRun([
         'Initializing the backend...',

@@ -10,15 +10,6 @@ import { apiGroup } from './platform-api.ts';
 import { type ResourceAttributes, type ResourceRule, ruleAllows } from './rbac-rules.ts';
 import { currentToken } from './session.ts';
 
-/** What the user may do in one namespace, from its rules; nothing until they are known. */
-export interface NamespacePermissions {
-  /** Whether the rules have answered (false: not yet, or the review failed). */
-  readonly known: boolean;
-  may(asked: ResourceAttributes): boolean;
-}
-
-const NOTHING: NamespacePermissions = { known: false, may: () => false };
-
 /**
  * One rules review per namespace, and one access review per question, for the session's token; a
  * new token (another user) asks again.
@@ -34,33 +25,28 @@ function forOtherUser(): void {
   reviewedFor = currentToken();
 }
 
-function answerOf(api: Api, key: string, attributes: ResourceAttributes): Promise<boolean> {
+/** The answer kept for `key`, or a new one asked; a failed one is asked again next time, not remembered. */
+function remembered<T>(cache: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
   forOtherUser();
-  let answer = answers.get(key);
+  let answer = cache.get(key);
   if (!answer) {
-    answer = isAllowed(api, attributes);
-    answers.set(key, answer);
-    answer.catch(() => answers.delete(key));
+    answer = ask();
+    cache.set(key, answer);
+    answer.catch(() => cache.delete(key));
   }
   return answer;
 }
 
 function rulesIn(api: Api, namespace: string): Promise<ResourceRule[]> {
-  forOtherUser();
-  let review = reviews.get(namespace);
-  if (!review) {
-    review = api
+  return remembered(reviews, namespace, () =>
+    api
       .post<{ status?: { resourceRules?: ResourceRule[] } }>('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SelfSubjectRulesReview',
         spec: { namespace },
       })
-      .then((answer) => answer.status?.resourceRules ?? []);
-    reviews.set(namespace, review);
-    // A failed review is asked again by the next page, not remembered.
-    review.catch(() => reviews.delete(namespace));
-  }
-  return review;
+      .then((answer) => answer.status?.resourceRules ?? []),
+  );
 }
 
 /** Forgets a namespace's rules (and the cluster-wide answers): after the server refused something they allowed, the next page asks again. */
@@ -69,53 +55,48 @@ export function forgetRules(namespace: string): void {
   answers.clear();
 }
 
-/** The user's permissions in `namespace` (a Project's), from one SelfSubjectRulesReview per namespace. */
-export function useNamespacePermissions(api: Api, namespace: string): NamespacePermissions {
-  const [permissions, setPermissions] = useState<NamespacePermissions>(NOTHING);
+/** What the user may do with the platform's kinds in a Project: `may('create', 'workspaces/runs', 'network')`. */
+export interface ProjectPermissions {
+  may(verb: string, resource: string, name?: string): boolean;
+}
+
+const NOTHING: ProjectPermissions = { may: () => false };
+
+/**
+ * The user's permissions on the platform's kinds in `project`'s namespace, from one
+ * SelfSubjectRulesReview per namespace: nothing until it answers, or when it cannot be had.
+ */
+export function useProjectPermissions(api: Api, project: string): ProjectPermissions {
+  const [permissions, setPermissions] = useState<ProjectPermissions>(NOTHING);
   useEffect(() => {
     let live = true;
     setPermissions(NOTHING);
-    rulesIn(api, namespace).then(
-      (rules) => live && setPermissions({ known: true, may: (asked) => rules.some((rule) => ruleAllows(rule, asked)) }),
+    Promise.all([rulesIn(api, project), apiGroup(api)]).then(
+      ([rules, group]) =>
+        live &&
+        setPermissions({
+          may(verb, resource, name) {
+            const [plural = resource, subresource] = resource.split('/');
+            const asked = {
+              verb,
+              group,
+              resource: plural,
+              ...(subresource !== undefined ? { subresource } : {}),
+              ...(name !== undefined ? { name } : {}),
+            };
+            return rules.some((rule) => ruleAllows(rule, asked));
+          },
+        }),
       () => live && setPermissions(NOTHING),
     );
     return () => {
       live = false;
     };
-  }, [namespace]);
+  }, [project]);
   return permissions;
 }
 
-/** What the user may do with the platform's kinds in a Project: `may('create', 'workspaces/runs', 'network')`. */
-export interface ProjectPermissions {
-  readonly known: boolean;
-  may(verb: string, resource: string, name?: string): boolean;
-}
-
-/** The user's permissions on the platform's kinds in `project`'s namespace (one rules review per namespace). */
-export function useProjectPermissions(api: Api, project: string): ProjectPermissions {
-  const rules = useNamespacePermissions(api, project);
-  const [group, setGroup] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    apiGroup(api).then(setGroup, () => setGroup(undefined));
-  }, []);
-  if (!rules.known || group === undefined) return { known: false, may: () => false };
-  return {
-    known: true,
-    may(verb, resource, name) {
-      const [plural = resource, subresource] = resource.split('/');
-      return rules.may({
-        verb,
-        group,
-        resource: plural,
-        ...(subresource !== undefined ? { subresource } : {}),
-        ...(name !== undefined ? { name } : {}),
-      });
-    },
-  };
-}
-
-export async function isAllowed(api: Api, attributes: ResourceAttributes & { namespace?: string }): Promise<boolean> {
+async function isAllowed(api: Api, attributes: ResourceAttributes): Promise<boolean> {
   const review = await api.post<{ status?: { allowed?: boolean } }>(
     '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
     {
@@ -142,7 +123,7 @@ export function useAllowed(api: Api, attributes: ResourceAttributes | undefined)
     let live = true;
     setAllowed(false);
     if (attributes)
-      answerOf(api, key, attributes).then(
+      remembered(answers, key, () => isAllowed(api, attributes)).then(
         (answer) => live && setAllowed(answer),
         () => live && setAllowed(false),
       );

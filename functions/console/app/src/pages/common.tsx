@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { takeNotice } from '../notices.ts';
+import { href } from '../router.ts';
 import type { Loaded } from '../use-loaded.ts';
 
 /** A page's heading, focused when the page opens so keyboard and screen-reader users start at its top. */
@@ -126,5 +127,20 @@ export function Facts({ facts }: { facts: Array<[string, ComponentChildren]> }) 
         </div>
       ))}
     </dl>
+  );
+}
+
+/** Where a page is: Projects, then its Project when it is inside one, then the page itself. */
+export function Breadcrumbs({ project, current }: { project?: string; current: string }) {
+  return (
+    <nav aria-label="Breadcrumb" class="crumbs">
+      <a href={href('projects')}>Projects</a> /{' '}
+      {project !== undefined && (
+        <>
+          <a href={href('projects', project)}>{project}</a> /{' '}
+        </>
+      )}
+      <span aria-current="page">{current}</span>
+    </nav>
   );
 }

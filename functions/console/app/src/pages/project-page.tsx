@@ -6,7 +6,7 @@ import { apiGroup, type KubeObject, listKind, type Variable } from '../platform-
 import { href } from '../router.ts';
 import { type Loaded, useLoaded } from '../use-loaded.ts';
 import { ApproveStage, type Rollout, stagesAwaitingApproval } from './approvals.tsx';
-import { DataTable, Facts, ListSection, PageNotice, PageTitle } from './common.tsx';
+import { Breadcrumbs, DataTable, Facts, ListSection, PageNotice, PageTitle } from './common.tsx';
 import { DeleteObject } from './delete-object.tsx';
 
 /**
@@ -22,9 +22,7 @@ export function ProjectPage({ api, project }: { api: Api; project: string }) {
   const rollouts = useLoaded(() => listKind<Rollout['spec']>(api, 'rollouts', project), `rollouts/${project}`);
   return (
     <>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href={href('projects')}>Projects</a> / <span aria-current="page">{project}</span>
-      </nav>
+      <Breadcrumbs current={project} />
       <PageTitle>Project {project}</PageTitle>
       <PageNotice text={notice} />
       {group.data && <ProjectFacts api={api} group={group.data} project={project} />}

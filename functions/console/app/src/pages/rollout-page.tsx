@@ -2,12 +2,10 @@ import { useState } from 'preact/hooks';
 import { useProjectPermissions } from '../access.ts';
 import type { Api } from '../api.ts';
 import { stageNeedsApproval } from '../editing/stage-approval.ts';
-import { objectPath, ROLLOUT, WORKSPACE, objectHref } from '../kinds.ts';
-import { apiGroup } from '../platform-api.ts';
-import { href } from '../router.ts';
-import { useLoaded } from '../use-loaded.ts';
+import { ROLLOUT, WORKSPACE, objectHref } from '../kinds.ts';
+import { useObject } from '../use-object.ts';
 import { ApproveStage, type Rollout, type RolloutStage, revisionAuthor } from './approvals.tsx';
-import { DataTable, Facts, LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
+import { Breadcrumbs, DataTable, Facts, LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
 import { ObjectActions } from './object-actions.tsx';
 
 /** How a stage's approval reads: what it needs. */
@@ -20,21 +18,15 @@ function approvalNeeded(stage: RolloutStage): string {
 export function RolloutPage({ api, project, rollout }: { api: Api; project: string; rollout: string }) {
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const permissions = useProjectPermissions(api, project);
-  const loaded = useLoaded(async () => {
-    const group = await apiGroup(api);
-    return { group, rollout: await api.get<Rollout>(objectPath(group, ROLLOUT, project, rollout)) };
-  }, `rollout/${project}/${rollout}`);
+  const loaded = useObject<Rollout>(api, ROLLOUT, project, rollout);
   const mayApprove = permissions.may('approve', 'rollouts', rollout);
   return (
     <>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href={href('projects')}>Projects</a> / <a href={href('projects', project)}>{project}</a> /{' '}
-        <span aria-current="page">{rollout}</span>
-      </nav>
+      <Breadcrumbs project={project} current={rollout} />
       <PageTitle>Rollout {rollout}</PageTitle>
       <PageNotice text={notice} />
       <LoadedView loaded={loaded}>
-        {({ group, rollout: found }) => {
+        {({ group, object: found }) => {
           const stages = found.spec?.stages ?? [];
           const statusOf = (workspace: string) => found.status?.stages?.find((stage) => stage.workspace === workspace);
           const waiting = (stage: RolloutStage) => stageNeedsApproval(stage) && stage.approved !== true;

@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { useProjectPermissions } from '../access.ts';
 import { type Api, errorText } from '../api.ts';
-import { objectPath, WORKSPACE } from '../kinds.ts';
-import { apiGroup, type KubeObject, type Run, runsPath } from '../platform-api.ts';
+import { WORKSPACE } from '../kinds.ts';
+import { type KubeObject, type Run, runsPath } from '../platform-api.ts';
 import { href } from '../router.ts';
 import { useLoaded } from '../use-loaded.ts';
+import { useObject } from '../use-object.ts';
 import { ApplyPlan } from './approvals.tsx';
-import { DataTable, Facts, LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
+import { Breadcrumbs, DataTable, Facts, LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
 import { ObjectActions } from './object-actions.tsx';
 import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
 
@@ -29,13 +30,7 @@ export interface WorkspaceSpec {
 export function WorkspacePage({ api, project, workspace }: { api: Api; project: string; workspace: string }) {
   const base = `${runsPath(project)}/workspaces/${encodeURIComponent(workspace)}/runs`;
   const runs = useLoaded(() => api.get<{ items: Run[] }>(base), base, POLL_MS);
-  const object = useLoaded(async () => {
-    const group = await apiGroup(api);
-    return {
-      group,
-      workspace: await api.get<KubeObject<WorkspaceSpec>>(objectPath(group, WORKSPACE, project, workspace)),
-    };
-  }, `workspace/${project}/${workspace}`);
+  const object = useObject<KubeObject<WorkspaceSpec>>(api, WORKSPACE, project, workspace);
   const permissions = useProjectPermissions(api, project);
   const mayStart = mayRun(permissions, workspace);
   const [notice, setNotice] = useState<{ text: string; error: boolean } | undefined>(undefined);
@@ -55,14 +50,11 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
   const planApplier = (run: Run) => mayApplyPlan(permissions, run);
   return (
     <>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href={href('projects')}>Projects</a> / <a href={href('projects', project)}>{project}</a> /{' '}
-        <span aria-current="page">{workspace}</span>
-      </nav>
+      <Breadcrumbs project={project} current={workspace} />
       <PageTitle>Workspace {workspace}</PageTitle>
       <PageNotice text={notice?.text} error={notice?.error} />
       <LoadedView loaded={object}>
-        {({ group, workspace: found }) => (
+        {({ group, object: found }) => (
           <>
             <WorkspaceFacts spec={found.spec ?? {}} project={project} />
             <ObjectActions api={api} group={group} kind={WORKSPACE} object={found} permissions={permissions} />
@@ -75,7 +67,7 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
             Start plan
           </button>
           {/* Otherwise an apply comes only from a reviewed plan ("Apply this plan"); the server answers 409 ApplyNeedsPlan. */}
-          {object.data?.workspace.spec?.allowApplyWithoutPlan === true && (
+          {object.data?.object.spec?.allowApplyWithoutPlan === true && (
             <button type="button" onClick={() => start('apply')}>
               Start apply
             </button>
