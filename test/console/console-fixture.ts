@@ -162,6 +162,12 @@ export async function checkPage(page: Page, name: string, options: { screenshot?
   expect(await seriousAccessibilityViolations(page), `${name} at ${width} px`).toEqual([]);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
+  // An open dialog is a box of its own: its text wraps inside it (a table cell around it must not stop that).
+  const dialogOverflow = await page.evaluate(() =>
+    [...document.querySelectorAll('dialog[open]')].map((dialog) => dialog.scrollWidth - dialog.clientWidth),
+  );
+  for (const clipped of dialogOverflow)
+    expect(clipped, `a dialog of ${name} at ${width} px is cut off`).toBeLessThanOrEqual(0);
   if (SCREENSHOTS && options.screenshot !== false) {
     mkdirSync(join(REPO_ROOT, 'docs/console'), { recursive: true });
     await page.screenshot({ path: join(REPO_ROOT, `docs/console/${name}-${width}.png`), fullPage: true });
