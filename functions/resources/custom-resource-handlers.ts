@@ -88,6 +88,18 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     );
   };
 
+  /** A merge or JSON patch of the object or of its status, by `write`. */
+  const patched = async (
+    request: KindRequest,
+    authorised: Authorised,
+    write: ResourceWrites['patch'],
+  ): Promise<ApiResponse> => {
+    const type = patchType(request);
+    const options = writeOptions(request.query, 'patch');
+    const { status, body, warnings } = await write(authorised.location, parseRequestBody(request), type, options);
+    return objectAnswer(request, authorised, status, body, warnings);
+  };
+
   const operations: Record<ResourceOperation, Operation> = {
     async list(request, { location, cluster, writes }) {
       const watching = request.authorisation.resource.verb === 'watch';
@@ -144,17 +156,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       const { status, body, warnings } = await authorised.writes.replace(authorised.location, object, options);
       return objectAnswer(request, authorised, status, body, warnings);
     },
-    async patch(request, authorised) {
-      const type = patchType(request);
-      const options = writeOptions(request.query, 'patch');
-      const { status, body, warnings } = await authorised.writes.patch(
-        authorised.location,
-        parseRequestBody(request),
-        type,
-        options,
-      );
-      return objectAnswer(request, authorised, status, body, warnings);
-    },
+    patch: (request, authorised) => patched(request, authorised, authorised.writes.patch),
     // The kind's writes make a dry run's follow-ups (a namespace, a Secret) dry runs too.
     async delete(request, authorised) {
       const body = request.body.length > 0 ? parseRequestBody(request) : undefined;
@@ -172,20 +174,12 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       return objectAnswer(request, authorised, status, body, warnings);
     },
     async patchStatus(request, authorised) {
-      const type = patchType(request);
-      if (type === APPLY_PATCH)
+      if (bodyMediaType(request) === APPLY_PATCH)
         throw statusError(
           'UnsupportedMediaType',
           'server-side apply of the status subresource is not supported; use a merge or JSON patch',
         );
-      const options = writeOptions(request.query, 'patch');
-      const { status, body, warnings } = await authorised.writes.patchStatus(
-        authorised.location,
-        parseRequestBody(request),
-        type,
-        options,
-      );
-      return objectAnswer(request, authorised, status, body, warnings);
+      return patched(request, authorised, authorised.writes.patchStatus);
     },
   };
 

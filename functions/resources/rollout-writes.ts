@@ -12,7 +12,7 @@ import { apiError } from '../../shared/http/error-catalogue.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
 import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { ROLLOUT } from '../../shared/resources/platform-kinds.ts';
-import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
+import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import {
   approvalChanges,
   recordedRevisionAuthor,
@@ -20,7 +20,7 @@ import {
   recordsApprovals,
   revisionOf,
   stageGates,
-  withApprovalsWithdrawn,
+  withStagesApproved,
   withStoredApprovalRecords,
   type ApprovalChanges,
 } from '../../shared/resources/rollout-approvals.ts';
@@ -103,7 +103,7 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       noteForAudit(writer, APPROVED_REVISION_ANNOTATION, revisionOf(result) ?? '');
     }
     if (changes.withdrawn.length > 0) noteForAudit(writer, WITHDRAWN_APPROVALS_ANNOTATION, changes.withdrawn.join(','));
-    return { result: withApprovalsWithdrawn(result, changes.outlived), changes };
+    return { result: withStagesApproved(result, changes.outlived, false), changes };
   };
 
   /** Records the write's approvals and revision author in the status (never for a dry run), and warns of outlived approvals. */
@@ -269,8 +269,5 @@ function approvedStage(current: PlatformObject, stage: string, rollout: string):
       'AlreadyApproved',
       `stage "${stage}" of rollout "${rollout}" is already approved for revision "${revisionOf(current)}"`,
     );
-  const stages = (current.spec!.stages as unknown[]).map((candidate) =>
-    isJsonObject(candidate) && candidate.workspace === stage ? { ...candidate, approved: true } : candidate,
-  );
-  return { ...current, spec: { ...current.spec, stages } };
+  return withStagesApproved(current, [stage], true);
 }

@@ -22,6 +22,17 @@ export type AuthorisationResolver = (request: {
 }) => Promise<ResolvedObject>;
 
 /**
+ * Verbs decided with a route's own on the same object. `performs`: verbs the route's verb stands for
+ * (approving is the server's `patch` of the object), granted with it. `decidesAlso`: verbs some results of
+ * the request need besides its own (a Rollout write that grants an approval needs `approve`), decided with
+ * it without refusing the request; the handler learns the answer from `requireVerb`, never from the cluster.
+ */
+export interface DecidedVerbs {
+  performs?: readonly string[];
+  decidesAlso?: readonly string[];
+}
+
+/**
  * What the chain authorised for one request (shared/runtime/filters/authorisation.ts), handed to its
  * handler: the attributes the caller was allowed, and what a resolver read to decide them (a run).
  * Cluster access is bound to it (authorised-objects.ts), so a handler can do only what was allowed.
@@ -52,18 +63,15 @@ export class AuthorisationDecision {
   }
 
   /**
-   * Authorises `attributes` for the principal and decides on them; throws 403 (or 503) as the authorizer does.
-   * `verbs.performs`: verbs the route's own verb stands for on the same object (approving is the server's
-   * `patch` of it), granted with it. `verbs.decidesAlso`: verbs some results of the request need besides its
-   * own (a Rollout write that grants an approval needs `approve`), decided now without refusing the request;
-   * the handler learns the answer from `requireVerb`, never from the cluster.
+   * Authorises `attributes` for the principal and decides on them, and on `verbs` (DecidedVerbs); throws 403
+   * (or 503) as the authorizer does for the route's own verb.
    */
   static async decide(
     authorizer: Authorizer,
     principal: Principal,
     attributes: AuthorizationAttributes | undefined,
     resolved?: unknown,
-    verbs: { performs?: readonly string[]; decidesAlso?: readonly string[] } = {},
+    verbs: DecidedVerbs = {},
   ): Promise<AuthorisationDecision> {
     const grant = attributes ? await authorizer.authorize(principal, attributes) : undefined;
     const decision = new AuthorisationDecision(authorizer, principal, attributes ? [attributes] : [], resolved, grant);

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { isJsonObject, type PlatformObject } from './platform-object.ts';
 
 // A Rollout's approvals (issue 37, docs/resources.md "Approvals"), judged on the result of a write against the
@@ -44,7 +45,7 @@ export interface ApprovalChanges {
   granted: string[];
   /**
    * Stages approved before that the result still approves although it changes the revision: their approval
-   * was for the revision before, so the server withdraws it (`withApprovalsWithdrawn`).
+   * was for the revision before, so the server withdraws it (`withStagesApproved(…, false)`).
    */
   outlived: string[];
   /** Stages approved before that the written result leaves unapproved: set false, removed, or outlived. */
@@ -89,11 +90,15 @@ export function approvalChanges(stored: PlatformObject | undefined, result: Plat
   return changes;
 }
 
-/** `object` with the approval of each of `workspaces` withdrawn (`approved: false`). */
-export function withApprovalsWithdrawn(object: PlatformObject, workspaces: readonly string[]): PlatformObject {
+/** `object` with each of `workspaces`' stages `approved` as given (the object itself when none is named). */
+export function withStagesApproved(
+  object: PlatformObject,
+  workspaces: readonly string[],
+  approved: boolean,
+): PlatformObject {
   if (workspaces.length === 0) return object;
   const stages = (object.spec!.stages as unknown[]).map((stage) =>
-    isJsonObject(stage) && workspaces.includes(stage.workspace as string) ? { ...stage, approved: false } : stage,
+    isJsonObject(stage) && workspaces.includes(stage.workspace as string) ? { ...stage, approved } : stage,
   );
   return { ...object, spec: { ...object.spec, stages } };
 }
@@ -145,42 +150,27 @@ export function recordedStatus(
   changes: ApprovalChanges,
   recording: Recording,
 ): Record<string, unknown> | undefined {
-  // A later write that changed the revision again owns the records of its own revision.
   const { revision } = recording;
+  // A later write that changed the revision again owns the records of its own revision.
   const sameRevision = revisionOf(current) === revision;
   const gates = stageGates(current);
-  const status: Record<string, unknown> = structuredClone(isJsonObject(current.status) ? current.status : {});
-  const stages: Record<string, unknown>[] = Array.isArray(status.stages)
-    ? (status.stages as unknown[]).filter(isJsonObject)
-    : [];
-  const entry = (workspace: string) => {
-    let found = stages.find((stage) => stage.workspace === workspace);
-    if (!found) stages.push((found = { workspace }));
-    return found;
-  };
-  let changed = false;
-  if (changes.authorsRevision && sameRevision) {
+  const before = isJsonObject(current.status) ? current.status : {};
+  const status = structuredClone(before);
+  const stages = stageList(status.stages);
+  if (changes.authorsRevision && sameRevision)
     status.revisionAuthor = { principal: recording.writer, revision, changedAt: recording.at } satisfies RevisionAuthor;
-    changed = true;
-  }
   for (const workspace of changes.withdrawn) {
-    const stage = stages.find((candidate) => candidate.workspace === workspace);
-    if (stage?.approval !== undefined && !gates.get(workspace)?.approved) {
-      delete stage.approval;
-      changed = true;
-    }
+    if (gates.get(workspace)?.approved) continue;
+    for (const stage of stages) if (stage.workspace === workspace) delete stage.approval;
   }
   for (const workspace of changes.granted) {
     if (!sameRevision || !gates.get(workspace)?.approved) continue;
-    entry(workspace).approval = {
-      approvedBy: recording.writer,
-      approvedAt: recording.at,
-      revision,
-    } satisfies StageApprovalRecord;
-    changed = true;
+    let stage = stages.find((candidate) => candidate.workspace === workspace);
+    if (!stage) stages.push((stage = { workspace }));
+    stage.approval = { approvedBy: recording.writer, approvedAt: recording.at, revision } satisfies StageApprovalRecord;
   }
-  if (!changed) return undefined;
-  return { ...status, stages };
+  if (stages.length > 0) status.stages = stages;
+  return isDeepStrictEqual(status, before) ? undefined : status;
 }
 
 /**
@@ -190,22 +180,27 @@ export function recordedStatus(
 export function withStoredApprovalRecords(result: PlatformObject, stored: PlatformObject): PlatformObject {
   if (!isJsonObject(result.status)) return result;
   const kept = isJsonObject(stored.status) ? stored.status : {};
-  const status: Record<string, unknown> = { ...result.status };
-  if (kept.revisionAuthor === undefined) delete status.revisionAuthor;
-  else status.revisionAuthor = kept.revisionAuthor;
-  const keptStages = (Array.isArray(kept.stages) ? kept.stages : []).filter(isJsonObject);
-  const stages = Array.isArray(status.stages)
-    ? (status.stages as unknown[]).map((stage) => {
-        if (!isJsonObject(stage)) return stage;
-        const { approval: _sent, ...rest } = stage;
-        const record = keptStages.find((candidate) => candidate.workspace === stage.workspace)?.approval;
-        return record === undefined ? rest : { ...rest, approval: record };
-      })
-    : undefined;
-  const listed = new Set((stages ?? []).filter(isJsonObject).map((stage) => stage.workspace));
+  const { revisionAuthor: _sentAuthor, ...status } = result.status;
+  if (kept.revisionAuthor !== undefined) status.revisionAuthor = kept.revisionAuthor;
+  const keptStages = stageList(kept.stages);
+  const recordOf = (workspace: unknown) => keptStages.find((stage) => stage.workspace === workspace)?.approval;
+  if (Array.isArray(status.stages)) {
+    status.stages = status.stages.map((stage: unknown) => {
+      if (!isJsonObject(stage)) return stage;
+      const { approval: _sent, ...rest } = stage;
+      const record = recordOf(stage.workspace);
+      return record === undefined ? rest : { ...rest, approval: record };
+    });
+  }
+  const listed = stageList(status.stages).map((stage) => stage.workspace);
   const dropped = keptStages
-    .filter((stage) => stage.approval !== undefined && !listed.has(stage.workspace))
+    .filter((stage) => stage.approval !== undefined && !listed.includes(stage.workspace))
     .map((stage) => ({ workspace: stage.workspace, approval: stage.approval }));
-  if (stages !== undefined || dropped.length > 0) status.stages = [...(stages ?? []), ...dropped];
+  if (dropped.length > 0) status.stages = [...(Array.isArray(status.stages) ? status.stages : []), ...dropped];
   return { ...result, status };
+}
+
+/** The entries of a status stage list that are objects; none when it is no list. */
+function stageList(stages: unknown): Record<string, unknown>[] {
+  return Array.isArray(stages) ? stages.filter(isJsonObject) : [];
 }

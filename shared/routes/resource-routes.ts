@@ -93,17 +93,11 @@ const PATCH_SCHEMA = {
   type: ['object', 'array'],
 };
 
-/** What a write of a kind may need besides its own verb, in words (a Rollout's `approve`). */
-function alsoNeeded(verbs: readonly string[]): string {
-  return verbs
-    .map(
-      (verb) =>
-        ` A write whose result grants or loosens a stage's approval also needs \`${verb}\` on the object, decided with the write's own verb (403 naming it otherwise; docs/resources.md).`,
-    )
-    .join('');
-}
-
-/** What a write that grants an approval may be refused with besides (issue 37, docs/resources.md "Approvals"). */
+/** What a write that may need `approve` (a Rollout's, issue 37) says of it, and may be refused with besides. */
+const APPROVAL_NOTE =
+  " A write whose result grants or loosens a stage's approval also needs `approve` on the object, decided with the write's own verb (403 naming it otherwise; docs/resources.md, Approvals).";
+const mayNeedApprove = (kind: PlatformKind, operation: ResourceOperation) =>
+  verbsDecidedWith(kind, operation).includes('approve');
 const APPROVAL_REFUSALS = {
   403: 'The write grants or loosens a stage approval and the caller may not `approve` the object.',
   409: 'Four eyes: the caller authored the revision whose stage it approves (`ApproverIsAuthor`), or no author is recorded for it (`RevisionAuthorUnknown`).',
@@ -132,10 +126,10 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
       target: 'resources',
       auth: 'bearer',
       operationId: resourceOperationId(kind, operation),
-      summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.${alsoNeeded(verbsDecidedWith(kind, operation))}`,
+      summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.${mayNeedApprove(kind, operation) ? APPROVAL_NOTE : ''}`,
       responseSchema: object,
       resource: { kind: kind.kind, operation },
-      ...(verbsDecidedWith(kind, operation).length > 0 ? { errorResponses: APPROVAL_REFUSALS } : {}),
+      ...(mayNeedApprove(kind, operation) ? { errorResponses: APPROVAL_REFUSALS } : {}),
       pathParameters: { name: kind.nameSchema },
       statusErrors: true,
       bodyJudgedByCluster: true,

@@ -55,6 +55,10 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
     valid: {},
     reasons: { message: 'InvalidRun', unknownField: 'InvalidRun' },
   },
+  approveRollout: {
+    valid: { stage: 'prod' },
+    reasons: { stage: 'BadRequest', unknownField: 'BadRequest' },
+  },
   claimRun: {
     valid: {},
     reasons: {

@@ -78,6 +78,8 @@ const EXPECTED_ROUTES = `
   GET /api/v1alpha1/projects/{project}/runs resources bearer listProjectRuns
   GET /api/v1alpha1/projects/{project}/runs/{run} resources bearer getRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/cancel resources bearer cancelRun
+  POST /api/v1alpha1/projects/{project}/runs/{run}/apply resources bearer applyPlan
+  POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve resources bearer approveRollout
   GET /api/v1alpha1/audit/events resources bearer listAuditEvents
   GET /internal/runs internal bearer listRunsInPhase
   POST /internal/runs/claim internal bearer claimRun

@@ -14,6 +14,7 @@ const PARAMETER_VALUES: Record<string, string> = {
   name: 'web',
   workspace: 'web',
   run: RUN_ID,
+  rollout: 'web',
 };
 
 type AccessMode = 'none' | 'bearer' | 'bearer-or-query';
@@ -90,6 +91,8 @@ const EXPECTED = `
   GET    /api/v1alpha1/projects/{project}/runs                                         bearer          401 200 200
   GET    /api/v1alpha1/projects/{project}/runs/{run}                                   bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/cancel                            bearer          401 404 404
+  POST   /api/v1alpha1/projects/{project}/runs/{run}/apply                             bearer          401 404 403
+  POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve                   bearer          401 400 403
   GET    /api/v1alpha1/audit/events                                                    bearer          401 200 403
   GET    /internal/runs                                                                bearer          401 200 403
   POST   /internal/runs/claim                                                          bearer          401 204 403

@@ -78,6 +78,7 @@ const DEFAULTED_WORKSPACE_SPEC = {
   tool: { name: 'opentofu', ...VALID_WORKSPACE_SPEC.tool },
   autoApply: false,
   suspend: false,
+  allowApplyWithoutPlan: false,
 };
 const rollouts = { group: PLATFORM, version: 'v1alpha1', namespace: NAMESPACE, plural: 'rollouts' };
 

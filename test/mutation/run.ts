@@ -95,6 +95,7 @@ const SCOPES: Record<string, Scope> = {
       'shared/routes/run-routes.ts',
       'shared/routes/controller-routes.ts',
       'shared/routes/audit-routes.ts',
+      'shared/routes/rollout-routes.ts',
       'shared/routes/route-matcher.ts',
       // What every request schema refuses because storage cannot hold it (issue 20).
       'shared/json/storable-schema.ts',
@@ -156,6 +157,12 @@ const SCOPES: Record<string, Scope> = {
   'variable-sets': {
     mutate: ['functions/resources/variable-set-writes.ts'],
     tests: ['test/resources/variable-set-sensitive-values.test.ts'],
+  },
+  approvals: {
+    // The rules that judge a Rollout write's approvals on its result (issue 37); the writes that apply them
+    // (functions/resources/rollout-writes.ts) are proven over HTTP in test/resources/rollout-approvals.test.ts.
+    mutate: ['shared/resources/rollout-approvals.ts'],
+    tests: ['test/resources/rollout-approval-rules.test.ts'],
   },
 };
 

@@ -8,8 +8,9 @@ import {
   recordedRevisionAuthor,
   recordedStatus,
   recordsApprovals,
+  revisionOf,
   stageGates,
-  withApprovalsWithdrawn,
+  withStagesApproved,
   withStoredApprovalRecords,
 } from '../../shared/resources/rollout-approvals.ts';
 
@@ -41,6 +42,17 @@ describe('stageGates: a stage waits for approval by approval.required, the depre
       d: { required: false, distinctFromAuthor: false, approved: false },
     });
   });
+
+  it('a Rollout without stages (or without a spec, or none at all) has no gates; its revision is a string or none', () => {
+    for (const object of [undefined, { metadata: {} }, { metadata: {}, spec: { stages: 'x' } }])
+      expect(stageGates(object).size).toBe(0);
+    expect([revisionOf(undefined), revisionOf({ metadata: {} }), revisionOf(rollout('r1', []))]).toEqual([
+      undefined,
+      undefined,
+      'r1',
+    ]);
+    expect(revisionOf({ metadata: {}, spec: { revision: 7 } })).toBeUndefined();
+  });
 });
 
 describe("approvalChanges: what a write's result does to the approvals, against the stored object", () => {
@@ -55,6 +67,21 @@ describe("approvalChanges: what a write's result does to the approvals, against 
       granted: ['prod', 'eu'],
       fourEyes: ['eu'],
     });
+  });
+
+  it('a create without a revision still authors it (the cluster then refuses the object)', () => {
+    expect(approvalChanges(undefined, { metadata: {}, spec: { stages: [] } }).authorsRevision).toBe(true);
+  });
+
+  it('there is something to record after a write that authored the revision, granted or withdrew an approval', () => {
+    const nothing = approvalChanges(rollout('r1', []), rollout('r1', []));
+    expect([
+      recordsApprovals(nothing),
+      recordsApprovals({ ...nothing, authorsRevision: true }),
+      recordsApprovals({ ...nothing, granted: ['prod'] }),
+      recordsApprovals({ ...nothing, withdrawn: ['prod'] }),
+      recordsApprovals({ ...nothing, loosened: ['prod'], outlived: ['eu'], fourEyes: ['eu'] }),
+    ]).toEqual([false, true, true, true, false]);
   });
 
   it('the same approvals on the same revision change nothing', () => {
@@ -114,14 +141,18 @@ describe("approvalChanges: what a write's result does to the approvals, against 
   });
 });
 
-describe('withApprovalsWithdrawn: the result with approvals that outlived their revision set false', () => {
+describe('withStagesApproved: approvals that outlived their revision set false, a stage approved by the approve route', () => {
   it('only the stages named; the object is otherwise the same, and nothing named is the object itself', () => {
     const result = rollout('r2', [approved(gated), approved(fourEyes)]);
-    expect(withApprovalsWithdrawn(result, ['prod']).spec!.stages).toEqual([
+    expect(withStagesApproved(result, ['prod'], false).spec!.stages).toEqual([
       { ...gated, approved: false },
       approved(fourEyes),
     ]);
-    expect(withApprovalsWithdrawn(result, [])).toBe(result);
+    expect(withStagesApproved(rollout('r1', [gated, 'x']), ['prod'], true).spec!.stages).toEqual([
+      approved(gated),
+      'x',
+    ]);
+    expect(withStagesApproved(result, [], false)).toBe(result);
   });
 });
 
@@ -131,8 +162,13 @@ describe("recordedRevisionAuthor: the stored revision's author, only when record
     ['recorded for another revision', { revisionAuthor: { principal: 'alice', revision: 'r0' } }, undefined],
     ['not recorded', {}, undefined],
     ['malformed', { revisionAuthor: 'alice' }, undefined],
+    ['without a principal name', { revisionAuthor: { principal: 7, revision: 'r1' } }, undefined],
   ])('%s', (_case, status, author) => {
     expect(recordedRevisionAuthor(rollout('r1', [], status))).toBe(author);
+  });
+
+  it('no status at all: not recorded', () => {
+    expect(recordedRevisionAuthor(rollout('r1', []))).toBeUndefined();
   });
 });
 
@@ -155,6 +191,34 @@ describe('recordedStatus: the records a judged write leaves in status, of what t
         { workspace: 'prod', approval: { approvedBy: 'bob', approvedAt: recording.at, revision: 'r1' } },
       ],
     });
+  });
+
+  it("records a granted stage in its existing status entry, beside the controller's fields", () => {
+    const current = rollout('r1', [approved(gated)], {
+      stages: [{ workspace: 'prod', phase: 'AwaitingApproval' }, 'x'],
+    });
+    const changes = approvalChanges(rollout('r1', [gated]), current);
+    expect(recordedStatus(current, changes, recording)).toStrictEqual({
+      stages: [
+        {
+          workspace: 'prod',
+          phase: 'AwaitingApproval',
+          approval: { approvedBy: 'bob', approvedAt: recording.at, revision: 'r1' },
+        },
+      ],
+    });
+  });
+
+  it('keeps the record of a withdrawn stage a later write approved again, and records nothing of a stage a later write removed', () => {
+    const record = { approvedBy: 'carol', approvedAt: 'x', revision: 'r1' };
+    const current = rollout('r1', [approved(gated)], { stages: [{ workspace: 'prod', approval: record }] });
+    const withdrawn = approvalChanges(rollout('r1', [approved(gated)]), rollout('r1', [gated]));
+    expect(recordedStatus(current, withdrawn, recording)).toBeUndefined();
+    // A stage removed from the Rollout: only its own record could go, the others stay.
+    const removed = approvalChanges(rollout('r1', [approved({ workspace: 'gone' })]), rollout('r1', []));
+    expect(recordedStatus(current, removed, recording)).toBeUndefined();
+    const granted = approvalChanges(rollout('r1', [fourEyes]), rollout('r1', [approved(fourEyes)]));
+    expect(recordedStatus(rollout('r1', []), granted, recording)).toBeUndefined();
   });
 
   it('records nothing of a revision a later write replaced, nor an approval a later write withdrew', () => {
@@ -182,22 +246,38 @@ describe('withStoredApprovalRecords: what a client sends as approval records is 
         { workspace: 'eu', approval: { approvedBy: 'mallory' } },
       ],
     });
-    expect(withStoredApprovalRecords(sent, stored).status).toEqual({
+    expect(withStoredApprovalRecords(sent, stored).status).toStrictEqual({
       phase: 'Progressing',
       revisionAuthor: author,
       stages: [{ workspace: 'prod', phase: 'Applying', approval: record }, { workspace: 'eu' }],
     });
   });
 
+  it('with nothing stored, every record sent is dropped; entries that are not objects stay for the cluster to judge', () => {
+    const sent = rollout('r1', [], {
+      revisionAuthor: { principal: 'mallory' },
+      stages: ['x', { workspace: 'prod', approval: { approvedBy: 'mallory' } }],
+    });
+    expect(withStoredApprovalRecords(sent, rollout('r1', [])).status).toStrictEqual({
+      stages: ['x', { workspace: 'prod' }],
+    });
+    const storedWithoutRecords = rollout('r1', [], { stages: [{ workspace: 'prod', phase: 'Applied' }] });
+    expect(
+      withStoredApprovalRecords(rollout('r1', [], { phase: 'Succeeded' }), storedWithoutRecords).status,
+    ).toStrictEqual({
+      phase: 'Succeeded',
+    });
+  });
+
   it('records the client dropped (the author, a stage, the whole list) come back; a status that is no object is left to the cluster', () => {
-    expect(withStoredApprovalRecords(rollout('r1', [], { phase: 'Pending' }), stored).status).toEqual({
+    expect(withStoredApprovalRecords(rollout('r1', [], { phase: 'Pending' }), stored).status).toStrictEqual({
       phase: 'Pending',
       revisionAuthor: author,
       stages: [{ workspace: 'prod', approval: record }],
     });
     expect(
       withStoredApprovalRecords(rollout('r1', [], { revisionAuthor: { principal: 'x' } }), rollout('r1', [])).status,
-    ).toEqual({});
+    ).toStrictEqual({});
     const invalid = { ...rollout('r1', []), status: 'not an object' } as unknown as PlatformObject;
     expect(withStoredApprovalRecords(invalid, stored)).toBe(invalid);
   });

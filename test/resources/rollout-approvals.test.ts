@@ -416,7 +416,7 @@ describe("issue 37, item 2: approval records are the server's: what a client wri
     }).then(expectStatus(201));
     const created = await stored(name);
     expect(created.status?.revisionAuthor).toMatchObject({ principal: userOf('rollout-writer'), revision: 'r1' });
-    expect(created.status?.stages?.some((stage) => stage.approval !== undefined)).toBe(false);
+    expect((created.status?.stages ?? []).some((stage) => stage.approval !== undefined)).toBe(false);
   });
 });
 

@@ -1,5 +1,9 @@
 import type { Principal } from '../../auth/principal.ts';
-import { AuthorisationDecision, type AuthorisationResolver } from '../../authz/authorisation-decision.ts';
+import {
+  AuthorisationDecision,
+  type AuthorisationResolver,
+  type DecidedVerbs,
+} from '../../authz/authorisation-decision.ts';
 import type { AuthorizationAttributes, Authorizer, ResourceAttributes } from '../../authz/authorizer.ts';
 import { asKubernetesStatus } from '../../resources/kubernetes-status.ts';
 import {
@@ -51,11 +55,7 @@ async function decide(
 ): Promise<AuthorisationDecision> {
   const { principal, params } = request;
   // What was asked is kept on the request, allowed or not: the audit trail names it on a refusal too.
-  const decideOn = (
-    attributes: AuthorizationAttributes,
-    resolved?: unknown,
-    verbs?: Parameters<typeof AuthorisationDecision.decide>[4],
-  ) => {
+  const decideOn = (attributes: AuthorizationAttributes, resolved?: unknown, verbs?: DecidedVerbs) => {
     request.authorisationAsked = attributes;
     return AuthorisationDecision.decide(authorizer, principal, attributes, resolved, verbs);
   };
