@@ -84,10 +84,10 @@ module.exports = {
     {
       name: 'console-app-is-browser-code',
       comment:
-        'The console app (functions/console/app/src, issue 24) runs in a browser: it imports only its own files and its browser packages, never shared/, a function, the entries, the tools or a node: module.',
+        'The console app (functions/console/app/src, issue 24) runs in a browser: it imports only its own files and its browser packages (preact, oauth4webapi, yaml), never shared/, a function, the entries, the tools or a node: module.',
       severity: 'error',
       from: { path: '^functions/console/app/src/' },
-      to: { pathNot: ['^functions/console/app/src/', '(^|/)node_modules/(preact|oauth4webapi)/'] },
+      to: { pathNot: ['^functions/console/app/src/', '(^|/)node_modules/(preact|oauth4webapi|yaml)/'] },
     },
     ...layerRules,
   ],

@@ -2,15 +2,24 @@
 // embedded PostgreSQL, a real OpenID Provider, the local gateway) with the console's static server
 // serving the build the global setup made, on its own origin, which the API allows by CORS and the
 // OpenID Provider knows as the console's redirect URI. One browser per test file.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { startConsoleServer, type RunningConsole } from '../../functions/console/server/console-server.ts';
 import { ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
-import { freePort } from '../support/function-servers.ts';
+import { freePort, REPO_ROOT } from '../support/function-servers.ts';
 import { launchChromium } from '../support/headless-chromium.ts';
-import { usePlatform, type Platform } from '../resources/platform-fixture.ts';
+import {
+  GROUP,
+  MAPPED_ACCOUNT,
+  OIDC_USER,
+  OTHER_PROJECT,
+  bindRole,
+  usePlatform,
+  type Platform,
+} from '../resources/platform-fixture.ts';
 
 export interface ConsoleFixture {
   platform: () => Platform;
@@ -83,6 +92,30 @@ export async function signInAsAdmin(page: Page, consoleUrl: string, hash = '#/pr
   await submitPassword(page, ADMIN_PASSWORD);
 }
 
+/** The OIDC user may read OTHER_PROJECT's Workspaces, runs and Rollouts and list its VariableSets, and do nothing more there. */
+export function grantReadOnlyInOtherProject(platform: Platform): Promise<void> {
+  return bindRole(
+    platform.cluster,
+    OTHER_PROJECT,
+    'reader',
+    [
+      { apiGroups: [GROUP], resources: ['workspaces', 'workspaces/runs', 'rollouts'], verbs: ['get', 'list'] },
+      { apiGroups: [GROUP], resources: ['variablesets'], verbs: ['list'] },
+    ],
+    MAPPED_ACCOUNT,
+  );
+}
+
+/** Opens the console at `hash` and signs the OIDC user in through the provider's own pages, as a person would. */
+export async function signInWithOidc(page: Page, consoleUrl: string, hash: string): Promise<void> {
+  await page.goto(`${consoleUrl}/${hash}`);
+  await page.getByRole('button', { name: /^Sign in with / }).click();
+  await page.locator('input[name="login"]').fill(OIDC_USER.sub);
+  await page.locator('input[name="password"]').fill('any');
+  await page.locator('button[type="submit"]').click();
+  await page.locator('button[type="submit"]').click();
+}
+
 export async function submitPassword(page: Page, password: string): Promise<void> {
   await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
   await page.getByLabel('Password').fill(password);
@@ -113,4 +146,31 @@ export async function seriousAccessibilityViolations(page: Page): Promise<string
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.id} (${violation.impact}): ${violation.targets.join(', ')}`);
+}
+
+/** Whether this run writes the pictures of docs/console.md (`npm run docs:console-screenshots`). */
+export const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
+
+/**
+ * The page as it is holds up (issue 24 item 6, issue 40 item 6): no serious or critical axe-core
+ * violation, nothing scrolls sideways, no CSP refusal or page error; with CONSOLE_SCREENSHOTS=1 it is
+ * written to docs/console/<name>-<width>.png (unless `screenshot: false`: a state docs/console.md does not show).
+ */
+export async function checkPage(page: Page, name: string, options: { screenshot?: boolean } = {}): Promise<void> {
+  const width = page.viewportSize()?.width ?? 0;
+  await page.waitForLoadState('networkidle');
+  expect(await seriousAccessibilityViolations(page), `${name} at ${width} px`).toEqual([]);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
+  // An open dialog is a box of its own: its text wraps inside it (a table cell around it must not stop that).
+  const dialogOverflow = await page.evaluate(() =>
+    [...document.querySelectorAll('dialog[open]')].map((dialog) => dialog.scrollWidth - dialog.clientWidth),
+  );
+  for (const clipped of dialogOverflow)
+    expect(clipped, `a dialog of ${name} at ${width} px is cut off`).toBeLessThanOrEqual(0);
+  if (SCREENSHOTS && options.screenshot !== false) {
+    mkdirSync(join(REPO_ROOT, 'docs/console'), { recursive: true });
+    await page.screenshot({ path: join(REPO_ROOT, `docs/console/${name}-${width}.png`), fullPage: true });
+  }
+  expectNoPageErrors(page);
 }

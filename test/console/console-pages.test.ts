@@ -1,39 +1,40 @@
 // Issue 24, items 4 to 6, in headless Chromium: the pages (Projects; a Project's Workspaces, Rollouts
 // and VariableSets with sensitive values hidden; a Workspace's live runs, start and cancel; a run's
-// page; who am I), write buttons only where a SelfSubjectAccessReview allows them (and kubectl's
-// `auth can-i` agrees), and the quality a person notices: axe-core finds no serious violation on any
+// page; who am I), write buttons only where the user's rules allow them (one SelfSubjectRulesReview
+// per namespace; kubectl's `auth can-i` agrees), and the quality a person notices: axe-core finds no serious violation on any
 // page, nothing overflows a 360 px window, the keyboard reaches everything, first paint under 1 s.
 // With CONSOLE_SCREENSHOTS=1 (npm run docs:console-screenshots) it writes docs/console/*.png.
-import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/function-servers.ts';
 import { kubectlWith, requireKubectl } from '../kubectl/kubectl-cli.ts';
 import { heldRuns } from '../resources/held-runs.ts';
 import {
   API,
-  MAPPED_ACCOUNT,
-  OIDC_USER,
   OTHER_PROJECT,
   TEAM_PROJECT,
-  bindRole,
   expectStatus,
   rolloutObject,
   send,
   variableSetObject,
   workspaceObject,
 } from '../resources/platform-fixture.ts';
-import { expectNoPageErrors, seriousAccessibilityViolations, signInAsAdmin, useConsole } from './console-fixture.ts';
+import {
+  checkPage,
+  grantReadOnlyInOtherProject,
+  expectNoPageErrors,
+  signInAsAdmin,
+  signInWithOidc,
+  useConsole,
+} from './console-fixture.ts';
 
 // Over HTTPS: kubectl sends a bearer token only over TLS.
 const app = await useConsole({}, { tls: true });
 const WORKSPACE = 'network';
 const READ_ONLY_WORKSPACE = 'shared-network';
 const SECRET_VALUE = 'hunter2-never-shown';
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 const held = heldRuns(app.platform, 'console-log');
 
 const asAdmin = (method: string, path: string, body?: unknown) =>
@@ -60,27 +61,8 @@ beforeAll(async () => {
     type: 'plan',
   }).then(expectStatus(201));
   // The OIDC user may read team-b's Workspaces and runs, and nothing more there.
-  await bindRole(
-    app.platform().cluster,
-    OTHER_PROJECT,
-    'reader',
-    [
-      { apiGroups: ['platform.dev'], resources: ['workspaces', 'workspaces/runs'], verbs: ['get', 'list'] },
-      { apiGroups: ['platform.dev'], resources: ['rollouts', 'variablesets'], verbs: ['list'] },
-    ],
-    MAPPED_ACCOUNT,
-  );
+  await grantReadOnlyInOtherProject(app.platform());
 });
-
-/** Signs the OIDC user in through the provider's pages, as a person would. */
-async function signInWithOidc(page: Page, hash: string): Promise<void> {
-  await page.goto(`${app.url}/${hash}`);
-  await page.getByRole('button', { name: /^Sign in with / }).click();
-  await page.locator('input[name="login"]').fill(OIDC_USER.sub);
-  await page.locator('input[name="password"]').fill('any');
-  await page.locator('button[type="submit"]').click();
-  await page.locator('button[type="submit"]').click();
-}
 
 const runRow = (page: Page, phase: string) => page.locator('table.runs tbody tr', { hasText: phase });
 
@@ -165,7 +147,7 @@ async function leaseOf(runId: string): Promise<string> {
   return row.rows[0].lease_id as string;
 }
 
-describe('Only what you may do: write buttons only where a SelfSubjectAccessReview allows, as kubectl auth can-i says', () => {
+describe('Only what you may do: write buttons only where the rules review allows, as kubectl auth can-i says', () => {
   let home = '';
   beforeAll(async () => {
     await requireKubectl();
@@ -210,7 +192,7 @@ describe('Only what you may do: write buttons only where a SelfSubjectAccessRevi
 
   it('an OIDC user who may only read team-b sees its runs but no start or cancel button; in team-a they are there', async () => {
     const page = await app.newPage();
-    await signInWithOidc(page, `#/projects/${OTHER_PROJECT}/workspaces/${READ_ONLY_WORKSPACE}`);
+    await signInWithOidc(page, app.url, `#/projects/${OTHER_PROJECT}/workspaces/${READ_ONLY_WORKSPACE}`);
     await page.getByRole('heading', { name: `Workspace ${READ_ONLY_WORKSPACE}` }).waitFor({ timeout: 15_000 });
     await runRow(page, 'Pending').first().waitFor();
     // The reviews have answered (the OIDC user's session is the page's): still no write button.
@@ -230,7 +212,7 @@ describe('Only what you may do: write buttons only where a SelfSubjectAccessRevi
 describe('Quality: accessible, keyboard-usable, 360 px wide, first paint under 1 s', () => {
   const WIDTHS = [1280, 360];
   /** Every page: its name (the screenshot's) and how to reach it signed in. */
-  const PAGES: { name: string; hash: string; heading: string }[] = [
+  const PAGES: { name: string; hash: string; heading: string; ready?: string }[] = [
     { name: 'projects', hash: '#/projects', heading: 'Projects' },
     { name: 'project', hash: `#/projects/${TEAM_PROJECT}`, heading: `Project ${TEAM_PROJECT}` },
     {
@@ -238,35 +220,60 @@ describe('Quality: accessible, keyboard-usable, 360 px wide, first paint under 1
       hash: `#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}`,
       heading: `Workspace ${WORKSPACE}`,
     },
+    { name: 'rollout', hash: `#/projects/${TEAM_PROJECT}/rollouts/release`, heading: 'Rollout release' },
+    { name: 'variableset', hash: `#/projects/${TEAM_PROJECT}/variablesets/defaults`, heading: 'VariableSet defaults' },
+    // The editors (issue 40): each kind's form, the new Project's too.
+    { name: 'new-project', hash: '#/new/projects', heading: 'New Project', ready: 'Review the new Project' },
+    {
+      name: 'workspace-edit',
+      hash: `#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}/edit`,
+      heading: `Edit Workspace ${WORKSPACE}`,
+      ready: 'Review the changes to Workspace',
+    },
+    {
+      name: 'rollout-edit',
+      hash: `#/projects/${TEAM_PROJECT}/rollouts/release/edit`,
+      heading: 'Edit Rollout release',
+      ready: 'Review the changes to Rollout',
+    },
+    {
+      name: 'variableset-edit',
+      hash: `#/projects/${TEAM_PROJECT}/variablesets/defaults/edit`,
+      heading: 'Edit VariableSet defaults',
+      ready: 'Review the changes to VariableSet',
+    },
+    { name: 'audit', hash: '#/audit', heading: 'Audit trail' },
     { name: 'whoami', hash: '#/whoami', heading: 'Who am I' },
   ];
-
-  async function checkPage(page: Page, name: string, width: number): Promise<void> {
-    await page.waitForLoadState('networkidle');
-    expect(await seriousAccessibilityViolations(page), `${name} at ${width} px`).toEqual([]);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
-    if (SCREENSHOTS) {
-      mkdirSync(join(REPO_ROOT, 'docs/console'), { recursive: true });
-      await page.screenshot({ path: join(REPO_ROOT, `docs/console/${name}-${width}.png`), fullPage: true });
-    }
-    expectNoPageErrors(page);
-  }
 
   for (const width of WIDTHS) {
     it(`every page at ${width} px: no serious axe-core violation, no sideways scrolling`, async () => {
       const signIn = await app.newPage(width);
       await signIn.goto(`${app.url}/`);
       await signIn.getByLabel('Password').waitFor();
-      await checkPage(signIn, 'sign-in', width);
+      await checkPage(signIn, 'sign-in');
 
       const page = await app.newPage(width);
       await signInAsAdmin(page, app.url);
-      for (const { name, hash, heading } of PAGES) {
+      for (const { name, hash, heading, ready } of PAGES) {
         await page.goto(`${app.url}/${hash}`);
-        await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-        await checkPage(page, name, width);
+        await page.getByRole('heading', { name: heading, level: 1, exact: true }).waitFor();
+        if (ready) await page.getByRole('button', { name: ready }).waitFor();
+        await checkPage(page, name);
       }
+      // A confirmation and a review as this width shows them; Escape closes the dialog and deletes nothing.
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}`);
+      await page.getByRole('button', { name: `Delete Workspace ${WORKSPACE}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Delete Workspace ${WORKSPACE}?` });
+      await dialog.waitFor();
+      await checkPage(page, 'delete-dialog');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}/edit`);
+      await page.getByLabel(/^Description/).fill(`Reviewed at ${width} px`);
+      await page.getByRole('button', { name: 'Review the changes to Workspace' }).click();
+      await page.getByRole('heading', { name: 'Review: what the server will store' }).waitFor();
+      await checkPage(page, 'workspace-review');
       // A running run with a log, as a reader sees one.
       const runId = await held.runningRun([
         'Initializing the backend...',
@@ -277,7 +284,7 @@ describe('Quality: accessible, keyboard-usable, 360 px wide, first paint under 1
       await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/runs/${runId}`);
       await page.getByTestId('run-phase').waitFor();
       await expect.poll(() => page.locator('.run-log__line').count()).toBe(4);
-      await checkPage(page, 'run', width);
+      await checkPage(page, 'run');
     });
   }
 
@@ -288,13 +295,16 @@ describe('Quality: accessible, keyboard-usable, 360 px wide, first paint under 1
     const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim());
     // The page opened with its heading focused; backwards from it: the navigation, then the skip link first of all.
     const backwards: (string | undefined)[] = [];
-    for (let step = 0; step < 4; step++) {
+    await page.getByRole('link', { name: 'Audit trail' }).waitFor();
+    for (let step = 0; step < 5; step++) {
       await page.keyboard.press('Shift+Tab');
       backwards.push(await focused());
     }
-    expect(backwards).toEqual(['Sign out', 'Who am I', 'Projects', 'Skip to content']);
+    expect(backwards).toEqual(['Sign out', 'Who am I', 'Audit trail', 'Projects', 'Skip to content']);
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('New Project');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe(TEAM_PROJECT);
     await page.keyboard.press('Enter');

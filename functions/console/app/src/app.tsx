@@ -1,17 +1,23 @@
 // The console (issue 24): loads its configuration, completes an OIDC redirect if this load is one,
 // then shows the page of the hash route, or sign-in when there is no token or the API refused it.
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { createApi } from './api.ts';
+import { READ_AUDIT, useAllowed } from './access.ts';
+import { type Api, createApi } from './api.ts';
 import { completeOidcLogin, isOidcCallback } from './auth/oidc-login.ts';
 import { type ConsoleConfig, loadConsoleConfig } from './config.ts';
+import { kindOfPlural } from './kinds.ts';
+import { AuditPage } from './pages/audit-page.tsx';
 import { PageTitle } from './pages/common.tsx';
+import { ObjectEditPage } from './pages/object-edit-page.tsx';
 import { ProjectPage } from './pages/project-page.tsx';
 import { ProjectsPage } from './pages/projects-page.tsx';
+import { RolloutPage } from './pages/rollout-page.tsx';
 import { RunPage } from './pages/run-page.tsx';
 import { SignInPage } from './pages/sign-in-page.tsx';
+import { VariableSetPage } from './pages/variable-set-page.tsx';
 import { WhoAmIPage } from './pages/whoami-page.tsx';
 import { WorkspacePage } from './pages/workspace-page.tsx';
-import { href, navigate, parseRoute, useHash } from './router.ts';
+import { href, navigate, parseRoute, type Route, useHash } from './router.ts';
 import {
   currentToken,
   forgetToken,
@@ -107,15 +113,7 @@ export function Console() {
       </button>
       <header>
         <span class="brand">Platform console</span>
-        {signedIn && (
-          <nav aria-label="Main">
-            <a href={href('projects')}>Projects</a>
-            <a href={href('whoami')}>Who am I</a>
-            <button type="button" class="link" onClick={signOut}>
-              Sign out
-            </button>
-          </nav>
-        )}
+        {signedIn && <MainNavigation api={api} key={token} onSignOut={signOut} />}
       </header>
       <main id="main" tabIndex={-1} key={hash}>
         {!signedIn || route.page === 'sign-in' ? (
@@ -124,21 +122,62 @@ export function Console() {
           ) : (
             <SignInPage config={config} onSignedIn={signedInWith} />
           )
-        ) : route.page === 'projects' ? (
-          <ProjectsPage api={api} />
-        ) : route.page === 'project' ? (
-          <ProjectPage api={api} project={route.project} />
-        ) : route.page === 'workspace' ? (
-          <WorkspacePage api={api} project={route.project} workspace={route.workspace} />
         ) : route.page === 'run' ? (
           <RunPage api={api} project={route.project} runId={route.run} onUnauthorised={unauthorised} />
-        ) : route.page === 'whoami' ? (
-          <WhoAmIPage api={api} />
         ) : (
-          <PageTitle>Page not found</PageTitle>
+          <SignedInPage api={api} route={route} />
         )}
       </main>
     </>
+  );
+}
+
+/** The page of a route, for a signed-in user. */
+function SignedInPage({ api, route }: { api: Api; route: Route }) {
+  switch (route.page) {
+    case 'projects':
+      return <ProjectsPage api={api} />;
+    case 'project':
+      return <ProjectPage api={api} project={route.project} />;
+    case 'workspace':
+      return <WorkspacePage api={api} project={route.project} workspace={route.workspace} />;
+    case 'rollout':
+      return <RolloutPage api={api} project={route.project} rollout={route.rollout} />;
+    case 'variableset':
+      return <VariableSetPage api={api} project={route.project} variableSet={route.variableSet} />;
+    case 'create':
+    case 'edit': {
+      const kind = kindOfPlural(route.plural);
+      if (!kind) break;
+      return (
+        <ObjectEditPage
+          api={api}
+          kind={kind}
+          project={route.project}
+          name={route.page === 'edit' ? route.name : undefined}
+        />
+      );
+    }
+    case 'audit':
+      return <AuditPage api={api} query={route.query} />;
+    case 'whoami':
+      return <WhoAmIPage api={api} />;
+  }
+  return <PageTitle>Page not found</PageTitle>;
+}
+
+/** The header's links: the audit trail only for those who may read it (one review per session). */
+function MainNavigation({ api, onSignOut }: { api: Api; onSignOut: () => void }) {
+  const mayReadAudit = useAllowed(api, READ_AUDIT);
+  return (
+    <nav aria-label="Main">
+      <a href={href('projects')}>Projects</a>
+      {mayReadAudit && <a href={href('audit')}>Audit trail</a>}
+      <a href={href('whoami')}>Who am I</a>
+      <button type="button" class="link" onClick={onSignOut}>
+        Sign out
+      </button>
+    </nav>
   );
 }
 

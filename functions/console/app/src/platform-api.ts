@@ -5,6 +5,9 @@ export interface ObjectMeta {
   name: string;
   namespace?: string;
   creationTimestamp?: string;
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 export interface KubeObject<Spec = Record<string, unknown>> {
   metadata: ObjectMeta;
@@ -39,6 +42,8 @@ export interface Run {
   statusMessage: string;
   attempts: number;
   cancelRequestedAt: string | null;
+  /** The plan run an apply run applies as reviewed (the approvals contract); null for other runs, absent from older servers. */
+  planRun?: string | null;
 }
 
 export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(['Succeeded', 'Failed', 'Cancelled']);

@@ -1,28 +1,49 @@
 // Hash routing (issue 24, item 4): the static server needs no knowledge of the app's pages, and the
-// OIDC redirect back to `/` (with `?code=`) never collides with a page.
+// OIDC redirect back to `/` (with `?code=`) never collides with a page. New objects are created at
+// `new/...` and edited at `.../edit`: words a name cannot collide with where they stand.
 import { useEffect, useState } from 'preact/hooks';
+
+/** The namespaced kinds' plurals, as their pages' paths name them. */
+const NAMESPACED = new Set(['workspaces', 'rollouts', 'variablesets']);
 
 export type Route =
   | { page: 'projects' }
   | { page: 'project'; project: string }
+  | { page: 'create'; plural: string; project?: string }
+  | { page: 'edit'; plural: string; project: string; name: string }
   | { page: 'workspace'; project: string; workspace: string }
+  | { page: 'rollout'; project: string; rollout: string }
+  | { page: 'variableset'; project: string; variableSet: string }
   | { page: 'run'; project: string; run: string }
+  | { page: 'audit'; query: string }
   | { page: 'whoami' }
   | { page: 'sign-in' }
   | { page: 'not-found' };
 
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('?', 1)[0]!.split('/').filter(Boolean).map(decodeURIComponent);
-  const [first, project, kind, name] = parts;
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?', 2);
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const [first, project, kind, name, action] = parts;
   if (parts.length === 0 || (first === 'projects' && parts.length === 1)) return { page: 'projects' };
-  if (first === 'whoami' && parts.length === 1) return { page: 'whoami' };
-  if (first === 'sign-in' && parts.length === 1) return { page: 'sign-in' };
-  if (first === 'projects' && project !== undefined) {
-    if (parts.length === 2) return { page: 'project', project };
-    if (kind === 'workspaces' && name !== undefined && parts.length === 4)
-      return { page: 'workspace', project, workspace: name };
-    if (kind === 'runs' && name !== undefined && parts.length === 4) return { page: 'run', project, run: name };
+  if (parts.length === 1) {
+    if (first === 'whoami') return { page: 'whoami' };
+    if (first === 'sign-in') return { page: 'sign-in' };
+    if (first === 'audit') return { page: 'audit', query };
   }
+  if (first === 'new' && project === 'projects' && parts.length === 2) return { page: 'create', plural: 'projects' };
+  if (first !== 'projects' || project === undefined) return { page: 'not-found' };
+  if (parts.length === 2) return { page: 'project', project };
+  if (parts.length === 3 && kind === 'edit') return { page: 'edit', plural: 'projects', project, name: project };
+  if (kind === undefined || name === undefined) return { page: 'not-found' };
+  if (parts.length === 4) {
+    if (kind === 'new' && NAMESPACED.has(name)) return { page: 'create', plural: name, project };
+    if (kind === 'workspaces') return { page: 'workspace', project, workspace: name };
+    if (kind === 'rollouts') return { page: 'rollout', project, rollout: name };
+    if (kind === 'variablesets') return { page: 'variableset', project, variableSet: name };
+    if (kind === 'runs') return { page: 'run', project, run: name };
+  }
+  if (parts.length === 5 && action === 'edit' && NAMESPACED.has(kind))
+    return { page: 'edit', plural: kind, project, name };
   return { page: 'not-found' };
 }
 

@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { takeNotice } from '../notices.ts';
+import { href } from '../router.ts';
 import type { Loaded } from '../use-loaded.ts';
 
 /** A page's heading, focused when the page opens so keyboard and screen-reader users start at its top. */
@@ -36,11 +38,14 @@ export function ListSection<Item>({
   title,
   loaded,
   children,
+  actions,
 }: {
   id: string;
   title: string;
   loaded: Loaded<{ items: Item[] }>;
   children: (items: Item[]) => ComponentChildren;
+  /** Controls below the list (a "New …" link), shown whether or not it lists anything. */
+  actions?: ComponentChildren;
 }) {
   return (
     <section aria-labelledby={`${id}-heading`}>
@@ -48,6 +53,7 @@ export function ListSection<Item>({
       <LoadedView loaded={loaded}>
         {(list) => (list.items.length === 0 ? <p>No {title}.</p> : children(list.items))}
       </LoadedView>
+      {actions}
     </section>
   );
 }
@@ -63,7 +69,7 @@ export function DataTable({
   children,
 }: {
   columns: Array<string | false>;
-  caption?: string;
+  caption?: ComponentChildren;
   class?: string;
   children: ComponentChildren;
 }) {
@@ -95,4 +101,46 @@ export function time(value: string | null | undefined): string {
 
 export function TimeCell({ value }: { value: string | null | undefined }) {
   return value ? <time dateTime={value}>{time(value)}</time> : <span title="not yet">—</span>;
+}
+
+/** What the page before left to say ("Deleted Workspace network."), then `text` as it changes; announced politely. */
+export function PageNotice({ text, error }: { text?: string | undefined; error?: boolean }) {
+  const [left] = useState(takeNotice);
+  const shown = text ?? left ?? '';
+  return (
+    <p role="status" class={error ? 'error' : 'notice'} data-testid="page-notice">
+      {shown}
+    </p>
+  );
+}
+
+/** Label and value pairs; pairs without a value are left out. */
+export function Facts({ facts }: { facts: Array<[string, ComponentChildren]> }) {
+  const shown = facts.filter(([, value]) => value !== undefined && value !== null && value !== '');
+  if (shown.length === 0) return null;
+  return (
+    <dl class="facts">
+      {shown.map(([label, value]) => (
+        <div key={label} class="fact">
+          <dt>{label}</dt>
+          <dd class="wrap">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** Where a page is: Projects, then its Project when it is inside one, then the page itself. */
+export function Breadcrumbs({ project, current }: { project?: string; current: string }) {
+  return (
+    <nav aria-label="Breadcrumb" class="crumbs">
+      <a href={href('projects')}>Projects</a> /{' '}
+      {project !== undefined && (
+        <>
+          <a href={href('projects', project)}>{project}</a> /{' '}
+        </>
+      )}
+      <span aria-current="page">{current}</span>
+    </nav>
+  );
 }

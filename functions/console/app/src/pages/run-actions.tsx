@@ -1,22 +1,7 @@
 import { useState } from 'preact/hooks';
-import { useAllowed } from '../access.ts';
+import type { ProjectPermissions } from '../access.ts';
 import type { Api } from '../api.ts';
 import { FINAL_PHASES, type Run, runsPath } from '../platform-api.ts';
-
-/** Starting and cancelling are both authorised as `create` on `workspaces/runs` named by the Workspace (spec, run routes). */
-export function useMayRun(
-  api: Api,
-  group: string | undefined,
-  project: string,
-  workspace: string | undefined,
-): boolean {
-  return useAllowed(
-    api,
-    group !== undefined && workspace !== undefined
-      ? { namespace: project, verb: 'create', group, resource: 'workspaces', subresource: 'runs', name: workspace }
-      : undefined,
-  );
-}
 
 export function CancelButton({ api, run, onDone }: { api: Api; run: Run; onDone: (error?: string) => void }) {
   const [busy, setBusy] = useState(false);
@@ -42,5 +27,17 @@ export function CancelButton({ api, run, onDone }: { api: Api; run: Run; onDone:
     >
       Cancel
     </button>
+  );
+}
+
+/** Starting and cancelling are both authorised as `create` on `workspaces/runs` named by the Workspace (spec, run routes). */
+export function mayRun(permissions: ProjectPermissions, workspace: string | undefined): boolean {
+  return workspace !== undefined && permissions.may('create', 'workspaces/runs', workspace);
+}
+
+/** Applying a plan as reviewed is `approve` on `workspaces/runs` named by the Workspace (the approvals contract). */
+export function mayApplyPlan(permissions: ProjectPermissions, run: Run): boolean {
+  return (
+    run.type === 'plan' && run.phase === 'Succeeded' && permissions.may('approve', 'workspaces/runs', run.workspace)
   );
 }

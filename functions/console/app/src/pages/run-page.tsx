@@ -1,11 +1,13 @@
+import { READ_AUDIT, useAllowed, useProjectPermissions } from '../access.ts';
 import type { Api } from '../api.ts';
-import { apiGroup, FINAL_PHASES, type Run, runsPath } from '../platform-api.ts';
+import { FINAL_PHASES, type Run, runsPath } from '../platform-api.ts';
 import { href } from '../router.ts';
 import { RunLogView } from '../run-log/index.ts';
 import { currentToken } from '../session.ts';
 import { useLoaded } from '../use-loaded.ts';
-import { LoadedView, PageTitle, TimeCell } from './common.tsx';
-import { CancelButton, useMayRun } from './run-actions.tsx';
+import { ApplyPlan } from './approvals.tsx';
+import { LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
+import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
 
 const POLL_MS = 2_000;
 
@@ -23,8 +25,9 @@ export function RunPage({
 }) {
   const path = `${runsPath(project)}/runs/${encodeURIComponent(runId)}`;
   const run = useLoaded(() => api.get<Run>(path), path, POLL_MS);
-  const group = useLoaded(() => apiGroup(api), 'group');
-  const mayRun = useMayRun(api, group.data, project, run.data?.workspace);
+  const permissions = useProjectPermissions(api, project);
+  const mayCancel = mayRun(permissions, run.data?.workspace);
+  const mayReadAudit = useAllowed(api, READ_AUDIT);
   const token = currentToken() ?? '';
   return (
     <>
@@ -35,6 +38,7 @@ export function RunPage({
         <span aria-current="page">run</span>
       </nav>
       <PageTitle>Run {runId}</PageTitle>
+      <PageNotice />
       <LoadedView loaded={run}>
         {(data) => (
           <>
@@ -66,6 +70,20 @@ export function RunPage({
               </dd>
               <dt>Attempts</dt>
               <dd>{data.attempts}</dd>
+              {data.message && (
+                <>
+                  <dt>Message</dt>
+                  <dd class="wrap">{data.message}</dd>
+                </>
+              )}
+              {data.planRun && (
+                <>
+                  <dt>Plan</dt>
+                  <dd>
+                    <a href={href('projects', project, 'runs', data.planRun)}>plan run {data.planRun}</a>
+                  </dd>
+                </>
+              )}
               {data.statusMessage && (
                 <>
                   <dt>Status</dt>
@@ -73,11 +91,11 @@ export function RunPage({
                 </>
               )}
             </dl>
-            {mayRun && (
-              <div class="actions">
-                <CancelButton api={api} run={data} onDone={() => run.reload()} />
-              </div>
-            )}
+            <div class="actions">
+              {mayCancel && <CancelButton api={api} run={data} onDone={() => run.reload()} />}
+              {mayApplyPlan(permissions, data) && <ApplyPlan api={api} run={data} />}
+              {mayReadAudit && <a href={`#/audit?run=${encodeURIComponent(data.id)}`}>Audit trail of this run</a>}
+            </div>
           </>
         )}
       </LoadedView>

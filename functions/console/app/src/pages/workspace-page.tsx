@@ -1,19 +1,38 @@
 import { useState } from 'preact/hooks';
-import type { Api } from '../api.ts';
-import { apiGroup, type Run, runsPath } from '../platform-api.ts';
+import { useProjectPermissions } from '../access.ts';
+import { type Api, errorText } from '../api.ts';
+import { WORKSPACE } from '../kinds.ts';
+import { type KubeObject, type Run, runsPath } from '../platform-api.ts';
 import { href } from '../router.ts';
 import { useLoaded } from '../use-loaded.ts';
-import { DataTable, LoadedView, PageTitle, TimeCell } from './common.tsx';
-import { CancelButton, useMayRun } from './run-actions.tsx';
+import { useObject } from '../use-object.ts';
+import { ApplyPlan } from './approvals.tsx';
+import { Breadcrumbs, DataTable, Facts, LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
+import { ObjectActions } from './object-actions.tsx';
+import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
 
 const POLL_MS = 2_000;
 
-/** A Workspace's runs, live by polling; start a plan or apply run; cancel one. */
+export interface WorkspaceSpec {
+  description?: string;
+  source?: { repository?: string; ref?: string; path?: string; credentialsSecretRef?: { name?: string } };
+  tool?: { name?: string; version?: string };
+  variableSetRefs?: { name: string }[];
+  autoApply?: boolean;
+  suspend?: boolean;
+  allowApplyWithoutPlan?: boolean;
+}
+
+/**
+ * A Workspace: its fields (Edit, Delete), its runs live by polling; start a plan run (an apply run too where
+ * the Workspace allows one without a plan); cancel one; apply a succeeded plan.
+ */
 export function WorkspacePage({ api, project, workspace }: { api: Api; project: string; workspace: string }) {
   const base = `${runsPath(project)}/workspaces/${encodeURIComponent(workspace)}/runs`;
   const runs = useLoaded(() => api.get<{ items: Run[] }>(base), base, POLL_MS);
-  const group = useLoaded(() => apiGroup(api), 'group');
-  const mayRun = useMayRun(api, group.data, project, workspace);
+  const object = useObject<KubeObject<WorkspaceSpec>>(api, WORKSPACE, project, workspace);
+  const permissions = useProjectPermissions(api, project);
+  const mayStart = mayRun(permissions, workspace);
   const [notice, setNotice] = useState<{ text: string; error: boolean } | undefined>(undefined);
   const start = async (type: 'plan' | 'apply') => {
     try {
@@ -21,33 +40,40 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
       setNotice({ text: `Started ${type} run ${run.id}.`, error: false });
       runs.reload();
     } catch (error) {
-      setNotice({ text: error instanceof Error ? error.message : String(error), error: true });
+      setNotice({ text: errorText(error), error: true });
     }
   };
   const cancelled = (error?: string) => {
     setNotice(error ? { text: error, error: true } : { text: 'Cancel requested.', error: false });
     runs.reload();
   };
+  const planApplier = (run: Run) => mayApplyPlan(permissions, run);
   return (
     <>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href={href('projects')}>Projects</a> / <a href={href('projects', project)}>{project}</a> /{' '}
-        <span aria-current="page">{workspace}</span>
-      </nav>
+      <Breadcrumbs project={project} current={workspace} />
       <PageTitle>Workspace {workspace}</PageTitle>
-      {mayRun && (
+      <PageNotice text={notice?.text} error={notice?.error} />
+      <LoadedView loaded={object}>
+        {({ group, object: found }) => (
+          <>
+            <WorkspaceFacts spec={found.spec ?? {}} project={project} />
+            <ObjectActions api={api} group={group} kind={WORKSPACE} object={found} permissions={permissions} />
+          </>
+        )}
+      </LoadedView>
+      {mayStart && (
         <div class="actions">
           <button type="button" onClick={() => start('plan')}>
             Start plan
           </button>
-          <button type="button" onClick={() => start('apply')}>
-            Start apply
-          </button>
+          {/* Otherwise an apply comes only from a reviewed plan ("Apply this plan"); the server answers 409 ApplyNeedsPlan. */}
+          {object.data?.object.spec?.allowApplyWithoutPlan === true && (
+            <button type="button" onClick={() => start('apply')}>
+              Start apply
+            </button>
+          )}
         </div>
       )}
-      <p role="status" class={notice?.error ? 'error' : 'notice'}>
-        {notice?.text ?? ''}
-      </p>
       <h2>Runs</h2>
       <LoadedView loaded={runs}>
         {(page) =>
@@ -56,7 +82,16 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
           ) : (
             <DataTable
               class="runs"
-              columns={['Run', 'Phase', 'Principal', 'Created', 'Started', 'Finished', 'Attempts', mayRun && 'Actions']}
+              columns={[
+                'Run',
+                'Phase',
+                'Principal',
+                'Created',
+                'Started',
+                'Finished',
+                'Attempts',
+                (mayStart || page.items.some(planApplier)) && 'Actions',
+              ]}
             >
               {page.items.map((run) => (
                 <tr key={run.id} data-run={run.id}>
@@ -80,9 +115,10 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
                     <TimeCell value={run.finishedAt} />
                   </td>
                   <td>{run.attempts}</td>
-                  {mayRun && (
+                  {(mayStart || page.items.some(planApplier)) && (
                     <td>
-                      <CancelButton api={api} run={run} onDone={cancelled} />
+                      {mayStart && <CancelButton api={api} run={run} onDone={cancelled} />}
+                      {planApplier(run) && <ApplyPlan api={api} run={run} />}
                     </td>
                   )}
                 </tr>
@@ -92,5 +128,38 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
         }
       </LoadedView>
     </>
+  );
+}
+
+function WorkspaceFacts({ spec, project }: { spec: WorkspaceSpec; project: string }) {
+  const flags = [
+    spec.autoApply && 'auto-apply',
+    spec.suspend && 'suspended',
+    spec.allowApplyWithoutPlan && 'apply without a plan allowed',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return (
+    <Facts
+      facts={[
+        ['Description', spec.description],
+        ['Repository', spec.source?.repository],
+        ['Ref', spec.source?.ref],
+        ['Path', spec.source?.path],
+        ['Tool', [spec.tool?.name, spec.tool?.version].filter(Boolean).join(' ')],
+        [
+          'VariableSets',
+          spec.variableSetRefs?.length
+            ? spec.variableSetRefs.map((reference, index) => (
+                <span key={reference.name}>
+                  {index > 0 && ', '}
+                  <a href={href('projects', project, 'variablesets', reference.name)}>{reference.name}</a>
+                </span>
+              ))
+            : undefined,
+        ],
+        ['Settings', flags],
+      ]}
+    />
   );
 }
