@@ -111,6 +111,7 @@ export class RunLogFollower {
     try {
       for await (const event of serverSentEvents(response)) {
         if (event.retry !== undefined) this.#retryMs = event.retry;
+        if (event.data === undefined) continue;
         if (event.event === 'message') {
           if (event.id !== undefined) this.#lastEventId = event.id;
           this.#options.write(event.data);

@@ -4,7 +4,8 @@
 export interface ServerSentEvent {
   /** `message` unless the event named itself. */
   event: string;
-  data: string;
+  /** The data lines joined by newlines; undefined when the event had none (a `retry:` alone). */
+  data: string | undefined;
   /** The event's `id` field, when it had one. */
   id: string | undefined;
   /** A `retry:` field's reconnection time in milliseconds, when it had one. */
@@ -22,7 +23,12 @@ export async function* serverSentEvents(chunks: AsyncIterable<string>): AsyncGen
     for (const line of lines) {
       if (line === '') {
         if (event.data.length > 0 || event.retry !== undefined || event.name !== 'message')
-          yield { event: event.name, data: event.data.join('\n'), id: event.id, retry: event.retry };
+          yield {
+            event: event.name,
+            data: event.data.length > 0 ? event.data.join('\n') : undefined,
+            id: event.id,
+            retry: event.retry,
+          };
         event = fresh();
         continue;
       }
