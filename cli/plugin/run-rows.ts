@@ -4,6 +4,9 @@ import { type OutputFormat, printObject } from './printed-objects.ts';
 import type { RunRecord } from './runs-client.ts';
 import { formatTable } from './table.ts';
 
+/** What kubectl prints for an empty cell. */
+const NONE = '<none>';
+
 export const RUN_HEADERS = ['RUN', 'WORKSPACE', 'TYPE', 'PHASE', 'AGE'];
 export const WIDE_RUN_HEADERS = [...RUN_HEADERS, 'DURATION', 'PRINCIPAL', 'MESSAGE'];
 /** A run id is a UUID: the first column of every row is as wide, so a watch's rows stay in line. */
@@ -16,7 +19,7 @@ export function runRow(run: RunRecord, wide: boolean, now = Date.now()): string[
   const ran = run.startedAt
     ? (run.finishedAt ? Date.parse(run.finishedAt) : now) - Date.parse(run.startedAt)
     : undefined;
-  return [...row, ran === undefined ? '' : humanDuration(ran), run.principal, run.message];
+  return [...row, ran === undefined ? NONE : humanDuration(ran), run.principal, run.message || NONE];
 }
 
 /** Runs in the -o format: a table (with its header unless `headers` is false), JSON or YAML, or `run/<id>` names. */

@@ -1,5 +1,6 @@
 // Tables as kubectl prints them: upper-case headers, each column as wide as its widest cell plus
-// three spaces (kubectl's tabwriter padding), the last column not padded, `<none>` for an empty cell.
+// three spaces (kubectl's tabwriter padding), the last column not padded. A cell kubectl would show as
+// `<none>` says so itself.
 
 const PADDING = 3;
 
@@ -9,7 +10,7 @@ export function formatTable(
   rows: readonly string[][],
   minimumWidths: readonly number[] = [],
 ): string {
-  const cells = [headers, ...rows].map((row) => row.map((cell) => (cell === '' ? '<none>' : cell)));
+  const cells = [headers, ...rows];
   const widths = headers.map((_, column) =>
     Math.max(minimumWidths[column] ?? 0, ...cells.map((row) => row[column]?.length ?? 0)),
   );

@@ -12,6 +12,7 @@ import {
   GROUP,
   OTHER_PROJECT,
   TEAM_PROJECT,
+  bindRole,
   callAs,
   expectStatus,
   usePlatform,
@@ -269,4 +270,111 @@ describe('An OIDC user with a kubelogin-style exec credential plugin: allowed wh
     expect(cli.stdout()).toBe('before the token expired\nafter the plugin gave a new token\n');
     expect((await readFile(alice.callsFile, 'utf8')).trim().split('\n').length).toBeGreaterThanOrEqual(2);
   }, 40_000);
+});
+
+describe('rollouts get: the stages as a tree with their phases, approvals and the runs behind them', () => {
+  const rollouts = `${API}/namespaces/${TEAM_PROJECT}/rollouts`;
+  let appliedRun = '';
+  beforeAll(async () => {
+    const started = await admin('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/cache/runs`, {
+      type: 'plan',
+    }).then(expectStatus(201));
+    appliedRun = started.id;
+    const { runId, leaseId } = await claim('cache');
+    await controller.finish(runId, leaseId, 'Succeeded', 'applied');
+    await admin('POST', rollouts, {
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'Rollout',
+      metadata: { name: 'cache-v2' },
+      spec: {
+        revision: 'v2.0.0',
+        description: 'a bigger cache',
+        stages: [{ workspace: 'cache' }, { workspace: 'edge', requireApproval: true }],
+      },
+    }).then(expectStatus(201));
+    await setStatus('AwaitingApproval', 'AwaitingApproval');
+  });
+
+  /** Writes the Rollout's status as its controller would: stage 1 applied by `appliedRun`, stage 2 in `phase`. */
+  function setStatus(phase: string, secondStage: string) {
+    return admin(
+      'PATCH',
+      `${rollouts}/cache-v2/status`,
+      {
+        status: {
+          phase,
+          currentStage: 1,
+          stages: [
+            { workspace: 'cache', phase: 'Applied', runId: appliedRun },
+            { workspace: 'edge', phase: secondStage },
+          ],
+        },
+      },
+      { 'content-type': 'application/merge-patch+json' },
+    ).then(expectStatus(200));
+  }
+
+  it('draws the summary and the tree, offering the approve command to a caller the server would let approve', async () => {
+    const shown = await user().run(['rollouts', 'get', 'cache-v2']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines.slice(0, 6)).toEqual([
+      'Name:            cache-v2',
+      `Namespace:       ${TEAM_PROJECT}`,
+      'Status:          ॥ AwaitingApproval',
+      'Revision:        v2.0.0',
+      'Stage:           2/2',
+      'Failure policy:  Halt',
+    ]);
+    const tree = lines.slice(lines.indexOf('') + 1).map((line) => line.split(/\s{3,}/));
+    expect(tree[0]).toEqual(['NAME', 'KIND', 'STATUS', 'AGE', 'INFO']);
+    expect(tree[1]).toEqual(['⟳ cache-v2', 'Rollout', '॥ AwaitingApproval', expect.stringMatching(/^\d+s$/)]);
+    expect(tree[2]).toEqual(['├──# 1 cache', 'Stage', '✔ Applied']);
+    expect(tree[3]).toEqual([`│  └──□ ${appliedRun}`, 'Run', '✔ Succeeded', expect.stringMatching(/^\d+s$/), 'plan']);
+    expect(tree[4]).toEqual([
+      '└──# 2 edge',
+      'Stage',
+      '॥ AwaitingApproval',
+      'awaiting approval: kubectl platform rollouts approve cache-v2 --stage 2',
+    ]);
+    const yaml = await user().run(['rollouts', 'get', 'cache-v2', '-o', 'yaml']);
+    expect(yaml.stdout).toContain('kind: Rollout\n');
+  });
+
+  it("a caller without read access is refused in kubectl's words; one who may read but not approve is told so, with no command offered", async () => {
+    const ci = await execCredentialKubeconfig(user(), platform(), 'ci', { namespace: TEAM_PROJECT });
+    await writeFile(ci.tokensFile, `${platform().tokens.serviceAccount}\n`);
+    const refused = await user().run(['rollouts', 'get', 'cache-v2'], { kubeconfig: ci.kubeconfig });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/^Error from server \(Forbidden\): .* may not get rollouts\.platform\.dev/);
+
+    const readRollouts = [{ apiGroups: [GROUP], resources: ['rollouts'], verbs: ['get', 'list', 'watch'] }];
+    await platform().cluster.createServiceAccount('rollout-reader');
+    await bindRole(platform().cluster, TEAM_PROJECT, 'rollout-reader', readRollouts, 'rollout-reader');
+    const readerConfig = await execCredentialKubeconfig(user(), platform(), 'reader', { namespace: TEAM_PROJECT });
+    await writeFile(readerConfig.tokensFile, `${await platform().cluster.mintToken('rollout-reader')}\n`);
+    const reader = await user().run(['rollouts', 'get', 'cache-v2'], { kubeconfig: readerConfig.kubeconfig });
+    expect(reader.code, reader.stderr).toBe(0);
+    expect(reader.stdout).toMatch(
+      /└──# 2 edge\s+Stage\s+॥ AwaitingApproval\s+awaiting approval \(you may not approve\)\n/,
+    );
+  });
+
+  it('-w redraws the tree when the Rollout changes', async () => {
+    const cli = user().start(['rollouts', 'get', 'cache-v2', '--watch']);
+    await eventually(
+      () => cli.stdout().includes('॥ AwaitingApproval'),
+      () => cli.stdout() + cli.stderr(),
+    );
+    await setStatus('Progressing', 'Applying');
+    await eventually(
+      () => cli.stdout().includes('◌ Applying'),
+      () => cli.stdout() + cli.stderr(),
+    );
+    cli.kill();
+    // Not a terminal: one drawing after the other, the new one whole.
+    const drawings = cli.stdout().split('\nName:');
+    expect(drawings.length).toBeGreaterThanOrEqual(2);
+    expect(drawings.at(-1)).toContain('Status:          ◌ Progressing');
+  });
 });
