@@ -39,6 +39,14 @@ export function authorisedWrites(
       item('DELETE', location);
       return writes.delete(location, options);
     },
+    replaceStatus(location, object, options) {
+      item('PUT', location);
+      return writes.replaceStatus(location, object, options);
+    },
+    patchStatus(location, patch, contentType, options) {
+      item('PATCH', location);
+      return writes.patchStatus(location, patch, contentType, options);
+    },
     present: writes.present,
   };
 }

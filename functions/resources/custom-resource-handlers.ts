@@ -20,7 +20,7 @@ import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { StreamSessions } from '../../shared/streams/stream-sessions.ts';
 import { DRY_RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
 import { deleteOptions } from './delete-options.ts';
-import { APPLY_PATCH, type ResourceWrites } from './resource-writes.ts';
+import { APPLY_PATCH, type ResourceWrites, type Writer } from './resource-writes.ts';
 import { authorisedWrites } from './authorised-writes.ts';
 import { includeObjectOption, requestedTableVersion, requireAnswerableAccept, toTable } from './table-output.ts';
 import { writeOptions } from './write-options.ts';
@@ -38,7 +38,8 @@ const OBJECT_TYPES = ['application/json', 'application/yaml'];
 export interface KindHandlerDependencies {
   objects: ClusterObjects;
   kind: PlatformKind;
-  writes: ResourceWrites;
+  /** The kind's writes for one request (a Rollout's judge its approvals by who writes). */
+  writes: (writer: Writer) => ResourceWrites;
   /** Watches held open, each ended when the credential that opened it ends. */
   watchSessions: StreamSessions;
 }
@@ -62,7 +63,7 @@ type Operation = (request: KindRequest, authorised: Authorised) => Promise<ApiRe
  * server-side apply and dry runs.
  */
 export function customResourceHandlers(dependencies: KindHandlerDependencies): Record<string, RouteHandler> {
-  const { objects, kind, writes } = dependencies;
+  const { objects, kind } = dependencies;
   const description = async () =>
     (await platformKindDescriptions(objects.apiGroup)).find((candidate) => candidate.kind === kind)!;
   /**
@@ -71,6 +72,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
    */
   const objectAnswer = async (
     request: KindRequest,
+    { writes }: Authorised,
     status: number,
     body: PlatformObject,
     warnings: string[] = [],
@@ -87,7 +89,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   };
 
   const operations: Record<ResourceOperation, Operation> = {
-    async list(request, { location, cluster }) {
+    async list(request, { location, cluster, writes }) {
       const watching = request.authorisation.resource.verb === 'watch';
       const query = passedOn(request.input.query(), watching ? WATCH_QUERY : LIST_QUERY);
       const version = requestedTableVersion(request.headers.accept ?? '');
@@ -118,57 +120,58 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       if (table) return jsonResponse(200, toTable(await description(), items, body.metadata ?? {}, table));
       return jsonResponse(200, { ...body, items });
     },
-    async create(request, { location, writes: checkedWrites }) {
+    async create(request, authorised) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'create');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
-        namespace: location.namespace,
+        namespace: authorised.location.namespace,
       });
-      const { status, body, warnings } = await checkedWrites.create(location, object, options);
-      return objectAnswer(request, status, body, warnings);
+      const { status, body, warnings } = await authorised.writes.create(authorised.location, object, options);
+      return objectAnswer(request, authorised, status, body, warnings);
     },
-    async get(request, { location, cluster }) {
+    async get(request, authorised) {
+      const { cluster, location } = authorised;
       const { body } = await cluster.send<PlatformObject>({
         method: 'GET',
         path: cluster.platformPath(kind, location),
       });
-      return objectAnswer(request, 200, body);
+      return objectAnswer(request, authorised, 200, body);
     },
-    async replace(request, { location, writes: checkedWrites }) {
+    async replace(request, authorised) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'update');
-      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-      const { status, body, warnings } = await checkedWrites.replace(location, object, options);
-      return objectAnswer(request, status, body, warnings);
+      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, authorised.location);
+      const { status, body, warnings } = await authorised.writes.replace(authorised.location, object, options);
+      return objectAnswer(request, authorised, status, body, warnings);
     },
-    async patch(request, { location, writes: checkedWrites }) {
+    async patch(request, authorised) {
       const type = patchType(request);
       const options = writeOptions(request.query, 'patch');
-      const { status, body, warnings } = await checkedWrites.patch(location, parseRequestBody(request), type, options);
-      return objectAnswer(request, status, body, warnings);
+      const { status, body, warnings } = await authorised.writes.patch(
+        authorised.location,
+        parseRequestBody(request),
+        type,
+        options,
+      );
+      return objectAnswer(request, authorised, status, body, warnings);
     },
     // The kind's writes make a dry run's follow-ups (a namespace, a Secret) dry runs too.
-    async delete(request, { location, writes: checkedWrites }) {
+    async delete(request, authorised) {
       const body = request.body.length > 0 ? parseRequestBody(request) : undefined;
       const options = deleteOptions(request.query, body);
       // The audit filter sees `?dryRun=All`; a dry run asked in the body only the handler knows.
       if (options.dryRun) noteForAudit(request, DRY_RUN_ANNOTATION, 'true');
-      const { status, body: deleted } = await checkedWrites.delete(location, options);
-      return objectAnswer(request, status, deleted);
+      const { status, body: deleted } = await authorised.writes.delete(authorised.location, options);
+      return objectAnswer(request, authorised, status, deleted);
     },
     getStatus: (request, authorised) => operations.get(request, authorised),
-    async replaceStatus(request, { location, cluster }) {
+    async replaceStatus(request, authorised) {
       const options = writeOptions(request.query, 'update');
-      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
-      const { status, body, warnings } = await cluster.send<PlatformObject>({
-        method: 'PUT',
-        path: cluster.platformPath(kind, location),
-        body: object,
-        query: options,
-      });
-      return objectAnswer(request, status, body, warnings);
+      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, authorised.location);
+      const { status, body, warnings } = await authorised.writes.replaceStatus(authorised.location, object, options);
+      return objectAnswer(request, authorised, status, body, warnings);
     },
-    async patchStatus(request, { location, cluster }) {
+    async patchStatus(request, authorised) {
       const type = patchType(request);
       if (type === APPLY_PATCH)
         throw statusError(
@@ -176,14 +179,13 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
           'server-side apply of the status subresource is not supported; use a merge or JSON patch',
         );
       const options = writeOptions(request.query, 'patch');
-      const { status, body, warnings } = await cluster.send<PlatformObject>({
-        method: 'PATCH',
-        path: cluster.platformPath(kind, location),
-        body: parseRequestBody(request),
-        contentType: type,
-        query: options,
-      });
-      return objectAnswer(request, status, body, warnings);
+      const { status, body, warnings } = await authorised.writes.patchStatus(
+        authorised.location,
+        parseRequestBody(request),
+        type,
+        options,
+      );
+      return objectAnswer(request, authorised, status, body, warnings);
     },
   };
 
@@ -193,14 +195,15 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
    * resourceVersion goes with the apply as a precondition, so the cluster cannot create it in
    * between: what is sent is what was authorised.
    */
-  const apply: Operation = async (request, { location, cluster, writes: checkedWrites }) => {
+  const apply: Operation = async (request, authorised) => {
+    const { location, cluster } = authorised;
     const options = writeOptions(request.query, 'apply');
     const configuration = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
     const existing = await cluster.find<PlatformObject>(cluster.platformPath(kind, location));
     if (!existing) await request.authorisation.authoriseAlso('create');
     else configuration.metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    const { status, body, warnings } = await checkedWrites.apply(location, configuration, options);
-    return objectAnswer(request, status, body, warnings);
+    const { status, body, warnings } = await authorised.writes.apply(location, configuration, options);
+    return objectAnswer(request, authorised, status, body, warnings);
   };
 
   // The object is the one the chain authorised (namespace and name from the path); a namespaced
@@ -217,7 +220,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
           ...(subresource !== undefined ? { subresource } : {}),
         },
         cluster,
-        writes: authorisedWrites(writes, cluster, kind),
+        writes: authorisedWrites(dependencies.writes(request), cluster, kind),
       };
       try {
         requireAnswerableAccept(request.headers.accept);

@@ -1,3 +1,5 @@
+import type { Principal } from '../../shared/auth/principal.ts';
+import type { AuthorisationDecision } from '../../shared/authz/authorisation-decision.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
 import type { PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
@@ -29,8 +31,27 @@ export interface ResourceWrites {
   apply(location: ObjectLocation, configuration: PlatformObject, options: WriteOptions): Promise<WriteAnswer>;
   /** A delete with its checked options (a dry run included), sent as the body and, for a dry run, also as `?dryRun=All`. */
   delete(location: ObjectLocation, options: DeleteOptions): Promise<WriteAnswer>;
+  /** A replace through the status subresource (`location` names it). */
+  replaceStatus(location: ObjectLocation, object: PlatformObject, options: WriteOptions): Promise<WriteAnswer>;
+  /** A merge or JSON patch through the status subresource (`location` names it). */
+  patchStatus(
+    location: ObjectLocation,
+    patch: unknown,
+    contentType: string,
+    options: WriteOptions,
+  ): Promise<WriteAnswer>;
   /** The object as callers may see it. */
   present(object: PlatformObject): PlatformObject;
+}
+
+/**
+ * The request a kind's writes are made for, as a kind that judges its writes needs it (a Rollout's approvals):
+ * who writes, what the chain decided for them, and the request's audit notes.
+ */
+export interface Writer {
+  principal: Principal;
+  authorisation: AuthorisationDecision;
+  auditAnnotations?: Record<string, string>;
 }
 
 /** The query that makes a follow-up write (a namespace, a Secret) a dry run when the caller's write is one. */
@@ -70,6 +91,10 @@ export function plainWrites(objects: ClusterObjects, kind: PlatformKind): Resour
         body: options,
         query: dryRunQuery(isDeleteDryRun(options)),
       }),
+    replaceStatus: (location, object, query) =>
+      objects.send<PlatformObject>({ method: 'PUT', path: path(location), body: object, query }),
+    patchStatus: (location, patch, contentType, query) =>
+      objects.send<PlatformObject>({ method: 'PATCH', path: path(location), body: patch, contentType, query }),
     present: (object) => object,
   };
 }

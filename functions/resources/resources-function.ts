@@ -1,7 +1,13 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { PLATFORM_KINDS, PROJECT, VARIABLE_SET, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
+import {
+  PLATFORM_KINDS,
+  PROJECT,
+  ROLLOUT,
+  VARIABLE_SET,
+  type PlatformKind,
+} from '../../shared/resources/platform-kinds.ts';
 import type { FunctionModule, FunctionHandlers, HandlerRequest } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
@@ -9,7 +15,9 @@ import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import { customResourceHandlers } from './custom-resource-handlers.ts';
 import { kubernetesApiHandlers } from './kubernetes-api-handlers.ts';
 import { projectWrites } from './project-writes.ts';
-import { plainWrites, type ResourceWrites } from './resource-writes.ts';
+import { plainWrites, type ResourceWrites, type Writer } from './resource-writes.ts';
+import { rolloutWrites } from './rollout-writes.ts';
+import { rolloutHandlers } from './rollout-handlers.ts';
 import { runHandlers } from './run-handlers.ts';
 import { auditHandlers } from './audit-handlers.ts';
 import { accessReviewHandlers } from './access-review-handlers.ts';
@@ -38,12 +46,17 @@ export function createResourcesFunction(context: AppContext): FunctionHandlers {
     context.metrics.clusterCall(verb, seconds),
   );
   const objects = new ClusterObjects(rest, context.config.apiGroup);
-  const writesOf = (kind: PlatformKind): ResourceWrites =>
-    kind === PROJECT
-      ? projectWrites(objects, context.config.projectSecretsAccess)
-      : kind === VARIABLE_SET
-        ? variableSetWrites(objects)
-        : plainWrites(objects, kind);
+  // A Rollout's writes judge approvals by who writes (issue 37): made per request; the others' once.
+  const writesOf = (kind: PlatformKind): ((writer: Writer) => ResourceWrites) => {
+    if (kind === ROLLOUT) return (writer) => rolloutWrites(objects, writer);
+    const writes =
+      kind === PROJECT
+        ? projectWrites(objects, context.config.projectSecretsAccess)
+        : kind === VARIABLE_SET
+          ? variableSetWrites(objects)
+          : plainWrites(objects, kind);
+    return () => writes;
+  };
   // Each watch holds a watch of the cluster under the server's own credentials: capped per principal like
   // run-log streams (kubectl holds one per `get -w`), and ended with the credential that opened it.
   const watchSessions = new StreamSessions({
@@ -59,6 +72,7 @@ export function createResourcesFunction(context: AppContext): FunctionHandlers {
   });
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
+    ...rolloutHandlers(objects),
     ...auditHandlers(context),
     ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context)),
     ...kubernetesApiHandlers(objects),

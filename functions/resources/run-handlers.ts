@@ -1,6 +1,12 @@
 import type { AppContext } from '../../shared/app/app-context.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
-import { RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
+import {
+  APPROVER_ANNOTATION,
+  AUTHOR_ANNOTATION,
+  PLAN_RUN_ANNOTATION,
+  RUN_ANNOTATION,
+  noteForAudit,
+} from '../../shared/audit/audit-annotations.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { WORKSPACE } from '../../shared/resources/platform-kinds.ts';
@@ -10,6 +16,7 @@ import { runPrincipal } from '../../shared/runs/run-principal.ts';
 import { authorisedRun, authorisedRunScope, authorisedWorkspace } from '../../shared/runs/run-workspace-resolver.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
 import type { RouteHandlers, RouteRequest } from '../../shared/runtime/typed-handlers.ts';
+import type { Run } from '../../shared/runs/run.ts';
 
 type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 
@@ -21,22 +28,55 @@ type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
  * decision names, not the path again.
  */
 export function runHandlers(context: AppContext, objects: ClusterObjects) {
+  /** The Workspace a new run starts on: 404 when it is gone, 409 while it is suspended. */
+  const startableWorkspace = async (project: string, workspace: string): Promise<PlatformObject> => {
+    const found = await objects.find<PlatformObject>(
+      objects.platformPath(WORKSPACE, { namespace: project, name: workspace }),
+    );
+    if (!found) throw apiError('WorkspaceNotFound', `workspace "${workspace}" not found in project "${project}"`);
+    if (found.spec?.suspend === true)
+      throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
+    return found;
+  };
+  const created = (request: { auditAnnotations?: Record<string, string> }, run: Run) => {
+    noteForAudit(request, RUN_ANNOTATION, run.id);
+    return jsonResponse(201, run, {
+      location: `/api/v1alpha1/projects/${encodeURIComponent(run.project)}/runs/${run.id}`,
+    });
+  };
   return {
     startRun: async (request: RouteRequest<RunRoute<'startRun'>>) => {
       const { project, workspace } = authorisedWorkspace(request);
       const input = request.input.body();
-      const found = await objects.find<PlatformObject>(
-        objects.platformPath(WORKSPACE, { namespace: project, name: workspace }),
-      );
-      if (!found) throw apiError('WorkspaceNotFound', `workspace "${workspace}" not found in project "${project}"`);
-      if (found.spec?.suspend === true)
-        throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
+      const found = await startableWorkspace(project, workspace);
+      if (input.type === 'apply' && found.spec?.allowApplyWithoutPlan !== true)
+        throw apiError(
+          'ApplyNeedsPlan',
+          `workspace "${workspace}" applies only reviewed plans (spec.allowApplyWithoutPlan is not true): start a plan run, then approve it for apply (POST .../runs/{run}/apply)`,
+        );
       const store = await context.runs.store();
-      const run = await store.createRun({ project, workspace, ...input, ...runPrincipal(request.principal) });
-      noteForAudit(request, RUN_ANNOTATION, run.id);
-      return jsonResponse(201, run, {
-        location: `/api/v1alpha1/projects/${encodeURIComponent(project)}/runs/${run.id}`,
+      return created(
+        request,
+        await store.createRun({ project, workspace, ...input, ...runPrincipal(request.principal) }),
+      );
+    },
+    applyPlan: async (request: RouteRequest<RunRoute<'applyPlan'>>) => {
+      const plan = authorisedRun(request);
+      const { message } = request.input.body();
+      await startableWorkspace(plan.project, plan.workspace);
+      const store = await context.runs.store();
+      const approver = runPrincipal(request.principal);
+      const run = await store.planApprovals.approveForApply({
+        project: plan.project,
+        planRun: plan.id,
+        ...approver,
+        ...(message !== undefined ? { message } : {}),
+        maxAgeMs: context.config.planApprovalMaxAgeMs,
       });
+      noteForAudit(request, PLAN_RUN_ANNOTATION, plan.id);
+      noteForAudit(request, APPROVER_ANNOTATION, approver.principal);
+      noteForAudit(request, AUTHOR_ANNOTATION, plan.principal);
+      return created(request, run);
     },
     listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
       const { project, workspace } = authorisedWorkspace(request);

@@ -1,11 +1,11 @@
-import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../shared/json/patches.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { KubernetesStatusError, statusError } from '../../shared/resources/kubernetes-status.ts';
+import { type KubernetesStatusError, statusError } from '../../shared/resources/kubernetes-status.ts';
 import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
 import { objectForWrite } from './resource-body.ts';
 import { isDeleteDryRun, refuseOrphaning } from './delete-options.ts';
+import { JSON_PATCH, patchedObject, recomputedOnConflict, resultAsJsonPatch } from './patch-results.ts';
 import {
   dryRunQuery,
   plainWrites,
@@ -13,10 +13,6 @@ import {
   type WriteAnswer,
   type WriteOptions,
 } from './resource-writes.ts';
-
-const JSON_PATCH = 'application/json-patch+json';
-// How often a patch is recomputed when the object changed between reading it and writing the result.
-const PATCH_ATTEMPTS = 5;
 
 interface Variable {
   name?: unknown;
@@ -149,40 +145,32 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
       const { object: stored, values } = guardedObject(object, location.name!);
       return written(await plain.replace(location, stored, options), values, options);
     },
-    async patch(location, patch, contentType, options) {
-      for (let attempt = 1; ; attempt++) {
-        const { body: current } = await objects.send<PlatformObject>({
-          method: 'GET',
-          path: objects.platformPath(VARIABLE_SET, location),
-        });
+    patch(location, patch, contentType, options) {
+      const read = async () =>
+        (await objects.send<PlatformObject>({ method: 'GET', path: objects.platformPath(VARIABLE_SET, location) }))
+          .body;
+      return recomputedOnConflict(read, (current) => {
         // The patch sees the object as the caller does: a value someone stored in clear beside
         // `sensitive: true` (writing to the cluster directly) is moved out first, so no `test`
         // or `copy` can reach it; this write then keeps it in the Secret.
         const { object: visible, values: storedInClear } = moveSensitiveValues(current, location.name!);
         const result = objectForWrite(
-          patchedObject(visible, patch, contentType, location.name!),
+          patchedObject(visible, patch, contentType, VARIABLE_SET, location.name!),
           VARIABLE_SET,
           objects.apiGroup,
           location,
         );
         const { object: stored, values } = guardedObject(result, location.name!);
-        try {
-          return await written(
-            await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH, options),
-            { ...storedInClear, ...values },
-            options,
-          );
-        } catch (error) {
-          // Someone wrote in between: recompute on the new object, unless the caller pinned a resourceVersion of their own.
-          const pinnedByCaller = stored.metadata.resourceVersion !== current.metadata.resourceVersion;
-          if (
-            !(error instanceof KubernetesStatusError && error.status === 409) ||
-            pinnedByCaller ||
-            attempt === PATCH_ATTEMPTS
-          )
-            throw error;
-        }
-      }
+        return {
+          result: stored,
+          send: async () =>
+            written(
+              await plain.patch(location, resultAsJsonPatch(current, stored), JSON_PATCH, options),
+              { ...storedInClear, ...values },
+              options,
+            ),
+        };
+      });
     },
     async apply(location, configuration, options) {
       const { object: stored, values } = guardedObject(configuration, location.name!);
@@ -197,6 +185,8 @@ export function variableSetWrites(objects: ClusterObjects): ResourceWrites {
       );
       return { ...answer, body: present(answer.body) };
     },
+    replaceStatus: plain.replaceStatus,
+    patchStatus: plain.patchStatus,
     present,
   };
 }
@@ -282,30 +272,6 @@ function findString(value: unknown, values: Set<string>, path = ''): string | un
     if (found !== undefined) return found;
   }
   return undefined;
-}
-
-/** The stored object with a merge or JSON patch applied, as the cluster would apply it; 422 when it does not apply. */
-function patchedObject(current: PlatformObject, patch: unknown, contentType: string, name: string): unknown {
-  try {
-    return contentType === JSON_PATCH ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
-  } catch (error) {
-    if (error instanceof JsonPatchError) throw statusError('Invalid', error.message, { name, kind: VARIABLE_SET.kind });
-    throw error;
-  }
-}
-
-/**
- * The patch that turns `current` into `result` on the cluster: metadata (with the resourceVersion
- * it was computed from, so a concurrent write makes it a 409 instead of being overwritten) and spec.
- */
-function resultAsJsonPatch(current: PlatformObject, result: PlatformObject): unknown[] {
-  const spec =
-    result.spec === undefined
-      ? current.spec === undefined
-        ? []
-        : [{ op: 'remove', path: '/spec' }]
-      : [{ op: 'add', path: '/spec', value: result.spec }];
-  return [{ op: 'add', path: '/metadata', value: result.metadata }, ...spec];
 }
 
 function invalidVariable(name: string, detail: string): KubernetesStatusError {

@@ -23,6 +23,20 @@ export const RUN_ANNOTATION = 'platform-api/run';
  */
 export const LAPSED_LEASES_ANNOTATION = 'platform-api/lapsed-leases';
 
+/**
+ * An approval (issue 37): the principal who approved (the event's user, named here beside the other) and
+ * the principal whose work was approved, the revision's author (`status.revisionAuthor`) or the plan run's
+ * principal; empty when no author is recorded.
+ */
+export const APPROVER_ANNOTATION = 'platform-api/approver';
+export const AUTHOR_ANNOTATION = 'platform-api/author';
+/** The plan run an apply run was approved from (`platform-api/run` is the new apply run). */
+export const PLAN_RUN_ANNOTATION = 'platform-api/plan-run';
+/** A Rollout write's approvals: the stages (workspaces) it approved, for which revision, and those it withdrew. */
+export const APPROVED_STAGES_ANNOTATION = 'platform-api/approved-stages';
+export const APPROVED_REVISION_ANNOTATION = 'platform-api/approved-revision';
+export const WITHDRAWN_APPROVALS_ANNOTATION = 'platform-api/withdrawn-approvals';
+
 /** Adds a note to the audit event of the request a handler is answering. */
 export function noteForAudit(request: { auditAnnotations?: Record<string, string> }, key: string, value: string): void {
   request.auditAnnotations ??= {};

@@ -42,7 +42,8 @@ export interface AuditReceipt {
 }
 
 const REFUSAL_STATUSES = new Set([401, 403, 429]);
-const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+// `approve` changes state as a write does: an approval is a Rollout's patch, an apply run's creation (issue 37).
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection', 'approve']);
 const USER_AGENT_MAX = 512;
 const ANONYMOUS: AuditUser = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 

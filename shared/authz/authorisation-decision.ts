@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { ApiError } from '../http/api-error.ts';
 import {
   isNonResource,
   type AuthorizationAttributes,
@@ -28,6 +29,8 @@ export type AuthorisationResolver = (request: {
 export class AuthorisationDecision {
   readonly #authorizer: Authorizer;
   readonly #granted: AuthorizationAttributes[];
+  /** Verbs the chain decided besides the route's own and refused, each with its refusal (`requireVerb`). */
+  readonly #refusedVerbs = new Map<string, ApiError>();
   readonly principal: Principal;
   /** What the route's resolver read to name the attributes (a run found by id); undefined without one. */
   readonly resolved: unknown;
@@ -48,15 +51,25 @@ export class AuthorisationDecision {
     this.grant = grant;
   }
 
-  /** Authorises `attributes` for the principal and decides on them; throws 403 (or 503) as the authorizer does. */
+  /**
+   * Authorises `attributes` for the principal and decides on them; throws 403 (or 503) as the authorizer does.
+   * `verbs.performs`: verbs the route's own verb stands for on the same object (approving is the server's
+   * `patch` of it), granted with it. `verbs.decidesAlso`: verbs some results of the request need besides its
+   * own (a Rollout write that grants an approval needs `approve`), decided now without refusing the request;
+   * the handler learns the answer from `requireVerb`, never from the cluster.
+   */
   static async decide(
     authorizer: Authorizer,
     principal: Principal,
     attributes: AuthorizationAttributes | undefined,
     resolved?: unknown,
+    verbs: { performs?: readonly string[]; decidesAlso?: readonly string[] } = {},
   ): Promise<AuthorisationDecision> {
     const grant = attributes ? await authorizer.authorize(principal, attributes) : undefined;
-    return new AuthorisationDecision(authorizer, principal, attributes ? [attributes] : [], resolved, grant);
+    const decision = new AuthorisationDecision(authorizer, principal, attributes ? [attributes] : [], resolved, grant);
+    for (const verb of verbs.performs ?? []) decision.#granted.push({ ...decision.resource, verb });
+    for (const verb of verbs.decidesAlso ?? []) await decision.#decideAlso(verb);
+    return decision;
   }
 
   /** Every attribute set allowed so far, the route's first. */
@@ -79,6 +92,29 @@ export class AuthorisationDecision {
     const attributes = { ...this.resource, verb };
     await this.#authorizer.authorize(this.principal, attributes);
     this.#granted.push(attributes);
+  }
+
+  /**
+   * Throws unless the chain allowed `verb` on the route's object: its refusal (403 naming the verb) when it
+   * decided and refused it, a bug (an Error) when the route does not have the chain decide it.
+   */
+  requireVerb(verb: string): void {
+    if (this.allows({ ...this.resource, verb })) return;
+    const refusal = this.#refusedVerbs.get(verb);
+    if (refusal) throw refusal;
+    throw new Error(`a handler needs ${verb}, which the chain does not decide for this route`);
+  }
+
+  // A refusal is kept for the handler; a review that could not be made (503) fails the request, closed.
+  async #decideAlso(verb: string): Promise<void> {
+    const attributes = { ...this.resource, verb };
+    try {
+      await this.#authorizer.authorize(this.principal, attributes);
+      this.#granted.push(attributes);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 403)) throw error;
+      this.#refusedVerbs.set(verb, error);
+    }
   }
 
   /** Whether exactly these attributes were allowed (every field equal; absent equals absent). */

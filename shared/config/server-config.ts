@@ -45,6 +45,8 @@ export interface ServerConfig {
   runLogSendBufferBytes: number;
   /** How many resource watches (`?watch=true`, `kubectl get -w`) one principal may hold open at once in this process. */
   maxWatchesPerPrincipal: number;
+  /** PLAN_APPROVAL_MAX_AGE: how long after it finished a succeeded plan may still be approved for apply, in milliseconds. */
+  planApprovalMaxAgeMs: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
   logLevel: LogLevel;
@@ -87,6 +89,7 @@ export function loadServerConfig(env: Environment): ServerConfig {
     runLogMaxStreamsPerPrincipal: parseInteger(env, 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', 100, 1, 1_000_000),
     runLogSendBufferBytes: parseInteger(env, 'RUN_LOG_SEND_BUFFER_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
     maxWatchesPerPrincipal: parseInteger(env, 'MAX_WATCHES_PER_PRINCIPAL', 100, 1, 1_000_000),
+    planApprovalMaxAgeMs: parseDuration(env, 'PLAN_APPROVAL_MAX_AGE', 24 * 3_600_000),
     projectSecretsAccess: loadProjectSecretsAccess(env),
     logLevel: parseLogLevel(env),
     corsAllowedOrigins: parseCorsAllowedOrigins(env.CORS_ALLOWED_ORIGINS),

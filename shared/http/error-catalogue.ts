@@ -82,6 +82,14 @@ export const PLATFORM_ERRORS = {
     status: 404,
     meaning: 'The workspace does not exist in this project; create it or check its name.',
   },
+  RolloutNotFound: {
+    status: 404,
+    meaning: 'The Rollout does not exist in this project; check its name.',
+  },
+  StageNotFound: {
+    status: 404,
+    meaning: "The Rollout has no stage for this workspace (stages are keyed by workspace); check the Rollout's stages.",
+  },
   BridgeNotConfigured: {
     status: 404,
     meaning: 'No identity bridge is deployed (`BRIDGE_UPSTREAM_URL`); log in with the identity provider directly.',
@@ -90,6 +98,38 @@ export const PLATFORM_ERRORS = {
   WorkspaceSuspended: {
     status: 409,
     meaning: 'The workspace is suspended (`spec.suspend`), so no new run starts; resume it first.',
+  },
+  ApplyNeedsPlan: {
+    status: 409,
+    meaning:
+      'The workspace applies only reviewed plans (`spec.allowApplyWithoutPlan` is false); start a plan run and approve it for apply.',
+  },
+  ApprovalNotRequired: {
+    status: 409,
+    meaning: 'The stage does not require an approval, so there is nothing to approve.',
+  },
+  AlreadyApproved: {
+    status: 409,
+    meaning: 'The stage is already approved for the current revision; nothing to do.',
+  },
+  ApproverIsAuthor: {
+    status: 409,
+    meaning:
+      "Four eyes: the stage's approver may not be the principal who last changed the Rollout's revision; ask someone else to approve.",
+  },
+  RevisionAuthorUnknown: {
+    status: 409,
+    meaning:
+      "Four eyes cannot be checked: no author is recorded for the Rollout's current revision (it was written outside the API); write the revision again through the API, then ask someone else to approve.",
+  },
+  NotASucceededPlan: {
+    status: 409,
+    meaning: 'Only a plan run that succeeded can be approved for apply; approve such a run.',
+  },
+  PlanStale: {
+    status: 409,
+    meaning:
+      'The plan was superseded by a newer plan or apply of the workspace, or finished longer ago than `PLAN_APPROVAL_MAX_AGE`; plan again and approve the new plan.',
   },
   VariableSetNotFound: {
     status: 409,

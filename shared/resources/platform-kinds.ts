@@ -9,6 +9,11 @@ export interface PlatformKind {
   namespaced: boolean;
   /** What a name of this kind may be, in a path and in `metadata.name`. */
   nameSchema: NameSchema;
+  /**
+   * Verbs a write of the object itself (create, replace, patch) may need besides its own, depending on
+   * what it writes: a Rollout write that grants an approval needs `approve` (docs/resources.md).
+   */
+  writesMayNeed?: readonly string[];
 }
 
 export const API_VERSION = 'v1alpha1';
@@ -26,6 +31,7 @@ export const ROLLOUT: PlatformKind = {
   plural: 'rollouts',
   namespaced: true,
   nameSchema: DNS_SUBDOMAIN,
+  writesMayNeed: ['approve'],
 };
 export const VARIABLE_SET: PlatformKind = {
   kind: 'VariableSet',

@@ -9,6 +9,7 @@ import {
   type ResourceOperation,
 } from '../resources/platform-kinds.ts';
 import type { RouteDefinition } from './route-definition.ts';
+import { verbsDecidedWith } from './route-authorisation.ts';
 
 const SELECTORS =
   "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires; at most MAX_WATCHES_PER_PRINCIPAL watches per principal at once (429 `TooManyWatches` beyond it). `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
@@ -92,6 +93,22 @@ const PATCH_SCHEMA = {
   type: ['object', 'array'],
 };
 
+/** What a write of a kind may need besides its own verb, in words (a Rollout's `approve`). */
+function alsoNeeded(verbs: readonly string[]): string {
+  return verbs
+    .map(
+      (verb) =>
+        ` A write whose result grants or loosens a stage's approval also needs \`${verb}\` on the object, decided with the write's own verb (403 naming it otherwise; docs/resources.md).`,
+    )
+    .join('');
+}
+
+/** What a write that grants an approval may be refused with besides (issue 37, docs/resources.md "Approvals"). */
+const APPROVAL_REFUSALS = {
+  403: 'The write grants or loosens a stage approval and the caller may not `approve` the object.',
+  409: 'Four eyes: the caller authored the revision whose stage it approves (`ApproverIsAuthor`), or no author is recorded for it (`RevisionAuthorUnknown`).',
+};
+
 /** A route of a platform kind: every one needs a token. */
 export type ResourceRoute = RouteDefinition & { auth: 'bearer'; querySchema?: typeof LIST_QUERY };
 
@@ -115,9 +132,10 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
       target: 'resources',
       auth: 'bearer',
       operationId: resourceOperationId(kind, operation),
-      summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.`,
+      summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.${alsoNeeded(verbsDecidedWith(kind, operation))}`,
       responseSchema: object,
       resource: { kind: kind.kind, operation },
+      ...(verbsDecidedWith(kind, operation).length > 0 ? { errorResponses: APPROVAL_REFUSALS } : {}),
       pathParameters: { name: kind.nameSchema },
       statusErrors: true,
       bodyJudgedByCluster: true,

@@ -37,7 +37,14 @@ export type AuthorisationResolverName = (typeof AUTHORISATION_RESOLVERS)[number]
  * as a non-resource URL (`/internal/*`).
  */
 export type RouteAuthorisation =
-  | { attributes: DeclaredAttributes }
+  | {
+      attributes: DeclaredAttributes;
+      /**
+       * Verbs the route's verb stands for on the same object, granted with it for the calls the handler
+       * makes: approving a Rollout (`approve`) is the server's `patch` of it.
+       */
+      performs?: readonly string[];
+    }
   | { resolver: AuthorisationResolverName; attributes: Omit<DeclaredAttributes, 'nameParameter'> }
   | { nonResourcePath: true };
 
@@ -78,6 +85,16 @@ export function effectiveAuthorisation(route: AuthorisationDeclaration): Effecti
   const kind = PLATFORM_KINDS.find((candidate) => candidate.kind === kindName);
   if (!kind) throw new Error(`route ${route.operationId}: no platform kind ${kindName}`);
   return { kind, operation };
+}
+
+const WRITES_OF_THE_OBJECT: readonly ResourceOperation[] = ['create', 'replace', 'patch'];
+
+/**
+ * The verbs the chain decides besides the operation's own, without refusing the request: what a write of
+ * the kind's object may need depending on its result (a Rollout's `approve`); none for other operations.
+ */
+export function verbsDecidedWith(kind: PlatformKind, operation: ResourceOperation): readonly string[] {
+  return WRITES_OF_THE_OBJECT.includes(operation) ? (kind.writesMayNeed ?? []) : [];
 }
 
 /**

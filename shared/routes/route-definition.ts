@@ -6,7 +6,7 @@ import type { ProtobufMessage } from '../http/kubernetes-protobuf.ts';
 /**
  * What a route declaration says, apart from the table that lists them (route-table.ts): the route
  * groups (service-routes.ts, kubernetes-api-routes.ts, resource-routes.ts, run-routes.ts, audit-routes.ts, access-review-routes.ts, controller-routes.ts) and the rules derived per route
- * (route-answers.ts, route-authorisation.ts) import these, and the table imports them all.
+ * (route-answers.ts, route-authorisation.ts) import these, and the table imports them all (rollout-routes.ts too).
  */
 
 export const FUNCTION_NAMES = ['login', 'public-config', 'resources', 'internal', 'run-logs'] as const;

@@ -6,6 +6,7 @@ import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import { internalRoutes } from './controller-routes.ts';
 import { resourceRoutes } from './resource-routes.ts';
 import { runLogRoutes, runRoutes } from './run-routes.ts';
+import { rolloutRoutes } from './rollout-routes.ts';
 import { bridgeRoutes, serviceRoutes } from './service-routes.ts';
 import { routeAnswers } from './route-answers.ts';
 import { effectiveAuthorisation } from './route-authorisation.ts';
@@ -66,6 +67,7 @@ function declaredRoutes(apiGroup: string) {
     ...accessReviewRoutes(),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
+    ...rolloutRoutes(),
     ...auditRoutes(),
     ...internalRoutes(),
     ...runLogRoutes(),

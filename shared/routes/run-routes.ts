@@ -20,6 +20,7 @@ export const RUN_SCHEMA = {
     'controller',
     'cancelRequestedAt',
     'cancelRequestedBy',
+    'planRun',
   ],
   properties: {
     id: { type: 'string', format: 'uuid', description: 'UUIDv7: time-ordered.' },
@@ -41,6 +42,12 @@ export const RUN_SCHEMA = {
     controller: { type: ['string', 'null'], description: 'The ServiceAccount of the controller that claimed it last.' },
     cancelRequestedAt: { type: ['string', 'null'], format: 'date-time' },
     cancelRequestedBy: { type: ['string', 'null'] },
+    planRun: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description:
+        'The succeeded plan run whose approval started this apply run (`POST .../runs/{plan}/apply`): the controller applies exactly that plan. Null for every other run.',
+    },
   },
 };
 
@@ -108,7 +115,7 @@ export function runRoutes() {
       operationId: 'startRun',
       authorisation: runsOf('create', true),
       summary:
-        'Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. Authorised as `create` on `workspaces/runs` (name: the Workspace).',
+        'Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. An apply run starts this way only where the Workspace allows it (`spec.allowApplyWithoutPlan`); elsewhere an apply comes from approving a succeeded plan (`POST .../runs/{run}/apply`). Authorised as `create` on `workspaces/runs` (name: the Workspace).',
       requestSchema: {
         type: 'object',
         required: ['type'],
@@ -121,6 +128,7 @@ export function runRoutes() {
       errorResponses: {
         400: 'Malformed body (`InvalidRun`).',
         404: 'No such Workspace (`WorkspaceNotFound`).',
+        409: 'The Workspace is suspended (`WorkspaceSuspended`), or an apply without a plan where it applies only reviewed plans (`ApplyNeedsPlan`).',
         ...DATABASE_ERRORS,
       },
     },
@@ -173,6 +181,30 @@ export function runRoutes() {
       errorResponses: {
         404: 'No such run in this Project (`RunNotFound`).',
         409: 'The run already Succeeded or Failed (`InvalidPhaseTransition`).',
+        ...DATABASE_ERRORS,
+      },
+    },
+    {
+      method: 'POST',
+      path: `${project}/runs/{run}/apply`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'applyPlan',
+      authorisation: runWorkspaceAuthorisation('approve', 'runs'),
+      summary:
+        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default). Optional body `{"message"}`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
+      requestSchema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { message: MESSAGE },
+        'x-error-reason': 'InvalidRun',
+      },
+      responseSchema: RUN_SCHEMA,
+      successStatus: 201,
+      errorResponses: {
+        400: 'Malformed body (`InvalidRun`).',
+        404: 'No such run in this Project (`RunNotFound`), or its Workspace is gone (`WorkspaceNotFound`).',
+        409: 'The run is not a succeeded plan (`NotASucceededPlan`), the plan is stale (`PlanStale`), or the Workspace is suspended (`WorkspaceSuspended`).',
         ...DATABASE_ERRORS,
       },
     },

@@ -71,3 +71,22 @@ export class LogChunkConflictError extends CatalogueError {
     this.name = 'LogChunkConflictError';
   }
 }
+
+/** A run approved for apply that is not a succeeded plan run. HTTP: 409. */
+export class NotASucceededPlanError extends CatalogueError {
+  constructor(runId: string, type: string, phase: RunPhase) {
+    super(
+      'NotASucceededPlan',
+      `run ${runId} is a ${phase} ${type} run; only a Succeeded plan run can be approved for apply`,
+    );
+    this.name = 'NotASucceededPlanError';
+  }
+}
+
+/** A plan approved for apply that is no longer what would be applied: superseded or too old. HTTP: 409. */
+export class PlanStaleError extends CatalogueError {
+  constructor(runId: string, detail: string) {
+    super('PlanStale', `plan run ${runId} is stale: ${detail}; plan again and approve the new plan`);
+    this.name = 'PlanStaleError';
+  }
+}

@@ -4,6 +4,7 @@ import type { NewRun, Run, RunLogLine, RunPhase } from './run.ts';
 import { InvalidPhaseTransitionError, RunNotFoundError } from './run-errors.ts';
 import { isUuid, newRunId } from './run-id.ts';
 import { RunLeases } from './run-leases.ts';
+import { PlanApprovals } from './plan-approvals.ts';
 import { DEFAULT_LISTENER_LIMITS, RunLogListener } from './run-log-listener.ts';
 import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listener.ts';
 import { phasesFrom } from './phase-machine.ts';
@@ -52,10 +53,13 @@ export class RunStore {
   readonly #logListener: RunLogListener;
   /** The workspace controller's claims, renewals, log chunks and phase changes. */
   readonly leases: RunLeases;
+  /** Succeeded plans approved for apply (issue 37). */
+  readonly planApprovals: PlanApprovals;
 
   constructor(pool: pg.Pool, listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS) {
     this.#pool = pool;
     this.leases = new RunLeases(pool);
+    this.planApprovals = new PlanApprovals(pool);
     this.#logListener = new RunLogListener(
       pool.options,
       (runId, afterSeq, limit) => this.readLogLines(runId, afterSeq, limit),

@@ -33,6 +33,8 @@ export interface Run {
   /** When a user asked to cancel the run, and who; null when nobody did. */
   cancelRequestedAt: string | null;
   cancelRequestedBy: string | null;
+  /** The succeeded plan run whose approval started this apply run (issue 37); null for every other run. */
+  planRun: string | null;
 }
 
 /** What the caller supplies to record a new run; it starts `Pending`. */

@@ -292,6 +292,7 @@ const expectedRun = () => ({
   controller: `system:serviceaccount:${TEST_NAMESPACE}:${CONTROLLER}`,
   cancelRequestedAt: null,
   cancelRequestedBy: null,
+  planRun: null,
   createdAt: expect.any(String),
   startedAt: expect.any(String),
   finishedAt: expect.any(String),

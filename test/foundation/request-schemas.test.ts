@@ -51,6 +51,10 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
     valid: { type: 'plan' },
     reasons: { type: 'InvalidRun', message: 'InvalidRun', unknownField: 'InvalidRun' },
   },
+  applyPlan: {
+    valid: {},
+    reasons: { message: 'InvalidRun', unknownField: 'InvalidRun' },
+  },
   claimRun: {
     valid: {},
     reasons: {
@@ -291,6 +295,7 @@ describe('Issue 9: the OpenAPI document takes request bodies and query parameter
 
   it('a body whose fields are all optional is documented as optional (an empty body reads as {})', () => {
     expect(operation(route('claimRun')).requestBody!.required).toBe(false);
+    expect(operation(route('applyPlan')).requestBody!.required).toBe(false);
     expect(operation(route('startRun')).requestBody!.required).toBe(true);
   });
 });

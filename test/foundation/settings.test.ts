@@ -40,9 +40,14 @@ describe('Settings are parsed once, into one typed configuration: its sections a
       runLogMaxStreamsPerPrincipal: 100,
       runLogSendBufferBytes: 256 * 1024,
       maxWatchesPerPrincipal: 100,
+      planApprovalMaxAgeMs: 24 * 3_600_000,
       projectSecretsAccess: undefined,
       logLevel: 'info',
     });
+  });
+
+  it('PLAN_APPROVAL_MAX_AGE (issue 37): a Go duration, 24h by default', () => {
+    expect(loadSettings({ PLAN_APPROVAL_MAX_AGE: '1h30m' }).server.planApprovalMaxAgeMs).toBe(5_400_000);
   });
 
   it('DATABASE_URL has one field, database.url (the server section no longer repeats it)', () => {
@@ -175,6 +180,8 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', { RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: '0' }],
     ['RUN_LOG_SEND_BUFFER_BYTES', { RUN_LOG_SEND_BUFFER_BYTES: '1kb' }],
     ['MAX_WATCHES_PER_PRINCIPAL', { MAX_WATCHES_PER_PRINCIPAL: '0' }],
+    ['PLAN_APPROVAL_MAX_AGE', { PLAN_APPROVAL_MAX_AGE: '24' }],
+    ['PLAN_APPROVAL_MAX_AGE', { PLAN_APPROVAL_MAX_AGE: '0s' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['API_SERVICE_ACCOUNT', { PROJECT_SECRETS_CLUSTER_ROLE: 'secrets', POD_NAMESPACE: 'platform' }],
     ['ADMIN_SECRET_SOURCE', { ADMIN_SECRET_SOURCE: 'vault:x' }],

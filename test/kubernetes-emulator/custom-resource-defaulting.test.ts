@@ -233,8 +233,8 @@ describe('An object stored before its CRD gained a default has the default when 
   });
 });
 
-describe("The platform's CRDs answer their defaults (Workspace spec.tool.name, autoApply, suspend; Rollout failurePolicy and stages)", () => {
-  it('a Workspace created without them has tool.name opentofu, autoApply false and suspend false', async () => {
+describe("The platform's CRDs answer their defaults (Workspace spec.tool.name, autoApply, suspend, allowApplyWithoutPlan; Rollout failurePolicy and stages)", () => {
+  it('a Workspace created without them has tool.name opentofu, autoApply false, suspend false and allowApplyWithoutPlan false', async () => {
     const workspaces = { group: PLATFORM, version: 'v1alpha1', namespace: NAMESPACE, plural: 'workspaces' };
     const spec = { source: { repository: 'https://git.example.com/infra.git' }, tool: { version: '1.9.0' } };
     await custom().createNamespacedCustomObject({
@@ -249,23 +249,32 @@ describe("The platform's CRDs answer their defaults (Workspace spec.tool.name, a
       tool: { name: 'opentofu', version: '1.9.0' },
       autoApply: false,
       suspend: false,
+      allowApplyWithoutPlan: false,
     });
   });
 
-  it('a Rollout gets failurePolicy Halt and, per stage, requireApproval and approved false', async () => {
+  it('a Rollout gets failurePolicy Halt and, per stage, requireApproval and approved false (and the approval settings false once given)', async () => {
     const rollouts = { group: PLATFORM, version: 'v1alpha1', namespace: NAMESPACE, plural: 'rollouts' };
     const body = {
       apiVersion: `${PLATFORM}/v1alpha1`,
       kind: 'Rollout',
       metadata: { name: 'r' },
-      spec: { revision: 'abc', stages: [{ workspace: 'ws' }] },
+      spec: { revision: 'abc', stages: [{ workspace: 'ws' }, { workspace: 'prod', approval: {} }] },
     };
     const created = (await custom().createNamespacedCustomObject({ ...rollouts, body })) as {
       spec: Record<string, unknown>;
     };
     expect(created.spec).toMatchObject({
       failurePolicy: 'Halt',
-      stages: [{ workspace: 'ws', requireApproval: false, approved: false }],
+      stages: [
+        { workspace: 'ws', requireApproval: false, approved: false },
+        {
+          workspace: 'prod',
+          requireApproval: false,
+          approved: false,
+          approval: { required: false, distinctFromAuthor: false },
+        },
+      ],
     });
   });
 });

@@ -42,6 +42,13 @@ const VALID: Array<[string, Record<string, unknown>]> = [
     },
   ],
   [
+    'Rollout',
+    {
+      revision: 'abc123',
+      stages: [{ workspace: 'production', approval: { required: true, distinctFromAuthor: true }, approved: true }],
+    },
+  ],
+  [
     'VariableSet',
     {
       variables: [
@@ -62,6 +69,11 @@ const INVALID: Array<[string, string, Record<string, unknown>]> = [
   ['Workspace', 'with a tool version that is not exact', { source: { repository: 'r' }, tool: { version: 'latest' } }],
   ['Workspace', 'with an unknown tool', { source: { repository: 'r' }, tool: { name: 'pulumi', version: '1.0.0' } }],
   ['Rollout', 'without stages', { revision: 'abc', stages: [] }],
+  [
+    'Rollout',
+    'whose stage approval is not an object of booleans',
+    { revision: 'abc', stages: [{ workspace: 'a', approval: { required: 'yes' } }] },
+  ],
   [
     'Rollout',
     'with an unknown failure policy',

@@ -336,6 +336,7 @@ async function sweepRuns(): Promise<void> {
   await internal('setRunPhase', { params: missing, body: { leaseId, phase: 'Succeeded' } });
   await internal('setRunPhase', { params: held, body: { leaseId, phase: 'Running' } });
   await internal('setRunPhase', { params: held, body: { leaseId, phase: 'Succeeded' } });
+  await sweepPlanApproval(started.id);
   await hit(byId('cancelRun'), { params: run });
   await hit(byId('cancelRun'), { params: { ...run, run: UNKNOWN_RUN } });
   const pending = JSON.parse((await hit(startRun, { params: runs, body: { type: 'apply' } })).text) as { id: string };
@@ -343,6 +344,63 @@ async function sweepRuns(): Promise<void> {
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
     await hit(byId('internal'), { method, params: { '*': 'nothing/here' } });
   await internal('internal', { params: { '*': 'nothing/here' }, method: 'POST', token: serviceAccount });
+}
+
+/**
+ * Approving plans for apply (issue 37), on a Workspace that applies only reviewed plans (an apply without a plan
+ * is refused there): a succeeded plan approved, then stale; `cancelled`, a run that is not a succeeded plan.
+ */
+async function sweepPlanApproval(cancelled: string): Promise<void> {
+  const { controller, serviceAccount } = platform().tokens;
+  const workspace = `${WORKSPACE}-reviewed`;
+  const spec = { ...SAMPLE_SPECS.Workspace, allowApplyWithoutPlan: false };
+  await hit(resourceRoute('Workspace', 'create'), {
+    params: { namespace: TEAM_PROJECT },
+    body: object('Workspace', workspace, spec),
+  });
+  const runs = { project: TEAM_PROJECT, workspace };
+  await hit(byId('startRun'), { params: runs, body: { type: 'apply' } });
+  const plan = JSON.parse((await hit(byId('startRun'), { params: runs, body: { type: 'plan' } })).text) as {
+    id: string;
+  };
+  const claimed = JSON.parse((await hit(byId('claimRun'), { token: controller, body: runs })).text) as {
+    lease: { id: string };
+  };
+  await hit(byId('setRunPhase'), {
+    token: controller,
+    params: { run: plan.id },
+    body: { leaseId: claimed.lease.id, phase: 'Succeeded' },
+  });
+  const applyPlan = byId('applyPlan');
+  const planRun = { project: TEAM_PROJECT, run: plan.id };
+  await hit(applyPlan, { params: planRun, token: serviceAccount });
+  await hit(applyPlan, { params: planRun, body: { planRun: plan.id } });
+  await hit(applyPlan, { params: { ...planRun, run: UNKNOWN_RUN } });
+  await hit(applyPlan, { params: { ...planRun, run: cancelled } });
+  await hit(applyPlan, { params: planRun, body: { message: 'reviewed' } });
+  await hit(applyPlan, { params: planRun });
+}
+
+/** The approve route (issue 37): an approval, then each refusal; the Rollout's revision written by the admin. */
+async function sweepRolloutApproval(): Promise<void> {
+  const { serviceAccount, oidcUser } = platform().tokens;
+  const name = 'docs-approved';
+  const stages = [{ workspace: 'staging' }, { workspace: 'prod', approval: { required: true } }];
+  await hit(resourceRoute('Rollout', 'create'), {
+    params: { namespace: TEAM_PROJECT },
+    body: object('Rollout', name, {
+      revision: 'abc',
+      stages: [...stages, { workspace: 'eu', approval: { distinctFromAuthor: true } }],
+    }),
+  });
+  const approve = byId('approveRollout');
+  const at = { project: TEAM_PROJECT, rollout: name };
+  await hit(approve, { params: at, body: { stage: 'prod' }, token: serviceAccount });
+  await hit(approve, { params: at, body: {} });
+  await hit(approve, { params: { ...at, rollout: 'no-such-rollout' }, body: { stage: 'prod' } });
+  await hit(approve, { params: at, body: { stage: 'staging' } });
+  await hit(approve, { params: at, body: { stage: 'eu' } });
+  await hit(approve, { params: at, body: { stage: 'prod' }, token: oidcUser });
 }
 
 /** The open routes, the Kubernetes discovery routes and login. */
@@ -430,6 +488,7 @@ afterAll(() => validators.clear());
 const sweeps: [string, () => Promise<void>][] = [
   ...PLATFORM_KINDS.map((kind): [string, () => Promise<void>] => [`the routes of ${kind.kind}`, () => sweepKind(kind)]),
   ["the routes of a run, the controller's routes and the run-log stream", sweepRuns],
+  ["approving a Rollout's stage", sweepRolloutApproval],
   ['the open routes, discovery and login', sweepOthers],
   [
     'no token, a bad token, a bad path parameter, a caller without the right and a body over the limit, on every route',

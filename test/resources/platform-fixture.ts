@@ -232,6 +232,10 @@ export function projectObject(
   return { apiVersion: `${GROUP}/v1alpha1`, kind: 'Project', metadata: { name }, spec };
 }
 
+/**
+ * A Workspace whose apply runs may start without a plan (`allowApplyWithoutPlan`), as the run tests start them;
+ * the approval tests (issue 37) make Workspaces that apply only reviewed plans.
+ */
 export function workspaceObject(name: string, labels: Record<string, string> = {}): Record<string, unknown> {
   return {
     apiVersion: `${GROUP}/v1alpha1`,
@@ -240,6 +244,7 @@ export function workspaceObject(name: string, labels: Record<string, string> = {
     spec: {
       source: { repository: 'https://git.example.com/infra.git', path: 'network' },
       tool: { name: 'opentofu', version: '1.8.2' },
+      allowApplyWithoutPlan: true,
     },
   };
 }

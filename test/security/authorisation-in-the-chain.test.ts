@@ -37,6 +37,7 @@ const PARAMETERS: Record<string, string> = {
   project: 'proj',
   workspace: 'ws',
   run: 'run-id',
+  rollout: 'ro',
 };
 
 /** Attributes in one line: `verb resource[/subresource][.group][ in <namespace>][ named <name>]`, or `verb <path>`. */
@@ -51,12 +52,16 @@ function described(attributes: AuthorizationAttributes): string {
   ].join(' ');
 }
 
-/** An authorizer that records what it is asked and refuses what `refuse` says. */
-function recordingAuthorizer(refuse: (attributes: AuthorizationAttributes) => boolean = () => false) {
+/** An authorizer that records what it is asked and refuses what `refuse` says (or cannot answer what `unanswered` says). */
+function recordingAuthorizer(
+  refuse: (attributes: AuthorizationAttributes) => boolean = () => false,
+  unanswered: (attributes: AuthorizationAttributes) => boolean = () => false,
+) {
   const asked: string[] = [];
   const authorizer: Authorizer = {
     async authorize(_principal, attributes) {
       asked.push(described(attributes));
+      if (unanswered(attributes)) throw apiError('KubernetesUnavailable', 'the review could not be made');
       if (refuse(attributes)) throw apiError('Forbidden', `may not ${described(attributes)}`);
       return { reason: 'allowed by the recording authorizer' };
     },
@@ -80,9 +85,20 @@ interface Passed {
 /** Sends one request for `route` through the authorisation filter alone, as the chain does after authentication. */
 async function authorise(
   route: RouteDefinition,
-  options: { query?: string; contentType?: string; params?: Record<string, string>; refuse?: boolean } = {},
+  options: {
+    query?: string;
+    contentType?: string;
+    params?: Record<string, string>;
+    refuse?: boolean;
+    /** Refuse (or leave unanswered) only this verb. */
+    refuseVerb?: string;
+    unansweredVerb?: string;
+  } = {},
 ): Promise<Passed> {
-  const { authorizer, asked } = recordingAuthorizer(() => options.refuse ?? false);
+  const { authorizer, asked } = recordingAuthorizer(
+    (attributes) => (options.refuse ?? false) || attributes.verb === options.refuseVerb,
+    (attributes) => attributes.verb === options.unansweredVerb,
+  );
   const params: Record<string, string> = {};
   for (const name of Object.keys(route.pathParameters ?? {}))
     params[name] = options.params?.[name] ?? PARAMETERS[name]!;
@@ -112,18 +128,28 @@ async function authorise(
 const OPEN = 'open';
 const ANY_CALLER = 'any authenticated caller';
 
-/** A kind's routes, written out: what each operation is authorised as. */
-function kindRoutes(kind: string, plural: string, namespaced: boolean): Record<string, string> {
+/**
+ * A kind's routes, written out: what each operation is authorised as. `alsoDecided`: the verbs the chain
+ * decides besides a write's own (a Rollout's `approve`, issue 37), asked after it and granted beside it.
+ */
+function kindRoutes(
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  alsoDecided: string[] = [],
+): Record<string, string | string[]> {
   const resource = `${plural}.${GROUP}`;
   const status = `${plural}/status.${GROUP}`;
   const where = namespaced ? ' in ns' : '';
+  const write = (verb: string, named: string) =>
+    [verb, ...alsoDecided].map((each) => `${each} ${resource}${where}${named}`);
   return {
     [`list${kind}s`]: `list ${resource}${where}`,
     ...(namespaced ? { [`list${kind}sInAllNamespaces`]: `list ${resource}` } : {}),
-    [`create${kind}`]: `create ${resource}${where}`,
+    [`create${kind}`]: write('create', ''),
     [`get${kind}`]: `get ${resource}${where} named obj`,
-    [`replace${kind}`]: `update ${resource}${where} named obj`,
-    [`patch${kind}`]: `patch ${resource}${where} named obj`,
+    [`replace${kind}`]: write('update', ' named obj'),
+    [`patch${kind}`]: write('patch', ' named obj'),
     [`delete${kind}`]: `delete ${resource}${where} named obj`,
     [`get${kind}Status`]: `get ${status}${where} named obj`,
     [`replace${kind}Status`]: `update ${status}${where} named obj`,
@@ -131,8 +157,11 @@ function kindRoutes(kind: string, plural: string, namespaced: boolean): Record<s
   };
 }
 
-/** Every route of the table and what it is authorised as; a route added without an entry here fails. */
-const EXPECTED: Record<string, string> = {
+/**
+ * Every route of the table and what it is authorised as (several: each asked in turn, all granted); a route
+ * added without an entry here fails.
+ */
+const EXPECTED: Record<string, string | string[] | { asked: string; granted: string[] }> = {
   getHealth: OPEN,
   getReadiness: OPEN,
   login: OPEN,
@@ -156,13 +185,19 @@ const EXPECTED: Record<string, string> = {
   getProjectNamespace: 'get namespaces named ns',
   ...kindRoutes('Project', 'projects', false),
   ...kindRoutes('Workspace', 'workspaces', true),
-  ...kindRoutes('Rollout', 'rollouts', true),
+  ...kindRoutes('Rollout', 'rollouts', true, ['approve']),
   ...kindRoutes('VariableSet', 'variablesets', true),
   startRun: `create workspaces/runs.${GROUP} in proj named ws`,
   listWorkspaceRuns: `list workspaces/runs.${GROUP} in proj named ws`,
   listProjectRuns: `list workspaces/runs.${GROUP} in proj`,
   getRun: `get workspaces/runs.${GROUP} in proj named run-ws`,
   cancelRun: `create workspaces/runs.${GROUP} in proj named run-ws`,
+  applyPlan: `approve workspaces/runs.${GROUP} in proj named run-ws`,
+  // Approving is the server's patch of the Rollout: the one verb asked stands for it.
+  approveRollout: {
+    asked: `approve rollouts.${GROUP} in proj named ro`,
+    granted: [`approve rollouts.${GROUP} in proj named ro`, `patch rollouts.${GROUP} in proj named ro`],
+  },
   streamRunLogs: `get workspaces/log.${GROUP} in proj named run-ws`,
   listAuditEvents: 'list events.audit.k8s.io',
   listRunsInPhase: 'get /internal/runs',
@@ -184,7 +219,8 @@ describe('issue 20: every route declares its authorisation in the route table, a
   });
 
   for (const [operationId, expected] of Object.entries(EXPECTED)) {
-    it(`${operationId}: ${expected}`, async () => {
+    const shownAs = typeof expected === 'object' && !Array.isArray(expected) ? expected : undefined;
+    it(`${operationId}: ${shownAs ? `${shownAs.asked}, granting ${shownAs.granted.join(' and ')}` : [expected].flat().join(', then ')}`, async () => {
       const { asked, decision } = await authorise(routeOf(operationId));
       const shown = decision?.granted.map(described) ?? [];
       if (expected === OPEN) {
@@ -192,9 +228,11 @@ describe('issue 20: every route declares its authorisation in the route table, a
       } else if (expected === ANY_CALLER) {
         expect({ asked, shown }).toEqual({ asked: [], shown: [] });
         expect(decision?.principal).toBe(CALLER);
+      } else if (shownAs) {
+        expect({ asked, shown }).toEqual({ asked: [shownAs.asked], shown: shownAs.granted });
       } else {
-        // Asked once, and what the handler receives is what was asked.
-        expect({ asked, shown }).toEqual({ asked: [expected], shown: [expected] });
+        // Asked once each, and what the handler receives is what was asked.
+        expect({ asked, shown }).toEqual({ asked: [expected].flat(), shown: [expected].flat() });
       }
     });
   }
@@ -234,6 +272,63 @@ describe('issue 20: a watch is authorised as `watch`, server-side apply as `patc
   it('a server-side apply (PATCH, application/apply-patch+yaml) is authorised as exactly `patch` on the object', async () => {
     const { asked } = await authorise(routeOf('patchWorkspace'), { contentType: 'application/apply-patch+yaml' });
     expect(asked).toEqual([`patch workspaces.${GROUP} in ns named obj`]);
+  });
+});
+
+describe("issue 37: a Rollout write's `approve` is decided by the chain with the write's own verb; the handler only consults it", () => {
+  const approve = `approve rollouts.${GROUP} in ns named obj`;
+  const patch = `patch rollouts.${GROUP} in ns named obj`;
+
+  it('a caller who may patch but not approve is authorised for the patch; the decision holds the refusal of `approve` (403 naming the verb)', async () => {
+    const { asked, decision } = await authorise(routeOf('patchRollout'), { refuseVerb: 'approve' });
+    expect({ asked, granted: decision?.granted.map(described) }).toEqual({ asked: [patch, approve], granted: [patch] });
+    expect(() => decision!.requireVerb('patch')).not.toThrow();
+    let refusal: unknown;
+    try {
+      decision!.requireVerb('approve');
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect(refusal).toMatchObject({ status: 403, reason: 'Forbidden', message: `may not ${approve}` });
+  });
+
+  it('a caller who may approve: `approve` is granted beside the write, and requireVerb passes', async () => {
+    const { decision } = await authorise(routeOf('replaceRollout'));
+    expect(decision?.granted.map(described)).toEqual([
+      `update rollouts.${GROUP} in ns named obj`,
+      `approve rollouts.${GROUP} in ns named obj`,
+    ]);
+    expect(() => decision!.requireVerb('approve')).not.toThrow();
+  });
+
+  it('a verb the chain did not decide for the route is a bug of the handler, not a refusal: it throws an Error', async () => {
+    const { decision } = await authorise(routeOf('patchRolloutStatus'));
+    expect(() => decision!.requireVerb('approve')).toThrow(
+      'a handler needs approve, which the chain does not decide for this route',
+    );
+    expect(() => decision!.requireVerb('approve')).not.toThrow(ApiError);
+  });
+
+  it('a review of `approve` that cannot be made fails the write closed (503), before any handler', async () => {
+    const failed = await authorise(routeOf('patchRollout'), { unansweredVerb: 'approve' }).catch(
+      (error: unknown) => error,
+    );
+    expect(failed).toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
+  });
+
+  it('a refused write is refused for its own verb: `approve` is not asked', async () => {
+    const { authorizer, asked } = recordingAuthorizer((attributes) => attributes.verb === 'patch');
+    await expect(
+      AuthorisationDecision.decide(
+        authorizer,
+        CALLER,
+        { verb: 'patch', group: GROUP, resource: 'rollouts', namespace: 'ns', name: 'obj' },
+        undefined,
+        { decidesAlso: ['approve'] },
+      ),
+    ).rejects.toMatchObject({ status: 403 });
+    expect(asked).toEqual([patch]);
   });
 });
 

@@ -63,6 +63,7 @@ const VALID: Record<string, string> = {
   name: 'sec-obj',
   workspace: 'sec-ws',
   run: RUN_ID,
+  rollout: 'sec-obj',
 };
 
 /** The routes with path parameters; catch-alls (`/internal/*`, `/bridge/*`) take any rest of the path by design. */
@@ -102,6 +103,7 @@ const KINDS: Record<string, string> = {
 };
 const BODY_OF: Record<string, unknown> = {
   startRun: { type: 'plan' },
+  approveRollout: { stage: 'x' },
   setRunPhase: { phase: 'Running' },
   appendRunLogs: { lines: ['x'] },
 };
@@ -193,10 +195,16 @@ function outsideAuthorised(
   const fits = resourceReviews.some((review) => {
     const sameNamespace = namespace === (review.namespace ?? '');
     if (group === GROUP && resource === review.resource) {
-      // The reviewed object itself: the reviewed verb, a read of it, or the status the server keeps after a write.
+      // The reviewed object itself: the reviewed verb (`approve` is a patch of it), a read of it, or the status
+      // the server keeps after a write.
       if (review.name !== undefined)
         return (
-          sameNamespace && name === review.name && (verb === review.verb || verb === 'get' || subresource === 'status')
+          sameNamespace &&
+          name === review.name &&
+          (verb === review.verb ||
+            (review.verb === 'approve' && verb === 'patch') ||
+            verb === 'get' ||
+            subresource === 'status')
         );
       // A collection review (list, create): the same verb on the collection; after a create, the new object's status.
       return (

@@ -34,10 +34,14 @@ interface ValidRequest {
   who: Who;
   body?: Json;
   query?: Record<string, string>;
+  /** The run of the path, when not the file's run (`runId`). */
+  run?: string;
 }
 
 let runId: string;
 let leaseId: string;
+/** A plan run that succeeded, to approve for apply. */
+let succeededPlanId: string;
 
 /** The valid request of each route with a body or query schema, by operationId; the resource routes by operation. */
 async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
@@ -54,6 +58,7 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
   }
   const requests: Record<string, ValidRequest> = {
     startRun: { who: 'admin', body: { type: 'plan', message: 'swept' } },
+    applyPlan: { who: 'admin', body: { message: 'swept' }, run: succeededPlanId },
     listWorkspaceRuns: { who: 'admin', query: { limit: '5' } },
     listProjectRuns: { who: 'admin', query: { limit: '5' } },
     listRunsInPhase: { who: 'controller', query: { phase: 'Running', limit: '5' } },
@@ -217,7 +222,11 @@ async function hostileRequest({ route, where, field, value }: Case): Promise<Val
 }
 
 /** Sends `request` on `route`, its body as JSON and its query as the URL's. */
-function sendOn(route: RouteDefinition, request: ValidRequest, path = pathOf(route)): Promise<Response> {
+function sendOn(
+  route: RouteDefinition,
+  request: ValidRequest,
+  path = pathOf(route, request.run ? { run: request.run } : {}),
+): Promise<Response> {
   const query = new URLSearchParams(request.query ?? {}).toString();
   return send(
     platform().gateway.url,
@@ -258,7 +267,33 @@ beforeAll(async () => {
   expect(claimed.run.id).toBe(run.id);
   runId = run.id;
   leaseId = claimed.lease.id;
+  succeededPlanId = await succeededPlan(`${SWEPT}-planned`);
 });
+
+/** A plan run of a new Workspace `workspace`, claimed and ended `Succeeded` by the controller. */
+async function succeededPlan(workspace: string): Promise<string> {
+  const url = platform().gateway.url;
+  const { admin, controller } = platform().tokens;
+  await send(
+    url,
+    admin,
+    'POST',
+    `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+    validObject('Workspace', workspace),
+  ).then(expectStatus(201));
+  const plan = await send(url, admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${workspace}/runs`, {
+    type: 'plan',
+  }).then(expectStatus(201));
+  const claimed = await send(url, controller, 'POST', '/internal/runs/claim', {
+    project: TEAM_PROJECT,
+    workspace,
+  }).then(expectStatus(200));
+  await send(url, controller, 'POST', `/internal/runs/${plan.id}/phase`, {
+    leaseId: claimed.lease.id,
+    phase: 'Succeeded',
+  }).then(expectStatus(200));
+  return plan.id as string;
+}
 
 describe('Issue 20, item 3: every string field of every body and query schema with a NUL, every integer field out of the int4 range: 400 naming the field, nothing stored', () => {
   it('the sweep reaches the fields the issue names: a run message, a log line, a /phase message, a claimed project, firstSeq', () => {

@@ -5,6 +5,7 @@ import { asKubernetesStatus } from '../../resources/kubernetes-status.ts';
 import {
   effectiveAuthorisation,
   resourceVerb,
+  verbsDecidedWith,
   type AuthorisationResolverName,
   type DeclaredAttributes,
   type EffectiveAuthorisation,
@@ -50,26 +51,34 @@ async function decide(
 ): Promise<AuthorisationDecision> {
   const { principal, params } = request;
   // What was asked is kept on the request, allowed or not: the audit trail names it on a refusal too.
-  const decideOn = (attributes: AuthorizationAttributes, resolved?: unknown) => {
+  const decideOn = (
+    attributes: AuthorizationAttributes,
+    resolved?: unknown,
+    verbs?: Parameters<typeof AuthorisationDecision.decide>[4],
+  ) => {
     request.authorisationAsked = attributes;
-    return AuthorisationDecision.decide(authorizer, principal, attributes, resolved);
+    return AuthorisationDecision.decide(authorizer, principal, attributes, resolved, verbs);
   };
   if ('nonResourcePath' in authorisation) {
     return decideOn({ nonResourcePath: request.path, verb: request.method.toLowerCase() });
   }
   if ('kind' in authorisation) {
     const { kind, operation } = authorisation;
-    return decideOn({
-      verb: resourceVerb(operation, request.query),
-      group: apiGroup,
-      resource: kind.plural,
-      ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
-      ...(params.namespace !== undefined ? { namespace: params.namespace } : {}),
-      ...(params.name !== undefined ? { name: params.name } : {}),
-    });
+    return decideOn(
+      {
+        verb: resourceVerb(operation, request.query),
+        group: apiGroup,
+        resource: kind.plural,
+        ...(operation.endsWith('Status') ? { subresource: 'status' } : {}),
+        ...(params.namespace !== undefined ? { namespace: params.namespace } : {}),
+        ...(params.name !== undefined ? { name: params.name } : {}),
+      },
+      undefined,
+      { decidesAlso: verbsDecidedWith(kind, operation) },
+    );
   }
   const attributes = declaredAttributes(authorisation.attributes, apiGroup, params);
-  if (!('resolver' in authorisation)) return decideOn(attributes);
+  if (!('resolver' in authorisation)) return decideOn(attributes, undefined, { performs: authorisation.performs });
   const resolver = resolvers[authorisation.resolver];
   if (!resolver)
     throw new Error(`no authorisation resolver ${authorisation.resolver} for ${request.route!.operationId}`);

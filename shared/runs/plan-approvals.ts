@@ -1,0 +1,93 @@
+import type pg from 'pg';
+import { NotASucceededPlanError, PlanStaleError, RunNotFoundError } from './run-errors.ts';
+import { isUuid, newRunId } from './run-id.ts';
+import { inRunTransaction, RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
+import type { PrincipalType, Run, RunPhase, RunType } from './run.ts';
+import { validateNewRun } from './validate-new-run.ts';
+
+/** An approval of plan run `planRun` of `project` for apply, by `principal`. */
+export interface PlanApproval {
+  project: string;
+  planRun: string;
+  principal: string;
+  principalType: PrincipalType;
+  message?: string;
+  /** How long after it finished the plan may still be approved (PLAN_APPROVAL_MAX_AGE), in milliseconds. */
+  maxAgeMs: number;
+}
+
+interface PlanRow {
+  workspace: string;
+  type: RunType;
+  phase: RunPhase;
+  finished_at: Date | null;
+  expired: boolean;
+}
+
+/**
+ * Applying what was reviewed (issue 37): approving a succeeded plan run records a `Pending` apply run
+ * bound to it (`plan_run`), which the controller is handed on claim. Refused when the plan is stale: a
+ * newer run (plan or apply) of its Workspace exists, or it finished longer ago than the limit, so a plan
+ * is applied at most once and never after the Workspace moved on.
+ */
+export class PlanApprovals {
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** The new apply run bound to the plan; `RunNotFoundError`, `NotASucceededPlanError` or `PlanStaleError` otherwise. */
+  async approveForApply(approval: PlanApproval): Promise<Run> {
+    const { project, planRun } = approval;
+    if (!isUuid(planRun)) throw new RunNotFoundError(planRun);
+    return inRunTransaction(this.#pool, async (query) => {
+      // The plan's row lock serialises approvals of one plan: the second one, once the first has
+      // committed, reads (in a statement of its own, so with a snapshot taken after the wait) the
+      // apply the first one made, and is refused as superseded.
+      const { rows } = await query<PlanRow>(
+        `SELECT workspace, type, phase, finished_at,
+                finished_at < now() - $3::float8 * interval '1 millisecond' AS expired
+         FROM runs WHERE id = $1 AND project = $2 FOR UPDATE`,
+        [planRun, project, approval.maxAgeMs],
+      );
+      const plan = rows[0];
+      if (!plan) throw new RunNotFoundError(planRun);
+      if (plan.type !== 'plan' || plan.phase !== 'Succeeded')
+        throw new NotASucceededPlanError(planRun, plan.type, plan.phase);
+      const { rows: newer } = await query<{ id: string; type: RunType }>(
+        `SELECT newer.id, newer.type FROM runs newer, runs plan
+         WHERE plan.id = $1 AND newer.project = plan.project AND newer.workspace = plan.workspace
+           AND (newer.created_at, newer.id) > (plan.created_at, plan.id)
+         ORDER BY newer.created_at DESC, newer.id DESC LIMIT 1`,
+        [planRun],
+      );
+      if (newer[0])
+        throw new PlanStaleError(
+          planRun,
+          `a newer ${newer[0].type} run (${newer[0].id}) of workspace "${plan.workspace}" exists`,
+        );
+      if (plan.expired)
+        throw new PlanStaleError(
+          planRun,
+          `it finished at ${plan.finished_at!.toISOString()}, longer ago than PLAN_APPROVAL_MAX_AGE allows`,
+        );
+      const apply = {
+        project,
+        workspace: plan.workspace,
+        type: 'apply' as const,
+        principal: approval.principal,
+        principalType: approval.principalType,
+        message: approval.message ?? '',
+      };
+      validateNewRun(apply);
+      const { rows: created } = await query<RunRow>(
+        `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run)
+         VALUES ($1, $2, $3, 'apply', 'Pending', $4, $5, $6, $7)
+         RETURNING ${RUN_COLUMNS}`,
+        [newRunId(), project, apply.workspace, apply.principal, apply.principalType, apply.message, planRun],
+      );
+      return toRun(created[0]!);
+    });
+  }
+}
