@@ -322,7 +322,7 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
       'Name:            cache-v2',
       `Namespace:       ${TEAM_PROJECT}`,
       'Status:          ॥ AwaitingApproval',
-      'Revision:        v2.0.0',
+      'Revision:        v2.0.0 (by admin)',
       'Stage:           2/2',
       'Failure policy:  Halt',
     ]);
@@ -376,5 +376,78 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
     const drawings = cli.stdout().split('\nName:');
     expect(drawings.length).toBeGreaterThanOrEqual(2);
     expect(drawings.at(-1)).toContain('Status:          ◌ Progressing');
+  });
+
+  it('rollouts approve approves the stage through the approve route, as the OIDC user; the tree then says who approved', async () => {
+    const alice = await execCredentialKubeconfig(user(), platform(), 'alice-approver', { namespace: TEAM_PROJECT });
+    await writeFile(alice.tokensFile, `${platform().tokens.oidcUser}\n`);
+    // rollout-reader (the test before) may read Rollouts but not approve them.
+    const reader = await execCredentialKubeconfig(user(), platform(), 'reader-approver', { namespace: TEAM_PROJECT });
+    await writeFile(reader.tokensFile, `${await platform().cluster.mintToken('rollout-reader')}\n`);
+
+    const refused = await user().run(['rollouts', 'approve', 'cache-v2', '--stage', 'edge'], {
+      kubeconfig: reader.kubeconfig,
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(
+      /^Error from server \(Forbidden\): system:serviceaccount:platform-system:rollout-reader may not approve rollouts\.platform\.dev "cache-v2" in namespace "team-a"\n$/,
+    );
+
+    const approved = await user().run(['rollouts', 'approve', 'cache-v2', '--stage', '2'], {
+      kubeconfig: alice.kubeconfig,
+    });
+    expect(approved, approved.stderr).toMatchObject({
+      code: 0,
+      stdout: `rollout.${GROUP}/cache-v2 stage edge approved\n`,
+    });
+    const stored = await admin('GET', `${rollouts}/cache-v2`).then(expectStatus(200));
+    expect(stored.spec.stages[1].approved).toBe(true);
+    expect(
+      stored.status.stages.find((stage: { workspace: string }) => stage.workspace === 'edge').approval,
+    ).toMatchObject({
+      approvedBy: 'alice@example.com',
+    });
+    const shown = await user().run(['rollouts', 'get', 'cache-v2']);
+    expect(shown.stdout).toMatch(/└──# 2 edge\s+Stage\s+\S+ \w+\s+approved by alice@example\.com \d+s ago\n/);
+
+    const again = await user().run(['rollouts', 'approve', 'cache-v2', '--stage', 'edge'], {
+      kubeconfig: alice.kubeconfig,
+    });
+    expect(again.code).toBe(3);
+    expect(again.stderr).toMatch(/^Error from server \(AlreadyApproved\): /);
+  });
+});
+
+describe('runs approve: an apply of exactly what a succeeded plan showed (the approvals contract)', () => {
+  it("starts the apply bound to the plan, follows it to its outcome, and refuses the plan's second approval in kubectl's words", async () => {
+    const plan = createdRunId((await user().run(['runs', 'start', 'storage', '--plan'])).stdout);
+    const planned = await claim('storage');
+    await controller.finish(planned.runId, planned.leaseId, 'Succeeded', 'planned');
+
+    const cli = user().start(['runs', 'approve', plan, '-m', 'ship it', '--follow']);
+    await eventually(
+      () => cli.stderr().includes('created'),
+      () => cli.stderr(),
+    );
+    const claimed = await controller.claim(60, { project: TEAM_PROJECT, workspace: 'storage' });
+    expect(claimed?.run).toMatchObject({ type: 'apply', planRun: plan, message: 'ship it' });
+    await controller.append(claimed!.run.id, claimed!.lease.id, 1, ['Apply complete!']);
+    await controller.finish(claimed!.run.id, claimed!.lease.id, 'Succeeded', 'applied');
+    expect(await cli.exited).toBe(0);
+    expect(cli.stdout()).toBe('Apply complete!\n');
+    expect(cli.stderr()).toContain(`run/${claimed!.run.id} created (apply of workspace storage)`);
+
+    const again = await user().run(['runs', 'approve', plan]);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toMatch(/^Error from server \(PlanStale\): /);
+  });
+
+  it('an apply without a plan is refused where the Workspace applies only reviewed plans', async () => {
+    const reviewed = workspaceObject('reviewed') as { spec: Record<string, unknown> };
+    reviewed.spec.allowApplyWithoutPlan = false;
+    await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, reviewed).then(expectStatus(201));
+    const refused = await user().run(['runs', 'start', 'reviewed', '--apply']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/^Error from server \(ApplyNeedsPlan\): /);
   });
 });
