@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket, connect } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../kubectl/kubectl-cli.ts';
+import { eventually, runCli } from '../kubectl/kubectl-cli.ts';
 import {
   API,
   GROUP,
@@ -157,12 +157,21 @@ describe("runs start --follow and runs logs -f: the log as the controller writes
     expect(cli.stdout()).toBe('Refreshing state...\n');
   });
 
-  it('runs logs without -f prints the lines written so far and exits 0 while the run goes on', async () => {
+  it('runs logs without -f prints the lines written so far and exits 0 while the run goes on; colours stay on a terminal', async () => {
     const id = createdRunId((await user().run(['runs', 'start', 'edge', '--plan'])).stdout);
     const { runId, leaseId } = await claim('edge');
-    await controller.append(runId, leaseId, 1, ['one', 'two']);
+    await controller.append(runId, leaseId, 1, ['one', '\u001b[32mtwo\u001b[0m']);
     const printed = await user().run(['runs', 'logs', id]);
     expect(printed).toMatchObject({ code: 0, stdout: 'one\ntwo\n' });
+    // On a terminal (`script` gives kubectl and the plugin one) the colours stay, unless --no-color.
+    // (Not spawnSync: the server answering it runs in this process.)
+    const onTerminal = (args: string) =>
+      runCli('script', ['-qec', `kubectl platform runs logs ${id} ${args}`, '/dev/null'], {
+        home: user().home,
+        env: user().env(),
+      });
+    expect((await onTerminal('')).stdout).toContain('one\r\n\u001b[32mtwo\u001b[0m\r\n');
+    expect((await onTerminal('--no-color')).stdout).toContain('one\r\ntwo\r\n');
     await controller.finish(runId, leaseId, 'Succeeded', 'done');
   });
 

@@ -25,11 +25,11 @@ export interface CliResult {
 export async function runCli(
   command: string,
   args: string[],
-  options: { input?: string; home: string; timeoutMs?: number },
+  options: { input?: string; home: string; timeoutMs?: number; env?: Record<string, string> },
 ): Promise<CliResult> {
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: options.home },
+    env: options.env ?? { PATH: process.env.PATH, HOME: options.home },
     stdio: ['pipe', 'pipe', 'pipe'],
     timeout: options.timeoutMs ?? 60_000,
   });
