@@ -23,14 +23,14 @@ export interface FollowOptions {
   write: (line: string) => void;
   /** Without -f: stop once no line came for this long. */
   quietMs?: number;
-  /** How long reconnecting may fail in a row before giving up (default two minutes). */
-  giveUpMs?: number;
 }
 
 /** Statuses after which the same request may succeed later (kubectl retries these too). */
 const TRANSIENT = new Set([429, 502, 503, 504]);
 const DEFAULT_RETRY_MS = 3_000;
 const DROPPED_DELAY_MS = 1_000;
+/** How long reconnecting may fail in a row (refused, 5xx, or cut with no line) before the command gives up. */
+const GIVE_UP_MS = 120_000;
 
 export class RunLogFollower {
   readonly #connection: PlatformConnection;
@@ -56,8 +56,7 @@ export class RunLogFollower {
       });
       if (!('statusCode' in opened) || TRANSIENT.has(opened.statusCode ?? 0)) {
         failingSince ??= Date.now();
-        if (Date.now() - failingSince > (this.#options.giveUpMs ?? 120_000))
-          throw 'statusCode' in opened ? await failure(opened) : opened;
+        if (Date.now() - failingSince > GIVE_UP_MS) throw 'statusCode' in opened ? await failure(opened) : opened;
         await delay('statusCode' in opened ? retryAfter(opened, this.#retryMs) : this.#retryMs);
         continue;
       }
@@ -66,14 +65,20 @@ export class RunLogFollower {
         throw await failure(opened);
       }
       if (opened.statusCode !== 200) throw await failure(opened);
-      failingSince = undefined;
+      const before = this.#lastEventId;
       const ended = await this.#read(opened);
       if (ended === 'resume') continue;
       if (ended === 'dropped') {
-        // A connection cut without a last event: resume after a moment (not at once, in case the cut repeats).
+        // A connection cut without a last event: resume after a moment (not at once, in case the cut
+        // repeats); cuts that bring no line count towards giving up, as failed connections do.
+        if (this.#lastEventId !== before) failingSince = undefined;
+        else failingSince ??= Date.now();
+        if (failingSince !== undefined && Date.now() - failingSince > GIVE_UP_MS)
+          throw new PluginError(`error: the log stream of run/${run} keeps closing without sending a line`, 'server');
         await delay(DROPPED_DELAY_MS);
         continue;
       }
+      failingSince = undefined;
       if (ended.kind === 'expired') {
         if (await this.#connection.renewCredentials()) continue;
         throw new PluginError(
