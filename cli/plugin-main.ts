@@ -100,7 +100,8 @@ Flags of every command:
 ${describeFlags(GLOBAL_FLAGS)}
 
 Exit codes: 0 done (with --follow: the run Succeeded), 1 the followed run Failed, 2 it was Cancelled,
-3 the server refused or could not be reached, 4 a wrong command line or kubeconfig.
+3 the server refused or could not be reached, 4 a wrong command line or kubeconfig, 5 the followed run
+was removed by retention before its end was seen.
 
 Usage:
   kubectl platform <runs|rollouts> <command> [arguments] [flags]

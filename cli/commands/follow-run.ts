@@ -26,7 +26,10 @@ export async function writeRunLog(context: CommandContext, run: string, follow: 
     if (follow) context.stderr(`run/${run} ${ended.phase}${ended.statusMessage ? `: ${ended.statusMessage}` : ''}\n`);
     return follow ? exitCodeOfPhase(ended.phase) : 0;
   }
-  // A last event this plugin does not know (a newer server's): the run record says how the run ended.
+  // `removed` (issue 35) or a last event this plugin does not know (a newer server's): the run record
+  // says how the run ended, unless retention removed the run itself.
+  if (ended.reason === 'RunRemoved')
+    throw new PluginError(`error: run/${run} was removed before its end was seen: ${ended.message}`, 'runRemoved');
   const record = await getRun(connection, project, run);
   if (!FINAL_PHASES.includes(record.phase))
     throw new PluginError(

@@ -15,6 +15,8 @@ export const EXIT_CODES = {
   server: 3,
   /** The command line or the kubeconfig is wrong: unknown command or flag, missing or extra argument, no such context. */
   usage: 4,
+  /** Following: retention removed the run (RUN_HISTORY_RETENTION, issue 35) before its end was seen, so its outcome is unknown. */
+  runRemoved: 5,
 } as const;
 
 export type ExitReason = keyof typeof EXIT_CODES;

@@ -15,8 +15,11 @@ export type LogEnd =
   | { kind: 'end'; phase: RunPhase; message: string; statusMessage: string }
   /** Not following (no -f): no line came for the quiet time, so what the log had is written. */
   | { kind: 'quiet' }
-  /** The stream closed with a final event this plugin does not know; the caller asks the run itself. */
-  | { kind: 'closed'; event: string; message: string };
+  /**
+   * The stream closed with another last event: `removed` (retention removed the run's log or the run
+   * itself, issue 35: its `reason` says which) or one a newer server adds; the caller asks the run itself.
+   */
+  | { kind: 'closed'; event: string; reason: string | undefined; message: string };
 
 export interface FollowOptions {
   /** Called with each line of the log, once, in order. */
@@ -134,7 +137,12 @@ export class RunLogFollower {
         if (event.event === 'resume') return 'resume';
         if (event.event === 'expired')
           return { kind: 'expired', message: `${data.reason ?? 'Expired'}: ${data.message ?? ''}` };
-        return { kind: 'closed', event: event.event, message: String(data.message ?? event.data) };
+        return {
+          kind: 'closed',
+          event: event.event,
+          reason: typeof data.reason === 'string' ? data.reason : undefined,
+          message: String(data.message ?? event.data),
+        };
       }
       return quiet ? { kind: 'quiet' } : 'dropped';
     } catch {
