@@ -95,6 +95,26 @@ describe('runs start, list and get: kubectl platform starts a run and shows it a
     );
   });
 
+  it('runs list -w prints a row for a run that starts and again when it changes phase', async () => {
+    const cli = user().start(['runs', 'list', '-w', '--workspace', 'queue']);
+    await eventually(
+      () => cli.stdout().startsWith('RUN'),
+      () => cli.stdout() + cli.stderr(),
+    );
+    const id = createdRunId((await user().run(['runs', 'start', 'queue', '--plan'])).stdout);
+    await eventually(
+      () => new RegExp(`${id}\\s+queue\\s+plan\\s+Pending`).test(cli.stdout()),
+      () => cli.stdout(),
+    );
+    expect((await user().run(['runs', 'cancel', id])).code).toBe(0);
+    await eventually(
+      () => new RegExp(`${id}\\s+queue\\s+plan\\s+Cancelled`).test(cli.stdout()),
+      () => cli.stdout(),
+    );
+    cli.kill();
+    expect(cli.stdout().match(/^RUN /gm)).toHaveLength(1);
+  });
+
   it("says what is wrong in kubectl's words, with exit code 3 for the server's refusal and 4 for a wrong command line", async () => {
     const missing = await user().run(['runs', 'get', '0196f0c2-5d7e-7b61-9a4e-2f9d1e0c8a31']);
     expect(missing.code).toBe(3);
