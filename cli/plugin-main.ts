@@ -38,8 +38,11 @@ async function dispatch(args: readonly string[], terminal: Terminal): Promise<nu
   const help = args.includes('--help') || args.includes('-h');
   const command = COMMANDS.find((candidate) => candidate.words.join(' ') === words.join(' '));
   if (!command) {
-    if (help || words.length === 0) {
-      (words.length === 0 && !help ? terminal.stderr : terminal.stdout)(overview(words[0]));
+    // `kubectl platform` or `kubectl platform runs` alone: what there is to run (an error without --help).
+    const group =
+      words.length < 2 && (words.length === 0 || COMMANDS.some((candidate) => candidate.words[0] === words[0]));
+    if (help || group) {
+      (help ? terminal.stdout : terminal.stderr)(overview(words[0]));
       return help ? EXIT_CODES.success : EXIT_CODES.usage;
     }
     throw usageError(`unknown command "${words.join(' ')}" for "kubectl platform"`);

@@ -45,12 +45,15 @@ export const rolloutsGet: PluginCommand = {
     const watch = await openWatch(connection, path, name, rollout);
     let redrawing = Promise.resolve();
     const redraw = () => {
-      redrawing = redrawing.then(async () => {
-        const next = await draw();
-        if (next === shown) return;
-        shown = next;
-        context.stdout(context.terminal ? `${CLEAR_SCREEN}${next}` : `\n${next}`);
-      });
+      // One drawing at a time, in order; a tick that failed (the server briefly away) leaves the next to try.
+      redrawing = redrawing
+        .catch(() => undefined)
+        .then(async () => {
+          const next = await draw();
+          if (next === shown) return;
+          shown = next;
+          context.stdout(context.terminal ? `${CLEAR_SCREEN}${next}` : `\n${next}`);
+        });
       return redrawing;
     };
     const ticker = setInterval(() => void redraw().catch(() => undefined), RUNS_REFRESH_MS);

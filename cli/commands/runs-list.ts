@@ -6,7 +6,7 @@ import { formatRuns, runColumnWidths } from '../plugin/run-rows.ts';
 import { listRuns, type RunRecord } from '../plugin/runs-client.ts';
 
 /** How often a watch asks for the newest runs (the run routes have no watch of their own). */
-export const RUNS_WATCH_INTERVAL_MS = 2_000;
+const RUNS_WATCH_INTERVAL_MS = 2_000;
 const DEFAULT_LIMIT = 50;
 
 export const runsList: PluginCommand = {
