@@ -259,9 +259,11 @@ describe('An OIDC user with a kubelogin-style exec credential plugin: allowed wh
   it("lists runs in the Project of its Role and is refused in another, in kubectl's words", async () => {
     const alice = await execCredentialKubeconfig(user(), platform(), 'alice', { namespace: TEAM_PROJECT });
     await writeFile(alice.tokensFile, `${platform().tokens.oidcUser}\n`);
+    const started = await user().run(['runs', 'start', 'network', '--plan'], { kubeconfig: alice.kubeconfig });
+    expect(started.code, started.stderr).toBe(0);
     const allowed = await user().run(['runs', 'list'], { kubeconfig: alice.kubeconfig });
     expect(allowed.code, allowed.stderr).toBe(0);
-    expect(allowed.stdout).toMatch(/^RUN\s+WORKSPACE/);
+    expect(allowed.stdout).toMatch(new RegExp(`^RUN\\s+WORKSPACE[^]*${createdRunId(started.stdout)}`));
     const refused = await user().run(['runs', 'list', '-n', OTHER_PROJECT], { kubeconfig: alice.kubeconfig });
     expect(refused.code).toBe(3);
     expect(refused.stderr).toBe(
@@ -322,6 +324,10 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
       },
     }).then(expectStatus(201));
     await setStatus('AwaitingApproval', 'AwaitingApproval');
+    // A ServiceAccount that may read Rollouts but not approve them.
+    const readRollouts = [{ apiGroups: [GROUP], resources: ['rollouts'], verbs: ['get', 'list', 'watch'] }];
+    await platform().cluster.createServiceAccount('rollout-reader');
+    await bindRole(platform().cluster, TEAM_PROJECT, 'rollout-reader', readRollouts, 'rollout-reader');
   });
 
   /** Writes the Rollout's status as its controller would: stage 1 applied by `appliedRun`, stage 2 in `phase`. */
@@ -377,9 +383,6 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/^Error from server \(Forbidden\): .* may not get rollouts\.platform\.dev/);
 
-    const readRollouts = [{ apiGroups: [GROUP], resources: ['rollouts'], verbs: ['get', 'list', 'watch'] }];
-    await platform().cluster.createServiceAccount('rollout-reader');
-    await bindRole(platform().cluster, TEAM_PROJECT, 'rollout-reader', readRollouts, 'rollout-reader');
     const readerConfig = await execCredentialKubeconfig(user(), platform(), 'reader', { namespace: TEAM_PROJECT });
     await writeFile(readerConfig.tokensFile, `${await platform().cluster.mintToken('rollout-reader')}\n`);
     const reader = await user().run(['rollouts', 'get', 'cache-v2'], { kubeconfig: readerConfig.kubeconfig });
@@ -410,7 +413,6 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
   it('rollouts approve approves the stage through the approve route, as the OIDC user; the tree then says who approved', async () => {
     const alice = await execCredentialKubeconfig(user(), platform(), 'alice-approver', { namespace: TEAM_PROJECT });
     await writeFile(alice.tokensFile, `${platform().tokens.oidcUser}\n`);
-    // rollout-reader (the test before) may read Rollouts but not approve them.
     const reader = await execCredentialKubeconfig(user(), platform(), 'reader-approver', { namespace: TEAM_PROJECT });
     await writeFile(reader.tokensFile, `${await platform().cluster.mintToken('rollout-reader')}\n`);
 

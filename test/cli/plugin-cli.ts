@@ -138,33 +138,36 @@ process.stdout.write(JSON.stringify({
   const kubeconfig = join(user.home, `${name}.kubeconfig`);
   await writeFile(
     kubeconfig,
-    toYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'platform',
-          cluster: { server: platform.gateway.url, 'certificate-authority': join(user.home, 'ca.crt') },
+    oneContextKubeconfig({
+      cluster: { server: platform.gateway.url, 'certificate-authority': join(user.home, 'ca.crt') },
+      user: {
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: process.execPath,
+          args: [script],
+          interactiveMode: 'IfAvailable',
+          provideClusterInfo: false,
         },
-      ],
-      users: [
-        {
-          name,
-          user: {
-            exec: {
-              apiVersion: 'client.authentication.k8s.io/v1',
-              command: process.execPath,
-              args: [script],
-              interactiveMode: 'IfAvailable',
-              provideClusterInfo: false,
-            },
-          },
-        },
-      ],
-      contexts: [{ name, context: { cluster: 'platform', user: name, namespace: options.namespace } }],
-      'current-context': name,
+      },
+      namespace: options.namespace,
     }),
     { mode: 0o600 },
   );
   return { kubeconfig, tokensFile, callsFile };
+}
+
+/** A kubeconfig (YAML) of one cluster, one user and one context, the current one, in `namespace`. */
+export function oneContextKubeconfig(entries: {
+  cluster: Record<string, unknown>;
+  user: Record<string, unknown>;
+  namespace: string;
+}): string {
+  return toYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'platform', cluster: entries.cluster }],
+    users: [{ name: 'user', user: entries.user }],
+    contexts: [{ name: 'platform', context: { cluster: 'platform', user: 'user', namespace: entries.namespace } }],
+    'current-context': 'platform',
+  });
 }

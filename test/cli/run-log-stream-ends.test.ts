@@ -8,8 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify as toYaml } from 'yaml';
 import { pluginMain } from '../../cli/plugin-main.ts';
+import { oneContextKubeconfig } from './plugin-cli.ts';
 
 const RUN = '0196f0c2-5d7e-7b61-9a4e-2f9d1e0c8a31';
 const STREAM = `/api/v1alpha1/run-logs/team-a/${RUN}`;
@@ -44,22 +44,14 @@ beforeAll(async () => {
   kubeconfig = join(folder, 'config');
   await writeFile(
     kubeconfig,
-    toYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
+    oneContextKubeconfig({
       // client-node (as kubectl) sends no credential over plain HTTP unless told the connection is insecure.
-      clusters: [
-        {
-          name: 'stand-in',
-          cluster: {
-            server: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-            'insecure-skip-tls-verify': true,
-          },
-        },
-      ],
-      users: [{ name: 'me', user: { token: 'a-token' } }],
-      contexts: [{ name: 'stand-in', context: { cluster: 'stand-in', user: 'me', namespace: 'team-a' } }],
-      'current-context': 'stand-in',
+      cluster: {
+        server: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+        'insecure-skip-tls-verify': true,
+      },
+      user: { token: 'a-token' },
+      namespace: 'team-a',
     }),
   );
 });
