@@ -10,7 +10,7 @@ import { FINAL_PHASES } from '../../shared/runs/run.ts';
 import type { CommandContext } from './plugin-command.ts';
 
 /** Without -f the log is written until no line came for this long: what the server has by then. */
-export const QUIET_MS = 1_000;
+const QUIET_MS = 1_000;
 
 /** Writes the log of `run`; with `follow`, to the run's end, resolving with the exit code of its outcome. */
 export async function writeRunLog(context: CommandContext, run: string, follow: boolean): Promise<number> {

@@ -6,7 +6,7 @@
 import { PluginError } from './plugin-error.ts';
 
 /** The reason and message of an error answer of either shape. */
-export function statusOf(status: number, body: unknown): { reason: string | undefined; message: string } {
+function statusOf(status: number, body: unknown): { reason: string | undefined; message: string } {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   return {
