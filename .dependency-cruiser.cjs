@@ -54,10 +54,11 @@ module.exports = {
     },
     {
       name: 'library-imports-no-application',
-      comment: 'shared/ is what every function imports: it never imports a function, an entry, the tools or the tests.',
+      comment:
+        'shared/ is what every function imports: it never imports a function, an entry, the plugin, the tools or the tests.',
       severity: 'error',
       from: { path: '^shared/' },
-      to: { path: '^(functions|knative|infra|test)/' },
+      to: { path: '^(cli|functions|knative|infra|test)/' },
     },
     {
       name: 'product-imports-no-development',
@@ -66,6 +67,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^(shared|functions|knative)/' },
       to: { path: '^infra/(development|kube-emulator)/' },
+    },
+    {
+      name: 'plugin-imports-no-development',
+      comment:
+        'The kubectl plugin and the user-facing commands (cli/, issue 39) ship to users as one executable: they never import local development, the emulator, the functions, their entries or the tests; of the server only the library (shared/), and only what a client needs.',
+      severity: 'error',
+      from: { path: '^cli/' },
+      to: { path: '^(infra|test|functions|knative)/' },
     },
     {
       name: 'product-imports-no-tests',

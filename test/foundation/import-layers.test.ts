@@ -27,8 +27,8 @@ async function violations(baseDir: string, folders: string[]): Promise<string[]>
 }
 
 describe('the import rules hold on the tree (issue 21)', () => {
-  it('finds no violation in shared/, functions/, knative/ and infra/', async () => {
-    expect(await violations(REPO_ROOT, ['shared', 'functions', 'knative', 'infra'])).toEqual([]);
+  it('finds no violation in cli/, shared/, functions/, knative/ and infra/', async () => {
+    expect(await violations(REPO_ROOT, ['cli', 'shared', 'functions', 'knative', 'infra'])).toEqual([]);
   }, 60_000);
 });
 
@@ -136,6 +136,28 @@ describe('the import rules catch what they forbid (issue 21)', () => {
         'product-imports-no-development: knative/function-container.ts -> infra/development/cluster/development-cluster.ts',
         'product-imports-no-development: functions/resources/resources-function.ts -> infra/kube-emulator/index.ts',
         'product-imports-no-development: shared/app/app-context.ts -> infra/development/local/local-data.ts',
+      ].sort(),
+    );
+  });
+
+  it('refuses the kubectl plugin (cli/) importing development, the emulator or a function; it may import the library, and development may import it (issue 39)', async () => {
+    const base = tree({
+      'cli/plugin/connection.ts':
+        "import { startKubeEmulator } from '../../infra/kube-emulator/index.ts';\nimport { paths } from '../../infra/development/local/local-data.ts';\nimport { FINAL } from '../../shared/runs/run.ts';\nexport const c = [startKubeEmulator, paths, FINAL];\n",
+      'cli/commands/runs-list.ts':
+        "import { handler } from '../../functions/resources/run-handlers.ts';\nexport const h = handler;\n",
+      'shared/runs/run.ts': 'export const FINAL = 1;\n',
+      'functions/resources/run-handlers.ts': 'export const handler = 1;\n',
+      'infra/development/cli/platform-api.ts':
+        "import { c } from '../../../cli/plugin/connection.ts';\nexport const p = c;\n",
+      'infra/development/local/local-data.ts': 'export const paths = 1;\n',
+      'infra/kube-emulator/index.ts': 'export const startKubeEmulator = 1;\n',
+    });
+    expect((await violations(base, ['cli', 'shared', 'functions', 'infra'])).sort()).toEqual(
+      [
+        'plugin-imports-no-development: cli/commands/runs-list.ts -> functions/resources/run-handlers.ts',
+        'plugin-imports-no-development: cli/plugin/connection.ts -> infra/development/local/local-data.ts',
+        'plugin-imports-no-development: cli/plugin/connection.ts -> infra/kube-emulator/index.ts',
       ].sort(),
     );
   });

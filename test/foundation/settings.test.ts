@@ -259,8 +259,10 @@ const CONFIG_MODULES = /^shared\/config\//;
 const FORWARDERS: Record<string, string> = {
   'infra/development/fleet/replica-environment.ts':
     'builds the environment each fleet replica parses its own settings from',
-  'infra/development/cli/kubeconfig-command.js':
+  'cli/kubeconfig-command.js':
     "the kubectl-side KUBECONFIG: which file the user's new context is written to, not a server setting",
+  'cli/plugin/kubeconfig-files.ts':
+    "the kubectl plugin reads the user's KUBECONFIG as kubectl does, and tells exec credential plugins they may be interactive (KUBERNETES_EXEC_INFO), not a server setting",
 };
 
 /** Modules that receive an environment record (the `Environment` type) only to pass it on, never to read it. */
@@ -321,7 +323,7 @@ function sourceFiles(folder: string): string[] {
 }
 
 describe('Nothing but the configuration modules reads the environment', () => {
-  const files = ['shared', 'functions', 'knative', 'infra/development'].flatMap((folder) =>
+  const files = ['shared', 'functions', 'knative', 'infra/development', 'cli'].flatMap((folder) =>
     sourceFiles(join(REPO_ROOT, folder)),
   );
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Operator and user CLI. `platform-api hash-password` prints a bcrypt hash for api.adminAccount.passwordHash;
-// `platform-api kubeconfig` writes a kubeconfig context for kubectl; `setup`, `rotate-signing-key`
-// and `reset-local` act on the cluster and the checkout's local state. Plain JavaScript so that
-// hash-password and kubeconfig run on whatever Node the operator has; the other commands load the
-// server's TypeScript modules, which needs the Node the server runs on.
-import bcrypt from 'bcryptjs';
-import { hashPasswordForAdminAccount, readPasswordFromTerminal, readPasswordFromPipe } from './password-prompt.js';
-import { KUBECONFIG_USAGE, parseKubeconfigArguments, writeKubeconfig } from './kubeconfig-command.js';
+// `platform-api kubeconfig` writes a kubeconfig context for kubectl: both are user-facing and live in
+// cli/ beside the kubectl plugin (issue 39), this entry only dispatches to them. `setup`,
+// `rotate-signing-key` and `reset-local` act on the cluster and the checkout's local state and stay
+// here, with development. Plain JavaScript so that hash-password and kubeconfig run on whatever Node
+// the operator has; the other commands load the server's TypeScript modules, which needs the Node
+// the server runs on.
+import { hashPasswordCommand, isBcryptCost } from '../../../cli/hash-password-command.js';
+import { KUBECONFIG_USAGE, parseKubeconfigArguments, writeKubeconfig } from '../../../cli/kubeconfig-command.js';
 
 const USAGE = `usage: platform-api hash-password [--cost N]
        platform-api kubeconfig --server URL [options]   (--help for its options)
@@ -89,12 +90,11 @@ try {
 }
 
 async function hashPassword(cost) {
-  if (!Number.isInteger(cost) || cost < 4 || cost > 31) {
+  if (!isBcryptCost(cost)) {
     process.stderr.write('--cost must be a whole number from 4 to 31 (10 is recommended)\n');
     process.exit(2);
   }
-  const password = process.stdin.isTTY ? await readPasswordFromTerminal() : await readPasswordFromPipe();
-  process.stdout.write(`${hashPasswordForAdminAccount(bcrypt, password, cost)}\n`);
+  process.stdout.write(`${await hashPasswordCommand(cost)}\n`);
 }
 
 async function runLocalCommand(name, dataDirOption) {

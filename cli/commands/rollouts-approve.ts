@@ -1,0 +1,82 @@
+// `kubectl platform rollouts approve ROLLOUT [--stage N|WORKSPACE]`: approves a stage through the approve
+// route (the approvals contract: POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve,
+// authorised as `approve` on the Rollout like every other path that approves). Without --stage, the
+// stage that awaits approval. The server's refusals (403 without `approve`; 409 when the stage needs
+// no approval, is approved already, or the caller wrote the revision and four eyes are on) are
+// printed in kubectl's words.
+import { usageError } from '../plugin/command-line.ts';
+import { rolloutGroupVersion } from '../plugin/platform-api-group.ts';
+import type { PlatformConnection } from '../plugin/platform-connection.ts';
+import { PluginError } from '../plugin/plugin-error.ts';
+import { printObject } from '../plugin/printed-objects.ts';
+import { type Rollout, needsApproval } from '../plugin/rollout-tree.ts';
+import { type PluginCommand, stringFlag } from './plugin-command.ts';
+
+export const rolloutsApprove: PluginCommand = {
+  words: ['rollouts', 'approve'],
+  arguments: ['ROLLOUT'],
+  summary: 'Approve a stage of a Rollout (needs the approve verb on the Rollout)',
+  flags: [
+    {
+      name: 'stage',
+      value: 'N',
+      description:
+        'the stage: its position as `rollouts get` numbers it (1, 2, ...) or its Workspace; default: the stage awaiting approval',
+    },
+  ],
+  outputs: ['json', 'yaml'],
+  examples: [
+    'kubectl platform rollouts approve network-v2',
+    'kubectl platform rollouts approve network-v2 --stage network-production',
+  ],
+  async run(context) {
+    const connection = context.connection();
+    const name = context.line.positionals[0]!;
+    const stage = await stageToApprove(connection, name, stringFlag(context, 'stage'));
+    const path = `/api/v1alpha1/projects/${encodeURIComponent(connection.namespace)}/rollouts/${encodeURIComponent(name)}/approve`;
+    const { body } = await connection.call('POST', path, { stage });
+    const approved = body as Rollout & { apiVersion?: string };
+    if (context.output === 'json' || context.output === 'yaml') context.stdout(printObject(approved, context.output));
+    else {
+      // kubectl names an object by its resource and group: rollout.platform.dev/network-v2.
+      const group = approved.apiVersion?.split('/')[0];
+      context.stdout(`rollout${group ? `.${group}` : ''}/${name} stage ${stage} approved\n`);
+    }
+    return 0;
+  },
+};
+
+/** The Workspace of the stage to approve: named, numbered (1-based), or the one awaiting approval. */
+async function stageToApprove(
+  connection: PlatformConnection,
+  name: string,
+  given: string | undefined,
+): Promise<string> {
+  if (given !== undefined && !/^\d+$/.test(given)) return given;
+  const { group, version } = await rolloutGroupVersion(connection);
+  const path = `/apis/${group}/${version}/namespaces/${encodeURIComponent(connection.namespace)}/rollouts/${encodeURIComponent(name)}`;
+  const rollout = (await connection.call('GET', path)).body as Rollout;
+  const stages = rollout.spec.stages;
+  if (given !== undefined) {
+    const stage = stages[Number(given) - 1];
+    if (!stage) throw usageError(`--stage ${given}: rollout ${name} has stages 1 to ${stages.length}`);
+    return stage.workspace;
+  }
+  const awaiting = rollout.status?.stages?.find((stage) => stage.phase === 'AwaitingApproval');
+  if (awaiting) return awaiting.workspace;
+  const pending = stages.filter(
+    (stage) =>
+      needsApproval(stage) &&
+      !stage.approved &&
+      !rollout.status?.stages?.some(
+        (observed) => observed.workspace === stage.workspace && observed.approval?.approvedBy,
+      ),
+  );
+  if (pending.length === 1) return pending[0]!.workspace;
+  throw new PluginError(
+    pending.length === 0
+      ? `error: no stage of rollout ${name} waits for an approval`
+      : `error: stages ${pending.map((stage) => stage.workspace).join(', ')} of rollout ${name} wait for an approval: pass --stage`,
+    'usage',
+  );
+}

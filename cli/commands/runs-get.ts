@@ -1,0 +1,19 @@
+// `kubectl platform runs get RUN`: one run, as a table row or whole (-o json|yaml).
+import { getRun } from '../plugin/runs-client.ts';
+import { formatRuns } from '../plugin/run-rows.ts';
+import type { PluginCommand } from './plugin-command.ts';
+
+export const runsGet: PluginCommand = {
+  words: ['runs', 'get'],
+  arguments: ['RUN'],
+  summary: 'Show one run',
+  flags: [],
+  outputs: ['wide', 'json', 'yaml', 'name'],
+  examples: ['kubectl platform runs get 0196f0c2-5d7e-7b61-9a4e-2f9d1e0c8a31 -o yaml'],
+  async run(context) {
+    const connection = context.connection();
+    const run = await getRun(connection, connection.namespace, context.line.positionals[0]!);
+    context.stdout(formatRuns([run], context.output, { single: true }));
+    return 0;
+  },
+};

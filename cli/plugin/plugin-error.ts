@@ -1,0 +1,13 @@
+// What ends a command early: a message already worded for the terminal and the exit code it stands for.
+import { EXIT_CODES, type ExitReason } from './exit-codes.ts';
+
+/** An error the entry prints as it is (no stack) and exits with its reason's code. */
+export class PluginError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, reason: ExitReason) {
+    super(message);
+    this.name = 'PluginError';
+    this.exitCode = EXIT_CODES[reason];
+  }
+}

@@ -1,0 +1,36 @@
+// The run routes (docs/resources.md, "Runs") as the commands call them.
+import type { Run } from '../../shared/runs/run.ts';
+import type { PlatformConnection } from './platform-connection.ts';
+
+/** A run as the server answers it; `planRun` (the plan an apply was approved from) comes with the approvals. */
+export type RunRecord = Run & { planRun?: string | null };
+
+const PAGE_LIMIT = 500;
+
+const projectPath = (project: string) => `/api/v1alpha1/projects/${encodeURIComponent(project)}`;
+export const runPath = (project: string, run: string) => `${projectPath(project)}/runs/${encodeURIComponent(run)}`;
+export const workspaceRunsPath = (project: string, workspace: string) =>
+  `${projectPath(project)}/workspaces/${encodeURIComponent(workspace)}/runs`;
+
+export async function getRun(connection: PlatformConnection, project: string, run: string): Promise<RunRecord> {
+  return (await connection.call('GET', runPath(project, run))).body as RunRecord;
+}
+
+/** The newest `limit` runs of the Project (or of one Workspace), newest first, following continue tokens. */
+export async function listRuns(
+  connection: PlatformConnection,
+  project: string,
+  options: { workspace?: string | undefined; limit: number },
+): Promise<RunRecord[]> {
+  const base = options.workspace ? workspaceRunsPath(project, options.workspace) : `${projectPath(project)}/runs`;
+  const runs: RunRecord[] = [];
+  let token: string | undefined;
+  do {
+    const query = new URLSearchParams({ limit: String(Math.min(PAGE_LIMIT, options.limit - runs.length)) });
+    if (token) query.set('continue', token);
+    const page = (await connection.call('GET', `${base}?${query}`)).body as { items: RunRecord[]; continue?: string };
+    runs.push(...page.items);
+    token = page.continue;
+  } while (token && runs.length < options.limit);
+  return runs;
+}
