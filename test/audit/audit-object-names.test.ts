@@ -10,7 +10,7 @@ import {
   API,
   expectStatus,
   GROUP,
-  OIDC_USER,
+  OIDC_USERNAME,
   projectObject,
   send,
   TEAM_PROJECT,
@@ -30,7 +30,7 @@ describe('a create names what it created, as kube-apiserver fills objectRef from
     expect(response.status).toBe(201);
     expect(capture.completed(response)).toMatchObject({
       verb: 'create',
-      user: { username: OIDC_USER.email },
+      user: { username: OIDC_USERNAME },
       objectRef: { resource: 'workspaces', namespace: TEAM_PROJECT, name: 'named-by-oidc', apiGroup: GROUP },
     });
   });

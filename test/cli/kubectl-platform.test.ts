@@ -267,13 +267,13 @@ describe('An OIDC user with a kubelogin-style exec credential plugin: allowed wh
     const refused = await user().run(['runs', 'list', '-n', OTHER_PROJECT], { kubeconfig: alice.kubeconfig });
     expect(refused.code).toBe(3);
     expect(refused.stderr).toBe(
-      `Error from server (Forbidden): user "alice@example.com" (as ServiceAccount platform-system/team-a-developer) may not list workspaces/runs.${GROUP} in namespace "${OTHER_PROJECT}"\n`,
+      `Error from server (Forbidden): user "oidc:alice@example.com" (as ServiceAccount platform-system/team-a-developer) may not list workspaces/runs.${GROUP} in namespace "${OTHER_PROJECT}"\n`,
     );
     const start = await user().run(['runs', 'start', 'network', '--plan', '-n', OTHER_PROJECT], {
       kubeconfig: alice.kubeconfig,
     });
     expect(start.stderr).toMatch(
-      /^Error from server \(Forbidden\): user "alice@example.com" .* may not create workspaces\/runs/,
+      /^Error from server \(Forbidden\): user "oidc:alice@example.com" .* may not create workspaces\/runs/,
     );
     // The plugin told the exec plugin what kubectl tells it.
     expect(JSON.parse((await readFile(alice.callsFile, 'utf8')).split('\n')[0]!)).toEqual({
@@ -436,7 +436,7 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
     expect(
       stored.status.stages.find((stage: { workspace: string }) => stage.workspace === 'edge').approval,
     ).toMatchObject({
-      approvedBy: 'alice@example.com',
+      approvedBy: 'oidc:alice@example.com',
     });
     const shown = await user().run(['rollouts', 'get', 'cache-v2']);
     expect(shown.stdout).toMatch(/└──# 2 edge\s+Stage\s+\S+ \w+\s+approved by alice@example\.com \d+s ago\n/);

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   API,
-  OIDC_USER,
+  OIDC_USERNAME,
   OTHER_PROJECT,
   TEAM_PROJECT,
   expectStatus,
@@ -90,7 +90,7 @@ beforeAll(async () => {
 
 const PRINCIPALS = [
   { who: 'admin', name: 'admin', own: 'by-admin-1', others: 'by-oidc-1', signIn: signInAsAdmin },
-  { who: 'oidc', name: OIDC_USER.email, own: 'by-oidc-2', others: 'by-admin-2', signIn: signInWithOidc },
+  { who: 'oidc', name: OIDC_USERNAME, own: 'by-oidc-2', others: 'by-admin-2', signIn: signInWithOidc },
 ] as const;
 
 for (const { who, name, own, others, signIn } of PRINCIPALS) {
@@ -145,7 +145,7 @@ for (const { who, name, own, others, signIn } of PRINCIPALS) {
       await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/rollouts/${others}`);
       const prod = page.locator('tr[data-stage="prod"]');
       await expect.poll(() => prod.innerText()).toContain(`by ${name}`);
-      expect(await page.locator('.facts').innerText()).toContain(who === 'admin' ? OIDC_USER.email : 'admin');
+      expect(await page.locator('.facts').innerText()).toContain(who === 'admin' ? OIDC_USERNAME : 'admin');
       await checkPage(page, 'rollout-approved');
       await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/rollouts/${own}`);
       await page.locator('tr[data-stage="prod"]').getByText('awaiting approval').waitFor();

@@ -10,7 +10,7 @@ import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
 import {
   API,
   MAPPED_ACCOUNT,
-  OIDC_USER,
+  OIDC_USERNAME,
   OTHER_PROJECT,
   TEAM_PROJECT,
   expectStatus,
@@ -65,7 +65,7 @@ beforeAll(async () => {
   for (let waited = 0; ; waited += 250) {
     const mine = await as('admin')(
       'GET',
-      `/api/v1alpha1/audit/events?user=${encodeURIComponent(OIDC_USER.email)}`,
+      `/api/v1alpha1/audit/events?user=${encodeURIComponent(OIDC_USERNAME)}`,
     ).then(expectStatus(200));
     if (mine.items.length >= 2) break;
     if (waited > 10_000) throw new Error('the audit events did not reach the database in 10 s');
@@ -96,11 +96,11 @@ for (const { who, signIn } of PRINCIPALS) {
     it('filters by user and outcome, each event linking to its object', async () => {
       await page.getByRole('link', { name: 'Audit trail' }).click();
       await page.getByRole('heading', { name: 'Audit trail', level: 1, exact: true }).waitFor();
-      await page.getByLabel('User').fill(OIDC_USER.email);
+      await page.getByLabel('User').fill(OIDC_USERNAME);
       await page.getByRole('button', { name: 'Apply filters' }).click();
-      await expect.poll(() => new URL(page.url()).hash).toBe(`#/audit?user=${encodeURIComponent(OIDC_USER.email)}`);
+      await expect.poll(() => new URL(page.url()).hash).toBe(`#/audit?user=${encodeURIComponent(OIDC_USERNAME)}`);
       await expect.poll(() => rows(page).count()).toBeGreaterThanOrEqual(2);
-      for (const text of await rows(page).allInnerTexts()) expect(text).toContain(OIDC_USER.email);
+      for (const text of await rows(page).allInnerTexts()) expect(text).toContain(OIDC_USERNAME);
       const patch = rows(page).filter({ hasText: 'patch' }).first();
       expect(await patch.innerText()).toContain(`as system:serviceaccount:${TEST_NAMESPACE}:${MAPPED_ACCOUNT}`);
       await checkPage(page, 'audit-filtered');

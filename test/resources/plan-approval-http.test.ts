@@ -7,7 +7,7 @@ import { AuditCapture } from '../support/audit-capture.ts';
 import {
   API,
   CALLER_ACCOUNT_USER,
-  OIDC_USER,
+  OIDC_USERNAME,
   TEAM_PROJECT,
   callAs,
   expectStatus,
@@ -105,7 +105,7 @@ describe('issue 37: approving a succeeded plan for apply is the `approve` verb o
       workspace,
       type: 'apply',
       phase: 'Pending',
-      principal: OIDC_USER.email,
+      principal: OIDC_USERNAME,
       principalType: 'oidc',
       message: 'reviewed in CAB-12',
       planRun: reviewed.id,
@@ -135,7 +135,7 @@ describe('issue 37: approving a succeeded plan for apply is the `approve` verb o
     const event = audit.completed(response);
     expect(event).toMatchObject({
       verb: 'approve',
-      user: { username: OIDC_USER.email },
+      user: { username: OIDC_USERNAME },
       objectRef: {
         resource: 'workspaces',
         subresource: 'runs',
@@ -147,7 +147,7 @@ describe('issue 37: approving a succeeded plan for apply is the `approve` verb o
     });
     expect(event.annotations).toMatchObject({
       'authorization.k8s.io/decision': 'allow',
-      'platform-api/approver': OIDC_USER.email,
+      'platform-api/approver': OIDC_USERNAME,
       'platform-api/author': 'admin',
       'platform-api/plan-run': reviewed.id,
       'platform-api/run': apply.id,

@@ -18,8 +18,8 @@ const MAX = 3;
 const HEARTBEAT_MS = 300;
 // Far above the heartbeat, so a loaded machine delaying a beat does not make a live instance look dead.
 const EXPIRY_MS = 3_000;
-const ada: OidcPrincipal = { type: 'oidc', name: 'oidc:ada', groups: [], claims: {} };
-const bob: OidcPrincipal = { type: 'oidc', name: 'oidc:bob', groups: [], claims: {} };
+const ada: OidcPrincipal = { type: 'oidc', name: 'ada', groups: [], claims: {} };
+const bob: OidcPrincipal = { type: 'oidc', name: 'bob', groups: [], claims: {} };
 
 let database: TestDatabase;
 beforeAll(async () => {

@@ -31,7 +31,7 @@ let otherRun = '';
 
 /** Every path parameter name of the table; a new one must be classified here before this file passes. */
 const NAMESPACE_OR_PROJECT = new Set(['namespace', 'project']);
-const OTHER_PARAMETERS = new Set(['name', 'workspace', 'run']);
+const OTHER_PARAMETERS = new Set(['name', 'workspace', 'run', 'rollout']);
 
 /** The parameters of a route that name a namespace or a Project: `{namespace}`, `{project}`, and a Project's own `{name}`. */
 function boundaryParameters(route: RouteDefinition): string[] {
@@ -44,14 +44,25 @@ const ROUTES = routeTable(GROUP).filter((route) => boundaryParameters(route).len
 
 /** The path's values: every namespace and Project `project`, the other names valid ones. */
 function valuesFor(route: RouteDefinition, project: string): Record<string, string> {
-  const values: Record<string, string> = { name: 'boundary-obj', workspace: WORKSPACE, run: otherRun };
+  const values: Record<string, string> = {
+    name: 'boundary-obj',
+    workspace: WORKSPACE,
+    run: otherRun,
+    rollout: 'boundary-obj',
+  };
   for (const parameter of boundaryParameters(route)) values[parameter] = project;
   return values;
 }
 
 /** A query naming `project` under every parameter name; a write of a Kubernetes-style route is a dry run (nothing changes). */
 function queryNaming(route: RouteDefinition, project: string): string {
-  const query = new URLSearchParams({ namespace: project, project, name: project, workspace: project });
+  const query = new URLSearchParams({
+    namespace: project,
+    project,
+    name: project,
+    workspace: project,
+    rollout: project,
+  });
   if (route.statusErrors && route.method !== 'GET') query.set('dryRun', 'All');
   return query.toString();
 }

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AuditCapture } from '../support/audit-capture.ts';
 import { rawRequest } from '../support/raw-http.ts';
-import { API, OIDC_USER, send, TEAM_PROJECT, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
+import { API, OIDC_USERNAME, send, TEAM_PROJECT, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
 
 const MAX_BODY_BYTES = 4096;
 const AUDIT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -48,7 +48,7 @@ describe('A body over MAX_REQUEST_BODY_BYTES is answered by the chain once the c
     expect(response.headers.get('audit-id')).toMatch(AUDIT_ID);
     expect(capture.completed(response)).toMatchObject({
       verb: 'create',
-      user: { username: OIDC_USER.email },
+      user: { username: OIDC_USERNAME },
       objectRef: { resource: 'workspaces', namespace: TEAM_PROJECT },
       responseStatus: { code: 413, reason: 'PayloadTooLarge' },
     });
