@@ -63,10 +63,9 @@ beforeAll(async () => {
   );
   // Events reach the database in batches, at most a second late.
   for (let waited = 0; ; waited += 250) {
-    const mine = await as('admin')(
-      'GET',
-      `/api/v1alpha1/audit/events?user=${encodeURIComponent(OIDC_USERNAME)}`,
-    ).then(expectStatus(200));
+    const mine = await as('admin')('GET', `/api/v1alpha1/audit/events?user=${encodeURIComponent(OIDC_USERNAME)}`).then(
+      expectStatus(200),
+    );
     if (mine.items.length >= 2) break;
     if (waited > 10_000) throw new Error('the audit events did not reach the database in 10 s');
     await new Promise((resolve) => setTimeout(resolve, 250));
