@@ -439,7 +439,7 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
       approvedBy: 'oidc:alice@example.com',
     });
     const shown = await user().run(['rollouts', 'get', 'cache-v2']);
-    expect(shown.stdout).toMatch(/└──# 2 edge\s+Stage\s+\S+ \w+\s+approved by alice@example\.com \d+s ago\n/);
+    expect(shown.stdout).toMatch(/└──# 2 edge\s+Stage\s+\S+ \w+\s+approved by oidc:alice@example\.com \d+s ago\n/);
 
     const again = await user().run(['rollouts', 'approve', 'cache-v2', '--stage', 'edge'], {
       kubeconfig: alice.kubeconfig,
