@@ -112,7 +112,14 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  const runs = lazyRunDatabase(settings.database, config, logger, options.development?.startDatabase, metrics);
+  const runs = lazyRunDatabase(
+    settings.database,
+    settings.runHistory,
+    config,
+    logger,
+    options.development?.startDatabase,
+    metrics,
+  );
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
     // A database the process was given, or local development's embedded one (npm start, the fleet).

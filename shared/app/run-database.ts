@@ -4,6 +4,7 @@ import type { OpenDatabase } from '../database/open-database.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { DatabaseSettings } from '../config/settings.ts';
+import type { RunHistorySettings } from '../config/run-history-settings.ts';
 import type { RunStore } from '../runs/run-store.ts';
 import type { EmbeddedDatabaseStarter } from '../database/database-url.ts';
 import { LastingFailure } from '../node/lasting-failure.ts';
@@ -28,6 +29,11 @@ export interface RunDatabase {
   openedStore(): RunStore | undefined;
   /** The pool when the database is open already, else undefined. */
   openedPool(): pg.Pool | undefined;
+  /**
+   * Keeps the history bounded from this process from now on (once, however often it is asked):
+   * compaction of finished runs' logs and retention, every minute (shared/runs/run-history-maintenance.ts).
+   */
+  maintain(): void;
   close(): Promise<void>;
 }
 
@@ -38,11 +44,13 @@ export interface RunDatabase {
  */
 export function lazyRunDatabase(
   database: DatabaseSettings,
+  runHistory: RunHistorySettings,
   config: Pick<ServerConfig, 'production'>,
   logger: Logger,
   startEmbedded?: EmbeddedDatabaseStarter,
   metrics: Metrics = NO_METRICS,
 ): RunDatabase {
+  let maintenance: Promise<{ stop(): void }> | undefined;
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let opened: { database: OpenDatabase; store: RunStore } | undefined;
   let closed = false;
@@ -95,8 +103,17 @@ export function lazyRunDatabase(
     },
     openedStore: () => opened?.store,
     openedPool: () => opened?.database.pool,
+    maintain() {
+      // Without a database there is no history to keep (every request says so with a 503).
+      if (closed || maintenance || (database.url === undefined && !embedded)) return;
+      // Imported here: only a process that keeps the history bounded loads the compactor.
+      maintenance = import('../runs/run-history-maintenance.ts').then(({ startRunHistoryMaintenance }) =>
+        startRunHistoryMaintenance(async () => (await open()).database.pool, runHistory, logger),
+      );
+    },
     async close() {
       closed = true;
+      void maintenance?.then((started) => started.stop());
       opened = undefined;
       const current = opening;
       opening = undefined;

@@ -14,6 +14,7 @@ export const RUN_SCHEMA = {
     'createdAt',
     'startedAt',
     'finishedAt',
+    'logRemovedAt',
     'message',
     'statusMessage',
     'attempts',
@@ -35,6 +36,12 @@ export const RUN_SCHEMA = {
     createdAt: { type: 'string', format: 'date-time' },
     startedAt: { type: ['string', 'null'], format: 'date-time' },
     finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    logRemovedAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description:
+        "When the run's log was removed after `RUN_LOG_RETENTION` (the run record stays); null while the log is kept.",
+    },
     message: { type: 'string', description: "The user's message from the start of the run." },
     statusMessage: { type: 'string', description: 'What the controller (or a lapsed lease) last said about the run.' },
     attempts: { type: 'integer', description: 'How many times a controller claimed the run.' },

@@ -12,6 +12,7 @@ import type { FunctionDefinition, FunctionModule, ReadinessCheck } from './funct
 export function defineFunction(module: FunctionModule, context: AppContext): FunctionDefinition {
   const handlers =
     module.cluster === 'on-first-use' ? module.create(context) : module.create(connected(module, context));
+  if (module.maintainsRunHistory) context.runs.maintain();
   const checks = [
     ...module.readiness.map((check) => READINESS_CHECKS[check](context)),
     ...(module.runHistory ? [() => context.runs.checkReady()] : []),

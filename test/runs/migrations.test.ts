@@ -115,6 +115,7 @@ describe('several instances starting at once migrate safely: the advisory lock s
       // audit_events is partitioned: its day partitions appear once events are written.
       expect(tables.rows.map((row) => row.table_name)).toEqual([
         'audit_events',
+        'run_log_blocks',
         'run_log_lines',
         'runs',
         'schema_migrations',

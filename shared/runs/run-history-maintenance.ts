@@ -1,0 +1,85 @@
+import type pg from 'pg';
+import type { RunHistorySettings } from '../config/run-history-settings.ts';
+import type { Logger } from '../logging/logger.ts';
+import { DEFAULT_COMPACTION_OPTIONS, RunLogCompactor, type CompactionReport } from './run-log-compaction.ts';
+import { RunHistoryRetention, type RetentionReport } from './run-history-retention.ts';
+
+/** How often a process keeping run history compacts and enforces retention (any replica may; the rest skip what is taken). */
+const MAINTENANCE_INTERVAL_MS = 60_000;
+/** The first pass, soon after start (not at start: start-up is busy enough). */
+const FIRST_RUN_MS = 60_000;
+/** Runs compacted per query of the candidates; a pass repeats it until none is left. */
+const RUNS_PER_ROUND = 100;
+
+export interface RunHistoryMaintenance {
+  /** One pass now: compaction of the runs due, then retention. */
+  runOnce(): Promise<{ compacted: CompactionReport; removed: RetentionReport }>;
+  stop(): void;
+}
+
+/**
+ * Keeps run history bounded (docs/run-history.md, "Compaction" and "Retention"): every minute, the
+ * logs of runs finished RUN_LOG_COMPACTION_DELAY ago are compacted, then logs past RUN_LOG_RETENTION
+ * and runs past RUN_HISTORY_RETENTION are removed. Several replicas doing it at once share the work
+ * (each step locks its runs with SKIP LOCKED). A failure is logged and the next pass tries again.
+ */
+export function startRunHistoryMaintenance(
+  pool: () => Promise<pg.Pool>,
+  settings: RunHistorySettings,
+  logger: Logger,
+  options: { firstRunMs?: number; intervalMs?: number } = {},
+): RunHistoryMaintenance {
+  let running: Promise<{ compacted: CompactionReport; removed: RetentionReport }> | undefined;
+  let stopped = false;
+  const pass = async () => {
+    const database = await pool();
+    const compactor = new RunLogCompactor(database, {
+      ...DEFAULT_COMPACTION_OPTIONS,
+      delayMs: settings.compactionDelayMs,
+    });
+    const compacted: CompactionReport = { runs: 0, lines: 0, blocks: 0, purged: 0 };
+    for (;;) {
+      const round = await compactor.compactFinishedRuns(RUNS_PER_ROUND);
+      compacted.runs += round.runs;
+      compacted.lines += round.lines;
+      compacted.blocks += round.blocks;
+      compacted.purged += round.purged;
+      // Fewer runs done than asked: the rest are held by another replica, or there are none.
+      if (round.runs < RUNS_PER_ROUND || stopped) break;
+    }
+    if (compacted.lines + compacted.purged > 0) logger.info('run logs compacted', { ...compacted });
+    const removed = await new RunHistoryRetention(database, {
+      historyMs: settings.retentionMs,
+      logMs: settings.logRetentionMs,
+    }).removeExpired();
+    if (removed.logsRemoved + removed.runsRemoved > 0)
+      logger.info('run history past its retention removed', { ...removed });
+    return { compacted, removed };
+  };
+  // One pass at a time in a process: a slow pass is not joined by the next tick.
+  const runOnce = () =>
+    (running ??= pass().finally(() => {
+      running = undefined;
+    }));
+  const tick = () =>
+    runOnce().catch((error: unknown) =>
+      logger.warn('run history maintenance could not run; it is tried again later', {
+        detail: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  let interval: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    void tick();
+    interval = setInterval(() => void tick(), options.intervalMs ?? MAINTENANCE_INTERVAL_MS);
+    interval.unref();
+  }, options.firstRunMs ?? FIRST_RUN_MS);
+  first.unref();
+  return {
+    runOnce,
+    stop() {
+      stopped = true;
+      clearTimeout(first);
+      if (interval) clearInterval(interval);
+    },
+  };
+}
