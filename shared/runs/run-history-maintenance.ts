@@ -8,8 +8,6 @@ import { RunHistoryRetention, type RetentionReport } from './run-history-retenti
 const MAINTENANCE_INTERVAL_MS = 60_000;
 /** The first pass, soon after start (not at start: start-up is busy enough). */
 const FIRST_RUN_MS = 60_000;
-/** Runs compacted per query of the candidates; a pass repeats it until none is left. */
-const RUNS_PER_ROUND = 100;
 
 export interface RunHistoryMaintenance {
   /** One pass now: compaction of the runs due, then retention. */
@@ -37,16 +35,7 @@ export function startRunHistoryMaintenance(
       ...DEFAULT_COMPACTION_OPTIONS,
       delayMs: settings.compactionDelayMs,
     });
-    const compacted: CompactionReport = { runs: 0, lines: 0, blocks: 0, purged: 0 };
-    for (;;) {
-      const round = await compactor.compactFinishedRuns(RUNS_PER_ROUND);
-      compacted.runs += round.runs;
-      compacted.lines += round.lines;
-      compacted.blocks += round.blocks;
-      compacted.purged += round.purged;
-      // Fewer runs done than asked: the rest are held by another replica, or there are none.
-      if (round.runs < RUNS_PER_ROUND || stopped) break;
-    }
+    const compacted = await compactor.compactDueRuns(() => stopped);
     if (compacted.lines + compacted.purged > 0) logger.info('run logs compacted', { ...compacted });
     const removed = await new RunHistoryRetention(database, {
       historyMs: settings.retentionMs,

@@ -10,6 +10,8 @@ export interface CompactionOptions {
 }
 
 export const DEFAULT_COMPACTION_OPTIONS: CompactionOptions = { delayMs: 60_000, linesPerStep: 10_000 };
+/** Runs taken per query of the candidates. */
+const RUNS_PER_ROUND = 100;
 
 /** What a compaction pass did. */
 export interface CompactionReport {
@@ -55,8 +57,24 @@ export class RunLogCompactor {
     this.#options = options;
   }
 
+  /**
+   * Compacts every finished run that is due, `RUNS_PER_ROUND` at a time, until a round finds fewer
+   * (the rest are held by another replica, or there are none) or `stopped()` says to stop.
+   */
+  async compactDueRuns(stopped: () => boolean = () => false): Promise<CompactionReport> {
+    const total: CompactionReport = { runs: 0, lines: 0, blocks: 0, purged: 0 };
+    for (;;) {
+      const round = await this.compactFinishedRuns(RUNS_PER_ROUND);
+      total.runs += round.runs;
+      total.lines += round.lines;
+      total.blocks += round.blocks;
+      total.purged += round.purged;
+      if (round.runs < RUNS_PER_ROUND || stopped()) return total;
+    }
+  }
+
   /** Compacts up to `maxRuns` finished runs' logs, each wholly; resolves with what it did. */
-  async compactFinishedRuns(maxRuns = 100): Promise<CompactionReport> {
+  async compactFinishedRuns(maxRuns = RUNS_PER_ROUND): Promise<CompactionReport> {
     const { rows } = await queryRuns<{ id: string }>(this.#pool, RUNS_TO_COMPACT, [this.#options.delayMs, maxRuns]);
     const report: CompactionReport = { runs: 0, lines: 0, blocks: 0, purged: 0 };
     for (const { id } of rows) {
@@ -99,9 +117,15 @@ export class RunLogCompactor {
       [runId, this.#options.delayMs],
     );
     if (!runs[0]) return 'skipped';
+    const { rows: last } = await query<{ last_seq: string }>(
+      'SELECT last_seq FROM run_log_blocks WHERE run_id = $1 ORDER BY first_seq DESC LIMIT 1',
+      [runId],
+    );
+    const compactedThrough = Number(last[0]?.last_seq ?? 0);
+    // From after the last block: the index entries of the rows earlier steps moved stay until VACUUM.
     const { rows } = await query<{ seq: string; line: string }>(
-      'SELECT seq, line FROM run_log_lines WHERE run_id = $1 ORDER BY seq LIMIT $2',
-      [runId, this.#options.linesPerStep],
+      'SELECT seq, line FROM run_log_lines WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [runId, compactedThrough, this.#options.linesPerStep],
     );
     if (rows.length === 0) return 'nothing left';
     const firstSeq = Number(rows[0]!.seq);
@@ -111,7 +135,7 @@ export class RunLogCompactor {
       await query('DELETE FROM run_log_lines WHERE run_id = $1 AND seq BETWEEN $2 AND $3', [runId, firstSeq, lastSeq]);
       return { lines: 0, blocks: 0, purged: rows.length };
     }
-    await this.#checkContiguous(query, runId, rows, firstSeq);
+    checkContiguous(runId, rows, compactedThrough);
     const lines = rows.map((row) => row.line);
     const starts: number[] = [];
     const ends: number[] = [];
@@ -133,27 +157,17 @@ export class RunLogCompactor {
     await query('DELETE FROM run_log_lines WHERE run_id = $1 AND seq BETWEEN $2 AND $3', [runId, firstSeq, lastSeq]);
     return { lines: rows.length, blocks: bodies.length, purged: 0 };
   }
+}
 
-  /**
-   * The rows must go on from the run's last block with no gap (appends number lines without gaps, and
-   * compaction moves the lowest rows first): a block must never overlap another or skip a line.
-   */
-  async #checkContiguous(
-    query: TransactionQuery,
-    runId: string,
-    rows: readonly { seq: string }[],
-    firstSeq: number,
-  ): Promise<void> {
-    const { rows: last } = await query<{ last_seq: string }>(
-      'SELECT last_seq FROM run_log_blocks WHERE run_id = $1 ORDER BY first_seq DESC LIMIT 1',
-      [runId],
+/**
+ * The rows must go on from the run's last block with no gap (appends number lines without gaps, and
+ * compaction moves the lowest rows first): a block must never overlap another or skip a line.
+ */
+function checkContiguous(runId: string, rows: readonly { seq: string }[], compactedThrough: number): void {
+  const gap = rows.findIndex((row, index) => Number(row.seq) !== compactedThrough + 1 + index);
+  if (gap !== -1) {
+    throw new Error(
+      `run ${runId}: its rows do not go on from its last compacted line ${compactedThrough} without a gap (line ${rows[gap]!.seq})`,
     );
-    const expected = Number(last[0]?.last_seq ?? 0) + 1;
-    const gap = rows.findIndex((row, index) => Number(row.seq) !== firstSeq + index);
-    if (firstSeq !== expected || gap !== -1) {
-      throw new Error(
-        `run ${runId}: its rows from line ${firstSeq} do not go on from its last compacted line ${expected - 1} without a gap`,
-      );
-    }
   }
 }

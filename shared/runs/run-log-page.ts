@@ -1,74 +1,96 @@
 import type pg from 'pg';
+import { BoundedMap } from '../caching/bounded-map.ts';
 import type { RunLogLine } from './run.ts';
 import { RunLogRemovedError, RunNotFoundError } from './run-errors.ts';
-import { decodeLogBlock, type LogBlockEncoding } from './run-log-blocks.ts';
+import { linesOfBlock, type LogBlockEncoding } from './run-log-blocks.ts';
 
 /** Runs one statement; failures classified as the store classifies them. */
 type Query = <Row extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<Row>>;
 
-interface PageRow {
-  part: 'run' | 'block' | 'line';
-  seq: string | null;
-  line: string | null;
-  first_seq: string | null;
-  last_seq: string | null;
-  encoding: LogBlockEncoding | null;
-  body: Buffer | null;
-  log_removed_at: Date | null;
-}
+/**
+ * The page as rows, the statement of the read before compaction existed: the read of a live run
+ * (every stream's catch-up and follow) costs what it did. It is the whole answer when its first row
+ * is the line right after `afterSeq`: blocks only ever hold lines before every row, so the page has
+ * nothing in a block. (The rows of a log that retention is removing are still served until they are
+ * deleted, a slice at a time, once the removal is recorded: the next page says it was removed.)
+ */
+const ROWS_PAGE = 'SELECT seq, line FROM run_log_lines WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3';
 
 /**
- * A page of a run's log, wherever its lines are: the compressed blocks that cover lines 1..n of a
- * finished run, then the rows of run_log_lines after them (all of a live run's lines). One
- * statement, so one snapshot: a compaction committing meanwhile (rows moved into a block in one
- * transaction) is seen wholly or not at all, never a line twice or not at all. The run's own row
- * comes along: whether it exists, and whether retention removed its log.
- *
- * The blocks read are exactly those overlapping the page: from the one holding line afterSeq + 1
- * (found by one probe of the primary key) to the one holding line afterSeq + limit.
+ * The page wherever its lines are, for everything else (a compacted log, an empty page, a run that
+ * is gone or whose log was removed): the run's own row (seq 0: `log_removed_at` in epoch ms), the blocks
+ * overlapping the page (seq -first_seq: `last_seq encoding`, and the body), then the rows after
+ * the last block. One statement, so one snapshot: a compaction committing meanwhile (rows moved
+ * into a block in one transaction) is seen wholly or not at all, never a line twice or not at all.
+ * The blocks are found by one probe of the key for the one holding line afterSeq + 1 and a range up
+ * to afterSeq + limit; the rows are read from after the last block, past the index entries that
+ * compaction leaves behind until VACUUM.
  */
 const LOG_PAGE = `
-  SELECT 'run' AS part, NULL::bigint AS seq, NULL::text AS line, NULL::bigint AS first_seq, NULL::bigint AS last_seq,
-         NULL::text AS encoding, NULL::bytea AS body, log_removed_at
+  SELECT 0::bigint AS seq, (extract(epoch FROM log_removed_at) * 1000)::bigint::text AS line, NULL::bytea AS body
   FROM runs WHERE id = $1
   UNION ALL
-  SELECT 'block', NULL, NULL, first_seq, last_seq, encoding, body, NULL
-  FROM run_log_blocks
+  SELECT -first_seq, last_seq || ' ' || encoding, body FROM run_log_blocks
   WHERE run_id = $1 AND last_seq > $2::bigint AND first_seq <= $2::bigint + $3::int
     AND first_seq >= coalesce(
       (SELECT max(first_seq) FROM run_log_blocks WHERE run_id = $1 AND first_seq <= $2::bigint + 1), 1)
   UNION ALL
-  (SELECT 'line', seq, line, NULL, NULL, NULL, NULL, NULL
-   FROM run_log_lines WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::int)`;
+  (SELECT seq, line, NULL FROM run_log_lines
+   WHERE run_id = $1 AND seq > greatest($2::bigint, coalesce(
+     (SELECT last_seq FROM run_log_blocks WHERE run_id = $1 ORDER BY first_seq DESC LIMIT 1), 0))
+   ORDER BY seq LIMIT $3::int)`;
+
+/** Compacted runs a process remembers (about 100 bytes each), so that their pages take one statement. */
+const COMPACTED_RUNS_REMEMBERED = 1_000;
 
 /**
- * Up to `limit` lines of run `runId` with `seq > afterSeq`, in order, the same whether they are
- * rows or compacted. Throws RunNotFoundError when the run is gone, RunLogRemovedError when
- * retention removed its log.
+ * Pages of run logs, the same whether their lines are rows or compacted. A page of a live run is one
+ * statement, as before compaction existed; a page of a compacted run is one statement too once this
+ * process has seen the run compacted (the first costs two).
  */
-export async function readLogPage(query: Query, runId: string, afterSeq: number, limit: number): Promise<RunLogLine[]> {
-  const { rows } = await query<PageRow>(LOG_PAGE, [runId, afterSeq, limit]);
-  const run = rows.find((row) => row.part === 'run');
-  if (!run) throw new RunNotFoundError(runId);
-  if (run.log_removed_at) throw new RunLogRemovedError(runId, run.log_removed_at.toISOString());
-  const page: RunLogLine[] = [];
-  const blocks = rows
-    .filter((row) => row.part === 'block')
-    .map((row) => ({
-      firstSeq: Number(row.first_seq),
-      lastSeq: Number(row.last_seq),
-      encoding: row.encoding!,
-      body: row.body!,
-    }))
-    .sort((a, b) => a.firstSeq - b.firstSeq);
-  for (const lines of await Promise.all(blocks.map(decodeLogBlock))) {
-    for (const line of lines) if (line.seq > afterSeq && page.length < limit) page.push(line);
+export class RunLogPages {
+  readonly #query: Query;
+  readonly #compacted = new BoundedMap<string, true>(COMPACTED_RUNS_REMEMBERED);
+
+  constructor(query: Query) {
+    this.#query = query;
   }
-  const stored = rows
-    .filter((row) => row.part === 'line')
-    .map((row) => ({ seq: Number(row.seq), line: row.line! }))
-    .sort((a, b) => a.seq - b.seq);
-  // The rows follow the blocks: a line is a row or in a block, never both (compaction moves it in one transaction).
-  for (const line of stored) if (page.length < limit) page.push(line);
-  return page;
+
+  /**
+   * Up to `limit` lines of run `runId` with `seq > afterSeq`, in order. Throws RunNotFoundError when
+   * the run is gone, RunLogRemovedError when retention removed its log.
+   */
+  async read(runId: string, afterSeq: number, limit: number): Promise<RunLogLine[]> {
+    if (!this.#compacted.has(runId)) {
+      const { rows } = await this.#query<{ seq: string; line: string }>(ROWS_PAGE, [runId, afterSeq, limit]);
+      if (rows.length > 0 && Number(rows[0]!.seq) === afterSeq + 1)
+        return rows.map((row) => ({ seq: Number(row.seq), line: row.line }));
+    }
+    const { rows } = await this.#query<{ seq: string; line: string | null; body: Buffer | null }>(LOG_PAGE, [
+      runId,
+      afterSeq,
+      limit,
+    ]);
+    const run = rows.find((row) => row.seq === '0');
+    if (!run) throw new RunNotFoundError(runId);
+    if (run.line !== null) throw new RunLogRemovedError(runId, new Date(Number(run.line)).toISOString());
+    const page: RunLogLine[] = [];
+    const blocks = rows.filter((row) => row.seq.startsWith('-')).sort((a, b) => Number(b.seq) - Number(a.seq));
+    if (blocks.length > 0) this.#compacted.set(runId, true);
+    for (const block of blocks) {
+      const firstSeq = -Number(block.seq);
+      const [lastSeq, encoding] = block.line!.split(' ') as [string, LogBlockEncoding];
+      const from = Math.max(firstSeq, afterSeq + 1);
+      const stored = { firstSeq, lastSeq: Number(lastSeq), encoding, body: block.body! };
+      for (const [index, line] of linesOfBlock(stored, from, limit - page.length).entries())
+        page.push({ seq: from + index, line });
+    }
+    // The rows follow the blocks: a line is a row or in a block, never both (compaction moves it in one transaction).
+    const after = rows
+      .filter((row) => Number(row.seq) > 0)
+      .map((row) => ({ seq: Number(row.seq), line: row.line! }))
+      .sort((a, b) => a.seq - b.seq);
+    for (const line of after) if (page.length < limit) page.push(line);
+    return page;
+  }
 }

@@ -9,7 +9,7 @@ import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listen
 import { phasesFrom } from './phase-machine.ts';
 import { queryRuns, RUN_COLUMNS, toLogLine, toRun, type RunRow } from './run-row.ts';
 import { validateNewRun } from './validate-new-run.ts';
-import { readLogPage } from './run-log-page.ts';
+import { RunLogPages } from './run-log-page.ts';
 
 /** Which runs to list, and from where. */
 export interface ListRunsQuery {
@@ -53,12 +53,14 @@ export const MAX_LOG_READ_LIMIT = 5_000;
 export class RunStore {
   readonly #pool: pg.Pool;
   readonly #logListener: RunLogListener;
+  readonly #logPages: RunLogPages;
   /** The workspace controller's claims, renewals, log chunks and phase changes. */
   readonly leases: RunLeases;
 
   constructor(pool: pg.Pool, listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS) {
     this.#pool = pool;
     this.leases = new RunLeases(pool);
+    this.#logPages = new RunLogPages((text, values) => this.#query(text, values));
     this.#logListener = new RunLogListener(
       pool.options,
       (runId, afterSeq, limit) => this.readLogLines(runId, afterSeq, limit),
@@ -196,12 +198,7 @@ export class RunStore {
    */
   async readLogLines(runId: string, afterSeq: number, limit: number): Promise<RunLogLine[]> {
     if (!isUuid(runId)) return [];
-    return readLogPage(
-      (text, values) => this.#query(text, values),
-      runId,
-      afterSeq,
-      Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_LOG_READ_LIMIT),
-    );
+    return this.#logPages.read(runId, afterSeq, Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_LOG_READ_LIMIT));
   }
 
   /** Run `id`'s phase and message with the seq of its last log line; throws `RunNotFoundError` when there is none. */

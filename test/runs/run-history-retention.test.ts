@@ -97,19 +97,22 @@ describe('Issue 35, item 2: RUN_LOG_RETENTION removes the logs of runs finished 
     expect(await retention(365 * DAY_MS, 90 * DAY_MS).removeExpired()).toEqual({ logsRemoved: 0, runsRemoved: 0 });
   });
 
-  it('a removed log with rows left behind (its purge died) reads as removed, never in part; the compactor deletes the rest', async () => {
-    const runId = await finishedRun(store(), variedLines(1_500, 'half purged'));
-    // What a purge killed after the removal was marked leaves: the mark, and the rows.
+  it('a removed log with rows left behind (its purge died) is served from them at most until the next pass deletes them; then it reads as removed', async () => {
+    const lines = variedLines(1_500, 'half purged');
+    const runId = await finishedRun(store(), lines);
+    // What a purge killed after the removal was recorded leaves: the record, and the rows.
     await database().pool.query("UPDATE runs SET log_removed_at = date_trunc('milliseconds', now()) WHERE id = $1", [
       runId,
     ]);
-    await expect(store().readLogLines(runId, 0, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
+    expect((await store().readLogLines(runId, 0, 100)).map((line) => line.line)).toEqual(lines.slice(0, 100));
+    await expect(store().readLogLines(runId, 1_500, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
     const report = await new RunLogCompactor(database().pool, {
       delayMs: 24 * 3_600_000,
       linesPerStep: 600,
     }).compactFinishedRuns();
     expect(report).toMatchObject({ lines: 0, blocks: 0, purged: 1_500 });
     expect(await storedLog(database().pool, runId)).toEqual({ rows: 0, blocks: [] });
+    await expect(store().readLogLines(runId, 0, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
   });
 });
 
