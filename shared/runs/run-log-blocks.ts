@@ -12,8 +12,11 @@ export type LogBlockEncoding = 'zstd' | 'gzip' | 'br';
 export const LOG_BLOCK_ENCODING: LogBlockEncoding = 'zstd';
 const ZSTD_LEVEL = 6;
 
-/** Lines per block at most: a page of lines decompresses one or two blocks, not a whole log. */
-export const MAX_BLOCK_LINES = 1_000;
+/**
+ * Lines per block at most: a page decompresses one or two blocks, not a whole log. The stream's
+ * catch-up reads pages of 500 lines, so a replay from the start decompresses each block once.
+ */
+export const MAX_BLOCK_LINES = 500;
 /** Text per block at most (a block holds at least one line, however long): long lines make shorter blocks. */
 export const MAX_BLOCK_TEXT_BYTES = 256 * 1024;
 

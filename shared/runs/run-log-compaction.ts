@@ -7,9 +7,15 @@ export interface CompactionOptions {
   delayMs: number;
   /** Lines moved per transaction at most: each step holds the run's row lock only briefly. */
   linesPerStep: number;
+  /**
+   * After each step, a rest this many times as long as the step took: 1 keeps compaction to half of
+   * one core of its process and leaves the database's time to the live runs' appends (finished runs'
+   * logs can wait); 0 compacts a backlog as fast as it can.
+   */
+  restRatio: number;
 }
 
-export const DEFAULT_COMPACTION_OPTIONS: CompactionOptions = { delayMs: 60_000, linesPerStep: 10_000 };
+export const DEFAULT_COMPACTION_OPTIONS: CompactionOptions = { delayMs: 60_000, linesPerStep: 5_000, restRatio: 1 };
 /** Runs taken per query of the candidates. */
 const RUNS_PER_ROUND = 100;
 
@@ -94,12 +100,15 @@ export class RunLogCompactor {
   async compactRun(runId: string): Promise<{ lines: number; blocks: number; purged: number; complete: boolean }> {
     const done = { lines: 0, blocks: 0, purged: 0, complete: false };
     for (;;) {
+      const started = performance.now();
       const step = await inRunTransaction(this.#pool, (query) => this.#step(query, runId));
       if (step === 'skipped') return done;
       if (step === 'nothing left') return { ...done, complete: true };
       done.lines += step.lines;
       done.blocks += step.blocks;
       done.purged += step.purged;
+      const restMs = (performance.now() - started) * this.#options.restRatio;
+      if (restMs > 0) await new Promise((resolve) => setTimeout(resolve, restMs));
     }
   }
 

@@ -4,6 +4,7 @@
 // every reader reads the log as before. A later pass finishes the work from where it was left.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { MAX_BLOCK_LINES } from '../../shared/runs/run-log-blocks.ts';
 import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
 import { COMPACTING_PROCESS } from '../support/compacting-process.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
@@ -70,7 +71,7 @@ describe('Issue 35, item 1: a compactor killed mid-compaction loses and duplicat
     const lines = variedLines(LINES, 'crash');
     const runId = await finishedRun(store(), lines);
     const before = await readWholeLog(store(), runId, 5_000);
-    const blocksPerStep = STEP_LINES / 1_000;
+    const blocksPerStep = STEP_LINES / MAX_BLOCK_LINES;
 
     let committed = 0;
     for (const round of ['first kill', 'second kill']) {
@@ -79,7 +80,7 @@ describe('Issue 35, item 1: a compactor killed mid-compaction loses and duplicat
       const stored = await storedLog(database().pool, runId);
       expect(stored.blocks.length % blocksPerStep, round).toBe(0);
       expect(stored.blocks.length, round).toBeGreaterThanOrEqual(committed);
-      expect(stored.rows, round).toBe(LINES - stored.blocks.length * 1_000);
+      expect(stored.rows, round).toBe(LINES - stored.blocks.length * MAX_BLOCK_LINES);
       await expectEveryLineOnce(database().pool, runId, LINES);
       expect(await readWholeLog(store(), runId, 5_000), round).toEqual(before);
       expect(await readWholeLog(store(), runId, 777, 12_345), round).toEqual(before.slice(12_345));
@@ -88,7 +89,11 @@ describe('Issue 35, item 1: a compactor killed mid-compaction loses and duplicat
 
     // The next pass (here, in this process) takes the run from where it was left.
     const { rows } = await storedLog(database().pool, runId);
-    const done = await new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep: STEP_LINES }).compactRun(runId);
+    const done = await new RunLogCompactor(database().pool, {
+      delayMs: 0,
+      linesPerStep: STEP_LINES,
+      restRatio: 0,
+    }).compactRun(runId);
     expect(done).toMatchObject({ lines: rows, complete: true });
     expect(await storedLog(database().pool, runId)).toMatchObject({ rows: 0 });
     await expectEveryLineOnce(database().pool, runId, LINES);

@@ -20,7 +20,8 @@ import {
 } from './run-history-fixtures.ts';
 
 const { database, store } = useRunStore();
-const compactor = (linesPerStep = 10_000) => new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep });
+const compactor = (linesPerStep = 10_000) =>
+  new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep, restRatio: 0 });
 
 /** Every way a reader pages through the log: sizes 1, 7, 500 and 5,000 from several positions. */
 async function everyReading(runId: string, lastSeq: number): Promise<RunLogLine[][]> {
@@ -65,10 +66,12 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     expect(done).toMatchObject({ lines: lines.length, complete: true });
     const stored = await storedLog(database().pool, runId);
     expect(stored.rows).toBe(0);
-    // 1,000 lines a block, the long line alone in its own (past the text limit), the rest after it.
+    // 500 lines a block, the long line alone in its own (past the text limit), the rest after it.
     expect(stored.blocks).toEqual([
-      [1, 1_000],
-      [1_001, 2_000],
+      [1, 500],
+      [501, 1_000],
+      [1_001, 1_500],
+      [1_501, 2_000],
       [2_001, 2_400],
       [2_401, 2_401],
       [2_402, 2_551],
@@ -107,7 +110,7 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     const running = await claimedRun(store());
     await running.append(['still running']);
     const justEnded = await finishedRun(store(), ['just ended']);
-    const delayed = new RunLogCompactor(database().pool, { delayMs: 60_000, linesPerStep: 1_000 });
+    const delayed = new RunLogCompactor(database().pool, { delayMs: 60_000, linesPerStep: 1_000, restRatio: 0 });
     await delayed.compactFinishedRuns(1_000);
     expect(await storedLog(database().pool, running.run.id)).toEqual({ rows: 1, blocks: [] });
     expect(await storedLog(database().pool, justEnded)).toEqual({ rows: 1, blocks: [] });
@@ -138,7 +141,7 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
       reads++;
     }
     await settled;
-    expect(await compaction).toMatchObject({ lines: lines.length, blocks: 4, complete: true });
+    expect(await compaction).toMatchObject({ lines: lines.length, blocks: 7, complete: true });
     expect(reads).toBeGreaterThan(0);
     expect(await storedLog(database().pool, runId)).toMatchObject({ rows: 0 });
     await expectEveryLineOnce(database().pool, runId, lines.length);
@@ -155,8 +158,8 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     const otherPool = createDatabasePool(database().connectionString, () => undefined);
     try {
       const replicas = [
-        new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep: 400 }),
-        new RunLogCompactor(otherPool, { delayMs: 0, linesPerStep: 400 }),
+        new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
+        new RunLogCompactor(otherPool, { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
       ];
       await Promise.all(
         replicas.flatMap((replica) => [replica.compactFinishedRuns(100), replica.compactFinishedRuns(100)]),
@@ -215,7 +218,8 @@ describe('Issue 35, item 1: late lines after a run ended are refused (the contro
     expect(await storedLog(database().pool, runId)).toEqual({
       rows: 2,
       blocks: [
-        [1, 1_000],
+        [1, 500],
+        [501, 1_000],
         [1_001, 1_100],
       ],
     });
@@ -223,7 +227,8 @@ describe('Issue 35, item 1: late lines after a run ended are refused (the contro
     expect(await storedLog(database().pool, runId)).toEqual({
       rows: 0,
       blocks: [
-        [1, 1_000],
+        [1, 500],
+        [501, 1_000],
         [1_001, 1_100],
         [1_101, 1_102],
       ],

@@ -18,9 +18,11 @@ if (import.meta.main) {
     application_name: COMPACTING_PROCESS,
     query_timeout: 120_000,
   });
-  const done = await new RunLogCompactor(pool, { delayMs: 0, linesPerStep: Number(setting('STEP_LINES')) }).compactRun(
-    setting('RUN_ID'),
-  );
+  const done = await new RunLogCompactor(pool, {
+    delayMs: 0,
+    linesPerStep: Number(setting('STEP_LINES')),
+    restRatio: 0,
+  }).compactRun(setting('RUN_ID'));
   process.stdout.write(`${JSON.stringify(done)}\n`);
   await pool.end();
 }
