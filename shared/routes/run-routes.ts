@@ -197,7 +197,7 @@ export function runLogRoutes() {
       operationId: 'streamRunLogs',
       authorisation: runWorkspaceAuthorisation('get', 'log'),
       summary:
-        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
+        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind; `event: removed` when retention removed the log or the run before every line was sent). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
       responseMediaType: 'text/event-stream',
       errorResponses: {
         404: 'No such run in this Project (`RunNotFound`).',

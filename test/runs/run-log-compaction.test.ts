@@ -245,3 +245,35 @@ describe('Issue 35, item 1: late lines after a run ended are refused (the contro
     });
   });
 });
+
+describe("Issue 35: compaction must not slow a live run's append: migration 007 indexes nothing the append changes", () => {
+  it('no index of runs references last_log_seq, so the append’s UPDATE of its run stays a HOT update (no index entry written)', async () => {
+    const { rows: indexes } = await database().pool.query<{ definition: string }>(
+      "SELECT pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indrelid = 'runs'::regclass",
+    );
+    expect(indexes.map((index) => index.definition)).toEqual(
+      expect.arrayContaining([expect.stringContaining('runs_finished_with_log_oldest_first')]),
+    );
+    expect(indexes.filter((index) => index.definition.includes('last_log_seq'))).toEqual([]);
+    const running = await claimedRun(store());
+    const client = await database().pool.connect();
+    try {
+      // The connection's counts of updates not yet reported, before and after (nothing is reported mid-transaction).
+      const updates = async () =>
+        (
+          await client.query(
+            "SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables WHERE relname = 'runs'",
+          )
+        ).rows[0] as { updated: number; hot: number };
+      await client.query('BEGIN');
+      const before = await updates();
+      // The reservation of line numbers the chunk route's append makes, in a transaction of its own here.
+      await client.query('UPDATE runs SET last_log_seq = last_log_seq + 500 WHERE id = $1', [running.run.id]);
+      const after = await updates();
+      expect({ updated: after.updated - before.updated, hot: after.hot - before.hot }).toEqual({ updated: 1, hot: 1 });
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+});
