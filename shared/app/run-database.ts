@@ -107,8 +107,15 @@ export function lazyRunDatabase(
       // Without a database there is no history to keep (every request says so with a 503).
       if (closed || maintenance || (database.url === undefined && !embedded)) return;
       // Imported here: only a process that keeps the history bounded loads the compactor.
-      maintenance = import('../runs/run-history-maintenance.ts').then(({ startRunHistoryMaintenance }) =>
-        startRunHistoryMaintenance(async () => (await open()).database.pool, runHistory, logger),
+      maintenance = import('../runs/run-history-maintenance.ts').then(
+        ({ startRunHistoryMaintenance }) =>
+          startRunHistoryMaintenance(async () => (await open()).database.pool, runHistory, logger),
+        (error: unknown) => {
+          logger.error('run history maintenance could not be started', {
+            detail: error instanceof Error ? error.message : String(error),
+          });
+          return { stop() {} };
+        },
       );
     },
     async close() {

@@ -58,33 +58,21 @@ export function encodeLogBlock(lines: readonly string[], encoding = LOG_BLOCK_EN
 /**
  * Lines `fromSeq`, `fromSeq + 1`, … of a stored block, at most `count` of them; throws when the block
  * does not hold exactly its range's lines. Decompressed on the event loop: a page needs one or two
- * blocks (a fraction of a millisecond each), less than a hop to the thread pool and back costs; only
- * the lines asked for become strings.
+ * blocks (a tenth of a millisecond each), less than a hop to the thread pool and back costs.
  */
 export function linesOfBlock(
   block: StoredLogBlock,
   fromSeq = block.firstSeq,
   count = Number.POSITIVE_INFINITY,
 ): string[] {
-  const text = decompressors[block.encoding](block.body);
-  const lineCount = block.lastSeq - block.firstSeq + 1;
-  const skip = fromSeq - block.firstSeq;
-  const take = Math.min(count, lineCount - skip);
-  // Byte offsets of the wanted lines' start and end, and a count of every separator as a check.
-  let start = 0;
-  let end = text.length;
-  let separators = 0;
-  for (let at = text.indexOf(0); at !== -1; at = text.indexOf(0, at + 1)) {
-    separators++;
-    if (separators === skip) start = at + 1;
-    if (separators === skip + take) end = at;
-  }
-  if (separators !== lineCount - 1) {
+  const lines = decompressors[block.encoding](block.body).toString('utf8').split(SEPARATOR);
+  if (lines.length !== block.lastSeq - block.firstSeq + 1) {
     throw new Error(
-      `log block ${block.firstSeq}..${block.lastSeq} holds ${separators + 1} lines instead of ${lineCount}`,
+      `log block ${block.firstSeq}..${block.lastSeq} holds ${lines.length} lines instead of ${block.lastSeq - block.firstSeq + 1}`,
     );
   }
-  return take <= 0 ? [] : text.toString('utf8', start, end).split(SEPARATOR);
+  const skip = fromSeq - block.firstSeq;
+  return skip === 0 && count >= lines.length ? lines : lines.slice(skip, skip + count);
 }
 
 /**

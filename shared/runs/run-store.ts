@@ -9,7 +9,7 @@ import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listen
 import { phasesFrom } from './phase-machine.ts';
 import { queryRuns, RUN_COLUMNS, toLogLine, toRun, type RunRow } from './run-row.ts';
 import { validateNewRun } from './validate-new-run.ts';
-import { RunLogPages } from './run-log-page.ts';
+import { RunLogPages } from './run-log-pages.ts';
 
 /** Which runs to list, and from where. */
 export interface ListRunsQuery {

@@ -420,9 +420,10 @@ interface RoundResult {
 
 /**
  * Appends through the route for `SIZES.roundMs`. In a pass round the maintenance process runs its
- * passes back to back meanwhile: compaction of whatever has finished (a short rest when nothing
- * had), or retention of the next batch of expired runs (`expireNext` prepares it; false when none is
- * left). Its samples are the chunks sent while a pass ran.
+ * passes back to back meanwhile: compaction, paced as in production, of the next runs that finished
+ * (as many as there are controllers; a short rest when none had), or retention of the next batch of
+ * expired runs (`expireNext` prepares it; false when none is left). Its samples are the chunks sent
+ * while a pass ran.
  */
 async function sideBySideRound(
   load: RunLoad,
@@ -447,7 +448,7 @@ async function sideBySideRound(
     passing = true;
     const answer = await maintainer.pass(
       kind === 'compaction'
-        ? { pass: 'compaction', paced: true }
+        ? { pass: 'compaction', paced: true, maxRuns: CONTROLLERS }
         : { pass: 'retention', historyMs: 365 * DAY_MS, logMs: 90 * DAY_MS },
     );
     passing = false;

@@ -18,27 +18,12 @@ const ROWS_PAGE = 'SELECT seq, line FROM run_log_lines WHERE run_id = $1 AND seq
 
 /**
  * The page wherever its lines are, for everything else (a compacted log, an empty page, a run that
- * is gone or whose log was removed): the run's own row (seq 0: `log_removed_at` in epoch ms), the blocks
- * overlapping the page (seq -first_seq: `last_seq encoding`, and the body), then the rows after
- * the last block. One statement, so one snapshot: a compaction committing meanwhile (rows moved
- * into a block in one transaction) is seen wholly or not at all, never a line twice or not at all.
- * The blocks are found by one probe of the key for the one holding line afterSeq + 1 and a range up
- * to afterSeq + limit; the rows are read from after the last block, past the index entries that
- * compaction leaves behind until VACUUM.
+ * is gone or whose log was removed): migration 007's `run_log_page`, one statement, so one snapshot
+ * (a compaction committing meanwhile is seen wholly or not at all, never a line twice or not at
+ * all). Its rows: the run's own (seq 0: `log_removed_at` in epoch ms), the blocks overlapping the
+ * page (seq -first_seq: `last_seq encoding`, and the body), then the rows after the last block.
  */
-const LOG_PAGE = `
-  SELECT 0::bigint AS seq, (extract(epoch FROM log_removed_at) * 1000)::bigint::text AS line, NULL::bytea AS body
-  FROM runs WHERE id = $1
-  UNION ALL
-  SELECT -first_seq, last_seq || ' ' || encoding, body FROM run_log_blocks
-  WHERE run_id = $1 AND last_seq > $2::bigint AND first_seq <= $2::bigint + $3::int
-    AND first_seq >= coalesce(
-      (SELECT max(first_seq) FROM run_log_blocks WHERE run_id = $1 AND first_seq <= $2::bigint + 1), 1)
-  UNION ALL
-  (SELECT seq, line, NULL FROM run_log_lines
-   WHERE run_id = $1 AND seq > greatest($2::bigint, coalesce(
-     (SELECT last_seq FROM run_log_blocks WHERE run_id = $1 ORDER BY first_seq DESC LIMIT 1), 0))
-   ORDER BY seq LIMIT $3::int)`;
+const LOG_PAGE = 'SELECT seq, line, body FROM run_log_page($1, $2, $3)';
 
 /** Compacted runs a process remembers (about 100 bytes each), so that their pages take one statement. */
 const COMPACTED_RUNS_REMEMBERED = 1_000;
