@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { RunHistorySettings } from '../config/run-history-settings.ts';
 import type { Logger } from '../logging/logger.ts';
+import { repeatInBackground } from '../node/background-task.ts';
 import { DEFAULT_COMPACTION_OPTIONS, RunLogCompactor, type CompactionReport } from './run-log-compaction.ts';
 import { RunHistoryRetention, type RetentionReport } from './run-history-retention.ts';
 
@@ -50,25 +51,19 @@ export function startRunHistoryMaintenance(
     (running ??= pass().finally(() => {
       running = undefined;
     }));
-  const tick = () =>
-    runOnce().catch((error: unknown) =>
+  const task = repeatInBackground(runOnce, {
+    firstRunMs: options.firstRunMs ?? FIRST_RUN_MS,
+    intervalMs: options.intervalMs ?? MAINTENANCE_INTERVAL_MS,
+    onFailure: (error) =>
       logger.warn('run history maintenance could not run; it is tried again later', {
         detail: error instanceof Error ? error.message : String(error),
       }),
-    );
-  let interval: NodeJS.Timeout | undefined;
-  const first = setTimeout(() => {
-    void tick();
-    interval = setInterval(() => void tick(), options.intervalMs ?? MAINTENANCE_INTERVAL_MS);
-    interval.unref();
-  }, options.firstRunMs ?? FIRST_RUN_MS);
-  first.unref();
+  });
   return {
     runOnce,
     stop() {
       stopped = true;
-      clearTimeout(first);
-      if (interval) clearInterval(interval);
+      task.stop();
     },
   };
 }

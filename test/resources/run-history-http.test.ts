@@ -70,6 +70,30 @@ async function runWithLines(count: number, tag: string, chunk = 500): Promise<{ 
   return { runId, text };
 }
 
+/**
+ * A finished run of 12,000 lines of 1 KB (far more than the socket buffers of both ends hold),
+ * compacted if asked, and a stream on it that reads nothing yet: its catch-up is still reading pages
+ * when the test acts. `readToEnd` reads what the server sent, as events.
+ */
+async function stalledReaderOfLargeRun(tag: string, compacted = false) {
+  const padding = tag[0]!.repeat(1_000);
+  const text = Array.from({ length: 12_000 }, (_, index) => `${tag} ${index + 1} ${padding}`);
+  const runId = await runningRun();
+  for (let offset = 0; offset < text.length; offset += 900) await appendLines(runId, text.slice(offset, offset + 900));
+  await finish(runId);
+  if (compacted) await compact(runId);
+  const stalled = await openStalledStream(platform().gateway.url, streamPath(runId), {
+    authorization: `Bearer ${platform().tokens.admin}`,
+    connection: 'close',
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return {
+    runId,
+    text,
+    readToEnd: async () => parseEvents(chunkedBody(await stalled.readToEnd())).events,
+  };
+}
+
 describe('Issue 35: the run-log stream serves a compacted log byte for byte as it served the rows', () => {
   it('the replay of a finished run, and a resume with Last-Event-ID from anywhere, are the same text before and after compaction', async () => {
     const { runId } = await runWithLines(2_345, 'replay');
@@ -125,20 +149,9 @@ describe('Issue 35: the run-log stream serves a compacted log byte for byte as i
   });
 
   it('a client catching up slowly while the log is compacted under it gets every line once, in order, then end', async () => {
-    // Far more than the socket buffers of both ends hold: the catch-up is still reading pages when compaction runs.
-    const padding = 'p'.repeat(1_000);
-    const text = Array.from({ length: 12_000 }, (_, index) => `slow ${index + 1} ${padding}`);
-    const runId = await runningRun();
-    for (let offset = 0; offset < text.length; offset += 900)
-      await appendLines(runId, text.slice(offset, offset + 900));
-    await finish(runId);
-    const stalled = await openStalledStream(platform().gateway.url, streamPath(runId), {
-      authorization: `Bearer ${platform().tokens.admin}`,
-      connection: 'close',
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { runId, text, readToEnd } = await stalledReaderOfLargeRun('slow');
     expect(await compact(runId)).toMatchObject({ lines: text.length, complete: true });
-    const { events } = parseEvents(chunkedBody(await stalled.readToEnd()));
+    const events = await readToEnd();
     expect(lineEvents(events).map((event) => event.data)).toEqual(text);
     expect(lineEvents(events).map((event) => Number(event.id))).toEqual(text.map((_, index) => index + 1));
     expect(finalEvent(events).event).toBe('end');
@@ -234,22 +247,11 @@ describe('Issue 35, item 2: a stream on a run whose log (or the run itself) rete
   });
 
   it('a stream catching up when the log is removed gets what was sent, then removed (LogRemoved) naming its last id; a new stream gets removed at once; one that has every line gets end', async () => {
-    const padding = 'r'.repeat(1_000);
-    const text = Array.from({ length: 12_000 }, (_, index) => `removed ${index + 1} ${padding}`);
-    const runId = await runningRun();
-    for (let offset = 0; offset < text.length; offset += 900)
-      await appendLines(runId, text.slice(offset, offset + 900));
-    await finish(runId);
-    await compact(runId);
-    const stalled = await openStalledStream(platform().gateway.url, streamPath(runId), {
-      authorization: `Bearer ${platform().tokens.admin}`,
-      connection: 'close',
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { runId, text, readToEnd } = await stalledReaderOfLargeRun('removed', true);
     await finishedAgo(runId, 100 * DAY_MS);
     expect(await removeExpired({ historyMs: 365 * DAY_MS, logMs: 90 * DAY_MS })).toMatchObject({ logsRemoved: 1 });
 
-    const { events } = parseEvents(chunkedBody(await stalled.readToEnd()));
+    const events = await readToEnd();
     const sent = lineEvents(events);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.length).toBeLessThan(text.length);
@@ -272,21 +274,11 @@ describe('Issue 35, item 2: a stream on a run whose log (or the run itself) rete
   }, 120_000);
 
   it('a stream catching up when the run itself is removed gets removed (RunRemoved)', async () => {
-    const padding = 'q'.repeat(1_000);
-    const text = Array.from({ length: 12_000 }, (_, index) => `gone ${index + 1} ${padding}`);
-    const runId = await runningRun();
-    for (let offset = 0; offset < text.length; offset += 900)
-      await appendLines(runId, text.slice(offset, offset + 900));
-    await finish(runId);
-    const stalled = await openStalledStream(platform().gateway.url, streamPath(runId), {
-      authorization: `Bearer ${platform().tokens.admin}`,
-      connection: 'close',
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { runId, text, readToEnd } = await stalledReaderOfLargeRun('gone');
     await finishedAgo(runId, 400 * DAY_MS);
     expect(await removeExpired({ historyMs: 365 * DAY_MS, logMs: 90 * DAY_MS })).toMatchObject({ runsRemoved: 1 });
 
-    const { events } = parseEvents(chunkedBody(await stalled.readToEnd()));
+    const events = await readToEnd();
     const sent = lineEvents(events);
     expect(sent.map((event) => event.data)).toEqual(text.slice(0, sent.length));
     expect(finalEvent(events).event).toBe('removed');
