@@ -11,15 +11,15 @@ const MAINTENANCE_INTERVAL_MS = 60_000;
 const FIRST_RUN_MS = 60_000;
 
 export interface RunHistoryMaintenance {
-  /** One pass now: compaction of the runs due, then retention. */
+  /** One pass now: retention, then compaction of the runs due. */
   runOnce(): Promise<{ compacted: CompactionReport; removed: RetentionReport }>;
   stop(): void;
 }
 
 /**
- * Keeps run history bounded (docs/run-history.md, "Compaction" and "Retention"): every minute, the
- * logs of runs finished RUN_LOG_COMPACTION_DELAY ago are compacted, then logs past RUN_LOG_RETENTION
- * and runs past RUN_HISTORY_RETENTION are removed. Several replicas doing it at once share the work
+ * Keeps run history bounded (docs/run-history.md, "Compaction" and "Retention"): every minute, logs
+ * past RUN_LOG_RETENTION and runs past RUN_HISTORY_RETENTION are removed, then the logs of runs
+ * finished RUN_LOG_COMPACTION_DELAY ago are compacted. Several replicas doing it at once share the work
  * (each step locks its runs with SKIP LOCKED). A failure is logged and the next pass tries again.
  */
 export function startRunHistoryMaintenance(
@@ -32,18 +32,20 @@ export function startRunHistoryMaintenance(
   let stopped = false;
   const pass = async () => {
     const database = await pool();
-    const compactor = new RunLogCompactor(database, {
-      ...DEFAULT_COMPACTION_OPTIONS,
-      delayMs: settings.compactionDelayMs,
-    });
-    const compacted = await compactor.compactDueRuns(() => stopped);
-    if (compacted.lines + compacted.purged > 0) logger.info('run logs compacted', { ...compacted });
+    // Retention first: a log past its retention is removed, never compacted first (after an upgrade,
+    // the history before it).
     const removed = await new RunHistoryRetention(database, {
       historyMs: settings.retentionMs,
       logMs: settings.logRetentionMs,
     }).removeExpired();
     if (removed.logsRemoved + removed.runsRemoved > 0)
       logger.info('run history past its retention removed', { ...removed });
+    const compactor = new RunLogCompactor(database, {
+      ...DEFAULT_COMPACTION_OPTIONS,
+      delayMs: settings.compactionDelayMs,
+    });
+    const compacted = await compactor.compactDueRuns(() => stopped);
+    if (compacted.lines + compacted.purged > 0) logger.info('run logs compacted', { ...compacted });
     return { compacted, removed };
   };
   // One pass at a time in a process: a slow pass is not joined by the next tick.
