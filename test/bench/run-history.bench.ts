@@ -259,7 +259,7 @@ function compared(
 type Codec = [name: string, compress: (block: Buffer) => Buffer, decompress: (body: Buffer) => Buffer];
 
 const zstd = (level: number): Codec => [
-  `zstd (level ${level}${level === 6 ? ', written' : ''})`,
+  `zstd (level ${level}${level === 9 ? ', written' : ''})`,
   (block) => zlib.zstdCompressSync(block, { params: { [zlib.constants.ZSTD_c_compressionLevel]: level } }),
   (body) => zlib.zstdDecompressSync(body),
 ];
