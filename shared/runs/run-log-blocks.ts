@@ -6,9 +6,9 @@ export type LogBlockEncoding = 'zstd' | 'gzip' | 'br';
 
 /**
  * What compaction writes: zstd at level 9 (docs/run-history.md, "Compaction": of gzip, brotli and
- * zstd on the bench's Terraform output, the smallest blocks but brotli's slow default, and the
- * fastest to decompress, which every replay pays). Every encoding the column allows stays readable,
- * so changing this leaves old blocks as they are.
+ * zstd on the bench's Terraform output, the smallest blocks but brotli's slow default, decompressed
+ * as fast as any, compressed far faster than compaction needs). Every encoding the column allows
+ * stays readable, so changing this leaves old blocks as they are.
  */
 export const LOG_BLOCK_ENCODING: LogBlockEncoding = 'zstd';
 const ZSTD_LEVEL = 9;
@@ -40,7 +40,7 @@ const compressors: Record<LogBlockEncoding, (text: Buffer) => Promise<Buffer>> =
     promisify(zlib.brotliCompress)(text, { params: { [zlib.constants.BROTLI_PARAM_SIZE_HINT]: text.length } }),
 };
 
-// One output chunk for a whole block of text (most are 30 to 120 KB): no concatenation of 16 KB pieces.
+// One output chunk for a whole block of text (most are 20 to 60 KB): no concatenation of 16 KB pieces.
 const DECOMPRESSED = { chunkSize: MAX_BLOCK_TEXT_BYTES };
 const decompressors: Record<LogBlockEncoding, (body: Buffer) => Buffer> = {
   zstd: (body) => zlib.zstdDecompressSync(body, DECOMPRESSED),
