@@ -1,3 +1,4 @@
+import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
 import { parseDurationSetting } from './setting-values.ts';
 
@@ -12,24 +13,27 @@ export interface RunHistorySettings {
 }
 
 const HOUR_MS = 3_600_000;
+/** A hundred years: any longer is "for ever", and past PostgreSQL's intervals the passes would fail. */
+const MAX_MS = 876_000 * HOUR_MS;
 
 /** Reads the run history section of the settings; throws ConfigError naming the bad variable. */
 export function loadRunHistorySettings(env: Environment): RunHistorySettings {
+  const duration = (variable: string, fallback: string, minMs: number, requirement: string) => {
+    const text = env[variable]?.trim() || fallback;
+    const ms = parseDurationSetting(variable, text, minMs, requirement);
+    if (ms > MAX_MS) throw new ConfigError(variable, `"${text}" is not ${requirement}`);
+    return ms;
+  };
   const retention = (variable: string, fallback: string) =>
-    parseDurationSetting(
-      variable,
-      env[variable]?.trim() || fallback,
-      HOUR_MS,
-      'a duration of at least 1h (e.g. 2160h for 90 days)',
-    );
+    duration(variable, fallback, HOUR_MS, 'a duration from 1h to 876000h (e.g. 2160h for 90 days)');
   return {
     retentionMs: retention('RUN_HISTORY_RETENTION', `${365 * 24}h`),
     logRetentionMs: retention('RUN_LOG_RETENTION', `${90 * 24}h`),
-    compactionDelayMs: parseDurationSetting(
+    compactionDelayMs: duration(
       'RUN_LOG_COMPACTION_DELAY',
-      env.RUN_LOG_COMPACTION_DELAY?.trim() || '1m',
+      '1m',
       0,
-      'a duration such as 1m (0s compacts at the next pass)',
+      'a duration up to 876000h such as 1m (0s compacts at the next pass)',
     ),
   };
 }
