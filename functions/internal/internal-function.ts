@@ -18,6 +18,7 @@ export const internalFunction: FunctionModule = {
   name: 'internal',
   cluster: 'on-first-use',
   runHistory: true,
+  maintainsRunHistory: false,
   readiness: [],
   create: (context) => createInternalFunction(context),
 };

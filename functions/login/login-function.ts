@@ -22,6 +22,7 @@ export const loginFunction: FunctionModule = {
   name: 'login',
   cluster: 'on-first-use',
   runHistory: false,
+  maintainsRunHistory: false,
   readiness: [],
   create: (context) => createLoginFunction(context),
 };

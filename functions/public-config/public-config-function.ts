@@ -15,6 +15,7 @@ export const publicConfigFunction: FunctionModule = {
   name: 'public-config',
   cluster: 'on-first-use',
   runHistory: false,
+  maintainsRunHistory: false,
   readiness: [],
   create: (context) => createPublicConfigFunction(context),
 };

@@ -35,6 +35,7 @@ export const resourcesFunction: FunctionModule = {
   // loads the Kubernetes client) when a request or /readyz first needs the cluster.
   cluster: 'on-first-use',
   runHistory: true,
+  maintainsRunHistory: true,
   readiness: ['platform-crds-served'],
   create: (context) => createResourcesFunction(context),
 };

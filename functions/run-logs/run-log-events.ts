@@ -1,5 +1,7 @@
-import type { Run, RunLogLine } from '../../shared/runs/run.ts';
+import { FINAL_PHASES, type Run, type RunLogLine } from '../../shared/runs/run.ts';
+import type { StreamEndReason } from '../../shared/http/error-catalogue.ts';
 import type { RunStore } from '../../shared/runs/run-store.ts';
+import { RunLogRemovedError, RunNotFoundError } from '../../shared/runs/run-errors.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
 import { EventChannel } from './event-channel.ts';
 import type { RunEnd, RunEndWatch } from './run-end-watch.ts';
@@ -32,8 +34,8 @@ export interface RunLogStreamOptions {
  * The server-sent events of one run's log: each line as an event whose `id` is its seq, a
  * heartbeat comment now and then, and a last event before it closes: `end` with the final phase
  * once the run is over and every line was sent, `expired` when the credential that opened it
- * ends, or `resume` when the client fell further behind than the send buffer holds. Stops when
- * the client goes away.
+ * ends, `resume` when the client fell further behind than the send buffer holds, or `removed` when
+ * retention removed the log (or the run) before every line was sent. Stops when the client goes away.
  */
 export function runLogEvents(options: RunLogStreamOptions): AsyncIterable<string> {
   return new RunLogEventStream(options);
@@ -126,11 +128,14 @@ class RunLogEventStream implements AsyncIterableIterator<string> {
       runId: run.id,
       afterSeq: this.#lastSeq,
       onLines: (lines, live) => this.#onLines(lines, live),
-      onError: (error) =>
-        logger.warn('run log stream: delivery failed', {
-          runId: run.id,
-          detail: error instanceof Error ? error.message : String(error),
-        }),
+      onError: (error) => {
+        if (error instanceof RunLogRemovedError || error instanceof RunNotFoundError) void this.#endRemoved();
+        else
+          logger.warn('run log stream: delivery failed', {
+            runId: run.id,
+            detail: error instanceof Error ? error.message : String(error),
+          });
+      },
     });
     this.#unsubscribe = unsubscribe;
     if (this.#stopped) {
@@ -151,6 +156,42 @@ class RunLogEventStream implements AsyncIterableIterator<string> {
       this.#stop(
         sseEvent('end', { phase: runEnd.phase, message: runEnd.message, statusMessage: runEnd.statusMessage }),
       );
+  }
+
+  /**
+   * Retention removed the run's log (RUN_LOG_RETENTION) or the run itself (RUN_HISTORY_RETENTION)
+   * while lines were still to be sent: `removed` says which, and the client must not reconnect. A
+   * client that has every line of the ended run gets `end` as usual.
+   */
+  async #endRemoved(): Promise<void> {
+    if (this.#stopped) return;
+    const lastEventId = String(this.#lastSeq);
+    try {
+      const progress = await this.#options.store.getLogProgress(this.#options.run.id);
+      if (this.#lastSeq >= progress.lastSeq && FINAL_PHASES.includes(progress.phase)) {
+        this.#runEnd = progress;
+        this.#endIfComplete();
+        return;
+      }
+      if (progress.logRemovedAt === null) return;
+      this.#stop(
+        sseEvent('removed', {
+          reason: 'LogRemoved' satisfies StreamEndReason,
+          message: `the run's log was removed at ${progress.logRemovedAt} (RUN_LOG_RETENTION)`,
+          logRemovedAt: progress.logRemovedAt,
+          lastEventId,
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof RunNotFoundError)) return;
+      this.#stop(
+        sseEvent('removed', {
+          reason: 'RunRemoved' satisfies StreamEndReason,
+          message: 'the run was removed (RUN_HISTORY_RETENTION)',
+          lastEventId,
+        }),
+      );
+    }
   }
 
   #onLines(lines: readonly RunLogLine[], live: boolean): Promise<void> | undefined {

@@ -18,6 +18,7 @@ export const runLogsFunction: FunctionModule = {
   name: 'run-logs',
   cluster: 'on-first-use',
   runHistory: true,
+  maintainsRunHistory: false,
   readiness: [],
   create: (context) => createRunLogsFunction(context),
 };

@@ -126,6 +126,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   const pageTokens = new PageTokens(() => adminSettings.current().signingKey);
   const runs = lazyRunDatabase(
     settings.database,
+    settings.runHistory,
     config,
     logger,
     options.development?.startDatabase,

@@ -5,11 +5,20 @@ import type { PageTokens } from '../database/page-tokens.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { DatabaseSettings } from '../config/settings.ts';
+import type { RunHistorySettings } from '../config/run-history-settings.ts';
 import type { RunStore } from '../runs/run-store.ts';
+import type { RunHistoryMaintenance } from '../runs/run-history-maintenance.ts';
+import { repeatInBackground, type BackgroundTask } from '../node/background-task.ts';
 import type { EmbeddedDatabaseStarter } from '../database/database-url.ts';
 import { LastingFailure } from '../node/lasting-failure.ts';
 import { apiError, retryAfter } from '../http/error-catalogue.ts';
 import { NO_METRICS, type Metrics } from '../metrics/metrics.ts';
+
+/**
+ * How often a process that keeps the run history bounded runs a pass (any replica may; the others
+ * skip what is taken), the first a minute after start (not at start: start-up is busy enough).
+ */
+const MAINTENANCE_INTERVAL_MS = 60_000;
 
 /** The run history database of a process, opened on first use so that functions without runs never start it. */
 export interface RunDatabase {
@@ -35,6 +44,12 @@ export interface RunDatabase {
   openedStore(): RunStore | undefined;
   /** The pool when the database is open already, else undefined. */
   openedPool(): pg.Pool | undefined;
+  /**
+   * Keeps the history bounded from this process from now on (once, however often it is asked):
+   * retention and compaction of finished runs' logs, a pass every minute from a minute after now
+   * (shared/runs/run-history-maintenance.ts).
+   */
+  maintain(): void;
   close(): Promise<void>;
 }
 
@@ -45,12 +60,14 @@ export interface RunDatabase {
  */
 export function lazyRunDatabase(
   database: DatabaseSettings,
+  runHistory: RunHistorySettings,
   config: Pick<ServerConfig, 'production'>,
   logger: Logger,
   startEmbedded?: EmbeddedDatabaseStarter,
   metrics: Metrics = NO_METRICS,
   pageTokens?: PageTokens,
 ): RunDatabase {
+  let maintenance: { task: BackgroundTask; passes?: RunHistoryMaintenance } | undefined;
   let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
   let opened: { database: OpenDatabase; store: RunStore } | undefined;
   let closed = false;
@@ -107,8 +124,36 @@ export function lazyRunDatabase(
     },
     openedStore: () => opened?.store,
     openedPool: () => opened?.database.pool,
+    maintain() {
+      // Without a database there is no history to keep (every request says so with a 503).
+      if (closed || maintenance || (database.url === undefined && !embedded)) return;
+      const started: { task: BackgroundTask; passes?: RunHistoryMaintenance } = {
+        task: repeatInBackground(
+          async () => {
+            // Imported at the first pass: a cold start loads none of the compactor.
+            started.passes ??= new (await import('../runs/run-history-maintenance.ts')).RunHistoryMaintenance(
+              async () => (await open()).database.pool,
+              runHistory,
+              logger,
+            );
+            await started.passes.runOnce();
+          },
+          {
+            firstRunMs: MAINTENANCE_INTERVAL_MS,
+            intervalMs: MAINTENANCE_INTERVAL_MS,
+            onFailure: (error) =>
+              logger.warn('run history maintenance could not run; it is tried again later', {
+                detail: error instanceof Error ? error.message : String(error),
+              }),
+          },
+        ),
+      };
+      maintenance = started;
+    },
     async close() {
       closed = true;
+      maintenance?.task.stop();
+      maintenance?.passes?.stop();
       opened = undefined;
       const current = opening;
       opening = undefined;

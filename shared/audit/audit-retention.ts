@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/logger.ts';
+import { repeatInBackground } from '../node/background-task.ts';
 import type { AuditStore } from './audit-store.ts';
 
 /** How often each process looks for days past the retention (any replica may drop them; the rest find none). */
@@ -27,24 +28,13 @@ export function startAuditRetention(
     if (dropped.length > 0) logger.info('audit events past their retention dropped', { partitions: dropped });
     return dropped;
   };
-  const tick = () =>
-    runOnce().catch((error: unknown) =>
+  const task = repeatInBackground(runOnce, {
+    firstRunMs: options.firstRunMs ?? FIRST_RUN_MS,
+    intervalMs: options.intervalMs ?? RETENTION_INTERVAL_MS,
+    onFailure: (error) =>
       logger.warn('audit retention could not run; it is tried again later', {
         detail: error instanceof Error ? error.message : String(error),
       }),
-    );
-  let interval: NodeJS.Timeout | undefined;
-  const first = setTimeout(() => {
-    void tick();
-    interval = setInterval(() => void tick(), options.intervalMs ?? RETENTION_INTERVAL_MS);
-    interval.unref();
-  }, options.firstRunMs ?? FIRST_RUN_MS);
-  first.unref();
-  return {
-    runOnce,
-    stop() {
-      clearTimeout(first);
-      if (interval) clearInterval(interval);
-    },
-  };
+  });
+  return { runOnce, stop: () => task.stop() };
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secret-settings.ts';
 import { loadAuditSettings, type AuditSettings } from './audit-settings.ts';
+import { loadRunHistorySettings, type RunHistorySettings } from './run-history-settings.ts';
 import { ConfigError } from './config-error.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
 import { loadLoginThrottleSettings, type LoginThrottleSettings } from './login-throttle-settings.ts';
@@ -28,6 +29,8 @@ export interface Settings {
   /** OIDC and the ServiceAccount issuers (identity-config.ts). */
   readonly identity: IdentityConfig;
   readonly database: DatabaseSettings;
+  /** Run history's retention and log compaction (run-history-settings.ts). */
+  readonly runHistory: RunHistorySettings;
   /** The audit trail: policy, database mode, retention (audit-settings.ts). */
   readonly audit: AuditSettings;
   /** Failed-login budgets: the window, per client, per account, IPv6 grouping (login-throttle-settings.ts). */
@@ -82,6 +85,7 @@ export function loadSettings(env: Environment): Settings {
     adminSecret: loadAdminSecretSettings(env),
     identity: loadIdentityConfig(env, server),
     database: { url: databaseUrl(env) },
+    runHistory: loadRunHistorySettings(env),
     audit: loadAuditSettings(env),
     login: loadLoginThrottleSettings(env),
     cluster: { kubeconfig: given(env, 'KUBECONFIG'), inCluster: given(env, 'KUBERNETES_SERVICE_HOST') !== undefined },

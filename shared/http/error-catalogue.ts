@@ -162,6 +162,11 @@ export const PLATFORM_ERRORS = {
     status: 409,
     meaning: 'The log chunk overlaps stored lines with different content; resend exactly the chunk that was stored.',
   },
+  RunLogRemoved: {
+    status: 410,
+    meaning:
+      "The run's log was removed after `RUN_LOG_RETENTION`; the run record remains (its `logRemovedAt` says when).",
+  },
   PayloadTooLarge: { status: 413, meaning: 'The request body exceeds the size limit; send a smaller body.' },
   UriTooLong: {
     status: 414,
@@ -343,6 +348,15 @@ export const STREAM_END_REASONS = {
   SlowConsumer: {
     event: 'resume',
     meaning: 'The client read too slowly to keep up; reconnect with `Last-Event-ID`, nothing is lost.',
+  },
+  LogRemoved: {
+    event: 'removed',
+    meaning:
+      "The run's log was removed after `RUN_LOG_RETENTION` before every line was sent; do not reconnect (the run record remains).",
+  },
+  RunRemoved: {
+    event: 'removed',
+    meaning: 'The run was removed after `RUN_HISTORY_RETENTION` before every line was sent; do not reconnect.',
   },
 } as const satisfies Record<string, { event: string; meaning: string }>;
 

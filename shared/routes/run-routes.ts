@@ -14,6 +14,7 @@ export const RUN_SCHEMA = {
     'createdAt',
     'startedAt',
     'finishedAt',
+    'logRemovedAt',
     'message',
     'statusMessage',
     'attempts',
@@ -36,6 +37,12 @@ export const RUN_SCHEMA = {
     createdAt: { type: 'string', format: 'date-time' },
     startedAt: { type: ['string', 'null'], format: 'date-time' },
     finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    logRemovedAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description:
+        "When the run's log was removed after `RUN_LOG_RETENTION` (the run record stays); null while the log is kept.",
+    },
     message: { type: 'string', description: "The user's message from the start of the run." },
     statusMessage: { type: 'string', description: 'What the controller (or a lapsed lease) last said about the run.' },
     attempts: { type: 'integer', description: 'How many times a controller claimed the run.' },
@@ -222,7 +229,7 @@ export function runLogRoutes() {
       operationId: 'streamRunLogs',
       authorisation: runWorkspaceAuthorisation('get', 'log'),
       summary:
-        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
+        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind; `event: removed` when retention removed the log or the run before every line was sent). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
       responseMediaType: 'text/event-stream',
       errorResponses: {
         404: 'No such run in this Project (`RunNotFound`).',

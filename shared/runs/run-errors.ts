@@ -82,3 +82,15 @@ export class PlanStaleError extends CatalogueError {
     this.name = 'PlanStaleError';
   }
 }
+
+/** The run's log was removed by RUN_LOG_RETENTION; the run record stays. HTTP: 410. */
+export class RunLogRemovedError extends CatalogueError {
+  /** When retention removed it (ISO 8601). */
+  readonly removedAt: string;
+
+  constructor(runId: string, removedAt: string) {
+    super('RunLogRemoved', `the log of run ${runId} was removed at ${removedAt} (RUN_LOG_RETENTION)`);
+    this.name = 'RunLogRemovedError';
+    this.removedAt = removedAt;
+  }
+}

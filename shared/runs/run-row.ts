@@ -15,6 +15,7 @@ export interface RunRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  log_removed_at: Date | null;
   message: string;
   status_message: string;
   attempts: number;
@@ -26,7 +27,7 @@ export interface RunRow {
 
 /** The columns of a `Run`; the lease itself is never among them. */
 export const RUN_COLUMNS =
-  'id, project, workspace, type, phase, principal, principal_type, created_at, started_at, finished_at, message, status_message, attempts, controller, cancel_requested_at, cancel_requested_by, plan_run';
+  'id, project, workspace, type, phase, principal, principal_type, created_at, started_at, finished_at, log_removed_at, message, status_message, attempts, controller, cancel_requested_at, cancel_requested_by, plan_run';
 
 export function toRun(row: RunRow): Run {
   return {
@@ -40,6 +41,7 @@ export function toRun(row: RunRow): Run {
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_at?.toISOString() ?? null,
     finishedAt: row.finished_at?.toISOString() ?? null,
+    logRemovedAt: row.log_removed_at?.toISOString() ?? null,
     message: row.message,
     statusMessage: row.status_message,
     attempts: row.attempts,

@@ -11,6 +11,7 @@ import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listen
 import { phasesFrom } from './phase-machine.ts';
 import { queryRuns, RUN_COLUMNS, toLogLine, toRun, type RunRow } from './run-row.ts';
 import { validateNewRun } from './validate-new-run.ts';
+import { RunLogPages } from './run-log-pages.ts';
 
 /** Which runs to list, and from where. */
 export interface ListRunsQuery {
@@ -38,6 +39,8 @@ export interface RunLogProgress {
   /** The controller's status message (the user's `message` stays as given). */
   statusMessage: string;
   lastSeq: number;
+  /** When RUN_LOG_RETENTION removed the run's log; null while it is kept. */
+  logRemovedAt: string | null;
 }
 
 /** The phases the controller's work queue can be listed by. */
@@ -53,6 +56,7 @@ export class RunStore {
   readonly #pool: pg.Pool;
   readonly #logListener: RunLogListener;
   readonly #pageTokens: PageTokens;
+  readonly #logPages: RunLogPages;
   /** The workspace controller's claims, renewals, log chunks and phase changes. */
   readonly leases: RunLeases;
   /** Succeeded plans approved for apply (issue 37). */
@@ -68,6 +72,7 @@ export class RunStore {
     this.#pageTokens = pageTokens;
     this.leases = new RunLeases(pool);
     this.planApprovals = new PlanApprovals(pool);
+    this.#logPages = new RunLogPages((text, values) => this.#query(text, values));
     this.#logListener = new RunLogListener(
       pool.options,
       (runId, afterSeq, limit) => this.readLogLines(runId, afterSeq, limit),
@@ -204,14 +209,14 @@ export class RunStore {
     return rows.map(toLogLine).sort((a, b) => a.seq - b.seq);
   }
 
-  /** Up to `limit` (at most MAX_LOG_READ_LIMIT) log lines of run `runId` with `seq > afterSeq`, in order. */
+  /**
+   * Up to `limit` (at most MAX_LOG_READ_LIMIT) log lines of run `runId` with `seq > afterSeq`, in order,
+   * whether stored as rows or compacted into blocks. Throws RunNotFoundError when the run does not
+   * exist (any more), RunLogRemovedError when RUN_LOG_RETENTION removed its log.
+   */
   async readLogLines(runId: string, afterSeq: number, limit: number): Promise<RunLogLine[]> {
     if (!isUuid(runId)) return [];
-    const { rows } = await this.#query<{ seq: string; line: string }>(
-      'SELECT seq, line FROM run_log_lines WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
-      [runId, afterSeq, Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_LOG_READ_LIMIT)],
-    );
-    return rows.map(toLogLine);
+    return this.#logPages.read(runId, afterSeq, Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_LOG_READ_LIMIT));
   }
 
   /** Run `id`'s phase and message with the seq of its last log line; throws `RunNotFoundError` when there is none. */
@@ -222,13 +227,15 @@ export class RunStore {
       message: string;
       status_message: string;
       last_log_seq: string;
-    }>('SELECT phase, message, status_message, last_log_seq FROM runs WHERE id = $1', [id]);
+      log_removed_at: Date | null;
+    }>('SELECT phase, message, status_message, last_log_seq, log_removed_at FROM runs WHERE id = $1', [id]);
     if (!rows[0]) throw new RunNotFoundError(id);
     return {
       phase: rows[0].phase,
       message: rows[0].message,
       statusMessage: rows[0].status_message,
       lastSeq: Number(rows[0].last_log_seq),
+      logRemovedAt: rows[0].log_removed_at?.toISOString() ?? null,
     };
   }
 

@@ -22,6 +22,8 @@ export interface Run {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** When RUN_LOG_RETENTION removed the run's log (the run record stays); null while it is kept. */
+  logRemovedAt: string | null;
   /** The user's message from the start of the run; nothing else changes it. */
   message: string;
   /** What the controller (or a lapsed lease) last said about the run. */

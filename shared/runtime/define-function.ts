@@ -21,6 +21,7 @@ export function defineFunction(
   const handlers =
     module.cluster === 'on-first-use' ? module.create(context) : module.create(connected(module, context));
   if (module.runHistory) context.runs.checkAtStart();
+  if (module.maintainsRunHistory) context.runs.maintain();
   const readiness = readinessOf(servedWith, context);
   return readiness ? { ...handlers, name: module.name, readiness } : { ...handlers, name: module.name };
 }

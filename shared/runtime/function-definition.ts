@@ -61,6 +61,13 @@ interface FunctionFacts {
    * local state it opens the database at start.
    */
   runHistory: boolean;
+  /**
+   * It keeps the run history bounded: its process compacts finished runs' logs and enforces
+   * RUN_HISTORY_RETENTION and RUN_LOG_RETENTION (docs/run-history.md). The function that owns the run
+   * records does; the controller's and the streams' functions do not, so their latency is not shared
+   * with that work.
+   */
+  maintainsRunHistory: boolean;
   /** What else its `/readyz` waits for (see ReadinessCheck). */
   readiness: readonly ReadinessCheck[];
 }

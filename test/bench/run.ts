@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
-const only = process.argv.slice(2);
+// Flags (`--quick`) are for the suites; the other arguments choose them.
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const files = readdirSync(benchDir)
   .filter((file) => file.endsWith('.bench.ts'))
   .filter((file) => only.length === 0 || only.some((name) => file.includes(name)))

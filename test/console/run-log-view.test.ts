@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunHistoryRetention } from '../../shared/runs/run-history-retention.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
 import { launchChromium } from '../support/headless-chromium.ts';
 import { ControllerClient, ReferenceController } from '../support/reference-controller.ts';
@@ -407,5 +408,31 @@ describe('A token the API refuses stops the stream and calls onUnauthorised with
     expect(message).not.toBe('');
     expect(await statusOf(viewer.tab)).toBe(`Stopped: ${message}`);
     await run.finish();
+  }, 60_000);
+});
+
+describe('A run whose log retention removed: the viewer says so and does not reconnect (issue 35, item 2: a stream on a removed log ends with a clear event)', () => {
+  it('the stream answers event: removed at once; the status says the log was removed; no request follows', async () => {
+    const run = await controlledRun();
+    await run.append(['gone soon']);
+    await run.finish();
+    await platform().database.pool.query(
+      "UPDATE runs SET finished_at = finished_at - interval '100 days' WHERE id = $1",
+      [run.id],
+    );
+    const removed = await new RunHistoryRetention(platform().database.pool, {
+      historyMs: 365 * 86_400_000,
+      logMs: 90 * 86_400_000,
+    }).removeExpired();
+    expect(removed.logsRemoved).toBeGreaterThanOrEqual(1);
+    const viewer = await openViewer(run.streamUrl(), platform().tokens.admin);
+    await expect
+      .poll(() => statusOf(viewer.tab), { timeout: BROWSER_BOUND_MS })
+      .toMatch(/^Log removed: the run's log was removed at .* \(RUN_LOG_RETENTION\)$/);
+    expect(await shownLines(viewer.tab)).toEqual([]);
+    // Stopped after `removed`: EventSource would reconnect 3 s (the server's `retry:`) after the server closed.
+    const requests = viewer.streamRequests.length;
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(viewer.streamRequests).toHaveLength(requests);
   }, 60_000);
 });

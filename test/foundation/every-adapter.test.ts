@@ -302,6 +302,7 @@ const expectedRun = () => ({
   createdAt: expect.any(String),
   startedAt: expect.any(String),
   finishedAt: expect.any(String),
+  logRemovedAt: null,
 });
 const expectedStream = () =>
   `retry: 3000\n\nid: 1\ndata: Initializing...\n\nid: 2\ndata: Plan: 1 to add\n\nevent: end\ndata: {"phase":"Succeeded","message":"through every adapter","statusMessage":"done"}\n\n`;

@@ -28,6 +28,14 @@ describe('issue 21: every function is one FunctionModule, with its facts', () =>
     });
   });
 
+  it('issue 35: resources, which owns the run records, keeps the history bounded (compaction, retention); no other function does', () => {
+    expect(
+      Object.values(FUNCTION_MODULES)
+        .filter((module) => module.maintainsRunHistory)
+        .map((module) => module.name),
+    ).toEqual(['resources']);
+  });
+
   it('resources, internal and run-logs keep run history; login and public-config do not', () => {
     expect(
       Object.values(FUNCTION_MODULES)

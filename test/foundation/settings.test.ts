@@ -79,6 +79,18 @@ describe('Settings are parsed once, into one typed configuration: its sections a
     expect(Object.keys(settings.server)).not.toContain('databaseUrl');
   });
 
+  it('issue 35: run history: runs kept 365 days, logs 90 days, a finished log compacted after a minute; Go durations', () => {
+    expect(settings.runHistory).toEqual({
+      retentionMs: 365 * 24 * 3_600_000,
+      logRetentionMs: 90 * 24 * 3_600_000,
+      compactionDelayMs: 60_000,
+    });
+    expect(
+      loadSettings({ RUN_HISTORY_RETENTION: ' 720h ', RUN_LOG_RETENTION: '1h30m', RUN_LOG_COMPACTION_DELAY: '0s' })
+        .runHistory,
+    ).toEqual({ retentionMs: 720 * 3_600_000, logRetentionMs: 5_400_000, compactionDelayMs: 0 });
+  });
+
   it('admin secret: the environment variables, captured once, unless ADMIN_SECRET_SOURCE names another source', () => {
     expect(settings.adminSecret.source).toEqual({ kind: 'environment', allKeysRequired: false });
     const given = loadSettings({ ADMIN_ACCOUNT_ENABLED: 'false', ADMIN_ACCOUNT_TOKEN_TTL: '1h' }).adminSecret
@@ -222,6 +234,14 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['AUDIT_RETENTION', { AUDIT_RETENTION: '1h' }],
     ['AUDIT_RETENTION', { AUDIT_RETENTION: '90d' }],
     ['AUDIT_BUFFER_EVENTS', { AUDIT_BUFFER_EVENTS: '0' }],
+    ['RUN_HISTORY_RETENTION', { RUN_HISTORY_RETENTION: '30m' }],
+    ['RUN_HISTORY_RETENTION', { RUN_HISTORY_RETENTION: '365d' }],
+    ['RUN_HISTORY_RETENTION', { RUN_HISTORY_RETENTION: '1000000h' }],
+    ['RUN_LOG_RETENTION', { RUN_LOG_RETENTION: '-1h' }],
+    ['RUN_LOG_RETENTION', { RUN_LOG_RETENTION: '90' }],
+    ['RUN_LOG_COMPACTION_DELAY', { RUN_LOG_COMPACTION_DELAY: '-1m' }],
+    ['RUN_LOG_COMPACTION_DELAY', { RUN_LOG_COMPACTION_DELAY: 'soon' }],
+    ['RUN_LOG_COMPACTION_DELAY', { RUN_LOG_COMPACTION_DELAY: '999999999h' }],
     ['AUDIT_STDOUT', { AUDIT_STDOUT: 'no' }],
     ['METRICS', { METRICS: 'yes' }],
     ['LOGIN_FAILURE_WINDOW', { LOGIN_FAILURE_WINDOW: '300' }],

@@ -7,6 +7,10 @@ export interface HeldRuns {
   runningRun(lines?: string[]): Promise<string>;
   /** Appends the next numbered chunk of a held run's log. */
   appendLines(runId: string, lines: string[]): Promise<void>;
+  /** Sends a chunk starting at `firstSeq` with the run's lease, whatever the answer (a retry, a late chunk). */
+  sendChunk(runId: string, firstSeq: number, lines: string[]): Promise<Response>;
+  /** Ends a held run as its controller does. */
+  finish(runId: string, phase?: 'Succeeded' | 'Failed'): Promise<void>;
 }
 
 export function heldRuns(platform: () => Platform, workspacePrefix: string): HeldRuns {
@@ -53,5 +57,16 @@ export function heldRuns(platform: () => Platform, workspacePrefix: string): Hel
     return run.id as string;
   };
 
-  return { runningRun, appendLines };
+  const sendChunk = (runId: string, firstSeq: number, lines: string[]) =>
+    controller('POST', `/internal/runs/${runId}/logs`, { leaseId: held.get(runId)!.leaseId, firstSeq, lines });
+
+  const finish = async (runId: string, phase: 'Succeeded' | 'Failed' = 'Succeeded'): Promise<void> => {
+    await controller('POST', `/internal/runs/${runId}/phase`, {
+      leaseId: held.get(runId)!.leaseId,
+      phase,
+      message: 'finished by the test',
+    }).then(expectStatus(200));
+  };
+
+  return { runningRun, appendLines, sendChunk, finish };
 }

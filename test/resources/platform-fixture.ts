@@ -119,6 +119,9 @@ export function usePlatform(
       OIDC_ADDITIONAL_SCOPES: 'groups',
       OIDC_USERNAME_CLAIM: 'email',
       SERVICE_ACCOUNT_ISSUERS: cluster.emulator.serviceAccountIssuer,
+      // Tests read run_log_lines and fingerprint what is stored: the server's own compaction (a pass
+      // a minute) leaves their finished runs' rows alone; compaction is driven by its own tests.
+      RUN_LOG_COMPACTION_DELAY: '24h',
       ...tlsEnv,
       ...serverEnv,
     });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { lazyRunDatabase } from '../../shared/app/run-database.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
+import { loadRunHistorySettings } from '../../shared/config/run-history-settings.ts';
 import { capturingLogger, freePort } from '../support/function-servers.ts';
 
 describe('issue 23: an unreachable database is reported with its cause', () => {
@@ -11,6 +12,7 @@ describe('issue 23: an unreachable database is reported with its cause', () => {
     const port = await freePort();
     const runs = lazyRunDatabase(
       { url: `postgres://platform:secret-password@127.0.0.1:${port}/platform` },
+      loadRunHistorySettings({}),
       { production: true },
       logger,
     );

@@ -38,6 +38,8 @@ export interface Run {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** When the run's log was removed after RUN_LOG_RETENTION; null while it is kept. */
+  logRemovedAt: string | null;
   message: string;
   statusMessage: string;
   attempts: number;

@@ -68,6 +68,14 @@ export function RunPage({
               <dd>
                 <TimeCell value={data.finishedAt} />
               </dd>
+              {data.logRemovedAt && (
+                <>
+                  <dt>Log removed</dt>
+                  <dd>
+                    <TimeCell value={data.logRemovedAt} />
+                  </dd>
+                </>
+              )}
               <dt>Attempts</dt>
               <dd>{data.attempts}</dd>
               {data.message && (

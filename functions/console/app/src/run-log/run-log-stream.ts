@@ -18,6 +18,7 @@ export type RunLogState =
   | { kind: 'streaming' }
   | { kind: 'reconnecting'; detail: string }
   | { kind: 'ended'; phase: string; message: string }
+  | { kind: 'removed'; message: string }
   | { kind: 'unauthorised'; reason: string }
   | { kind: 'failed'; message: string };
 
@@ -61,7 +62,7 @@ class RunLogStream {
     const source = new EventSource(this.#url);
     this.#source = source;
     source.addEventListener('open', () => this.#options.onState({ kind: 'streaming' }));
-    for (const type of ['message', 'end', 'expired', 'resume'])
+    for (const type of ['message', 'end', 'expired', 'resume', 'removed'])
       source.addEventListener(type, (event) => {
         const message = event as MessageEvent<string>;
         this.#event(type, message.data, message.lastEventId);
@@ -96,6 +97,10 @@ class RunLogStream {
       const reason = text(parseJson(data).message, 'your session ended');
       this.stop();
       this.#unauthorised(reason);
+    } else if (type === 'removed') {
+      // Retention removed the log (or the run): there is nothing to resume.
+      this.stop();
+      this.#options.onState({ kind: 'removed', message: text(parseJson(data).message, 'the log was removed') });
     } else if (type === 'resume') {
       // The server closed the stream because this page read too slowly; EventSource reconnects by itself.
       this.#options.onState({ kind: 'reconnecting', detail: 'catching up' });

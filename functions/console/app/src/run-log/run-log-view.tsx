@@ -178,6 +178,8 @@ function describe(state: RunLogState): string {
       return `Reconnecting: ${state.detail}`;
     case 'ended':
       return `Run ended: ${state.phase}${state.message ? ` (${state.message})` : ''}`;
+    case 'removed':
+      return `Log removed: ${state.message}`;
     case 'unauthorised':
       return `Stopped: ${state.reason}`;
     case 'failed':
