@@ -351,6 +351,71 @@ describe('Issue 36: the login function has the database (failed logins shared by
   });
 });
 
+describe('Issues 35 and 37: api.history and api.planApprovalMaxAge reach every function as the settings the server reads', () => {
+  const HISTORY_VARIABLES = [
+    'RUN_HISTORY_RETENTION',
+    'RUN_LOG_RETENTION',
+    'RUN_LOG_COMPACTION_DELAY',
+    'AUDIT_RETENTION',
+    'PLAN_APPROVAL_MAX_AGE',
+  ];
+  const historySettings = (service: KubeObject) => {
+    const settings = loadSettings(
+      Object.fromEntries(
+        container(service)
+          .env.filter((variable) => HISTORY_VARIABLES.includes(variable.name))
+          .map((variable) => [variable.name, variable.value]),
+      ),
+    );
+    return {
+      runs: settings.runHistory.retentionMs,
+      runLogs: settings.runHistory.logRetentionMs,
+      compactionDelay: settings.runHistory.compactionDelayMs,
+      auditEvents: settings.audit.retentionMs,
+      planApprovalMaxAge: settings.server.planApprovalMaxAgeMs,
+    };
+  };
+  const HOUR = 3_600_000;
+
+  it("sets none by default, so the server's documented defaults hold (365 and 90 days, 1m, 90 days, 24h)", () => {
+    for (const service of functionServices(defaults)) {
+      expect(container(service).env.filter((variable) => HISTORY_VARIABLES.includes(variable.name))).toEqual([]);
+      expect(historySettings(service)).toEqual({
+        runs: 8760 * HOUR,
+        runLogs: 2160 * HOUR,
+        compactionDelay: 60_000,
+        auditEvents: 2160 * HOUR,
+        planApprovalMaxAge: 24 * HOUR,
+      });
+    }
+  });
+
+  it('gives each value given to every function (the ones keeping run history run the passes), in a form the server parses', async () => {
+    const rendered = await helmTemplate({
+      api: {
+        history: { runs: '720h', runLogs: '168h', runLogCompactionDelay: '0s', auditEvents: '8760h' },
+        planApprovalMaxAge: '2h30m',
+      },
+    });
+    const services = functionServices(rendered);
+    expect(services.length).toBe(FUNCTION_NAMES.length);
+    for (const service of services)
+      expect(historySettings(service)).toEqual({
+        runs: 720 * HOUR,
+        runLogs: 168 * HOUR,
+        compactionDelay: 0,
+        auditEvents: 8760 * HOUR,
+        planApprovalMaxAge: 2.5 * HOUR,
+      });
+  });
+
+  it('refuses a value that is not a Go duration before rendering anything', async () => {
+    await expect(helmTemplate({ api: { history: { runs: '30 days' } } })).rejects.toThrow(/runs/);
+    await expect(helmTemplate({ api: { history: { auditEvents: '90d' } } })).rejects.toThrow(/auditEvents/);
+    await expect(helmTemplate({ api: { planApprovalMaxAge: '1 day' } })).rejects.toThrow(/planApprovalMaxAge/);
+  });
+});
+
 describe('Path routing: the HTTPRoute matches the route table, plus /bridge/ to the optional bridge', () => {
   type Rule = {
     matches: Array<{ path: { type: string; value: string } }>;
