@@ -5,19 +5,19 @@ import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 
 /**
- * Sends `perSecond` requests a second for `durationMs`, each over a new connection closed
- * `abandonAfterMs` after it was written: a client that gives up before any answer. Resolves with the
- * number of requests sent once the last connection is closed.
+ * Sends `count` requests, `perSecond` a second at most, each over a new connection closed
+ * `abandonAfterMs` after it was written: a client that gives up before any answer. A count, not a
+ * duration: on a busy machine the timers run late and the requests take longer, never fewer. Resolves
+ * with the number of requests sent once the last connection is closed.
  */
 export async function abandonRequests(
   baseUrl: string,
   request: { method: string; path: string },
-  pace: { perSecond: number; durationMs: number; abandonAfterMs: number },
+  pace: { perSecond: number; count: number; abandonAfterMs: number },
 ): Promise<number> {
   const { hostname, port } = new URL(baseUrl);
   const closed: Array<Promise<void>> = [];
-  const end = Date.now() + pace.durationMs;
-  while (Date.now() < end) {
+  while (closed.length < pace.count) {
     const socket = connect(Number(port), hostname);
     closed.push(
       new Promise((resolve) => {
