@@ -46,17 +46,22 @@ export interface HttpAnswer {
 /**
  * One function's container, run as Knative runs it: PORT, FUNCTION_TARGET and K_SERVICE set, the
  * image's own non-root user, a read-only root file system, every capability dropped, and no
- * network but loopback. The test reaches it through a relay in its network namespace.
+ * network but loopback. The test reaches it through relays in its network namespace, which a holder
+ * container keeps from before the function starts.
  */
 export class FunctionContainer {
-  readonly id: string;
+  /** The function's container (the holder's until it runs). */
+  id: string;
+  /** The container holding the network namespace the function's container joins. */
+  readonly holder: string;
   readonly socketDir: string;
   /** Milliseconds from `podman run` to the first 200 of /healthz. */
   coldStartMs = 0;
   private relay?: ChildProcess;
 
-  private constructor(id: string, socketDir: string) {
-    this.id = id;
+  private constructor(holder: string, socketDir: string) {
+    this.holder = holder;
+    this.id = holder;
     this.socketDir = socketDir;
   }
 
@@ -74,31 +79,43 @@ export class FunctionContainer {
       K_REVISION: `platform-api-${functionName}-00001`,
       ...env,
     };
-    const started = performance.now();
-    const id = await podman(
+    const confined = ['--read-only', '--cap-drop=all', '--security-opt=no-new-privileges'];
+    // The network namespace is a holder's, as a Kubernetes pod's is its sandbox's: the relays are in
+    // it before the function starts, so the database is there when the function checks it at start
+    // (as a proxy sidecar's would be), and the function's container is the one it runs in.
+    const holder = await podman(
       'run',
       '--detach',
       '--network=none',
-      '--read-only',
-      '--cap-drop=all',
-      '--security-opt=no-new-privileges',
-      '--memory=256m',
-      '--pids-limit=256',
-      ...Object.entries(environment).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+      ...confined,
       imageUnderTest(),
+      'node',
+      '--eval',
+      'setInterval(() => {}, 2 ** 30)',
     );
-    const container = new FunctionContainer(id, socketDir);
+    const container = new FunctionContainer(holder, socketDir);
     try {
       const relays = [`unix:${container.httpSocket}=tcp:127.0.0.1:${CONTAINER_PORT}`];
       if (options.databaseSocket)
         relays.push(`tcp:127.0.0.1:${CONTAINER_DATABASE_PORT}=unix:${options.databaseSocket}`);
-      await container.startRelay(await podman('inspect', '--format', '{{.State.Pid}}', id), relays);
+      await container.startRelay(await podman('inspect', '--format', '{{.State.Pid}}', holder), relays);
+      const started = performance.now();
+      container.id = await podman(
+        'run',
+        '--detach',
+        `--network=container:${holder}`,
+        ...confined,
+        '--memory=256m',
+        '--pids-limit=256',
+        ...Object.entries(environment).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
+        imageUnderTest(),
+      );
       await container.untilHealthy(functionName);
+      container.coldStartMs = performance.now() - started;
     } catch (error) {
       await container.remove();
       throw error;
     }
-    container.coldStartMs = performance.now() - started;
     return container;
   }
 
@@ -213,6 +230,7 @@ export class FunctionContainer {
   async remove(): Promise<void> {
     this.relay?.kill();
     await podman('rm', '--force', '--time=0', this.id).catch(() => undefined);
+    if (this.holder !== this.id) await podman('rm', '--force', '--time=0', this.holder).catch(() => undefined);
     await rm(this.socketDir, { recursive: true, force: true });
   }
 }
