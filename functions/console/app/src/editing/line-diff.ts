@@ -60,8 +60,3 @@ function middleDiff(old: string[], now: string[]): DiffLine[] {
   }
   return [...lines, ...old.slice(i).map(removed), ...now.slice(j).map(added)];
 }
-
-/** Whether the two texts differ at all. */
-export function hasChanges(lines: DiffLine[]): boolean {
-  return lines.some((line) => line.kind !== 'same');
-}
