@@ -7,9 +7,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
-import { startConsoleServer, type RunningConsole } from '../../functions/console/server/console-server.ts';
+import { bindConsoleServer, type RunningConsole } from '../../functions/console/server/console-server.ts';
 import { ADMIN_PASSWORD } from '../support/admin-fixtures.ts';
-import { freePort, REPO_ROOT } from '../support/function-servers.ts';
+import { REPO_ROOT } from '../support/function-servers.ts';
 import { launchChromium } from '../support/headless-chromium.ts';
 import {
   GROUP,
@@ -37,8 +37,10 @@ export async function useConsole(
   serverEnv: Record<string, string> = {},
   options: { tls?: boolean } = {},
 ): Promise<ConsoleFixture> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  // Bound now and held, since the platform below must know the console's origin: a port only picked
+  // here could be taken by another test file's server before beforeAll listened on it.
+  const bound = await bindConsoleServer(0, 'PORT', '127.0.0.1');
+  const { url } = bound;
   const platform = usePlatform(
     { CORS_ALLOWED_ORIGINS: url, ...serverEnv },
     { oidcRedirectUris: [`${url}/`], tls: options.tls ?? false },
@@ -46,15 +48,12 @@ export async function useConsole(
   let server: RunningConsole | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    server = await startConsoleServer(
-      {
-        apiBaseUrl: platform().gateway.url,
-        connectOrigins: [platform().oidcIssuer],
-        assetsDir: inject('consoleDir'),
-        port,
-      },
-      '127.0.0.1',
-    );
+    bound.serve({
+      apiBaseUrl: platform().gateway.url,
+      connectOrigins: [platform().oidcIssuer],
+      assetsDir: inject('consoleDir'),
+    });
+    server = bound;
     browser = await launchChromium();
   });
   afterAll(async () => {
