@@ -5,12 +5,16 @@ import { createLogger } from '../../../shared/logging/logger.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
 import { startFleet } from './fleet.ts';
 import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from '../gateway/local-console.ts';
+import { localBindAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
 
 const MAX_REPLICAS = 10;
 // The console (issue 24) on the next port: its origins are ones the API allows (the fleet tells its replicas).
 const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
 const logger = createLogger({ level: settings.server.logLevel });
-const consolePort = await startOrExit(logger, () => bindLocalConsole(settings));
+// Loopback unless LOCAL_BIND_ADDRESS says otherwise (issue 44, item 2): the fleet's admin password is known.
+const host = await startOrExit(logger, async () => localBindAddress(process.env));
+warnIfReachableFromNetwork(host, logger);
+const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host));
 const fleet = await startOrExit(logger, () => {
   const { values } = parseArgs({ options: { replicas: { type: 'string', default: '1' } } });
   const replicas = Number(values.replicas);
@@ -21,6 +25,7 @@ const fleet = await startOrExit(logger, () => {
     replicas,
     dataDir: settings.local.dataDir,
     logger,
+    host,
     onReplicaOutput: (replica, text) =>
       process.stdout.write(text.replace(/^(?=.)/gm, `[${replica.name}#${replica.index}] `)),
   });

@@ -9,6 +9,7 @@ import { UpstreamPool } from '../gateway/upstream-pool.ts';
 import { ensureAdminSecretFolder } from '../../../shared/config/admin-secret-folder.ts';
 import { startLocalCluster } from '../cluster/local-cluster.ts';
 import { localDataPaths } from '../local/local-data.ts';
+import { boundAddress } from '../local/local-bind-address.ts';
 import { startDevelopmentDatabase } from '../database/development-database.ts';
 import type { Logger } from '../../../shared/logging/logger.ts';
 import { gatewayRules } from '../../../shared/routes/gateway-routing.ts';
@@ -147,6 +148,7 @@ export async function startFleet(settings: Settings, environment: Environment, o
 
     logger.info('fleet listening', {
       url: `${scheme}://localhost:${port}`,
+      address: boundAddress(server),
       functions: FUNCTION_NAMES,
       replicasPerFunction: options.replicas,
       processes: all.length,

@@ -21,6 +21,7 @@ import { developmentServicesFor } from '../development-services.ts';
 import { startTracing } from '../../../shared/tracing/start-tracing.ts';
 import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
 import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
+import { boundAddress, localBindAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -77,6 +78,7 @@ async function serveGateway(
   );
   context.logger.info('local gateway listening', {
     url: `${tls ? 'https' : 'http'}://localhost:${running.port}`,
+    address: boundAddress(running.server),
     functions: FUNCTION_NAMES,
     ...(tls ? { tlsCertificateSha256: tls.fingerprint, tlsCertificateFile: tls.certificateFile } : {}),
   });
@@ -109,10 +111,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // The console (issue 24) on the next port: its origins are ones the API allows.
   const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
   const logger = createLogger({ level: settings.server.logLevel });
-  const consolePort = await startOrExit(logger, () => bindLocalConsole(settings));
+  // Loopback unless LOCAL_BIND_ADDRESS says otherwise (issue 44, item 2): the admin password is known.
+  const host = await startOrExit(logger, async () => localBindAddress(process.env));
+  warnIfReachableFromNetwork(host, logger);
+  const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host));
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
       logger,
+      host,
       development: developmentServicesFor(settings),
     }),
   );
