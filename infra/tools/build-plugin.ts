@@ -12,7 +12,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { bundlePlugin } from '../../cli/plugin-bundle.js';
 import { stringify as toYaml } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,21 +40,7 @@ export async function buildPlugin(
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(join(outDir, 'plugins'), { recursive: true });
   const bundle = join(outDir, 'kubectl-platform.cjs');
-  await build({
-    absWorkingDir: ROOT,
-    entryPoints: ['cli/kubectl-platform.ts'],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'cjs',
-    minifySyntax: true,
-    minifyWhitespace: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-    // The entry's own `#!` line stays: esbuild keeps an entry's hashbang at the top of the bundle.
-  });
-  chmodSync(bundle, 0o755);
+  await bundlePlugin(bundle);
 
   const executable = join(outDir, process.platform === 'win32' ? 'kubectl-platform.exe' : 'kubectl-platform');
   const blob = join(outDir, 'sea-prep.blob');

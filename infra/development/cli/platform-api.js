@@ -5,7 +5,8 @@
 // `rotate-signing-key` and `reset-local` act on the cluster and the checkout's local state and stay
 // here, with development. Plain JavaScript so that hash-password and kubeconfig run on whatever Node
 // the operator has; the other commands load the server's TypeScript modules, which needs the Node
-// the server runs on.
+// the server runs on: an older Node hands the command to the one the project installed (issue 44, item 12).
+import '../../../cli/on-project-node.js';
 import { hashPasswordCommand, isBcryptCost } from '../../../cli/hash-password-command.js';
 import { KUBECONFIG_USAGE, parseKubeconfigArguments, writeKubeconfig } from '../../../cli/kubeconfig-command.js';
 
