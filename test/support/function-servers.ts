@@ -94,6 +94,8 @@ export interface NodeProcessOptions {
   drainStdoutElsewhere?: boolean;
   /** Runs the process on these CPUs only (`taskset -c`, e.g. `0`): benchmarks give the measured server a core of its own. */
   cpus?: string;
+  /** Ready when its output contains this text, instead of when `readyPath` answers (an HTTPS server with its own certificate). */
+  readyOutput?: string;
 }
 
 /**
@@ -129,7 +131,12 @@ export async function spawnNodeProcess(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${output}`);
     try {
-      if ((await fetch(`${url}${readyPath}`)).ok) break;
+      if (
+        options.readyOutput !== undefined
+          ? output.includes(options.readyOutput)
+          : (await fetch(`${url}${readyPath}`)).ok
+      )
+        break;
     } catch {
       // not listening yet
     }

@@ -6,8 +6,8 @@ import { REPO_ROOT } from './function-servers.ts';
 /** The Chromium unpacked by infra/tools/install-tools.sh (npm test's pretest), unless CHROMIUM_PATH names another. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? join(REPO_ROOT, '.tools/bin/chromium');
 
-/** Launches the headless browser; without one it throws naming the cause, so a test fails rather than skips. */
-export function launchChromium(): Promise<Browser> {
+/** Launches the headless browser (with `extraArgs`, e.g. a certificate to trust); without one it throws naming the cause, so a test fails rather than skips. */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `No Chromium at ${CHROMIUM}: run \`bash infra/tools/install-tools.sh\` (it unpacks Debian's chromium into .tools/ ` +
@@ -23,6 +23,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--no-first-run',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

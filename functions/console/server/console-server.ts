@@ -3,6 +3,7 @@
 // application's fallback to index.html. The image runs it as FUNCTION_TARGET=console; `npm start`
 // and `npm run fleet` run it on a second port.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { gzipSync } from 'node:zlib';
 import { readConsoleFiles, type ConsoleFile } from './console-files.ts';
 import { negotiateContentCoding } from './content-coding.ts';
@@ -135,21 +136,33 @@ export interface BoundConsole extends RunningConsole {
   serve(site: ConsoleSite): void;
 }
 
+/** A certificate and key (PEM) to serve the console over HTTPS with: local mode's with LOCAL_HTTPS, as its API's. */
+export interface ConsoleTls {
+  cert: string;
+  key: string;
+}
+
 /**
  * Binds the console's port before anything slow (its build, the API beside it in local mode), so a port
  * in use stops start-up at once with a message naming `portSetting` (`CONSOLE_PORT`, `PORT`), not a stack.
  */
-export async function bindConsoleServer(port: number, portSetting: string, host?: string): Promise<BoundConsole> {
+export async function bindConsoleServer(
+  port: number,
+  portSetting: string,
+  host?: string,
+  tls?: ConsoleTls,
+): Promise<BoundConsole> {
   let serveSite: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (serveSite) return serveSite(req, res);
     res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
     res.end('the console is starting\n');
-  });
+  };
+  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener) : createServer(listener);
   const bound = await listenOnSetting(server, port, host, portSetting);
   return {
     port: bound,
-    url: `http://${host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${bound}`,
+    url: `${tls ? 'https' : 'http'}://${host === undefined || host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${bound}`,
     serve(site) {
       serveSite = consoleRequestListener(readConsoleFiles(site.assetsDir), site);
     },

@@ -4,6 +4,7 @@ import { ConfigError } from '../../../shared/config/config-error.ts';
 import { createLogger } from '../../../shared/logging/logger.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
 import { startFleet } from './fleet.ts';
+import { gatewayTls } from '../gateway/gateway-tls.ts';
 import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from '../gateway/local-console.ts';
 import { localBindAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
 
@@ -14,7 +15,9 @@ const logger = createLogger({ level: settings.server.logLevel });
 // Loopback unless LOCAL_BIND_ADDRESS says otherwise (issue 44, item 2): the fleet's admin password is known.
 const host = await startOrExit(logger, async () => localBindAddress(process.env));
 warnIfReachableFromNetwork(host, logger);
-const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host));
+// Served as the API is: over HTTPS with its certificate when it has one (issue 44, item 4).
+const consoleTls = await startOrExit(logger, () => gatewayTls(settings, settings.local.dataDir));
+const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host, consoleTls));
 const fleet = await startOrExit(logger, () => {
   const { values } = parseArgs({ options: { replicas: { type: 'string', default: '1' } } });
   const replicas = Number(values.replicas);

@@ -4,6 +4,7 @@
 import type { Settings } from '../../../shared/config/settings.ts';
 import { ANY_ORIGIN } from '../../../shared/config/cors-allowed-origins.ts';
 import type { Logger } from '../../../shared/logging/logger.ts';
+import type { ServerTls } from '../../../shared/tls/server-tls.ts';
 import {
   bindConsoleServer,
   type BoundConsole,
@@ -12,8 +13,16 @@ import {
 import { buildConsole, CONSOLE_DIST, consoleBuildIsStale } from '../../tools/build-console.ts';
 
 /** The browser origins of a console on `port` (localhost and 127.0.0.1 are different origins to a browser). */
-export function localConsoleOrigins(port: number): string[] {
-  return [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
+export function localConsoleOrigins(port: number, scheme: 'http' | 'https'): string[] {
+  return [`${scheme}://localhost:${port}`, `${scheme}://127.0.0.1:${port}`];
+}
+
+/**
+ * The console is served as its API is (issue 44, item 4): over HTTPS with the API's certificate when the
+ * local gateway has one (LOCAL_HTTPS=true, or TLS_CERT_FILE), so a page from it may call the API at all.
+ */
+function localConsoleScheme(settings: Pick<Settings, 'tls' | 'local'>): 'http' | 'https' {
+  return settings.local.https || settings.tls.files !== undefined ? 'https' : 'http';
 }
 
 /**
@@ -29,7 +38,9 @@ export function withLocalConsoleOrigins(settings: Settings): Settings {
     ...settings,
     server: {
       ...settings.server,
-      corsAllowedOrigins: [...new Set([...corsAllowedOrigins, ...localConsoleOrigins(port)])],
+      corsAllowedOrigins: [
+        ...new Set([...corsAllowedOrigins, ...localConsoleOrigins(port, localConsoleScheme(settings))]),
+      ],
     },
   };
 }
@@ -37,9 +48,10 @@ export function withLocalConsoleOrigins(settings: Settings): Settings {
 /**
  * Binds the console's port (CONSOLE_PORT, by default PORT+1) before the API's slow start: a port in use
  * stops `npm start` and `npm run fleet` at once, naming CONSOLE_PORT. `serveLocalConsole` serves it then.
+ * `tls`: the local gateway's certificate (gateway-tls.ts), with which it serves HTTPS too.
  */
-export function bindLocalConsole(settings: Settings, host?: string): Promise<BoundConsole> {
-  return bindConsoleServer(settings.console.localPort, 'CONSOLE_PORT', host);
+export function bindLocalConsole(settings: Settings, host?: string, tls?: ServerTls): Promise<BoundConsole> {
+  return bindConsoleServer(settings.console.localPort, 'CONSOLE_PORT', host, tls);
 }
 
 /** Builds the console if needed, then serves it on its bound port, pointed at the API on `apiBaseUrl`. */
@@ -60,6 +72,6 @@ export async function serveLocalConsole(
     connectOrigins: [...settings.console.connectOrigins, ...(issuer ? [new URL(issuer).origin] : [])],
     assetsDir: settings.console.assetsDir ?? CONSOLE_DIST,
   });
-  logger.info('console listening', { url: `http://localhost:${bound.port}`, api: apiBaseUrl });
+  logger.info('console listening', { url: `${new URL(bound.url).protocol}//localhost:${bound.port}`, api: apiBaseUrl });
   return bound;
 }

@@ -114,7 +114,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // Loopback unless LOCAL_BIND_ADDRESS says otherwise (issue 44, item 2): the admin password is known.
   const host = await startOrExit(logger, async () => localBindAddress(process.env));
   warnIfReachableFromNetwork(host, logger);
-  const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host));
+  // Served as the API is: over HTTPS with its certificate when it has one (issue 44, item 4).
+  const consoleTls = await startOrExit(logger, () => gatewayTls(settings, settings.local.dataDir));
+  const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host, consoleTls));
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
       logger,
