@@ -14,6 +14,8 @@ import { REPO_ROOT } from '../support/function-servers.ts';
 /** The machine's own Node, older than the project's 22 (Debian's 20 here): OLD_NODE names another. */
 const OLD_NODE = process.env.OLD_NODE ?? '/usr/bin/node';
 const CLI_PACKAGE = join(REPO_ROOT, 'cli/package.json');
+/** Each test runs real processes (a Node start, esbuild at a first command): slow on a loaded machine. */
+const SPAWNING_TEST_TIMEOUT_MS = 300_000;
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -49,48 +51,64 @@ describe("Issue 44, item 12: the bins run with the Node the project installed, n
     expect(Number(version.replace(/^v/, '').split('.')[0]), version).toBeLessThan(22);
   });
 
-  it('platform-api reset-local (which loads the TypeScript sources) works under it', async () => {
-    const dataDir = await temporaryFolder();
-    await mkdir(join(dataDir, 'kubernetes'));
-    const result = run(OLD_NODE, ['infra/development/cli/platform-api.js', 'reset-local', '--data-dir', dataDir]);
-    expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
-    expect(result).toMatchObject({ status: 0, stdout: `removed ${join(dataDir, 'kubernetes')}\n` });
-  });
+  it(
+    'platform-api reset-local (which loads the TypeScript sources) works under it',
+    async () => {
+      const dataDir = await temporaryFolder();
+      await mkdir(join(dataDir, 'kubernetes'));
+      const result = run(OLD_NODE, ['infra/development/cli/platform-api.js', 'reset-local', '--data-dir', dataDir]);
+      expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+      expect(result).toMatchObject({ status: 0, stdout: `removed ${join(dataDir, 'kubernetes')}\n` });
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 
-  it("kubectl-platform's bin works under it, and its exit status is the command's", async () => {
-    const help = run(OLD_NODE, [await pluginBin(), '--help']);
-    expect(help.stderr).toBe('');
-    expect(help).toMatchObject({ status: 0, stdout: expect.stringContaining('kubectl platform') });
-    const refused = run(process.execPath, [await pluginBin(), 'no-such-group']).status;
-    expect(refused).not.toBe(0);
-    expect(run(OLD_NODE, [await pluginBin(), 'no-such-group']).status).toBe(refused);
-  });
+  it(
+    "kubectl-platform's bin works under it, and its exit status is the command's",
+    async () => {
+      const help = run(OLD_NODE, [await pluginBin(), '--help']);
+      expect(help.stderr).toBe('');
+      expect(help).toMatchObject({ status: 0, stdout: expect.stringContaining('kubectl platform') });
+      const refused = run(process.execPath, [await pluginBin(), 'no-such-group']).status;
+      expect(refused).not.toBe(0);
+      expect(run(OLD_NODE, [await pluginBin(), 'no-such-group']).status).toBe(refused);
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('Issue 44, item 13: npx kubectl-platform runs the bundle, not the TypeScript sources', () => {
-  it('the package\'s bin is plain JavaScript, and a command loads the cached bundle and no ".ts" module', async () => {
-    const bin = await pluginBin();
-    expect(bin).toMatch(/\.js$/);
-    const log = join(await temporaryFolder(), 'modules.log');
-    const result = run(
-      process.execPath,
-      ['--import', pathToFileURL(join(REPO_ROOT, 'test/support/module-load-log.ts')).href, bin, '--help'],
-      { MODULE_LOAD_LOG: log },
-    );
-    expect(result).toMatchObject({ status: 0, stdout: expect.stringContaining('kubectl platform') });
-    const loaded = (await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
-    expect(loaded).toContain(pathToFileURL(CACHED_BUNDLE).href);
-    expect(loaded.filter((url) => url.endsWith('.ts'))).toEqual([]);
-  });
+  it(
+    'the package\'s bin is plain JavaScript, and a command loads the cached bundle and no ".ts" module',
+    async () => {
+      const bin = await pluginBin();
+      expect(bin).toMatch(/\.js$/);
+      const log = join(await temporaryFolder(), 'modules.log');
+      const result = run(
+        process.execPath,
+        ['--import', pathToFileURL(join(REPO_ROOT, 'test/support/module-load-log.ts')).href, bin, '--help'],
+        { MODULE_LOAD_LOG: log },
+      );
+      expect(result).toMatchObject({ status: 0, stdout: expect.stringContaining('kubectl platform') });
+      const loaded = (await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+      expect(loaded).toContain(pathToFileURL(CACHED_BUNDLE).href);
+      expect(loaded.filter((url) => url.endsWith('.ts'))).toEqual([]);
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 
-  it('a bundle older than a source it was made of is made again at the next command', async () => {
-    const bin = await pluginBin();
-    expect(run(process.execPath, [bin, '--help']).status).toBe(0);
-    // The bundle made a minute before the plugin's entry last changed (the sources stay as they are).
-    const entryChanged = (await stat(join(REPO_ROOT, 'cli/kubectl-platform.ts'))).mtimeMs;
-    const earlier = new Date(entryChanged - 60_000);
-    await utimes(CACHED_BUNDLE, earlier, earlier);
-    expect(run(process.execPath, [bin, '--help']).status).toBe(0);
-    expect((await stat(CACHED_BUNDLE)).mtimeMs).toBeGreaterThanOrEqual(entryChanged);
-  });
+  it(
+    'a bundle older than a source it was made of is made again at the next command',
+    async () => {
+      const bin = await pluginBin();
+      expect(run(process.execPath, [bin, '--help']).status).toBe(0);
+      // The bundle made a minute before the plugin's entry last changed (the sources stay as they are).
+      const entryChanged = (await stat(join(REPO_ROOT, 'cli/kubectl-platform.ts'))).mtimeMs;
+      const earlier = new Date(entryChanged - 60_000);
+      await utimes(CACHED_BUNDLE, earlier, earlier);
+      expect(run(process.execPath, [bin, '--help']).status).toBe(0);
+      expect((await stat(CACHED_BUNDLE)).mtimeMs).toBeGreaterThanOrEqual(entryChanged);
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
 });

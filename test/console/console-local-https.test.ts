@@ -60,5 +60,5 @@ describe("Issue 44, item 4: LOCAL_HTTPS=true serves the console over HTTPS with 
     await page.getByRole('link', { name: 'demo' }).waitFor();
     expect(failures).toEqual([]);
     expect(gateway.output()).toContain(`"url":"https://localhost:${consolePort}"`);
-  });
+  }, 120_000);
 });
