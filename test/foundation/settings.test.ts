@@ -416,7 +416,7 @@ describe('Local development mode turned off by a partial admin configuration is 
       import('node:os'),
       import('node:path'),
     ]);
-    const { ensureAdminSecretFolder } = await import('../../shared/config/admin-secret-folder.ts');
+    const { ensureAdminSecretFolder } = await import('../../infra/development/local/admin-secret-folder.ts');
     const { openAdminSettingsSource } = await import(
       '../../shared/config/secret-sources/open-admin-settings-source.ts'
     );
