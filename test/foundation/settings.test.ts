@@ -256,8 +256,9 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     expect(refusedVariable(env)).toBe(variable);
   });
 
-  it('issue 23: METRICS is on unless set to off (on and off in any case, nothing else)', () => {
+  it('issue 23: METRICS is on unless set to false (or off, its former spelling; any case, nothing else)', () => {
     expect(loadSettings({}).server.metrics).toBe(true);
+    expect(loadSettings({ METRICS: 'false' }).server.metrics).toBe(false);
     expect(loadSettings({ METRICS: 'OFF' }).server.metrics).toBe(false);
     expect(loadSettings({ METRICS: ' on ' }).server.metrics).toBe(true);
   });
