@@ -141,6 +141,18 @@ describe('Issue 43, item 4: booleans are true or false; the spellings a variable
     },
   );
 
+  it('a real process started with METRICS=on starts, and logs a warning naming the variable and its spelling', async () => {
+    const started = await spawnFunctionProcess({ ...adminEnv(), FUNCTION_TARGET: 'public-config', METRICS: 'on' });
+    try {
+      // Log lines are written in batches (at most a second late): wait for the line, not for a time.
+      await expect
+        .poll(() => started.output(), { timeout: 30_000 })
+        .toMatch(/"level":"warn".*METRICS=\\"on\\" is read as true; write true instead/);
+    } finally {
+      await started.stop();
+    }
+  });
+
   it.each([
     ['METRICS', 'yes'],
     ['AUDIT_STDOUT', 'off'],
