@@ -104,7 +104,7 @@ function parseIntegerSetting(variable: string, text: string, { min, max, fallbac
  * Parses `true` or `false` (any case). A former spelling of this variable is accepted, so no
  * deployment breaks, with a warning naming the variable; anything else is a ConfigError.
  */
-export function parseBooleanSetting(
+function parseBooleanSetting(
   variable: string,
   text: string,
   formerly?: FormerSpellings,
