@@ -2,10 +2,10 @@
 // handler per function, named after it (`publicConfig` for public-config, `runLogs` for run-logs).
 import { createAppContext } from '../shared/app/app-context.ts';
 import { createLambdaHandler } from '../shared/adapters/lambda-adapter.ts';
-import { loadSettings } from '../shared/config/settings.ts';
+import { settingsOrExit } from '../shared/server/start-up.ts';
 import { createFunctionHandler } from '../functions/function-registry.ts';
 
-const context = await createAppContext(loadSettings(process.env));
+const context = await createAppContext(settingsOrExit(process.env));
 const lambdaFor = (name: Parameters<typeof createFunctionHandler>[0]) =>
   createLambdaHandler(createFunctionHandler(name, context), context.config);
 

@@ -1,3 +1,5 @@
+import { AUDIT_RETENTION_BOUNDS } from '../config/audit-settings.ts';
+import { assertDurationWithin } from '../config/duration-guard.ts';
 import type { Logger } from '../logging/logger.ts';
 import { repeatInBackground } from '../node/background-task.ts';
 import type { AuditStore } from './audit-store.ts';
@@ -24,6 +26,7 @@ export function startAuditRetention(
   options: { firstRunMs?: number; intervalMs?: number } = {},
 ): AuditRetention {
   const runOnce = async () => {
+    assertDurationWithin('AUDIT_RETENTION', retentionMs, AUDIT_RETENTION_BOUNDS);
     const dropped = await (await store()).dropDaysBefore(new Date(Date.now() - retentionMs));
     if (dropped.length > 0) logger.info('audit events past their retention dropped', { partitions: dropped });
     return dropped;

@@ -157,6 +157,7 @@ export class AuditStore {
    * writing to today's), then dropped. Returns the partitions dropped.
    */
   async dropDaysBefore(olderThan: Date): Promise<string[]> {
+    checkDropCutoff(olderThan, Date.now());
     const { rows } = await this.#pool.query<{ name: string }>(
       `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = 'audit_events'::regclass`,
@@ -205,4 +206,17 @@ export class AuditStore {
 /** `YYYYMMDD` of a timestamp, in UTC: the day partition its row goes to. */
 function dayOf(timestamp: string): string {
   return timestamp.slice(0, 10).replaceAll('-', '');
+}
+
+/**
+ * Refuses a cut-off that is not a date, or one later than the start of today (UTC), before any
+ * partition is looked at: an invalid date compares false with every day's end, which would drop
+ * them all, and a later cut-off would drop today's partition, where every replica is writing.
+ */
+export function checkDropCutoff(olderThan: Date, nowMs: number): void {
+  const startOfToday = Math.floor(nowMs / DAY_MS) * DAY_MS;
+  if (!Number.isFinite(olderThan.getTime()) || olderThan.getTime() > startOfToday)
+    throw new RangeError(
+      `refusing to drop audit partitions before ${Number.isFinite(olderThan.getTime()) ? olderThan.toISOString() : 'an invalid date'}: the cut-off must be a date no later than the start of today (UTC)`,
+    );
 }

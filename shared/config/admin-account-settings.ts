@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ConfigError } from './config-error.ts';
-import { parseDurationSetting } from './setting-values.ts';
+import { settingReader } from './setting-values.ts';
 
 /** The four secret keys the API server reads at start (spec: "Secret keys read by the API server"). */
 export const ADMIN_SETTING_KEYS = [
@@ -24,6 +24,8 @@ export interface AdminAccountSettings {
   /** A short digest of the signing key, so caches can tell keys apart without holding the key twice. */
   signingKeyId: string;
   tokenTtlSeconds: number;
+  /** Accepted values spelled the deprecated way (ADMIN_ACCOUNT_ENABLED=yes), to warn of at start and on rotation. */
+  settingWarnings: readonly string[];
   /** True when the key was generated in memory at start (local development, or an empty setting). */
   signingKeyGenerated: boolean;
 }
@@ -31,25 +33,28 @@ export interface AdminAccountSettings {
 /** The fixed, known hash of the password `admin` used in local development mode (cost 10, `$2a$`). */
 export const DEV_MODE_PASSWORD_HASH = '$2a$10$ZZZENQGf5u/kuXcPFcoaC.6vZBkQJFDnFPKwcKxbmmJt9Wdg0kwQe';
 
-const DEFAULT_TTL = '24h';
+/**
+ * ADMIN_ACCOUNT_TOKEN_TTL's range: the spec allows more than 24h; a year is the most an operator
+ * would give a bearer token that cannot be revoked one by one (rotate the signing key for that).
+ */
+export const TOKEN_TTL_BOUNDS = { fallback: '24h', min: '1s', max: '8760h', example: '24h' } as const;
 const MIN_SIGNING_KEY_BYTES = 32;
 const BCRYPT_HASH = /^\$2[abxy]\$\d\d\$[./A-Za-z0-9]{53}$/;
 const ACCEPTED_PREFIXES = ['$2a$', '$2b$'];
 
 /** Parses the admin settings from their secret keys; throws ConfigError naming the bad key. */
 export function parseAdminAccountSettings(values: AdminSettingValues): AdminAccountSettings {
-  const enabled = parseBoolean('ADMIN_ACCOUNT_ENABLED', values.ADMIN_ACCOUNT_ENABLED, true);
-  const passwordHash = (values.ADMIN_ACCOUNT_PASSWORD_HASH ?? '').trim();
+  const settingWarnings: string[] = [];
+  const setting = settingReader(values, settingWarnings);
+  const enabled = setting.boolean('ADMIN_ACCOUNT_ENABLED', {
+    fallback: true,
+    formerly: { true: ['1', 'yes'], false: ['0', 'no'] },
+  });
+  const passwordHash = setting.text('ADMIN_ACCOUNT_PASSWORD_HASH') ?? '';
   if (passwordHash !== '' && !BCRYPT_HASH.test(passwordHash)) {
     throw new ConfigError('ADMIN_ACCOUNT_PASSWORD_HASH', 'is not a bcrypt hash (expected $2a$<cost>$<53 characters>)');
   }
-  const ttlText = values.ADMIN_ACCOUNT_TOKEN_TTL?.trim() || DEFAULT_TTL;
-  const ttlMs = parseDurationSetting(
-    'ADMIN_ACCOUNT_TOKEN_TTL',
-    ttlText,
-    1000,
-    'a positive Go duration of at least 1s (e.g. 24h, 1h30m, 90s)',
-  );
+  const ttlMs = setting.duration('ADMIN_ACCOUNT_TOKEN_TTL', TOKEN_TTL_BOUNDS);
   const keyText = values.ADMIN_ACCOUNT_TOKEN_SIGNING_KEY ?? '';
   const signingKeyGenerated = keyText === '';
   const signingKey = signingKeyGenerated ? generateSigningKey() : new TextEncoder().encode(keyText);
@@ -66,13 +71,14 @@ export function parseAdminAccountSettings(values: AdminSettingValues): AdminAcco
     signingKey,
     signingKeyId: createHash('sha256').update(signingKey).digest('base64url').slice(0, 16),
     tokenTtlSeconds: Math.floor(ttlMs / 1000),
+    settingWarnings,
     signingKeyGenerated,
   };
 }
 
 /** Warnings an operator must see at start-up for settings that are accepted but will not work as hoped. */
 export function adminSettingsWarnings(settings: AdminAccountSettings): string[] {
-  const warnings: string[] = [];
+  const warnings = [...settings.settingWarnings];
   if (!settings.enabled) return warnings;
   if (settings.passwordHash === '') {
     warnings.push('ADMIN_ACCOUNT_PASSWORD_HASH is empty: no password can log in as admin.');
@@ -88,12 +94,4 @@ export function adminSettingsWarnings(settings: AdminAccountSettings): string[] 
 /** A random 64-character signing key, the same length the chart generates. */
 export function generateSigningKey(): Uint8Array {
   return new TextEncoder().encode(randomBytes(48).toString('base64url'));
-}
-
-function parseBoolean(variable: string, text: string | undefined, fallback: boolean): boolean {
-  const value = text?.trim().toLowerCase();
-  if (value === undefined || value === '') return fallback;
-  if (['true', '1', 'yes'].includes(value)) return true;
-  if (['false', '0', 'no'].includes(value)) return false;
-  throw new ConfigError(variable, `"${text}" is not a boolean (true or false)`);
 }

@@ -1,14 +1,15 @@
 import { ADMIN_SETTING_KEYS, type AdminSettingValues } from './admin-account-settings.ts';
 import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
-import { parseDurationSetting } from './setting-values.ts';
+import { settingReader } from './setting-values.ts';
 
 /**
  * How often each followed source is re-read when no watch event says so: the documented bound on
  * how long a rotated secret takes to be in force (docs/deployment.md, "Rotation").
  */
 export const DEFAULT_POLL_INTERVAL_MS = { file: 5_000, kubernetes: 30_000, 'aws-secretsmanager': 30_000 } as const;
-const MIN_POLL_INTERVAL_MS = 100;
+/** A poll is a timer: at least 100 ms apart, and at most an hour (the longest a rotation may take to apply). */
+const POLL_INTERVAL_BOUNDS = { min: '100ms', max: '1h', example: '30s' } as const;
 
 /** Where the admin settings come from, as ADMIN_SECRET_SOURCE names it. */
 export type AdminSecretSourceSetting =
@@ -36,6 +37,7 @@ export function loadAdminSecretSettings(env: Environment): AdminSecretSettings {
 }
 
 function parseSource(env: Environment): AdminSecretSourceSetting {
+  // Blank is not unset here: it turns local development mode off (server-config.ts), so it must name a source.
   const spec = env.ADMIN_SECRET_SOURCE?.trim();
   if (spec === undefined) return { kind: 'environment', allKeysRequired: false };
   if (spec === 'env') return { kind: 'environment', allKeysRequired: true };
@@ -55,14 +57,10 @@ function parseSource(env: Environment): AdminSecretSourceSetting {
 
 // Read only for a followed source, as nothing else polls.
 function pollInterval(env: Environment, kind: keyof typeof DEFAULT_POLL_INTERVAL_MS): number {
-  const text = env.ADMIN_SECRET_POLL_INTERVAL?.trim();
-  if (!text) return DEFAULT_POLL_INTERVAL_MS[kind];
-  return parseDurationSetting(
-    'ADMIN_SECRET_POLL_INTERVAL',
-    text,
-    MIN_POLL_INTERVAL_MS,
-    `a Go duration of at least ${MIN_POLL_INTERVAL_MS}ms (e.g. 5s, 30s)`,
-  );
+  return settingReader(env).duration('ADMIN_SECRET_POLL_INTERVAL', {
+    ...POLL_INTERVAL_BOUNDS,
+    fallback: `${DEFAULT_POLL_INTERVAL_MS[kind]}ms`,
+  });
 }
 
 function malformed(spec: string): ConfigError {

@@ -1,6 +1,6 @@
 import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
-import { parseDurationSetting } from './setting-values.ts';
+import { settingReader } from './setting-values.ts';
 
 /**
  * How much of a request an audit event holds, in kube-apiserver's words: `None` records nothing,
@@ -47,21 +47,21 @@ export interface AuditSettings {
   readonly stdout: boolean;
 }
 
-const DAY_MS = 86_400_000;
+/**
+ * AUDIT_RETENTION's range: at least a day (a partition holds one), at most ten years, which keeps
+ * the cut-off the retention pass computes a real date (audit-retention.ts checks it again).
+ */
+export const AUDIT_RETENTION_BOUNDS = { min: '24h', max: '87600h', example: '2160h' } as const;
 
 /** Reads the audit section of the settings; throws ConfigError naming the bad variable. */
 export function loadAuditSettings(env: Environment): AuditSettings {
+  const setting = settingReader(env);
   return {
-    policy: parseAuditPolicy(env.AUDIT_POLICY?.trim() || undefined),
-    mode: parseAuditMode(env.AUDIT_MODE?.trim() || 'batch'),
-    retentionMs: parseDurationSetting(
-      'AUDIT_RETENTION',
-      env.AUDIT_RETENTION?.trim() || `${90 * 24}h`,
-      DAY_MS,
-      'a duration of at least 24h (e.g. 2160h for 90 days)',
-    ),
-    bufferEvents: parseBufferEvents(env.AUDIT_BUFFER_EVENTS?.trim() || '10000'),
-    stdout: parseStdout(env.AUDIT_STDOUT?.trim() || 'true'),
+    policy: parseAuditPolicy(setting.text('AUDIT_POLICY')),
+    mode: parseAuditMode(setting.text('AUDIT_MODE') ?? 'batch'),
+    retentionMs: setting.duration('AUDIT_RETENTION', { ...AUDIT_RETENTION_BOUNDS, fallback: `${90 * 24}h` }),
+    bufferEvents: setting.integer('AUDIT_BUFFER_EVENTS', { fallback: 10_000, min: 1, max: 1_000_000 }),
+    stdout: setting.boolean('AUDIT_STDOUT', { fallback: true }),
   };
 }
 
@@ -103,17 +103,4 @@ function parseAuditMode(text: string): AuditMode {
   if (text !== 'batch' && text !== 'blocking')
     throw new ConfigError('AUDIT_MODE', `"${text}" is not batch or blocking`);
   return text;
-}
-
-function parseBufferEvents(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1 || value > 1_000_000) {
-    throw new ConfigError('AUDIT_BUFFER_EVENTS', `"${text}" is not a whole number from 1 to 1000000`);
-  }
-  return value;
-}
-
-function parseStdout(text: string): boolean {
-  if (text !== 'true' && text !== 'false') throw new ConfigError('AUDIT_STDOUT', `"${text}" is not true or false`);
-  return text === 'true';
 }

@@ -1,5 +1,6 @@
 import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
+import { settingReader, type SettingReader } from './setting-values.ts';
 
 /** The web console's settings (issue 24, docs/console.md): its static server, and where local mode serves it. */
 export interface ConsoleSettings {
@@ -14,43 +15,31 @@ export interface ConsoleSettings {
 }
 
 export function loadConsoleSettings(env: Environment, apiPort: number): ConsoleSettings {
-  const apiBaseUrl = env.CONSOLE_API_BASE_URL?.trim()
-    ? origin('CONSOLE_API_BASE_URL', env.CONSOLE_API_BASE_URL)
-    : undefined;
-  const connectOrigins = (env.CONSOLE_CONNECT_ORIGINS ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '')
-    .map((entry) => origin('CONSOLE_CONNECT_ORIGINS', entry));
+  const setting = settingReader(env);
+  const apiBaseUrl = setting.text('CONSOLE_API_BASE_URL');
   return {
-    apiBaseUrl,
-    connectOrigins,
-    assetsDir: env.CONSOLE_ASSETS_DIR?.trim() || undefined,
-    localPort: localPort(env.CONSOLE_PORT, apiPort),
+    apiBaseUrl: apiBaseUrl === undefined ? undefined : origin('CONSOLE_API_BASE_URL', apiBaseUrl),
+    connectOrigins: setting.list('CONSOLE_CONNECT_ORIGINS').map((entry) => origin('CONSOLE_CONNECT_ORIGINS', entry)),
+    assetsDir: setting.text('CONSOLE_ASSETS_DIR'),
+    localPort: localPort(setting, apiPort),
   };
 }
 
-function localPort(text: string | undefined, apiPort: number): number {
-  if (text === undefined || text.trim() === '') {
-    if (apiPort === 65_535)
-      throw new ConfigError('CONSOLE_PORT', 'is required when PORT is 65535 (the default is PORT+1)');
-    return apiPort === 0 ? 0 : apiPort + 1;
-  }
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new ConfigError('CONSOLE_PORT', `"${text}" is not a port number (0 to 65535)`);
-  return port;
+function localPort(setting: SettingReader, apiPort: number): number {
+  if (setting.text('CONSOLE_PORT') === undefined && apiPort === 65_535)
+    throw new ConfigError('CONSOLE_PORT', 'is required when PORT is 65535 (the default is PORT+1)');
+  return setting.integer('CONSOLE_PORT', { fallback: apiPort === 0 ? 0 : apiPort + 1, min: 0, max: 65_535 });
 }
 
 /** An http(s) origin: CSP sources and CORS compare origins, so a path would silently match nothing. */
 function origin(variable: string, text: string): string {
   let url: URL;
   try {
-    url = new URL(text.trim());
+    url = new URL(text);
   } catch {
     throw new ConfigError(variable, `"${text}" is not a URL`);
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.trim().replace(/\/$/, ''))
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, ''))
     throw new ConfigError(variable, `"${text}" is not an origin such as https://api.example.com (no path)`);
   return url.origin;
 }

@@ -6,16 +6,12 @@ export const ANY_ORIGIN = '*';
 const VARIABLE = 'CORS_ALLOWED_ORIGINS';
 
 /**
- * The browser origins allowed to call the API (`CORS_ALLOWED_ORIGINS`, comma-separated exact
+ * The browser origins allowed to call the API (`CORS_ALLOWED_ORIGINS`, the list's entries: exact
  * origins such as `https://console.example.com`): none when unset. `*` alone allows every origin,
  * which is safe only because the API takes bearer tokens and never allows credentials (cookies).
  * Throws ConfigError naming the variable on anything that is not an origin.
  */
-export function parseCorsAllowedOrigins(text: string | undefined): string[] {
-  const entries = (text ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
+export function parseCorsAllowedOrigins(entries: readonly string[]): string[] {
   if (entries.includes(ANY_ORIGIN)) {
     if (entries.length > 1)
       throw new ConfigError(VARIABLE, `"${ANY_ORIGIN}" allows every origin and cannot be combined with others`);

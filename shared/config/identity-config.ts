@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error.ts';
-import { parseHttpUrlSetting } from './setting-values.ts';
+import { parseHttpUrlSetting, settingReader, type SettingReader } from './setting-values.ts';
 import type { Environment } from './environment.ts';
 import type { ServerConfig } from './server-config.ts';
 
@@ -58,16 +58,17 @@ export function loadIdentityConfig(
   env: Environment,
   config: Pick<ServerConfig, 'apiBaseUrl' | 'bridgeUpstreamUrl'>,
 ): IdentityConfig {
-  return { oidc: loadOidcSettings(env, config), serviceAccountIssuers: loadServiceAccountIssuers(env) };
+  const setting = settingReader(env);
+  return { oidc: loadOidcSettings(setting, config), serviceAccountIssuers: loadServiceAccountIssuers(setting) };
 }
 
 function loadOidcSettings(
-  env: Environment,
+  setting: SettingReader,
   config: Pick<ServerConfig, 'apiBaseUrl' | 'bridgeUpstreamUrl'>,
 ): OidcSettings | undefined {
-  const issuerUrl = value(env, 'OIDC_ISSUER_URL');
+  const issuerUrl = setting.text('OIDC_ISSUER_URL');
   if (issuerUrl === undefined) {
-    const stray = OIDC_DEPENDENT_VARIABLES.find((name) => value(env, name) !== undefined);
+    const stray = OIDC_DEPENDENT_VARIABLES.find((name) => setting.text(name) !== undefined);
     if (stray)
       throw new ConfigError(
         stray,
@@ -78,23 +79,23 @@ function loadOidcSettings(
   const issuer = parseHttpUrlSetting('OIDC_ISSUER_URL', issuerUrl);
   if (issuer.search !== '' || issuer.hash !== '')
     throw new ConfigError('OIDC_ISSUER_URL', `"${issuerUrl}" must not have a query or fragment`);
-  const clientId = value(env, 'OIDC_CLIENT_ID');
+  const clientId = setting.text('OIDC_CLIENT_ID');
   if (clientId === undefined) throw new ConfigError('OIDC_CLIENT_ID', 'is required when OIDC_ISSUER_URL is set');
-  const additionalScopes = (value(env, 'OIDC_ADDITIONAL_SCOPES') ?? '').split(/[\s,]+/).filter(Boolean);
+  const additionalScopes = (setting.text('OIDC_ADDITIONAL_SCOPES') ?? '').split(/[\s,]+/).filter(Boolean);
   const badScope = additionalScopes.find((scope) => !SCOPE_TOKEN.test(scope));
   if (badScope !== undefined)
     throw new ConfigError('OIDC_ADDITIONAL_SCOPES', `"${badScope}" is not a valid OAuth scope`);
-  const usernameClaim = value(env, 'OIDC_USERNAME_CLAIM') ?? 'sub';
+  const usernameClaim = setting.text('OIDC_USERNAME_CLAIM') ?? 'sub';
   if (!CLAIM_NAME.test(usernameClaim))
     throw new ConfigError('OIDC_USERNAME_CLAIM', `"${usernameClaim}" is not a claim name`);
   return {
     issuerUrl,
     clientId,
-    cliClientId: value(env, 'OIDC_CLI_CLIENT_ID') ?? clientId,
+    cliClientId: setting.text('OIDC_CLI_CLIENT_ID') ?? clientId,
     additionalScopes: additionalScopes.filter((scope) => !BASE_OIDC_SCOPES.includes(scope)),
     usernameClaim,
-    usernamePrefix: loadPrefix(env, 'OIDC_USERNAME_PREFIX', 'username'),
-    groupsPrefix: loadPrefix(env, 'OIDC_GROUPS_PREFIX', 'group'),
+    usernamePrefix: loadPrefix(setting, 'OIDC_USERNAME_PREFIX', 'username'),
+    groupsPrefix: loadPrefix(setting, 'OIDC_GROUPS_PREFIX', 'group'),
     fetchUrlFor: bridgeRewrite(issuerUrl, config),
   };
 }
@@ -104,8 +105,8 @@ function loadOidcSettings(
  * or group can come out as `admin` (the admin account's name, for a username) or under Kubernetes'
  * `system:` (ServiceAccounts, built-in groups); so there is no empty prefix either.
  */
-function loadPrefix(env: Environment, variable: string, names: 'username' | 'group'): string {
-  const prefix = value(env, variable) ?? DEFAULT_OIDC_PREFIX;
+function loadPrefix(setting: SettingReader, variable: string, names: 'username' | 'group'): string {
+  const prefix = setting.text(variable) ?? DEFAULT_OIDC_PREFIX;
   if (prefix.length > PREFIX_MAX_LENGTH)
     throw new ConfigError(variable, `must be at most ${PREFIX_MAX_LENGTH} characters`);
   if (/[\s\p{Cc}]/u.test(prefix))
@@ -140,13 +141,9 @@ function bridgeRewrite(
     publicUrl.startsWith(`${bridgePrefix}/`) ? upstreamOrigin + publicUrl.slice(config.apiBaseUrl.length) : publicUrl;
 }
 
-function loadServiceAccountIssuers(env: Environment): string[] | undefined {
-  const text = value(env, 'SERVICE_ACCOUNT_ISSUERS');
-  if (text === undefined) return undefined;
-  const issuers = text
-    .split(',')
-    .map((issuer) => issuer.trim())
-    .filter(Boolean);
+function loadServiceAccountIssuers(setting: SettingReader): string[] | undefined {
+  if (setting.text('SERVICE_ACCOUNT_ISSUERS') === undefined) return undefined;
+  const issuers = setting.list('SERVICE_ACCOUNT_ISSUERS');
   if (issuers.length === 0)
     throw new ConfigError(
       'SERVICE_ACCOUNT_ISSUERS',
@@ -156,11 +153,6 @@ function loadServiceAccountIssuers(env: Environment): string[] | undefined {
   if (bad !== undefined)
     throw new ConfigError('SERVICE_ACCOUNT_ISSUERS', `"${bad}" contains whitespace; separate issuers with commas`);
   return issuers;
-}
-
-function value(env: Environment, variable: string): string | undefined {
-  const text = env[variable]?.trim();
-  return text === undefined || text === '' ? undefined : text;
 }
 
 /** What a client needs to log in with OIDC (the public config), or undefined when OIDC is off. */

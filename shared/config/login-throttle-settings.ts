@@ -1,6 +1,5 @@
-import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
-import { parseDurationSetting, parseIntegerSetting } from './setting-values.ts';
+import { settingReader } from './setting-values.ts';
 
 /**
  * How failed admin logins are budgeted (issue 36, docs/admin-account.md "Throttling"): per client
@@ -24,26 +23,25 @@ export const DEFAULT_LOGIN_THROTTLE: LoginThrottleSettings = {
   ipv6PrefixLength: 64,
 };
 
-const MAX_WINDOW_MS = 24 * 3_600_000;
-const WINDOW_REQUIREMENT = 'a Go duration from 1s to 24h such as 5m';
-
 /** Reads the login section of the settings; throws ConfigError naming the bad variable. */
 export function loadLoginThrottleSettings(env: Environment): LoginThrottleSettings {
-  const integer = (variable: string, fallback: number, min: number, max: number) => {
-    const text = env[variable]?.trim();
-    return text ? parseIntegerSetting(variable, text, min, max) : fallback;
-  };
+  const setting = settingReader(env);
   return {
-    windowMs: parseWindow(env.LOGIN_FAILURE_WINDOW?.trim()),
-    clientMaxFailures: integer('LOGIN_CLIENT_MAX_FAILURES', DEFAULT_LOGIN_THROTTLE.clientMaxFailures, 1, 1_000),
-    accountMaxFailures: integer('LOGIN_ACCOUNT_MAX_FAILURES', DEFAULT_LOGIN_THROTTLE.accountMaxFailures, 1, 1_000_000),
-    ipv6PrefixLength: integer('LOGIN_IPV6_PREFIX_LENGTH', DEFAULT_LOGIN_THROTTLE.ipv6PrefixLength, 16, 128),
+    windowMs: setting.duration('LOGIN_FAILURE_WINDOW', { fallback: '5m', min: '1s', max: '24h', example: '5m' }),
+    clientMaxFailures: setting.integer('LOGIN_CLIENT_MAX_FAILURES', {
+      fallback: DEFAULT_LOGIN_THROTTLE.clientMaxFailures,
+      min: 1,
+      max: 1_000,
+    }),
+    accountMaxFailures: setting.integer('LOGIN_ACCOUNT_MAX_FAILURES', {
+      fallback: DEFAULT_LOGIN_THROTTLE.accountMaxFailures,
+      min: 1,
+      max: 1_000_000,
+    }),
+    ipv6PrefixLength: setting.integer('LOGIN_IPV6_PREFIX_LENGTH', {
+      fallback: DEFAULT_LOGIN_THROTTLE.ipv6PrefixLength,
+      min: 16,
+      max: 128,
+    }),
   };
-}
-
-function parseWindow(text: string | undefined): number {
-  if (!text) return DEFAULT_LOGIN_THROTTLE.windowMs;
-  const ms = parseDurationSetting('LOGIN_FAILURE_WINDOW', text, 1_000, WINDOW_REQUIREMENT);
-  if (ms > MAX_WINDOW_MS) throw new ConfigError('LOGIN_FAILURE_WINDOW', `"${text}" is not ${WINDOW_REQUIREMENT}`);
-  return ms;
 }

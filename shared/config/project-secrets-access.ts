@@ -1,5 +1,6 @@
 import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
+import { settingReader } from './setting-values.ts';
 
 /**
  * How the API server gets write access to the VariableSets' Secrets in each Project's namespace:
@@ -15,10 +16,11 @@ export interface ProjectSecretsAccess {
 
 /** Reads PROJECT_SECRETS_CLUSTER_ROLE, API_SERVICE_ACCOUNT and POD_NAMESPACE; undefined when the first is unset. */
 export function loadProjectSecretsAccess(env: Environment): ProjectSecretsAccess | undefined {
-  const clusterRole = env.PROJECT_SECRETS_CLUSTER_ROLE?.trim();
+  const setting = settingReader(env);
+  const clusterRole = setting.text('PROJECT_SECRETS_CLUSTER_ROLE');
   if (!clusterRole) return undefined;
   const required = (variable: string) => {
-    const value = env[variable]?.trim();
+    const value = setting.text(variable);
     if (!value)
       throw new ConfigError(
         variable,

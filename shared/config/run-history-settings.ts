@@ -1,6 +1,5 @@
-import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
-import { parseDurationSetting } from './setting-values.ts';
+import { settingReader } from './setting-values.ts';
 
 /** How long run history is kept, and when finished runs' logs are compacted (docs/run-history.md). */
 export interface RunHistorySettings {
@@ -12,28 +11,22 @@ export interface RunHistorySettings {
   readonly compactionDelayMs: number;
 }
 
-const HOUR_MS = 3_600_000;
-/** A hundred years: any longer is "for ever", and past PostgreSQL's intervals the passes would fail. */
-const MAX_MS = 876_000 * HOUR_MS;
+/**
+ * The bounds the passes check again before they act (run-history-retention.ts): a hundred years is
+ * "for ever", and well inside PostgreSQL's intervals and dates, which the cut-offs are computed in.
+ */
+export const RUN_RETENTION_BOUNDS = { min: '1h', max: '876000h', example: '2160h' } as const;
+export const RUN_LOG_COMPACTION_DELAY_BOUNDS = { min: '0s', max: '876000h', example: '1m' } as const;
 
 /** Reads the run history section of the settings; throws ConfigError naming the bad variable. */
 export function loadRunHistorySettings(env: Environment): RunHistorySettings {
-  const duration = (variable: string, fallback: string, minMs: number, requirement: string) => {
-    const text = env[variable]?.trim() || fallback;
-    const ms = parseDurationSetting(variable, text, minMs, requirement);
-    if (ms > MAX_MS) throw new ConfigError(variable, `"${text}" is not ${requirement}`);
-    return ms;
-  };
-  const retention = (variable: string, fallback: string) =>
-    duration(variable, fallback, HOUR_MS, 'a duration from 1h to 876000h (e.g. 2160h for 90 days)');
+  const setting = settingReader(env);
   return {
-    retentionMs: retention('RUN_HISTORY_RETENTION', `${365 * 24}h`),
-    logRetentionMs: retention('RUN_LOG_RETENTION', `${90 * 24}h`),
-    compactionDelayMs: duration(
-      'RUN_LOG_COMPACTION_DELAY',
-      '1m',
-      0,
-      'a duration up to 876000h such as 1m (0s compacts at the next pass)',
-    ),
+    retentionMs: setting.duration('RUN_HISTORY_RETENTION', { ...RUN_RETENTION_BOUNDS, fallback: `${365 * 24}h` }),
+    logRetentionMs: setting.duration('RUN_LOG_RETENTION', { ...RUN_RETENTION_BOUNDS, fallback: `${90 * 24}h` }),
+    compactionDelayMs: setting.duration('RUN_LOG_COMPACTION_DELAY', {
+      ...RUN_LOG_COMPACTION_DELAY_BOUNDS,
+      fallback: '1m',
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import type { Environment } from './environment.ts';
 import { ConfigError } from './config-error.ts';
-import { parseDurationSetting, parseHttpUrlSetting, parseIntegerSetting } from './setting-values.ts';
+import { parseHttpUrlSetting, settingReader, type SettingReader } from './setting-values.ts';
 import { ADMIN_SETTING_KEYS, DEV_MODE_PASSWORD_HASH, type AdminSettingValues } from './admin-account-settings.ts';
 import { loadProjectSecretsAccess, type ProjectSecretsAccess } from './project-secrets-access.ts';
 import { parseCorsAllowedOrigins } from './cors-allowed-origins.ts';
@@ -59,17 +59,18 @@ export interface ServerConfig {
 const DNS_LABEL_GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
 
 /** Reads the server section of the settings (see settings.ts); throws ConfigError naming the bad variable. */
-export function loadServerConfig(env: Environment): ServerConfig {
-  const port = parseInteger(env, 'PORT', 8080, 0, 65535);
+export function loadServerConfig(env: Environment, warnings: string[] = []): ServerConfig {
+  const setting = settingReader(env, warnings);
+  const port = setting.integer('PORT', { fallback: 8080, min: 0, max: 65535 });
   const production = env.NODE_ENV === 'production';
   const adminVariablesGiven = [...ADMIN_SETTING_KEYS, 'ADMIN_SECRET_SOURCE'].filter((key) => env[key] !== undefined);
   const devMode = !production && adminVariablesGiven.length === 0;
-  const apiBaseUrl = parseUrl(env, 'API_BASE_URL', `http://localhost:${port}`).replace(/\/+$/, '');
-  const apiGroup = env.API_GROUP?.trim() || 'platform.dev';
+  const apiBaseUrl = parseUrl(setting, 'API_BASE_URL', `http://localhost:${port}`).replace(/\/+$/, '');
+  const apiGroup = setting.text('API_GROUP') ?? 'platform.dev';
   if (!DNS_LABEL_GROUP.test(apiGroup)) {
     throw new ConfigError('API_GROUP', `"${apiGroup}" is not a DNS subdomain such as platform.dev`);
   }
-  const bridge = env.BRIDGE_UPSTREAM_URL?.trim();
+  const bridge = setting.text('BRIDGE_UPSTREAM_URL');
   return {
     port,
     apiBaseUrl,
@@ -77,41 +78,54 @@ export function loadServerConfig(env: Environment): ServerConfig {
     devMode,
     devModeOffBy: production ? [] : adminVariablesGiven,
     production,
-    maxBodyBytes: parseInteger(env, 'MAX_REQUEST_BODY_BYTES', 1024 * 1024, 1, 64 * 1024 * 1024),
-    maxHeaderBytes: parseInteger(env, 'MAX_REQUEST_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
-    trustedProxyHops: parseInteger(env, 'TRUSTED_PROXY_HOPS', 0, 0, 10),
-    bridgeUpstreamUrl: bridge ? parseUrl(env, 'BRIDGE_UPSTREAM_URL', '') : undefined,
+    maxBodyBytes: setting.integer('MAX_REQUEST_BODY_BYTES', { fallback: 1024 * 1024, min: 1, max: 64 * 1024 * 1024 }),
+    maxHeaderBytes: setting.integer('MAX_REQUEST_HEADER_BYTES', { fallback: 16 * 1024, min: 1024, max: 1024 * 1024 }),
+    trustedProxyHops: setting.integer('TRUSTED_PROXY_HOPS', { fallback: 0, min: 0, max: 10 }),
+    bridgeUpstreamUrl: bridge ? parseUrl(setting, 'BRIDGE_UPSTREAM_URL', '') : undefined,
     gatewayTimeouts: {
-      connectMs: parseTimeout(env, 'GATEWAY_CONNECT_TIMEOUT', 5_000),
-      responseHeaderMs: parseTimeout(env, 'GATEWAY_RESPONSE_HEADER_TIMEOUT', 30_000),
+      connectMs: setting.duration('GATEWAY_CONNECT_TIMEOUT', { ...UPSTREAM_TIMEOUT, fallback: '5s' }),
+      responseHeaderMs: setting.duration('GATEWAY_RESPONSE_HEADER_TIMEOUT', { ...UPSTREAM_TIMEOUT, fallback: '30s' }),
     },
-    runLogHeartbeatMs: parseDuration(env, 'RUN_LOG_HEARTBEAT_INTERVAL', 15_000),
-    runLogMaxStreamsPerPrincipal: parseInteger(env, 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', 100, 1, 1_000_000),
-    runLogSendBufferBytes: parseInteger(env, 'RUN_LOG_SEND_BUFFER_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
-    maxWatchesPerPrincipal: parseInteger(env, 'MAX_WATCHES_PER_PRINCIPAL', 100, 1, 1_000_000),
-    planApprovalMaxAgeMs: parseDuration(env, 'PLAN_APPROVAL_MAX_AGE', 24 * 3_600_000),
+    // A timer: far below Node's limit, and not so short that an idle stream is all heartbeats.
+    runLogHeartbeatMs: setting.duration('RUN_LOG_HEARTBEAT_INTERVAL', {
+      fallback: '15s',
+      min: '100ms',
+      max: '1h',
+      example: '15s',
+    }),
+    runLogMaxStreamsPerPrincipal: setting.integer('RUN_LOG_MAX_STREAMS_PER_PRINCIPAL', {
+      fallback: 100,
+      min: 1,
+      max: 1_000_000,
+    }),
+    runLogSendBufferBytes: setting.integer('RUN_LOG_SEND_BUFFER_BYTES', {
+      fallback: 256 * 1024,
+      min: 4 * 1024,
+      max: 64 * 1024 * 1024,
+    }),
+    maxWatchesPerPrincipal: setting.integer('MAX_WATCHES_PER_PRINCIPAL', { fallback: 100, min: 1, max: 1_000_000 }),
+    // Compared with the database's clock as an interval: a year is longer than any plan stays relevant.
+    planApprovalMaxAgeMs: setting.duration('PLAN_APPROVAL_MAX_AGE', {
+      fallback: '24h',
+      min: '1ms',
+      max: '8760h',
+      example: '24h',
+    }),
     projectSecretsAccess: loadProjectSecretsAccess(env),
-    logLevel: parseLogLevel(env),
-    corsAllowedOrigins: parseCorsAllowedOrigins(env.CORS_ALLOWED_ORIGINS),
-    metrics: parseSwitch(env, 'METRICS', true),
+    logLevel: parseLogLevel(setting),
+    corsAllowedOrigins: parseCorsAllowedOrigins(setting.list('CORS_ALLOWED_ORIGINS')),
+    metrics: setting.boolean('METRICS', { fallback: true, formerly: { true: ['on'], false: ['off'] } }),
   };
 }
 
-function parseLogLevel(env: Environment): LogLevel {
-  const text = env.LOG_LEVEL?.trim();
-  if (text === undefined || text === '') return 'info';
+function parseLogLevel(setting: SettingReader): LogLevel {
+  const text = setting.text('LOG_LEVEL') ?? 'info';
   if (!isLogLevel(text)) throw new ConfigError('LOG_LEVEL', `"${text}" is not one of ${LOG_LEVELS.join(', ')}`);
   return text;
 }
 
-// `on` or `off`, nothing else: a typo must not silently switch a setting.
-function parseSwitch(env: Environment, variable: string, fallback: boolean): boolean {
-  const text = env[variable]?.trim().toLowerCase();
-  if (text === undefined || text === '') return fallback;
-  if (text === 'on') return true;
-  if (text === 'off') return false;
-  throw new ConfigError(variable, `"${env[variable]}" is not on or off`);
-}
+// Upstream deadlines are timers (past 2^31-1 ms Node fires them at once); an hour is plenty.
+const UPSTREAM_TIMEOUT = { min: '1ms', max: '1h', example: '5s' } as const;
 
 /** The admin settings of local development mode: admin enabled, password `admin`, key made at start. */
 export function devModeAdminValues(): AdminSettingValues {
@@ -122,33 +136,8 @@ export function devModeAdminValues(): AdminSettingValues {
   };
 }
 
-function parseInteger(env: Environment, variable: string, fallback: number, min: number, max: number): number {
-  const text = env[variable]?.trim();
-  if (text === undefined || text === '') return fallback;
-  return parseIntegerSetting(variable, text, min, max);
-}
-
-// A Go duration (`15s`, `1m`), as operators write the chart's other durations; zero or negative is refused.
-function parseDuration(env: Environment, variable: string, fallbackMs: number): number {
-  const text = env[variable]?.trim();
-  if (text === undefined || text === '') return fallbackMs;
-  return parseDurationSetting(variable, text, Number.MIN_VALUE, 'a positive Go duration such as 15s');
-}
-
-// A timer longer than 2^31-1 ms fires at once in Node, so a timeout is bounded (an hour is plenty).
-const MAX_TIMEOUT_MS = 3_600_000;
-const TIMEOUT_REQUIREMENT = 'a Go duration from 1ms to 1h such as 5s';
-
-function parseTimeout(env: Environment, variable: string, fallbackMs: number): number {
-  const text = env[variable]?.trim();
-  if (text === undefined || text === '') return fallbackMs;
-  const ms = parseDurationSetting(variable, text, 1, TIMEOUT_REQUIREMENT);
-  if (ms > MAX_TIMEOUT_MS) throw new ConfigError(variable, `"${text}" is not ${TIMEOUT_REQUIREMENT}`);
-  return ms;
-}
-
-function parseUrl(env: Environment, variable: string, fallback: string): string {
-  const text = env[variable]?.trim() || fallback;
+function parseUrl(setting: SettingReader, variable: string, fallback: string): string {
+  const text = setting.text(variable) ?? fallback;
   parseHttpUrlSetting(variable, text);
   return text;
 }

@@ -10,6 +10,7 @@ import { loadConsoleSettings, type ConsoleSettings } from './console-settings.ts
 import type { Environment } from './environment.ts';
 import { loadServerConfig, type ServerConfig } from './server-config.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing-settings.ts';
+import { settingReader, type SettingReader } from './setting-values.ts';
 
 /** The checkout's local state folder, `<repo>/.data`: LOCAL_DATA_DIR's default (infra/development/local/ lays it out). */
 export const DEFAULT_LOCAL_DATA_DIR = fileURLToPath(new URL('../../.data', import.meta.url));
@@ -43,6 +44,8 @@ export interface Settings {
   readonly tracing: TracingSettings;
   /** The web console's static server and its local port (console-settings.ts). */
   readonly console: ConsoleSettings;
+  /** Values accepted but spelled the deprecated way (METRICS=on), each naming its variable: logged at start. */
+  readonly warnings: readonly string[];
 }
 
 export interface DatabaseSettings {
@@ -79,21 +82,27 @@ export interface RuntimeSettings {
 
 /** Parses the whole environment into frozen settings; throws ConfigError naming the first bad variable. */
 export function loadSettings(env: Environment): Settings {
-  const server = loadServerConfig(env);
+  const warnings: string[] = [];
+  const setting = settingReader(env, warnings);
+  const server = loadServerConfig(env, warnings);
   return deepFreeze({
     server,
     adminSecret: loadAdminSecretSettings(env),
     identity: loadIdentityConfig(env, server),
-    database: { url: databaseUrl(env) },
+    database: { url: databaseUrl(setting) },
     runHistory: loadRunHistorySettings(env),
     audit: loadAuditSettings(env),
     login: loadLoginThrottleSettings(env),
-    cluster: { kubeconfig: given(env, 'KUBECONFIG'), inCluster: given(env, 'KUBERNETES_SERVICE_HOST') !== undefined },
-    tls: { files: tlsFiles(env) },
-    local: { dataDir: localDataDir(env), https: localHttps(env) },
+    cluster: {
+      kubeconfig: setting.text('KUBECONFIG'),
+      inCluster: setting.text('KUBERNETES_SERVICE_HOST') !== undefined,
+    },
+    tls: { files: tlsFiles(setting) },
+    local: { dataDir: localDataDir(setting), https: setting.boolean('LOCAL_HTTPS', { fallback: false }) },
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
     tracing: loadTracingSettings(env),
     console: loadConsoleSettings(env, server.port),
+    warnings,
   });
 }
 
@@ -102,8 +111,8 @@ export function loadSettings(env: Environment): Settings {
  * (or a `socket:` path). Anything else stops start-up here, naming the variable, rather than start a
  * server whose first run request would fail. The value is not repeated: it may hold a password.
  */
-function databaseUrl(env: Environment): string | undefined {
-  const text = given(env, 'DATABASE_URL');
+function databaseUrl(setting: SettingReader): string | undefined {
+  const text = setting.text('DATABASE_URL');
   if (text === undefined) return undefined;
   let url: URL | undefined;
   try {
@@ -124,29 +133,18 @@ function databaseUrl(env: Environment): string | undefined {
   return text;
 }
 
-function tlsFiles(env: Environment): TlsSettings['files'] {
-  const certFile = given(env, 'TLS_CERT_FILE');
-  const keyFile = given(env, 'TLS_KEY_FILE');
+function tlsFiles(setting: SettingReader): TlsSettings['files'] {
+  const certFile = setting.text('TLS_CERT_FILE');
+  const keyFile = setting.text('TLS_KEY_FILE');
   if (certFile === undefined && keyFile === undefined) return undefined;
   if (certFile === undefined) throw new ConfigError('TLS_CERT_FILE', 'is required when TLS_KEY_FILE is set');
   if (keyFile === undefined) throw new ConfigError('TLS_KEY_FILE', 'is required when TLS_CERT_FILE is set');
   return { certFile, keyFile };
 }
 
-function localDataDir(env: Environment): string {
-  const dataDir = given(env, 'LOCAL_DATA_DIR');
+function localDataDir(setting: SettingReader): string {
+  const dataDir = setting.text('LOCAL_DATA_DIR');
   return dataDir ? resolve(dataDir) : DEFAULT_LOCAL_DATA_DIR;
-}
-
-function localHttps(env: Environment): boolean {
-  const text = env.LOCAL_HTTPS?.trim() ?? '';
-  if (!['', 'true', 'false'].includes(text)) throw new ConfigError('LOCAL_HTTPS', `"${text}" is not true or false`);
-  return text === 'true';
-}
-
-/** The variable's value without surrounding blanks; undefined when unset or blank. */
-function given(env: Environment, variable: string): string | undefined {
-  return env[variable]?.trim() || undefined;
 }
 
 function deepFreeze<T extends object>(value: T): T {

@@ -1,6 +1,6 @@
 import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
-import { parseHttpUrlSetting } from './setting-values.ts';
+import { parseHttpUrlSetting, settingReader, type SettingReader } from './setting-values.ts';
 
 /** How the root spans of new traces are sampled (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG). */
 export interface TraceSampling {
@@ -39,38 +39,37 @@ export interface TracingSettings {
 
 /** Reads the tracing section of the settings; throws ConfigError naming the bad variable. */
 export function loadTracingSettings(env: Environment): TracingSettings {
-  const disabled = given(env, 'OTEL_SDK_DISABLED');
-  if (disabled !== undefined && disabled !== 'true' && disabled !== 'false')
-    throw new ConfigError('OTEL_SDK_DISABLED', `"${disabled}" is not true or false`);
-  const protocol = given(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? given(env, 'OTEL_EXPORTER_OTLP_PROTOCOL');
+  const setting = settingReader(env);
+  const disabled = setting.boolean('OTEL_SDK_DISABLED', { fallback: false });
+  const protocol = setting.text('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? setting.text('OTEL_EXPORTER_OTLP_PROTOCOL');
   if (protocol !== undefined && protocol !== 'http/json') {
-    const variable = given(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+    const variable = setting.text('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
       ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
       : 'OTEL_EXPORTER_OTLP_PROTOCOL';
     throw new ConfigError(variable, `"${protocol}" is not supported: spans are exported as http/json`);
   }
   return {
-    tracesUrl: disabled === 'true' ? undefined : tracesUrl(env),
-    serviceName: given(env, 'OTEL_SERVICE_NAME'),
-    sampling: sampling(env),
-    exportHeaders: exportHeaders(env),
+    tracesUrl: disabled ? undefined : tracesUrl(setting),
+    serviceName: setting.text('OTEL_SERVICE_NAME'),
+    sampling: sampling(setting),
+    exportHeaders: exportHeaders(setting),
   };
 }
 
-function tracesUrl(env: Environment): string | undefined {
-  const signalUrl = given(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+function tracesUrl(setting: SettingReader): string | undefined {
+  const signalUrl = setting.text('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   if (signalUrl !== undefined) return parseHttpUrlSetting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', signalUrl).href;
-  const base = given(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const base = setting.text('OTEL_EXPORTER_OTLP_ENDPOINT');
   if (base === undefined) return undefined;
   // The specification's rule for the base endpoint: the signal's path is appended to it.
   return `${parseHttpUrlSetting('OTEL_EXPORTER_OTLP_ENDPOINT', base).href.replace(/\/+$/, '')}/v1/traces`;
 }
 
-function sampling(env: Environment): TraceSampling {
-  const sampler = given(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+function sampling(setting: SettingReader): TraceSampling {
+  const sampler = setting.text('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
   if (!(TRACE_SAMPLERS as readonly string[]).includes(sampler))
     throw new ConfigError('OTEL_TRACES_SAMPLER', `"${sampler}" is not one of ${TRACE_SAMPLERS.join(', ')}`);
-  const argument = given(env, 'OTEL_TRACES_SAMPLER_ARG');
+  const argument = setting.text('OTEL_TRACES_SAMPLER_ARG');
   const ratio = argument === undefined ? 1 : Number(argument);
   if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
     throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `"${argument}" is not a number from 0 to 1`);
@@ -78,11 +77,11 @@ function sampling(env: Environment): TraceSampling {
 }
 
 // The W3C Baggage-like list the OTLP exporters read: `key=value` pairs, comma-separated, values URL-encoded.
-function exportHeaders(env: Environment): Record<string, string> {
-  const variable = given(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS')
+function exportHeaders(setting: SettingReader): Record<string, string> {
+  const variable = setting.text('OTEL_EXPORTER_OTLP_TRACES_HEADERS')
     ? 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'
     : 'OTEL_EXPORTER_OTLP_HEADERS';
-  const text = given(env, variable);
+  const text = setting.text(variable);
   const headers: Record<string, string> = {};
   if (text === undefined) return headers;
   for (const pair of text.split(',')) {
@@ -98,9 +97,4 @@ function exportHeaders(env: Environment): Record<string, string> {
     }
   }
   return headers;
-}
-
-/** The variable's value without surrounding blanks; undefined when unset or blank. */
-function given(env: Environment, variable: string): string | undefined {
-  return env[variable]?.trim() || undefined;
 }

@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { assertDurationWithin } from '../config/duration-guard.ts';
+import { RUN_RETENTION_BOUNDS } from '../config/run-history-settings.ts';
 import { queryRuns } from './run-row.ts';
 
 /** How long finished runs and their logs are kept (RUN_HISTORY_RETENTION, RUN_LOG_RETENTION). */
@@ -75,6 +77,10 @@ export class RunHistoryRetention {
 
   /** Removes every log and run past its retention, a batch at a time; resolves with what it removed. */
   async removeExpired(): Promise<RetentionReport> {
+    // Checked again here: a negative or invalid retention would put the cut-off in the future,
+    // and every finished run would be "past" it.
+    assertDurationWithin('RUN_HISTORY_RETENTION', this.#policy.historyMs, RUN_RETENTION_BOUNDS);
+    assertDurationWithin('RUN_LOG_RETENTION', this.#policy.logMs, RUN_RETENTION_BOUNDS);
     const report: RetentionReport = { logsRemoved: 0, runsRemoved: 0 };
     const logMs = Math.min(this.#policy.logMs, this.#policy.historyMs);
     for (;;) {

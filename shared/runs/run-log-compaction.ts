@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { assertDurationWithin } from '../config/duration-guard.ts';
+import { RUN_LOG_COMPACTION_DELAY_BOUNDS } from '../config/run-history-settings.ts';
 import { blockSizes, encodeLogBlock, LOG_BLOCK_ENCODING } from './run-log-blocks.ts';
 import { inRunTransaction, queryRuns, type TransactionQuery } from './run-row.ts';
 
@@ -81,6 +83,7 @@ export class RunLogCompactor {
 
   /** Compacts up to `maxRuns` finished runs' logs, each wholly; resolves with what it did. */
   async compactFinishedRuns(maxRuns = RUNS_PER_ROUND): Promise<CompactionReport> {
+    assertDurationWithin('RUN_LOG_COMPACTION_DELAY', this.#options.delayMs, RUN_LOG_COMPACTION_DELAY_BOUNDS);
     const { rows } = await queryRuns<{ id: string }>(this.#pool, RUNS_TO_COMPACT, [this.#options.delayMs, maxRuns]);
     const report: CompactionReport = { runs: 0, lines: 0, blocks: 0, purged: 0 };
     for (const { id } of rows) {

@@ -7,14 +7,18 @@ import { flushStdoutLines } from '../logging/batched-line-writer.ts';
 /**
  * An entry point's first step: the settings parsed once from its environment (`process.env`).
  * A bad value ends the process, reported by a logger at the default level since LOG_LEVEL itself
- * may be the bad value.
+ * may be the bad value. A value spelled the deprecated way is warned about, naming the variable.
  */
 export function settingsOrExit(env: Environment): Settings {
+  let settings: Settings;
   try {
-    return loadSettings(env);
+    settings = loadSettings(env);
   } catch (error) {
     return refuseToStart(createLogger(), error);
   }
+  const logger = createLogger({ level: settings.server.logLevel });
+  for (const warning of settings.warnings) logger.warn(warning);
+  return settings;
 }
 
 /** Runs a start-up step; a ConfigError ends the process with a message naming the variable. */

@@ -767,21 +767,21 @@ describe('issue 23: the scrape configuration of /metrics (docs/observability.md)
       expect(template(knative).metadata).toMatchObject({ labels: expect.objectContaining(service.spec.selector) });
   });
 
-  it("puts the annotations of a scraper that discovers pods (Knative's collector) on every revision template, and METRICS on", () => {
+  it("puts the annotations of a scraper that discovers pods (Knative's collector) on every revision template, and METRICS=true", () => {
     for (const service of functionServices(defaults)) {
       expect(template(service).metadata.annotations).toMatchObject({
         'prometheus.io/scrape': 'true',
         'prometheus.io/port': '8080',
         'prometheus.io/path': '/metrics',
       });
-      expect(env(service, 'METRICS')).toBe('on');
+      expect(env(service, 'METRICS')).toBe('true');
     }
   });
 
-  it('metrics.enabled false: METRICS=off, no annotations, no ClusterRole', () => {
+  it('metrics.enabled false: METRICS=false, no annotations, no ClusterRole', () => {
     for (const service of functionServices(metricsOff)) {
       expect(template(service).metadata.annotations['prometheus.io/scrape']).toBeUndefined();
-      expect(env(service, 'METRICS')).toBe('off');
+      expect(env(service, 'METRICS')).toBe('false');
     }
     expect(metricsOff.some((object) => object.metadata.name === 'platform-metrics-reader')).toBe(false);
   });

@@ -256,8 +256,9 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     expect(refusedVariable(env)).toBe(variable);
   });
 
-  it('issue 23: METRICS is on unless set to off (on and off in any case, nothing else)', () => {
+  it('issue 23: METRICS is on unless set to false (or off, its former spelling; any case, nothing else)', () => {
     expect(loadSettings({}).server.metrics).toBe(true);
+    expect(loadSettings({ METRICS: 'false' }).server.metrics).toBe(false);
     expect(loadSettings({ METRICS: 'OFF' }).server.metrics).toBe(false);
     expect(loadSettings({ METRICS: ' on ' }).server.metrics).toBe(true);
   });
@@ -416,7 +417,7 @@ describe('Local development mode turned off by a partial admin configuration is 
       import('node:os'),
       import('node:path'),
     ]);
-    const { ensureAdminSecretFolder } = await import('../../shared/config/admin-secret-folder.ts');
+    const { ensureAdminSecretFolder } = await import('../../infra/development/local/admin-secret-folder.ts');
     const { openAdminSettingsSource } = await import(
       '../../shared/config/secret-sources/open-admin-settings-source.ts'
     );

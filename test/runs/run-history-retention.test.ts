@@ -245,3 +245,28 @@ describe('Issue 35: the history is kept bounded every minute by the process that
     expect(logged).toContain('"logsRemoved":1');
   });
 });
+
+describe('Issue 44, item 1: no pass computes a cut-off it has not checked (an invalid one must never mean "remove everything")', () => {
+  it.each([
+    ['a negative history retention (a cut-off in the future)', -DAY_MS, 90 * DAY_MS, 'RUN_HISTORY_RETENTION'],
+    ['a negative log retention', 365 * DAY_MS, -1, 'RUN_LOG_RETENTION'],
+    ['a retention that is not a number', Number.NaN, 90 * DAY_MS, 'RUN_HISTORY_RETENTION'],
+    ['a retention past its maximum (876000h)', 9_999_999_999 * 3_600_000, 90 * DAY_MS, 'RUN_HISTORY_RETENTION'],
+  ])(
+    '%s: the pass refuses, naming the setting, and every finished run keeps its log',
+    async (_case, historyMs, logMs, name) => {
+      const finished = await finishedRun(store(), variedLines(20, 'finished'));
+      const lines = await lineTexts(finished);
+      await expect(retention(historyMs, logMs).removeExpired()).rejects.toThrow(
+        new RegExp(`^${name} of .* ms is outside`),
+      );
+      expect((await store().getRun('history', finished)).logRemovedAt).toBeNull();
+      expect(await lineTexts(finished)).toEqual(lines);
+    },
+  );
+
+  it('compaction refuses a delay outside 0s to 876000h before it looks for runs', async () => {
+    const compactor = new RunLogCompactor(database().pool, { delayMs: -MINUTE_MS, linesPerStep: 100, restRatio: 0 });
+    await expect(compactor.compactFinishedRuns()).rejects.toThrow(/^RUN_LOG_COMPACTION_DELAY of -60000 ms is outside/);
+  });
+});

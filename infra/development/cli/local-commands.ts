@@ -2,7 +2,7 @@
 import { access, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../../../shared/config/settings.ts';
-import { rotateSigningKey } from '../../../shared/config/admin-secret-folder.ts';
+import { rotateSigningKey } from '../local/admin-secret-folder.ts';
 import { startLocalCluster } from '../cluster/local-cluster.ts';
 import { localDataPaths } from '../local/local-data.ts';
 import { refuseWhileHeld } from '../local/state-lock.ts';

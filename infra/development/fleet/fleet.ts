@@ -6,7 +6,7 @@ import { createBridgeProxy } from '../gateway/bridge-proxy.ts';
 import { openDatabase, type OpenDatabase } from '../../../shared/database/open-database.ts';
 import { createFunctionGateway } from '../gateway/function-gateway.ts';
 import { UpstreamPool } from '../gateway/upstream-pool.ts';
-import { ensureAdminSecretFolder } from '../../../shared/config/admin-secret-folder.ts';
+import { ensureAdminSecretFolder } from '../local/admin-secret-folder.ts';
 import { startLocalCluster } from '../cluster/local-cluster.ts';
 import { localDataPaths } from '../local/local-data.ts';
 import { boundAddress } from '../local/local-bind-address.ts';

@@ -1,7 +1,11 @@
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ADMIN_SETTING_KEYS, type AdminSettingValues, generateSigningKey } from './admin-account-settings.ts';
-import { devModeAdminValues } from './server-config.ts';
+import {
+  ADMIN_SETTING_KEYS,
+  type AdminSettingValues,
+  generateSigningKey,
+} from '../../../shared/config/admin-account-settings.ts';
+import { devModeAdminValues } from '../../../shared/config/server-config.ts';
 
 /**
  * The local fleet's one secret source: a folder with one file per admin key, as a mounted
