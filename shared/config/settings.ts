@@ -67,6 +67,8 @@ export interface LocalSettings {
   readonly dataDir: string;
   /** LOCAL_HTTPS=true: the local gateways serve HTTPS with a certificate made under the data folder. */
   readonly https: boolean;
+  /** LOCAL_CONTROLLER (true unless `false`): `npm start` on the built-in emulator runs the development controller. */
+  readonly controller: boolean;
 }
 
 export interface RuntimeSettings {
@@ -90,7 +92,7 @@ export function loadSettings(env: Environment): Settings {
     login: loadLoginThrottleSettings(env),
     cluster: { kubeconfig: given(env, 'KUBECONFIG'), inCluster: given(env, 'KUBERNETES_SERVICE_HOST') !== undefined },
     tls: { files: tlsFiles(env) },
-    local: { dataDir: localDataDir(env), https: localHttps(env) },
+    local: { dataDir: localDataDir(env), https: localBoolean(env, 'LOCAL_HTTPS', false), controller: localBoolean(env, 'LOCAL_CONTROLLER', true) },
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
     tracing: loadTracingSettings(env),
     console: loadConsoleSettings(env, server.port),
@@ -138,10 +140,11 @@ function localDataDir(env: Environment): string {
   return dataDir ? resolve(dataDir) : DEFAULT_LOCAL_DATA_DIR;
 }
 
-function localHttps(env: Environment): boolean {
-  const text = env.LOCAL_HTTPS?.trim() ?? '';
-  if (!['', 'true', 'false'].includes(text)) throw new ConfigError('LOCAL_HTTPS', `"${text}" is not true or false`);
-  return text === 'true';
+/** A local-mode switch: `true`, `false`, or unset/blank for `byDefault`. */
+function localBoolean(env: Environment, variable: 'LOCAL_HTTPS' | 'LOCAL_CONTROLLER', byDefault: boolean): boolean {
+  const text = env[variable]?.trim() ?? '';
+  if (!['', 'true', 'false'].includes(text)) throw new ConfigError(variable, `"${text}" is not true or false`);
+  return text === '' ? byDefault : text === 'true';
 }
 
 /** The variable's value without surrounding blanks; undefined when unset or blank. */
