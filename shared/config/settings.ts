@@ -92,7 +92,11 @@ export function loadSettings(env: Environment): Settings {
     login: loadLoginThrottleSettings(env),
     cluster: { kubeconfig: given(env, 'KUBECONFIG'), inCluster: given(env, 'KUBERNETES_SERVICE_HOST') !== undefined },
     tls: { files: tlsFiles(env) },
-    local: { dataDir: localDataDir(env), https: localBoolean(env, 'LOCAL_HTTPS', false), controller: localBoolean(env, 'LOCAL_CONTROLLER', true) },
+    local: {
+      dataDir: localDataDir(env),
+      https: localBoolean(env, 'LOCAL_HTTPS', false),
+      controller: localBoolean(env, 'LOCAL_CONTROLLER', true),
+    },
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
     tracing: loadTracingSettings(env),
     console: loadConsoleSettings(env, server.port),

@@ -63,7 +63,9 @@ async function logOf(mode: LocalMode, id: string): Promise<string> {
   return (await call(mode, 'GET', `/api/v1alpha1/run-logs/demo/${id}`)).text();
 }
 
-async function rolloutStatus(mode: LocalMode): Promise<{ phase?: string; stages?: Array<{ workspace: string; phase?: string }> }> {
+async function rolloutStatus(
+  mode: LocalMode,
+): Promise<{ phase?: string; stages?: Array<{ workspace: string; phase?: string }> }> {
   return ((await (await call(mode, 'GET', ROLLOUT)).json()) as { status?: object }).status ?? {};
 }
 
@@ -78,7 +80,9 @@ describe('Issue 44, item 3: npm start runs a development controller by default',
     const run = await startRun(mode, 'network-staging', 'widen the subnet');
     expect(run.phase).toBe('Pending');
     await expect.poll(async () => (await runOf(mode, run.id)).phase, WAIT).toBe('Succeeded');
-    expect((await runOf(mode, run.id)).controller).toBe('system:serviceaccount:platform-system:platform-dev-controller');
+    expect((await runOf(mode, run.id)).controller).toBe(
+      'system:serviceaccount:platform-system:platform-dev-controller',
+    );
     const log = await logOf(mode, run.id);
     expect(log).toContain(PLAN_SUMMARY);
     expect(log).toContain('\u001b[32m'); // the colours a terminal shows

@@ -157,9 +157,7 @@ describe('Settings are parsed once, into one typed configuration: its sections a
 
   it("local: the checkout's .data unless LOCAL_DATA_DIR (resolved), HTTPS only with LOCAL_HTTPS=true, the development controller unless LOCAL_CONTROLLER=false", () => {
     expect(settings.local).toEqual({ dataDir: DEFAULT_LOCAL_DATA_DIR, https: false, controller: true });
-    expect(
-      loadSettings({ LOCAL_DATA_DIR: 'state', LOCAL_HTTPS: 'true', LOCAL_CONTROLLER: 'false' }).local,
-    ).toEqual({
+    expect(loadSettings({ LOCAL_DATA_DIR: 'state', LOCAL_HTTPS: 'true', LOCAL_CONTROLLER: 'false' }).local).toEqual({
       dataDir: resolve('state'),
       https: true,
       controller: false,

@@ -35,7 +35,9 @@ export interface DevelopmentController {
   stop(): Promise<void>;
 }
 
-export async function startDevelopmentController(options: DevelopmentControllerOptions): Promise<DevelopmentController> {
+export async function startDevelopmentController(
+  options: DevelopmentControllerOptions,
+): Promise<DevelopmentController> {
   const { url, apiGroup, logger } = options;
   const token = await developmentControllerToken(options.kubeConfig, apiGroup);
   const fetchImpl = options.certificate ? fetchTrusting(options.certificate) : fetch;
@@ -91,7 +93,8 @@ function eventLogger(logger: Logger): (event: ControllerEvent) => void {
   let lastClaimFailure = '';
   return (event) => {
     if (event.event === 'claim-failed') {
-      if (event.reason !== lastClaimFailure) logger.warn('development controller: claim failed', { reason: event.reason });
+      if (event.reason !== lastClaimFailure)
+        logger.warn('development controller: claim failed', { reason: event.reason });
       lastClaimFailure = event.reason;
       return;
     }

@@ -15,7 +15,9 @@ export async function startLocalController(
   logger: Logger,
 ): Promise<DevelopmentController | undefined> {
   if (!settings.local.controller) {
-    logger.info('development controller off (LOCAL_CONTROLLER=false): runs stay Pending until a controller claims them');
+    logger.info(
+      'development controller off (LOCAL_CONTROLLER=false): runs stay Pending until a controller claims them',
+    );
     return undefined;
   }
   const cluster = await gateway.context.cluster();
