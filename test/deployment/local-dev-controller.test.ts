@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { V1ClusterRole } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerRoleRules } from '../../infra/development/controller/controller-identity.ts';
 import { FAIL_MARKER, PLAN_SUMMARY } from '../../infra/development/controller/simulated-run.ts';
@@ -129,7 +130,7 @@ describe('Issue 44, item 3: LOCAL_CONTROLLER=false runs no development controlle
 describe("Issue 44, item 3: the development controller's ServiceAccount has the chart's controller role", () => {
   it('its ClusterRole rules are those the chart renders for the controller', async () => {
     const chart = await helmTemplate({}, { namespace: 'platform-system' });
-    const role = findObject(chart, 'ClusterRole', 'platform-controller') as { rules: unknown };
+    const role = findObject(chart, 'ClusterRole', 'platform-controller') as unknown as V1ClusterRole;
     expect(controllerRoleRules('platform.dev')).toEqual(role.rules);
   }, 60_000);
 });
