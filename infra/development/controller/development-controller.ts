@@ -9,7 +9,7 @@ import type { Logger } from '../../../shared/logging/logger.ts';
 import { API_VERSION } from '../../../shared/resources/platform-kinds.ts';
 import { developmentControllerToken } from './controller-identity.ts';
 import { ControllerClient, ReferenceController, type ControllerEvent } from './reference-controller.ts';
-import { progressRollouts } from './rollout-progression.ts';
+import { nextRolloutChange, progressRollouts } from './rollout-progression.ts';
 import { simulateRun } from './simulated-run.ts';
 import { fetchTrusting } from './trusting-fetch.ts';
 
@@ -27,7 +27,8 @@ export interface DevelopmentControllerOptions {
 /** Pauses that make a run and a Rollout visibly move for someone watching, and still end within seconds. */
 const LOG_CHUNK_PAUSE_MS = 400;
 const ROLLOUT_STEP_MS = 1_000;
-const IDLE_DELAY_MS = 500;
+/** Between claims that found no run: each is a line of the request log, so not too often. */
+const IDLE_DELAY_MS = 2_000;
 const LEASE_SECONDS = 30;
 
 export interface DevelopmentController {
@@ -44,36 +45,43 @@ export async function startDevelopmentController(
   const runs = new ReferenceController({
     client: new ControllerClient(url, token, fetchImpl),
     leaseSeconds: LEASE_SECONDS,
-    concurrency: 2,
+    concurrency: 1,
     idleDelayMs: IDLE_DELAY_MS,
     execute: (run, work) => simulateRun(run, work, LOG_CHUNK_PAUSE_MS),
     onEvent: eventLogger(logger),
   });
   runs.start();
-  let stopping = false;
+  // Stopping ends the open watch at once rather than at its timeout.
+  const stopped = new AbortController();
   const call = async (method: string, path: string, body?: unknown, contentType?: string) => {
     const response = await fetchImpl(`${url}${path}`, {
       method,
+      signal: stopped.signal,
       headers: { authorization: `Bearer ${token}`, ...(contentType ? { 'content-type': contentType } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
     return response;
   };
+  const apiBase = `/apis/${apiGroup}/${API_VERSION}`;
   const rollouts = (async () => {
     let lastFailure = '';
-    while (!stopping) {
+    while (!stopped.signal.aborted) {
       try {
-        const moved = await progressRollouts(call, `/apis/${apiGroup}/${API_VERSION}`, () => new Date().toISOString());
-        if (moved.length > 0) logger.debug('development controller: rollouts moved', { rollouts: moved });
+        const { moved, resourceVersion } = await progressRollouts(call, apiBase, () => new Date().toISOString());
         lastFailure = '';
+        if (moved.length > 0) {
+          logger.debug('development controller: rollouts moved', { rollouts: moved });
+          await new Promise((resolve) => setTimeout(resolve, ROLLOUT_STEP_MS));
+        } else await nextRolloutChange(call, apiBase, resourceVersion);
       } catch (error) {
+        if (stopped.signal.aborted) break;
         // Said once per cause, not every second while the cluster or database is away.
         const reason = error instanceof Error ? error.message : String(error);
         if (reason !== lastFailure) logger.warn('development controller: rollouts not moved', { reason });
         lastFailure = reason;
+        await new Promise((resolve) => setTimeout(resolve, ROLLOUT_STEP_MS));
       }
-      await new Promise((resolve) => setTimeout(resolve, ROLLOUT_STEP_MS));
     }
   })();
   logger.info(
@@ -82,7 +90,7 @@ export async function startDevelopmentController(
   );
   return {
     async stop() {
-      stopping = true;
+      stopped.abort();
       await Promise.all([runs.stop(), rollouts]);
     },
   };

@@ -81,13 +81,21 @@ export function nextRolloutStatus(rollout: ProgressedRollout, now: string): Prog
   return { ...base, phase: next === 'AwaitingApproval' ? 'AwaitingApproval' : 'Progressing', currentStage: current };
 }
 
-/** Lists every Rollout and patches the status of each that moves; resolves to the names moved. */
+type Call = (method: string, path: string, body?: unknown, contentType?: string) => Promise<Response>;
+
+/**
+ * Lists every Rollout and patches the status of each that moves: the names moved, and the list's
+ * `resourceVersion` to watch from when none did.
+ */
 export async function progressRollouts(
-  call: (method: string, path: string, body?: unknown, contentType?: string) => Promise<Response>,
+  call: Call,
   apiBase: string,
   now: () => string,
-): Promise<string[]> {
-  const list = (await (await call('GET', `${apiBase}/rollouts`)).json()) as { items: ProgressedRollout[] };
+): Promise<{ moved: string[]; resourceVersion: string }> {
+  const list = (await (await call('GET', `${apiBase}/rollouts`)).json()) as {
+    metadata: { resourceVersion: string };
+    items: ProgressedRollout[];
+  };
   const moved: string[] = [];
   for (const rollout of list.items) {
     const status = nextRolloutStatus(rollout, now());
@@ -103,5 +111,19 @@ export async function progressRollouts(
     ).body?.cancel();
     moved.push(`${namespace}/${name}`);
   }
-  return moved;
+  return { moved, resourceVersion: list.metadata.resourceVersion };
+}
+
+/**
+ * Resolves at the first change to any Rollout after `resourceVersion` (a created, edited or approved
+ * one), or when the watch ends (`timeoutSeconds`): an idle controller waits on one open watch instead
+ * of listing every second.
+ */
+export async function nextRolloutChange(call: Call, apiBase: string, resourceVersion: string): Promise<void> {
+  const query = new URLSearchParams({ watch: 'true', resourceVersion, timeoutSeconds: '300' });
+  const response = await call('GET', `${apiBase}/rollouts?${query}`);
+  const reader = response.body?.getReader();
+  if (!reader) return;
+  await reader.read();
+  await reader.cancel();
 }

@@ -2,7 +2,7 @@ import { request } from 'node:https';
 import { Readable } from 'node:stream';
 
 /**
- * A fetch (the subset the development controller uses: method, headers, a string body) that trusts
+ * A fetch (the subset the development controller uses: method, headers, a string body, a signal) that trusts
  * one certificate: the local gateway's self-signed one under LOCAL_HTTPS=true, which Node's fetch
  * refuses and which this process should not make every other connection trust.
  */
@@ -15,6 +15,7 @@ export function fetchTrusting(certificate: string): typeof fetch {
           method: init.method ?? 'GET',
           headers: Object.fromEntries(new Headers(init.headers).entries()),
           ca: certificate,
+          ...(init.signal ? { signal: init.signal } : {}),
         },
         (incoming) => {
           const headers = new Headers();
