@@ -18,7 +18,7 @@ function walk(rollout: ProgressedRollout): string[] {
   throw new Error('the Rollout never settled');
 }
 
-const demo = (production: ProgressedRollout['spec']['stages'][number]): ProgressedRollout => ({
+const demo = (production: Omit<ProgressedRollout['spec']['stages'][number], 'workspace'>): ProgressedRollout => ({
   metadata: { name: 'network-v2', namespace: 'demo', generation: 1 },
   spec: { stages: [{ workspace: 'network-staging' }, { workspace: 'network-production', ...production }] },
 });
