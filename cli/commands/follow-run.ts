@@ -6,6 +6,7 @@ import { PluginError } from '../plugin/plugin-error.ts';
 import { RunLogFollower } from '../plugin/run-log-follower.ts';
 import { getRun } from '../plugin/runs-client.ts';
 import { withoutColours } from '../plugin/terminal-colours.ts';
+import { watchUnclaimedRun } from '../plugin/unclaimed-run-watch.ts';
 import { FINAL_PHASES } from '../../shared/runs/run.ts';
 import type { CommandContext } from './plugin-command.ts';
 
@@ -20,7 +21,9 @@ export async function writeRunLog(context: CommandContext, run: string, follow: 
     write: (line) => context.stdout(`${context.colour ? line : withoutColours(line)}\n`),
     ...(follow ? {} : { quietMs: QUIET_MS }),
   });
-  const ended = await follower.follow(project, run);
+  // While following, a run no controller claims is named once on stderr (issue 44 item 3).
+  const unclaimed = follow ? watchUnclaimedRun(connection, project, run, context.stderr) : undefined;
+  const ended = await follower.follow(project, run).finally(() => unclaimed?.stop());
   if (ended.kind === 'quiet') return 0;
   if (ended.kind === 'end') {
     if (follow) context.stderr(`run/${run} ${ended.phase}${ended.statusMessage ? `: ${ended.statusMessage}` : ''}\n`);

@@ -70,6 +70,8 @@ export interface LocalSettings {
   readonly dataDir: string;
   /** LOCAL_HTTPS=true: the local gateways serve HTTPS with a certificate made under the data folder. */
   readonly https: boolean;
+  /** LOCAL_CONTROLLER (true unless `false`): `npm start` on the built-in emulator runs the development controller. */
+  readonly controller: boolean;
 }
 
 export interface RuntimeSettings {
@@ -98,7 +100,11 @@ export function loadSettings(env: Environment): Settings {
       inCluster: setting.text('KUBERNETES_SERVICE_HOST') !== undefined,
     },
     tls: { files: tlsFiles(setting) },
-    local: { dataDir: localDataDir(setting), https: setting.boolean('LOCAL_HTTPS', { fallback: false }) },
+    local: {
+      dataDir: localDataDir(setting),
+      https: setting.boolean('LOCAL_HTTPS', { fallback: false }),
+      controller: setting.boolean('LOCAL_CONTROLLER', { fallback: true }),
+    },
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
     tracing: loadTracingSettings(env),
     console: loadConsoleSettings(env, server.port),

@@ -18,7 +18,7 @@ import {
   usePlatform,
   workspaceObject,
 } from '../resources/platform-fixture.ts';
-import { ControllerClient } from '../support/reference-controller.ts';
+import { ControllerClient } from '../../infra/development/controller/reference-controller.ts';
 import { execCredentialKubeconfig, usePluginUser } from './plugin-cli.ts';
 
 const platform = usePlatform({}, { tls: true });

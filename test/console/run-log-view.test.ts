@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunHistoryRetention } from '../../shared/runs/run-history-retention.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
 import { launchChromium } from '../support/headless-chromium.ts';
-import { ControllerClient, ReferenceController } from '../support/reference-controller.ts';
+import { ControllerClient, ReferenceController } from '../../infra/development/controller/reference-controller.ts';
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
 import { startRunLogPage } from './run-log-page.ts';
 import { type CuttableProxy, startCuttableProxy } from './run-log-proxy.ts';

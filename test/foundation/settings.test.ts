@@ -155,11 +155,12 @@ describe('Settings are parsed once, into one typed configuration: its sections a
     });
   });
 
-  it("local: the checkout's .data unless LOCAL_DATA_DIR (resolved), HTTPS only with LOCAL_HTTPS=true", () => {
-    expect(settings.local).toEqual({ dataDir: DEFAULT_LOCAL_DATA_DIR, https: false });
-    expect(loadSettings({ LOCAL_DATA_DIR: 'state', LOCAL_HTTPS: 'true' }).local).toEqual({
+  it("local: the checkout's .data unless LOCAL_DATA_DIR (resolved), HTTPS only with LOCAL_HTTPS=true, the development controller unless LOCAL_CONTROLLER=false", () => {
+    expect(settings.local).toEqual({ dataDir: DEFAULT_LOCAL_DATA_DIR, https: false, controller: true });
+    expect(loadSettings({ LOCAL_DATA_DIR: 'state', LOCAL_HTTPS: 'true', LOCAL_CONTROLLER: 'false' }).local).toEqual({
       dataDir: resolve('state'),
       https: true,
+      controller: false,
     });
   });
 
@@ -223,6 +224,7 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['TLS_KEY_FILE', { TLS_CERT_FILE: '/tls/tls.crt' }],
     ['TLS_CERT_FILE', { TLS_KEY_FILE: '/tls/tls.key' }],
     ['LOCAL_HTTPS', { LOCAL_HTTPS: 'yes' }],
+    ['LOCAL_CONTROLLER', { LOCAL_CONTROLLER: 'off' }],
     ['DATABASE_URL', { DATABASE_URL: 'notaurl' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://db.internal/platform' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgres://' }],

@@ -7,7 +7,7 @@ import {
   ReferenceController,
   type ControllerEvent,
   type ExecuteRun,
-} from '../support/reference-controller.ts';
+} from '../../infra/development/controller/reference-controller.ts';
 import {
   API,
   CALLER_ACCOUNT_USER,

@@ -16,7 +16,7 @@ import type { Run } from '../../shared/runs/run.ts';
 import { adminClaims, adminEnv, signToken } from '../support/admin-fixtures.ts';
 import { REPO_ROOT, silentLogger, spawnFunctionProcess, type FunctionProcess } from '../support/function-servers.ts';
 import { startIdentityCluster, TEST_NAMESPACE, type IdentityCluster } from '../support/identity-cluster.ts';
-import type { ControllerEvent } from '../support/reference-controller.ts';
+import type { ControllerEvent } from '../../infra/development/controller/reference-controller.ts';
 import { readEvents, type SseEvent } from '../support/server-sent-events.ts';
 import { startTestDatabase, type TestDatabase } from './test-database.ts';
 

@@ -2,7 +2,7 @@
 // `node test/support/reference-controller-process.ts` with INTERNAL_URL, CONTROLLER_TOKEN,
 // LEASE_SECONDS, CONCURRENCY, STEPS, LINES_PER_STEP and STEP_DELAY_MS set. Every event is
 // printed as one JSON line on stdout; SIGTERM lets the runs in hand finish, then exits.
-import { ControllerClient, ReferenceController } from './reference-controller.ts';
+import { ControllerClient, ReferenceController } from '../../infra/development/controller/reference-controller.ts';
 
 const setting = (name: string): string => {
   const value = process.env[name];

@@ -22,6 +22,7 @@ import { startTracing } from '../../../shared/tracing/start-tracing.ts';
 import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
 import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
 import { boundAddress, localBindAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
+import { startLocalController } from '../controller/local-controller.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
@@ -127,7 +128,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const consoleServer = await startOrExit(logger, () =>
     serveLocalConsole(consolePort, settings, running.url.replace('127.0.0.1', 'localhost'), logger),
   );
+  // Issue 44 item 3: runs started locally are claimed and end (LOCAL_CONTROLLER=false: none is).
+  const controller = await startOrExit(logger, () => startLocalController(settings, running, logger));
   onShutdownSignal(logger, async () => {
+    await controller?.stop();
     await consoleServer.close();
     await running.close();
   });

@@ -4,6 +4,7 @@ import { FINAL_PHASES, type Run, runsPath } from '../platform-api.ts';
 import { href } from '../router.ts';
 import { RunLogView } from '../run-log/index.ts';
 import { currentToken } from '../session.ts';
+import { unclaimedNotice } from '../unclaimed-run.ts';
 import { useLoaded } from '../use-loaded.ts';
 import { ApplyPlan } from './approvals.tsx';
 import { LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
@@ -51,6 +52,7 @@ export function RunPage({
                   {data.phase}
                 </span>
                 {!FINAL_PHASES.has(data.phase) && data.cancelRequestedAt && ' (cancel requested)'}
+                <UnclaimedNotice run={data} />
               </dd>
               <dt>Principal</dt>
               <dd class="wrap">
@@ -115,4 +117,15 @@ export function RunPage({
       />
     </>
   );
+}
+
+/** Issue 44 item 3: a run that waits with no controller says so (re-rendered at each poll, so the time grows). */
+function UnclaimedNotice({ run }: { run: Run }) {
+  const notice = unclaimedNotice(run, Date.now());
+  return notice ? (
+    <span class="notice" role="status" data-testid="run-unclaimed">
+      {' '}
+      ({notice})
+    </span>
+  ) : null;
 }

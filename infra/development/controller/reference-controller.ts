@@ -9,6 +9,10 @@ export interface ClaimedRun {
   project: string;
   workspace: string;
   attempts: number;
+  /** `plan` or `apply`. */
+  type: string;
+  /** The user's, given when the run started. */
+  message: string;
 }
 
 export interface Lease {
@@ -42,10 +46,13 @@ const RETRY_DELAY_MS = 100;
 export class ControllerClient {
   readonly #baseUrl: string;
   readonly #token: string;
+  readonly #fetch: typeof fetch;
 
-  constructor(baseUrl: string, token: string) {
+  /** `fetchImpl`: another fetch, e.g. one that trusts a local gateway's self-signed certificate. */
+  constructor(baseUrl: string, token: string, fetchImpl: typeof fetch = fetch) {
     this.#baseUrl = baseUrl;
     this.#token = token;
+    this.#fetch = fetchImpl;
   }
 
   /** The oldest Pending run (of `filter`), or undefined when none waits. */
@@ -101,7 +108,7 @@ export class ControllerClient {
     for (let attempt = 1; ; attempt++) {
       let response: Response | undefined;
       try {
-        response = await fetch(`${this.#baseUrl}${path}`, {
+        response = await this.#fetch(`${this.#baseUrl}${path}`, {
           method,
           headers: {
             authorization: `Bearer ${this.#token}`,
