@@ -227,7 +227,7 @@ describe('issue 26: masking a chunk of log lines', () => {
 function goJsonString(
   value: string,
   options: { html: boolean; shortControls: boolean; slash: boolean },
-  upper: (escape: number) => boolean,
+  upper: (nth: number) => boolean,
 ): string {
   let escapes = 0;
   const unicode = (code: number) => {
@@ -289,7 +289,7 @@ describe("Issue 44, item 5: masking covers Go's JSON escapes (\\u0026, \\u003c, 
         fc.record({ html: fc.boolean(), shortControls: fc.boolean(), slash: fc.boolean() }),
         fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }),
         (value, options, cases) => {
-          const printed = goJsonString(value, options, (escape) => cases[escape % cases.length]!);
+          const printed = goJsonString(value, options, (nth) => cases[nth % cases.length]!);
           const masker = new LogMasker([{ name: 'secret', value }]);
           // Between characters no encoding of the value holds, so the mask covers exactly the value.
           expect(masker.mask([`#[${printed}]#`], '').lines).toEqual([`#[${MASK}]#`]);
