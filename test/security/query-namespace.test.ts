@@ -32,12 +32,12 @@ describe('Issue 44, item 11: ?namespace= on a namespaced list is a 400, never a 
   });
 
   describe.each(NAMESPACED_LISTS)('%s', (_operationId, path, kubernetesStyle) => {
-    it.each([
+    it.each<[string, string]>([
       ['another namespace', `namespace=${OTHER_PROJECT}`],
       ['the same namespace', `namespace=${TEAM_PROJECT}`],
       ['an empty one', 'namespace='],
       ['another namespace, twice', `namespace=${OTHER_PROJECT}&namespace=${OTHER_PROJECT}`],
-      ...(kubernetesStyle ? [['with watch', `watch=1&namespace=${OTHER_PROJECT}`] as const] : []),
+      ...(kubernetesStyle ? [['with watch', `watch=1&namespace=${OTHER_PROJECT}`] as [string, string]] : []),
     ])('%s: 400 naming the parameter, for the admin and for a user with a Role there', async (_case, query) => {
       for (const who of ['admin', 'oidcUser'] as const) {
         const response = await callAs(platform, who)('GET', `${path}?${query}`);
