@@ -22,6 +22,7 @@ const running = await startOrExit(logger, async () => {
     connectOrigins,
     assetsDir: assetsDir ?? builtAssets,
     port: settings.server.port,
+    maxHeaderBytes: settings.server.maxHeaderBytes,
   });
 });
 // The same start-up line as every function's (the image build's compile-cache warm-up waits for it).

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { UncarriedFailures } from './uncarried-login-failures.ts';
 import type {
   AdmittedLogin,
   LoginAdmission,
@@ -74,6 +75,22 @@ export class DatabaseLoginFailures implements LoginFailureStore {
         new Date(admitted.clientWindowEndsAt),
         clearClient,
       ],
+      query_timeout: LOGIN_QUERY_TIMEOUT_MS,
+    } as pg.QueryConfig);
+  }
+
+  /**
+   * Adds failures a process counted while the database did not answer to the key's window (issue 44,
+   * item 6): to its count if its window is still open, else as a new window ending when the process's
+   * did. One row per statement, so it never holds two rows' locks and cannot deadlock an admission.
+   */
+  async carryBack({ key, windowEndsAt, failures }: UncarriedFailures): Promise<void> {
+    await (await this.#pool()).query({
+      text: `INSERT INTO login_failures AS f (key, window_ends_at, failures) VALUES ($1, $2, $3)
+        ON CONFLICT (key) DO UPDATE SET
+          failures = CASE WHEN f.window_ends_at > now() THEN f.failures + excluded.failures ELSE excluded.failures END,
+          window_ends_at = CASE WHEN f.window_ends_at > now() THEN f.window_ends_at ELSE excluded.window_ends_at END`,
+      values: [key, new Date(windowEndsAt), failures],
       query_timeout: LOGIN_QUERY_TIMEOUT_MS,
     } as pg.QueryConfig);
   }

@@ -5,6 +5,7 @@ import { DatabaseLoginFailures } from './database-login-failures.ts';
 import { loginClientKey } from './login-client-key.ts';
 import { loginKeys, type AdmittedLogin, type LoginBudgets, type LoginKeys } from './login-failure-store.ts';
 import { ProcessLoginFailures } from './process-login-failures.ts';
+import { UncarriedLoginFailures } from './uncarried-login-failures.ts';
 import { SharedCountFallback } from '../database/shared-count-fallback.ts';
 import { withDeadline } from '../node/deadline.ts';
 
@@ -55,7 +56,8 @@ export interface LoginThrottleOptions {
  * in the process otherwise. Each attempt is counted before its password is compared, by one
  * statement. A database that does not answer does not open the door: attempts are then counted in
  * the process, from the counts the database last gave (fail closed), said once in the log and by
- * the metrics, and the database is asked again after DATABASE_RETRY_MS.
+ * the metrics, and the database is asked again after DATABASE_RETRY_MS; when it answers, the
+ * failures counted meanwhile are carried back to it first (issue 44, item 6).
  */
 export class LoginThrottle {
   /** Where failures are counted when the database answers (`process` without one). */
@@ -66,6 +68,8 @@ export class LoginThrottle {
   /** What the database answered this instance, alone: the refusals it gave stand here until their windows end. */
   readonly #shared = new ProcessLoginFailures();
   readonly #database: DatabaseLoginFailures | undefined;
+  /** Failures counted in the process while the database did not answer, not yet carried back to it. */
+  readonly #uncarried = new UncarriedLoginFailures();
   readonly #options: LoginThrottleOptions;
   readonly #fallback: SharedCountFallback;
 
@@ -104,6 +108,7 @@ export class LoginThrottle {
     const store: LoginFailureStoreName = known || shared ? 'database' : 'process';
     if (this.#database && store === 'process') this.#options.onFallback?.();
     const admission = known ?? shared ?? (await this.#process.admit(keys, this.#budgets));
+    if (this.#database && store === 'process' && admission.admitted) this.#uncarried.counted(keys, admission);
     if (admission.admitted) return { ...admission, keys, store };
     return {
       admitted: false,
@@ -127,7 +132,7 @@ export class LoginThrottle {
   async #admitShared(keys: LoginKeys) {
     try {
       const admission = await withDeadline(
-        this.#database!.admit(keys, this.#budgets),
+        this.#carryBack().then(() => this.#database!.admit(keys, this.#budgets)),
         DATABASE_DEADLINE_MS,
         'counting a failed login',
       );
@@ -141,8 +146,27 @@ export class LoginThrottle {
     }
   }
 
+  /**
+   * Adds the failures counted in the process during an outage to the database's counts, before the
+   * database judges another attempt. Taken out at once, so concurrent attempts carry each once; what
+   * is not carried (the database failed again) stays to be carried next time.
+   */
+  async #carryBack(): Promise<void> {
+    if (this.#uncarried.empty) return;
+    const entries = this.#uncarried.take();
+    for (let index = 0; index < entries.length; index++) {
+      try {
+        await this.#database!.carryBack(entries[index]!);
+      } catch (error) {
+        this.#uncarried.restore(entries.slice(index));
+        throw error;
+      }
+    }
+  }
+
   async #giveBack(attempt: LoginAttempt, clearClient: boolean): Promise<void> {
     await this.#process.giveBack(attempt.keys, attempt, clearClient);
+    if (this.#database && attempt.store === 'process') this.#uncarried.givenBack(attempt.keys, attempt, clearClient);
     if (attempt.store !== 'database') return;
     await this.#shared.giveBack(attempt.keys, attempt, clearClient);
     try {

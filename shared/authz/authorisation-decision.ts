@@ -12,8 +12,12 @@ import {
  * What a resolver read to name the route's object: the name (absent: authorise without one), what it
  * found (handed to the handler as the decision's `resolved`), or the error to answer once the caller
  * was authorised without a name (only those who could act on any such object learn it does not exist).
+ * `readableAs`: the verb and resource that let a caller read what was found (a run: `get` on
+ * `workspaces/runs`); a refused caller without it is answered as for an object that does not exist.
  */
-export type ResolvedObject = { name: string; resolved: unknown } | { notFound: unknown };
+export type ResolvedObject =
+  | { name: string; resolved: unknown; readableAs: { verb: string; resource: string; subresource?: string } }
+  | { notFound: unknown };
 
 /** Reads what a route acts on before it is authorised (a run by id), from the validated path parameters. */
 export type AuthorisationResolver = (request: {

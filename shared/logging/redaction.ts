@@ -8,9 +8,13 @@ const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-
  * are all `access_token`.
  */
 const SECRET_QUERY_PARAMETERS = new Set(['accesstoken', 'idtoken', 'token', 'code', 'password']);
-/** Field names, in any log record, whose values are replaced. */
+/**
+ * Field names, in any log record, whose values are replaced, as the names read with case and everything
+ * but letters and digits left out (nameAsRead): `signing-key`, `signing.key`, `Signing Key` and
+ * `SIGNING_KEY` are all `signingkey`, `API-Key` and `api_key` both `apikey` (issue 44, item 11).
+ */
 const SECRET_FIELD =
-  /^(.*pass(word)?.*|.*secret.*|.*token|.*hash|authorization|cookie|set-cookie|.*signing.?key.*|credentials?)$/i;
+  /^(.*pass.*|.*secret.*|.*token|.*hash|authorization|cookie|setcookie|.*signingkey.*|.*apikey.*|.*privatekey.*|credentials?)$/;
 
 export const REDACTED = '[REDACTED]';
 const ENCODED_REDACTED = encodeURIComponent(REDACTED);
@@ -55,7 +59,7 @@ export function redactPath(path: string): string {
 }
 
 function isSecretQueryParameter(name: string): boolean {
-  return SECRET_QUERY_PARAMETERS.has(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+  return SECRET_QUERY_PARAMETERS.has(nameAsRead(name));
 }
 
 /**
@@ -115,10 +119,18 @@ const secretFieldAnswers = new BoundedMap<string, boolean>(1_024);
 export function isSecretField(key: string): boolean {
   let secret = secretFieldAnswers.get(key);
   if (secret === undefined) {
-    secret = SECRET_FIELD.test(key);
+    secret = SECRET_FIELD.test(nameAsRead(key));
     secretFieldAnswers.set(key, secret);
   }
   return secret;
+}
+
+/**
+ * A field or parameter name as SECRET_FIELD and SECRET_QUERY_PARAMETERS read it: lower case, separators
+ * (and anything but letters and digits) left out.
+ */
+function nameAsRead(key: string): string {
+  return key.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
 /** A deep copy of a log record with every secret-named field replaced. */

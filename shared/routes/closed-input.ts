@@ -32,6 +32,18 @@ export function undeclaredQueryParameters(route: RouteDefinition): readonly stri
 }
 
 /**
+ * Whether the route refuses a `namespace` query parameter even where its query is open (issue 44,
+ * item 11): a route whose path names the namespace (`{namespace}`, or `{project}`, a Project's
+ * namespace) takes it from the path only, so `?namespace=` would name a second one, which no handler
+ * may read (the authorising client refuses a call elsewhere than the path's namespace: a 500). A 400
+ * naming it instead, as a closed query answers, unless the route declares it (the audit list's filter).
+ */
+export function refusesNamespaceQuery(route: RouteDefinition): boolean {
+  const declared = (route.querySchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return /\{(namespace|project)\}/.test(route.path) && !(declared && Object.hasOwn(declared, 'namespace'));
+}
+
+/**
  * Whether a body on this route is refused because the route declares none: a run's cancel ("no body")
  * answered 200 to `{"dryRun": true}` and cancelled the run. The same routes as a closed query.
  */

@@ -14,6 +14,9 @@ import { verbsDecidedWith } from './route-authorisation.ts';
 const SELECTORS =
   "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires; at most MAX_WATCHES_PER_PRINCIPAL watches per principal at once (429 `TooManyWatches` beyond it). `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
 
+/** Issue 44, item 11 (shared/routes/closed-input.ts, `refusesNamespaceQuery`). */
+const NAMESPACE_FROM_PATH = " The namespace is the path's: `?namespace=` is 400 `BadRequest`.";
+
 /** The JSON Schema of a platform object, for the OpenAPI document; the fields are the CRD's (docs/resources.md). */
 function objectSchema(apiGroup: string, kind: PlatformKind): Record<string, unknown> {
   return {
@@ -136,10 +139,16 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
       ...extra,
     });
     return [
-      route('list', 'GET', collection, `List ${kind.kind}s${where}. ${SELECTORS}`, {
-        responseSchema: listSchema(apiGroup, kind),
-        querySchema: LIST_QUERY,
-      }),
+      route(
+        'list',
+        'GET',
+        collection,
+        `List ${kind.kind}s${where}. ${SELECTORS}${kind.namespaced ? NAMESPACE_FROM_PATH : ''}`,
+        {
+          responseSchema: listSchema(apiGroup, kind),
+          querySchema: LIST_QUERY,
+        },
+      ),
       ...(kind.namespaced
         ? [
             {

@@ -1,4 +1,4 @@
-import { MultiPatternMatcher } from './multi-pattern-matcher.ts';
+import { foldHexLetters, MultiPatternMatcher } from './multi-pattern-matcher.ts';
 import { TextPastLineBreaks } from './text-past-line-breaks.ts';
 
 /** What replaces every occurrence of a sensitive value in a run's log (docs/run-history.md, "Masking"). */
@@ -18,15 +18,14 @@ export interface SensitiveValue {
 /**
  * The texts to mask for one value: the value itself (without its line breaks, which the masker reads
  * past), URL-encoded (`encodeURIComponent`, `encodeURI`, form encoding with `+` for a space as
- * `URLSearchParams` and many clients write it, each also with lower-case `%xx`), JSON-string-escaped (also
- * with `\/`, as PHP writes it), and base64 (standard and URL-safe, whole and as it appears inside a
- * longer encoded text at each of the three byte alignments, where only the characters that depend on
- * the value alone are known). Each at least MIN_MASKED_LENGTH long.
+ * `URLSearchParams` and many clients write it), JSON-string-escaped as JavaScript, Go and PHP write it
+ * (jsonEscapings), and base64 (standard and URL-safe, whole and as it appears inside a longer encoded
+ * text at each of the three byte alignments, where only the characters that depend on the value alone
+ * are known). Each at least MIN_MASKED_LENGTH long. The hex digits of escapes (`%2F`, `\u003C`) are
+ * matched in any case (the masker's matcher folds A-F), so each form is given in one case only.
  */
 export function maskedForms(value: string): string[] {
-  const json = JSON.stringify(value).slice(1, -1);
-  const forms = new Set([value.replace(/[\r\n]/g, ''), json, json.replaceAll('/', '\\/')]);
-  for (const encoded of urlEncodings(value)) forms.add(encoded).add(lowerCaseEscapes(encoded));
+  const forms = new Set([value.replace(/[\r\n]/g, ''), ...jsonEscapings(value), ...urlEncodings(value)]);
   const bytes = Buffer.from(value, 'utf8');
   const whole = bytes.toString('base64');
   const base64 = [whole, whole.replace(/=+$/, '')];
@@ -62,9 +61,66 @@ function formEncoded(value: string): string {
   return new URLSearchParams([['', value]]).toString().slice(1);
 }
 
-/** The same escapes with lower-case hexadecimal digits (`%2f`), as some tools write them. */
-function lowerCaseEscapes(encoded: string): string {
-  return encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+/**
+ * The value inside a JSON string, as each common writer escapes it: JavaScript (`JSON.stringify`); Go's
+ * encoding/json, which Terraform and OpenTofu print with `-json` (issue 44, item 5): also `<`, `>`, `&`
+ * as `\u003c`, `\u003e`, `\u0026` unless HTML escaping is off, U+2028 and U+2029 always, and before
+ * Go 1.22 `\b` and `\f` as `\u0008`, `\u000c`; and each of those with `/` as `\/` (PHP). Every
+ * combination, as a writer's choices hold for the whole string: at most 16 forms, most alike.
+ */
+function jsonEscapings(value: string): Set<string> {
+  const forms = new Set<string>();
+  for (const html of [false, true])
+    for (const lineSeparators of [false, true])
+      for (const shortControls of [false, true]) {
+        const json = jsonString(value, { html, lineSeparators, shortControls });
+        forms.add(json).add(json.replaceAll('/', '\\/'));
+      }
+  return forms;
+}
+
+const JSON_SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
+/** Short escapes JSON.stringify and Go from 1.22 write; older Go writes `\u0008` and `\u000c`. */
+const JSON_SHORT_CONTROLS: Readonly<Record<string, string>> = { '\b': '\\b', '\f': '\\f' };
+const HTML_ESCAPED = new Set(['<', '>', '&']);
+
+/** The value JSON-escaped (no quotes around) with the writer's choices; JSON.stringify's with none but `shortControls`. */
+function jsonString(
+  value: string,
+  options: { html: boolean; lineSeparators: boolean; shortControls: boolean },
+): string {
+  const base = JSON.stringify(value).slice(1, -1);
+  if (!options.html && !options.lineSeparators && options.shortControls) return base;
+  let out = '';
+  // Per UTF-16 code unit, as JSON.stringify: a lone surrogate stays the \udxxx escape it gives.
+  for (let index = 0; index < value.length; index++) {
+    const char = value[index]!;
+    const code = value.charCodeAt(index);
+    const short = JSON_SHORT_ESCAPES[char] ?? (options.shortControls ? JSON_SHORT_CONTROLS[char] : undefined);
+    if (short !== undefined) out += short;
+    else if (
+      code < 0x20 ||
+      (code >= 0xd800 && code <= 0xdfff && !isPairedSurrogate(value, index)) ||
+      (options.lineSeparators && (code === 0x2028 || code === 0x2029)) ||
+      (options.html && HTML_ESCAPED.has(char))
+    )
+      out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += char;
+  }
+  return out;
+}
+
+/** Whether the surrogate at `index` is half of a pair (which JSON keeps as it is). */
+function isPairedSurrogate(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  if (code <= 0xdbff) return (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
+  return (text.charCodeAt(index - 1) & 0xfc00) === 0xd800;
 }
 
 /** The names of the sensitive values too short to mask (never their values). */
@@ -91,6 +147,8 @@ export interface MaskedChunk {
 export class LogMasker {
   readonly #matcher: MultiPatternMatcher;
   readonly #forms: string[];
+  /** The forms with their hex letters folded, as the matcher reads them (`#longestEndingPrefix`). */
+  readonly #foldedForms: string[];
 
   constructor(values: readonly SensitiveValue[]) {
     this.#forms = [
@@ -98,7 +156,8 @@ export class LogMasker {
         values.filter(({ value }) => value.length >= MIN_MASKED_LENGTH).flatMap(({ value }) => maskedForms(value)),
       ),
     ];
-    this.#matcher = new MultiPatternMatcher(this.#forms);
+    this.#matcher = new MultiPatternMatcher(this.#forms, { foldHexLetters: true });
+    this.#foldedForms = this.#forms.map(foldHexLetters);
   }
 
   /** True when there is nothing to mask: appending skips masking altogether. */
@@ -138,9 +197,10 @@ export class LogMasker {
   }
 
   /** The longest start of `text`, at least MIN_MASKED_LENGTH long, that is the end of a form (0: none). */
-  #longestEndingPrefix(text: string): number {
+  #longestEndingPrefix(read: string): number {
+    const text = foldHexLetters(read);
     let longest = 0;
-    for (const form of this.#forms) {
+    for (const form of this.#foldedForms) {
       for (
         let length = Math.min(form.length - 1, text.length);
         length > Math.max(longest, MIN_MASKED_LENGTH - 1);

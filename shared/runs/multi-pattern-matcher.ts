@@ -6,6 +6,9 @@
  * A state is a node of the patterns' trie: the longest suffix of what was read that begins some
  * pattern. Its `depth` is that suffix's length, so a caller can keep just those last characters to
  * continue a scan later (even with another matcher built from the same patterns).
+ *
+ * With `foldHexLetters`, `A`-`F` read as `a`-`f` in patterns and text alike, so an escape's hex digits
+ * match in any case (`%2F`, `\u003C`; issue 44, item 5) without one pattern per case combination.
  */
 export class MultiPatternMatcher {
   /** Transitions of the trie, keyed `node * 65536 + code unit`: one map instead of one per node. */
@@ -16,9 +19,11 @@ export class MultiPatternMatcher {
   readonly #depth: number[] = [0];
   /** The longest pattern ending at each node, its own or one of its suffixes' (0: none). */
   readonly #longestEnding: number[] = [0];
+  readonly #foldHexLetters: boolean;
 
-  constructor(patterns: Iterable<string>) {
-    for (const pattern of patterns) this.#add(pattern);
+  constructor(patterns: Iterable<string>, options: { foldHexLetters?: boolean } = {}) {
+    this.#foldHexLetters = options.foldHexLetters ?? false;
+    for (const pattern of patterns) this.#add(this.#foldHexLetters ? foldHexLetters(pattern) : pattern);
     this.#link();
   }
 
@@ -39,8 +44,10 @@ export class MultiPatternMatcher {
     const edges = this.#edges;
     const fail = this.#fail;
     const longestEnding = this.#longestEnding;
+    const fold = this.#foldHexLetters;
     for (let index = 0; index < text.length; index++) {
-      const code = text.charCodeAt(index);
+      let code = text.charCodeAt(index);
+      if (fold && code >= 65 && code <= 70) code += 32;
       if (state === 0) {
         state = this.#fromRoot(code);
       } else {
@@ -104,4 +111,9 @@ export class MultiPatternMatcher {
       }
     }
   }
+}
+
+/** `text` with `A`-`F` as `a`-`f`, as a matcher with `foldHexLetters` reads it (same length, same positions). */
+export function foldHexLetters(text: string): string {
+  return text.replace(/[A-F]/g, (letter) => letter.toLowerCase());
 }

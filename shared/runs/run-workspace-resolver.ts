@@ -6,13 +6,19 @@ import type { AuthorisationDecision, AuthorisationResolver } from '../authz/auth
 /**
  * The `runWorkspace` resolver: a route on a run by id (`{project}`, `{run}`) is authorised on the
  * run's Workspace, read first; the run is handed to the handler. An unknown run is authorised
- * without a name, then answered 404 `RunNotFound`.
+ * without a name, then answered 404 `RunNotFound`; a caller refused who may not read the run is
+ * answered as for an unknown run (issue 44, item 9).
  */
 export function runWorkspaceResolver(store: () => Promise<RunStore>): AuthorisationResolver {
   return async (request) => {
     try {
       const run = await (await store()).getRun(request.params.project!, request.params.run!, request.deadline);
-      return { name: run.workspace, resolved: run };
+      // Whoever may read the run sees its Workspace anyway: a refusal may name it to them.
+      return {
+        name: run.workspace,
+        resolved: run,
+        readableAs: { verb: 'get', resource: 'workspaces', subresource: 'runs' },
+      };
     } catch (error) {
       if (error instanceof RunNotFoundError) return { notFound: error };
       throw error;

@@ -6,7 +6,12 @@ import { readJsonObject } from '../http/json-body.ts';
 import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
 import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
-import { CHAIN_QUERY_PARAMETERS, takesNoBody, undeclaredQueryParameters } from '../routes/closed-input.ts';
+import {
+  CHAIN_QUERY_PARAMETERS,
+  refusesNamespaceQuery,
+  takesNoBody,
+  undeclaredQueryParameters,
+} from '../routes/closed-input.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
 import { ERROR_REASON_KEYWORD } from './schema-keywords.ts';
 
@@ -128,7 +133,11 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
       if (!Object.hasOwn(values, name) && !CHAIN_QUERY_PARAMETERS.includes(name)) values[name] = value;
   if (route?.querySchema) checkAgainstSchema(route, route.querySchema, values, 'query', 'query parameter');
   const accepted = query.size > 0 && route && undeclaredQueryParameters(route);
-  const unknown = accepted ? Object.keys(values).find((name) => !accepted.includes(name)) : undefined;
+  const unknown = accepted
+    ? Object.keys(values).find((name) => !accepted.includes(name))
+    : route && Object.hasOwn(values, 'namespace') && refusesNamespaceQuery(route)
+      ? 'namespace'
+      : undefined;
   if (unknown !== undefined && route)
     throw invalidRequest(route, 'BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
   return values;

@@ -7,7 +7,11 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ConfigError } from '../../shared/config/config-error.ts';
 import { loadConsoleSettings } from '../../shared/config/console-settings.ts';
-import { startConsoleServer, type RunningConsole } from '../../functions/console/server/console-server.ts';
+import {
+  bindConsoleServer,
+  startConsoleServer,
+  type RunningConsole,
+} from '../../functions/console/server/console-server.ts';
 import { rawRequest } from '../support/raw-http.ts';
 
 const API = 'https://api.platform.test';
@@ -136,6 +140,50 @@ describe('The asterisk request target (issue 38, item 16)', () => {
       expect(answer.status, method).toBe(400);
       expect(answer.text).not.toContain('<div id="app">');
     }
+  });
+});
+
+describe("Issue 44, item 10: every answer of the console's server has an Audit-Id, and its 431 is JSON like the API's", () => {
+  const AUDIT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+  it.each([
+    ['GET', '/', {}, 200],
+    ['GET', '/config.json', {}, 200],
+    ['GET', '/healthz', {}, 200],
+    ['GET', '/missing.js', {}, 404],
+    ['POST', '/', {}, 405],
+    ['GET', '//', {}, 400],
+    ['GET', '/', { 'accept-encoding': 'identity;q=0, *;q=0' }, 406],
+  ] as const)('%s %s (%j): %i with an Audit-Id of its own', async (method, target, headers, status) => {
+    const first = await rawRequest(server.url, method, target, headers);
+    const second = await rawRequest(server.url, method, target, headers);
+    expect(first.status).toBe(status);
+    expect(first.headers['audit-id']).toMatch(AUDIT_ID);
+    expect(second.headers['audit-id']).toMatch(AUDIT_ID);
+    expect(second.headers['audit-id']).not.toBe(first.headers['audit-id']);
+  });
+
+  it('the 503 while the console starts has one too', async () => {
+    const starting = await bindConsoleServer(0, 'PORT', '127.0.0.1');
+    try {
+      const answer = await rawRequest(starting.url, 'GET', '/');
+      expect(answer.status).toBe(503);
+      expect(answer.headers['audit-id']).toMatch(AUDIT_ID);
+    } finally {
+      await starting.close();
+    }
+  });
+
+  it('headers over the limit: 431 with a JSON error body and an Audit-Id, as the API answers', async () => {
+    const answer = await rawRequest(server.url, 'GET', '/', { 'x-padding': 'b'.repeat(20_000) });
+    expect(answer.status).toBe(431);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(answer.text)).toEqual({
+      error: expect.stringContaining('request headers exceed'),
+      reason: 'RequestHeaderFieldsTooLarge',
+    });
+    expect(answer.headers['audit-id']).toMatch(AUDIT_ID);
+    expect((await fetch(`${server.url}/`)).status).toBe(200);
   });
 });
 

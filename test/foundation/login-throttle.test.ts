@@ -194,6 +194,49 @@ describe('Issue 36, item 1: a database that does not answer does not open the do
   });
 });
 
+describe('Issue 44, item 6: failures counted during a database outage are carried back to the database when it answers again', () => {
+  it('an account budget of 4 spent in the process while the database is down: once it is back, neither this instance nor another admits a fifth', async () => {
+    await database.pool.query('DELETE FROM login_failures');
+    const [mine, other] = instancePools(database, 2) as [pg.Pool, pg.Pool];
+    const throttleOn = (pool: pg.Pool) =>
+      new LoginThrottle({
+        settings: settings({ accountMaxFailures: 4 }),
+        database: async () => pool,
+        logger: silentLogger,
+        databaseRetryMs: 500,
+      });
+    const throttle = throttleOn(mine);
+    try {
+      expect(await throttle.admit('192.0.2.31')).toMatchObject({
+        admitted: true,
+        store: 'database',
+        accountFailures: 1,
+      });
+      await database.stopServer();
+      for (let client = 32; client <= 34; client++)
+        expect(await throttle.admit(`192.0.2.${client}`)).toMatchObject({ admitted: true, store: 'process' });
+      expect(await throttle.admit('192.0.2.35')).toMatchObject({ admitted: false, refusedBy: 'account' });
+
+      await database.startServer();
+      // The first attempt the database answers finds the outage's three failures there, with the one before.
+      expect(await eventuallyAnswered(() => throttle.admit('192.0.2.36'))).toMatchObject({
+        admitted: false,
+        refusedBy: 'account',
+        store: 'database',
+      });
+      const { rows } = await database.pool.query("SELECT failures FROM login_failures WHERE key = 'account:admin'");
+      expect(rows).toEqual([{ failures: 4 }]);
+      expect(await throttleOn(other).admit('192.0.2.37')).toMatchObject({
+        admitted: false,
+        refusedBy: 'account',
+        store: 'database',
+      });
+    } finally {
+      await Promise.all([mine.end(), other.end()]);
+    }
+  }, 60_000);
+});
+
 describe('The throttled client: the peer address, or behind TRUSTED_PROXY_HOPS proxies the address the outermost trusted proxy saw', () => {
   it.each([
     ['no trusted proxies: the peer, whatever X-Forwarded-For says', '10.0.0.9', '1.1.1.1', 0, '10.0.0.9'],

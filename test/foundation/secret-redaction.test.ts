@@ -55,3 +55,51 @@ describe('Secrets never reach logs: Authorization headers, access_token paramete
     );
   });
 });
+
+describe('Issue 44, item 11: a secret name is redacted in every spelling, whatever its separators and case', () => {
+  const SECRET = 'the-value-that-must-not-show';
+  it.each([
+    'signing-key',
+    'signing.key',
+    'Signing Key',
+    'signingKey',
+    'SIGNING_KEY',
+    'api_key',
+    'API-Key',
+    'apiKey',
+    'x-api-key',
+    'client.secret',
+    'Client Secret',
+    'clientSecret',
+    'private_key',
+    'Private-Key',
+    'access.token',
+    'Access Token',
+    'refresh-token',
+    'db.password',
+    'Pass Word',
+    'password_hash',
+    'Credentials',
+    'set-cookie',
+    'Authorization',
+  ])('%s is redacted, at the top of a log record and nested', (name) => {
+    const logger = capturingLogger();
+    logger.info('a record', { [name]: SECRET, nested: { [name]: SECRET }, list: [{ [name]: SECRET }] });
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).not.toContain(SECRET);
+    expect(JSON.parse(logger.lines[0]!)).toMatchObject({
+      [name]: '[REDACTED]',
+      nested: { [name]: '[REDACTED]' },
+      list: [{ [name]: '[REDACTED]' }],
+    });
+  });
+
+  it.each(['key', 'keyCount', 'tokenTtlSeconds', 'workspace', 'signing', 'apiVersion', 'monkey'])(
+    '%s, no secret name, is kept',
+    (name) => {
+      const logger = capturingLogger();
+      logger.info('a record', { [name]: 'kept' });
+      expect(JSON.parse(logger.lines[0]!)).toMatchObject({ [name]: 'kept' });
+    },
+  );
+});

@@ -73,7 +73,11 @@ const RESOLVERS: AuthorisationResolvers = {
   runWorkspace: async (request) =>
     request.params.run === 'unknown'
       ? { notFound: apiError('RunNotFound', 'no such run') }
-      : { name: 'run-ws', resolved: { id: request.params.run, workspace: 'run-ws' } },
+      : {
+          name: 'run-ws',
+          resolved: { id: request.params.run, workspace: 'run-ws' },
+          readableAs: { verb: 'get', resource: 'workspaces', subresource: 'runs' },
+        },
 };
 
 interface Passed {

@@ -2,12 +2,13 @@
 // Content-Security-Policy, `/config.json` telling the app where the API is, and the single-page
 // application's fallback to index.html. The image runs it as FUNCTION_TARGET=console; `npm start`
 // and `npm run fleet` run it on a second port.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { gzipSync } from 'node:zlib';
 import { readConsoleFiles, type ConsoleFile } from './console-files.ts';
 import { negotiateContentCoding } from './content-coding.ts';
-import { listenOnSetting } from '../../../shared/server/limited-http-server.ts';
+import { limitUnreadableRequests, listenOnSetting } from '../../../shared/server/limited-http-server.ts';
 
 export interface RunningConsole {
   url: string;
@@ -128,6 +129,8 @@ export interface ConsoleSite {
 export interface ConsoleServerOptions extends ConsoleSite {
   port: number;
   portSetting?: string;
+  /** MAX_REQUEST_HEADER_BYTES, as the API's servers take it; node's default (16 KiB) when not given. */
+  maxHeaderBytes?: number;
 }
 
 /** The console's server listening before it serves its site: until `serve`, every request is 503. */
@@ -145,20 +148,26 @@ export interface ConsoleTls {
 /**
  * Binds the console's port before anything slow (its build, the API beside it in local mode), so a port
  * in use stops start-up at once with a message naming `portSetting` (`CONSOLE_PORT`, `PORT`), not a stack.
+ * Every answer carries an `Audit-Id`, and a request node cannot parse (431 for headers over
+ * `maxHeaderBytes`) gets the API's JSON refusal, as the API's servers answer (issue 44, item 10).
  */
 export async function bindConsoleServer(
   port: number,
   portSetting: string,
   host?: string,
   tls?: ConsoleTls,
+  maxHeaderBytes: number = maxHeaderSize,
 ): Promise<BoundConsole> {
   let serveSite: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const listener = (req: IncomingMessage, res: ServerResponse) => {
+    // No request here is audited (no caller, nothing changes), but each answer has an id to quote, as the API's.
+    res.setHeader('audit-id', randomUUID());
     if (serveSite) return serveSite(req, res);
     res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
     res.end('the console is starting\n');
   };
   const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener) : createServer(listener);
+  limitUnreadableRequests(server, { maxHeaderBytes });
   const bound = await listenOnSetting(server, port, host, portSetting);
   return {
     port: bound,
@@ -176,7 +185,13 @@ export async function bindConsoleServer(
 
 /** Serves the build in `assetsDir` on `port` (0: a free one) of `host`. */
 export async function startConsoleServer(options: ConsoleServerOptions, host?: string): Promise<RunningConsole> {
-  const bound = await bindConsoleServer(options.port, options.portSetting ?? 'PORT', host);
+  const bound = await bindConsoleServer(
+    options.port,
+    options.portSetting ?? 'PORT',
+    host,
+    undefined,
+    options.maxHeaderBytes,
+  );
   try {
     bound.serve(options);
   } catch (error) {

@@ -51,7 +51,7 @@ export function withLocalConsoleOrigins(settings: Settings): Settings {
  * `tls`: the local gateway's certificate (gateway-tls.ts), with which it serves HTTPS too.
  */
 export function bindLocalConsole(settings: Settings, host?: string, tls?: ServerTls): Promise<BoundConsole> {
-  return bindConsoleServer(settings.console.localPort, 'CONSOLE_PORT', host, tls);
+  return bindConsoleServer(settings.console.localPort, 'CONSOLE_PORT', host, tls, settings.server.maxHeaderBytes);
 }
 
 /** Builds the console if needed, then serves it on its bound port, pointed at the API on `apiBaseUrl`. */

@@ -5,6 +5,7 @@ import {
   type DecidedVerbs,
 } from '../../authz/authorisation-decision.ts';
 import type { AuthorizationAttributes, Authorizer, ResourceAttributes } from '../../authz/authorizer.ts';
+import { ApiError } from '../../http/api-error.ts';
 import { asKubernetesStatus } from '../../resources/kubernetes-status.ts';
 import {
   effectiveAuthorisation,
@@ -108,7 +109,35 @@ export async function decideAsDeclared(
     await decideOn(attributes);
     throw found.notFound;
   }
-  return decideOn({ ...attributes, name: found.name }, found.resolved);
+  const named = { ...attributes, name: found.name };
+  try {
+    return await decideOn(named, found.resolved);
+  } catch (refusal) {
+    if (!(refusal instanceof ApiError && refusal.status === 403)) throw refusal;
+    if (await mayRead(authorizer, principal, { ...named, ...found.readableAs })) throw refusal;
+    // Issue 44, item 9: refused on an object it may not read, the caller gets the refusal an unknown id
+    // gets (decided without a name), or the name would tell it the object exists. The audit trail
+    // keeps what was asked, name included. Allowed without a name but refused with one cannot happen
+    // under RBAC (a rule without names covers every name): the named refusal stands then.
+    await decideOn(attributes).finally(() => {
+      request.authorisationAsked = named;
+    });
+    throw refusal;
+  }
+}
+
+/**
+ * Whether the caller may read the object found, so a refusal naming it tells it nothing new. Not known
+ * (the authorizer refused, or could not answer): no, and the refusal is the unknown object's.
+ */
+async function mayRead(authorizer: Authorizer, principal: Principal, attributes: ResourceAttributes): Promise<boolean> {
+  try {
+    await authorizer.authorize(principal, attributes);
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError) return false;
+    throw error;
+  }
 }
 
 /** The declared attributes with the group and the path's namespace and name filled in. */
