@@ -4,7 +4,6 @@ import { apiError, type ReasonWithStatus } from '../http/error-catalogue.ts';
 import type { ApiRequest } from '../http/api-request.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
-import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
 import { CHAIN_QUERY_PARAMETERS, takesNoBody, undeclaredQueryParameters } from '../routes/closed-input.ts';
 import { NO_NUL_PATTERN, NUL_REFUSAL } from '../json/storable-schema.ts';
@@ -69,7 +68,7 @@ export function attachRequestInput<Request extends ApiRequest & { route?: RouteD
 /** Nothing, when the route takes no body and none came; a body it would ignore is a 400. */
 function noBody(request: ApiRequest, route: RouteDefinition | undefined): undefined {
   if (route && request.body.length > 0 && takesNoBody(route))
-    throw invalidRequest(route, 'BadRequest', `${route.method} ${route.path} takes no body`);
+    throw invalidRequest('BadRequest', `${route.method} ${route.path} takes no body`);
   return undefined;
 }
 
@@ -81,18 +80,12 @@ function checkedBody(request: ApiRequest, route: RouteDefinition, schema: Schema
   return body;
 }
 
-/** The body as an object, from JSON or (where the route reads it) protobuf; unreadable: a 400 in the route's error shape. */
+/** The body as an object, from JSON or (where the route reads it) protobuf; unreadable: a 400. */
 function readBody(request: ApiRequest, route: RouteDefinition, reason: ReasonWithStatus<400>): Record<string, unknown> {
   requireReadableMediaType(request, route);
-  try {
-    return route.protobufBody && isProtobuf(request)
-      ? readKubernetesProtobuf(request.body, route.protobufBody)
-      : readJsonObject(request, reason);
-  } catch (error) {
-    if (route.statusErrors && error instanceof ApiError && error.status === 400)
-      throw statusError('BadRequest', error.message);
-    throw error;
-  }
+  return route.protobufBody && isProtobuf(request)
+    ? readKubernetesProtobuf(request.body, route.protobufBody)
+    : readJsonObject(request, reason);
 }
 
 /**
@@ -108,7 +101,7 @@ function requireReadableMediaType(request: ApiRequest, route: RouteDefinition): 
     .toLowerCase();
   if (accepted.includes(type)) return;
   const message = `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`;
-  throw route.statusErrors ? statusError('UnsupportedMediaType', message) : apiError('UnsupportedMediaType', message);
+  throw apiError('UnsupportedMediaType', message);
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -130,7 +123,7 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
   const accepted = query.size > 0 && route && undeclaredQueryParameters(route);
   const unknown = accepted ? Object.keys(values).find((name) => !accepted.includes(name)) : undefined;
   if (unknown !== undefined && route)
-    throw invalidRequest(route, 'BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
+    throw invalidRequest('BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
   return values;
 }
 
@@ -148,7 +141,6 @@ function checkAgainstSchema(
   const error = check.errors![0]!;
   const field = fieldOf(error);
   throw invalidRequest(
-    route,
     reasonOf(schema, field.split(/[.[]/)[0]),
     `${what} ${JSON.stringify(field)} ${problemOf(error)}`,
   );
@@ -196,7 +188,7 @@ function reasonOf(schema: Schema, field: string | undefined): ReasonWithStatus<4
   return (property?.[ERROR_REASON_KEYWORD] ?? schema[ERROR_REASON_KEYWORD] ?? 'BadRequest') as ReasonWithStatus<400>;
 }
 
-/** 400 for a request its schemas refuse: a Kubernetes `Status` on resource routes. */
-function invalidRequest(route: RouteDefinition, reason: ReasonWithStatus<400>, message: string): ApiError {
-  return route.statusErrors ? statusError('BadRequest', message) : apiError(reason, message);
+/** 400 for a request its schemas refuse (a Kubernetes `Status` on resource routes, as the error filter dresses it). */
+function invalidRequest(reason: ReasonWithStatus<400>, message: string): ApiError {
+  return apiError(reason, message);
 }
