@@ -276,9 +276,14 @@ function findString(value: unknown, values: Set<string>, path = ''): string | un
 }
 
 function invalidVariable(name: string, detail: string): ApiError {
-  return apiError('Invalid', `VariableSet "${name}" is invalid: spec.variables: ${detail}`, {}, {
-    name,
-    kind: VARIABLE_SET.kind,
-    causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'spec.variables' }],
-  });
+  return apiError(
+    'Invalid',
+    `VariableSet "${name}" is invalid: spec.variables: ${detail}`,
+    {},
+    {
+      name,
+      kind: VARIABLE_SET.kind,
+      causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'spec.variables' }],
+    },
+  );
 }

@@ -1,5 +1,4 @@
 import type { ErrorObject } from 'ajv';
-import { ApiError } from '../http/api-error.ts';
 import { apiError, type ReasonWithStatus } from '../http/error-catalogue.ts';
 import type { ApiRequest } from '../http/api-request.ts';
 import { readJsonObject } from '../http/json-body.ts';
@@ -68,7 +67,7 @@ export function attachRequestInput<Request extends ApiRequest & { route?: RouteD
 /** Nothing, when the route takes no body and none came; a body it would ignore is a 400. */
 function noBody(request: ApiRequest, route: RouteDefinition | undefined): undefined {
   if (route && request.body.length > 0 && takesNoBody(route))
-    throw invalidRequest('BadRequest', `${route.method} ${route.path} takes no body`);
+    throw apiError('BadRequest', `${route.method} ${route.path} takes no body`);
   return undefined;
 }
 
@@ -123,7 +122,7 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
   const accepted = query.size > 0 && route && undeclaredQueryParameters(route);
   const unknown = accepted ? Object.keys(values).find((name) => !accepted.includes(name)) : undefined;
   if (unknown !== undefined && route)
-    throw invalidRequest('BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
+    throw apiError('BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
   return values;
 }
 
@@ -140,10 +139,7 @@ function checkAgainstSchema(
   if (check(value)) return;
   const error = check.errors![0]!;
   const field = fieldOf(error);
-  throw invalidRequest(
-    reasonOf(schema, field.split(/[.[]/)[0]),
-    `${what} ${JSON.stringify(field)} ${problemOf(error)}`,
-  );
+  throw apiError(reasonOf(schema, field.split(/[.[]/)[0]), `${what} ${JSON.stringify(field)} ${problemOf(error)}`);
 }
 
 /** The field an error is about: its path, or the property missing or not allowed. */
@@ -186,9 +182,4 @@ function problemOf(error: ErrorObject): string {
 function reasonOf(schema: Schema, field: string | undefined): ReasonWithStatus<400> {
   const property = field === undefined ? undefined : (schema.properties as Record<string, Schema> | undefined)?.[field];
   return (property?.[ERROR_REASON_KEYWORD] ?? schema[ERROR_REASON_KEYWORD] ?? 'BadRequest') as ReasonWithStatus<400>;
-}
-
-/** 400 for a request its schemas refuse (a Kubernetes `Status` on resource routes, as the error filter dresses it). */
-function invalidRequest(reason: ReasonWithStatus<400>, message: string): ApiError {
-  return apiError(reason, message);
 }

@@ -22,7 +22,10 @@ import { SIGNING_KEY } from '../support/admin-fixtures.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 
 const ISSUER = 'https://api.example.test';
-const settings = parseAdminAccountSettings({ ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY, ADMIN_ACCOUNT_TOKEN_TTL: '1h' });
+const settings = parseAdminAccountSettings({
+  ADMIN_ACCOUNT_TOKEN_SIGNING_KEY: SIGNING_KEY,
+  ADMIN_ACCOUNT_TOKEN_TTL: '1h',
+});
 
 /** Two routes new to the table, alike but for their declaration: one answers Kubernetes `Status` errors. */
 const KUBERNETES_STYLE: RouteDefinition = {

@@ -389,7 +389,10 @@ describe('Issue 44, item 15: the emulator enforces the CRD schema and skips only
     workspace(name, { ...VALID_WORKSPACE_SPEC, source: { ...VALID_WORKSPACE_SPEC.source, path } });
 
   it('stores a Workspace whose spec.source.path only the CEL rule refuses ("../up"), as the docs say of local mode', async () => {
-    const created = (await custom().createNamespacedCustomObject({ ...workspaces, body: sourced('cel-gap', '../up') })) as {
+    const created = (await custom().createNamespacedCustomObject({
+      ...workspaces,
+      body: sourced('cel-gap', '../up'),
+    })) as {
       spec: { source: { path: string } };
     };
     expect(created.spec.source.path).toBe('../up');

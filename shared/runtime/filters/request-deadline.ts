@@ -58,4 +58,3 @@ export function withRequestDeadline(): Filter {
 function isLongRunning(route: RouteDefinition, query: URLSearchParams): boolean {
   return route.target === 'run-logs' || (route.resource?.operation === 'list' && isWatchRequest(query));
 }
-
