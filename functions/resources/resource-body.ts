@@ -95,6 +95,9 @@ export function objectForWrite(
   if (!isJsonObject(body)) throw badRequest(`the request body must be a JSON object (a ${kind.kind})`);
   if (body.kind === undefined || body.kind === '') throw badRequest("Object 'Kind' is missing in the request body");
   const apiVersion = `${apiGroup}/${API_VERSION}`;
+  // Said as what is missing: "the body is undefined ..." left the caller to guess (issue 44, item 15).
+  if (body.apiVersion === undefined || body.apiVersion === '')
+    throw badRequest(`apiVersion is required: expected ${JSON.stringify(apiVersion)}`);
   if (body.kind !== kind.kind || body.apiVersion !== apiVersion) {
     throw badRequest(
       `the body is ${JSON.stringify(body.apiVersion)} ${JSON.stringify(body.kind)}, but this path takes apiVersion "${apiVersion}", kind "${kind.kind}"`,
