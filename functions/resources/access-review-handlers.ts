@@ -4,7 +4,6 @@ import { isNonResource, type AuthorizationAttributes } from '../../shared/authz/
 import { ALL_RULES, type SubjectRules, type SubjectRulesReader } from '../../shared/authz/subject-rules.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
 import { jsonResponse } from '../../shared/http/api-request.ts';
-import { asKubernetesStatus } from '../../shared/resources/kubernetes-status.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
 import type { RouteRequest } from '../../shared/runtime/typed-handlers.ts';
 import type { ReviewStatus, RoutedPathReview } from './routed-path-review.ts';
@@ -31,12 +30,8 @@ export function accessReviewHandlers(
      */
     async createSelfSubjectRulesReview(request: RouteRequest<RulesReviewRoute>) {
       const { spec } = request.input.body();
-      const status = await rulesOf(context.authorizer, rbac, routedPaths, request.principal, spec.namespace).catch(
-        (error: unknown) => {
-          // Not known now (503): said as a Status, as every answer of these Kubernetes routes is.
-          throw asKubernetesStatus(error);
-        },
-      );
+      // Not known now: a 503, answered as a Status as every error of these Kubernetes routes is.
+      const status = await rulesOf(context.authorizer, rbac, routedPaths, request.principal, spec.namespace);
       return jsonResponse(201, {
         kind: 'SelfSubjectRulesReview',
         apiVersion: 'authorization.k8s.io/v1',
@@ -118,7 +113,7 @@ async function review(
     return { allowed: true, reason: grant.reason };
   } catch (error) {
     if (error instanceof ApiError && error.status === 403) return { allowed: false, reason: error.message };
-    // Not known now (503): said as a Status, as every answer of these Kubernetes routes is.
-    throw asKubernetesStatus(error);
+    // Not known now: a 503, answered as a Status as every error of these Kubernetes routes is.
+    throw error;
   }
 }

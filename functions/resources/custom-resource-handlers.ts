@@ -1,7 +1,7 @@
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import { AuthorisedObjects } from '../../shared/authz/authorised-objects.ts';
 import { jsonResponse, type ApiResponse } from '../../shared/http/api-request.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
-import { asKubernetesStatus, statusError } from '../../shared/resources/kubernetes-status.ts';
 import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 import {
   RESOURCE_OPERATIONS,
@@ -182,7 +182,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
     },
     async patchStatus(request, authorised) {
       if (bodyMediaType(request) === APPLY_PATCH)
-        throw statusError(
+        throw apiError(
           'UnsupportedMediaType',
           'server-side apply of the status subresource is not supported; use a merge or JSON patch',
         );
@@ -223,15 +223,11 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
         cluster,
         writes: authorisedWrites(dependencies.writes(request), cluster, kind),
       };
-      try {
-        requireAnswerableAccept(request.headers.accept);
-        return await (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(
-          request,
-          authorised,
-        );
-      } catch (error) {
-        throw asKubernetesStatus(error);
-      }
+      requireAnswerableAccept(request.headers.accept);
+      return (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(
+        request,
+        authorised,
+      );
     };
 
   const handlers: Record<string, TypedHandler<ResourceRoute>> = {};
@@ -262,7 +258,7 @@ function passedOn(query: Record<string, unknown>, names: string[]): URLSearchPar
 function patchType(request: KindRequest): string {
   const type = bodyMediaType(request);
   if (!PATCH_TYPES.includes(type)) {
-    throw statusError(
+    throw apiError(
       'UnsupportedMediaType',
       `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`,
     );
@@ -273,7 +269,7 @@ function patchType(request: KindRequest): string {
 function requireObjectType(request: KindRequest): void {
   const type = bodyMediaType(request);
   if (type !== '' && !OBJECT_TYPES.includes(type)) {
-    throw statusError(
+    throw apiError(
       'UnsupportedMediaType',
       `the body of the request was in an unknown format - accepted media types include: ${OBJECT_TYPES.join(', ')}`,
     );

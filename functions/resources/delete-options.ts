@@ -1,4 +1,5 @@
-import { statusError, type KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import type { ApiError } from '../../shared/http/api-error.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import { isJsonObject } from '../../shared/resources/platform-object.ts';
 import { CHAIN_QUERY_PARAMETERS } from '../../shared/routes/closed-input.ts';
 
@@ -25,8 +26,8 @@ const PRECONDITION_FIELDS = ['uid', 'resourceVersion'];
 // The DeleteOptions of meta/v1 may name their version either way.
 const API_VERSIONS = ['v1', 'meta.k8s.io/v1'];
 
-function invalid(message: string): KubernetesStatusError {
-  return statusError('BadRequest', message);
+function invalid(message: string): ApiError {
+  return apiError('BadRequest', message);
 }
 
 /** True when the options ask for a dry run: nothing may change anywhere. */
@@ -152,7 +153,7 @@ function gracePeriod(value: unknown): number {
   return value;
 }
 
-function invalidGracePeriod(value: unknown): KubernetesStatusError {
+function invalidGracePeriod(value: unknown): ApiError {
   return invalid(
     `gracePeriodSeconds: Invalid value: ${JSON.stringify(value)}: must be a whole number of seconds, 0 or more`,
   );

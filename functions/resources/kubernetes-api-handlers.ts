@@ -1,8 +1,8 @@
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import { AuthorisedObjects } from '../../shared/authz/authorised-objects.ts';
 import { jsonResponse, type ApiRequest, type ApiResponse } from '../../shared/http/api-request.ts';
 import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, wantsProtobufOpenApiV2 } from '../../shared/kubernetes/openapi-probes.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { asKubernetesStatus, statusError } from '../../shared/resources/kubernetes-status.ts';
 import { platformKindDescriptions } from '../../shared/resources/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import type { DeclaredRoute } from '../../shared/routes/route-table.ts';
@@ -77,13 +77,9 @@ async function projectNamespace(
   objects: AuthorisedObjects,
 ): Promise<ApiResponse> {
   const name = request.params.namespace;
-  try {
-    const namespace = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));
-    if (!namespace || namespace.metadata.labels?.[`${objects.apiGroup}/project`] !== name) {
-      throw statusError('NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });
-    }
-    return jsonResponse(200, namespace);
-  } catch (error) {
-    throw asKubernetesStatus(error);
+  const namespace = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));
+  if (!namespace || namespace.metadata.labels?.[`${objects.apiGroup}/project`] !== name) {
+    throw apiError('NotFound', `namespaces "${name}" not found`, {}, { name, kind: 'namespaces' });
   }
+  return jsonResponse(200, namespace);
 }

@@ -1,5 +1,6 @@
 import { JsonPatchError, applyJsonPatch, applyMergePatch } from '../../shared/json/patches.ts';
-import { KubernetesStatusError, statusError } from '../../shared/resources/kubernetes-status.ts';
+import { KubernetesStatusError } from '../../shared/http/api-error.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import type { PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 
@@ -22,7 +23,7 @@ export function patchedObject(
   try {
     return contentType === JSON_PATCH ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
   } catch (error) {
-    if (error instanceof JsonPatchError) throw statusError('Invalid', error.message, { name, kind: kind.kind });
+    if (error instanceof JsonPatchError) throw apiError('Invalid', error.message, {}, { name, kind: kind.kind });
     throw error;
   }
 }

@@ -1,6 +1,6 @@
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import type { ProjectSecretsAccess } from '../../shared/config/project-secrets-access.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { statusError } from '../../shared/resources/kubernetes-status.ts';
 import { PROJECT } from '../../shared/resources/platform-kinds.ts';
 import { isOwnedBy, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { bindProjectSecrets } from './project-secrets-binding.ts';
@@ -22,9 +22,10 @@ export function projectWrites(objects: ClusterObjects, secretsAccess?: ProjectSe
   const refuseForeignNamespace = async (name: string) => {
     const existing = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));
     if (existing && existing.metadata.labels?.[projectLabel] !== name) {
-      throw statusError(
+      throw apiError(
         'AlreadyExists',
         `namespace "${name}" already exists and does not belong to a Project; choose another Project name`,
+        {},
         {
           name,
           group: objects.apiGroup,

@@ -1,19 +1,20 @@
 import { JsonDocumentError, assertNestingWithinLimit, parseJsonDocument } from '../../shared/json/json-document.ts';
 import { parse as parseYaml } from 'yaml';
 import type { HandlerRequest } from '../../shared/runtime/function-definition.ts';
-import { statusError, type KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import type { ApiError } from '../../shared/http/api-error.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import { API_VERSION, type PlatformKind } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { checkAgainst, echoedValue } from '../../shared/routes/path-parameters.ts';
 import { NUL_REFUSAL, fieldWithNul } from '../../shared/json/storable-schema.ts';
 
-function badRequest(message: string): KubernetesStatusError {
-  return statusError('BadRequest', message);
+function badRequest(message: string): ApiError {
+  return apiError('BadRequest', message);
 }
 
 // Kubernetes calls malformed JSON a plain BadRequest; only the depth limit has a reason of its own.
-function unreadableJson(error: JsonDocumentError): KubernetesStatusError {
-  return statusError(error.reason === 'JsonNestingTooDeep' ? error.reason : 'BadRequest', error.message);
+function unreadableJson(error: JsonDocumentError): ApiError {
+  return apiError(error.reason === 'JsonNestingTooDeep' ? error.reason : 'BadRequest', error.message);
 }
 
 // YAML bodies: `application/yaml` for objects, and server-side apply's configuration.
@@ -94,6 +95,9 @@ export function objectForWrite(
   if (!isJsonObject(body)) throw badRequest(`the request body must be a JSON object (a ${kind.kind})`);
   if (body.kind === undefined || body.kind === '') throw badRequest("Object 'Kind' is missing in the request body");
   const apiVersion = `${apiGroup}/${API_VERSION}`;
+  // Said as what is missing: "the body is undefined ..." left the caller to guess (issue 44, item 15).
+  if (body.apiVersion === undefined || body.apiVersion === '')
+    throw badRequest(`apiVersion is required: expected ${JSON.stringify(apiVersion)}`);
   if (body.kind !== kind.kind || body.apiVersion !== apiVersion) {
     throw badRequest(
       `the body is ${JSON.stringify(body.apiVersion)} ${JSON.stringify(body.kind)}, but this path takes apiVersion "${apiVersion}", kind "${kind.kind}"`,
@@ -134,11 +138,12 @@ function invalidField(
   field: string,
   detail: string,
   value?: string,
-): KubernetesStatusError {
+): ApiError {
   const shown = value === undefined ? '' : `${echoedValue(value)}: `;
-  return statusError(
+  return apiError(
     'Invalid',
     `${kind.kind}.${apiGroup} ${echoedValue(name)} is invalid: ${field}: Invalid value: ${shown}${detail}`,
+    {},
     {
       name,
       group: apiGroup,

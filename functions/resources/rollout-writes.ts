@@ -10,7 +10,6 @@ import { DECISION_ANNOTATION, REASON_ANNOTATION } from '../../shared/audit/audit
 import { ApiError } from '../../shared/http/api-error.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
 import type { ClusterObjects, ObjectLocation } from '../../shared/resources/cluster-objects.ts';
-import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { ROLLOUT } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import {
@@ -63,6 +62,13 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
   // The object itself, also for a write through its status subresource.
   const read = async ({ namespace, name }: ObjectLocation) =>
     (await objects.send<PlatformObject>({ method: 'GET', path: path({ namespace, name }) })).body;
+  // The approve route is the platform's own: a missing Rollout is its 404 `RolloutNotFound`, not the cluster's.
+  const rolloutToApprove = async (location: ObjectLocation) => {
+    const found = await objects.find<PlatformObject>(path(location));
+    if (!found)
+      throw apiError('RolloutNotFound', `rollout "${location.name}" not found in project "${location.namespace}"`);
+    return found;
+  };
 
   /** Refuses the write (nothing is sent) unless its approvals may be changed by this writer; notes why for the audit trail. */
   const judge = (stored: PlatformObject | undefined, result: PlatformObject): Judged => {
@@ -154,9 +160,10 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
     compute: (current: PlatformObject) => Computed,
     field: 'spec' | 'status',
     options: WriteOptions,
+    readCurrent: (location: ObjectLocation) => Promise<PlatformObject> = read,
   ): Promise<{ answer: WriteAnswer; computed: Computed }> =>
     recomputedOnConflict(
-      () => read(location),
+      () => readCurrent(location),
       (current) => {
         const computed = compute(current);
         return {
@@ -248,11 +255,8 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
         (current) => judge(current, approvedStage(current, stage, location.name!)),
         'spec',
         new URLSearchParams(),
-      ).catch((error: unknown) => {
-        if (error instanceof KubernetesStatusError && error.status === 404)
-          throw apiError('RolloutNotFound', `rollout "${location.name}" not found in project "${location.namespace}"`);
-        throw error;
-      });
+        rolloutToApprove,
+      );
       return recorded(answer, computed, new URLSearchParams());
     },
   };

@@ -1,4 +1,4 @@
-import { statusError } from '../../shared/resources/kubernetes-status.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import type { KindDescription, PrinterColumn } from '../../shared/resources/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 
@@ -44,7 +44,7 @@ export function requireAnswerableAccept(accept: string | undefined): void {
     return as === undefined || requestedTableVersion(entry) !== undefined;
   });
   if (!answerable)
-    throw statusError(
+    throw apiError(
       'NotAcceptable',
       `the server cannot answer in any media type the Accept header names; it answers in: ${ANSWERED_TYPES}`,
     );
@@ -56,7 +56,7 @@ type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function includeObjectOption(query: URLSearchParams): IncludeObject {
   const value = query.get('includeObject') ?? 'Metadata';
   if (value !== 'None' && value !== 'Metadata' && value !== 'Object') {
-    throw statusError(
+    throw apiError(
       'BadRequest',
       `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`,
     );

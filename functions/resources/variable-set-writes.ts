@@ -1,5 +1,6 @@
+import { apiError } from '../../shared/http/error-catalogue.ts';
 import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { type KubernetesStatusError, statusError } from '../../shared/resources/kubernetes-status.ts';
+import type { ApiError } from '../../shared/http/api-error.ts';
 import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
 import { isJsonObject, ownerReferenceTo, type PlatformObject } from '../../shared/resources/platform-object.ts';
 import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
@@ -274,10 +275,15 @@ function findString(value: unknown, values: Set<string>, path = ''): string | un
   return undefined;
 }
 
-function invalidVariable(name: string, detail: string): KubernetesStatusError {
-  return statusError('Invalid', `VariableSet "${name}" is invalid: spec.variables: ${detail}`, {
-    name,
-    kind: VARIABLE_SET.kind,
-    causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'spec.variables' }],
-  });
+function invalidVariable(name: string, detail: string): ApiError {
+  return apiError(
+    'Invalid',
+    `VariableSet "${name}" is invalid: spec.variables: ${detail}`,
+    {},
+    {
+      name,
+      kind: VARIABLE_SET.kind,
+      causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'spec.variables' }],
+    },
+  );
 }

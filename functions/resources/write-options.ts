@@ -1,4 +1,5 @@
-import { statusError, type KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
+import type { ApiError } from '../../shared/http/api-error.ts';
+import { apiError } from '../../shared/http/error-catalogue.ts';
 
 // A delete's options are DeleteOptions (`delete-options.ts`).
 type WriteVerb = 'create' | 'update' | 'patch' | 'apply';
@@ -7,8 +8,8 @@ const FIELD_VALIDATION = ['Ignore', 'Warn', 'Strict'];
 // Printable ASCII up to 128 characters, as kube-apiserver validates a field manager.
 const FIELD_MANAGER = /^[\x20-\x7e]{1,128}$/;
 
-function invalid(message: string): KubernetesStatusError {
-  return statusError('BadRequest', message);
+function invalid(message: string): ApiError {
+  return apiError('BadRequest', message);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.ts';
+import { ApiError, type StatusDetails } from './api-error.ts';
 
 /** One answer a client can get: its HTTP status and what the client should make of it. */
 export interface ErrorEntry {
@@ -407,15 +407,23 @@ function statusHeaders(status: number, headers: Record<string, string>): Record<
  * function; a site with no error class of its own raises one with `apiError`.
  */
 export class CatalogueError extends ApiError {
-  constructor(reason: ErrorReason, message: string, headers: Record<string, string> = {}) {
+  constructor(reason: ErrorReason, message: string, headers: Record<string, string> = {}, details?: StatusDetails) {
     const status = errorStatus(reason);
-    super(status, reason, message, statusHeaders(status, headers));
+    super(status, reason, message, statusHeaders(status, headers), details);
   }
 }
 
-/** The error answering `reason`, with the status the catalogue gives it. */
-export function apiError(reason: ErrorReason, message: string, headers: Record<string, string> = {}): ApiError {
-  return new CatalogueError(reason, message, headers);
+/**
+ * The error answering `reason`, with the status the catalogue gives it; `details` name the object it
+ * is about (shown in a Kubernetes `Status`, on the routes that answer those).
+ */
+export function apiError(
+  reason: ErrorReason,
+  message: string,
+  headers: Record<string, string> = {},
+  details?: StatusDetails,
+): ApiError {
+  return new CatalogueError(reason, message, headers, details);
 }
 
 /** An answer of the login route, with the status its section of the catalogue gives it. */

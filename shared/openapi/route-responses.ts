@@ -1,4 +1,5 @@
 import type { RouteDefinition } from '../routes/route-table.ts';
+import { documentedErrorBodies } from '../routes/error-dress.ts';
 import { schemaRef } from './kind-schemas.ts';
 
 // What /openapi.json says a route takes and answers, derived from its properties: the resource
@@ -8,8 +9,6 @@ import { schemaRef } from './kind-schemas.ts';
 const OBJECT_BODIES = new Set(['create', 'replace', 'replaceStatus']);
 const ERROR = schemaRef('Error');
 const STATUS = schemaRef('Status');
-/** Refused before the route's handler (the authenticator, the body limit): the plain error body on every route. */
-const REFUSED_BEFORE_HANDLER = new Set([401, 413]);
 
 /** The request body's schema: a resource route's whole object is its kind's CRD schema. */
 export function documentedRequestSchema(route: RouteDefinition): Record<string, unknown> | undefined {
@@ -38,10 +37,11 @@ function successContent(route: RouteDefinition): Content | undefined {
   return { [route.responseMediaType ?? 'application/json']: { schema: route.responseSchema ?? { type: 'string' } } };
 }
 
+/** The body of an error answer, as the error filter dresses it (shared/routes/error-dress.ts). */
 function errorSchema(route: RouteDefinition, status: number): Record<string, unknown> {
-  if (!route.statusErrors || REFUSED_BEFORE_HANDLER.has(status)) return ERROR;
-  // The verifier refuses before the route (plain body); the cluster or the authorizer after it (a Status).
-  return status === 503 ? { anyOf: [STATUS, ERROR] } : STATUS;
+  const bodies = documentedErrorBodies(route, status);
+  if (bodies.plain && bodies.status) return { anyOf: [STATUS, ERROR] };
+  return bodies.status ? STATUS : ERROR;
 }
 
 /** Every answer the route can give, each with the schema of its body. */

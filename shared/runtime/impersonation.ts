@@ -1,6 +1,5 @@
 import type { ApiRequest } from '../http/api-request.ts';
 import { apiError } from '../http/error-catalogue.ts';
-import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
 
 // kube-apiserver's impersonation headers (`kubectl --as`, `--as-group`, `--as-uid`); extras are `Impersonate-Extra-<key>`.
@@ -26,5 +25,5 @@ export function refuseImpersonation(request: ApiRequest & { route?: RouteDefinit
     }
   if (header === undefined) return;
   const message = `impersonation is not supported: this server acts as the caller itself, so the ${JSON.stringify(header.toLowerCase())} header cannot take effect; send the request with the other identity's own token`;
-  throw route.statusErrors || route.openQuery ? statusError('BadRequest', message) : apiError('BadRequest', message);
+  throw apiError('BadRequest', message);
 }

@@ -1,10 +1,8 @@
 import type { ErrorObject } from 'ajv';
-import { ApiError } from '../http/api-error.ts';
 import { apiError, type ReasonWithStatus } from '../http/error-catalogue.ts';
 import type { ApiRequest } from '../http/api-request.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { KUBERNETES_PROTOBUF, readKubernetesProtobuf } from '../http/kubernetes-protobuf.ts';
-import { statusError } from '../resources/kubernetes-status.ts';
 import type { RouteDefinition } from '../routes/route-table.ts';
 import {
   CHAIN_QUERY_PARAMETERS,
@@ -74,7 +72,7 @@ export function attachRequestInput<Request extends ApiRequest & { route?: RouteD
 /** Nothing, when the route takes no body and none came; a body it would ignore is a 400. */
 function noBody(request: ApiRequest, route: RouteDefinition | undefined): undefined {
   if (route && request.body.length > 0 && takesNoBody(route))
-    throw invalidRequest(route, 'BadRequest', `${route.method} ${route.path} takes no body`);
+    throw apiError('BadRequest', `${route.method} ${route.path} takes no body`);
   return undefined;
 }
 
@@ -86,18 +84,12 @@ function checkedBody(request: ApiRequest, route: RouteDefinition, schema: Schema
   return body;
 }
 
-/** The body as an object, from JSON or (where the route reads it) protobuf; unreadable: a 400 in the route's error shape. */
+/** The body as an object, from JSON or (where the route reads it) protobuf; unreadable: a 400. */
 function readBody(request: ApiRequest, route: RouteDefinition, reason: ReasonWithStatus<400>): Record<string, unknown> {
   requireReadableMediaType(request, route);
-  try {
-    return route.protobufBody && isProtobuf(request)
-      ? readKubernetesProtobuf(request.body, route.protobufBody)
-      : readJsonObject(request, reason);
-  } catch (error) {
-    if (route.statusErrors && error instanceof ApiError && error.status === 400)
-      throw statusError('BadRequest', error.message);
-    throw error;
-  }
+  return route.protobufBody && isProtobuf(request)
+    ? readKubernetesProtobuf(request.body, route.protobufBody)
+    : readJsonObject(request, reason);
 }
 
 /**
@@ -113,7 +105,7 @@ function requireReadableMediaType(request: ApiRequest, route: RouteDefinition): 
     .toLowerCase();
   if (accepted.includes(type)) return;
   const message = `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`;
-  throw route.statusErrors ? statusError('UnsupportedMediaType', message) : apiError('UnsupportedMediaType', message);
+  throw apiError('UnsupportedMediaType', message);
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -139,7 +131,7 @@ function checkedQuery(request: ApiRequest, route: RouteDefinition | undefined): 
       ? 'namespace'
       : undefined;
   if (unknown !== undefined && route)
-    throw invalidRequest(route, 'BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
+    throw apiError('BadRequest', `query parameter ${JSON.stringify(unknown)} is not a known field`);
   return values;
 }
 
@@ -156,11 +148,7 @@ function checkAgainstSchema(
   if (check(value)) return;
   const error = check.errors![0]!;
   const field = fieldOf(error);
-  throw invalidRequest(
-    route,
-    reasonOf(schema, field.split(/[.[]/)[0]),
-    `${what} ${JSON.stringify(field)} ${problemOf(error)}`,
-  );
+  throw apiError(reasonOf(schema, field.split(/[.[]/)[0]), `${what} ${JSON.stringify(field)} ${problemOf(error)}`);
 }
 
 /** The field an error is about: its path, or the property missing or not allowed. */
@@ -203,9 +191,4 @@ function problemOf(error: ErrorObject): string {
 function reasonOf(schema: Schema, field: string | undefined): ReasonWithStatus<400> {
   const property = field === undefined ? undefined : (schema.properties as Record<string, Schema> | undefined)?.[field];
   return (property?.[ERROR_REASON_KEYWORD] ?? schema[ERROR_REASON_KEYWORD] ?? 'BadRequest') as ReasonWithStatus<400>;
-}
-
-/** 400 for a request its schemas refuse: a Kubernetes `Status` on resource routes. */
-function invalidRequest(route: RouteDefinition, reason: ReasonWithStatus<400>, message: string): ApiError {
-  return route.statusErrors ? statusError('BadRequest', message) : apiError(reason, message);
 }

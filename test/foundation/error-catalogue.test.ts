@@ -14,7 +14,9 @@ import {
   apiError,
   loginError,
 } from '../../shared/http/error-catalogue.ts';
-import { CALLER_FAILURES, statusError } from '../../shared/resources/kubernetes-status.ts';
+import { CALLER_FAILURES } from '../../shared/resources/kubernetes-status.ts';
+import { errorAnswer } from '../../shared/routes/error-dress.ts';
+import type { RouteDefinition } from '../../shared/routes/route-definition.ts';
 import { routeTable } from '../../shared/routes/route-table.ts';
 import { ERROR_REASON_KEYWORD } from '../../shared/runtime/request-validation.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
@@ -58,10 +60,11 @@ const ANY_ROUTE = new Set([
   ...Object.keys(STREAM_END_REASONS),
 ]);
 
-const answer = (error: ApiError) => {
-  const { status, headers, body } = error.toResponse();
+const answer = (error: ApiError, route?: Pick<RouteDefinition, 'statusErrors'>) => {
+  const { status, headers, body } = errorAnswer(error, { route: route as RouteDefinition, principal: null });
   return { status, headers, body: JSON.parse(String(body)) as unknown };
 };
+const KUBERNETES_ROUTE = { statusErrors: true };
 
 describe('every reason the code answers with is in the catalogue (static scan of shared/ and functions/)', () => {
   it('finds the answer sites', () => {
@@ -138,7 +141,7 @@ describe("a throw site names only the reason: status and headers come from the r
   });
 
   it('answers a Kubernetes reason as a Status with its catalogued code', () => {
-    expect(answer(statusError('Invalid', 'bad', { name: 'x' }))).toMatchObject({
+    expect(answer(apiError('Invalid', 'bad', {}, { name: 'x' }), KUBERNETES_ROUTE)).toMatchObject({
       status: 422,
       body: {
         kind: 'Status',
@@ -150,7 +153,7 @@ describe("a throw site names only the reason: status and headers come from the r
         details: { name: 'x' },
       },
     });
-    expect(answer(statusError('KubernetesUnavailable', 'down'))).toMatchObject({
+    expect(answer(apiError('KubernetesUnavailable', 'down'), KUBERNETES_ROUTE)).toMatchObject({
       status: 503,
       headers: { 'retry-after': '5' },
       body: { code: 503 },

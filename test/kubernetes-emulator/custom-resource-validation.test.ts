@@ -384,6 +384,37 @@ describe('x-kubernetes-validations (CEL)', () => {
   });
 });
 
+describe('Issue 44, item 15: the emulator enforces the CRD schema and skips only its CEL rules, as docs/resources.md says', () => {
+  const sourced = (name: string, path: unknown) =>
+    workspace(name, { ...VALID_WORKSPACE_SPEC, source: { ...VALID_WORKSPACE_SPEC.source, path } });
+
+  it('stores a Workspace whose spec.source.path only the CEL rule refuses ("../up"), as the docs say of local mode', async () => {
+    const created = (await custom().createNamespacedCustomObject({
+      ...workspaces,
+      body: sourced('cel-gap', '../up'),
+    })) as {
+      spec: { source: { path: string } };
+    };
+    expect(created.spec.source.path).toBe('../up');
+  });
+
+  it('refuses the same field where the OpenAPI schema itself refuses it: a 422 Invalid naming spec.source.path', async () => {
+    for (const [name, path] of [
+      ['schema-type', 7],
+      ['schema-length', 'a'.repeat(1025)],
+    ] as const) {
+      const status = (await statusOf(
+        custom().createNamespacedCustomObject({ ...workspaces, body: sourced(name, path) }),
+      )) as InvalidStatus;
+      expect([status.code, status.reason, status.details?.causes?.[0]?.field], name).toEqual([
+        422,
+        'Invalid',
+        'spec.source.path',
+      ]);
+    }
+  });
+});
+
 describe('pruning of unknown fields', () => {
   it('drops fields the schema does not declare, and metadata fields ObjectMeta does not have', async () => {
     const body = {

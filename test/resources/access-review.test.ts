@@ -8,7 +8,6 @@ import type { Authorizer } from '../../shared/authz/authorizer.ts';
 import { routeTable } from '../../shared/routes/route-table.ts';
 import type { RbacRulesReader } from '../../shared/authz/rbac-rules.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
-import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { CALLER_ACCOUNT_USER, GROUP, OTHER_PROJECT, TEAM_PROJECT, callAs, usePlatform } from './platform-fixture.ts';
 
 const platform = usePlatform();
@@ -296,7 +295,6 @@ describe('An access review that cannot be answered now is a 503 Status, never an
     const answer = handlers.createSelfSubjectAccessReview(
       requestWith({ spec: { resourceAttributes: { verb: 'get', resource: 'workspaces' } } }),
     );
-    await expect(answer).rejects.toBeInstanceOf(KubernetesStatusError);
     await expect(answer).rejects.toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
   });
 
@@ -309,7 +307,6 @@ describe('An access review that cannot be answered now is a 503 Status, never an
 
   it('a SelfSubjectRulesReview whose bindings cannot be read', async () => {
     const answer = handlers.createSelfSubjectRulesReview(requestWith({ spec: { namespace: TEAM_PROJECT } }));
-    await expect(answer).rejects.toBeInstanceOf(KubernetesStatusError);
     await expect(answer).rejects.toMatchObject({ status: 503 });
   });
 });

@@ -112,6 +112,30 @@ describe('Issue 20: metadata.name in a body is checked like a name in a path, fo
   );
 });
 
+describe('Issue 44, item 15: a body without apiVersion is told that apiVersion is required and which one, for every kind, by POST, PUT and apply', () => {
+  it.each(PLATFORM_KINDS.map((kind) => [kind.kind, kind] as const))(
+    '%s: 400 BadRequest naming the expected apiVersion, and nothing changes',
+    async (_, kind) => {
+      const { apiVersion, ...withoutApiVersion } = validObject(kind.kind, 'named-right');
+      for (const body of [withoutApiVersion, { ...withoutApiVersion, apiVersion: '' }]) {
+        for (const write of writes(kind, body)) {
+          const what = `${write.how} ${kind.kind} with apiVersion ${JSON.stringify(body.apiVersion)}`;
+          const before = await storedState(platform());
+          const refused = await asAdmin(write.method, write.path, write.text, write.type)
+            .then(expectStatus(400))
+            .catch((error: Error) => ({ error: `${what}: ${error.message}` }));
+          expect(refused, what).toMatchObject({
+            kind: 'Status',
+            reason: 'BadRequest',
+            message: `apiVersion is required: expected ${JSON.stringify(apiVersion)}`,
+          });
+          expect(await storedState(platform()), `${what} changed something`).toBe(before);
+        }
+      }
+    },
+  );
+});
+
 /** A valid Workspace in YAML whose annotations hold one anchored value `occurrences` times: the anchor, then aliases. */
 function workspaceWithAliases(name: string, occurrences: number): string {
   const object = workspaceObject(name);

@@ -14,7 +14,6 @@ import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
 import { VARIABLE_SET } from '../../shared/resources/platform-kinds.ts';
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import { ApiError } from '../../shared/http/api-error.ts';
-import { KubernetesStatusError } from '../../shared/resources/kubernetes-status.ts';
 import { silentLogger } from '../support/function-servers.ts';
 
 const GROUP = 'platform.dev';
@@ -92,13 +91,13 @@ async function secretOf(
 const decoded = (data: Record<string, string> = {}) =>
   Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
 
-async function statusError(promise: Promise<unknown>): Promise<KubernetesStatusError> {
+async function statusError(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
     () => undefined,
     (failure: unknown) => failure,
   );
-  expect(error).toBeInstanceOf(KubernetesStatusError);
-  return error as KubernetesStatusError;
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
 }
 
 describe('A create whose sensitive value also stands elsewhere is refused before anything is stored, naming the object as sent', () => {

@@ -6,7 +6,6 @@ import {
 } from '../../authz/authorisation-decision.ts';
 import type { AuthorizationAttributes, Authorizer, ResourceAttributes } from '../../authz/authorizer.ts';
 import { ApiError } from '../../http/api-error.ts';
-import { asKubernetesStatus } from '../../resources/kubernetes-status.ts';
 import {
   effectiveAuthorisation,
   resourceVerb,
@@ -57,9 +56,7 @@ export function withAuthorisation(authorizer: Authorizer, apiGroup: string, reso
     // Synchronous when there is nothing to ask: every promise costs.
     if ('anyAuthenticatedCaller' in authorisation)
       return proceed(new AuthorisationDecision(authorizer, routed.principal, []));
-    return decideAsDeclared(authorizer, apiGroup, resolvers, authorisation, routed).then(proceed, (error: unknown) => {
-      throw route.statusErrors ? asKubernetesStatus(error) : error;
-    });
+    return decideAsDeclared(authorizer, apiGroup, resolvers, authorisation, routed).then(proceed);
   };
 }
 

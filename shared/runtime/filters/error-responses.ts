@@ -4,11 +4,14 @@ import { apiError } from '../../http/error-catalogue.ts';
 import { classifyDatabaseError } from '../../database/database-unavailable-error.ts';
 import type { Logger } from '../../logging/logger.ts';
 import { redactPathAndQuery } from '../../logging/redaction.ts';
+import { errorAnswer } from '../../routes/error-dress.ts';
 import type { Filter, FilteredRequest } from './filter-chain.ts';
 
 /**
- * Turns what the rest of the chain throws into an answer: an ApiError into its JSON body, anything
- * else (a bug) into a 500 with no detail, logged. Filters outside this one always get an answer.
+ * Turns what the rest of the chain throws into an answer: an ApiError into its JSON body, dressed as
+ * its route declares (a Kubernetes `Status` or `{error, reason}`: error-dress.ts, the one place that
+ * decides), anything else (a bug) into a 500 with no detail, logged. Filters outside this one always
+ * get an answer.
  */
 export function withErrorResponses(logger: Logger): Filter {
   return (request, next) => {
@@ -26,7 +29,7 @@ function errorResponse(thrown: unknown, request: FilteredRequest, logger: Logger
   // Domain errors are ApiErrors (CatalogueError); a database connection failure not yet classified
   // by the store that met it is one too. Nothing is mapped per function.
   const error = classifyDatabaseError(thrown);
-  if (error instanceof ApiError) return error.toResponse();
+  if (error instanceof ApiError) return errorAnswer(error, request);
   logger.error('unhandled error', {
     error,
     method: request.method,

@@ -1,7 +1,5 @@
 import { parseGoDuration } from '../../config/go-duration.ts';
-import type { ApiError } from '../../http/api-error.ts';
-import { apiError, type ErrorReason } from '../../http/error-catalogue.ts';
-import { statusError } from '../../resources/kubernetes-status.ts';
+import { apiError } from '../../http/error-catalogue.ts';
 import type { RouteDefinition } from '../../routes/route-definition.ts';
 import { isWatchRequest } from '../../routes/route-authorisation.ts';
 import { readsTimeout } from '../../routes/closed-input.ts';
@@ -30,10 +28,10 @@ export function withRequestDeadline(): Filter {
     if (!value) return next(request);
     const route = request.route!;
     const asked = parseGoDuration(value);
-    if (asked === null) throw refusal(route, 'BadRequest', `${INVALID_TIMEOUT} - time: invalid duration "${value}"`);
+    if (asked === null) throw apiError('BadRequest', `${INVALID_TIMEOUT} - time: invalid duration "${value}"`);
     if (isLongRunning(route, request.query)) return next(request);
     const timeoutMs = asked > 0 && asked < MAX_REQUEST_TIMEOUT_MS ? asked : MAX_REQUEST_TIMEOUT_MS;
-    const expired = refusal(route, 'Timeout', TIMED_OUT);
+    const expired = apiError('Timeout', TIMED_OUT);
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(expired), timeoutMs);
     request.deadline = deadline.signal;
@@ -59,8 +57,4 @@ export function withRequestDeadline(): Filter {
 /** A watch (`?watch`) or a stream: open for as long as it lasts, as kube-apiserver's long-running requests. */
 function isLongRunning(route: RouteDefinition, query: URLSearchParams): boolean {
   return route.target === 'run-logs' || (route.resource?.operation === 'list' && isWatchRequest(query));
-}
-
-function refusal(route: RouteDefinition, reason: ErrorReason, message: string): ApiError {
-  return route.statusErrors ? statusError(reason, message) : apiError(reason, message);
 }

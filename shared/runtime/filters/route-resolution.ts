@@ -1,9 +1,7 @@
 import type { ApiError } from '../../http/api-error.ts';
 import { apiError, notFound } from '../../http/error-catalogue.ts';
 import { redactPath } from '../../logging/redaction.ts';
-import { statusError } from '../../resources/kubernetes-status.ts';
 import type { RouteMatcher } from '../../routes/route-matcher.ts';
-import type { RouteDefinition } from '../../routes/route-table.ts';
 import type { Filter } from './filter-chain.ts';
 
 /**
@@ -20,7 +18,7 @@ export function withRouteResolution(matcher: RouteMatcher): Filter {
     } else if (lookup.kind === 'invalid-parameter') {
       // The route decides how the caller authenticates; the refusal comes once they have, before any authorisation.
       request.route = lookup.route;
-      request.lookupFailure = invalidPathParameter(lookup.route, lookup.problem);
+      request.lookupFailure = invalidPathParameter(lookup.problem);
     } else if (lookup.kind === 'method-not-allowed') {
       request.lookupFailure = apiError(
         'MethodNotAllowed',
@@ -34,8 +32,7 @@ export function withRouteResolution(matcher: RouteMatcher): Filter {
   };
 }
 
-/** 400 for a path parameter that is not a valid name: a Kubernetes `Status` on resource routes, as kube-apiserver answers. */
-function invalidPathParameter(route: RouteDefinition, problem: string): ApiError {
-  const message = `path parameter invalid: ${problem}`;
-  return route.statusErrors ? statusError('BadRequest', message) : apiError('InvalidPathParameter', message);
+/** 400 for a path parameter that is not a valid name (on resource routes a `Status` with reason `BadRequest`, as kube-apiserver answers). */
+function invalidPathParameter(problem: string): ApiError {
+  return apiError('InvalidPathParameter', `path parameter invalid: ${problem}`);
 }
