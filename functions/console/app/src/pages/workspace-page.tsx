@@ -119,18 +119,18 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
                     {run.cancelRequestedAt && run.phase === 'Running' && ' (cancelling)'}
                   </td>
                   <td class="wrap">{run.principal}</td>
-                  <td>
+                  <td class="breakable">
                     <TimeCell value={run.createdAt} />
                   </td>
-                  <td>
+                  <td class="breakable">
                     <TimeCell value={run.startedAt} />
                   </td>
-                  <td>
+                  <td class="breakable">
                     <TimeCell value={run.finishedAt} />
                   </td>
                   <td>{run.attempts}</td>
                   {(mayStart || page.items.some(planApplier)) && (
-                    <td>
+                    <td class="breakable">
                       {mayStart && <CancelButton api={api} run={run} onDone={cancelled} />}
                       {planApplier(run) && <ApplyPlan api={api} run={run} />}
                     </td>
