@@ -20,7 +20,6 @@ export interface ServerSentEvent {
  */
 export const EVENT_STREAM_MAX_LINE = 1024 * 1024;
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: line ends are the point
 const LINE_END = /\r\n|\r|\n/g;
 
 /**
@@ -36,7 +35,7 @@ export async function* serverSentEvents(chunks: AsyncIterable<string>): AsyncGen
   let afterCarriageReturn = false;
   let event = fresh();
   for await (const chunk of chunks) {
-    let start = afterCarriageReturn && chunk.startsWith('\n') ? 1 : 0;
+    let start: number = afterCarriageReturn && chunk.startsWith('\n') ? 1 : 0;
     afterCarriageReturn = false;
     for (;;) {
       LINE_END.lastIndex = start;

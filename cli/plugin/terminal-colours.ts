@@ -13,7 +13,7 @@
 // - a control character alone: C0 but the tab (lines come without their newline), DEL, C1, a lone ESC.
 const CONTROL_SEQUENCES =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  /(?:\u001b\[|\u009b)[0-?]*[ -/]*(?:[@-~]|$)|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[^]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  /(?:\u001b\[|\u009b)[0-?]*[ -/]*(?:[@-~]|$)|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /**
  * Select Graphic Rendition in its 7-bit form, with digits, `;` and `:` only: the colours and weights.

@@ -39,7 +39,9 @@ beforeAll(async () => {
         items: [
           {
             metadata: { name: 'platform.dev' },
-            versions: [{ version: 'v1alpha1', resources: [{ resource: 'rollouts', responseKind: { kind: 'Rollout' } }] }],
+            versions: [
+              { version: 'v1alpha1', resources: [{ resource: 'rollouts', responseKind: { kind: 'Rollout' } }] },
+            ],
           },
         ],
       });

@@ -71,7 +71,21 @@ describe('Issue 44, item 7: on a terminal a run log keeps its colours (SGR) and 
 
   it('property: on a terminal nothing but text, \\n, \\t and SGR sequences is written; in a pipe, no control at all', () => {
     const piece = fc.oneof(
-      fc.constantFrom(...HOSTILE.map(([, sequence]) => sequence), '\u001b[31m', '\u001b[0m', '\u001b[', '\u009b', '[', ']', 'm', '\\', ';', '0', '\t', '\n'),
+      fc.constantFrom(
+        ...HOSTILE.map(([, sequence]) => sequence),
+        '\u001b[31m',
+        '\u001b[0m',
+        '\u001b[',
+        '\u009b',
+        '[',
+        ']',
+        'm',
+        '\\',
+        ';',
+        '0',
+        '\t',
+        '\n',
+      ),
       fc.string({ unit: 'binary', maxLength: 6 }),
       fc.integer({ min: 0, max: 0x9f }).map((code) => String.fromCharCode(code)),
     );

@@ -106,7 +106,9 @@ describe("A Workspace's runs: live, start a plan or apply run, cancel one", () =
     await page.getByLabel('Message (optional)').fill('rotate the database keys');
     await page.getByRole('button', { name: 'Start plan' }).click();
     const started = (await page.getByText(/^Started plan run /).innerText()).match(/run ([0-9a-f-]{36})/)![1]!;
-    const stored = await asAdmin('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${started}`).then(expectStatus(200));
+    const stored = await asAdmin('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${started}`).then(
+      expectStatus(200),
+    );
     expect(stored.message).toBe('rotate the database keys');
     expectNoPageErrors(page);
   });

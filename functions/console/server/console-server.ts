@@ -79,9 +79,7 @@ export function consoleRequestListener(
       return;
     }
     const file =
-      path === '/config.json'
-        ? config
-        : (files.get(path === '/favicon.ico' ? FAVICON : path) ?? fallback(files, path));
+      path === '/config.json' ? config : (files.get(path === '/favicon.ico' ? FAVICON : path) ?? fallback(files, path));
     if (!file) {
       res.writeHead(404, { ...common, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' });
       res.end(req.method === 'HEAD' ? undefined : 'not found\n');
