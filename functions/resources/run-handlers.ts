@@ -57,7 +57,7 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       if (input.type === 'apply' && found.spec?.allowApplyWithoutPlan !== true)
         throw apiError(
           'ApplyNeedsPlan',
-          `workspace "${workspace}" applies only reviewed plans (spec.allowApplyWithoutPlan is not true): start a plan run, then approve it for apply (POST .../runs/{run}/apply)`,
+          `workspace "${workspace}" applies only reviewed plans (spec.allowApplyWithoutPlan is not true): start a plan run, then approve that plan for apply`,
         );
       const store = await context.runs.store();
       return created(

@@ -473,12 +473,17 @@ describe('runs approve: an apply of exactly what a succeeded plan showed (the ap
     expect(again.stderr).toMatch(/^Error from server \(PlanStale\): /);
   });
 
-  it('an apply without a plan is refused where the Workspace applies only reviewed plans', async () => {
+  it('an apply without a plan is refused where the Workspace applies only reviewed plans, naming the commands that apply a reviewed plan (issue 44, item 15)', async () => {
     const reviewed = workspaceObject('reviewed') as { spec: Record<string, unknown> };
     reviewed.spec.allowApplyWithoutPlan = false;
     await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, reviewed).then(expectStatus(201));
     const refused = await user().run(['runs', 'start', 'reviewed', '--apply']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/^Error from server \(ApplyNeedsPlan\): /);
+    // Issue 44, item 15: a CLI user is told the plugin's commands, not a URL to POST.
+    expect(refused.stderr).not.toContain('POST');
+    expect(refused.stderr).toContain(
+      'kubectl platform runs start reviewed --plan, then apply the plan it makes with kubectl platform runs approve RUN',
+    );
   });
 });
