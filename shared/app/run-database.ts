@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
+import { databaseOnFirstUse, type Database } from '../database/database.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
 import type { PageTokens } from '../database/page-tokens.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -24,8 +24,11 @@ const MAINTENANCE_INTERVAL_MS = 60_000;
 export interface RunDatabase {
   /** The run store; opens (and migrates) the database the first time. Throws ApiError 503 when it cannot. */
   store(): Promise<RunStore>;
-  /** The database's pool, opening (and migrating) it the first time; throws ApiError 503 when it cannot. */
-  pool(): Promise<pg.Pool>;
+  /**
+   * The database (the stores' one way to it: shared/database/database.ts), opening (and migrating)
+   * it at its first statement; a statement throws ApiError 503 when it cannot be opened.
+   */
+  readonly database: Database;
   /** Resolves when the database answers; throws ApiError 503 otherwise (for `/readyz`). */
   checkReady(): Promise<void>;
   /**
@@ -68,8 +71,8 @@ export function lazyRunDatabase(
   pageTokens?: PageTokens,
 ): RunDatabase {
   let maintenance: { task: BackgroundTask; passes?: RunHistoryMaintenance } | undefined;
-  let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
-  let opened: { database: OpenDatabase; store: RunStore } | undefined;
+  let opening: Promise<OpenRunDatabase> | undefined;
+  let opened: OpenRunDatabase | undefined;
   let closed = false;
   const embedded = !config.production && database.url === undefined ? startEmbedded : undefined;
   const openOrThrow = () =>
@@ -106,14 +109,9 @@ export function lazyRunDatabase(
   };
   return {
     store: async () => (await open()).store,
-    pool: async () => (await open()).database.pool,
+    database: databaseOnFirstUse(async () => (await open()).queries),
     async checkReady() {
-      const { database } = await open();
-      try {
-        await database.pool.query('SELECT 1');
-      } catch (error) {
-        throw classifyDatabaseError(error);
-      }
+      await (await open()).queries.query('SELECT 1');
     },
     checkAtStart() {
       // openOrThrow logs the failure and its cause; a later use tries again.
@@ -132,7 +130,7 @@ export function lazyRunDatabase(
           async () => {
             // Imported at the first pass: a cold start loads none of the compactor.
             started.passes ??= new (await import('../runs/run-history-maintenance.ts')).RunHistoryMaintenance(
-              async () => (await open()).database.pool,
+              async () => (await open()).queries,
               runHistory,
               logger,
             );
@@ -165,6 +163,13 @@ export function lazyRunDatabase(
   };
 }
 
+/** The open database: its pool (for the metrics and closing), the stores' way to it, the stores. */
+interface OpenRunDatabase {
+  database: OpenDatabase;
+  queries: Database;
+  store: RunStore;
+}
+
 /** Imported on first use: the PostgreSQL driver is loaded only by a function that serves runs. */
 async function openRunStore(
   settings: DatabaseSettings,
@@ -172,9 +177,10 @@ async function openRunStore(
   startEmbedded: EmbeddedDatabaseStarter | undefined,
   metrics: Metrics,
   pageTokens: PageTokens | undefined,
-): Promise<{ database: OpenDatabase; store: RunStore }> {
-  const [{ openDatabase }, { RunStore }] = await Promise.all([
+): Promise<OpenRunDatabase> {
+  const [{ openDatabase }, { poolDatabase }, { RunStore }] = await Promise.all([
     import('../database/open-database.ts'),
+    import('../database/database.ts'),
     import('../runs/run-store.ts'),
   ]);
   const database = await openDatabase({
@@ -183,5 +189,5 @@ async function openRunStore(
     log: (line) => logger.info(line),
     ...(metrics.enabled ? { onQuery: (seconds: number) => metrics.databaseQuery(seconds) } : {}),
   });
-  return { database, store: new RunStore(database.pool, undefined, pageTokens) };
+  return { database, queries: poolDatabase(database.pool), store: new RunStore(database.pool, undefined, pageTokens) };
 }

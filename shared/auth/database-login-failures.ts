@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Database } from '../database/database.ts';
 import type {
   AdmittedLogin,
   LoginAdmission,
@@ -27,16 +27,16 @@ interface AdmissionRow {
  * no failure (a success, or a comparison never made).
  */
 export class DatabaseLoginFailures implements LoginFailureStore {
-  readonly #pool: () => Promise<pg.Pool>;
+  readonly #database: Database;
 
-  constructor(pool: () => Promise<pg.Pool>) {
-    this.#pool = pool;
+  constructor(database: Database) {
+    this.#database = database;
   }
 
   async admit(keys: LoginKeys, budgets: LoginBudgets, at?: number): Promise<LoginAdmission> {
-    const { rows } = await (await this.#pool()).query<AdmissionRow>({
-      text: 'SELECT * FROM admit_login_attempt($1, $2, $3, $4, $5::interval, $6)',
-      values: [
+    const { rows } = await this.#database.query<AdmissionRow>(
+      'SELECT * FROM admit_login_attempt($1, $2, $3, $4, $5::interval, $6)',
+      [
         keys.account,
         budgets.accountMax,
         keys.client,
@@ -44,8 +44,8 @@ export class DatabaseLoginFailures implements LoginFailureStore {
         `${budgets.windowMs} milliseconds`,
         at === undefined ? null : new Date(at),
       ],
-      query_timeout: LOGIN_QUERY_TIMEOUT_MS,
-    } as pg.QueryConfig);
+      { timeoutMs: LOGIN_QUERY_TIMEOUT_MS },
+    );
     const row = rows[0]!;
     if (!row.admitted) {
       return {
@@ -65,16 +65,16 @@ export class DatabaseLoginFailures implements LoginFailureStore {
   }
 
   async giveBack(keys: LoginKeys, admitted: AdmittedLogin, clearClient: boolean): Promise<void> {
-    await (await this.#pool()).query({
-      text: 'SELECT give_back_login_attempt($1, $2, $3, $4, $5)',
-      values: [
+    await this.#database.query(
+      'SELECT give_back_login_attempt($1, $2, $3, $4, $5)',
+      [
         keys.account,
         new Date(admitted.accountWindowEndsAt),
         keys.client,
         new Date(admitted.clientWindowEndsAt),
         clearClient,
       ],
-      query_timeout: LOGIN_QUERY_TIMEOUT_MS,
-    } as pg.QueryConfig);
+      { timeoutMs: LOGIN_QUERY_TIMEOUT_MS },
+    );
   }
 }

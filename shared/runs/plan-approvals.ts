@@ -1,7 +1,7 @@
-import type pg from 'pg';
+import type { Database } from '../database/database.ts';
 import { NotASucceededPlanError, PlanStaleError, RunNotFoundError } from './run-errors.ts';
 import { isUuid, newRunId } from './run-id.ts';
-import { inRunTransaction, RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
+import { RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
 import type { PrincipalType, Run, RunPhase, RunType } from './run.ts';
 import { validateNewRun } from './validate-new-run.ts';
 
@@ -31,17 +31,17 @@ interface PlanRow {
  * is applied at most once and never after the Workspace moved on.
  */
 export class PlanApprovals {
-  readonly #pool: pg.Pool;
+  readonly #database: Database;
 
-  constructor(pool: pg.Pool) {
-    this.#pool = pool;
+  constructor(database: Database) {
+    this.#database = database;
   }
 
   /** The new apply run bound to the plan; `RunNotFoundError`, `NotASucceededPlanError` or `PlanStaleError` otherwise. */
   async approveForApply(approval: PlanApproval): Promise<Run> {
     const { project, planRun } = approval;
     if (!isUuid(planRun)) throw new RunNotFoundError(planRun);
-    return inRunTransaction(this.#pool, async (query) => {
+    return this.#database.transaction(async (query) => {
       // The plan's row lock serialises approvals of one plan: the second one, once the first has
       // committed, reads (in a statement of its own, so with a snapshot taken after the wait) the
       // apply the first one made, and is refused as superseded.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import type { Database, TransactionQuery } from '../database/database.ts';
 import { LogAppendProgress } from './log-append-progress.ts';
 import { FINAL_PHASES, type PrincipalType, type Run, type RunPhase } from './run.ts';
 import {
@@ -11,7 +11,7 @@ import {
 } from './run-errors.ts';
 import { isUuid } from './run-id.ts';
 import { MAX_RUN_ATTEMPTS, phasesFrom } from './phase-machine.ts';
-import { inRunTransaction, queryRuns, RUN_COLUMNS, toRun, type RunRow, type TransactionQuery } from './run-row.ts';
+import { RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
 
 /** A controller's hold on a running run. */
 export interface RunLease {
@@ -108,12 +108,12 @@ const HELD = `lease_id = $2 AND lease_holder = $3 AND lease_expires_at > now() A
  * A log chunk that is not a plain append is decided in one transaction under the run's row lock.
  */
 export class RunLeases {
-  readonly #pool: pg.Pool;
+  readonly #database: Database;
   readonly #options: RunLeasesOptions;
   readonly #progress = new LogAppendProgress();
 
-  constructor(pool: pg.Pool, options: RunLeasesOptions = DEFAULT_LEASES_OPTIONS) {
-    this.#pool = pool;
+  constructor(database: Database, options: RunLeasesOptions = DEFAULT_LEASES_OPTIONS) {
+    this.#database = database;
     this.#options = options;
   }
 
@@ -143,8 +143,7 @@ export class RunLeases {
       conditions.push(`${column} = $${values.length}`);
     }
     // SKIP LOCKED: competing controllers each take a different run instead of queueing on one row.
-    const { rows } = await queryRuns<LeaseRow>(
-      this.#pool,
+    const { rows } = await this.#database.query<LeaseRow>(
       `UPDATE runs SET phase = 'Running', attempts = attempts + 1, lease_id = $1,
          lease_expires_at = now() + $2 * interval '1 millisecond', controller = $3, lease_holder = $5,
          started_at = date_trunc('milliseconds', now())
@@ -163,8 +162,7 @@ export class RunLeases {
    * call is changing are skipped (SKIP LOCKED): competing collectors never wait on or deadlock with each other.
    */
   async collectLapsedLeases(): Promise<LapsedLease[]> {
-    const { rows } = await queryRuns<LapsedLease>(
-      this.#pool,
+    const { rows } = await this.#database.query<LapsedLease>(
       `UPDATE runs SET
          phase = CASE WHEN cancel_requested_at IS NOT NULL THEN 'Cancelled' WHEN attempts >= $1 THEN 'Failed' ELSE 'Pending' END,
          finished_at = CASE WHEN cancel_requested_at IS NOT NULL OR attempts >= $1 THEN date_trunc('milliseconds', now()) END,
@@ -185,8 +183,7 @@ export class RunLeases {
   /** Extends the lease by `leaseMs` from now; the answer says whether a cancellation was requested. */
   async renew(runId: string, leaseId: string, holder: LeaseHolder, leaseMs: number): Promise<LeasedRun> {
     this.#checkIds(runId, leaseId);
-    const { rows } = await queryRuns<LeaseRow>(
-      this.#pool,
+    const { rows } = await this.#database.query<LeaseRow>(
       `UPDATE runs SET lease_expires_at = now() + $4 * interval '1 millisecond'
        WHERE id = $1 AND ${HELD} RETURNING ${LEASE_COLUMNS}`,
       [runId, leaseId, holderKey(holder), leaseMs],
@@ -198,7 +195,7 @@ export class RunLeases {
   /** The run, if `leaseId` is its current, unexpired lease and `holder` claimed it; throws `LeaseNotHeldError` otherwise. */
   async heldRun(runId: string, leaseId: string, holder: LeaseHolder): Promise<Run> {
     this.#checkIds(runId, leaseId);
-    const { rows } = await queryRuns<RunRow>(this.#pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND ${HELD}`, [
+    const { rows } = await this.#database.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND ${HELD}`, [
       runId,
       leaseId,
       holderKey(holder),
@@ -245,8 +242,7 @@ export class RunLeases {
   async #appendInOrder(chunk: ChunkToStore): Promise<AppendedChunk> {
     for (;;) {
       const outcome =
-        (await this.#storeAtNextLine(chunk)) ??
-        (await inRunTransaction(this.#pool, (query) => storeChunk(query, chunk)));
+        (await this.#storeAtNextLine(chunk)) ?? (await this.#database.transaction((query) => storeChunk(query, chunk)));
       if ('appended' in outcome) {
         if (!outcome.appended.duplicate) this.#progress.stored(chunk.runId, outcome.appended.nextSeq);
         return outcome.appended;
@@ -294,8 +290,7 @@ export class RunLeases {
     statusMessage?: string,
   ): Promise<Run> {
     this.#checkIds(runId, leaseId);
-    const { rows } = await queryRuns<RunRow>(
-      this.#pool,
+    const { rows } = await this.#database.query<RunRow>(
       `UPDATE runs SET phase = $4, status_message = coalesce($5, status_message),
          finished_at = date_trunc('milliseconds', now()), lease_expires_at = NULL
        WHERE id = $1 AND ${HELD} AND phase = ANY($6::text[])
@@ -307,7 +302,7 @@ export class RunLeases {
     const state = await this.#state(runId);
     // The lease (and its holder) stays on a finished run, so the holder's retry is recognised.
     if (state && isLease(state, leaseId, holder) && state.phase === phase) {
-      const { rows: finished } = await queryRuns<RunRow>(this.#pool, `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [
+      const { rows: finished } = await this.#database.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [
         runId,
       ]);
       return toRun(finished[0]!);
@@ -337,8 +332,7 @@ export class RunLeases {
     const lastSeq = firstSeq + lines.length - 1;
     // Reserving the numbers and inserting the lines is one statement: all lines land, or none. An
     // UPDATE that waited for another append's row lock checks its WHERE again on the row that append left.
-    const { rowCount } = await queryRuns(
-      this.#pool,
+    const { rowCount } = await this.#database.query(
       `WITH reserved AS (
          UPDATE runs SET last_log_seq = $5 WHERE id = $1 AND ${HELD} AND last_log_seq = $4 - 1 RETURNING id
        )
@@ -353,9 +347,7 @@ export class RunLeases {
   }
 
   async #state(runId: string): Promise<LeaseState | undefined> {
-    const { rows } = await queryRuns<LeaseState>(this.#pool, `SELECT ${STATE_COLUMNS} FROM runs WHERE id = $1`, [
-      runId,
-    ]);
+    const { rows } = await this.#database.query<LeaseState>(`SELECT ${STATE_COLUMNS} FROM runs WHERE id = $1`, [runId]);
     return rows[0];
   }
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { poolDatabase, type Database } from '../database/database.ts';
 import { PROCESS_PAGE_TOKENS, type PageTokens } from '../database/page-tokens.ts';
 import { decodeContinueToken, encodeContinueToken, type RunListScope } from './continue-token.ts';
 import type { NewRun, Run, RunLogLine, RunPhase } from './run.ts';
@@ -9,7 +10,7 @@ import { PlanApprovals } from './plan-approvals.ts';
 import { DEFAULT_LISTENER_LIMITS, RunLogListener } from './run-log-listener.ts';
 import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listener.ts';
 import { phasesFrom } from './phase-machine.ts';
-import { queryRuns, RUN_COLUMNS, toLogLine, toRun, type RunRow } from './run-row.ts';
+import { RUN_COLUMNS, toLogLine, toRun, type RunRow } from './run-row.ts';
 import { validateNewRun } from './validate-new-run.ts';
 import { RunLogPages } from './run-log-pages.ts';
 
@@ -53,7 +54,7 @@ export const MAX_LOG_READ_LIMIT = 5_000;
  * a server that cannot be reached surfaces as `DatabaseUnavailableError`.
  */
 export class RunStore {
-  readonly #pool: pg.Pool;
+  readonly #database: Database;
   readonly #logListener: RunLogListener;
   readonly #pageTokens: PageTokens;
   readonly #logPages: RunLogPages;
@@ -68,10 +69,10 @@ export class RunStore {
     listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS,
     pageTokens: PageTokens = PROCESS_PAGE_TOKENS,
   ) {
-    this.#pool = pool;
+    this.#database = poolDatabase(pool);
     this.#pageTokens = pageTokens;
-    this.leases = new RunLeases(pool);
-    this.planApprovals = new PlanApprovals(pool);
+    this.leases = new RunLeases(this.#database);
+    this.planApprovals = new PlanApprovals(this.#database);
     this.#logPages = new RunLogPages((text, values) => this.#query(text, values));
     this.#logListener = new RunLogListener(
       pool.options,
@@ -80,7 +81,7 @@ export class RunStore {
     );
   }
 
-  /** Records a new `Pending` run with a fresh UUIDv7 id. `signal`: the request's deadline (boundedQuery), here and below. */
+  /** Records a new `Pending` run with a fresh UUIDv7 id. `signal`: the request's deadline (Database.query), here and below. */
   async createRun(input: NewRun, signal?: AbortSignal): Promise<Run> {
     validateNewRun(input);
     const { rows } = await this.#query<RunRow>(
@@ -272,7 +273,7 @@ export class RunStore {
     values: unknown[],
     signal?: AbortSignal,
   ): Promise<pg.QueryResult<Row>> {
-    return queryRuns<Row>(this.#pool, text, values, signal);
+    return this.#database.query<Row>(text, values, signal ? { signal } : {});
   }
 
   /** The first `limit` rows as a page, with a continue token for `scope` when the query found one row more. */

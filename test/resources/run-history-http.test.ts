@@ -16,6 +16,7 @@ import {
 } from '../support/server-sent-events.ts';
 import { heldRuns } from './held-runs.ts';
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const platform = usePlatform();
 const { runningRun, appendLines, sendChunk, finish } = heldRuns(platform, 'history');
@@ -24,14 +25,18 @@ const streamPath = (runId: string) => `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${
 const admin = (method: string, path: string, body?: unknown) =>
   send(platform().gateway.url, platform().tokens.admin, method, path, body);
 const compact = (runId: string) =>
-  new RunLogCompactor(platform().database.pool, { delayMs: 0, linesPerStep: 10_000, restRatio: 0 }).compactRun(runId);
+  new RunLogCompactor(poolDatabase(platform().database.pool), {
+    delayMs: 0,
+    linesPerStep: 10_000,
+    restRatio: 0,
+  }).compactRun(runId);
 const finishedAgo = (runId: string, ms: number) =>
   platform().database.pool.query(
     "UPDATE runs SET finished_at = date_trunc('milliseconds', now()) - $2 * interval '1 millisecond' WHERE id = $1",
     [runId, ms],
   );
 const removeExpired = (policy: { historyMs: number; logMs: number }) =>
-  new RunHistoryRetention(platform().database.pool, policy).removeExpired();
+  new RunHistoryRetention(poolDatabase(platform().database.pool), policy).removeExpired();
 
 /** The whole stream as the server sends it, comments (heartbeats) aside: it closes after its last event. */
 async function streamText(runId: string, lastEventId?: number): Promise<string> {

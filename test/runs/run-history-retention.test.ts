@@ -12,12 +12,15 @@ import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 import { useRunStore } from './run-store-fixture.ts';
 import { claimedRun, finishedRun, readWholeLog, storedLog, variedLines } from './run-history-fixtures.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const { database, store } = useRunStore();
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 const compact = (runId: string) =>
-  new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep: 10_000, restRatio: 0 }).compactRun(runId);
+  new RunLogCompactor(poolDatabase(database().pool), { delayMs: 0, linesPerStep: 10_000, restRatio: 0 }).compactRun(
+    runId,
+  );
 
 /** Moves the run's end (and start) back in time, as the database's clock sees it. */
 const finishedAgo = (runId: string, ms: number) =>
@@ -33,7 +36,7 @@ const createdAgo = (runId: string, ms: number) =>
     [runId, ms],
   );
 const retention = (historyMs: number, logMs: number, batchRuns = 100, batchLines = 10_000) =>
-  new RunHistoryRetention(database().pool, { historyMs, logMs }, { batchRuns, batchLines });
+  new RunHistoryRetention(poolDatabase(database().pool), { historyMs, logMs }, { batchRuns, batchLines });
 const lineTexts = async (runId: string) => (await readWholeLog(store(), runId)).map((line) => line.line);
 
 /** Runs in every state the retention must tell apart, ages relative to a retention of `retentionMs`. */
@@ -106,7 +109,7 @@ describe('Issue 35, item 2: RUN_LOG_RETENTION removes the logs of runs finished 
     ]);
     expect((await store().readLogLines(runId, 0, 100)).map((line) => line.line)).toEqual(lines.slice(0, 100));
     await expect(store().readLogLines(runId, 1_500, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
-    const report = await new RunLogCompactor(database().pool, {
+    const report = await new RunLogCompactor(poolDatabase(database().pool), {
       delayMs: 24 * 3_600_000,
       linesPerStep: 600,
       restRatio: 0,
@@ -175,7 +178,7 @@ describe('Issue 35, item 2: retention works in small batches that never wait for
       const reports = await Promise.all([
         retention(365 * DAY_MS, 90 * DAY_MS, 4).removeExpired(),
         new RunHistoryRetention(
-          otherPool,
+          poolDatabase(otherPool),
           { historyMs: 365 * DAY_MS, logMs: 90 * DAY_MS },
           { batchRuns: 4, batchLines: 7 },
         ).removeExpired(),
@@ -221,7 +224,7 @@ describe('Issue 35: the history is kept bounded every minute by the process that
     const before = await readWholeLog(store(), finished);
     const logger = capturingLogger();
     const maintenance = new RunHistoryMaintenance(
-      async () => database().pool,
+      async () => poolDatabase(database().pool),
       { retentionMs: 7 * DAY_MS, logRetentionMs: 2 * DAY_MS, compactionDelayMs: 0 },
       logger,
     );

@@ -5,6 +5,7 @@
 // are merged after the blocks. Replicas compacting at once share the runs and never duplicate a line.
 import { describe, expect, it } from 'vitest';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 import type { RunLogLine } from '../../shared/runs/run.ts';
 import { linesOfBlock, MAX_BLOCK_LINES, MAX_BLOCK_TEXT_BYTES } from '../../shared/runs/run-log-blocks.ts';
 import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
@@ -21,7 +22,7 @@ import {
 
 const { database, store } = useRunStore();
 const compactor = (linesPerStep = 10_000) =>
-  new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep, restRatio: 0 });
+  new RunLogCompactor(poolDatabase(database().pool), { delayMs: 0, linesPerStep, restRatio: 0 });
 
 /** Every way a reader pages through the log: sizes 1, 7, 500 and 5,000 from several positions. */
 async function everyReading(runId: string, lastSeq: number): Promise<RunLogLine[][]> {
@@ -110,7 +111,11 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     const running = await claimedRun(store());
     await running.append(['still running']);
     const justEnded = await finishedRun(store(), ['just ended']);
-    const delayed = new RunLogCompactor(database().pool, { delayMs: 60_000, linesPerStep: 1_000, restRatio: 0 });
+    const delayed = new RunLogCompactor(poolDatabase(database().pool), {
+      delayMs: 60_000,
+      linesPerStep: 1_000,
+      restRatio: 0,
+    });
     await delayed.compactFinishedRuns(1_000);
     expect(await storedLog(database().pool, running.run.id)).toEqual({ rows: 1, blocks: [] });
     expect(await storedLog(database().pool, justEnded)).toEqual({ rows: 1, blocks: [] });
@@ -158,8 +163,8 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     const otherPool = createDatabasePool(database().connectionString, () => undefined);
     try {
       const replicas = [
-        new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
-        new RunLogCompactor(otherPool, { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
+        new RunLogCompactor(poolDatabase(database().pool), { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
+        new RunLogCompactor(poolDatabase(otherPool), { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
       ];
       await Promise.all(
         replicas.flatMap((replica) => [replica.compactFinishedRuns(100), replica.compactFinishedRuns(100)]),
