@@ -240,7 +240,7 @@ function collectContextMetrics(
       const pool = runs.openedPool();
       return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
     },
-    runQueue: async () => runs.openedStore()?.pendingQueue(),
+    runQueue: async () => runs.openedRecords()?.pendingQueue(),
     // The standard-output sink writes synchronously to the process's batched writer: it drops nothing.
     auditEventsDropped: (): Record<string, number> => (auditDatabase ? { database: auditDatabase.dropped } : {}),
   });

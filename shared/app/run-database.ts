@@ -6,7 +6,8 @@ import type { Logger } from '../logging/logger.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { DatabaseSettings } from '../config/settings.ts';
 import type { RunHistorySettings } from '../config/run-history-settings.ts';
-import type { RunStore } from '../runs/run-store.ts';
+import type { RunServices } from '../runs/run-services.ts';
+import type { RunRecords } from '../runs/records/run-records.ts';
 import type { RunHistoryMaintenance } from '../runs/run-history-maintenance.ts';
 import { repeatInBackground, type BackgroundTask } from '../node/background-task.ts';
 import type { EmbeddedDatabaseStarter } from '../database/database-url.ts';
@@ -22,8 +23,11 @@ const MAINTENANCE_INTERVAL_MS = 60_000;
 
 /** The run history database of a process, opened on first use so that functions without runs never start it. */
 export interface RunDatabase {
-  /** The run store; opens (and migrates) the database the first time. Throws ApiError 503 when it cannot. */
-  store(): Promise<RunStore>;
+  /**
+   * One of the run services (shared/runs/run-services.ts): a function asks for the ones it uses. Opens
+   * (and migrates) the database the first time; throws ApiError 503 when it cannot.
+   */
+  service<Name extends keyof RunServices>(name: Name): Promise<RunServices[Name]>;
   /**
    * The database (the stores' one way to it: shared/database/database.ts), opening (and migrating)
    * it at its first statement; a statement throws ApiError 503 when it cannot be opened.
@@ -43,8 +47,8 @@ export interface RunDatabase {
    * request answering 503. Does nothing otherwise: an external database may come later.
    */
   openIfEmbedded(): Promise<void>;
-  /** The store when the database is open already, else undefined: what a scrape reads without opening anything. */
-  openedStore(): RunStore | undefined;
+  /** The run records when the database is open already, else undefined: what a scrape reads without opening anything. */
+  openedRecords(): RunRecords | undefined;
   /** The pool when the database is open already, else undefined. */
   openedPool(): pg.Pool | undefined;
   /**
@@ -76,7 +80,7 @@ export function lazyRunDatabase(
   let closed = false;
   const embedded = !config.production && database.url === undefined ? startEmbedded : undefined;
   const openOrThrow = () =>
-    (opening ??= openRunStore(database, logger, embedded, metrics, pageTokens).then(
+    (opening ??= openRunServices(database, logger, embedded, metrics, pageTokens).then(
       (open) => {
         opened = open;
         return open;
@@ -108,7 +112,7 @@ export function lazyRunDatabase(
     });
   };
   return {
-    store: async () => (await open()).store,
+    service: async (name) => (await open()).services[name],
     database: databaseOnFirstUse(async () => (await open()).queries),
     async checkReady() {
       await (await open()).queries.query('SELECT 1');
@@ -120,7 +124,7 @@ export function lazyRunDatabase(
     async openIfEmbedded() {
       if (embedded) await openOrThrow();
     },
-    openedStore: () => opened?.store,
+    openedRecords: () => opened?.services.records,
     openedPool: () => opened?.database.pool,
     maintain() {
       // Without a database there is no history to keep (every request says so with a 503).
@@ -167,21 +171,21 @@ export function lazyRunDatabase(
 interface OpenRunDatabase {
   database: OpenDatabase;
   queries: Database;
-  store: RunStore;
+  services: RunServices;
 }
 
 /** Imported on first use: the PostgreSQL driver is loaded only by a function that serves runs. */
-async function openRunStore(
+async function openRunServices(
   settings: DatabaseSettings,
   logger: Logger,
   startEmbedded: EmbeddedDatabaseStarter | undefined,
   metrics: Metrics,
   pageTokens: PageTokens | undefined,
 ): Promise<OpenRunDatabase> {
-  const [{ openDatabase }, { poolDatabase }, { RunStore }] = await Promise.all([
+  const [{ openDatabase }, { poolDatabase }, { createRunServices }] = await Promise.all([
     import('../database/open-database.ts'),
     import('../database/database.ts'),
-    import('../runs/run-store.ts'),
+    import('../runs/run-services.ts'),
   ]);
   const database = await openDatabase({
     databaseUrl: settings.url,
@@ -189,5 +193,10 @@ async function openRunStore(
     log: (line) => logger.info(line),
     ...(metrics.enabled ? { onQuery: (seconds: number) => metrics.databaseQuery(seconds) } : {}),
   });
-  return { database, queries: poolDatabase(database.pool), store: new RunStore(database.pool, undefined, pageTokens) };
+  const queries = poolDatabase(database.pool);
+  return {
+    database,
+    queries,
+    services: createRunServices(queries, database.pool.options, pageTokens ? { pageTokens } : {}),
+  };
 }

@@ -1,5 +1,5 @@
 import { RunNotFoundError } from './run-errors.ts';
-import type { RunStore } from './run-store.ts';
+import type { RunRecords } from './records/run-records.ts';
 import type { Run } from './run.ts';
 import type { AuthorisationDecision, AuthorisationResolver } from '../authz/authorisation-decision.ts';
 
@@ -8,10 +8,10 @@ import type { AuthorisationDecision, AuthorisationResolver } from '../authz/auth
  * run's Workspace, read first; the run is handed to the handler. An unknown run is authorised
  * without a name, then answered 404 `RunNotFound`.
  */
-export function runWorkspaceResolver(store: () => Promise<RunStore>): AuthorisationResolver {
+export function runWorkspaceResolver(records: () => Promise<RunRecords>): AuthorisationResolver {
   return async (request) => {
     try {
-      const run = await (await store()).getRun(request.params.project!, request.params.run!, request.deadline);
+      const run = await (await records()).getRun(request.params.project!, request.params.run!, request.deadline);
       return { name: run.workspace, resolved: run };
     } catch (error) {
       if (error instanceof RunNotFoundError) return { notFound: error };

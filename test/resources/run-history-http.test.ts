@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { RunHistoryRetention } from '../../shared/runs/run-history-retention.ts';
 import { linesOfBlock } from '../../shared/runs/run-log-blocks.ts';
 import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns } from '../support/test-runs.ts';
 import {
   chunkedBody,
   openStalledStream,
@@ -140,7 +140,7 @@ describe('Issue 35: the run-log stream serves a compacted log byte for byte as i
     await finish(runId);
     await compact(runId);
     // Lines written without a lease after compaction (a tool): rows after the blocks.
-    await new RunStore(platform().database.pool).appendLogLines(runId, ['late row one', 'late row two']);
+    await testRuns(platform().database.pool).appendLogLines(runId, ['late row one', 'late row two']);
     const resumed = parseEvents(await streamText(runId, 950)).events;
     expect(lineEvents(resumed).map((event) => event.data)).toEqual([
       ...text.slice(950),
