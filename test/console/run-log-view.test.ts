@@ -15,6 +15,7 @@ import { ControllerClient, ReferenceController } from '../../infra/development/c
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
 import { startRunLogPage } from './run-log-page.ts';
 import { type CuttableProxy, startCuttableProxy } from './run-log-proxy.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const ESC = '\u001b';
 /** Waits for the browser: generous, as the machine is shared; never a fixed sleep where a condition can be awaited. */
@@ -420,7 +421,7 @@ describe('A run whose log retention removed: the viewer says so and does not rec
       "UPDATE runs SET finished_at = finished_at - interval '100 days' WHERE id = $1",
       [run.id],
     );
-    const removed = await new RunHistoryRetention(platform().database.pool, {
+    const removed = await new RunHistoryRetention(poolDatabase(platform().database.pool), {
       historyMs: 365 * 86_400_000,
       logMs: 90 * 86_400_000,
     }).removeExpired();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../../infra/development/fleet/fleet.ts';
 import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns } from '../support/test-runs.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { EventStreamReader } from '../support/event-stream-reader.ts';
 import { connects, listeningAddresses, nonLoopbackAddresses } from '../support/listening-sockets.ts';
@@ -222,7 +222,7 @@ describe('Fleet topology, step by step', { shuffle: false }, () => {
         expect(started.status).toBe(201);
         const run = (await started.json()) as { id: string };
         // The test plays the workspace controller, appending through the same database.
-        const store = new RunStore(database.pool);
+        const store = testRuns(database.pool);
         const append = (from: number, to: number) =>
           store.appendLogLines(
             run.id,
