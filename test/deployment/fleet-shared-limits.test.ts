@@ -15,7 +15,10 @@ import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger, login, loginToken } from '../support/function-servers.ts';
 
 const REPLICAS = 3;
-const WINDOW_SECONDS = 45;
+// Long enough that the window cannot move while the 2,000 attempts are counted: on a busy two-core
+// machine they took 57 s, past the 45 s window this test had, and failures of a second window were
+// counted (issue 44, item 14). The wait for the window's end after them is idle.
+const WINDOW_SECONDS = 120;
 const ACCOUNT_BUDGET = 20;
 const CLIENT_BUDGET = 5;
 const MAX_STREAMS = 4;
