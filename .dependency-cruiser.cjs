@@ -5,19 +5,26 @@
 // files), never one of its own layer or above, so no loop between folders can form and each layer
 // can be read knowing only what is below it. docs/architecture.md draws the same layers.
 
-/** Lowest first. */
+/**
+ * Lowest first. The folders of shared/ sit in four rooms that name what they are (shared/README.md):
+ * `base/` (no platform knowledge: JSON, HTTP shapes and the error catalogue, logging, metrics,
+ * settings, tracing, the clients of Kubernetes and PostgreSQL), `contract/` (the API as clients see
+ * it: the kinds, the route table, the OpenAPI document), `auth/` and `authz/` (who the caller is, what
+ * it may do), `domain/` (one folder per capability: resources, runs, audit, streams) and `server/`
+ * (one function's context and the filter chain). A room is not a layer: the layers below order the
+ * folders, whichever room holds them.
+ */
 const SHARED_LAYERS = [
-  ['json', 'caching', 'node'], // no product knowledge: JSON patches, bounded maps, Node helpers
-  ['http', 'logging', 'metrics'], // the error catalogue and request/response shapes; the logger; the Prometheus metrics and their hooks
-  ['config'], // settings parsed once from the environment and secret sources
-  ['tracing'], // OpenTelemetry spans and trace-context propagation (the SDK loaded only when configured)
-  ['kubernetes', 'database', 'tls'], // clients of what is outside the process
-  ['auth', 'resources'], // who the caller is; the platform kinds and how objects are presented
-  ['authz', 'routes', 'streams'], // what the caller may do; the route table; stream caps
-  ['runs', 'openapi', 'audit'], // run history; the OpenAPI document built from the routes; the audit trail
-  ['app'], // one function's context: its clients and stores wired together
-  ['runtime', 'server'], // the filter chain and typed handlers; the HTTP server
-  ['adapters'], // the platforms' request shapes (node:http, functions-framework, Lambda) over the chain
+  ['base/json', 'base/caching', 'base/node', 'contract/kinds'], // no product knowledge: JSON patches, bounded maps, Node helpers; the kinds' names and rules
+  ['base/http', 'base/logging', 'base/metrics'], // the error catalogue and request/response shapes; the logger; the Prometheus metrics and their hooks
+  ['base/config'], // settings parsed once from the environment and secret sources
+  ['base/tracing'], // OpenTelemetry spans and trace-context propagation (the SDK loaded only when configured)
+  ['base/kubernetes', 'base/database'], // clients of what is outside the process
+  ['auth', 'domain/resources'], // who the caller is; the platform objects in the cluster and how they are presented
+  ['authz', 'contract/routes', 'domain/streams'], // what the caller may do; the route table; stream caps
+  ['domain/runs', 'contract/openapi', 'domain/audit'], // run history; the OpenAPI document built from the routes; the audit trail
+  ['server/app'], // one function's context: its clients and stores wired together
+  ['server/runtime'], // the filter chain and typed handlers
 ];
 
 const folders = (layers) => layers.flat();
@@ -75,6 +82,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^cli/' },
       to: { path: '^(infra|test|functions|knative)/' },
+    },
+    {
+      name: 'functions-import-no-platform',
+      comment:
+        'knative/ holds the platforms (Knative, functions-framework, Lambda, the node:http server and its TLS) over the functions: a function never imports its platform.',
+      severity: 'error',
+      from: { path: '^(functions|shared)/' },
+      to: { path: '^knative/' },
     },
     {
       name: 'product-imports-no-tests',

@@ -8,7 +8,11 @@ import {
   VARIABLE_SET,
   type PlatformKind,
 } from '../../shared/contract/kinds/platform-kinds.ts';
-import type { FunctionModule, FunctionHandlers, HandlerRequest } from '../../shared/server/runtime/function-definition.ts';
+import type {
+  FunctionModule,
+  FunctionHandlers,
+  HandlerRequest,
+} from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 import { jsonResponse } from '../../shared/base/http/api-request.ts';
 import { runPrincipal } from '../../shared/domain/runs/run-principal.ts';

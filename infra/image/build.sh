@@ -31,5 +31,5 @@ if [ -f "$ca_bundle" ]; then
 fi
 
 podman build --pull=never --layers ${IMAGE_BUILD_VERBOSE:+--log-level=info} --quiet "${mounts[@]}" \
-  --build-arg "NODE_IMAGE=$base" -f "$root/knative/Dockerfile" -t "$name" "$root" >/dev/null
+  --build-arg "NODE_IMAGE=$base" -f "$root/infra/image/Dockerfile" -t "$name" "$root" >/dev/null
 echo "$name"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Unpacks Debian's prometheus package into <tools>/prometheus with `apt-get download` and `dpkg -x`,
-# for the test that scrapes the functions with a real Prometheus (test/observability/). Only the
+# for the test that scrapes the functions with a real Prometheus (test/system/observability/). Only the
 # server binary is used (a static Go program needing nothing but the C library), so the web UI's
 # JavaScript packages it depends on are not fetched. As unpack-chromium.sh: apt's lists live in
 # <tools>/apt, nothing is installed, no apt lock is taken.

@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isStreamingBody, type ApiRequest, type ApiResponse, type StreamingBody } from '../../shared/base/http/api-request.ts';
+import {
+  isStreamingBody,
+  type ApiRequest,
+  type ApiResponse,
+  type StreamingBody,
+} from '../../shared/base/http/api-request.ts';
 import { ApiError } from '../../shared/base/http/api-error.ts';
 import type { CoreHandler } from '../../shared/server/runtime/core-handler.ts';
 import { apiError } from '../../shared/base/http/error-catalogue.ts';

@@ -31,7 +31,7 @@ export async function startTestGateway(
     logger: silentLogger,
     host: '127.0.0.1',
     development: developmentServices(),
-    // Audit events are read back by the tests that prove them (test/audit/); elsewhere they are not printed
+    // Audit events are read back by the tests that prove them (test/*/audit/); elsewhere they are not printed
     // (with DATABASE_URL they are still written to that database, as in production).
     auditSinks: [],
     ...options,

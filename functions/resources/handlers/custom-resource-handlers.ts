@@ -13,7 +13,11 @@ import {
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import type { ResourceRoute } from '../../../shared/contract/routes/resource-routes.ts';
 import type { RouteHandler } from '../../../shared/server/runtime/function-definition.ts';
-import { generatedRouteHandlers, type RouteRequest, type TypedHandler } from '../../../shared/server/runtime/typed-handlers.ts';
+import {
+  generatedRouteHandlers,
+  type RouteRequest,
+  type TypedHandler,
+} from '../../../shared/server/runtime/typed-handlers.ts';
 import { bodyMediaType, objectForWrite, parseRequestBody } from '../kinds/resource-body.ts';
 import { watchResponse } from '../kubernetes/resource-watch.ts';
 import { readBearerToken } from '../../../shared/auth/bearer-token.ts';
@@ -22,7 +26,12 @@ import { DRY_RUN_ANNOTATION, nameForAudit, noteForAudit } from '../../../shared/
 import { deleteOptions } from '../kubernetes/delete-options.ts';
 import { APPLY_PATCH, type ResourceWrites, type Writer } from '../kinds/resource-writes.ts';
 import { authorisedWrites } from '../kinds/authorised-writes.ts';
-import { includeObjectOption, requestedTableVersion, requireAnswerableAccept, toTable } from '../kubernetes/table-output.ts';
+import {
+  includeObjectOption,
+  requestedTableVersion,
+  requireAnswerableAccept,
+  toTable,
+} from '../kubernetes/table-output.ts';
 import { writeOptions } from '../kinds/write-options.ts';
 
 // Kubernetes list and watch options the cluster understands; passed through as given (after the route's query

@@ -1,7 +1,11 @@
 import { apiError } from '../../../shared/base/http/error-catalogue.ts';
 import { AuthorisedObjects } from '../../../shared/authz/authorised-objects.ts';
 import { jsonResponse, type ApiRequest, type ApiResponse } from '../../../shared/base/http/api-request.ts';
-import { PROTOBUF_V2, PROTOBUF_V2_DOCUMENT, wantsProtobufOpenApiV2 } from '../../../shared/base/kubernetes/openapi-probes.ts';
+import {
+  PROTOBUF_V2,
+  PROTOBUF_V2_DOCUMENT,
+  wantsProtobufOpenApiV2,
+} from '../../../shared/base/kubernetes/openapi-probes.ts';
 import type { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
 import { platformKindDescriptions } from '../../../shared/contract/kinds/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';

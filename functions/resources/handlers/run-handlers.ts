@@ -13,7 +13,11 @@ import { WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import { pageOf } from '../../../shared/domain/runs/page-query.ts';
 import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
-import { authorisedRun, authorisedRunScope, authorisedWorkspace } from '../../../shared/domain/runs/run-workspace-resolver.ts';
+import {
+  authorisedRun,
+  authorisedRunScope,
+  authorisedWorkspace,
+} from '../../../shared/domain/runs/run-workspace-resolver.ts';
 import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.ts';
 import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
 import type { Run } from '../../../shared/domain/runs/run.ts';

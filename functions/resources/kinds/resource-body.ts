@@ -1,4 +1,8 @@
-import { JsonDocumentError, assertNestingWithinLimit, parseJsonDocument } from '../../../shared/base/json/json-document.ts';
+import {
+  JsonDocumentError,
+  assertNestingWithinLimit,
+  parseJsonDocument,
+} from '../../../shared/base/json/json-document.ts';
 import { parse as parseYaml } from 'yaml';
 import type { HandlerRequest } from '../../../shared/server/runtime/function-definition.ts';
 import type { ApiError } from '../../../shared/base/http/api-error.ts';

@@ -7,7 +7,15 @@ import type { KubeObject } from '../objects/kube-object.ts';
 import { apiVersionOf, typeKey } from '../objects/resource-registry.ts';
 import type { ResourceType } from '../objects/resource-registry.ts';
 import { strategyFor } from '../objects/strategies.ts';
-import { KubeStatusError, alreadyExists, conflict, forbidden, invalid, notFound, qualifiedResource } from '../http/status.ts';
+import {
+  KubeStatusError,
+  alreadyExists,
+  conflict,
+  forbidden,
+  invalid,
+  notFound,
+  qualifiedResource,
+} from '../http/status.ts';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -11,7 +11,11 @@ import { SubjectAccessReviewCache } from '../../authz/subject-access-review-cach
 import { KubernetesSubjectAccessReviewer } from '../../authz/subject-access-reviewer.ts';
 import type { IdentityConfig } from '../../base/config/identity-config.ts';
 import type { Settings } from '../../base/config/settings.ts';
-import { connectToCluster, type ClusterChoice, type ClusterConnection } from '../../base/kubernetes/cluster-connection.ts';
+import {
+  connectToCluster,
+  type ClusterChoice,
+  type ClusterConnection,
+} from '../../base/kubernetes/cluster-connection.ts';
 import { ServiceAccountIssuers } from '../../base/kubernetes/service-account-issuers.ts';
 import { watchServiceAccounts } from '../../authz/service-account-watch.ts';
 import type { Logger } from '../../base/logging/logger.ts';

@@ -17,7 +17,13 @@ import {
   send,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
-import { checkPage, expectNoPageErrors, signInAsAdmin, signInWithOidc, useConsole } from '../../support/console-fixture.ts';
+import {
+  checkPage,
+  expectNoPageErrors,
+  signInAsAdmin,
+  signInWithOidc,
+  useConsole,
+} from '../../support/console-fixture.ts';
 
 const app = await useConsole();
 const WORKSPACE = 'audited';

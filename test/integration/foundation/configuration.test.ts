@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseGoDuration } from '../../../shared/base/config/go-duration.ts';
-import { parseAdminAccountSettings, DEV_MODE_PASSWORD_HASH } from '../../../shared/base/config/admin-account-settings.ts';
+import {
+  parseAdminAccountSettings,
+  DEV_MODE_PASSWORD_HASH,
+} from '../../../shared/base/config/admin-account-settings.ts';
 import { loadServerConfig } from '../../../shared/base/config/server-config.ts';
 import { ConfigError } from '../../../shared/base/config/config-error.ts';
 import bcrypt from 'bcryptjs';

@@ -12,7 +12,11 @@ import { notFound } from '../../../shared/base/http/error-catalogue.ts';
 import { jsonResponse, type ApiResponse } from '../../../shared/base/http/api-request.ts';
 import { RouteMatcher } from '../../../shared/contract/routes/route-matcher.ts';
 import { routeTable } from '../../../shared/contract/routes/route-table.ts';
-import { chainFilters, type Filter, type FilteredRequest } from '../../../shared/server/runtime/filters/filter-chain.ts';
+import {
+  chainFilters,
+  type Filter,
+  type FilteredRequest,
+} from '../../../shared/server/runtime/filters/filter-chain.ts';
 import { withAccessLog } from '../../../shared/server/runtime/filters/access-log.ts';
 import { withAuthentication } from '../../../shared/server/runtime/filters/authentication.ts';
 import { CORS_ALLOWED_HEADERS, withCors } from '../../../shared/server/runtime/filters/cors.ts';

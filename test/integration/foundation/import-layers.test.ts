@@ -49,30 +49,32 @@ describe('the import rules catch what they forbid (issue 21)', () => {
     return scratch;
   }
 
-  it('refuses an upward import: http/ (layer 2) importing app/ (layer 8)', async () => {
+  it('refuses an upward import: base/http/ (layer 2) importing server/app/ (layer 9)', async () => {
     const base = tree({
       'shared/base/http/api-error.ts':
-        "import type { AppContext } from '../app/app-context.ts';\nexport type E = AppContext;\n",
+        "import type { AppContext } from '../../server/app/app-context.ts';\nexport type E = AppContext;\n",
       'shared/server/app/app-context.ts': 'export interface AppContext { name: string }\n',
     });
     expect(await violations(base, ['shared'])).toEqual([
-      'layer-http: shared/base/http/api-error.ts -> shared/server/app/app-context.ts',
+      'layer-base/http: shared/base/http/api-error.ts -> shared/server/app/app-context.ts',
     ]);
   });
 
-  it('refuses an import between two folders of one layer: auth/ and resources/', async () => {
+  it('refuses an import between two folders of one layer: auth/ and domain/resources/', async () => {
     const base = tree({
-      'shared/auth/principal.ts': "import { KINDS } from '../resources/platform-kinds.ts';\nexport const P = KINDS;\n",
-      'shared/contract/kinds/platform-kinds.ts': 'export const KINDS = [];\n',
+      'shared/auth/principal.ts':
+        "import { OBJECT } from '../domain/resources/cluster-objects.ts';\nexport const P = OBJECT;\n",
+      'shared/domain/resources/cluster-objects.ts': 'export const OBJECT = {};\n',
     });
     expect(await violations(base, ['shared'])).toEqual([
-      'layer-auth: shared/auth/principal.ts -> shared/contract/kinds/platform-kinds.ts',
+      'layer-auth: shared/auth/principal.ts -> shared/domain/resources/cluster-objects.ts',
     ]);
   });
 
-  it('allows a downward import: app/ importing http/', async () => {
+  it('allows a downward import: server/app/ importing base/http/', async () => {
     const base = tree({
-      'shared/server/app/app-context.ts': "import type { E } from '../http/api-error.ts';\nexport type A = E;\n",
+      'shared/server/app/app-context.ts':
+        "import type { E } from '../../base/http/api-error.ts';\nexport type A = E;\n",
       'shared/base/http/api-error.ts': 'export type E = string;\n',
     });
     expect(await violations(base, ['shared'])).toEqual([]);
@@ -85,7 +87,7 @@ describe('the import rules catch what they forbid (issue 21)', () => {
     });
     expect(await violations(base, ['shared'])).toEqual([
       expect.stringMatching(
-        /^no-circular: shared\/routes\/route-(table|answers)\.ts -> shared\/routes\/route-(answers|table)\.ts$/,
+        /^no-circular: shared\/contract\/routes\/route-(table|answers)\.ts -> shared\/contract\/routes\/route-(answers|table)\.ts$/,
       ),
     ]);
   });
@@ -104,7 +106,7 @@ describe('the import rules catch what they forbid (issue 21)', () => {
   it('refuses a shared/ folder that has no layer, and the library importing a function', async () => {
     const base = tree({
       'shared/base/http/api-error.ts':
-        "import { x } from '../widgets/widget.ts';\nimport { f } from '../../functions/login/login.ts';\nexport const E = [x, f];\n",
+        "import { x } from '../../widgets/widget.ts';\nimport { f } from '../../../functions/login/login.ts';\nexport const E = [x, f];\n",
       'shared/widgets/widget.ts': 'export const x = 1;\n',
       'functions/login/login.ts': 'export const f = 2;\n',
     });
@@ -121,7 +123,7 @@ describe('the import rules catch what they forbid (issue 21)', () => {
       'knative/function-container.ts':
         "import { startDevelopmentCluster } from '../infra/development/cluster/development-cluster.ts';\nexport const s = startDevelopmentCluster;\n",
       'functions/resources/resources-function.ts':
-        "import { startKubeEmulator } from '../../../infra/kube-emulator/index.ts';\nexport const k = startKubeEmulator;\n",
+        "import { startKubeEmulator } from '../../infra/kube-emulator/index.ts';\nexport const k = startKubeEmulator;\n",
       'shared/server/app/app-context.ts':
         "import { paths } from '../../../infra/development/local/local-data.ts';\nexport const p = paths;\n",
       'infra/development/cluster/development-cluster.ts':
@@ -143,9 +145,9 @@ describe('the import rules catch what they forbid (issue 21)', () => {
   it('refuses the kubectl plugin (cli/) importing development, the emulator or a function; it may import the library, and development may import it (issue 39)', async () => {
     const base = tree({
       'cli/plugin/connection.ts':
-        "import { startKubeEmulator } from '../../../infra/kube-emulator/index.ts';\nimport { paths } from '../../../infra/development/local/local-data.ts';\nimport { FINAL } from '../../../shared/domain/runs/run.ts';\nexport const c = [startKubeEmulator, paths, FINAL];\n",
+        "import { startKubeEmulator } from '../../infra/kube-emulator/index.ts';\nimport { paths } from '../../infra/development/local/local-data.ts';\nimport { FINAL } from '../../shared/domain/runs/run.ts';\nexport const c = [startKubeEmulator, paths, FINAL];\n",
       'cli/commands/runs-list.ts':
-        "import { handler } from '../../../functions/resources/handlers/run-handlers.ts';\nexport const h = handler;\n",
+        "import { handler } from '../../functions/resources/handlers/run-handlers.ts';\nexport const h = handler;\n",
       'shared/domain/runs/run.ts': 'export const FINAL = 1;\n',
       'functions/resources/handlers/run-handlers.ts': 'export const handler = 1;\n',
       'infra/development/cli/platform-api.ts':

@@ -6,7 +6,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAddress, LoginThrottle, type LoginFailureStoreName } from '../../../shared/auth/login-throttle.ts';
-import { DEFAULT_LOGIN_THROTTLE, type LoginThrottleSettings } from '../../../shared/base/config/login-throttle-settings.ts';
+import {
+  DEFAULT_LOGIN_THROTTLE,
+  type LoginThrottleSettings,
+} from '../../../shared/base/config/login-throttle-settings.ts';
 import { createDatabasePool } from '../../../shared/base/database/database-pool.ts';
 import { instancePools, startTestDatabase, type TestDatabase } from '../../support/test-database.ts';
 import { poolDatabase } from '../../../shared/base/database/database.ts';

@@ -8,7 +8,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ServiceAccountKeySet, type ServiceAccountKeySetOptions } from '../../../shared/auth/service-account-key-set.ts';
+import {
+  ServiceAccountKeySet,
+  type ServiceAccountKeySetOptions,
+} from '../../../shared/auth/service-account-key-set.ts';
 import { ServiceAccountTokenAuthenticator } from '../../../shared/auth/service-account-token-authenticator.ts';
 import type { Authentication } from '../../../shared/auth/authenticator.ts';
 import type { ApiError } from '../../../shared/base/http/api-error.ts';

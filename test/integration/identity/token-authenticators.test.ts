@@ -7,7 +7,10 @@ import { AdminTokenAuthenticator, issueAdminToken } from '../../../shared/auth/a
 import { OidcKeySet } from '../../../shared/auth/oidc-key-set.ts';
 import { OidcTokenAuthenticator } from '../../../shared/auth/oidc-token-authenticator.ts';
 import { FixedAdminSettingsSource } from '../../../shared/base/config/admin-settings-source.ts';
-import { parseAdminAccountSettings, type AdminAccountSettings } from '../../../shared/base/config/admin-account-settings.ts';
+import {
+  parseAdminAccountSettings,
+  type AdminAccountSettings,
+} from '../../../shared/base/config/admin-account-settings.ts';
 import type { OidcSettings } from '../../../shared/base/config/identity-config.ts';
 import { ApiError } from '../../../shared/base/http/api-error.ts';
 import { OTHER_SIGNING_KEY, SIGNING_KEY, signToken, unsignedToken } from '../../support/admin-fixtures.ts';

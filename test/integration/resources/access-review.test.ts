@@ -8,7 +8,14 @@ import type { Authorizer } from '../../../shared/authz/authorizer.ts';
 import { routeTable } from '../../../shared/contract/routes/route-table.ts';
 import type { RbacRulesReader } from '../../../shared/authz/rbac-rules.ts';
 import { apiError } from '../../../shared/base/http/error-catalogue.ts';
-import { CALLER_ACCOUNT_USER, GROUP, OTHER_PROJECT, TEAM_PROJECT, callAs, usePlatform } from '../../support/platform-fixture.ts';
+import {
+  CALLER_ACCOUNT_USER,
+  GROUP,
+  OTHER_PROJECT,
+  TEAM_PROJECT,
+  callAs,
+  usePlatform,
+} from '../../support/platform-fixture.ts';
 
 const platform = usePlatform();
 const REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';

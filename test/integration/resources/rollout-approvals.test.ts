@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import { AuditCapture } from '../../support/audit-capture.ts';
-import { STAGES, createRollout, rolloutObject, rolloutPath, useApprovalCallers, userOf } from '../../support/approval-callers.ts';
+import {
+  STAGES,
+  createRollout,
+  rolloutObject,
+  rolloutPath,
+  useApprovalCallers,
+  userOf,
+} from '../../support/approval-callers.ts';
 import type { ApprovalCaller } from '../../support/approval-callers.ts';
 import { API, GROUP, TEAM_PROJECT, expectStatus, send, usePlatform } from '../../support/platform-fixture.ts';
 

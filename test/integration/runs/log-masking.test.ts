@@ -1,7 +1,13 @@
 // Issue 26: the multi-pattern matcher and the masking of a run's log lines, without a server.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LogMasker, MASK, MIN_MASKED_LENGTH, maskedForms, unmaskedNames } from '../../../shared/domain/runs/log-masking.ts';
+import {
+  LogMasker,
+  MASK,
+  MIN_MASKED_LENGTH,
+  maskedForms,
+  unmaskedNames,
+} from '../../../shared/domain/runs/log-masking.ts';
 import { MultiPatternMatcher } from '../../../shared/domain/runs/multi-pattern-matcher.ts';
 
 /** Every [start, end) of every pattern in the text, by the slowest obvious search. */

@@ -269,7 +269,11 @@ describe('Issue 44, item 1: no pass computes a cut-off it has not checked (an in
   );
 
   it('compaction refuses a delay outside 0s to 876000h before it looks for runs', async () => {
-    const compactor = new RunLogCompactor(poolDatabase(database().pool), { delayMs: -MINUTE_MS, linesPerStep: 100, restRatio: 0 });
+    const compactor = new RunLogCompactor(poolDatabase(database().pool), {
+      delayMs: -MINUTE_MS,
+      linesPerStep: 100,
+      restRatio: 0,
+    });
     await expect(compactor.compactFinishedRuns()).rejects.toThrow(/^RUN_LOG_COMPACTION_DELAY of -60000 ms is outside/);
   });
 });

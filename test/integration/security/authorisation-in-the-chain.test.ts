@@ -14,7 +14,10 @@ import { WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import { effectiveAuthorisation } from '../../../shared/contract/routes/route-authorisation.ts';
 import { routeTable, type RouteDefinition } from '../../../shared/contract/routes/route-table.ts';
-import { withAuthorisation, type AuthorisationResolvers } from '../../../shared/server/runtime/filters/authorisation.ts';
+import {
+  withAuthorisation,
+  type AuthorisationResolvers,
+} from '../../../shared/server/runtime/filters/authorisation.ts';
 import type { FilteredRequest } from '../../../shared/server/runtime/filters/filter-chain.ts';
 import { authorisedWrites } from '../../../functions/resources/kinds/authorised-writes.ts';
 import type { RequestAuthenticator } from '../../../shared/auth/request-authenticator.ts';

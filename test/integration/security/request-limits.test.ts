@@ -6,7 +6,14 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AuditCapture } from '../../support/audit-capture.ts';
 import { rawRequest } from '../../support/raw-http.ts';
-import { API, OIDC_USERNAME, send, TEAM_PROJECT, usePlatform, workspaceObject } from '../../support/platform-fixture.ts';
+import {
+  API,
+  OIDC_USERNAME,
+  send,
+  TEAM_PROJECT,
+  usePlatform,
+  workspaceObject,
+} from '../../support/platform-fixture.ts';
 
 const MAX_BODY_BYTES = 4096;
 const AUDIT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

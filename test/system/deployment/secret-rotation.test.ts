@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { CreateSecretCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ADMIN_PASSWORD, OTHER_SIGNING_KEY, SIGNING_KEY, adminHash } from '../../support/admin-fixtures.ts';
 import { startChartCluster } from '../../support/chart-cluster.ts';
-import { getWithToken, loginToken, spawnFunctionProcess, type FunctionProcess } from '../../support/function-servers.ts';
+import {
+  getWithToken,
+  loginToken,
+  spawnFunctionProcess,
+  type FunctionProcess,
+} from '../../support/function-servers.ts';
 import { writeMountedSecret } from '../../support/mounted-secret-folder.ts';
 import { startSecretsManagerEndpoint } from '../../support/secrets-manager-endpoint.ts';
 

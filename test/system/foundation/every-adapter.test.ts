@@ -134,10 +134,10 @@ beforeAll(async () => {
   }
   transports.push(['functions-framework (knative/functions-framework.ts)', overHttp((fn) => frameworkUrls.get(fn)!)]);
 
-  const lambda = (await importWithEnvironment(env, () => import('../../../knative/aws-lambda.ts'))) as unknown as Record<
-    string,
-    (event: HttpApiEventV2) => Promise<HttpApiResultV2>
-  >;
+  const lambda = (await importWithEnvironment(
+    env,
+    () => import('../../../knative/aws-lambda.ts'),
+  )) as unknown as Record<string, (event: HttpApiEventV2) => Promise<HttpApiResultV2>>;
   transports.push([
     'AWS Lambda (knative/aws-lambda.ts)',
     async (request) => {

@@ -2,7 +2,10 @@
 // item 4 (settings read once): every duration and integer setting has a documented range and is
 // refused at start outside it, naming the variable; booleans have one vocabulary, true and false.
 import { describe, expect, it } from 'vitest';
-import { parseAdminAccountSettings, adminSettingsWarnings } from '../../../shared/base/config/admin-account-settings.ts';
+import {
+  parseAdminAccountSettings,
+  adminSettingsWarnings,
+} from '../../../shared/base/config/admin-account-settings.ts';
 import { ConfigError } from '../../../shared/base/config/config-error.ts';
 import { loadSettings } from '../../../shared/base/config/settings.ts';
 import { adminEnv } from '../../support/admin-fixtures.ts';

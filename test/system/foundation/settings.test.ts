@@ -390,7 +390,9 @@ describe('Nothing but the configuration modules reads the environment', () => {
 
 describe('Local development mode turned off by a partial admin configuration is explained at start-up (issue 21)', () => {
   const startUpLines = async (env: Record<string, string>) => {
-    const { adminSettingsFromEnvironment } = await import('../../../shared/base/config/admin-settings-from-environment.ts');
+    const { adminSettingsFromEnvironment } = await import(
+      '../../../shared/base/config/admin-settings-from-environment.ts'
+    );
     const { capturingLogger } = await import('../../support/function-servers.ts');
     const settings = loadSettings(env);
     const logger = capturingLogger();

@@ -9,7 +9,13 @@ import { RunLogCompactor } from '../../../shared/domain/runs/run-log-compaction.
 import { COMPACTING_PROCESS } from '../../support/compacting-process.ts';
 import { REPO_ROOT } from '../../support/function-servers.ts';
 import { useRunStore } from '../../support/run-store-fixture.ts';
-import { expectEveryLineOnce, finishedRun, readWholeLog, storedLog, variedLines } from '../../support/run-history-fixtures.ts';
+import {
+  expectEveryLineOnce,
+  finishedRun,
+  readWholeLog,
+  storedLog,
+  variedLines,
+} from '../../support/run-history-fixtures.ts';
 import { poolDatabase } from '../../../shared/base/database/database.ts';
 
 const { database, store } = useRunStore();

@@ -9,7 +9,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StdoutAuditSink } from '../../../shared/domain/audit/stdout-audit-sink.ts';
 import { BatchedLineWriter } from '../../../shared/base/logging/batched-line-writer.ts';
-import { containsCredential, redactPath, redactPathAndQuery, REDACTED } from '../../../shared/base/logging/redaction.ts';
+import {
+  containsCredential,
+  redactPath,
+  redactPathAndQuery,
+  REDACTED,
+} from '../../../shared/base/logging/redaction.ts';
 import { API, usePlatform } from '../../support/platform-fixture.ts';
 import { adminClaims, adminEnv, signToken } from '../../support/admin-fixtures.ts';
 import { capturingLogger, spawnFunctionProcess, type FunctionProcess } from '../../support/function-servers.ts';

@@ -3,7 +3,11 @@
 // Metadata, and no reads.
 import { describe, expect, it } from 'vitest';
 import { auditGroup } from '../../../shared/domain/audit/audit-event-builder.ts';
-import { DEFAULT_AUDIT_POLICY, loadAuditSettings, parseAuditPolicy } from '../../../shared/base/config/audit-settings.ts';
+import {
+  DEFAULT_AUDIT_POLICY,
+  loadAuditSettings,
+  parseAuditPolicy,
+} from '../../../shared/base/config/audit-settings.ts';
 
 const request = (overrides: Record<string, unknown> = {}) => ({
   method: 'GET',

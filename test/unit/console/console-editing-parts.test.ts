@@ -7,7 +7,13 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { warningTexts } from '../../../functions/console/app/src/warnings.ts';
 import { fromYaml } from '../../../functions/console/app/src/editing/editable.ts';
-import { applyPatch, getIn, mergePatch, sameJson, setIn } from '../../../functions/console/app/src/editing/json-values.ts';
+import {
+  applyPatch,
+  getIn,
+  mergePatch,
+  sameJson,
+  setIn,
+} from '../../../functions/console/app/src/editing/json-values.ts';
 import { lineDiff } from '../../../functions/console/app/src/editing/line-diff.ts';
 import { ruleAllows } from '../../../functions/console/app/src/rbac-rules.ts';
 import { parseRoute } from '../../../functions/console/app/src/router.ts';

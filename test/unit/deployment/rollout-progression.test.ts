@@ -2,7 +2,10 @@
 // rollout controller would, stopping where approval is required". The step rule alone, one step at
 // a time (test/system/deployment/local-dev-controller.test.ts shows it through npm start and the API).
 import { describe, expect, it } from 'vitest';
-import { nextRolloutStatus, type ProgressedRollout } from '../../../infra/development/controller/rollout-progression.ts';
+import {
+  nextRolloutStatus,
+  type ProgressedRollout,
+} from '../../../infra/development/controller/rollout-progression.ts';
 
 const NOW = '2026-12-07T03:00:00.000Z';
 

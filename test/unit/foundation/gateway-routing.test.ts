@@ -2,7 +2,11 @@
 // routes and applied, on small hand-made tables: Gateway API HTTPRoute semantics (Exact first, then the
 // longest PathPrefix matching whole path elements), the query never part of the match.
 import { describe, expect, it } from 'vitest';
-import { gatewayRules, resolveGatewayTarget, type GatewayRule } from '../../../shared/contract/routes/gateway-routing.ts';
+import {
+  gatewayRules,
+  resolveGatewayTarget,
+  type GatewayRule,
+} from '../../../shared/contract/routes/gateway-routing.ts';
 import type { RouteDefinition } from '../../../shared/contract/routes/route-definition.ts';
 
 const route = (path: string, target: RouteDefinition['target'], method = 'GET'): RouteDefinition => ({

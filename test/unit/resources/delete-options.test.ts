@@ -1,7 +1,11 @@
 // Issue 20, Build 2: how a delete's options are read, without a cluster. The HTTP and kubectl tests
 // (test/system/kubectl/dry-run-deletes.test.ts) show them taking effect; these pin each rule of the reading.
 import { describe, expect, it } from 'vitest';
-import { deleteOptions, isDeleteDryRun, refuseOrphaning } from '../../../functions/resources/kubernetes/delete-options.ts';
+import {
+  deleteOptions,
+  isDeleteDryRun,
+  refuseOrphaning,
+} from '../../../functions/resources/kubernetes/delete-options.ts';
 
 const query = (text = '') => new URLSearchParams(text);
 const KUBECTL_BODY = { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], propagationPolicy: 'Background' };
