@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { createDatabasePool } from '../../shared/base/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/base/database/migrate.ts';
-import type { SensitiveValue } from '../../shared/domain/runs/log-masking.ts';
+import type { SensitiveValue } from '../../shared/domain/runs/logs/log-masking.ts';
 import type { LeaseHolder } from '../../shared/domain/runs/leases/run-leases.ts';
-import { AttemptMasking } from '../../shared/domain/runs/run-log-masks.ts';
+import { AttemptMasking } from '../../shared/domain/runs/logs/run-log-masks.ts';
 import { testRuns } from '../support/test-runs.ts';
 import type { Benchmark } from './bench-row.ts';
 

@@ -22,7 +22,7 @@ import { startEmbeddedDatabase } from '../../infra/development/database/embedded
 import { createDatabasePool } from '../../shared/base/database/database-pool.ts';
 import { migrate } from '../../shared/base/database/migrate.ts';
 import type { RunLogLine } from '../../shared/domain/runs/run.ts';
-import { MAX_BLOCK_LINES } from '../../shared/domain/runs/run-log-blocks.ts';
+import { MAX_BLOCK_LINES } from '../../shared/domain/runs/logs/run-log-blocks.ts';
 import { testRuns, type TestRuns } from '../support/test-runs.ts';
 import { adminClaims, adminEnv, signToken } from '../support/admin-fixtures.ts';
 import { type FunctionProcess, REPO_ROOT, spawnNodeProcess } from '../support/function-servers.ts';

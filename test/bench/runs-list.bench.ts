@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { createDatabasePool } from '../../shared/base/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/base/database/migrate.ts';
-import { encodeContinueToken } from '../../shared/domain/runs/continue-token.ts';
+import { encodeContinueToken } from '../../shared/domain/runs/records/continue-token.ts';
 import { PROCESS_PAGE_TOKENS } from '../../shared/base/database/page-tokens.ts';
 import { testRuns, type TestRuns } from '../support/test-runs.ts';
 import type { ListRunsQuery } from '../../shared/domain/runs/records/run-records.ts';

@@ -11,7 +11,7 @@ import { jsonResponse } from '../../../shared/base/http/api-request.ts';
 import type { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
 import { WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
-import { pageOf } from '../../../shared/domain/runs/page-query.ts';
+import { pageOf } from '../../../shared/domain/runs/records/page-query.ts';
 import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
 import {
   authorisedRun,

@@ -4,7 +4,7 @@ import type { PageTokens } from '../../base/database/page-tokens.ts';
 import { RunLogChunks } from './leases/log-chunks.ts';
 import { RunLeases } from './leases/run-leases.ts';
 import { RunLogs } from './logs/run-logs.ts';
-import type { RunLogListenerLimits } from './run-log-listener.ts';
+import type { RunLogListenerLimits } from './logs/run-log-listener.ts';
 import { PlanApprovals } from './records/plan-approvals.ts';
 import { RunRecords } from './records/run-records.ts';
 

@@ -8,7 +8,7 @@ import type { DatabaseSettings } from '../../base/config/settings.ts';
 import type { RunHistorySettings } from '../../base/config/run-history-settings.ts';
 import type { RunServices } from '../../domain/runs/run-services.ts';
 import type { RunRecords } from '../../domain/runs/records/run-records.ts';
-import type { RunHistoryMaintenance } from '../../domain/runs/run-history-maintenance.ts';
+import type { RunHistoryMaintenance } from '../../domain/runs/history/run-history-maintenance.ts';
 import { repeatInBackground, type BackgroundTask } from '../../base/node/background-task.ts';
 import type { EmbeddedDatabaseStarter } from '../../base/database/database-url.ts';
 import { LastingFailure } from '../../base/node/lasting-failure.ts';
@@ -54,7 +54,7 @@ export interface RunDatabase {
   /**
    * Keeps the history bounded from this process from now on (once, however often it is asked):
    * retention and compaction of finished runs' logs, a pass every minute from a minute after now
-   * (shared/domain/runs/run-history-maintenance.ts).
+   * (shared/domain/runs/history/run-history-maintenance.ts).
    */
   maintain(): void;
   close(): Promise<void>;
@@ -133,11 +133,9 @@ export function lazyRunDatabase(
         task: repeatInBackground(
           async () => {
             // Imported at the first pass: a cold start loads none of the compactor.
-            started.passes ??= new (await import('../../domain/runs/run-history-maintenance.ts')).RunHistoryMaintenance(
-              async () => (await open()).queries,
-              runHistory,
-              logger,
-            );
+            started.passes ??= new (
+              await import('../../domain/runs/history/run-history-maintenance.ts')
+            ).RunHistoryMaintenance(async () => (await open()).queries, runHistory, logger);
             await started.passes.runOnce();
           },
           {

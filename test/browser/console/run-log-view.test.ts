@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunHistoryRetention } from '../../../shared/domain/runs/run-history-retention.ts';
+import { RunHistoryRetention } from '../../../shared/domain/runs/history/run-history-retention.ts';
 import { REPO_ROOT } from '../../support/function-servers.ts';
 import { launchChromium } from '../../support/headless-chromium.ts';
 import { ControllerClient, ReferenceController } from '../../../infra/development/controller/reference-controller.ts';

@@ -3,9 +3,9 @@
 // compaction overtakes, masking kept), late chunks after the run ended are refused before and after
 // compaction, and retention ends a stream with `event: removed` while the run says `logRemovedAt`.
 import { describe, expect, it } from 'vitest';
-import { RunHistoryRetention } from '../../../shared/domain/runs/run-history-retention.ts';
-import { linesOfBlock } from '../../../shared/domain/runs/run-log-blocks.ts';
-import { RunLogCompactor } from '../../../shared/domain/runs/run-log-compaction.ts';
+import { RunHistoryRetention } from '../../../shared/domain/runs/history/run-history-retention.ts';
+import { linesOfBlock } from '../../../shared/domain/runs/logs/run-log-blocks.ts';
+import { RunLogCompactor } from '../../../shared/domain/runs/logs/run-log-compaction.ts';
 import { testRuns } from '../../support/test-runs.ts';
 import {
   chunkedBody,

@@ -7,8 +7,8 @@ import {
   MIN_MASKED_LENGTH,
   maskedForms,
   unmaskedNames,
-} from '../../../shared/domain/runs/log-masking.ts';
-import { MultiPatternMatcher } from '../../../shared/domain/runs/multi-pattern-matcher.ts';
+} from '../../../shared/domain/runs/logs/log-masking.ts';
+import { MultiPatternMatcher } from '../../../shared/domain/runs/logs/multi-pattern-matcher.ts';
 
 /** Every [start, end) of every pattern in the text, by the slowest obvious search. */
 function naiveMatches(patterns: string[], text: string): Array<[number, number]> {

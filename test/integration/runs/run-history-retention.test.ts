@@ -6,9 +6,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createDatabasePool } from '../../../shared/base/database/database-pool.ts';
 import { RunLogRemovedError } from '../../../shared/domain/runs/run-errors.ts';
-import { RunHistoryRetention } from '../../../shared/domain/runs/run-history-retention.ts';
-import { RunHistoryMaintenance } from '../../../shared/domain/runs/run-history-maintenance.ts';
-import { RunLogCompactor } from '../../../shared/domain/runs/run-log-compaction.ts';
+import { RunHistoryRetention } from '../../../shared/domain/runs/history/run-history-retention.ts';
+import { RunHistoryMaintenance } from '../../../shared/domain/runs/history/run-history-maintenance.ts';
+import { RunLogCompactor } from '../../../shared/domain/runs/logs/run-log-compaction.ts';
 import { capturingLogger } from '../../support/function-servers.ts';
 import { useRunStore } from '../../support/run-store-fixture.ts';
 import { claimedRun, finishedRun, readWholeLog, storedLog, variedLines } from '../../support/run-history-fixtures.ts';

@@ -7,8 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { createDatabasePool } from '../../../shared/base/database/database-pool.ts';
 import { poolDatabase } from '../../../shared/base/database/database.ts';
 import type { RunLogLine } from '../../../shared/domain/runs/run.ts';
-import { linesOfBlock, MAX_BLOCK_LINES, MAX_BLOCK_TEXT_BYTES } from '../../../shared/domain/runs/run-log-blocks.ts';
-import { RunLogCompactor } from '../../../shared/domain/runs/run-log-compaction.ts';
+import {
+  linesOfBlock,
+  MAX_BLOCK_LINES,
+  MAX_BLOCK_TEXT_BYTES,
+} from '../../../shared/domain/runs/logs/run-log-blocks.ts';
+import { RunLogCompactor } from '../../../shared/domain/runs/logs/run-log-compaction.ts';
 import { useRunStore } from '../../support/run-store-fixture.ts';
 import {
   claimedRun,

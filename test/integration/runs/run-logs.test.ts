@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunLogLine } from '../../../shared/domain/runs/run.ts';
 import { RunNotFoundError } from '../../../shared/domain/runs/run-errors.ts';
-import { RunLogListener, type ReadLogLines } from '../../../shared/domain/runs/run-log-listener.ts';
+import { RunLogListener, type ReadLogLines } from '../../../shared/domain/runs/logs/run-log-listener.ts';
 import { useRunStore } from '../../support/run-store-fixture.ts';
 
 const { store, database } = useRunStore();

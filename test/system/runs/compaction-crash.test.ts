@@ -4,8 +4,8 @@
 // every reader reads the log as before. A later pass finishes the work from where it was left.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { MAX_BLOCK_LINES } from '../../../shared/domain/runs/run-log-blocks.ts';
-import { RunLogCompactor } from '../../../shared/domain/runs/run-log-compaction.ts';
+import { MAX_BLOCK_LINES } from '../../../shared/domain/runs/logs/run-log-blocks.ts';
+import { RunLogCompactor } from '../../../shared/domain/runs/logs/run-log-compaction.ts';
 import { COMPACTING_PROCESS } from '../../support/compacting-process.ts';
 import { REPO_ROOT } from '../../support/function-servers.ts';
 import { useRunStore } from '../../support/run-store-fixture.ts';

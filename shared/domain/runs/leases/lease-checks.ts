@@ -1,7 +1,7 @@
 import type { Database } from '../../../base/database/database.ts';
 import { FINAL_PHASES, type PrincipalType, type RunPhase } from '../run.ts';
 import { LeaseNotHeldError, RunNotFoundError } from '../run-errors.ts';
-import { isUuid } from '../run-id.ts';
+import { isUuid } from '../records/run-id.ts';
 
 /** The principal that claims a lease, as runs record principals (`runPrincipal`); only it may use the lease. */
 export interface LeaseHolder {

@@ -1,5 +1,5 @@
 import type { Database, TransactionQuery } from '../../../base/database/database.ts';
-import { LogAppendProgress } from '../log-append-progress.ts';
+import { LogAppendProgress } from './log-append-progress.ts';
 import { LogChunkConflictError, LogSequenceGapError } from '../run-errors.ts';
 import {
   checkLeaseIds,

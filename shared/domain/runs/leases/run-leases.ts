@@ -3,7 +3,7 @@ import type { Database } from '../../../base/database/database.ts';
 import type { Run, RunPhase } from '../run.ts';
 import { InvalidPhaseTransitionError } from '../run-errors.ts';
 import { MAX_RUN_ATTEMPTS, phasesFrom } from '../phase-machine.ts';
-import { RUN_COLUMNS, toRun, type RunRow } from '../run-row.ts';
+import { RUN_COLUMNS, toRun, type RunRow } from '../records/run-row.ts';
 import {
   checkLeaseIds,
   HELD,

@@ -1,10 +1,10 @@
 import { ApiError } from '../../../base/http/api-error.ts';
 import type { Logger } from '../../../base/logging/logger.ts';
-import type { SensitiveValue } from '../log-masking.ts';
+import type { SensitiveValue } from './log-masking.ts';
 import type { Run } from '../run.ts';
 import type { LeasedRun, LeaseHolder, RunLeases } from '../leases/run-leases.ts';
 import type { AppendedChunk, RunLogChunks } from '../leases/log-chunks.ts';
-import { AttemptMasking, RunLogMasks } from '../run-log-masks.ts';
+import { AttemptMasking, RunLogMasks } from './run-log-masks.ts';
 
 /**
  * The run's sensitive values that its log must not show: what the controller can read (the internal

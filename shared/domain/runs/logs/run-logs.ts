@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { Database } from '../../../base/database/database.ts';
 import type { RunLogLine } from '../run.ts';
-import { isUuid } from '../run-id.ts';
-import { RunLogPages } from '../run-log-pages.ts';
-import { DEFAULT_LISTENER_LIMITS, RunLogListener } from '../run-log-listener.ts';
-import type { LogLineSubscription, RunLogListenerLimits } from '../run-log-listener.ts';
+import { isUuid } from '../records/run-id.ts';
+import { RunLogPages } from './run-log-pages.ts';
+import { DEFAULT_LISTENER_LIMITS, RunLogListener } from './run-log-listener.ts';
+import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listener.ts';
 
 export const MAX_LOG_READ_LIMIT = 5_000;
 

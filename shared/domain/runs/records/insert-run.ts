@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { NewRun, Run } from '../run.ts';
-import { newRunId } from '../run-id.ts';
-import { RUN_COLUMNS, toRun, type RunRow } from '../run-row.ts';
-import { validateNewRun } from '../validate-new-run.ts';
+import { newRunId } from './run-id.ts';
+import { RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
+import { validateNewRun } from './validate-new-run.ts';
 
 /** One statement, on the pool (with the request's deadline) or on a transaction's connection. */
 export type Statement = <Row extends pg.QueryResultRow>(

@@ -1,6 +1,6 @@
 import type { Database } from '../../../base/database/database.ts';
 import { NotASucceededPlanError, PlanStaleError, RunNotFoundError } from '../run-errors.ts';
-import { isUuid } from '../run-id.ts';
+import { isUuid } from './run-id.ts';
 import type { PrincipalType, Run, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
 

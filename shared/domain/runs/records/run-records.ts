@@ -1,12 +1,12 @@
 import type pg from 'pg';
 import type { Database } from '../../../base/database/database.ts';
 import { PROCESS_PAGE_TOKENS, type PageTokens } from '../../../base/database/page-tokens.ts';
-import { decodeContinueToken, encodeContinueToken, type RunListScope } from '../continue-token.ts';
+import { decodeContinueToken, encodeContinueToken, type RunListScope } from './continue-token.ts';
 import type { NewRun, Run, RunPhase } from '../run.ts';
 import { InvalidPhaseTransitionError, RunNotFoundError } from '../run-errors.ts';
-import { isUuid } from '../run-id.ts';
+import { isUuid } from './run-id.ts';
 import { phasesFrom } from '../phase-machine.ts';
-import { RUN_COLUMNS, toRun, type RunRow } from '../run-row.ts';
+import { RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
 import { insertRun } from './insert-run.ts';
 
 /** Which runs to list, and from where. */

@@ -1,4 +1,4 @@
-import { isCanonicalTimestamp, type PageTokens } from '../../base/database/page-tokens.ts';
+import { isCanonicalTimestamp, type PageTokens } from '../../../base/database/page-tokens.ts';
 import { isUuid } from './run-id.ts';
 
 /** The position after the last run of a page: its `(createdAt, id)`, the keyset sort key. */

@@ -1,7 +1,7 @@
-import type { Database } from '../../base/database/database.ts';
-import type { RunHistorySettings } from '../../base/config/run-history-settings.ts';
-import type { Logger } from '../../base/logging/logger.ts';
-import { DEFAULT_COMPACTION_OPTIONS, RunLogCompactor, type CompactionReport } from './run-log-compaction.ts';
+import type { Database } from '../../../base/database/database.ts';
+import type { RunHistorySettings } from '../../../base/config/run-history-settings.ts';
+import type { Logger } from '../../../base/logging/logger.ts';
+import { DEFAULT_COMPACTION_OPTIONS, RunLogCompactor, type CompactionReport } from '../logs/run-log-compaction.ts';
 import { RunHistoryRetention, type RetentionReport } from './run-history-retention.ts';
 
 /** What one pass did. */

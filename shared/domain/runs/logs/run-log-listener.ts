@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { classifyDatabaseError } from '../../base/database/database-unavailable-error.ts';
-import { ConcurrencyLimit } from './concurrency-limit.ts';
-import type { RunLogLine } from './run.ts';
+import { classifyDatabaseError } from '../../../base/database/database-unavailable-error.ts';
+import { ConcurrencyLimit } from '../concurrency-limit.ts';
+import type { RunLogLine } from '../run.ts';
 
 /**
  * The channel the `run_log_lines` trigger notifies on every append: `{"runId", "lastSeq"}`, plus

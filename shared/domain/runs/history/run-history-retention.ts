@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { assertDurationWithin } from '../../base/config/duration-guard.ts';
-import { RUN_RETENTION_BOUNDS } from '../../base/config/run-history-settings.ts';
-import type { Database } from '../../base/database/database.ts';
+import { assertDurationWithin } from '../../../base/config/duration-guard.ts';
+import { RUN_RETENTION_BOUNDS } from '../../../base/config/run-history-settings.ts';
+import type { Database } from '../../../base/database/database.ts';
 
 /** How long finished runs and their logs are kept (RUN_HISTORY_RETENTION, RUN_LOG_RETENTION). */
 export interface RetentionPolicy {

@@ -1,7 +1,7 @@
-import { assertDurationWithin } from '../../base/config/duration-guard.ts';
-import { RUN_LOG_COMPACTION_DELAY_BOUNDS } from '../../base/config/run-history-settings.ts';
+import { assertDurationWithin } from '../../../base/config/duration-guard.ts';
+import { RUN_LOG_COMPACTION_DELAY_BOUNDS } from '../../../base/config/run-history-settings.ts';
 import { blockSizes, encodeLogBlock, LOG_BLOCK_ENCODING } from './run-log-blocks.ts';
-import type { Database, TransactionQuery } from '../../base/database/database.ts';
+import type { Database, TransactionQuery } from '../../../base/database/database.ts';
 
 export interface CompactionOptions {
   /** A run's log is compacted once the run has been finished this long (RUN_LOG_COMPACTION_DELAY). */

@@ -1,6 +1,6 @@
-import { PRINCIPAL_TYPES, RUN_TYPES } from './run.ts';
-import type { NewRun } from './run.ts';
-import { InvalidRunError } from './run-errors.ts';
+import { PRINCIPAL_TYPES, RUN_TYPES } from '../run.ts';
+import type { NewRun } from '../run.ts';
+import { InvalidRunError } from '../run-errors.ts';
 
 const SERVICE_ACCOUNT_PRINCIPAL = /^system:serviceaccount:[^:\s]+:[^:\s]+$/;
 

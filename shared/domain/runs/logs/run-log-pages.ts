@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { BoundedMap } from '../../base/caching/bounded-map.ts';
-import type { RunLogLine } from './run.ts';
-import { RunLogRemovedError, RunNotFoundError } from './run-errors.ts';
+import { BoundedMap } from '../../../base/caching/bounded-map.ts';
+import type { RunLogLine } from '../run.ts';
+import { RunLogRemovedError, RunNotFoundError } from '../run-errors.ts';
 import { linesOfBlock, type LogBlockEncoding } from './run-log-blocks.ts';
 
 /** Runs one statement; failures classified as the store classifies them. */

@@ -1,4 +1,4 @@
-import type { PrincipalType, Run, RunLogLine, RunPhase, RunType } from './run.ts';
+import type { PrincipalType, Run, RunLogLine, RunPhase, RunType } from '../run.ts';
 
 /** A `runs` row as `RUN_COLUMNS` selects it. */
 export interface RunRow {
