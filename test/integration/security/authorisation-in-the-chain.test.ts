@@ -7,6 +7,7 @@ import { AuthorisationDecision } from '../../../shared/authz/authorisation-decis
 import { AuthorisedObjects, callAttributes } from '../../../shared/authz/authorised-objects.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../../shared/authz/authorizer.ts';
 import { ApiError } from '../../../shared/base/http/api-error.ts';
+import { errorAnswer } from '../../../shared/contract/routes/error-dress.ts';
 import { apiError } from '../../../shared/base/http/error-catalogue.ts';
 import type { KubernetesCall, KubernetesRestClient } from '../../../shared/base/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
@@ -370,7 +371,9 @@ describe('issue 20: a refused caller never reaches the handler; an unknown run i
     const refused = await authorise(routeOf('getWorkspace'), { refuse: true }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused).toMatchObject({ status: 403 });
-    expect(JSON.parse(String((refused as ApiError).toResponse().body))).toMatchObject({ kind: 'Status', code: 403 });
+    // Dressed once, by the error filter, as the route declares (issue 43 item 3).
+    const answer = errorAnswer(refused as ApiError, { route: routeOf('getWorkspace'), principal: CALLER });
+    expect(JSON.parse(String(answer.body))).toMatchObject({ kind: 'Status', code: 403 });
   });
 
   it('an unknown run: authorised on the Project without a name, then RunNotFound', async () => {
