@@ -6,16 +6,17 @@ import { defineConfig } from 'vitest/config';
 // Provider); browser tests drive headless Chromium; system tests start other processes (the fleet,
 // kubectl, helm, the bundles). Give the last three room.
 const bundles = ['test/support/function-bundles.global.ts'];
-const level = (name: string, globalSetup: string[]) => ({
+// Each level's time limit per test: a browser page or another process waited for on a busy two-core
+// machine takes far longer than an assertion on a server in the test's own process.
+const level = (name: string, globalSetup: string[], testTimeout: number) => ({
   extends: true as const,
-  test: { name, include: [`test/${name}/**/*.test.ts`], globalSetup },
+  test: { name, include: [`test/${name}/**/*.test.ts`], globalSetup, testTimeout },
 });
 
 export default defineConfig({
   test: {
     // Built and run with podman: npm run test:image (test/image/vitest.config.ts).
     exclude: ['test/image/**', '**/node_modules/**'],
-    testTimeout: 30_000,
     // A platform (PostgreSQL, the emulator, the bundles) starting on a busy two-core machine took more than 60 s.
     hookTimeout: 180_000,
     pool: 'forks',
@@ -23,6 +24,11 @@ export default defineConfig({
     // vitest's default (one worker fewer than the CPUs) runs them one at a time on a 2-core CI
     // machine. Two at once there took the suite from 848 s to 520 s, every test passing.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    projects: [level('unit', []), level('integration', bundles), level('browser', bundles), level('system', bundles)],
+    projects: [
+      level('unit', [], 30_000),
+      level('integration', bundles, 60_000),
+      level('browser', bundles, 120_000),
+      level('system', bundles, 120_000),
+    ],
   },
 });
