@@ -14,7 +14,7 @@ const SHARED_LAYERS = [
   ['kubernetes', 'database', 'tls'], // clients of what is outside the process
   ['auth', 'resources'], // who the caller is; the platform kinds and how objects are presented
   ['authz', 'routes', 'streams'], // what the caller may do; the route table; stream caps
-  ['runs', 'openapi', 'audit'], // run history; the OpenAPI document built from the routes; the audit trail
+  ['runs', 'openapi', 'audit', 'approvals'], // run history; the OpenAPI document built from the routes; the audit trail; approval policy (windows, freezes, soak times)
   ['app'], // one function's context: its clients and stores wired together
   ['runtime', 'server'], // the filter chain and typed handlers; the HTTP server
   ['adapters'], // the platforms' request shapes (node:http, functions-framework, Lambda) over the chain

@@ -85,6 +85,20 @@ export const PAGE_PARAMETERS = {
 // Closed: a parameter the route does not read is refused, never silently ignored.
 const PAGE_QUERY = { type: 'object', additionalProperties: false, properties: PAGE_PARAMETERS } as const;
 export const MESSAGE = { type: 'string', maxLength: 4096 } as const;
+/**
+ * `{"override": {"reason"}}` (issue 45 item 3): act although the Project's approval windows, its freeze or a soak
+ * time refuse; needs `override` on the route's resource (403 otherwise), and the reason is required (400).
+ */
+export const OVERRIDE = {
+  type: 'object',
+  required: ['reason'],
+  additionalProperties: false,
+  description:
+    "Override the Project's approval windows, freeze or soak time (docs/resources.md \"Windows, freezes and overrides\"): needs the `override` verb on the route's resource; `reason` is recorded in the audit trail (and on a stage's approval record).",
+  properties: { reason: { type: 'string', minLength: 1, maxLength: 1024 } },
+} as const;
+const TIME_GATE_ERRORS =
+  "the Project's approval windows refuse it now (`OutsideApprovalWindow`, naming the window and when it opens), or the Project is frozen (`ProjectFrozen`)";
 /** `verb` on a Project's `workspaces/runs`, named by the path's Workspace (or, without one, any Workspace there). */
 const runsOf = (verb: string, named: boolean) =>
   ({
@@ -127,15 +141,16 @@ export function runRoutes() {
         type: 'object',
         required: ['type'],
         additionalProperties: false,
-        properties: { type: { enum: ['plan', 'apply'] }, message: MESSAGE },
+        properties: { type: { enum: ['plan', 'apply'] }, message: MESSAGE, override: OVERRIDE },
         'x-error-reason': 'InvalidRun',
       },
       responseSchema: RUN_SCHEMA,
       successStatus: 201,
       errorResponses: {
-        400: 'Malformed body (`InvalidRun`).',
+        400: 'Malformed body (`InvalidRun`), an override without a reason, or an override of a plan run.',
+        403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such Workspace (`WorkspaceNotFound`).',
-        409: 'The Workspace is suspended (`WorkspaceSuspended`), or an apply without a plan where it applies only reviewed plans (`ApplyNeedsPlan`).',
+        409: `The Workspace is suspended (\`WorkspaceSuspended\`), or an apply without a plan where it applies only reviewed plans (\`ApplyNeedsPlan\`), or, for an apply, ${TIME_GATE_ERRORS}.`,
         ...DATABASE_ERRORS,
       },
     },
@@ -203,15 +218,16 @@ export function runRoutes() {
       requestSchema: {
         type: 'object',
         additionalProperties: false,
-        properties: { message: MESSAGE },
+        properties: { message: MESSAGE, override: OVERRIDE },
         'x-error-reason': 'InvalidRun',
       },
       responseSchema: RUN_SCHEMA,
       successStatus: 201,
       errorResponses: {
-        400: 'Malformed body (`InvalidRun`).',
+        400: 'Malformed body (`InvalidRun`), or an override without a reason.',
+        403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such run in this Project (`RunNotFound`), or its Workspace is gone (`WorkspaceNotFound`).',
-        409: 'The run is not a succeeded plan (`NotASucceededPlan`), the plan is stale (`PlanStale`), or the Workspace is suspended (`WorkspaceSuspended`).',
+        409: `The run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale (\`PlanStale\`), the Workspace is suspended (\`WorkspaceSuspended\`), or ${TIME_GATE_ERRORS}.`,
         ...DATABASE_ERRORS,
       },
     },
