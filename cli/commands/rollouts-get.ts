@@ -9,6 +9,7 @@ import { type Rollout, drawRollout } from '../plugin/rollout-tree.ts';
 import { getRun, type RunRecord } from '../plugin/runs-client.ts';
 import { serverError } from '../plugin/server-errors.ts';
 import { mayApproveRollout } from '../plugin/approve-access.ts';
+import { approvalWindowLines, readProject } from '../plugin/approval-window-lines.ts';
 import { type PluginCommand, booleanFlag } from './plugin-command.ts';
 
 /** How often a watch reads the stages' runs again (they change without the Rollout changing). */
@@ -36,6 +37,11 @@ export const rolloutsGet: PluginCommand = {
         runs: await stageRuns(connection, rollout),
         mayApprove: awaiting ? await mayApproveRollout(connection, group, rollout) : undefined,
         now: Date.now(),
+        policyLines: approvalWindowLines(
+          await readProject(connection, group, version, rollout.metadata.namespace ?? connection.namespace),
+          rollout.metadata.name,
+          new Date(),
+        ),
       });
     };
     let shown = await draw();

@@ -202,6 +202,19 @@ function openingAfter(
   return undefined;
 }
 
+/** The windows that govern `target` and are open at `now`, each with when its opening ends (for clients to show). */
+export function openWindows(
+  policy: WindowPolicy | undefined,
+  target: GatedTarget,
+  now: Date,
+): Array<{ windowName: string; kind: 'allow' | 'deny'; until: string }> {
+  return (policy?.windows ?? []).flatMap((window) => {
+    if (!windowApplies(window, target) || windowProblem(window) !== undefined) return [];
+    const opening = scheduleOf(window).openingAt(now);
+    return opening ? [{ windowName: window.name, kind: window.kind, until: opening.end.toISOString() }] : [];
+  });
+}
+
 /** A window that opened or closed between two instants (for notifications; nothing is delivered here). */
 export interface WindowTransition {
   windowName: string;
