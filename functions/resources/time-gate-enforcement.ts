@@ -54,7 +54,7 @@ export function passTimeGates(
   if (override === undefined)
     throw apiError(
       refusal.reason,
-      `${refusal.message}; an incident commander with the \`override\` permission may act anyway with {"override": {"reason": "..."}}`,
+      `${refusal.message}; an incident commander with the \`override\` permission may act anyway with {"override": {"reason": "..."}} on the approve route or the run routes`,
     );
   noteForAudit(writer, OVERRIDDEN_ANNOTATION, `${refusal.reason}: ${refusal.message}`);
   return { reason: override.reason, overrode: refusal.reason };

@@ -136,7 +136,7 @@ export function runRoutes() {
       operationId: 'startRun',
       authorisation: runsOf('create', true),
       summary:
-        'Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. An apply run starts this way only where the Workspace allows it (`spec.allowApplyWithoutPlan`); elsewhere an apply comes from approving a succeeded plan (`POST .../runs/{run}/apply`). Authorised as `create` on `workspaces/runs` (name: the Workspace).',
+        "Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. An apply run starts this way only where the Workspace allows it (`spec.allowApplyWithoutPlan`); elsewhere an apply comes from approving a succeeded plan (`POST .../runs/{run}/apply`). An apply must be allowed by the Project's approval windows and freeze (`spec.approvalPolicy`, issue 45) unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `create` on `workspaces/runs` (name: the Workspace).",
       requestSchema: {
         type: 'object',
         required: ['type'],
@@ -214,7 +214,7 @@ export function runRoutes() {
       operationId: 'applyPlan',
       authorisation: runWorkspaceAuthorisation('approve', 'runs'),
       summary:
-        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default). Optional body `{"message"}`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
+        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default). Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
       requestSchema: {
         type: 'object',
         additionalProperties: false,

@@ -10,7 +10,7 @@ import { OVERRIDE_REASON_ANNOTATION, APPROVER_ANNOTATION } from '../../shared/au
 import type { PlatformObject } from '../../shared/resources/platform-object.ts';
 import { AuditCapture } from '../support/audit-capture.ts';
 import { TEST_NAMESPACE } from '../support/identity-cluster.ts';
-import { createRollout, rolloutPath, useApprovalCallers } from './approval-callers.ts';
+import { createRollout, rolloutObject, rolloutPath, useApprovalCallers } from './approval-callers.ts';
 import {
   API,
   GROUP,
@@ -222,6 +222,42 @@ describe('Issue 45, item 3: a freeze stops the line; `override` with a reason le
       expect(body.reason).toBe('ProjectFrozen');
       expect(body.error).toContain('incident 4711');
     }
+  });
+
+  it('every Rollout write that approves is refused while frozen: create, PUT, JSON patch, server-side apply', async () => {
+    await setPolicy(FREEZE);
+    const rollout = await newRollout();
+    const before = await stored(rollout);
+    const approvedStages = before.spec.stages.map((stage) =>
+      stage.workspace === 'prod' ? { ...stage, approved: true } : stage,
+    );
+    const prodIndex = before.spec.stages.findIndex((stage) => stage.workspace === 'prod');
+    const created = `${rollout}-created`;
+    const writes = [
+      await as('rollout-approver')('POST', `${API}/namespaces/${TEAM_PROJECT}/rollouts`, {
+        ...rolloutObject(created),
+        spec: { revision: 'r1', stages: approvedStages },
+      }),
+      await as('rollout-approver')('PUT', rolloutPath(rollout), {
+        ...before,
+        spec: { ...before.spec, stages: approvedStages },
+      }),
+      await as('rollout-approver')(
+        'PATCH',
+        rolloutPath(rollout),
+        [{ op: 'replace', path: `/spec/stages/${prodIndex}/approved`, value: true }],
+        'application/json-patch+json',
+      ),
+      await as('rollout-approver')(
+        'PATCH',
+        `${rolloutPath(rollout)}?fieldManager=windows-test`,
+        JSON.stringify({ ...rolloutObject(rollout), spec: { revision: 'r1', stages: approvedStages } }),
+        'application/apply-patch+yaml',
+      ),
+    ];
+    for (const refusal of writes) expect((await expectStatus(409)(refusal)).reason).toBe('ProjectFrozen');
+    expect(await stored(rollout)).toEqual(before);
+    expect(await platform().clusterAdmin.find(rolloutPath(created))).toBeUndefined();
   });
 
   it('with the permission and a reason: allowed, audited with both principals, and on the approval record', async () => {
