@@ -5,7 +5,7 @@ import { exitCodeOfPhase } from '../plugin/exit-codes.ts';
 import { PluginError } from '../plugin/plugin-error.ts';
 import { RunLogFollower } from '../plugin/run-log-follower.ts';
 import { getRun } from '../plugin/runs-client.ts';
-import { withoutColours } from '../plugin/terminal-colours.ts';
+import { forTerminal, withoutColours } from '../plugin/terminal-colours.ts';
 import { watchUnclaimedRun } from '../plugin/unclaimed-run-watch.ts';
 import { FINAL_PHASES } from '../../shared/runs/run.ts';
 import type { CommandContext } from './plugin-command.ts';
@@ -18,7 +18,7 @@ export async function writeRunLog(context: CommandContext, run: string, follow: 
   const connection = context.connection();
   const project = connection.namespace;
   const follower = new RunLogFollower(connection, {
-    write: (line) => context.stdout(`${context.colour ? line : withoutColours(line)}\n`),
+    write: (line) => context.stdout(`${context.colour ? forTerminal(line) : withoutColours(line)}\n`),
     ...(follow ? {} : { quietMs: QUIET_MS }),
   });
   // While following, a run no controller claims is named once on stderr (issue 44 item 3).

@@ -1,6 +1,7 @@
 // `kubectl platform rollouts get ROLLOUT [-w]`: the Rollout's stages as a tree with their phases and the
 // runs behind them; -w redraws it as the Rollout or its runs change, as `kubectl argo rollouts get
-// rollout --watch` does (in place on a terminal, one drawing after another elsewhere).
+// rollout --watch` does (in place on a terminal, one drawing after another elsewhere, only when what it
+// shows changed beyond its ages).
 import type { IncomingMessage } from 'node:http';
 import { rolloutGroupVersion } from '../plugin/platform-api-group.ts';
 import { type PlatformConnection, parseAnswer, readAnswer } from '../plugin/platform-connection.ts';
@@ -30,22 +31,29 @@ export const rolloutsGet: PluginCommand = {
     const path = `/apis/${group}/${version}/namespaces/${encodeURIComponent(connection.namespace)}/rollouts`;
     const name = context.line.positionals[0]!;
     let rollout = (await connection.call('GET', `${path}/${encodeURIComponent(name)}`)).body as Rollout;
-    const draw = async () => {
-      if (context.output === 'json' || context.output === 'yaml') return printObject(rollout, context.output);
+    // Off a terminal the ages are drawn as at the watch's start to tell whether anything else changed:
+    // a pipe (a CI log) gets a new tree per change, not one per refresh because a second went by.
+    const watchStartedAt = Date.now();
+    const draw = async (): Promise<{ text: string; compared: string }> => {
+      if (context.output === 'json' || context.output === 'yaml') {
+        const text = printObject(rollout, context.output);
+        return { text, compared: text };
+      }
       const awaiting = rollout.status?.stages?.some((stage) => stage.phase === 'AwaitingApproval');
-      return drawRollout(rollout, {
+      const tree = {
         runs: await stageRuns(connection, rollout),
         mayApprove: awaiting ? await mayApproveRollout(connection, group, rollout) : undefined,
-        now: Date.now(),
         policyLines: approvalWindowLines(
           await readProject(connection, group, version, rollout.metadata.namespace ?? connection.namespace),
           rollout.metadata.name,
           new Date(),
         ),
-      });
+      };
+      const text = drawRollout(rollout, { ...tree, now: Date.now() });
+      return { text, compared: context.terminal ? text : drawRollout(rollout, { ...tree, now: watchStartedAt }) };
     };
     let shown = await draw();
-    context.stdout(shown);
+    context.stdout(shown.text);
     if (!booleanFlag(context, 'watch')) return 0;
 
     const watch = await openWatch(connection, path, name, rollout);
@@ -56,9 +64,9 @@ export const rolloutsGet: PluginCommand = {
         .catch(() => undefined)
         .then(async () => {
           const next = await draw();
-          if (next === shown) return;
+          if (next.compared === shown.compared) return;
           shown = next;
-          context.stdout(context.terminal ? `${CLEAR_SCREEN}${next}` : `\n${next}`);
+          context.stdout(context.terminal ? `${CLEAR_SCREEN}${next.text}` : `\n${next.text}`);
         });
       return redrawing;
     };

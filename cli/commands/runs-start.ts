@@ -1,6 +1,7 @@
 // `kubectl platform runs start WORKSPACE --plan|--apply [--message M] [--follow]`: starts a run; with
 // --follow writes its log and exits with its outcome, so a CI job can wait on it.
 import { usageError } from '../plugin/command-line.ts';
+import { PluginError } from '../plugin/plugin-error.ts';
 import { formatRuns } from '../plugin/run-rows.ts';
 import { type RunRecord, workspaceRunsPath } from '../plugin/runs-client.ts';
 import { writeRunLog } from './follow-run.ts';
@@ -26,17 +27,31 @@ export const runsStart: PluginCommand = {
     if (plan === booleanFlag(context, 'apply')) throw usageError('give exactly one of --plan and --apply');
     const message = stringFlag(context, 'message');
     const connection = context.connection();
-    const { body } = await connection.call(
-      'POST',
-      workspaceRunsPath(connection.namespace, context.line.positionals[0]!),
-      {
+    const workspace = context.line.positionals[0]!;
+    const { body } = await connection
+      .call('POST', workspaceRunsPath(connection.namespace, workspace), {
         type: plan ? 'plan' : 'apply',
         ...(message !== undefined ? { message } : {}),
-      },
-    );
+      })
+      .catch((error: unknown) => {
+        throw withCommandHint(error, workspace);
+      });
     return startedRun(context, body as RunRecord);
   },
 };
+
+/**
+ * The server's ApplyNeedsPlan names the steps in the API's words; a plugin user is told the commands
+ * (issue 44, item 15).
+ */
+function withCommandHint(error: unknown, workspace: string): unknown {
+  if (!(error instanceof PluginError) || error.serverReason !== 'ApplyNeedsPlan') return error;
+  return new PluginError(
+    `${error.message}\nTo apply a reviewed plan: kubectl platform runs start ${workspace} --plan, then apply the plan it makes with kubectl platform runs approve RUN`,
+    'server',
+    error.serverReason,
+  );
+}
 
 /**
  * Prints a run just started (`run/<id> created`, or as -o asks) and follows it when asked; while

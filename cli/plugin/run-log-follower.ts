@@ -145,7 +145,9 @@ export class RunLogFollower {
         };
       }
       return quiet ? { kind: 'quiet' } : 'dropped';
-    } catch {
+    } catch (error) {
+      // The reader's refusal (a line over EVENT_STREAM_MAX_LINE) ends the command; a cut connection resumes.
+      if (error instanceof PluginError) throw error;
       return quiet ? { kind: 'quiet' } : 'dropped';
     } finally {
       clearTimeout(timer);

@@ -22,6 +22,7 @@ export function serverError(status: number, body: unknown): PluginError {
   return new PluginError(
     reason ? `Error from server (${reason}): ${message}` : `Error from server: ${message}`,
     'server',
+    reason,
   );
 }
 

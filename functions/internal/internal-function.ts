@@ -7,10 +7,12 @@ import { redactPath } from '../../shared/logging/redaction.ts';
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { pageOf } from '../../shared/runs/page-query.ts';
 import { runPrincipal } from '../../shared/runs/run-principal.ts';
+import type { Run } from '../../shared/runs/run.ts';
+import type { SensitiveValue } from '../../shared/runs/log-masking.ts';
 import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
-import { runLogMasking } from './run-log-masking.ts';
+import { runLogMasking } from '../../shared/runs/logs/run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';
 
 /** The internal function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
@@ -37,19 +39,23 @@ export function createInternalFunction(context: AppContext): FunctionHandlers {
   // Every call was authorised by the chain as a non-resource SubjectAccessReview (route table:
   // nonResourcePath), so RBAC (nonResourceURLs) decides who may call what, and a refused caller
   // reaches neither the database nor the cluster (nor has its input read).
-  const leases = async () => (await context.runs.store()).leases;
-  const masking = runLogMasking(
-    leases,
-    clusterObjects,
-    context.logger,
-    async () => (await context.cluster()).configured,
-  );
+  const leases = () => context.runs.service('leases');
+  // The same resolution as the variables route: what the controller can read is what is masked. A
+  // deployment with no cluster configured at all (not one unreachable for now) answers the variables
+  // route 503 for good: it handed out no value, so there is nothing to mask.
+  const sensitiveValues = async (run: Run): Promise<SensitiveValue[]> => {
+    if (!(await context.cluster()).configured) return [];
+    return (await resolveRunVariables(await clusterObjects(), run.project, run.workspace))
+      .filter((variable) => variable.sensitive)
+      .map(({ name, value }) => ({ name, value }));
+  };
+  const masking = runLogMasking(leases, () => context.runs.service('logChunks'), sensitiveValues, context.logger);
 
   const handlers: RouteHandlers<'internal'> = {
     listRunsInPhase: async (request) => {
       const { phase, ...page } = request.input.query();
-      const store = await context.runs.store();
-      return jsonResponse(200, await store.listUnfinishedRuns({ phase, ...pageOf(page) }));
+      const records = await context.runs.service('records');
+      return jsonResponse(200, await records.listUnfinishedRuns({ phase, ...pageOf(page) }));
     },
     claimRun: async (request) => {
       const { leaseSeconds, ...filter } = request.input.body();

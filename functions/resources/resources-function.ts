@@ -67,7 +67,7 @@ export function createResourcesFunction(context: AppContext): FunctionHandlers {
     setting: 'MAX_WATCHES_PER_PRINCIPAL',
     reason: 'TooManyWatches',
   });
-  const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.store()) };
+  const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.service('records')) };
   const routedPaths = new RoutedPathReview(
     context.routes,
     context.authorizer,

@@ -61,14 +61,14 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       if (run.type === 'apply' && found.spec?.allowApplyWithoutPlan !== true)
         throw apiError(
           'ApplyNeedsPlan',
-          `workspace "${workspace}" applies only reviewed plans (spec.allowApplyWithoutPlan is not true): start a plan run, then approve it for apply (POST .../runs/{run}/apply)`,
+          `workspace "${workspace}" applies only reviewed plans (spec.allowApplyWithoutPlan is not true): start a plan run, then approve that plan for apply`,
         );
       if (run.type === 'apply')
         passTimeGates(request, await projectTimeGates(objects, project), { apply: workspace }, override);
-      const store = await context.runs.store();
+      const records = await context.runs.service('records');
       return created(
         request,
-        await store.createRun({ project, workspace, ...run, ...runPrincipal(request.principal) }, request.deadline),
+        await records.createRun({ project, workspace, ...run, ...runPrincipal(request.principal) }, request.deadline),
       );
     },
     applyPlan: async (request: RouteRequest<RunRoute<'applyPlan'>>) => {
@@ -77,15 +77,18 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
       await authoriseOverride(request, override);
       await startableWorkspace(plan.project, plan.workspace, request.deadline);
       passTimeGates(request, await projectTimeGates(objects, plan.project), { apply: plan.workspace }, override);
-      const store = await context.runs.store();
+      const planApprovals = await context.runs.service('planApprovals');
       const approver = runPrincipal(request.principal);
-      const run = await store.planApprovals.approveForApply({
-        project: plan.project,
-        planRun: plan.id,
-        ...approver,
-        ...(message !== undefined ? { message } : {}),
-        maxAgeMs: context.config.planApprovalMaxAgeMs,
-      });
+      const run = await planApprovals.approveForApply(
+        {
+          project: plan.project,
+          planRun: plan.id,
+          ...approver,
+          ...(message !== undefined ? { message } : {}),
+          maxAgeMs: context.config.planApprovalMaxAgeMs,
+        },
+        request.deadline,
+      );
       noteForAudit(request, PLAN_RUN_ANNOTATION, plan.id);
       noteForAudit(request, APPROVER_ANNOTATION, approver.principal);
       noteForAudit(request, AUTHOR_ANNOTATION, plan.principal);
@@ -93,17 +96,17 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
     },
     listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
       const { project, workspace } = authorisedWorkspace(request);
-      const store = await context.runs.store();
+      const records = await context.runs.service('records');
       return jsonResponse(
         200,
-        await store.listRuns({ project, workspace, ...pageOf(request.input.query()) }, request.deadline),
+        await records.listRuns({ project, workspace, ...pageOf(request.input.query()) }, request.deadline),
       );
     },
     listProjectRuns: async (request: RouteRequest<RunRoute<'listProjectRuns'>>) => {
-      const store = await context.runs.store();
+      const records = await context.runs.service('records');
       return jsonResponse(
         200,
-        await store.listRuns(
+        await records.listRuns(
           { project: authorisedRunScope(request).project, ...pageOf(request.input.query()) },
           request.deadline,
         ),
@@ -112,10 +115,10 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
     getRun: async (request: RouteRequest<RunRoute<'getRun'>>) => jsonResponse(200, authorisedRun(request)),
     cancelRun: async (request: RouteRequest<RunRoute<'cancelRun'>>) => {
       const run = authorisedRun(request);
-      const store = await context.runs.store();
+      const records = await context.runs.service('records');
       return jsonResponse(
         200,
-        await store.requestCancel(run.project, run.id, runPrincipal(request.principal).principal, request.deadline),
+        await records.requestCancel(run.project, run.id, runPrincipal(request.principal).principal, request.deadline),
       );
     },
   } satisfies Partial<RouteHandlers<'resources'>>;

@@ -1,6 +1,10 @@
 import type { Logger } from '../../shared/logging/logger.ts';
 import { FINAL_PHASES, type Run } from '../../shared/runs/run.ts';
-import type { RunLogProgress, RunStore } from '../../shared/runs/run-store.ts';
+import type { RunLogProgress } from '../../shared/runs/records/run-records.ts';
+import type { RunServices } from '../../shared/runs/run-services.ts';
+
+/** What a run-log stream reads: the run's progress (its record) and its log. */
+export type RunLogSources = Pick<RunServices, 'records' | 'logs'>;
 
 /** How a run ended: its final phase and message, and the seq of its last log line. */
 export type RunEnd = RunLogProgress;
@@ -18,13 +22,13 @@ interface WatchedRun {
  * lines so that each stream can send them before `event: end`.
  */
 export class RunEndWatch {
-  readonly #store: RunStore;
+  readonly #sources: RunLogSources;
   readonly #intervalMs: number;
   readonly #logger: Logger;
   readonly #runs = new Map<string, WatchedRun>();
 
-  constructor(store: RunStore, intervalMs: number, logger: Logger) {
-    this.#store = store;
+  constructor(sources: RunLogSources, intervalMs: number, logger: Logger) {
+    this.#sources = sources;
     this.#intervalMs = intervalMs;
     this.#logger = logger;
   }
@@ -54,11 +58,11 @@ export class RunEndWatch {
     if (watched.checking || watched.ended) return;
     watched.checking = true;
     try {
-      const progress = await this.#store.getLogProgress(runId);
+      const progress = await this.#sources.records.getLogProgress(runId);
       if (!FINAL_PHASES.includes(progress.phase)) return;
       watched.ended = progress;
       clearInterval(watched.timer);
-      this.#store.expectLogLinesThrough(runId, progress.lastSeq);
+      this.#sources.logs.expectLogLinesThrough(runId, progress.lastSeq);
       for (const listener of watched.listeners) listener(progress);
     } catch (error) {
       // A database hiccup is retried at the next check; the streams stay open.

@@ -1,6 +1,6 @@
 import { FINAL_PHASES, type Run, type RunLogLine } from '../../shared/runs/run.ts';
 import type { StreamEndReason } from '../../shared/http/error-catalogue.ts';
-import type { RunStore } from '../../shared/runs/run-store.ts';
+import type { RunLogSources } from './run-end-watch.ts';
 import { RunLogRemovedError, RunNotFoundError } from '../../shared/runs/run-errors.ts';
 import type { Logger } from '../../shared/logging/logger.ts';
 import { EventChannel } from './event-channel.ts';
@@ -14,7 +14,7 @@ const RETRY = `retry: ${RECONNECT_DELAY_MS}\n\n`;
 const DONE: IteratorResult<string> = Object.freeze({ value: undefined, done: true });
 
 export interface RunLogStreamOptions {
-  store: RunStore;
+  sources: RunLogSources;
   endWatch: RunEndWatch;
   run: Run;
   /** Lines up to and including this seq were seen already (Last-Event-ID). */
@@ -123,8 +123,8 @@ class RunLogEventStream implements AsyncIterableIterator<string> {
   }
 
   async #follow(): Promise<void> {
-    const { store, run, logger, endWatch, heartbeatMs } = this.#options;
-    const unsubscribe = await store.subscribeToLogLines({
+    const { sources, run, logger, endWatch, heartbeatMs } = this.#options;
+    const unsubscribe = await sources.logs.subscribeToLogLines({
       runId: run.id,
       afterSeq: this.#lastSeq,
       onLines: (lines, live) => this.#onLines(lines, live),
@@ -167,7 +167,7 @@ class RunLogEventStream implements AsyncIterableIterator<string> {
     if (this.#stopped) return;
     const lastEventId = String(this.#lastSeq);
     try {
-      const progress = await this.#options.store.getLogProgress(this.#options.run.id);
+      const progress = await this.#options.sources.records.getLogProgress(this.#options.run.id);
       if (this.#lastSeq >= progress.lastSeq && FINAL_PHASES.includes(progress.phase)) {
         this.#runEnd = progress;
         this.#endIfComplete();

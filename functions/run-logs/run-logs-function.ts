@@ -4,8 +4,7 @@ import type { ApiRequest } from '../../shared/http/api-request.ts';
 import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
 import { authorisedRun, runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
-import type { RunStore } from '../../shared/runs/run-store.ts';
-import { RunEndWatch } from './run-end-watch.ts';
+import { RunEndWatch, type RunLogSources } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
 import { apiError } from '../../shared/http/error-catalogue.ts';
 import { releaseWhenCallerLeaves } from '../../shared/streams/stream-sessions.ts';
@@ -37,10 +36,11 @@ export function createRunLogsFunction(context: AppContext): FunctionHandlers {
     setting: 'RUN_LOG_MAX_STREAMS_PER_PRINCIPAL',
     reason: 'TooManyStreams',
   });
-  const endWatches = new WeakMap<RunStore, RunEndWatch>();
-  const endWatchOf = (store: RunStore) => {
-    let watch = endWatches.get(store);
-    if (!watch) endWatches.set(store, (watch = new RunEndWatch(store, PHASE_CHECK_MS, context.logger)));
+  // One watch per database the process opened (its log listener's): keyed by the run logs.
+  const endWatches = new WeakMap<RunLogSources['logs'], RunEndWatch>();
+  const endWatchOf = (sources: RunLogSources) => {
+    let watch = endWatches.get(sources.logs);
+    if (!watch) endWatches.set(sources.logs, (watch = new RunEndWatch(sources, PHASE_CHECK_MS, context.logger)));
     return watch;
   };
 
@@ -53,7 +53,8 @@ export function createRunLogsFunction(context: AppContext): FunctionHandlers {
       // A client gone before the stream starts never runs its generator: free the slot here too.
       releaseWhenCallerLeaves(session, request.signal);
       try {
-        const store = await context.runs.store();
+        const [records, logs] = await Promise.all([context.runs.service('records'), context.runs.service('logs')]);
+        const sources = { records, logs };
         return {
           status: 200,
           headers: {
@@ -62,8 +63,8 @@ export function createRunLogsFunction(context: AppContext): FunctionHandlers {
             'x-accel-buffering': 'no',
           },
           body: runLogEvents({
-            store,
-            endWatch: endWatchOf(store),
+            sources,
+            endWatch: endWatchOf(sources),
             run,
             afterSeq,
             session,
@@ -82,7 +83,7 @@ export function createRunLogsFunction(context: AppContext): FunctionHandlers {
   };
   return {
     handlers: routeHandlers(handlers),
-    authorisationResolvers: { runWorkspace: runWorkspaceResolver(() => context.runs.store()) },
+    authorisationResolvers: { runWorkspace: runWorkspaceResolver(() => context.runs.service('records')) },
   };
 }
 

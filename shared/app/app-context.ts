@@ -22,7 +22,7 @@ import { createAuditTrail } from './audit-trail.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { StreamSessions, type StreamLimit } from '../streams/stream-sessions.ts';
 import { SharedStreamSlots } from '../streams/shared-stream-slots.ts';
-import type pg from 'pg';
+import type { Database } from '../database/database.ts';
 import { PageTokens } from '../database/page-tokens.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
@@ -156,7 +156,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     passwordVerifier,
     loginThrottle: new LoginThrottle({
       settings: settings.login,
-      ...(withDatabase ? { database: () => runs.pool() } : {}),
+      ...(withDatabase ? { database: runs.database } : {}),
       logger,
       onStoreChange: (store) => metrics.sharedLimitStore('login_failures', store),
       onFallback: () => metrics.sharedLimitFallback('login_failures'),
@@ -168,11 +168,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     auditStore: () => audit.store(),
     metrics,
     streamSessions: (limit) =>
-      cappedStreams(
-        limit,
-        { adminSettings, adminTokens, logger, metrics },
-        withDatabase ? () => runs.pool() : undefined,
-      ),
+      cappedStreams(limit, { adminSettings, adminTokens, logger, metrics }, withDatabase ? runs.database : undefined),
     async close() {
       unsubscribe();
       await audit.close();
@@ -188,7 +184,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
 function cappedStreams(
   limit: StreamLimit,
   context: Pick<AppContext, 'adminSettings' | 'adminTokens' | 'logger' | 'metrics'>,
-  database: (() => Promise<pg.Pool>) | undefined,
+  database: Database | undefined,
 ): StreamSessions {
   const { logger, metrics } = context;
   const sharedLimit = limit.kind === 'run_log' ? 'run_log_streams' : 'watches';
@@ -244,7 +240,7 @@ function collectContextMetrics(
       const pool = runs.openedPool();
       return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
     },
-    runQueue: async () => runs.openedStore()?.pendingQueue(),
+    runQueue: async () => runs.openedRecords()?.pendingQueue(),
     // The standard-output sink writes synchronously to the process's batched writer: it drops nothing.
     auditEventsDropped: (): Record<string, number> => (auditDatabase ? { database: auditDatabase.dropped } : {}),
   });

@@ -41,8 +41,9 @@ export function createAuditTrail(
   const { audit } = settings;
   let opening: Promise<AuditStore> | undefined;
   const store = () =>
-    (opening ??= Promise.all([runs.pool(), import('../audit/audit-store.ts')])
-      .then(([pool, { AuditStore }]) => new AuditStore(pool, options.pageTokens))
+    // The database opens at the store's first statement (a 503 until it can).
+    (opening ??= import('../audit/audit-store.ts')
+      .then(({ AuditStore }) => new AuditStore(runs.database, options.pageTokens))
       .catch((error: unknown) => {
         opening = undefined;
         throw error;

@@ -1,12 +1,13 @@
 import type pg from 'pg';
-import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
+import { databaseOnFirstUse, type Database } from '../database/database.ts';
 import type { OpenDatabase } from '../database/open-database.ts';
 import type { PageTokens } from '../database/page-tokens.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ServerConfig } from '../config/server-config.ts';
 import type { DatabaseSettings } from '../config/settings.ts';
 import type { RunHistorySettings } from '../config/run-history-settings.ts';
-import type { RunStore } from '../runs/run-store.ts';
+import type { RunServices } from '../runs/run-services.ts';
+import type { RunRecords } from '../runs/records/run-records.ts';
 import type { RunHistoryMaintenance } from '../runs/run-history-maintenance.ts';
 import { repeatInBackground, type BackgroundTask } from '../node/background-task.ts';
 import type { EmbeddedDatabaseStarter } from '../database/database-url.ts';
@@ -22,10 +23,16 @@ const MAINTENANCE_INTERVAL_MS = 60_000;
 
 /** The run history database of a process, opened on first use so that functions without runs never start it. */
 export interface RunDatabase {
-  /** The run store; opens (and migrates) the database the first time. Throws ApiError 503 when it cannot. */
-  store(): Promise<RunStore>;
-  /** The database's pool, opening (and migrating) it the first time; throws ApiError 503 when it cannot. */
-  pool(): Promise<pg.Pool>;
+  /**
+   * One of the run services (shared/runs/run-services.ts): a function asks for the ones it uses. Opens
+   * (and migrates) the database the first time; throws ApiError 503 when it cannot.
+   */
+  service<Name extends keyof RunServices>(name: Name): Promise<RunServices[Name]>;
+  /**
+   * The database (the stores' one way to it: shared/database/database.ts), opening (and migrating)
+   * it at its first statement; a statement throws ApiError 503 when it cannot be opened.
+   */
+  readonly database: Database;
   /** Resolves when the database answers; throws ApiError 503 otherwise (for `/readyz`). */
   checkReady(): Promise<void>;
   /**
@@ -40,8 +47,8 @@ export interface RunDatabase {
    * request answering 503. Does nothing otherwise: an external database may come later.
    */
   openIfEmbedded(): Promise<void>;
-  /** The store when the database is open already, else undefined: what a scrape reads without opening anything. */
-  openedStore(): RunStore | undefined;
+  /** The run records when the database is open already, else undefined: what a scrape reads without opening anything. */
+  openedRecords(): RunRecords | undefined;
   /** The pool when the database is open already, else undefined. */
   openedPool(): pg.Pool | undefined;
   /**
@@ -68,12 +75,12 @@ export function lazyRunDatabase(
   pageTokens?: PageTokens,
 ): RunDatabase {
   let maintenance: { task: BackgroundTask; passes?: RunHistoryMaintenance } | undefined;
-  let opening: Promise<{ database: OpenDatabase; store: RunStore }> | undefined;
-  let opened: { database: OpenDatabase; store: RunStore } | undefined;
+  let opening: Promise<OpenRunDatabase> | undefined;
+  let opened: OpenRunDatabase | undefined;
   let closed = false;
   const embedded = !config.production && database.url === undefined ? startEmbedded : undefined;
   const openOrThrow = () =>
-    (opening ??= openRunStore(database, logger, embedded, metrics, pageTokens).then(
+    (opening ??= openRunServices(database, logger, embedded, metrics, pageTokens).then(
       (open) => {
         opened = open;
         return open;
@@ -105,15 +112,10 @@ export function lazyRunDatabase(
     });
   };
   return {
-    store: async () => (await open()).store,
-    pool: async () => (await open()).database.pool,
+    service: async (name) => (await open()).services[name],
+    database: databaseOnFirstUse(async () => (await open()).queries),
     async checkReady() {
-      const { database } = await open();
-      try {
-        await database.pool.query('SELECT 1');
-      } catch (error) {
-        throw classifyDatabaseError(error);
-      }
+      await (await open()).queries.query('SELECT 1');
     },
     checkAtStart() {
       // openOrThrow logs the failure and its cause; a later use tries again.
@@ -122,7 +124,7 @@ export function lazyRunDatabase(
     async openIfEmbedded() {
       if (embedded) await openOrThrow();
     },
-    openedStore: () => opened?.store,
+    openedRecords: () => opened?.services.records,
     openedPool: () => opened?.database.pool,
     maintain() {
       // Without a database there is no history to keep (every request says so with a 503).
@@ -132,7 +134,7 @@ export function lazyRunDatabase(
           async () => {
             // Imported at the first pass: a cold start loads none of the compactor.
             started.passes ??= new (await import('../runs/run-history-maintenance.ts')).RunHistoryMaintenance(
-              async () => (await open()).database.pool,
+              async () => (await open()).queries,
               runHistory,
               logger,
             );
@@ -165,17 +167,25 @@ export function lazyRunDatabase(
   };
 }
 
+/** The open database: its pool (for the metrics and closing), the stores' way to it, the stores. */
+interface OpenRunDatabase {
+  database: OpenDatabase;
+  queries: Database;
+  services: RunServices;
+}
+
 /** Imported on first use: the PostgreSQL driver is loaded only by a function that serves runs. */
-async function openRunStore(
+async function openRunServices(
   settings: DatabaseSettings,
   logger: Logger,
   startEmbedded: EmbeddedDatabaseStarter | undefined,
   metrics: Metrics,
   pageTokens: PageTokens | undefined,
-): Promise<{ database: OpenDatabase; store: RunStore }> {
-  const [{ openDatabase }, { RunStore }] = await Promise.all([
+): Promise<OpenRunDatabase> {
+  const [{ openDatabase }, { poolDatabase }, { createRunServices }] = await Promise.all([
     import('../database/open-database.ts'),
-    import('../runs/run-store.ts'),
+    import('../database/database.ts'),
+    import('../runs/run-services.ts'),
   ]);
   const database = await openDatabase({
     databaseUrl: settings.url,
@@ -183,5 +193,10 @@ async function openRunStore(
     log: (line) => logger.info(line),
     ...(metrics.enabled ? { onQuery: (seconds: number) => metrics.databaseQuery(seconds) } : {}),
   });
-  return { database, store: new RunStore(database.pool, undefined, pageTokens) };
+  const queries = poolDatabase(database.pool);
+  return {
+    database,
+    queries,
+    services: createRunServices(queries, database.pool.options, pageTokens ? { pageTokens } : {}),
+  };
 }

@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import { boundedQuery } from '../database/bounded-query.ts';
+import type { Database } from '../database/database.ts';
 import { isCanonicalTimestamp, PROCESS_PAGE_TOKENS, type PageTokens } from '../database/page-tokens.ts';
 import type { AuditEvent } from './audit-event.ts';
 
@@ -42,8 +41,8 @@ const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
  * The audit trail in PostgreSQL (migration 006): append-only rows in day partitions, created here
  * before the rows that need them, and dropped whole once older than the retention.
  */
-/** A pool, or one client (a test's transaction). */
-type Queryable = Pick<pg.Pool | pg.Client, 'query'>;
+/** Statements only: the store needs no transaction (a test runs it on one client's open transaction). */
+type Queryable = Pick<Database, 'query'>;
 
 /** An event as the recorder serialised it, with the time it is stored under. */
 export interface SerialisedAuditEvent {
@@ -52,14 +51,14 @@ export interface SerialisedAuditEvent {
 }
 
 export class AuditStore {
-  readonly #pool: Queryable;
+  readonly #database: Queryable;
   readonly #pageTokens: PageTokens;
   /** Days whose partition is known to exist, so only a new day costs a statement. */
   readonly #days = new Set<string>();
 
   /** `pageTokens` sign the list's `continue` tokens: a server's are keyed from the signing key every replica shares. */
-  constructor(pool: Queryable, pageTokens: PageTokens = PROCESS_PAGE_TOKENS) {
-    this.#pool = pool;
+  constructor(database: Queryable, pageTokens: PageTokens = PROCESS_PAGE_TOKENS) {
+    this.#database = database;
     this.#pageTokens = pageTokens;
   }
 
@@ -83,7 +82,7 @@ export class AuditStore {
     const joined = `[${json.join(',')}]`;
     // The search is only paid for a batch that holds the escape at all (almost none do).
     const batch = joined.includes('\\u0000') ? joined.replace(ESCAPED_NUL, '$1\\ufffd') : joined;
-    await this.#pool.query(
+    await this.#database.query(
       `INSERT INTO audit_events (audit_id, stage, received_at, stage_at, username, verb, resource, namespace, name, run_id, code, event)
        SELECT (e->>'auditID')::uuid, e->>'stage', (e->>'requestReceivedTimestamp')::timestamptz,
               (e->>'stageTimestamp')::timestamptz, e->'user'->>'username', e->>'verb',
@@ -96,7 +95,7 @@ export class AuditStore {
     );
   }
 
-  /** One page of events, oldest first, matching every filter given; `signal`: the request's deadline (boundedQuery). */
+  /** One page of events, oldest first, matching every filter given; `signal`: the request's deadline (Database.query). */
   async list(query: AuditQuery, signal?: AbortSignal): Promise<AuditPage> {
     const conditions: string[] = [];
     const values: unknown[] = [];
@@ -138,10 +137,7 @@ export class AuditStore {
          FROM audit_events ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
         ORDER BY stage_at, seq LIMIT $${values.length}`;
     type Row = { event: AuditEvent; stage_at: string; seq: string };
-    // A deadline is the API's, whose store has the pool (a test's one client only inserts).
-    const { rows } = signal
-      ? await boundedQuery<Row>(this.#pool as pg.Pool, text, values, signal)
-      : await this.#pool.query<Row>(text, values);
+    const { rows } = await this.#database.query<Row>(text, values, signal ? { signal } : {});
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
@@ -158,7 +154,7 @@ export class AuditStore {
    */
   async dropDaysBefore(olderThan: Date): Promise<string[]> {
     checkDropCutoff(olderThan, Date.now());
-    const { rows } = await this.#pool.query<{ name: string }>(
+    const { rows } = await this.#database.query<{ name: string }>(
       `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = 'audit_events'::regclass`,
     );
@@ -169,7 +165,7 @@ export class AuditStore {
       const dayEnd = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) + DAY_MS;
       if (dayEnd > olderThan.getTime()) continue;
       await this.#detach(name);
-      await this.#pool.query(`DROP TABLE IF EXISTS ${name}`);
+      await this.#database.query(`DROP TABLE IF EXISTS ${name}`);
       this.#days.delete(name.slice('audit_events_'.length));
       dropped.push(name);
     }
@@ -178,11 +174,11 @@ export class AuditStore {
 
   async #detach(partition: string): Promise<void> {
     try {
-      await this.#pool.query(`ALTER TABLE audit_events DETACH PARTITION ${partition} CONCURRENTLY`);
+      await this.#database.query(`ALTER TABLE audit_events DETACH PARTITION ${partition} CONCURRENTLY`);
     } catch (error) {
       // A detach interrupted earlier (another replica, a restart) is finished, not started again.
       if (!/pending/i.test((error as Error).message)) throw error;
-      await this.#pool.query(`ALTER TABLE audit_events DETACH PARTITION ${partition} FINALIZE`);
+      await this.#database.query(`ALTER TABLE audit_events DETACH PARTITION ${partition} FINALIZE`);
     }
   }
 
@@ -191,7 +187,7 @@ export class AuditStore {
     const from = `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}T00:00:00Z`;
     const to = new Date(Date.parse(from) + DAY_MS).toISOString();
     try {
-      await this.#pool.query(
+      await this.#database.query(
         `CREATE TABLE IF NOT EXISTS audit_events_${day} PARTITION OF audit_events FOR VALUES FROM ('${from}') TO ('${to}')`,
       );
     } catch (error) {

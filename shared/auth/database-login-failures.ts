@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Database } from '../database/database.ts';
 import type { UncarriedFailures } from './uncarried-login-failures.ts';
 import type {
   AdmittedLogin,
@@ -28,16 +28,16 @@ interface AdmissionRow {
  * no failure (a success, or a comparison never made).
  */
 export class DatabaseLoginFailures implements LoginFailureStore {
-  readonly #pool: () => Promise<pg.Pool>;
+  readonly #database: Database;
 
-  constructor(pool: () => Promise<pg.Pool>) {
-    this.#pool = pool;
+  constructor(database: Database) {
+    this.#database = database;
   }
 
   async admit(keys: LoginKeys, budgets: LoginBudgets, at?: number): Promise<LoginAdmission> {
-    const { rows } = await (await this.#pool()).query<AdmissionRow>({
-      text: 'SELECT * FROM admit_login_attempt($1, $2, $3, $4, $5::interval, $6)',
-      values: [
+    const { rows } = await this.#database.query<AdmissionRow>(
+      'SELECT * FROM admit_login_attempt($1, $2, $3, $4, $5::interval, $6)',
+      [
         keys.account,
         budgets.accountMax,
         keys.client,
@@ -45,8 +45,8 @@ export class DatabaseLoginFailures implements LoginFailureStore {
         `${budgets.windowMs} milliseconds`,
         at === undefined ? null : new Date(at),
       ],
-      query_timeout: LOGIN_QUERY_TIMEOUT_MS,
-    } as pg.QueryConfig);
+      { timeoutMs: LOGIN_QUERY_TIMEOUT_MS },
+    );
     const row = rows[0]!;
     if (!row.admitted) {
       return {
@@ -66,17 +66,17 @@ export class DatabaseLoginFailures implements LoginFailureStore {
   }
 
   async giveBack(keys: LoginKeys, admitted: AdmittedLogin, clearClient: boolean): Promise<void> {
-    await (await this.#pool()).query({
-      text: 'SELECT give_back_login_attempt($1, $2, $3, $4, $5)',
-      values: [
+    await this.#database.query(
+      'SELECT give_back_login_attempt($1, $2, $3, $4, $5)',
+      [
         keys.account,
         new Date(admitted.accountWindowEndsAt),
         keys.client,
         new Date(admitted.clientWindowEndsAt),
         clearClient,
       ],
-      query_timeout: LOGIN_QUERY_TIMEOUT_MS,
-    } as pg.QueryConfig);
+      { timeoutMs: LOGIN_QUERY_TIMEOUT_MS },
+    );
   }
 
   /**
@@ -85,13 +85,13 @@ export class DatabaseLoginFailures implements LoginFailureStore {
    * did. One row per statement, so it never holds two rows' locks and cannot deadlock an admission.
    */
   async carryBack({ key, windowEndsAt, failures }: UncarriedFailures): Promise<void> {
-    await (await this.#pool()).query({
-      text: `INSERT INTO login_failures AS f (key, window_ends_at, failures) VALUES ($1, $2, $3)
+    await this.#database.query(
+      `INSERT INTO login_failures AS f (key, window_ends_at, failures) VALUES ($1, $2, $3)
         ON CONFLICT (key) DO UPDATE SET
           failures = CASE WHEN f.window_ends_at > now() THEN f.failures + excluded.failures ELSE excluded.failures END,
           window_ends_at = CASE WHEN f.window_ends_at > now() THEN f.window_ends_at ELSE excluded.window_ends_at END`,
-      values: [key, new Date(windowEndsAt), failures],
-      query_timeout: LOGIN_QUERY_TIMEOUT_MS,
-    } as pg.QueryConfig);
+      [key, new Date(windowEndsAt), failures],
+      { timeoutMs: LOGIN_QUERY_TIMEOUT_MS },
+    );
   }
 }

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Database } from '../database/database.ts';
 import type { LoginThrottleSettings } from '../config/login-throttle-settings.ts';
 import type { Logger } from '../logging/logger.ts';
 import { DatabaseLoginFailures } from './database-login-failures.ts';
@@ -38,7 +38,7 @@ export interface LoginRefusal {
 export interface LoginThrottleOptions {
   settings: LoginThrottleSettings;
   /** The database every instance shares (opened on first use), or undefined: counted per process. */
-  database?: () => Promise<pg.Pool>;
+  database?: Database;
   logger: Logger;
   /** Told which store counts from now on: `process` while the database does not answer. */
   onStoreChange?: (store: LoginFailureStoreName) => void;

@@ -4,7 +4,7 @@ import { resolveDatabase } from './database-url.ts';
 import type { ResolveDatabaseOptions } from './database-url.ts';
 import { migrate } from './migrate.ts';
 
-/** The service's migrated database, ready for `new RunStore(pool)`. */
+/** The service's migrated database, ready for `poolDatabase(pool)` and the run services. */
 export interface OpenDatabase {
   pool: pg.Pool;
   source: 'DATABASE_URL' | 'embedded';

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Database } from '../database/database.ts';
 import type { RunHistorySettings } from '../config/run-history-settings.ts';
 import type { Logger } from '../logging/logger.ts';
 import { DEFAULT_COMPACTION_OPTIONS, RunLogCompactor, type CompactionReport } from './run-log-compaction.ts';
@@ -17,14 +17,14 @@ export interface MaintenancePass {
  * step locks its runs with SKIP LOCKED). What a pass did is logged.
  */
 export class RunHistoryMaintenance {
-  readonly #pool: () => Promise<pg.Pool>;
+  readonly #database: () => Promise<Database>;
   readonly #settings: RunHistorySettings;
   readonly #logger: Logger;
   #running: Promise<MaintenancePass> | undefined;
   #stopped = false;
 
-  constructor(pool: () => Promise<pg.Pool>, settings: RunHistorySettings, logger: Logger) {
-    this.#pool = pool;
+  constructor(database: () => Promise<Database>, settings: RunHistorySettings, logger: Logger) {
+    this.#database = database;
     this.#settings = settings;
     this.#logger = logger;
   }
@@ -43,7 +43,7 @@ export class RunHistoryMaintenance {
   }
 
   async #pass(): Promise<MaintenancePass> {
-    const database = await this.#pool();
+    const database = await this.#database();
     // Retention first: a log past its retention is removed, never compacted first (after an upgrade,
     // the history before it).
     const removed = await new RunHistoryRetention(database, {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { assertDurationWithin } from '../config/duration-guard.ts';
 import { RUN_RETENTION_BOUNDS } from '../config/run-history-settings.ts';
-import { queryRuns } from './run-row.ts';
+import type { Database } from '../database/database.ts';
 
 /** How long finished runs and their logs are kept (RUN_HISTORY_RETENTION, RUN_LOG_RETENTION). */
 export interface RetentionPolicy {
@@ -65,12 +65,12 @@ const REMOVE_RUNS = `
  * the rows of a log that was never compacted are deleted a slice at a time.
  */
 export class RunHistoryRetention {
-  readonly #pool: pg.Pool;
+  readonly #database: Database;
   readonly #policy: RetentionPolicy;
   readonly #options: RetentionOptions;
 
-  constructor(pool: pg.Pool, policy: RetentionPolicy, options: RetentionOptions = DEFAULT_RETENTION_OPTIONS) {
-    this.#pool = pool;
+  constructor(database: Database, policy: RetentionPolicy, options: RetentionOptions = DEFAULT_RETENTION_OPTIONS) {
+    this.#database = database;
     this.#policy = policy;
     this.#options = options;
   }
@@ -103,8 +103,7 @@ export class RunHistoryRetention {
    */
   async #purgeRows(runId: string): Promise<void> {
     for (;;) {
-      const { rowCount } = await queryRuns(
-        this.#pool,
+      const { rowCount } = await this.#database.query(
         `DELETE FROM run_log_lines WHERE run_id = $1 AND seq IN (
            SELECT seq FROM run_log_lines WHERE run_id = $1 ORDER BY seq LIMIT $2)`,
         [runId, this.#options.batchLines],
@@ -114,6 +113,6 @@ export class RunHistoryRetention {
   }
 
   async #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
-    return (await queryRuns<Row>(this.#pool, text, values)).rows;
+    return (await this.#database.query<Row>(text, values)).rows;
   }
 }

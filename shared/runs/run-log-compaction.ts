@@ -1,8 +1,7 @@
-import type pg from 'pg';
 import { assertDurationWithin } from '../config/duration-guard.ts';
 import { RUN_LOG_COMPACTION_DELAY_BOUNDS } from '../config/run-history-settings.ts';
 import { blockSizes, encodeLogBlock, LOG_BLOCK_ENCODING } from './run-log-blocks.ts';
-import { inRunTransaction, queryRuns, type TransactionQuery } from './run-row.ts';
+import type { Database, TransactionQuery } from '../database/database.ts';
 
 export interface CompactionOptions {
   /** A run's log is compacted once the run has been finished this long (RUN_LOG_COMPACTION_DELAY). */
@@ -57,11 +56,11 @@ const RUNS_TO_COMPACT = `
  * or in neither; the next pass starts again from the rows that are left.
  */
 export class RunLogCompactor {
-  readonly #pool: pg.Pool;
+  readonly #database: Database;
   readonly #options: CompactionOptions;
 
-  constructor(pool: pg.Pool, options: CompactionOptions = DEFAULT_COMPACTION_OPTIONS) {
-    this.#pool = pool;
+  constructor(database: Database, options: CompactionOptions = DEFAULT_COMPACTION_OPTIONS) {
+    this.#database = database;
     this.#options = options;
   }
 
@@ -84,7 +83,7 @@ export class RunLogCompactor {
   /** Compacts up to `maxRuns` finished runs' logs, each wholly; resolves with what it did. */
   async compactFinishedRuns(maxRuns = RUNS_PER_ROUND): Promise<CompactionReport> {
     assertDurationWithin('RUN_LOG_COMPACTION_DELAY', this.#options.delayMs, RUN_LOG_COMPACTION_DELAY_BOUNDS);
-    const { rows } = await queryRuns<{ id: string }>(this.#pool, RUNS_TO_COMPACT, [this.#options.delayMs, maxRuns]);
+    const { rows } = await this.#database.query<{ id: string }>(RUNS_TO_COMPACT, [this.#options.delayMs, maxRuns]);
     const report: CompactionReport = { runs: 0, lines: 0, blocks: 0, purged: 0 };
     for (const { id } of rows) {
       const done = await this.compactRun(id);
@@ -104,7 +103,7 @@ export class RunLogCompactor {
     const done = { lines: 0, blocks: 0, purged: 0, complete: false };
     for (;;) {
       const started = performance.now();
-      const step = await inRunTransaction(this.#pool, (query) => this.#step(query, runId));
+      const step = await this.#database.transaction((query) => this.#step(query, runId));
       if (step === 'skipped') return done;
       if (step === 'nothing left') return { ...done, complete: true };
       done.lines += step.lines;

@@ -1,6 +1,3 @@
-import type pg from 'pg';
-import { boundedQuery } from '../database/bounded-query.ts';
-import { classifyDatabaseError } from '../database/database-unavailable-error.ts';
 import type { PrincipalType, Run, RunLogLine, RunPhase, RunType } from './run.ts';
 
 /** A `runs` row as `RUN_COLUMNS` selects it. */
@@ -54,60 +51,4 @@ export function toRun(row: RunRow): Run {
 
 export function toLogLine(row: { seq: string; line: string }): RunLogLine {
   return { seq: Number(row.seq), line: row.line };
-}
-
-/**
- * One statement on the pool, bounded by `signal` when given (a request's deadline: boundedQuery); a server
- * that cannot be reached surfaces as `DatabaseUnavailableError`.
- */
-export async function queryRuns<Row extends pg.QueryResultRow>(
-  pool: pg.Pool,
-  text: string,
-  values: unknown[],
-  signal?: AbortSignal,
-): Promise<pg.QueryResult<Row>> {
-  try {
-    return await (signal ? boundedQuery<Row>(pool, text, values, signal) : pool.query<Row>(text, values));
-  } catch (error) {
-    throw classifyDatabaseError(error);
-  }
-}
-
-/** Runs a statement on the transaction's connection; failures classified like `queryRuns`. */
-export type TransactionQuery = <Row extends pg.QueryResultRow>(
-  text: string,
-  values: unknown[],
-) => Promise<pg.QueryResult<Row>>;
-
-/**
- * `work` in one transaction on one pooled connection: committed when it resolves, rolled back when it
- * throws (its error is rethrown). For decisions that must read and write under the same row lock.
- */
-export async function inRunTransaction<T>(pool: pg.Pool, work: (query: TransactionQuery) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw classifyDatabaseError(error);
-  }
-  const query: TransactionQuery = async (text, values) => {
-    try {
-      return await client.query(text, values);
-    } catch (error) {
-      throw classifyDatabaseError(error);
-    }
-  };
-  let broken: unknown;
-  try {
-    await query('BEGIN', []);
-    const result = await work(query);
-    await query('COMMIT', []);
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
-    throw error;
-  } finally {
-    // A connection whose rollback failed is in an unknown state: it is dropped, not reused.
-    client.release(broken instanceof Error ? broken : undefined);
-  }
 }

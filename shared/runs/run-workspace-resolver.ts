@@ -1,5 +1,5 @@
 import { RunNotFoundError } from './run-errors.ts';
-import type { RunStore } from './run-store.ts';
+import type { RunRecords } from './records/run-records.ts';
 import type { Run } from './run.ts';
 import type { AuthorisationDecision, AuthorisationResolver } from '../authz/authorisation-decision.ts';
 
@@ -9,10 +9,10 @@ import type { AuthorisationDecision, AuthorisationResolver } from '../authz/auth
  * without a name, then answered 404 `RunNotFound`; a caller refused who may not read the run is
  * answered as for an unknown run (issue 44, item 9).
  */
-export function runWorkspaceResolver(store: () => Promise<RunStore>): AuthorisationResolver {
+export function runWorkspaceResolver(records: () => Promise<RunRecords>): AuthorisationResolver {
   return async (request) => {
     try {
-      const run = await (await store()).getRun(request.params.project!, request.params.run!, request.deadline);
+      const run = await (await records()).getRun(request.params.project!, request.params.run!, request.deadline);
       // Whoever may read the run sees its Workspace anyway: a refusal may name it to them.
       return {
         name: run.workspace,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import type { Database } from '../database/database.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { StreamKind } from '../metrics/metrics.ts';
 import { SharedCountFallback } from '../database/shared-count-fallback.ts';
@@ -17,7 +17,7 @@ const SLOT_DEADLINE_MS = 3_000;
 export interface SharedStreamSlotsOptions {
   kind: StreamKind;
   /** The database every instance shares, opened on first use. */
-  database: () => Promise<pg.Pool>;
+  database: Database;
   logger: Logger;
   heartbeatMs?: number;
   expiryMs?: number;
@@ -92,12 +92,10 @@ export class SharedStreamSlots {
   /** Whether the database gave the slot; undefined when it did not answer. */
   async #takeShared(slot: string, principal: string, max: number): Promise<boolean | undefined> {
     try {
-      const taking = this.#options.database().then((pool) =>
-        pool.query<{ taken: boolean }>({
-          text: 'SELECT taken FROM take_stream_slot($1, $2, $3, $4, $5, $6::interval)',
-          values: [slot, this.#instance, this.#options.kind, principal, max, this.#expiry],
-          query_timeout: SLOT_QUERY_TIMEOUT_MS,
-        } as pg.QueryConfig),
+      const taking = this.#options.database.query<{ taken: boolean }>(
+        'SELECT taken FROM take_stream_slot($1, $2, $3, $4, $5, $6::interval)',
+        [slot, this.#instance, this.#options.kind, principal, max, this.#expiry],
+        { timeoutMs: SLOT_QUERY_TIMEOUT_MS },
       );
       const { rows } = await withDeadline(taking, SLOT_DEADLINE_MS, 'taking a stream slot');
       this.#fallback.answered();
@@ -132,21 +130,20 @@ export class SharedStreamSlots {
   /** One heartbeat now: sweeps dead instances, says this one is alive, writes what it could not. */
   async heartbeat(): Promise<void> {
     try {
-      const pool = await this.#options.database();
-      const { rows } = await pool.query<{ alive: number }>({
-        text: `WITH swept AS (
+      const { rows } = await this.#options.database.query<{ alive: number }>(
+        `WITH swept AS (
                  DELETE FROM stream_instances WHERE heartbeat_at < now() - $2::interval AND instance <> $1
                ), beat AS (
                  UPDATE stream_instances SET heartbeat_at = now() WHERE instance = $1 RETURNING instance
                )
                SELECT count(*)::int AS alive FROM beat`,
-        values: [this.#instance, this.#expiry],
-        query_timeout: SLOT_QUERY_TIMEOUT_MS,
-      } as pg.QueryConfig);
+        [this.#instance, this.#expiry],
+        { timeoutMs: SLOT_QUERY_TIMEOUT_MS },
+      );
       // Swept while it could not beat: its rows went with it, so every slot it holds is written again.
       if (rows[0]!.alive === 0) for (const held of this.#held.values()) held.registered = false;
       await this.#releasePending();
-      await this.#register(pool);
+      await this.#register();
       this.#fallback.answered();
     } catch (error) {
       this.#fallback.failed(error);
@@ -157,11 +154,9 @@ export class SharedStreamSlots {
     if (this.#unreleased.size === 0) return;
     const slots = [...this.#unreleased];
     try {
-      await (await this.#options.database()).query({
-        text: 'DELETE FROM stream_slots WHERE slot = ANY($1::uuid[])',
-        values: [slots],
-        query_timeout: SLOT_QUERY_TIMEOUT_MS,
-      } as pg.QueryConfig);
+      await this.#options.database.query('DELETE FROM stream_slots WHERE slot = ANY($1::uuid[])', [slots], {
+        timeoutMs: SLOT_QUERY_TIMEOUT_MS,
+      });
       for (const slot of slots) this.#unreleased.delete(slot);
     } catch (error) {
       // Kept for the next heartbeat; until then the slot still counts (the safe side).
@@ -170,11 +165,11 @@ export class SharedStreamSlots {
     }
   }
 
-  async #register(pool: pg.Pool): Promise<void> {
+  async #register(): Promise<void> {
     const unregistered = [...this.#held].filter(([, held]) => !held.registered);
     if (unregistered.length === 0) return;
-    await pool.query({
-      text: `WITH instance AS (
+    await this.#options.database.query(
+      `WITH instance AS (
                INSERT INTO stream_instances (instance, heartbeat_at) VALUES ($1, now())
                ON CONFLICT (instance) DO UPDATE SET heartbeat_at = now() RETURNING instance
              )
@@ -182,14 +177,14 @@ export class SharedStreamSlots {
              SELECT slot, (SELECT instance FROM instance), $2, principal
              FROM unnest($3::uuid[], $4::text[]) AS held(slot, principal)
              ON CONFLICT (slot) DO NOTHING`,
-      values: [
+      [
         this.#instance,
         this.#options.kind,
         unregistered.map(([slot]) => slot),
         unregistered.map(([, held]) => held.principal),
       ],
-      query_timeout: SLOT_QUERY_TIMEOUT_MS,
-    } as pg.QueryConfig);
+      { timeoutMs: SLOT_QUERY_TIMEOUT_MS },
+    );
     for (const [slot, held] of unregistered) {
       held.registered = true;
       // Released while its row was being written: the row goes too.

@@ -8,6 +8,8 @@ import { microTime } from '../../shared/audit/audit-event-builder.ts';
 import { AuditStore, type SerialisedAuditEvent } from '../../shared/audit/audit-store.ts';
 import { DatabaseAuditSink } from '../../shared/audit/database-audit-sink.ts';
 import { migrate } from '../../shared/database/migrate.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
+import { DatabaseUnavailableError } from '../../shared/database/database-unavailable-error.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { API, TEAM_PROJECT, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
@@ -24,6 +26,30 @@ const event = (n: number): AuditEvent => ({
   sourceIPs: [],
   requestReceivedTimestamp: microTime(new Date()),
   stageTimestamp: microTime(new Date()),
+});
+
+describe('Issue 43, item 5: one way to the database, with error classification on every path', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await startTestDatabase();
+    await migrate(database.pool);
+  });
+  afterAll(() => database?.destroy());
+
+  it('the audit list, a path that chose its own query and left errors unclassified, answers a database outage as 503 DatabaseUnavailable with Retry-After', async () => {
+    const store = new AuditStore(poolDatabase(database.pool));
+    expect((await store.list({ limit: 1 })).items).toEqual([]);
+    await database.stopServer();
+    try {
+      for (const signal of [undefined, AbortSignal.timeout(60_000)]) {
+        const refused = await store.list({ limit: 1 }, signal).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(DatabaseUnavailableError);
+        expect(refused).toMatchObject({ status: 503, reason: 'DatabaseUnavailable', headers: { 'retry-after': '5' } });
+      }
+    } finally {
+      await database.startServer();
+    }
+  });
 });
 
 describe('issue 22: AUDIT_MODE=batch while the database is down', () => {

@@ -8,9 +8,9 @@ import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 import type { SensitiveValue } from '../../shared/runs/log-masking.ts';
-import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
+import type { LeaseHolder } from '../../shared/runs/leases/run-leases.ts';
 import { AttemptMasking } from '../../shared/runs/run-log-masks.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns } from '../support/test-runs.ts';
 import type { Benchmark } from './bench-row.ts';
 
 const LINES = 5_000;
@@ -41,19 +41,25 @@ export const logMaskingBenchmark: Benchmark = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'platform-api-bench-masking-'));
   const server = await startEmbeddedDatabase({ dataDir });
   const pool = createDatabasePool(server.connectionString, () => undefined, { max: 4 });
-  const store = new RunStore(pool);
+  const store = testRuns(pool);
   let workspaces = 0;
 
   /** Seconds to append the 5,000 lines to a fresh run, masked with `values`. */
   const appendSeconds = async (values: SensitiveValue[]): Promise<number> => {
     const workspace = `workspace-${++workspaces}`;
-    await store.createRun({ project: 'bench', workspace, type: 'apply', principal: 'admin', principalType: 'admin' });
+    await store.records.createRun({
+      project: 'bench',
+      workspace,
+      type: 'apply',
+      principal: 'admin',
+      principalType: 'admin',
+    });
     const claimed = (await store.leases.claim(BENCH_CONTROLLER, 600_000, { project: 'bench', workspace }))!;
     const started = performance.now();
     const masking = new AttemptMasking(claimed.lease.id, values);
     for (let first = 0; first < LINES; first += CHUNK) {
       const masked = masking.mask(first + 1, lines.slice(first, first + CHUNK));
-      const appended = await store.leases.appendChunk(
+      const appended = await store.logChunks.appendChunk(
         claimed.run.id,
         claimed.lease.id,
         BENCH_CONTROLLER,

@@ -18,6 +18,7 @@ import { spawnNodeProcess, type FunctionProcess } from '../support/function-serv
 import type { Benchmark, BenchRow } from './bench-row.ts';
 import { bundleSetup, ratioRow } from './bundle-setup.ts';
 import { percentile, runLoad, type LoadResult } from './http-load.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const LOGIN = '/api/v1alpha1/auth/login';
 const PASSWORD = 'bench password';
@@ -155,7 +156,7 @@ async function bytesPerRow(pool: pg.Pool, table: string): Promise<number> {
 /** The cost per row of migration 008's tables, from rows made the way the server makes them. */
 async function costPerRow(pool: pg.Pool): Promise<BenchRow[]> {
   await pool.query('DELETE FROM login_failures');
-  const store = new DatabaseLoginFailures(async () => pool);
+  const store = new DatabaseLoginFailures(poolDatabase(pool));
   const budgets = { windowMs: 300_000, accountMax: 1_000_000, clientMax: 5 };
   const at = Date.now();
   for (let client = 0; client < ROWS; client++) {

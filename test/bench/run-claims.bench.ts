@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns, type TestRuns } from '../support/test-runs.ts';
 import type { Benchmark } from './bench-row.ts';
 
 const CONTROLLERS = 4;
@@ -26,11 +26,11 @@ async function secondsFor(clients: number, work: (client: number) => Promise<boo
 }
 
 /** Each competitor with a pool of its own, as separate controller replicas would be. */
-function competitors(connectionString: string): { stores: RunStore[]; pools: pg.Pool[] } {
+function competitors(connectionString: string): { stores: TestRuns[]; pools: pg.Pool[] } {
   const pools = Array.from({ length: CONTROLLERS }, () =>
     createDatabasePool(connectionString, () => undefined, { max: 2 }),
   );
-  return { pools, stores: pools.map((pool) => new RunStore(pool)) };
+  return { pools, stores: pools.map((pool) => testRuns(pool)) };
 }
 
 /**
@@ -48,7 +48,7 @@ export const runClaimBenchmark: Benchmark = async () => {
     const insertSeconds = await secondsFor(CONTROLLERS, async (client) => {
       if (inserted[client]! >= RUNS_PER_CONTROLLER) return false;
       inserted[client]!++;
-      await stores[client]!.createRun({
+      await stores[client]!.records.createRun({
         project: 'bench',
         workspace: `workspace-${client}`,
         type: 'plan',

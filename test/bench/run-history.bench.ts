@@ -23,7 +23,7 @@ import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { migrate } from '../../shared/database/migrate.ts';
 import type { RunLogLine } from '../../shared/runs/run.ts';
 import { MAX_BLOCK_LINES } from '../../shared/runs/run-log-blocks.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns, type TestRuns } from '../support/test-runs.ts';
 import { adminClaims, adminEnv, signToken } from '../support/admin-fixtures.ts';
 import { type FunctionProcess, REPO_ROOT, spawnNodeProcess } from '../support/function-servers.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
@@ -133,7 +133,7 @@ interface ChunkTiming {
 
 /** Runs on which controllers append: created in the database, claimed and driven through the internal routes. */
 class RunLoad {
-  readonly #store: RunStore;
+  readonly #store: TestRuns;
   readonly #client: ControllerClient;
   #runs = 0;
   #nextId = 0;
@@ -141,7 +141,7 @@ class RunLoad {
   rawBytes = 0;
   readonly timings: ChunkTiming[] = [];
 
-  constructor(store: RunStore, client: ControllerClient) {
+  constructor(store: TestRuns, client: ControllerClient) {
     this.#store = store;
     this.#client = client;
   }
@@ -159,7 +159,7 @@ class RunLoad {
     const workspace = `w-${index}`;
     const firstId = options.ids ?? this.#nextId;
     if (options.ids === undefined) this.#nextId += length;
-    await this.#store.createRun({
+    await this.#store.records.createRun({
       project: PROJECT,
       workspace,
       type: 'apply',
@@ -353,7 +353,7 @@ async function pairedP50(read: () => Promise<unknown>, baseline: () => Promise<u
   return [median(timings[0]), median(timings[1])];
 }
 
-/** Today's read of a page: what RunStore.readLogLines did before issue 35, its statement over the rows. */
+/** Today's read of a page: what TestRuns.readLogLines did before issue 35, its statement over the rows. */
 async function todaysPage(pool: pg.Pool, runId: string, afterSeq: number, limit: number): Promise<RunLogLine[]> {
   const { rows } = await pool.query<{ seq: string; line: string }>(
     'SELECT seq, line FROM run_log_lines WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
@@ -485,7 +485,7 @@ export const runHistoryBenchmark: Benchmark = async () => {
   let client: ControllerClient | undefined;
   try {
     await migrate(pool);
-    const store = new RunStore(pool);
+    const store = testRuns(pool);
     const token = await signToken(adminClaims(API_BASE_URL));
     const env = (target: string) =>
       adminEnv({ FUNCTION_TARGET: target, API_BASE_URL, DATABASE_URL: server.connectionString, LOG_LEVEL: 'warn' });
@@ -557,12 +557,12 @@ export const runHistoryBenchmark: Benchmark = async () => {
     const positions = { start: 0, middle: SIZES.longRun / 2 - PAGE_LINES / 2, end: SIZES.longRun - PAGE_LINES };
     for (const [where, afterSeq] of Object.entries(positions)) {
       const [compacted, today] = await pairedP50(
-        () => store.readLogLines(longRun, afterSeq, PAGE_LINES),
+        () => store.logs.readLogLines(longRun, afterSeq, PAGE_LINES),
         () => todaysPage(pool, twin, afterSeq, PAGE_LINES),
       );
       rows.push(
         compared(
-          `page of ${PAGE_LINES.toLocaleString('en')} lines at the ${where} of a ${SIZES.longRun.toLocaleString('en')}-line finished log, compacted (RunStore.readLogLines), p50`,
+          `page of ${PAGE_LINES.toLocaleString('en')} lines at the ${where} of a ${SIZES.longRun.toLocaleString('en')}-line finished log, compacted (TestRuns.readLogLines), p50`,
           compacted,
           'ms',
           'the same page of rows, as today reads it',
@@ -584,12 +584,12 @@ export const runHistoryBenchmark: Benchmark = async () => {
       compared('bytes sent by that replay, compacted', compactedReplay.bytes, 'B', 'of rows', rowsReplay.bytes),
     );
     const [newReader, todaysReader] = await pairedP50(
-      () => store.readLogLines(twin, SIZES.longRun - 500, 500),
+      () => store.logs.readLogLines(twin, SIZES.longRun - 500, 500),
       () => todaysPage(pool, twin, SIZES.longRun - 500, 500),
     );
     rows.push(
       compared(
-        'live page: the last 500 lines of a running run (rows), RunStore.readLogLines, p50',
+        'live page: the last 500 lines of a running run (rows), TestRuns.readLogLines, p50',
         newReader,
         'ms',
         'as today reads it',

@@ -1,6 +1,6 @@
 // Issue 14: run-log streaming at scale, measured on one real run-logs process (`knative/server.ts`
 // with FUNCTION_TARGET=run-logs) on a real PostgreSQL. Streams are raw sockets in this process;
-// lines are appended here with the RunStore, as the internal route does. The process runs with a
+// lines are appended here with the TestRuns, as the internal route does. The process runs with a
 // probe that counts, at the driver, the statements reading log lines, and reports its memory.
 // Issue 25: beside it, a bare node:http fan-out (servers/bare-run-log-fanout.mjs) on the same
 // database, read by the same client in the same run, samples interleaved; and memory per stream
@@ -14,7 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
 import { migrate } from '../../shared/database/migrate.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns, type TestRuns } from '../support/test-runs.ts';
 import { adminClaims, adminEnv, signToken } from '../support/admin-fixtures.ts';
 import { spawnNodeProcess } from '../support/function-servers.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
@@ -92,7 +92,7 @@ interface Measured {
 
 /** One run-logs process, its probe, the runs' streams and the store the bench appends with. */
 class StreamBench {
-  readonly #store: RunStore;
+  readonly #store: TestRuns;
   readonly #child: ChildProcess;
   readonly #port: number;
   readonly #awaited = new Map<string, Awaited>();
@@ -101,7 +101,7 @@ class StreamBench {
   readonly #latencies: number[] = [];
   readonly clients: StreamClient[] = [];
 
-  constructor(store: RunStore, child: ChildProcess, port: number) {
+  constructor(store: TestRuns, child: ChildProcess, port: number) {
     this.#store = store;
     this.#child = child;
     this.#port = port;
@@ -301,12 +301,12 @@ export const runLogStreamsBenchmark: Benchmark = async () => {
     query_timeout: 60_000,
   });
   await migrate(pool);
-  const store = new RunStore(pool);
+  const store = testRuns(pool);
   const newRuns = (count: number) =>
     Promise.all(
       Array.from({ length: count }, async () => {
         // A Pending run's stream stays open like a Running one's: only a final phase ends it.
-        const run = await store.createRun({
+        const run = await store.records.createRun({
           project: 'bench',
           workspace: 'w',
           type: 'apply',

@@ -7,8 +7,8 @@ import { startEmbeddedDatabase } from '../../infra/development/database/embedded
 import { migrate } from '../../shared/database/migrate.ts';
 import { encodeContinueToken } from '../../shared/runs/continue-token.ts';
 import { PROCESS_PAGE_TOKENS } from '../../shared/database/page-tokens.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
-import type { ListRunsQuery } from '../../shared/runs/run-store.ts';
+import { testRuns, type TestRuns } from '../support/test-runs.ts';
+import type { ListRunsQuery } from '../../shared/runs/records/run-records.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 
 const LARGE_TABLE_ROWS = 1_000_000;
@@ -49,7 +49,7 @@ async function seededStore(adminPool: pg.Pool, connectionString: string, name: s
   const pool = createDatabasePool(url.toString(), () => undefined, { query_timeout: 120_000 });
   await migrate(pool);
   await seedRuns(pool, rows);
-  return { pool, store: new RunStore(pool) };
+  return { pool, store: testRuns(pool) };
 }
 
 /** Continue tokens at `count` random deep positions of a workspace (past the first tenth of it). */
@@ -76,12 +76,12 @@ interface Latency {
 }
 
 /** Latency percentiles of `store.listRuns`, called with the query for each sample in turn, after a warm-up. */
-async function measure(store: RunStore, queryFor: (sample: number) => ListRunsQuery): Promise<Latency> {
-  for (let sample = 0; sample < WARM_UP_SAMPLES; sample++) await store.listRuns(queryFor(sample));
+async function measure(store: TestRuns, queryFor: (sample: number) => ListRunsQuery): Promise<Latency> {
+  for (let sample = 0; sample < WARM_UP_SAMPLES; sample++) await store.records.listRuns(queryFor(sample));
   const timings: number[] = [];
   for (let sample = 0; sample < SAMPLES; sample++) {
     const started = performance.now();
-    const page = await store.listRuns(queryFor(sample));
+    const page = await store.records.listRuns(queryFor(sample));
     timings.push(performance.now() - started);
     if (page.items.length !== PAGE_SIZE) throw new Error(`expected a full page, got ${page.items.length} runs`);
   }

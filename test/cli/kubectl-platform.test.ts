@@ -3,6 +3,7 @@
 // chart's RBAC, a real OpenID Provider). A reference controller claims the runs, appends their log
 // lines and ends them, as the workspace controller does.
 import { createServer, type Server, type Socket, connect } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -293,8 +294,13 @@ describe('An OIDC user with a kubelogin-style exec credential plugin: allowed wh
       () => cli.stdout().includes('before'),
       () => cli.stdout() + cli.stderr(),
     );
-    // Past the first token's exp (8 s) the server ends the stream with `expired`.
-    await new Promise((resolve) => setTimeout(resolve, 9_000));
+    // Past the first token's exp (8 s) the server ends the stream with `expired`, and the plugin runs
+    // the exec plugin a second time to resume: that second call is awaited, not the 8 s.
+    const execCalls = () => readFileSync(alice.callsFile, 'utf8').trim().split('\n').length;
+    await eventually(
+      () => execCalls() >= 2,
+      () => cli.stdout() + cli.stderr(),
+    );
     await controller.append(runId, leaseId, 2, ['after the plugin gave a new token']);
     await controller.finish(runId, leaseId, 'Succeeded', 'planned');
     expect(await cli.exited).toBe(0);
@@ -502,12 +508,17 @@ describe('runs approve: an apply of exactly what a succeeded plan showed (the ap
     expect(again.stderr).toMatch(/^Error from server \(PlanStale\): /);
   });
 
-  it('an apply without a plan is refused where the Workspace applies only reviewed plans', async () => {
+  it('an apply without a plan is refused where the Workspace applies only reviewed plans, naming the commands that apply a reviewed plan (issue 44, item 15)', async () => {
     const reviewed = workspaceObject('reviewed') as { spec: Record<string, unknown> };
     reviewed.spec.allowApplyWithoutPlan = false;
     await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, reviewed).then(expectStatus(201));
     const refused = await user().run(['runs', 'start', 'reviewed', '--apply']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/^Error from server \(ApplyNeedsPlan\): /);
+    // Issue 44, item 15: a CLI user is told the plugin's commands, not a URL to POST.
+    expect(refused.stderr).not.toContain('POST');
+    expect(refused.stderr).toContain(
+      'kubectl platform runs start reviewed --plan, then apply the plan it makes with kubectl platform runs approve RUN',
+    );
   });
 });

@@ -129,3 +129,20 @@ describe('runs logs -f ends on each last event of the stream as docs/cli.md says
     });
   });
 });
+
+describe('Issue 44, item 8: a server sending a line longer than the limit (1 MiB) is refused', () => {
+  it('ends with the error and exit 3, without reconnecting, while the server still sends', async () => {
+    lastEventIds.length = 0;
+    connections = [
+      (_, response) => {
+        // A hostile line that never ends: 4 MiB are on their way when the plugin must already have stopped.
+        response.write('data: ');
+        for (let sent = 0; sent < 4 * 1024 * 1024; sent += 64 * 1024) response.write('a'.repeat(64 * 1024));
+      },
+    ];
+    const followed = await follow();
+    expect(followed).toMatchObject({ code: 3, stdout: '' });
+    expect(followed.stderr).toMatch(/^error: the server sent an event-stream line or event longer than 1 MiB/);
+    expect(lastEventIds).toEqual([undefined]);
+  });
+});

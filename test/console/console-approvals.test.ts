@@ -178,6 +178,14 @@ for (const { who, name, own, others, signIn } of PRINCIPALS) {
       await page.getByRole('button', { name: 'Start plan' }).waitFor();
       // This Workspace applies only reviewed plans: no direct apply.
       expect(await page.getByRole('button', { name: 'Start apply' }).count()).toBe(0);
+      // Issue 44, item 15: at 1280 px the runs table shows the button whole, without scrolling the table.
+      expect(page.viewportSize()?.width).toBe(1280);
+      const shown = await page.getByRole('button', { name: `Apply plan run ${planId}` }).evaluate((button) => {
+        const table = button.closest('.table-scroll')!;
+        const [box, frame] = [button.getBoundingClientRect(), table.getBoundingClientRect()];
+        return { scrolls: table.scrollWidth > table.clientWidth, inside: box.right <= frame.right };
+      });
+      expect(shown).toEqual({ scrolls: false, inside: true });
       await page.getByRole('button', { name: `Apply plan run ${planId}` }).click();
       const dialog = page.getByRole('dialog', { name: `Apply plan run ${planId}?` });
       const text = await dialog.innerText();

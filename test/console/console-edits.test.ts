@@ -132,7 +132,12 @@ for (const { who, signIn } of PRINCIPALS) {
         .getByRole('heading', { name: `New Workspace in Project ${TEAM_PROJECT}`, level: 1, exact: true })
         .waitFor();
       await page.getByLabel(/^Name/).fill(workspace);
-      await page.getByLabel(/^Repository/).fill('https://git.example.com/infra.git');
+      // Issue 44, item 15: with no source at all the cluster's 422 names spec.source (Required value): it
+      // stands beside the Repository field, the one that source needs.
+      const repository = page.getByLabel(/^Repository/);
+      await page.getByRole('button', { name: 'Review the new Workspace' }).click();
+      expect(await errorBeside(page, repository)).toMatch(/Required value/);
+      await repository.fill('https://git.example.com/infra.git');
       await page.getByLabel(/^Path/).fill('vpc');
       const version = page.getByLabel(/^Tool version/);
       await version.fill('1.8');

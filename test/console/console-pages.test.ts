@@ -100,6 +100,19 @@ describe("A Workspace's runs: live, start a plan or apply run, cancel one", () =
     expectNoPageErrors(page);
   });
 
+  it('Issue 44, item 15: "Start plan" takes an optional message, recorded with the run', async () => {
+    const page = await app.newPage();
+    await signInAsAdmin(page, app.url, `#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}`);
+    await page.getByLabel('Message (optional)').fill('rotate the database keys');
+    await page.getByRole('button', { name: 'Start plan' }).click();
+    const started = (await page.getByText(/^Started plan run /).innerText()).match(/run ([0-9a-f-]{36})/)![1]!;
+    const stored = await asAdmin('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${started}`).then(
+      expectStatus(200),
+    );
+    expect(stored.message).toBe('rotate the database keys');
+    expectNoPageErrors(page);
+  });
+
   it('cancels a run: the Pending run becomes Cancelled', async () => {
     const page = await app.newPage();
     await signInAsAdmin(page, app.url, `#/projects/${TEAM_PROJECT}/workspaces/${WORKSPACE}`);

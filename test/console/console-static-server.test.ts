@@ -88,7 +88,7 @@ describe('The single-page fallback', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app">');
     expect((await fetch(`${server.url}/assets/missing-123.js`)).status).toBe(404);
-    expect((await fetch(`${server.url}/favicon.ico`)).status).toBe(404);
+    expect((await fetch(`${server.url}/robots.txt`)).status).toBe(404);
   });
 
   it('serves only GET and HEAD', async () => {
@@ -215,5 +215,19 @@ describe('JavaScript under 150 KB compressed (issue 24, item 6)', () => {
       0,
     );
     expect(total).toBeLessThan(JS_BUDGET_BYTES);
+  });
+});
+
+describe('Issue 44, item 15: the console ships a favicon (no page asks for a /favicon.ico that is 404)', () => {
+  it('index.html links an icon the server answers with an image, and /favicon.ico answers it too', async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    const href = html.match(/<link rel="icon"[^>]*href="([^"]+)"/)?.[1];
+    expect(href, html).toBeDefined();
+    for (const url of [new URL(href!, `${server.url}/`).href, `${server.url}/favicon.ico`]) {
+      const response = await fetch(url);
+      expect(response.status, url).toBe(200);
+      expect(response.headers.get('content-type')).toBe('image/svg+xml');
+      expect(await response.text()).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    }
   });
 });

@@ -15,6 +15,7 @@ import { ControllerClient, ReferenceController } from '../../infra/development/c
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
 import { startRunLogPage } from './run-log-page.ts';
 import { type CuttableProxy, startCuttableProxy } from './run-log-proxy.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const ESC = '\u001b';
 /** Waits for the browser: generous, as the machine is shared; never a fixed sleep where a condition can be awaited. */
@@ -143,6 +144,18 @@ async function openViewer(streamUrl: string, token: string, width = 1280): Promi
   tab.on('request', (request) => {
     if (request.url().includes('/api/v1alpha1/run-logs/')) streamRequests.push(`${request.method()} ${request.url()}`);
   });
+  // Every EventSource the page opens is kept where the test can read its readyState (recordedEventSourceStates).
+  await tab.addInitScript(() => {
+    const Original = window.EventSource;
+    const opened: EventSource[] = [];
+    (window as { openedEventSources?: EventSource[] }).openedEventSources = opened;
+    window.EventSource = class extends Original {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        opened.push(this);
+      }
+    };
+  });
   await tab.goto(viewerPage.url(streamUrl, token));
   return { tab, cspViolations, streamRequests };
 }
@@ -156,6 +169,16 @@ function shownLines(tab: Page): Promise<Array<{ seq: number; text: string }>> {
     })),
   );
 }
+
+/**
+ * The readyState of every EventSource the page opened. CLOSED (2) is final: the HTML standard's
+ * EventSource never reconnects once closed, so "no request follows" needs no wait for its `retry:`.
+ */
+const eventSourceStates = (tab: Page) =>
+  tab.evaluate(() =>
+    ((window as { openedEventSources?: EventSource[] }).openedEventSources ?? []).map((source) => source.readyState),
+  );
+const EVENT_SOURCE_CLOSED = 2;
 
 const statusOf = (tab: Page) => tab.locator('.run-log__status').textContent();
 const numbered = (from: number, to: number) =>
@@ -245,10 +268,10 @@ describe('A run page shows its log live through EventSource with ?access_token=,
     await expect
       .poll(() => statusOf(viewer.tab), { timeout: BROWSER_BOUND_MS })
       .toBe('Run ended: Succeeded (all steps applied)');
-    // Closed after `end`: EventSource would reconnect 3 s (the server's `retry:`) after the server closed.
-    const requestsAtEnd = viewer.streamRequests.length;
-    await new Promise((resolve) => setTimeout(resolve, 4_500));
-    expect(viewer.streamRequests).toHaveLength(requestsAtEnd);
+    // Closed after `end`: left open, EventSource would reconnect 3 s (the server's `retry:`) after the
+    // server closed; closed by the page, it never does (its readyState says which, without waiting).
+    expect(await eventSourceStates(viewer.tab)).toEqual([EVENT_SOURCE_CLOSED]);
+    expect(viewer.streamRequests).toHaveLength(1);
     expect(viewer.streamRequests[0]).toContain('?access_token=');
 
     expect(await viewer.tab.getByRole('log', { name: 'Run log lines' }).getAttribute('tabindex')).toBe('0');
@@ -420,7 +443,7 @@ describe('A run whose log retention removed: the viewer says so and does not rec
       "UPDATE runs SET finished_at = finished_at - interval '100 days' WHERE id = $1",
       [run.id],
     );
-    const removed = await new RunHistoryRetention(platform().database.pool, {
+    const removed = await new RunHistoryRetention(poolDatabase(platform().database.pool), {
       historyMs: 365 * 86_400_000,
       logMs: 90 * 86_400_000,
     }).removeExpired();
@@ -430,9 +453,9 @@ describe('A run whose log retention removed: the viewer says so and does not rec
       .poll(() => statusOf(viewer.tab), { timeout: BROWSER_BOUND_MS })
       .toMatch(/^Log removed: the run's log was removed at .* \(RUN_LOG_RETENTION\)$/);
     expect(await shownLines(viewer.tab)).toEqual([]);
-    // Stopped after `removed`: EventSource would reconnect 3 s (the server's `retry:`) after the server closed.
-    const requests = viewer.streamRequests.length;
-    await new Promise((resolve) => setTimeout(resolve, 4_500));
-    expect(viewer.streamRequests).toHaveLength(requests);
+    // Stopped after `removed`: left open, EventSource would reconnect 3 s (the server's `retry:`) after
+    // the server closed; closed by the page, it never does (its readyState says which, without waiting).
+    expect(await eventSourceStates(viewer.tab)).toEqual([EVENT_SOURCE_CLOSED]);
+    expect(viewer.streamRequests).toHaveLength(1);
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../../infra/development/fleet/fleet.ts';
+import { FLEET_START_BOUND_MS, REPLICA_START_BOUND_MS } from '../support/fleet-start.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
 import { findFreePort } from '../../shared/node/free-port.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
@@ -24,13 +25,14 @@ beforeAll(async () => {
   const env = { PORT: '0', DATABASE_URL: database.connectionString, LOG_LEVEL: 'warn' };
   const exitListenersBefore = process.listenerCount('exit');
   fleet = await startFleet(loadSettings(env), env, {
+    startTimeoutMs: REPLICA_START_BOUND_MS,
     replicas: 1,
     dataDir: join(folder, 'data'),
     logger,
     host: '127.0.0.1',
   });
   exitListenersAdded = process.listenerCount('exit') - exitListenersBefore;
-}, 180_000);
+}, FLEET_START_BOUND_MS);
 
 afterAll(async () => {
   await fleet?.close();

@@ -9,12 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../../infra/development/fleet/fleet.ts';
+import { FLEET_START_BOUND_MS, REPLICA_START_BOUND_MS } from '../support/fleet-start.ts';
 import { loadSettings } from '../../shared/config/settings.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger, login, loginToken } from '../support/function-servers.ts';
 
 const REPLICAS = 3;
-const WINDOW_SECONDS = 45;
+// Long enough that the window cannot move while the 2,000 attempts are counted: on a busy two-core
+// machine they took 57 s, past the 45 s window this test had, and failures of a second window were
+// counted (issue 44, item 14). The wait for the window's end after them is idle.
+const WINDOW_SECONDS = 120;
 const ACCOUNT_BUDGET = 20;
 const CLIENT_BUDGET = 5;
 const MAX_STREAMS = 4;
@@ -45,6 +49,7 @@ beforeAll(async () => {
     AUDIT_STDOUT: 'false',
   };
   fleet = await startFleet(loadSettings(env), env, {
+    startTimeoutMs: REPLICA_START_BOUND_MS,
     replicas: REPLICAS,
     dataDir,
     logger: capturingLogger(),
@@ -56,7 +61,7 @@ beforeAll(async () => {
     },
   });
   token = await loginToken(fleet.url);
-}, 240_000);
+}, FLEET_START_BOUND_MS);
 
 afterAll(async () => {
   await fleet?.close();
@@ -184,7 +189,7 @@ describe('Issue 36 on the fleet', { shuffle: false }, () => {
       );
       const tookMs = Date.now() - began;
       // The premise: every attempt fell in one window of the account (which opened with the first failure).
-      expect(tookMs).toBeLessThan(WINDOW_SECONDS * 1000);
+      expect(tookMs, `${answers.length} attempts took ${tookMs} ms`).toBeLessThan(WINDOW_SECONDS * 1000);
 
       const failures = answers.filter((answer) => answer.status === 403);
       expect(failures).toHaveLength(ACCOUNT_BUDGET);

@@ -8,6 +8,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../../infra/development/fleet/fleet.ts';
+import { FLEET_START_BOUND_MS, REPLICA_START_BOUND_MS } from '../support/fleet-start.ts';
 import { generateTlsCertificate } from '../../infra/kube-emulator/self-signed-certificate.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
 import { capturingLogger, loginToken } from '../support/function-servers.ts';
@@ -29,12 +30,13 @@ beforeAll(async () => {
   setDefaultCACertificates([...getCACertificates('default'), served.cert]);
   const env = { PORT: '0', DATABASE_URL: database.connectionString, LOG_LEVEL: 'warn', ...files };
   fleet = await startFleet(loadSettings(env), env, {
+    startTimeoutMs: REPLICA_START_BOUND_MS,
     replicas: 1,
     dataDir: join(folder, 'data'),
     logger,
     host: '127.0.0.1',
   });
-}, 180_000);
+}, FLEET_START_BOUND_MS);
 
 afterAll(async () => {
   await fleet?.close();

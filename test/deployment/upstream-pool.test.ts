@@ -162,6 +162,30 @@ describe("UpstreamPool: a health check records each replica's state and why; eve
     expect(upstreams.upstreams()[0]).toMatchObject({ state: 'unreachable', detail: expect.stringMatching(/timeout/i) });
   });
 
+  it('Issue 44, item 14: a ready replica whose checks time out (a busy machine) stays in rotation until three in a row have', async () => {
+    let silent = false;
+    const url = await replica((_request, response) => {
+      if (!silent) response.end('{"status":"ready"}');
+    });
+    const { upstreams, logged } = pool([url]);
+    await upstreams.checkAll();
+    silent = true;
+    for (const _slow of [1, 2]) {
+      await upstreams.checkAll();
+      expect(upstreams.upstreams()[0]).toMatchObject({ state: 'ready' });
+      expect(upstreams.candidates()).toHaveLength(1);
+    }
+    await upstreams.checkAll();
+    expect(upstreams.upstreams()[0]).toMatchObject({ state: 'unreachable', detail: expect.stringMatching(/timeout/i) });
+    // An answer in between starts the count again.
+    silent = false;
+    await upstreams.checkAll();
+    silent = true;
+    await upstreams.checkAll();
+    expect(upstreams.upstreams()[0]).toMatchObject({ state: 'ready' });
+    expect(logged().map((line) => line.message)).toEqual(['upstream ready', 'upstream not serving', 'upstream ready']);
+  }, 30_000);
+
   it('a replica back after a failure is ready again at its next check', async () => {
     const url = await ready();
     const { upstreams, logged } = pool([url]);

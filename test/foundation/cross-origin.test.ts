@@ -10,7 +10,7 @@ import { loadServerConfig } from '../../shared/config/server-config.ts';
 import { ConfigError } from '../../shared/config/config-error.ts';
 import { listen } from '../../shared/server/limited-http-server.ts';
 import type { RunningServer } from '../../shared/server/running-server.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns } from '../support/test-runs.ts';
 import { capturingLogger, loginToken, startTestGateway } from '../support/function-servers.ts';
 import { launchChromium } from '../support/headless-chromium.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
@@ -97,14 +97,14 @@ describe('A browser page on an allowed origin uses the API and the run-log Event
       { DATABASE_URL: database.connectionString, CORS_ALLOWED_ORIGINS: allowed.origin },
       { logger: log },
     );
-    const run = await new RunStore(database.pool).createRun({
+    const run = await testRuns(database.pool).records.createRun({
       project: 'demo',
       workspace: 'network',
       type: 'plan',
       principal: 'admin',
       principalType: 'admin',
     });
-    await new RunStore(database.pool).appendLogLines(run.id, ['Initializing...', 'Plan: 1 to add']);
+    await testRuns(database.pool).appendLogLines(run.id, ['Initializing...', 'Plan: 1 to add']);
     runPath = `/api/v1alpha1/run-logs/demo/${run.id}`;
     token = await loginToken(gateway.url);
     browser = await launchChromium();

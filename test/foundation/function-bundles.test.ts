@@ -7,7 +7,7 @@ import { adminEnv, signToken } from '../support/admin-fixtures.ts';
 import { REPO_ROOT, getWithToken, spawnNodeProcess, type FunctionProcess } from '../support/function-servers.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns } from '../support/test-runs.ts';
 import { startTestDatabase } from '../runs/test-database.ts';
 
 const bundleDir = inject('bundleDir');
@@ -128,8 +128,8 @@ describe('Issue 10, bundles: the run history works from a bundle (the migrations
       );
       running.push(child);
       expect((await fetch(`${child.url}/readyz`)).status).toBe(200);
-      const store = new RunStore(database.pool);
-      const run = await store.createRun({
+      const store = testRuns(database.pool);
+      const run = await store.records.createRun({
         project: 'team-a',
         workspace: 'ws',
         type: 'plan',

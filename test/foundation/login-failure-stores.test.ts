@@ -15,6 +15,7 @@ import {
 } from '../../shared/auth/login-failure-store.ts';
 import { ProcessLoginFailures } from '../../shared/auth/process-login-failures.ts';
 import { instancePools, startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const WINDOW_MS = 60_000;
 const T0 = Date.parse('2030-01-01T00:00:00Z');
@@ -39,7 +40,7 @@ function admitted(admission: LoginAdmission): AdmittedLogin {
 
 const STORES: Array<[string, () => LoginFailureStore]> = [
   ['process memory', () => new ProcessLoginFailures()],
-  ['the shared database', () => new DatabaseLoginFailures(async () => database.pool)],
+  ['the shared database', () => new DatabaseLoginFailures(poolDatabase(database.pool))],
 ];
 
 describe.each(STORES)('Failed logins counted in %s, by the same rules', (_name, makeStore) => {
@@ -153,7 +154,7 @@ describe('The shared database: admissions are serialised, so no two instances ta
 
   it('60 concurrent attempts on two instances, a budget of 10: exactly 10 are counted and compared', async () => {
     await database.pool.query('DELETE FROM login_failures');
-    const stores = instances.map((pool) => new DatabaseLoginFailures(async () => pool));
+    const stores = instances.map((pool) => new DatabaseLoginFailures(poolDatabase(pool)));
     const answers = await Promise.all(
       Array.from({ length: 60 }, (_, client) => stores[client % 2]!.admit(keysOf(`r${client}`), budgets(10, 5), T0)),
     );

@@ -9,6 +9,7 @@ import { clientAddress, LoginThrottle, type LoginFailureStoreName } from '../../
 import { DEFAULT_LOGIN_THROTTLE, type LoginThrottleSettings } from '../../shared/config/login-throttle-settings.ts';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { instancePools, startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 
 const settings = (overrides: Partial<LoginThrottleSettings>): LoginThrottleSettings => ({
@@ -66,7 +67,7 @@ describe('Issue 36, item 1: with a database, every instance counts against one b
       (pool) =>
         new LoginThrottle({
           settings: settings({ accountMaxFailures: 3 }),
-          database: async () => pool,
+          database: poolDatabase(pool),
           logger: silentLogger,
         }),
     );
@@ -95,7 +96,7 @@ describe('Issue 36, item 1: with a database, every instance counts against one b
     });
     const throttle = new LoginThrottle({
       settings: settings({ accountMaxFailures: 2 }),
-      database: async () => counting,
+      database: poolDatabase(counting),
       logger: silentLogger,
     });
     await throttle.admit('203.0.113.21');
@@ -115,7 +116,7 @@ describe('Issue 36, item 1: with a database, every instance counts against one b
     await database.pool.query('DELETE FROM login_failures');
     const throttle = new LoginThrottle({
       settings: settings({ clientMaxFailures: 2 }),
-      database: async () => pools[0]!,
+      database: poolDatabase(pools[0]!),
       logger: silentLogger,
     });
     await throttle.admit('203.0.113.9');
@@ -136,7 +137,7 @@ describe('Issue 36, item 1: a database that does not answer does not open the do
     const [pool] = instancePools(database, 1) as [pg.Pool];
     const throttle = new LoginThrottle({
       settings: settings({ accountMaxFailures: 5 }),
-      database: async () => pool,
+      database: poolDatabase(pool),
       logger,
       onStoreChange: (store) => stores.push(store),
       onFallback: () => fallbacks++,
@@ -176,7 +177,7 @@ describe('Issue 36, item 1: a database that does not answer does not open the do
     const pool = createDatabasePool(`postgres://user:secret@127.0.0.1:${silent.port}/platform`, () => undefined);
     const throttle = new LoginThrottle({
       settings: DEFAULT_LOGIN_THROTTLE,
-      database: async () => pool,
+      database: poolDatabase(pool),
       logger: silentLogger,
     });
     try {
@@ -201,7 +202,7 @@ describe('Issue 44, item 6: failures counted during a database outage are carrie
     const throttleOn = (pool: pg.Pool) =>
       new LoginThrottle({
         settings: settings({ accountMaxFailures: 4 }),
-        database: async () => pool,
+        database: poolDatabase(pool),
         logger: silentLogger,
         databaseRetryMs: 500,
       });

@@ -1,6 +1,6 @@
 // OIDC users: ID tokens from a real OpenID Provider (Authorization Code + PKCE), verified against
 // its JWKS, mapped to ServiceAccounts by annotations, then authorised by SubjectAccessReview.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../shared/server/running-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
 import { expectStatus } from '../support/error-responses.ts';
@@ -108,10 +108,17 @@ describe('OIDC user: JWT from an external identity provider, verified against it
   });
 
   it('an expired token gets 401', async () => {
+    // The provider (in this process) issues the token a minute ago with a 1-second lifetime: only
+    // its Date is moved back, so it expired 59 s before the gateway sees it, with no wait.
     provider().idTokenTtlSeconds = 1;
-    const token = await provider().login('alice');
-    provider().idTokenTtlSeconds = 3600;
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() - 60_000);
+    const token = await provider()
+      .login('alice')
+      .finally(() => {
+        vi.useRealTimers();
+        provider().idTokenTtlSeconds = 3600;
+      });
     const body = await expectStatus(await getWithToken(gateway().url, INTERNAL, token), 401, 'InvalidToken');
     expect(body.error).toBe('token has expired');
   });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
 import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns } from '../support/test-runs.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../../shared/routes/route-table.ts';
 import {
   CONTAINER_DATABASE_PORT,
@@ -171,7 +171,7 @@ describe('Issue 16, every function answers /healthz, /readyz and a real request 
 
   it("internal and run-logs: the controller's calls write a run that run-logs then streams, over the real database", async () => {
     const token = await loginToken(containers.get('login')!);
-    const run = await new RunStore(database.pool).createRun({
+    const run = await testRuns(database.pool).records.createRun({
       project: 'image-test',
       workspace: 'network',
       type: 'plan',

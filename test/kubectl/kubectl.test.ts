@@ -120,8 +120,17 @@ describe("kubectl apply creates and updates; get prints the CRD's columns; delet
     expect((await stored(TEAM_PROJECT, 'web'))?.spec.tool.version).toBe('1.8.2');
 
     const table = await admin.ok(['get', 'ws', '-n', TEAM_PROJECT]);
-    expect(table.split('\n')[0]!.split(/\s{2,}/)).toEqual(['NAME', 'REPOSITORY', 'PATH', 'TOOL', 'PHASE', 'AGE']);
-    expect(table).toMatch(/web\s+https:\/\/git\.example\.com\/infra\.git\s+network\s+1\.8\.2\s+\d+s/);
+    // Issue 44, item 15: the tool and its version each under a title that says what it is.
+    expect(table.split('\n')[0]!.split(/\s{2,}/)).toEqual([
+      'NAME',
+      'REPOSITORY',
+      'PATH',
+      'TOOL',
+      'TOOL VERSION',
+      'PHASE',
+      'AGE',
+    ]);
+    expect(table).toMatch(/web\s+https:\/\/git\.example\.com\/infra\.git\s+network\s+opentofu\s+1\.8\.2\s+\d+s/);
     const everywhere = await admin.ok(['get', 'ws', '-A']);
     expect(everywhere).toMatch(new RegExp(`^${TEAM_PROJECT}\\s+web\\s`, 'm'));
 

@@ -132,11 +132,12 @@ describe("Table output: columns from additionalPrinterColumns, rows with their o
       'Repository',
       'Path',
       'Tool',
+      'Tool Version',
       'Phase',
       'Age',
     ]);
     const row = table.rows.find((candidate: any) => candidate.cells[0] === 'tabled');
-    expect(row.cells.slice(1, 5)).toEqual(['https://git.example.com/infra.git', 'network', '1.8.2', null]);
+    expect(row.cells.slice(1, 6)).toEqual(['https://git.example.com/infra.git', 'network', 'opentofu', '1.8.2', null]);
     expect(row.object).toMatchObject({
       kind: 'PartialObjectMetadata',
       metadata: { name: 'tabled', namespace: TEAM_PROJECT },

@@ -3,10 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../resources/platform-fixture.ts';
 import { useAdminKubectl } from './kubectl-cli.ts';
+import { capturingLogger } from '../support/function-servers.ts';
 import { watchOpener } from '../resources/watch-opener.ts';
 
 const MAX_WATCHES = 2;
-const platform = usePlatform({ MAX_WATCHES_PER_PRINCIPAL: String(MAX_WATCHES) }, { tls: true });
+const logger = capturingLogger();
+const platform = usePlatform({ MAX_WATCHES_PER_PRINCIPAL: String(MAX_WATCHES) }, { tls: true, logger });
+/** Whether the access log has a watch of workspaces answered 429 (kubectl's, past the cap). */
+const watchRefused = () =>
+  logger.lines.some((line) => {
+    const entry = JSON.parse(line) as { message?: string; status?: number; path?: string };
+    return entry.message === 'request' && entry.status === 429 && /workspaces\?.*watch/.test(entry.path ?? '');
+  });
 const admin = useAdminKubectl(platform);
 const BOUND_MS = 20_000;
 const { openWatch } = watchOpener(platform, BOUND_MS);
@@ -36,7 +44,8 @@ describe('Issue 20: kubectl and the watch cap', () => {
     try {
       // The list is not a watch: it answers; the watch after it is refused and retried, not given up.
       expect(await shows('listed', watch.output)).toMatch(/listed\s/);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // Its watch was refused (awaited in the access log, not for a fixed time): it is still running.
+      await expect.poll(watchRefused, { timeout: BOUND_MS }).toBe(true);
       expect(exited).toBeUndefined();
       await held[0]!.body!.cancel();
       await create('watched-later');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { RunHistoryRetention } from '../../shared/runs/run-history-retention.ts';
 import { linesOfBlock } from '../../shared/runs/run-log-blocks.ts';
 import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns } from '../support/test-runs.ts';
 import {
   chunkedBody,
   openStalledStream,
@@ -16,6 +16,7 @@ import {
 } from '../support/server-sent-events.ts';
 import { heldRuns } from './held-runs.ts';
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from './platform-fixture.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const platform = usePlatform();
 const { runningRun, appendLines, sendChunk, finish } = heldRuns(platform, 'history');
@@ -24,14 +25,18 @@ const streamPath = (runId: string) => `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${
 const admin = (method: string, path: string, body?: unknown) =>
   send(platform().gateway.url, platform().tokens.admin, method, path, body);
 const compact = (runId: string) =>
-  new RunLogCompactor(platform().database.pool, { delayMs: 0, linesPerStep: 10_000, restRatio: 0 }).compactRun(runId);
+  new RunLogCompactor(poolDatabase(platform().database.pool), {
+    delayMs: 0,
+    linesPerStep: 10_000,
+    restRatio: 0,
+  }).compactRun(runId);
 const finishedAgo = (runId: string, ms: number) =>
   platform().database.pool.query(
     "UPDATE runs SET finished_at = date_trunc('milliseconds', now()) - $2 * interval '1 millisecond' WHERE id = $1",
     [runId, ms],
   );
 const removeExpired = (policy: { historyMs: number; logMs: number }) =>
-  new RunHistoryRetention(platform().database.pool, policy).removeExpired();
+  new RunHistoryRetention(poolDatabase(platform().database.pool), policy).removeExpired();
 
 /** The whole stream as the server sends it, comments (heartbeats) aside: it closes after its last event. */
 async function streamText(runId: string, lastEventId?: number): Promise<string> {
@@ -135,7 +140,7 @@ describe('Issue 35: the run-log stream serves a compacted log byte for byte as i
     await finish(runId);
     await compact(runId);
     // Lines written without a lease after compaction (a tool): rows after the blocks.
-    await new RunStore(platform().database.pool).appendLogLines(runId, ['late row one', 'late row two']);
+    await testRuns(platform().database.pool).appendLogLines(runId, ['late row one', 'late row two']);
     const resumed = parseEvents(await streamText(runId, 950)).events;
     expect(lineEvents(resumed).map((event) => event.data)).toEqual([
       ...text.slice(950),

@@ -3,9 +3,10 @@
 // streams hold `***` wherever a value stood, plain or encoded, whole or split over lines and chunks.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runLogMasking } from '../../functions/internal/run-log-masking.ts';
-import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { resolveRunVariables } from '../../functions/internal/run-variables.ts';
+import { runLogMasking } from '../../shared/runs/logs/run-log-masking.ts';
+import type { LeaseHolder } from '../../shared/runs/leases/run-leases.ts';
+import { testRuns } from '../support/test-runs.ts';
 import { capturingLogger, silentLogger } from '../support/function-servers.ts';
 import { readEvents, type SseEvent } from '../support/server-sent-events.ts';
 import {
@@ -211,10 +212,14 @@ describe('issue 26: sensitive values never reach a run log', () => {
     const { runId, leaseId } = await claimedRun();
     await append(runId, leaseId, 1, [`first half ${FROM_SECRET.slice(0, 14)}`]);
     // A second process: its own masking, the same database and cluster, no memory of the claim.
-    const store = new RunStore(platform().database.pool);
+    const store = testRuns(platform().database.pool);
     const replica = runLogMasking(
       async () => store.leases,
-      async () => platform().clusterAdmin,
+      async () => store.logChunks,
+      async (run) =>
+        (await resolveRunVariables(platform().clusterAdmin, run.project, run.workspace))
+          .filter((variable) => variable.sensitive)
+          .map(({ name, value }) => ({ name, value })),
       silentLogger,
     );
     await replica.append(runId, leaseId, CONTROLLER, 2, [`${FROM_SECRET.slice(14)} second half, then ${INLINE}`]);
@@ -223,9 +228,10 @@ describe('issue 26: sensitive values never reach a run log', () => {
 
   it('a process that cannot resolve the values (cluster unreachable) refuses the chunk rather than store it unmasked', async () => {
     const { runId, leaseId } = await claimedRun();
-    const store = new RunStore(platform().database.pool);
+    const store = testRuns(platform().database.pool);
     const cut = runLogMasking(
       async () => store.leases,
+      async () => store.logChunks,
       async () => {
         throw new Error('connect ECONNREFUSED');
       },

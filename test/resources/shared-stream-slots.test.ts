@@ -12,6 +12,7 @@ import { ApiError } from '../../shared/http/api-error.ts';
 import { SharedStreamSlots } from '../../shared/streams/shared-stream-slots.ts';
 import { StreamSessions, type StreamSession } from '../../shared/streams/stream-sessions.ts';
 import { instancePools, startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 
 const MAX = 3;
@@ -42,7 +43,7 @@ function instance(kind: 'run_log' | 'watch' = 'run_log'): Instance {
   const stores: string[] = [];
   const slots = new SharedStreamSlots({
     kind,
-    database: async () => pool,
+    database: poolDatabase(pool),
     logger,
     heartbeatMs: HEARTBEAT_MS,
     expiryMs: EXPIRY_MS,

@@ -10,6 +10,7 @@ import { COMPACTING_PROCESS } from '../support/compacting-process.ts';
 import { REPO_ROOT } from '../support/function-servers.ts';
 import { useRunStore } from './run-store-fixture.ts';
 import { expectEveryLineOnce, finishedRun, readWholeLog, storedLog, variedLines } from './run-history-fixtures.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const { database, store } = useRunStore();
 const LINES = 100_000;
@@ -89,7 +90,7 @@ describe('Issue 35, item 1: a compactor killed mid-compaction loses and duplicat
 
     // The next pass (here, in this process) takes the run from where it was left.
     const { rows } = await storedLog(database().pool, runId);
-    const done = await new RunLogCompactor(database().pool, {
+    const done = await new RunLogCompactor(poolDatabase(database().pool), {
       delayMs: 0,
       linesPerStep: STEP_LINES,
       restRatio: 0,

@@ -11,7 +11,7 @@ import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-cl
 import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
 import { installPlatformCrds } from '../../shared/resources/platform-crds.ts';
 import { VARIABLE_SET, WORKSPACE } from '../../shared/resources/platform-kinds.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns, type TestRuns } from '../support/test-runs.ts';
 import type { Run } from '../../shared/runs/run.ts';
 import { adminClaims, adminEnv, signToken } from '../support/admin-fixtures.ts';
 import { REPO_ROOT, silentLogger, spawnFunctionProcess, type FunctionProcess } from '../support/function-servers.ts';
@@ -45,14 +45,14 @@ interface Replica {
 
 let database: TestDatabase;
 let cluster: IdentityCluster;
-let store: RunStore;
+let store: TestRuns;
 let folder: string;
 const functions: FunctionProcess[] = [];
 const replicas: Replica[] = [];
 
 beforeAll(async () => {
   [database, cluster] = await Promise.all([startTestDatabase(), startIdentityCluster({ tls: true })]);
-  store = new RunStore(database.pool);
+  store = testRuns(database.pool);
   await installPlatformCrds(cluster.emulator.kubeConfig(), GROUP);
   await cluster.emulator
     .kubeConfig()
@@ -185,7 +185,7 @@ describe("Two controller replicas against two internal-function processes and on
       const runs: Run[] = [];
       for (let i = 0; i < RUNS; i++) {
         runs.push(
-          await store.createRun({
+          await store.records.createRun({
             project: PROJECT,
             workspace: WORKSPACES[i % WORKSPACES.length]!,
             type: i % 2 ? 'apply' : 'plan',
@@ -250,7 +250,7 @@ describe("Two controller replicas against two internal-function processes and on
 
       const finished = [...eventsOf(victim, 'finished'), ...eventsOf(survivor, 'finished')];
       for (const run of runs) {
-        const stored = await store.getRun(PROJECT, run.id);
+        const stored = await store.records.getRun(PROJECT, run.id);
         const claims = [victim, survivor].flatMap((replica) =>
           eventsOf(replica, 'claimed', run.id).map((event) => ({
             replica,
@@ -278,7 +278,7 @@ describe("Two controller replicas against two internal-function processes and on
         if (orphans.has(run.id) && reports.length === 1) expect(stored.controller).toBe(survivor.user);
 
         // Retried appends never duplicate: gapless numbers, every line text once.
-        const lines = await store.readLogLines(run.id, 0, 5_000);
+        const lines = await store.logs.readLogLines(run.id, 0, 5_000);
         expect(lines.map((line) => line.seq)).toEqual(lines.map((_, i) => i + 1));
         expect(new Set(lines.map((line) => line.line)).size).toBe(lines.length);
         const lastAttempt = lines.filter((line) => line.line.includes(`attempt ${stored.attempts} `));

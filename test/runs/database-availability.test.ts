@@ -8,8 +8,8 @@ import {
   isConnectionFailure,
 } from '../../shared/database/database-unavailable-error.ts';
 import type { RunLogLine } from '../../shared/runs/run.ts';
-import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import type { LeaseHolder } from '../../shared/runs/leases/run-leases.ts';
+import { testRuns } from '../support/test-runs.ts';
 import type { NewRun } from '../../shared/runs/run.ts';
 import { useRunStore } from './run-store-fixture.ts';
 
@@ -57,31 +57,33 @@ const FAIL_FAST_BOUND_MS = 12_000;
 
 describe('database down: every call fails fast with DatabaseUnavailableError and nothing is half-written', () => {
   it('rejects writes and reads while the server is stopped, and no row appears after it is back', async () => {
-    const before = await store().createRun(serviceAccountApply);
+    const before = await store().records.createRun(serviceAccountApply);
     await store().appendLogLines(before.id, ['before the outage']);
     await database().stopServer();
     try {
-      const create = await rejectionOf(() => store().createRun({ ...serviceAccountApply, workspace: 'during-outage' }));
+      const create = await rejectionOf(() =>
+        store().records.createRun({ ...serviceAccountApply, workspace: 'during-outage' }),
+      );
       expect(create).toBeInstanceOf(DatabaseUnavailableError);
       expect(create).toMatchObject({ reason: 'DatabaseUnavailable', retryAfterSeconds: 5 });
       const others = [
-        () => store().getRun('availability', before.id),
-        () => store().listRuns({ project: 'availability', limit: 10 }),
+        () => store().records.getRun('availability', before.id),
+        () => store().records.listRuns({ project: 'availability', limit: 10 }),
         () => store().leases.claim(CONTROLLER, 30_000),
-        () => store().requestCancel('availability', before.id, 'admin'),
+        () => store().records.requestCancel('availability', before.id, 'admin'),
         () => store().appendLogLines(before.id, ['during the outage']),
-        () => store().readLogLines(before.id, 0, 10),
-        () => store().subscribeToLogLines({ runId: before.id, afterSeq: 0, onLines: () => undefined }),
+        () => store().logs.readLogLines(before.id, 0, 10),
+        () => store().logs.subscribeToLogLines({ runId: before.id, afterSeq: 0, onLines: () => undefined }),
       ];
       for (const call of others) expect(await rejectionOf(call)).toBeInstanceOf(DatabaseUnavailableError);
     } finally {
       await database().startServer();
     }
     // Other tests of the file add runs of their own; none is this test's outage write.
-    const { items } = await store().listRuns({ project: 'availability', limit: 500 });
+    const { items } = await store().records.listRuns({ project: 'availability', limit: 500 });
     expect(items).toContainEqual(before);
     expect(items.filter((run) => run.workspace === 'during-outage')).toEqual([]);
-    expect(await store().readLogLines(before.id, 0, 10)).toEqual([{ seq: 1, line: 'before the outage' }]);
+    expect(await store().logs.readLogLines(before.id, 0, 10)).toEqual([{ seq: 1, line: 'before the outage' }]);
   });
 
   it('maps a connection terminated in the middle of a statement to DatabaseUnavailableError', async () => {
@@ -120,7 +122,7 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
     const pool = createDatabasePool(`postgres://u:p@127.0.0.1:${port}/db`, () => undefined);
     try {
       // Without the pool's 2 s connection timeout the call would wait for the 15 s query timeout or forever.
-      expect(await rejectionOf(() => new RunStore(pool).listRuns({ project: 'p', limit: 1 }))).toBeInstanceOf(
+      expect(await rejectionOf(() => testRuns(pool).records.listRuns({ project: 'p', limit: 1 }))).toBeInstanceOf(
         DatabaseUnavailableError,
       );
     } finally {
@@ -145,26 +147,26 @@ describe('database down: every call fails fast with DatabaseUnavailableError and
 describe('run history survives a restart of the database server', () => {
   it('keeps runs, phases and log lines, and the same pool works again afterwards', async () => {
     // A Workspace of its own: the claim takes the oldest Pending run of the Workspace, which must be this one whatever ran before.
-    const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart-history' });
+    const run = await store().records.createRun({ ...serviceAccountApply, workspace: 'restart-history' });
     const { lease } = (await store().leases.claim(CONTROLLER, 60_000, {
       project: 'availability',
       workspace: 'restart-history',
     }))!;
-    await store().leases.appendChunk(run.id, lease.id, CONTROLLER, 1, ['line 1', 'line 2']);
-    const before = await store().getRun('availability', run.id);
+    await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER, 1, ['line 1', 'line 2']);
+    const before = await store().records.getRun('availability', run.id);
 
     await database().stopServer();
     await database().startServer();
 
-    expect(await store().getRun('availability', run.id)).toEqual(before);
-    expect(await store().readLogLines(run.id, 0, 10)).toHaveLength(2);
+    expect(await store().records.getRun('availability', run.id)).toEqual(before);
+    expect(await store().logs.readLogLines(run.id, 0, 10)).toHaveLength(2);
     expect((await store().leases.finish(run.id, lease.id, CONTROLLER, 'Succeeded')).phase).toBe('Succeeded');
   });
 
   it('a log subscriber reconnects after the restart and receives the lines appended since', async () => {
-    const run = await store().createRun({ ...serviceAccountApply, workspace: 'restart' });
+    const run = await store().records.createRun({ ...serviceAccountApply, workspace: 'restart' });
     const received: RunLogLine[] = [];
-    const unsubscribe = await store().subscribeToLogLines({
+    const unsubscribe = await store().logs.subscribeToLogLines({
       runId: run.id,
       afterSeq: 0,
       onLines: (lines) => void received.push(...lines),

@@ -17,7 +17,7 @@ describe('issue 23: an unreachable database is reported with its cause', () => {
       logger,
     );
     try {
-      const refused = await runs.store().catch((error: unknown) => error);
+      const refused = await runs.service('records').catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(ApiError);
       expect(refused).toMatchObject({ status: 503, reason: 'DatabaseUnavailable' });
       await expect(runs.checkReady()).rejects.toMatchObject({ status: 503 });

@@ -3,7 +3,7 @@
 // its Workspace, or older than the limit) and anything but a succeeded plan are refused, and nothing is recorded.
 import { describe, expect, it } from 'vitest';
 import { NotASucceededPlanError, PlanStaleError, RunNotFoundError } from '../../shared/runs/run-errors.ts';
-import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
+import type { LeaseHolder } from '../../shared/runs/leases/run-leases.ts';
 import type { RunType } from '../../shared/runs/run.ts';
 import { useRunStore } from './run-store-fixture.ts';
 
@@ -18,7 +18,7 @@ const AUTHOR = { principal: 'alice@example.com', principalType: 'oidc' as const 
 const APPROVER = { principal: 'bob@example.com', principalType: 'oidc' as const };
 
 const start = (workspace: string, type: RunType = 'plan') =>
-  store().createRun({ project: PROJECT, workspace, type, ...AUTHOR });
+  store().records.createRun({ project: PROJECT, workspace, type, ...AUTHOR });
 
 /** A run of `workspace` taken through the controller to `phase`. */
 async function finished(workspace: string, phase: 'Succeeded' | 'Failed' = 'Succeeded', type: RunType = 'plan') {
@@ -38,7 +38,9 @@ const approve = (planRun: string, maxAgeMs = DAY_MS, message?: string) =>
   });
 
 const runsOf = async (workspace: string) =>
-  (await store().listRuns({ project: PROJECT, workspace, limit: 50 })).items.map((run) => `${run.type}:${run.phase}`);
+  (await store().records.listRuns({ project: PROJECT, workspace, limit: 50 })).items.map(
+    (run) => `${run.type}:${run.phase}`,
+  );
 
 describe('issue 37: a succeeded plan approved for apply becomes a Pending apply run bound to it, started by the approver', () => {
   it('records the apply with planRun, the approver as principal and the message; the plan stays as it was', async () => {
@@ -53,8 +55,8 @@ describe('issue 37: a succeeded plan approved for apply becomes a Pending apply 
       message: 'reviewed in CAB-12',
       planRun: plan.id,
     });
-    expect(await store().getRun(PROJECT, apply.id)).toEqual(apply);
-    expect((await store().getRun(PROJECT, plan.id)).planRun).toBeNull();
+    expect(await store().records.getRun(PROJECT, apply.id)).toEqual(apply);
+    expect((await store().records.getRun(PROJECT, plan.id)).planRun).toBeNull();
   });
 
   it('the controller is handed the plan id with the run it claims', async () => {

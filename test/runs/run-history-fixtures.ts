@@ -2,8 +2,8 @@
 // and what the database holds of a log, for the compaction and retention tests.
 import type pg from 'pg';
 import type { RunLogLine } from '../../shared/runs/run.ts';
-import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
-import type { RunStore } from '../../shared/runs/run-store.ts';
+import type { LeaseHolder } from '../../shared/runs/leases/run-leases.ts';
+import type { TestRuns } from '../support/test-runs.ts';
 
 export const HISTORY_CONTROLLER: LeaseHolder = {
   principal: 'system:serviceaccount:platform:history-controller',
@@ -13,9 +13,9 @@ export const HISTORY_CONTROLLER: LeaseHolder = {
 let workspaces = 0;
 
 /** A run of a Workspace of its own, claimed; `append` stores chunks as the controller does, `finish` ends it. */
-export async function claimedRun(store: RunStore, project = 'history') {
+export async function claimedRun(store: TestRuns, project = 'history') {
   const workspace = `history-${++workspaces}`;
-  await store.createRun({ project, workspace, type: 'apply', principal: 'admin', principalType: 'admin' });
+  await store.records.createRun({ project, workspace, type: 'apply', principal: 'admin', principalType: 'admin' });
   const { run, lease } = (await store.leases.claim(HISTORY_CONTROLLER, 600_000, { project, workspace }))!;
   let nextSeq = lease.nextLogSeq;
   return {
@@ -25,7 +25,7 @@ export async function claimedRun(store: RunStore, project = 'history') {
     async append(lines: readonly string[], chunkLines = 500): Promise<void> {
       for (let offset = 0; offset < lines.length; offset += chunkLines) {
         const chunk = lines.slice(offset, offset + chunkLines);
-        await store.leases.appendChunk(run.id, lease.id, HISTORY_CONTROLLER, nextSeq, chunk);
+        await store.logChunks.appendChunk(run.id, lease.id, HISTORY_CONTROLLER, nextSeq, chunk);
         nextSeq += chunk.length;
       }
     },
@@ -35,23 +35,23 @@ export async function claimedRun(store: RunStore, project = 'history') {
 }
 
 /** A finished run whose log holds `lines`, appended through the controller's path. */
-export async function finishedRun(store: RunStore, lines: readonly string[], project?: string): Promise<string> {
+export async function finishedRun(store: TestRuns, lines: readonly string[], project?: string): Promise<string> {
   const claimed = await claimedRun(store, project);
   await claimed.append(lines);
   await claimed.finish();
   return claimed.run.id;
 }
 
-/** Every line of a run's log through RunStore.readLogLines, in pages of `pageSize` from `afterSeq`. */
+/** Every line of a run's log through TestRuns.readLogLines, in pages of `pageSize` from `afterSeq`. */
 export async function readWholeLog(
-  store: RunStore,
+  store: TestRuns,
   runId: string,
   pageSize = 500,
   afterSeq = 0,
 ): Promise<RunLogLine[]> {
   const lines: RunLogLine[] = [];
   for (let after = afterSeq; ; ) {
-    const page = await store.readLogLines(runId, after, pageSize);
+    const page = await store.logs.readLogLines(runId, after, pageSize);
     lines.push(...page);
     if (page.length < pageSize) return lines;
     after = page[page.length - 1]!.seq;

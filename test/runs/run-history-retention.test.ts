@@ -12,12 +12,15 @@ import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
 import { capturingLogger } from '../support/function-servers.ts';
 import { useRunStore } from './run-store-fixture.ts';
 import { claimedRun, finishedRun, readWholeLog, storedLog, variedLines } from './run-history-fixtures.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const { database, store } = useRunStore();
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 const compact = (runId: string) =>
-  new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep: 10_000, restRatio: 0 }).compactRun(runId);
+  new RunLogCompactor(poolDatabase(database().pool), { delayMs: 0, linesPerStep: 10_000, restRatio: 0 }).compactRun(
+    runId,
+  );
 
 /** Moves the run's end (and start) back in time, as the database's clock sees it. */
 const finishedAgo = (runId: string, ms: number) =>
@@ -33,7 +36,7 @@ const createdAgo = (runId: string, ms: number) =>
     [runId, ms],
   );
 const retention = (historyMs: number, logMs: number, batchRuns = 100, batchLines = 10_000) =>
-  new RunHistoryRetention(database().pool, { historyMs, logMs }, { batchRuns, batchLines });
+  new RunHistoryRetention(poolDatabase(database().pool), { historyMs, logMs }, { batchRuns, batchLines });
 const lineTexts = async (runId: string) => (await readWholeLog(store(), runId)).map((line) => line.line);
 
 /** Runs in every state the retention must tell apart, ages relative to a retention of `retentionMs`. */
@@ -50,7 +53,7 @@ async function history(retentionMs: number) {
   const running = await claimedRun(store());
   await running.append(variedLines(300, 'running'));
   await createdAgo(running.run.id, retentionMs * 3);
-  const pending = await store().createRun({
+  const pending = await store().records.createRun({
     project: 'history',
     workspace: 'pending',
     type: 'plan',
@@ -78,20 +81,20 @@ describe('Issue 35, item 2: RUN_LOG_RETENTION removes the logs of runs finished 
     expect(report).toEqual({ logsRemoved: 2, runsRemoved: 0 });
 
     for (const removed of [runs.older, runs.justOlder]) {
-      const run = await store().getRun('history', removed);
+      const run = await store().records.getRun('history', removed);
       expect(run.logRemovedAt).toEqual(expect.any(String));
       expect(Date.now() - Date.parse(run.logRemovedAt!)).toBeLessThan(MINUTE_MS);
       expect(await storedLog(database().pool, removed)).toEqual({ rows: 0, blocks: [] });
-      await expect(store().readLogLines(removed, 0, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
-      expect((await store().getLogProgress(removed)).logRemovedAt).toBe(run.logRemovedAt);
+      await expect(store().logs.readLogLines(removed, 0, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
+      expect((await store().records.getLogProgress(removed)).logRemovedAt).toBe(run.logRemovedAt);
     }
     expect(await lineTexts(runs.justYounger)).toEqual(kept.justYounger);
     expect(await lineTexts(runs.running)).toEqual(kept.running);
     expect(await lineTexts(runs.recent)).toEqual(kept.recent);
     for (const id of [runs.justYounger, runs.running, runs.pending, runs.recent])
-      expect((await store().getRun('history', id)).logRemovedAt).toBeNull();
-    expect((await store().getRun('history', runs.running)).phase).toBe('Running');
-    expect((await store().getRun('history', runs.pending)).phase).toBe('Pending');
+      expect((await store().records.getRun('history', id)).logRemovedAt).toBeNull();
+    expect((await store().records.getRun('history', runs.running)).phase).toBe('Running');
+    expect((await store().records.getRun('history', runs.pending)).phase).toBe('Pending');
 
     // A second pass finds nothing more.
     expect(await retention(365 * DAY_MS, 90 * DAY_MS).removeExpired()).toEqual({ logsRemoved: 0, runsRemoved: 0 });
@@ -104,16 +107,16 @@ describe('Issue 35, item 2: RUN_LOG_RETENTION removes the logs of runs finished 
     await database().pool.query("UPDATE runs SET log_removed_at = date_trunc('milliseconds', now()) WHERE id = $1", [
       runId,
     ]);
-    expect((await store().readLogLines(runId, 0, 100)).map((line) => line.line)).toEqual(lines.slice(0, 100));
-    await expect(store().readLogLines(runId, 1_500, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
-    const report = await new RunLogCompactor(database().pool, {
+    expect((await store().logs.readLogLines(runId, 0, 100)).map((line) => line.line)).toEqual(lines.slice(0, 100));
+    await expect(store().logs.readLogLines(runId, 1_500, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
+    const report = await new RunLogCompactor(poolDatabase(database().pool), {
       delayMs: 24 * 3_600_000,
       linesPerStep: 600,
       restRatio: 0,
     }).compactFinishedRuns();
     expect(report).toMatchObject({ lines: 0, blocks: 0, purged: 1_500 });
     expect(await storedLog(database().pool, runId)).toEqual({ rows: 0, blocks: [] });
-    await expect(store().readLogLines(runId, 0, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
+    await expect(store().logs.readLogLines(runId, 0, 100)).rejects.toBeInstanceOf(RunLogRemovedError);
   });
 });
 
@@ -125,26 +128,26 @@ describe('Issue 35, item 2: RUN_HISTORY_RETENTION removes runs finished longer a
     const report = await retention(30 * DAY_MS, 90 * DAY_MS, 100, 1_000).removeExpired();
     expect(report).toEqual({ logsRemoved: 2, runsRemoved: 2 });
     for (const removed of [runs.older, runs.justOlder]) {
-      await expect(store().getRun('history', removed)).rejects.toMatchObject({ reason: 'RunNotFound' });
+      await expect(store().records.getRun('history', removed)).rejects.toMatchObject({ reason: 'RunNotFound' });
       expect(await storedLog(database().pool, removed)).toEqual({ rows: 0, blocks: [] });
-      await expect(store().readLogLines(removed, 0, 10)).rejects.toMatchObject({ reason: 'RunNotFound' });
+      await expect(store().logs.readLogLines(removed, 0, 10)).rejects.toMatchObject({ reason: 'RunNotFound' });
     }
     expect(await lineTexts(runs.justYounger)).toEqual(kept);
-    expect((await store().getRun('history', runs.justYounger)).logRemovedAt).toBeNull();
-    expect((await store().getRun('history', runs.running)).phase).toBe('Running');
-    expect((await store().getRun('history', runs.pending)).phase).toBe('Pending');
+    expect((await store().records.getRun('history', runs.justYounger)).logRemovedAt).toBeNull();
+    expect((await store().records.getRun('history', runs.running)).phase).toBe('Running');
+    expect((await store().records.getRun('history', runs.pending)).phase).toBe('Pending');
     expect(await lineTexts(runs.recent)).toHaveLength(50);
   });
 
   it('a run cancelled while Pending counts from its cancellation; a run back in the queue after a lapse is unfinished', async () => {
-    const cancelled = await store().createRun({
+    const cancelled = await store().records.createRun({
       project: 'history',
       workspace: 'cancelled',
       type: 'plan',
       principal: 'admin',
       principalType: 'admin',
     });
-    await store().requestCancel('history', cancelled.id, 'admin');
+    await store().records.requestCancel('history', cancelled.id, 'admin');
     await finishedAgo(cancelled.id, 31 * DAY_MS);
     const requeued = await claimedRun(store());
     await requeued.append(['before the lapse']);
@@ -154,7 +157,7 @@ describe('Issue 35, item 2: RUN_HISTORY_RETENTION removes runs finished longer a
     );
     expect(await store().leases.collectLapsedLeases()).toEqual([{ id: requeued.run.id, phase: 'Pending' }]);
     expect(await retention(30 * DAY_MS, 30 * DAY_MS).removeExpired()).toEqual({ logsRemoved: 1, runsRemoved: 1 });
-    await expect(store().getRun('history', cancelled.id)).rejects.toMatchObject({ reason: 'RunNotFound' });
+    await expect(store().records.getRun('history', cancelled.id)).rejects.toMatchObject({ reason: 'RunNotFound' });
     expect(await lineTexts(requeued.run.id)).toEqual(['before the lapse']);
   });
 });
@@ -175,7 +178,7 @@ describe('Issue 35, item 2: retention works in small batches that never wait for
       const reports = await Promise.all([
         retention(365 * DAY_MS, 90 * DAY_MS, 4).removeExpired(),
         new RunHistoryRetention(
-          otherPool,
+          poolDatabase(otherPool),
           { historyMs: 365 * DAY_MS, logMs: 90 * DAY_MS },
           { batchRuns: 4, batchLines: 7 },
         ).removeExpired(),
@@ -185,7 +188,7 @@ describe('Issue 35, item 2: retention works in small batches that never wait for
       await otherPool.end();
     }
     for (const runId of expired) {
-      expect((await store().getRun('history', runId)).logRemovedAt).not.toBeNull();
+      expect((await store().records.getRun('history', runId)).logRemovedAt).not.toBeNull();
       expect(await storedLog(database().pool, runId)).toEqual({ rows: 0, blocks: [] });
     }
     expect(await lineTexts(young)).toEqual(['young']);
@@ -203,13 +206,13 @@ describe('Issue 35, item 2: retention works in small batches that never wait for
       const started = performance.now();
       expect(await retention(365 * DAY_MS, 90 * DAY_MS).removeExpired()).toEqual({ logsRemoved: 1, runsRemoved: 0 });
       expect(performance.now() - started).toBeLessThan(5_000);
-      expect((await store().getRun('history', held)).logRemovedAt).toBeNull();
+      expect((await store().records.getRun('history', held)).logRemovedAt).toBeNull();
       await holder.query('COMMIT');
     } finally {
       holder.release();
     }
     expect(await retention(365 * DAY_MS, 90 * DAY_MS).removeExpired()).toEqual({ logsRemoved: 1, runsRemoved: 0 });
-    expect((await store().getRun('history', held)).logRemovedAt).not.toBeNull();
+    expect((await store().records.getRun('history', held)).logRemovedAt).not.toBeNull();
   });
 });
 
@@ -221,7 +224,7 @@ describe('Issue 35: the history is kept bounded every minute by the process that
     const before = await readWholeLog(store(), finished);
     const logger = capturingLogger();
     const maintenance = new RunHistoryMaintenance(
-      async () => database().pool,
+      async () => poolDatabase(database().pool),
       { retentionMs: 7 * DAY_MS, logRetentionMs: 2 * DAY_MS, compactionDelayMs: 0 },
       logger,
     );
@@ -239,7 +242,7 @@ describe('Issue 35: the history is kept bounded every minute by the process that
       ],
     });
     expect(await readWholeLog(store(), finished)).toEqual(before);
-    expect((await store().getRun('history', expired)).logRemovedAt).not.toBeNull();
+    expect((await store().records.getRun('history', expired)).logRemovedAt).not.toBeNull();
     const logged = logger.lines.join('\n');
     expect(logged).toContain('run logs compacted');
     expect(logged).toContain('"logsRemoved":1');
@@ -260,13 +263,13 @@ describe('Issue 44, item 1: no pass computes a cut-off it has not checked (an in
       await expect(retention(historyMs, logMs).removeExpired()).rejects.toThrow(
         new RegExp(`^${name} of .* ms is outside`),
       );
-      expect((await store().getRun('history', finished)).logRemovedAt).toBeNull();
+      expect((await store().records.getRun('history', finished)).logRemovedAt).toBeNull();
       expect(await lineTexts(finished)).toEqual(lines);
     },
   );
 
   it('compaction refuses a delay outside 0s to 876000h before it looks for runs', async () => {
-    const compactor = new RunLogCompactor(database().pool, { delayMs: -MINUTE_MS, linesPerStep: 100, restRatio: 0 });
+    const compactor = new RunLogCompactor(poolDatabase(database().pool), { delayMs: -MINUTE_MS, linesPerStep: 100, restRatio: 0 });
     await expect(compactor.compactFinishedRuns()).rejects.toThrow(/^RUN_LOG_COMPACTION_DELAY of -60000 ms is outside/);
   });
 });

@@ -11,8 +11,8 @@ import {
   LogSequenceGapError,
 } from '../../shared/runs/run-errors.ts';
 import type { NewRun } from '../../shared/runs/run.ts';
-import type { LeaseHolder } from '../../shared/runs/run-leases.ts';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import type { LeaseHolder } from '../../shared/runs/leases/run-leases.ts';
+import { testRuns } from '../support/test-runs.ts';
 import { useRunStore } from './run-store-fixture.ts';
 
 const { database, store } = useRunStore();
@@ -27,7 +27,7 @@ const LEASE_MS = 60_000;
 const SHORT_LEASE_MS = 300;
 
 const newRun = (workspace: string, extra: Partial<NewRun> = {}) =>
-  store().createRun({
+  store().records.createRun({
     project: 'leases',
     workspace,
     type: 'apply',
@@ -39,7 +39,7 @@ const claimIn = (workspace: string, controller = CONTROLLER_A, leaseMs = LEASE_M
   store().leases.claim(controller, leaseMs, { project: 'leases', workspace });
 const lapse = () => new Promise((resolve) => setTimeout(resolve, SHORT_LEASE_MS + 100));
 const linesOf = async (runId: string) =>
-  (await store().readLogLines(runId, 0, 100)).map((line) => `${line.seq}:${line.line}`);
+  (await store().logs.readLogLines(runId, 0, 100)).map((line) => `${line.seq}:${line.line}`);
 
 describe('A controller claims the next pending run, oldest first, optionally for a Workspace or Project, and gets a lease with an expiry; its ServiceAccount is recorded', () => {
   it('claims the oldest Pending run with a new lease, records the controller and counts the attempt', async () => {
@@ -57,11 +57,11 @@ describe('A controller claims the next pending run, oldest first, optionally for
     expect(Date.parse(claimed!.lease.expiresAt)).toBeGreaterThan(Date.now() + LEASE_MS / 2);
     expect((await claimIn('claim-order', CONTROLLER_B))!.run.id).toBe(second.id);
     expect(await claimIn('claim-order')).toBeUndefined();
-    expect((await store().getRun('leases', first.id)).controller).toBe(CONTROLLER_A.principal);
+    expect((await store().records.getRun('leases', first.id)).controller).toBe(CONTROLLER_A.principal);
   });
 
   it('takes only runs of the named Project or Workspace', async () => {
-    const elsewhere = await store().createRun({
+    const elsewhere = await store().records.createRun({
       project: 'other-project',
       workspace: 'filtered',
       type: 'plan',
@@ -105,7 +105,7 @@ describe("Every phase change and log append carries the lease and is refused (40
     await expect(store().leases.renew(run.id, stranger, CONTROLLER_A, LEASE_MS)).rejects.toBeInstanceOf(
       LeaseNotHeldError,
     );
-    await expect(store().leases.appendChunk(run.id, stranger, CONTROLLER_A, 1, ['forged'])).rejects.toMatchObject({
+    await expect(store().logChunks.appendChunk(run.id, stranger, CONTROLLER_A, 1, ['forged'])).rejects.toMatchObject({
       reason: 'LeaseNotHeld',
     });
     await expect(store().leases.finish(run.id, stranger, CONTROLLER_A, 'Succeeded')).rejects.toMatchObject({
@@ -115,7 +115,7 @@ describe("Every phase change and log append carries the lease and is refused (40
       reason: 'LeaseNotHeld',
     });
     expect(await linesOf(run.id)).toEqual([]);
-    expect(await store().getRun('leases', run.id)).toMatchObject({
+    expect(await store().records.getRun('leases', run.id)).toMatchObject({
       phase: 'Running',
       controller: CONTROLLER_A.principal,
     });
@@ -139,7 +139,7 @@ describe("Every phase change and log append carries the lease and is refused (40
     await expect(store().leases.renew(run.id, lease.id, CONTROLLER_A, LEASE_MS)).rejects.toMatchObject({
       reason: 'LeaseNotHeld',
     });
-    await expect(store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['late'])).rejects.toMatchObject({
+    await expect(store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['late'])).rejects.toMatchObject({
       reason: 'LeaseNotHeld',
     });
   });
@@ -149,7 +149,7 @@ describe('A lease that lapses returns the run to the queue with its attempts cou
   it('gives a lapsed run to the next claim; the old holder is refused and the new one continues the log', async () => {
     await newRun('lapse');
     const first = (await claimIn('lapse', CONTROLLER_A, SHORT_LEASE_MS))!;
-    await store().leases.appendChunk(first.run.id, first.lease.id, CONTROLLER_A, 1, ['attempt 1: step 1']);
+    await store().logChunks.appendChunk(first.run.id, first.lease.id, CONTROLLER_A, 1, ['attempt 1: step 1']);
     await lapse();
     await expect(store().leases.renew(first.run.id, first.lease.id, CONTROLLER_A, LEASE_MS)).rejects.toMatchObject({
       reason: 'LeaseNotHeld',
@@ -164,12 +164,12 @@ describe('A lease that lapses returns the run to the queue with its attempts cou
     });
     expect(second.lease).toMatchObject({ attempt: 2, nextLogSeq: 2 });
     await expect(
-      store().leases.appendChunk(first.run.id, first.lease.id, CONTROLLER_A, 2, ['attempt 1: step 2']),
+      store().logChunks.appendChunk(first.run.id, first.lease.id, CONTROLLER_A, 2, ['attempt 1: step 2']),
     ).rejects.toBeInstanceOf(LeaseNotHeldError);
     await expect(store().leases.finish(first.run.id, first.lease.id, CONTROLLER_A, 'Failed')).rejects.toBeInstanceOf(
       LeaseNotHeldError,
     );
-    await store().leases.appendChunk(second.run.id, second.lease.id, CONTROLLER_B, 2, ['attempt 2: step 1']);
+    await store().logChunks.appendChunk(second.run.id, second.lease.id, CONTROLLER_B, 2, ['attempt 2: step 1']);
     expect((await store().leases.finish(second.run.id, second.lease.id, CONTROLLER_B, 'Succeeded')).phase).toBe(
       'Succeeded',
     );
@@ -183,7 +183,7 @@ describe('A lease that lapses returns the run to the queue with its attempts cou
       await lapse();
     }
     expect(await claimIn('exhausted')).toBeUndefined();
-    expect(await store().getRun('leases', run.id)).toMatchObject({
+    expect(await store().records.getRun('leases', run.id)).toMatchObject({
       phase: 'Failed',
       attempts: MAX_RUN_ATTEMPTS,
       finishedAt: expect.any(String),
@@ -197,35 +197,35 @@ describe('Log appends are numbered: a retried chunk is acknowledged without stor
   it('stores a chunk once however often it is sent, refuses gaps and different lines over stored ones', async () => {
     await newRun('chunks');
     const { run, lease } = (await claimIn('chunks'))!;
-    expect(await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b'])).toEqual({
+    expect(await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b'])).toEqual({
       firstSeq: 1,
       lastSeq: 2,
       nextSeq: 3,
       duplicate: false,
       storedBefore: 0,
     });
-    expect(await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b'])).toEqual({
+    expect(await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b'])).toEqual({
       firstSeq: 1,
       lastSeq: 2,
       nextSeq: 3,
       duplicate: true,
       storedBefore: 2,
     });
-    await expect(store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 5, ['e'])).rejects.toMatchObject({
+    await expect(store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 5, ['e'])).rejects.toMatchObject({
       reason: 'LogSequenceGap',
       nextSeq: 3,
       message: expect.stringContaining('a chunk starting at line 5 leaves a gap; the next line is 3'),
     });
-    await expect(store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 2, ['x'])).rejects.toBeInstanceOf(
+    await expect(store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 2, ['x'])).rejects.toBeInstanceOf(
       LogChunkConflictError,
     );
-    expect(await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 3, ['c'])).toMatchObject({
+    expect(await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 3, ['c'])).toMatchObject({
       firstSeq: 3,
       lastSeq: 3,
       duplicate: false,
     });
     expect(await linesOf(run.id)).toEqual(['1:a', '2:b', '3:c']);
-    await expect(store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 9, ['gap'])).rejects.toBeInstanceOf(
+    await expect(store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 9, ['gap'])).rejects.toBeInstanceOf(
       LogSequenceGapError,
     );
   });
@@ -233,8 +233,8 @@ describe('Log appends are numbered: a retried chunk is acknowledged without stor
   it('issue 20: a chunk over stored lines with the same text that then continues is acknowledged for the stored part and stores the rest', async () => {
     await newRun('partial-overlap');
     const { run, lease } = (await claimIn('partial-overlap'))!;
-    await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b', 'c']);
-    expect(await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 2, ['b', 'c', 'd', 'e'])).toEqual({
+    await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b', 'c']);
+    expect(await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 2, ['b', 'c', 'd', 'e'])).toEqual({
       firstSeq: 2,
       lastSeq: 5,
       nextSeq: 6,
@@ -247,12 +247,14 @@ describe('Log appends are numbered: a retried chunk is acknowledged without stor
   it('issue 20: a chunk over stored lines with other text is LogChunkConflict naming the first line that differs, and stores nothing', async () => {
     await newRun('overlap-conflict');
     const { run, lease } = (await claimIn('overlap-conflict'))!;
-    await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b', 'c']);
-    await expect(store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 2, ['b', 'X', 'd'])).rejects.toMatchObject({
+    await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b', 'c']);
+    await expect(
+      store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 2, ['b', 'X', 'd']),
+    ).rejects.toMatchObject({
       reason: 'LogChunkConflict',
       message: `run ${run.id}: line 3 of the chunk starting at line 2 differs from the stored line 3 (the next line is 4)`,
     });
-    await expect(store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['Z'])).rejects.toMatchObject({
+    await expect(store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['Z'])).rejects.toMatchObject({
       reason: 'LogChunkConflict',
       message: `run ${run.id}: line 1 of the chunk starting at line 1 differs from the stored line 1 (the next line is 4)`,
     });
@@ -264,7 +266,7 @@ describe('Log appends are numbered: a retried chunk is acknowledged without stor
     const { run, lease } = (await claimIn('concurrent-retries'))!;
     const outcomes = await Promise.all(
       Array.from({ length: 8 }, () =>
-        store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['only once', 'and this']),
+        store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['only once', 'and this']),
       ),
     );
     expect(outcomes.filter((outcome) => !outcome.duplicate)).toHaveLength(1);
@@ -279,7 +281,7 @@ describe('Issue 20: pipelined chunks are decided one after another under the row
     // Two server processes on one database: neither sees the other's chunks in flight, so the
     // database decides each chunk against what the other stored.
     const otherReplica = createDatabasePool(database().connectionString, () => undefined);
-    const replicas = [store(), new RunStore(otherReplica)];
+    const replicas = [store(), testRuns(otherReplica)];
     onTestFinished(() => otherReplica.end());
     const pipeline = async (workspace: string, controller: LeaseHolder) => {
       await newRun(workspace);
@@ -290,7 +292,7 @@ describe('Issue 20: pipelined chunks are decided one after another under the row
       // Every chunk is sent before any is answered, as a controller pipelining its appends does.
       const outcomes = await Promise.all(
         chunks.map((lines, chunk) =>
-          replicas[chunk % 2]!.leases.appendChunk(run.id, lease.id, controller, 1 + chunk * LINES_PER_CHUNK, lines),
+          replicas[chunk % 2]!.logChunks.appendChunk(run.id, lease.id, controller, 1 + chunk * LINES_PER_CHUNK, lines),
         ),
       );
       return { runId: run.id, chunks, outcomes };
@@ -301,7 +303,7 @@ describe('Issue 20: pipelined chunks are decided one after another under the row
     ]);
     for (const { runId, chunks, outcomes } of controllers) {
       expect(outcomes.every((outcome) => !outcome.duplicate && outcome.storedBefore === 0)).toBe(true);
-      const stored = await store().readLogLines(runId, 0, CHUNKS * LINES_PER_CHUNK + 10);
+      const stored = await store().logs.readLogLines(runId, 0, CHUNKS * LINES_PER_CHUNK + 10);
       expect(stored).toEqual(chunks.flat().map((line, index) => ({ seq: index + 1, line })));
     }
   });
@@ -309,11 +311,11 @@ describe('Issue 20: pipelined chunks are decided one after another under the row
   it('concurrent retries of a chunk that grew past the stored lines store the new lines once: each is decided on the log the one before left', async () => {
     await newRun('growing-retries');
     const { run, lease } = (await claimIn('growing-retries'))!;
-    await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b']);
+    await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b']);
     // Each overlaps the stored lines, so each is decided in a transaction, not by the plain append.
     const outcomes = await Promise.all(
       Array.from({ length: 30 }, () =>
-        store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b', 'c', 'd']),
+        store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b', 'c', 'd']),
       ),
     );
     expect(outcomes.filter((outcome) => !outcome.duplicate)).toEqual([
@@ -325,9 +327,9 @@ describe('Issue 20: pipelined chunks are decided one after another under the row
   it('a chunk that overtook the one before it waits for it and is stored after it', async () => {
     await newRun('overtaken');
     const { run, lease } = (await claimIn('overtaken'))!;
-    const second = store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 3, ['c']);
+    const second = store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 3, ['c']);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await store().leases.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b']);
+    await store().logChunks.appendChunk(run.id, lease.id, CONTROLLER_A, 1, ['a', 'b']);
     expect(await second).toMatchObject({ firstSeq: 3, duplicate: false });
     expect(await linesOf(run.id)).toEqual(['1:a', '2:b', '3:c']);
   });
@@ -341,7 +343,7 @@ describe('Issue 20: a lease is bound to the principal that claimed it; another p
   it("refuses the claimer's lease id from every other principal on renew, heldRun, appendChunk and finish, as it refuses an id never issued", async () => {
     await newRun('bound');
     const { run, lease } = (await claimIn('bound', CONTROLLER_A))!;
-    const before = await store().getRun('leases', run.id);
+    const before = await store().records.getRun('leases', run.id);
     const neverIssued = '0190a0a0-0000-7000-8000-000000000002';
     const refusals = async (leaseId: string, holder: LeaseHolder) =>
       Promise.all([
@@ -352,7 +354,7 @@ describe('Issue 20: a lease is bound to the principal that claimed it; another p
           .leases.heldRun(run.id, leaseId, holder)
           .catch((error: Error) => error),
         store()
-          .leases.appendChunk(run.id, leaseId, holder, 1, ['forged'])
+          .logChunks.appendChunk(run.id, leaseId, holder, 1, ['forged'])
           .catch((error: Error) => error),
         store()
           .leases.finish(run.id, leaseId, holder, 'Failed')
@@ -368,7 +370,7 @@ describe('Issue 20: a lease is bound to the principal that claimed it; another p
       );
     }
     expect(await linesOf(run.id)).toEqual([]);
-    expect(await store().getRun('leases', run.id)).toEqual(before);
+    expect(await store().records.getRun('leases', run.id)).toEqual(before);
     expect((await store().leases.renew(run.id, lease.id, CONTROLLER_A, LEASE_MS)).lease.id).toBe(lease.id);
   });
 
@@ -376,7 +378,7 @@ describe('Issue 20: a lease is bound to the principal that claimed it; another p
     await newRun('bound-admin');
     const { run, lease } = (await claimIn('bound-admin', ADMIN))!;
     for (const other of [CONTROLLER_A, OIDC_NAMED_ADMIN])
-      await expect(store().leases.appendChunk(run.id, lease.id, other, 1, ['x'])).rejects.toBeInstanceOf(
+      await expect(store().logChunks.appendChunk(run.id, lease.id, other, 1, ['x'])).rejects.toBeInstanceOf(
         LeaseNotHeldError,
       );
     expect(await store().leases.finish(run.id, lease.id, ADMIN, 'Succeeded')).toMatchObject({ phase: 'Succeeded' });
@@ -401,7 +403,7 @@ describe("The user's message from the start of the run and the controller's stat
 describe('A user cancels a run: a pending one is cancelled at once; a running one is marked, seen by the controller at its next renewal, and acknowledged', () => {
   it('cancels a Pending run at once, so no controller ever claims it', async () => {
     const run = await newRun('cancel-pending');
-    const cancelled = await store().requestCancel('leases', run.id, 'alice@example.com');
+    const cancelled = await store().records.requestCancel('leases', run.id, 'alice@example.com');
     expect(cancelled).toMatchObject({
       phase: 'Cancelled',
       finishedAt: expect.any(String),
@@ -410,7 +412,7 @@ describe('A user cancels a run: a pending one is cancelled at once; a running on
       startedAt: null,
     });
     expect(await claimIn('cancel-pending')).toBeUndefined();
-    expect(await store().requestCancel('leases', run.id, 'bob')).toEqual(cancelled);
+    expect(await store().records.requestCancel('leases', run.id, 'bob')).toEqual(cancelled);
   });
 
   it('marks a Running run; the renewal says so; the holder acknowledges with Cancelled', async () => {
@@ -419,7 +421,7 @@ describe('A user cancels a run: a pending one is cancelled at once; a running on
     await expect(store().leases.finish(run.id, lease.id, CONTROLLER_A, 'Cancelled')).rejects.toBeInstanceOf(
       InvalidPhaseTransitionError,
     );
-    expect(await store().requestCancel('leases', run.id, 'alice@example.com')).toMatchObject({
+    expect(await store().records.requestCancel('leases', run.id, 'alice@example.com')).toMatchObject({
       phase: 'Running',
       cancelRequestedBy: 'alice@example.com',
       finishedAt: null,
@@ -436,10 +438,10 @@ describe('A user cancels a run: a pending one is cancelled at once; a running on
   it('cancels a marked run whose lease lapsed instead of queueing it again', async () => {
     await newRun('cancel-lapsed');
     const { run } = (await claimIn('cancel-lapsed', CONTROLLER_A, SHORT_LEASE_MS))!;
-    await store().requestCancel('leases', run.id, 'alice@example.com');
+    await store().records.requestCancel('leases', run.id, 'alice@example.com');
     await lapse();
     expect(await claimIn('cancel-lapsed')).toBeUndefined();
-    expect(await store().getRun('leases', run.id)).toMatchObject({
+    expect(await store().records.getRun('leases', run.id)).toMatchObject({
       phase: 'Cancelled',
       statusMessage: expect.stringContaining('lapsed after cancellation was requested'),
     });
@@ -449,15 +451,15 @@ describe('A user cancels a run: a pending one is cancelled at once; a running on
     await newRun('cancel-finished');
     const { run, lease } = (await claimIn('cancel-finished'))!;
     const done = await store().leases.finish(run.id, lease.id, CONTROLLER_A, 'Failed', 'exit 1');
-    await expect(store().requestCancel('leases', run.id, 'alice@example.com')).rejects.toMatchObject({
+    await expect(store().records.requestCancel('leases', run.id, 'alice@example.com')).rejects.toMatchObject({
       reason: 'InvalidPhaseTransition',
       from: 'Failed',
       to: 'Cancelled',
     });
-    await expect(store().requestCancel('another-project', run.id, 'alice@example.com')).rejects.toMatchObject({
+    await expect(store().records.requestCancel('another-project', run.id, 'alice@example.com')).rejects.toMatchObject({
       reason: 'RunNotFound',
     });
-    expect(await store().getRun('leases', run.id)).toEqual(done);
+    expect(await store().records.getRun('leases', run.id)).toEqual(done);
   });
 });
 

@@ -1,10 +1,11 @@
 // Issue 35, item 1: a finished run's log moves from one row per line into compressed blocks, after a
-// delay, and every reader serves it exactly as before: RunStore.readLogLines at any position and page
+// delay, and every reader serves it exactly as before: TestRuns.readLogLines at any position and page
 // size, the log subscription (the run-log stream's catch-up), the run's last line number. Late lines:
 // the controller's chunks after the run ended are refused as before, lines appended without a lease
 // are merged after the blocks. Replicas compacting at once share the runs and never duplicate a line.
 import { describe, expect, it } from 'vitest';
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 import type { RunLogLine } from '../../shared/runs/run.ts';
 import { linesOfBlock, MAX_BLOCK_LINES, MAX_BLOCK_TEXT_BYTES } from '../../shared/runs/run-log-blocks.ts';
 import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
@@ -21,15 +22,15 @@ import {
 
 const { database, store } = useRunStore();
 const compactor = (linesPerStep = 10_000) =>
-  new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep, restRatio: 0 });
+  new RunLogCompactor(poolDatabase(database().pool), { delayMs: 0, linesPerStep, restRatio: 0 });
 
 /** Every way a reader pages through the log: sizes 1, 7, 500 and 5,000 from several positions. */
 async function everyReading(runId: string, lastSeq: number): Promise<RunLogLine[][]> {
   const readings: RunLogLine[][] = [];
   for (const pageSize of [7, 500, 5_000]) readings.push(await readWholeLog(store(), runId, pageSize));
   for (const afterSeq of [0, 1, 999, 1_000, 1_001, lastSeq - 1, lastSeq, lastSeq + 5]) {
-    readings.push(await store().readLogLines(runId, afterSeq, 1));
-    readings.push(await store().readLogLines(runId, afterSeq, 1_234));
+    readings.push(await store().logs.readLogLines(runId, afterSeq, 1));
+    readings.push(await store().logs.readLogLines(runId, afterSeq, 1_234));
   }
   return readings;
 }
@@ -39,7 +40,7 @@ async function subscribedLines(runId: string, afterSeq: number, count: number): 
   const received: RunLogLine[] = [];
   let done = () => {};
   const complete = new Promise<void>((resolve) => (done = resolve));
-  const unsubscribe = await store().subscribeToLogLines({
+  const unsubscribe = await store().logs.subscribeToLogLines({
     runId,
     afterSeq,
     onLines: (lines) => {
@@ -59,7 +60,7 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     const runId = await finishedRun(store(), lines);
     const before = await everyReading(runId, lines.length);
     const subscribedBefore = await subscribedLines(runId, 0, lines.length);
-    const progressBefore = await store().getLogProgress(runId);
+    const progressBefore = await store().records.getLogProgress(runId);
     expect(subscribedBefore.map((line) => line.line)).toEqual(lines);
 
     const done = await compactor().compactRun(runId);
@@ -81,7 +82,7 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     expect(await everyReading(runId, lines.length)).toEqual(before);
     expect(await subscribedLines(runId, 0, lines.length)).toEqual(subscribedBefore);
     expect(await subscribedLines(runId, 1_500, lines.length - 1_500)).toEqual(subscribedBefore.slice(1_500));
-    expect(await store().getLogProgress(runId)).toEqual(progressBefore);
+    expect(await store().records.getLogProgress(runId)).toEqual(progressBefore);
   });
 
   it('a block holds the stored (masked) text exactly: decoded straight from the table it is the rows it replaced', async () => {
@@ -110,7 +111,11 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     const running = await claimedRun(store());
     await running.append(['still running']);
     const justEnded = await finishedRun(store(), ['just ended']);
-    const delayed = new RunLogCompactor(database().pool, { delayMs: 60_000, linesPerStep: 1_000, restRatio: 0 });
+    const delayed = new RunLogCompactor(poolDatabase(database().pool), {
+      delayMs: 60_000,
+      linesPerStep: 1_000,
+      restRatio: 0,
+    });
     await delayed.compactFinishedRuns(1_000);
     expect(await storedLog(database().pool, running.run.id)).toEqual({ rows: 1, blocks: [] });
     expect(await storedLog(database().pool, justEnded)).toEqual({ rows: 1, blocks: [] });
@@ -158,8 +163,8 @@ describe("Issue 35, item 1: a finished run's log is compacted into blocks; every
     const otherPool = createDatabasePool(database().connectionString, () => undefined);
     try {
       const replicas = [
-        new RunLogCompactor(database().pool, { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
-        new RunLogCompactor(otherPool, { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
+        new RunLogCompactor(poolDatabase(database().pool), { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
+        new RunLogCompactor(poolDatabase(otherPool), { delayMs: 0, linesPerStep: 400, restRatio: 0 }),
       ];
       await Promise.all(
         replicas.flatMap((replica) => [replica.compactFinishedRuns(100), replica.compactFinishedRuns(100)]),
@@ -182,8 +187,9 @@ describe('Issue 35, item 1: late lines after a run ended are refused (the contro
     const claimed = await claimedRun(store());
     await claimed.append(['one', 'two', 'three']);
     await claimed.finish();
-    const retry = () => store().leases.appendChunk(claimed.run.id, claimed.lease.id, HISTORY_CONTROLLER, 3, ['three']);
-    const late = () => store().leases.appendChunk(claimed.run.id, claimed.lease.id, HISTORY_CONTROLLER, 4, ['four']);
+    const retry = () =>
+      store().logChunks.appendChunk(claimed.run.id, claimed.lease.id, HISTORY_CONTROLLER, 3, ['three']);
+    const late = () => store().logChunks.appendChunk(claimed.run.id, claimed.lease.id, HISTORY_CONTROLLER, 4, ['four']);
     for (const stage of ['before compaction', 'after compaction']) {
       await expect(retry(), stage).rejects.toMatchObject({
         reason: 'LeaseNotHeld',
@@ -196,7 +202,7 @@ describe('Issue 35, item 1: late lines after a run ended are refused (the contro
       ).toEqual(['one', 'two', 'three']);
       await compactor().compactRun(claimed.run.id);
     }
-    expect((await store().getLogProgress(claimed.run.id)).lastSeq).toBe(3);
+    expect((await store().records.getLogProgress(claimed.run.id)).lastSeq).toBe(3);
   });
 
   it('lines appended without a lease after compaction follow the blocks as rows, in order, and the next pass compacts them too', async () => {
@@ -210,7 +216,7 @@ describe('Issue 35, item 1: late lines after a run ended are refused (the contro
     ]);
     const merged = [...lines, 'late one', 'late two'];
     expect((await readWholeLog(store(), runId, 300)).map((line) => line.line)).toEqual(merged);
-    expect(await store().readLogLines(runId, 1_099, 10)).toEqual([
+    expect(await store().logs.readLogLines(runId, 1_099, 10)).toEqual([
       { seq: 1_100, line: lines[1_099] },
       { seq: 1_101, line: 'late one' },
       { seq: 1_102, line: 'late two' },
@@ -239,8 +245,8 @@ describe('Issue 35, item 1: late lines after a run ended are refused (the contro
   it('an empty log, and a run that is gone, read as before: no lines; RunNotFound', async () => {
     const runId = await finishedRun(store(), []);
     await compactor().compactRun(runId);
-    expect(await store().readLogLines(runId, 0, 100)).toEqual([]);
-    await expect(store().readLogLines('0190a0a0-0000-7000-8000-000000000000', 0, 10)).rejects.toMatchObject({
+    expect(await store().logs.readLogLines(runId, 0, 100)).toEqual([]);
+    await expect(store().logs.readLogLines('0190a0a0-0000-7000-8000-000000000000', 0, 10)).rejects.toMatchObject({
       reason: 'RunNotFound',
     });
   });

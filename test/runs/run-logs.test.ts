@@ -7,7 +7,13 @@ import { useRunStore } from './run-store-fixture.ts';
 const { store, database } = useRunStore();
 
 const newRun = () =>
-  store().createRun({ project: 'logs', workspace: 'w', type: 'apply', principal: 'admin', principalType: 'admin' });
+  store().records.createRun({
+    project: 'logs',
+    workspace: 'w',
+    type: 'apply',
+    principal: 'admin',
+    principalType: 'admin',
+  });
 
 /** Collects delivered lines and resolves once `count` have arrived. */
 function collector(count: number) {
@@ -31,18 +37,18 @@ describe('log lines are durable once appended, numbered 1, 2, 3… per run', () 
     ]);
     expect(await store().appendLogLines(second.id, ['x'])).toEqual([{ seq: 1, line: 'x' }]);
     await store().appendLogLines(first.id, ['c']);
-    expect(await store().readLogLines(first.id, 0, 100)).toEqual([
+    expect(await store().logs.readLogLines(first.id, 0, 100)).toEqual([
       { seq: 1, line: 'a' },
       { seq: 2, line: 'b' },
       { seq: 3, line: 'c' },
     ]);
-    expect(await store().readLogLines(first.id, 1, 1)).toEqual([{ seq: 2, line: 'b' }]);
+    expect(await store().logs.readLogLines(first.id, 1, 1)).toEqual([{ seq: 2, line: 'b' }]);
   });
 
   it('gives concurrent appenders distinct, gapless numbers', async () => {
     const run = await newRun();
     await Promise.all(Array.from({ length: 20 }, (_, i) => store().appendLogLines(run.id, [`x${i}`, `y${i}`])));
-    const lines = await store().readLogLines(run.id, 0, 100);
+    const lines = await store().logs.readLogLines(run.id, 0, 100);
     expect(lines.map((line) => line.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   });
 
@@ -58,7 +64,7 @@ describe('a log subscriber gets the stored lines after its position, then new li
     const run = await newRun();
     await store().appendLogLines(run.id, ['one', 'two', 'three']);
     const { received, complete, onLines } = collector(4);
-    const unsubscribe = await store().subscribeToLogLines({ runId: run.id, afterSeq: 1, onLines });
+    const unsubscribe = await store().logs.subscribeToLogLines({ runId: run.id, afterSeq: 1, onLines });
     await store().appendLogLines(run.id, ['four']);
     await store().appendLogLines(run.id, ['five']);
     await complete;
@@ -70,12 +76,12 @@ describe('a log subscriber gets the stored lines after its position, then new li
     const [first, second] = [await newRun(), await newRun()];
     const firstLines = collector(1);
     const secondLines = collector(1);
-    const unsubscribeFirst = await store().subscribeToLogLines({
+    const unsubscribeFirst = await store().logs.subscribeToLogLines({
       runId: first.id,
       afterSeq: 0,
       onLines: firstLines.onLines,
     });
-    const unsubscribeSecond = await store().subscribeToLogLines({
+    const unsubscribeSecond = await store().logs.subscribeToLogLines({
       runId: second.id,
       afterSeq: 0,
       onLines: secondLines.onLines,
@@ -101,7 +107,7 @@ function countingReader() {
     stats.limits.add(limit);
     stats.maxInFlight = Math.max(stats.maxInFlight, ++stats.inFlight);
     try {
-      return await store().readLogLines(runId, afterSeq, limit);
+      return await store().logs.readLogLines(runId, afterSeq, limit);
     } finally {
       stats.inFlight--;
     }

@@ -1,21 +1,21 @@
 import { afterAll, beforeAll } from 'vitest';
-import { RunStore } from '../../shared/runs/run-store.ts';
+import { testRuns, type TestRuns } from '../support/test-runs.ts';
 import { startTestDatabase } from './test-database.ts';
 import type { TestDatabase } from './test-database.ts';
 
-/** The test file's database and the RunStore on it; call the getters inside tests. */
+/** The test file's database and the run services on it; call the getters inside tests. */
 export interface RunStoreFixture {
   database: () => TestDatabase;
-  store: () => RunStore;
+  store: () => TestRuns;
 }
 
-/** Starts a test database with a RunStore before the file's tests and destroys it after. */
+/** Starts a test database with the run services before the file's tests and destroys it after. */
 export function useRunStore(): RunStoreFixture {
   let database: TestDatabase | undefined;
-  let store: RunStore | undefined;
+  let store: TestRuns | undefined;
   beforeAll(async () => {
     database = await startTestDatabase();
-    store = new RunStore(database.pool);
+    store = testRuns(database.pool);
   });
   afterAll(() => database?.destroy());
   return { database: () => database!, store: () => store! };

@@ -17,7 +17,7 @@ const adminPlan = (project: string, workspace: string): NewRun => ({
 
 describe('each run records the principal that started it; the admin account is recorded as "admin"', () => {
   it('creates a Pending run with a time-ordered id and reads it back', async () => {
-    const run = await store().createRun({ ...adminPlan('records', 'w'), message: 'queued' });
+    const run = await store().records.createRun({ ...adminPlan('records', 'w'), message: 'queued' });
     expect(run).toMatchObject({
       project: 'records',
       workspace: 'w',
@@ -31,19 +31,23 @@ describe('each run records the principal that started it; the admin account is r
     });
     expect(run.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Date(run.createdAt).toISOString()).toBe(run.createdAt);
-    expect(await store().getRun('records', run.id)).toEqual(run);
+    expect(await store().records.getRun('records', run.id)).toEqual(run);
   });
 
   it('records OIDC usernames and ServiceAccounts as given', async () => {
-    const oidc = await store().createRun({ ...adminPlan('records', 'w'), principal: 'alice', principalType: 'oidc' });
-    const serviceAccount = await store().createRun({
+    const oidc = await store().records.createRun({
+      ...adminPlan('records', 'w'),
+      principal: 'alice',
+      principalType: 'oidc',
+    });
+    const serviceAccount = await store().records.createRun({
       ...adminPlan('records', 'w'),
       type: 'apply',
       principal: 'system:serviceaccount:platform:workspace-controller',
       principalType: 'serviceaccount',
     });
-    expect((await store().getRun('records', oidc.id)).principal).toBe('alice');
-    expect(await store().getRun('records', serviceAccount.id)).toMatchObject({
+    expect((await store().records.getRun('records', oidc.id)).principal).toBe('alice');
+    expect(await store().records.getRun('records', serviceAccount.id)).toMatchObject({
       type: 'apply',
       principal: 'system:serviceaccount:platform:workspace-controller',
       principalType: 'serviceaccount',
@@ -51,7 +55,7 @@ describe('each run records the principal that started it; the admin account is r
   });
 
   it('rejects a principal whose form does not match its type, and writes nothing', async () => {
-    const before = await store().listRuns({ project: 'records', limit: 100 });
+    const before = await store().records.listRuns({ project: 'records', limit: 100 });
     const invalid: NewRun[] = [
       { ...adminPlan('records', 'w'), principal: 'root' },
       { ...adminPlan('records', 'w'), principal: 'bob', principalType: 'serviceaccount' },
@@ -62,16 +66,16 @@ describe('each run records the principal that started it; the admin account is r
       { ...adminPlan('records', 'w'), type: 'destroy' as NewRun['type'] },
     ];
     for (const run of invalid) {
-      await expect(store().createRun(run)).rejects.toBeInstanceOf(InvalidRunError);
+      await expect(store().records.createRun(run)).rejects.toBeInstanceOf(InvalidRunError);
     }
-    await expect(store().createRun(invalid[0]!)).rejects.toMatchObject({ reason: 'InvalidRun' });
-    expect(await store().listRuns({ project: 'records', limit: 100 })).toEqual(before);
+    await expect(store().records.createRun(invalid[0]!)).rejects.toMatchObject({ reason: 'InvalidRun' });
+    expect(await store().records.listRuns({ project: 'records', limit: 100 })).toEqual(before);
   });
 
   it('finds a run only in its own project', async () => {
-    const run = await store().createRun(adminPlan('records', 'w'));
-    await expect(store().getRun('another-project', run.id)).rejects.toBeInstanceOf(RunNotFoundError);
-    await expect(store().getRun('records', 'not-a-uuid')).rejects.toMatchObject({ reason: 'RunNotFound' });
+    const run = await store().records.createRun(adminPlan('records', 'w'));
+    await expect(store().records.getRun('another-project', run.id)).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(store().records.getRun('records', 'not-a-uuid')).rejects.toMatchObject({ reason: 'RunNotFound' });
   });
 });
 
@@ -83,10 +87,10 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
     workspaceA = [];
     workspaceB = [];
     for (let i = 0; i < 12; i++) {
-      workspaceA.push(await store().createRun(adminPlan('paging', 'a')));
-      workspaceB.push(await store().createRun(adminPlan('paging', 'b')));
+      workspaceA.push(await store().records.createRun(adminPlan('paging', 'a')));
+      workspaceB.push(await store().records.createRun(adminPlan('paging', 'b')));
     }
-    await store().createRun(adminPlan('paging-other', 'a'));
+    await store().records.createRun(adminPlan('paging-other', 'a'));
     // Rows sharing one created_at: only the id tie-breaker keeps pages apart.
     await database().pool.query(
       `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, created_at)
@@ -100,7 +104,7 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
     const pages: Run[][] = [];
     let token: string | undefined;
     do {
-      const page = await store().listRuns({ ...scope, limit, ...(token ? { continue: token } : {}) });
+      const page = await store().records.listRuns({ ...scope, limit, ...(token ? { continue: token } : {}) });
       pages.push(page.items);
       token = page.continue;
     } while (token);
@@ -134,18 +138,18 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
   });
 
   it('omits the continue token on the last page, even when it is exactly full', async () => {
-    const page = await store().listRuns({ project: 'paging', workspace: 'b', limit: 12 });
+    const page = await store().records.listRuns({ project: 'paging', workspace: 'b', limit: 12 });
     expect(page.items).toHaveLength(12);
     expect(page.continue).toBeUndefined();
   });
 
   it('clamps the page size to 1..500', async () => {
-    expect((await store().listRuns({ project: 'paging', limit: 0 })).items).toHaveLength(1);
-    expect((await store().listRuns({ project: 'paging', limit: 10_000 })).items).toHaveLength(33);
+    expect((await store().records.listRuns({ project: 'paging', limit: 0 })).items).toHaveLength(1);
+    expect((await store().records.listRuns({ project: 'paging', limit: 10_000 })).items).toHaveLength(33);
   });
 
   it('rejects a malformed or altered continue token with InvalidContinueToken', async () => {
-    const { continue: token } = await store().listRuns({ project: 'paging', limit: 2 });
+    const { continue: token } = await store().records.listRuns({ project: 'paging', limit: 2 });
     const [payload, mac] = token!.split('.');
     const position = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as string[];
     const withPosition = (changed: unknown[]) => `${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${mac}`;
@@ -158,14 +162,14 @@ describe('runs are listed newest first with keyset pagination: no duplicates and
       withPosition([...position, 'more']),
       `${payload}.${mac!.slice(0, -2)}AA`,
       // Another list's token: this project's, offered for one of its Workspaces (issue 38, item 6).
-      (await store().listRuns({ project: 'paging', workspace: 'a', limit: 2 })).continue!,
+      (await store().records.listRuns({ project: 'paging', workspace: 'a', limit: 2 })).continue!,
     ];
     for (const bad of altered) {
-      await expect(store().listRuns({ project: 'paging', limit: 2, continue: bad })).rejects.toBeInstanceOf(
+      await expect(store().records.listRuns({ project: 'paging', limit: 2, continue: bad })).rejects.toBeInstanceOf(
         InvalidContinueTokenError,
       );
     }
-    await expect(store().listRuns({ project: 'paging', limit: 2, continue: 'x' })).rejects.toMatchObject({
+    await expect(store().records.listRuns({ project: 'paging', limit: 2, continue: 'x' })).rejects.toMatchObject({
       reason: 'InvalidContinueToken',
     });
   });

@@ -122,10 +122,11 @@ describe('Any replica reads the tokens of any other (one signing key); a rotated
     );
     const runsToken = await firstToken(RUNS);
     expect(
-      (await (await replica.runs.store()).listRuns({ project: TEAM_PROJECT, limit: 1, continue: runsToken })).items,
+      (await (await replica.runs.service('records')).listRuns({ project: TEAM_PROJECT, limit: 1, continue: runsToken }))
+        .items,
     ).toHaveLength(1);
     await expect(
-      (await rotated.runs.store()).listRuns({ project: TEAM_PROJECT, limit: 1, continue: runsToken }),
+      (await rotated.runs.service('records')).listRuns({ project: TEAM_PROJECT, limit: 1, continue: runsToken }),
     ).rejects.toMatchObject({ reason: 'InvalidContinueToken' });
   });
 });

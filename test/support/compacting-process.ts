@@ -3,6 +3,7 @@
 // run's log in steps of STEP_LINES lines, on connections named `compacting-process`, then exits 0.
 import { createDatabasePool } from '../../shared/database/database-pool.ts';
 import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
+import { poolDatabase } from '../../shared/database/database.ts';
 
 const setting = (name: string): string => {
   const value = process.env[name];
@@ -18,7 +19,7 @@ if (import.meta.main) {
     application_name: COMPACTING_PROCESS,
     query_timeout: 120_000,
   });
-  const done = await new RunLogCompactor(pool, {
+  const done = await new RunLogCompactor(poolDatabase(pool), {
     delayMs: 0,
     linesPerStep: Number(setting('STEP_LINES')),
     restRatio: 0,

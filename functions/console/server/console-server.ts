@@ -80,7 +80,8 @@ export function consoleRequestListener(
       res.end(req.method === 'HEAD' ? undefined : 'ok\n');
       return;
     }
-    const file = path === '/config.json' ? config : (files.get(path) ?? fallback(files, path));
+    const file =
+      path === '/config.json' ? config : (files.get(path === '/favicon.ico' ? FAVICON : path) ?? fallback(files, path));
     if (!file) {
       res.writeHead(404, { ...common, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' });
       res.end(req.method === 'HEAD' ? undefined : 'not found\n');
@@ -106,6 +107,12 @@ export function consoleRequestListener(
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 }
+
+/**
+ * The icon index.html links; `/favicon.ico` answers it too, for the clients that ask there without reading
+ * the page (a 404 on every page otherwise, issue 44, item 15).
+ */
+const FAVICON = '/favicon.svg';
 
 /** The app's routes are not files: a path without a file extension gets index.html; a missing asset stays 404. */
 function fallback(files: Map<string, ConsoleFile>, path: string): ConsoleFile | undefined {

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../../shared/config/environment.ts';
 import type { ClusterSettings, Settings } from '../../../shared/config/settings.ts';
@@ -19,6 +20,7 @@ import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from '../gateway/gateway-tls.ts';
 import { flushTraces, startTracing } from '../../../shared/tracing/start-tracing.ts';
 import { FunctionReplica } from './function-replica.ts';
+import { ConcurrencyLimit } from '../../../shared/runs/concurrency-limit.ts';
 import { replicaEnvironment } from './replica-environment.ts';
 import { writeFleetEnvironmentFile } from './fleet-environment-file.ts';
 import { kubeConfigFromFiles } from '../../../shared/config/kubeconfig-files.ts';
@@ -132,19 +134,28 @@ export async function startFleet(settings: Settings, environment: Environment, o
     }
     const all = [...replicas.values()].flat();
     cleanups.push(() => Promise.all(all.map((replica) => replica.stop())));
+    const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+    // As many replicas start at once as there are CPUs: fifteen Node processes compiling at once on
+    // two busy cores each took longer than the start timeout (issue 44, item 14), though one alone
+    // starts in seconds; taking turns, each one's timeout measures its own start.
+    const starting = new ConcurrencyLimit(availableParallelism());
     await Promise.all(
       all.map((replica) =>
-        replica.start(options.startTimeoutMs ?? 60_000).catch((error: Error) => {
-          throw new Error(`${replica.name} replica ${replica.index} did not start: ${error.message}`);
-        }),
+        starting.run(() =>
+          replica.start(startTimeoutMs).catch((error: Error) => {
+            throw new Error(`${replica.name} replica ${replica.index} did not start: ${error.message}`);
+          }),
+        ),
       ),
     );
     for (const name of FUNCTION_NAMES) refresh(name);
-    await Promise.all([...pools.values()].map((pool) => pool.checkAll()));
     const healthChecks = setInterval(() => {
       for (const pool of pools.values()) void pool.checkAll();
     }, options.healthCheckIntervalMs ?? 2_000);
     cleanups.push(async () => clearInterval(healthChecks));
+    // "fleet listening" means every replica answered /readyz (issue 44, item 15): before, the line
+    // came after one round of checks whatever they found, and requests then met 503.
+    await untilEveryReplicaReady(pools, startTimeoutMs);
 
     logger.info('fleet listening', {
       url: `${scheme}://localhost:${port}`,
@@ -160,6 +171,26 @@ export async function startFleet(settings: Settings, environment: Environment, o
   } catch (error) {
     await closeAll();
     throw error;
+  }
+}
+
+const READINESS_RECHECK_MS = 200;
+
+/** Checks every replica's `/readyz` until all answer ready; past `timeoutMs`, fails naming each one not ready and why. */
+async function untilEveryReplicaReady(
+  pools: ReadonlyMap<FunctionName, UpstreamPool>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await Promise.all([...pools.values()].map((pool) => pool.checkAll()));
+    const waiting = [...pools.values()].filter((pool) => !pool.everyReady());
+    if (waiting.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `not every replica answered /readyz within ${timeoutMs} ms: ${waiting.map((pool) => `${pool.name}: ${pool.unavailableReason()}`).join('; ')}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, READINESS_RECHECK_MS));
   }
 }
 

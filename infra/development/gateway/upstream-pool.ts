@@ -8,10 +8,19 @@ export interface Upstream {
   state: 'ready' | 'not-ready' | 'unreachable';
   /** Why it is not ready (the `/readyz` answer's `error`, or the connection error). */
   detail?: string;
+  /** Checks in a row that went unanswered within CHECK_TIMEOUT_MS while it was ready. */
+  slowChecks?: number;
 }
 
 /** How long a health check may take before the replica counts as unreachable. */
 const CHECK_TIMEOUT_MS = 2_000;
+/**
+ * Unanswered checks in a row that take a ready replica out of rotation (Kubernetes' readiness
+ * `failureThreshold`, 3 by default). One slow answer is a busy machine, not a replica down: on two
+ * loaded cores a ready replica missed one 2 s check, and the gateway answered 503 (issue 44,
+ * item 14). A refused connection or a not-ready answer is definite and counts at once.
+ */
+const SLOW_CHECKS_TO_FAIL = 3;
 /**
  * How long an idle kept-alive connection to a replica is kept: below node:http's default
  * keepAliveTimeout (5 s, which the functions-framework's server keeps), so the gateway never
@@ -72,6 +81,11 @@ export class UpstreamPool {
     return [...ready.slice(start), ...ready.slice(0, start)];
   }
 
+  /** Whether every replica answered its last check ready (the fleet's start waits for this). */
+  everyReady(): boolean {
+    return this.#upstreams.every((upstream) => upstream.state === 'ready');
+  }
+
   /** Why no replica is ready, for the 503 answer. */
   unavailableReason(): string {
     if (this.#upstreams.length === 0) return `no replica of ${this.name} is running`;
@@ -100,6 +114,11 @@ export class UpstreamPool {
       const body = (await response.json().catch(() => ({}))) as { error?: string };
       this.#transition(upstream, 'not-ready', body.error ?? `HTTP ${response.status}`);
     } catch (error) {
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      if (timedOut && upstream.state === 'ready') {
+        upstream.slowChecks = (upstream.slowChecks ?? 0) + 1;
+        if (upstream.slowChecks < SLOW_CHECKS_TO_FAIL) return;
+      }
       this.#transition(
         upstream,
         'unreachable',
@@ -109,6 +128,7 @@ export class UpstreamPool {
   }
 
   #transition(upstream: Upstream, state: Upstream['state'], detail: string | undefined): void {
+    upstream.slowChecks = 0;
     if (upstream.state === state && upstream.detail === detail) return;
     upstream.state = state;
     upstream.detail = detail;

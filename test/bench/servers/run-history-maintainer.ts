@@ -6,6 +6,7 @@
 import { createDatabasePool } from '../../../shared/database/database-pool.ts';
 import { RunHistoryRetention } from '../../../shared/runs/run-history-retention.ts';
 import { DEFAULT_COMPACTION_OPTIONS, RunLogCompactor } from '../../../shared/runs/run-log-compaction.ts';
+import { poolDatabase } from '../../../shared/database/database.ts';
 
 /** What the bench asks for: a compaction pass over everything finished, or a retention pass. */
 export type MaintainerRequest =
@@ -19,8 +20,8 @@ export interface MaintainerAnswer {
 }
 
 const pool = createDatabasePool(process.env.DATABASE_URL!, () => undefined, { max: 2, query_timeout: 600_000 });
-const paced = new RunLogCompactor(pool, { ...DEFAULT_COMPACTION_OPTIONS, delayMs: 0 });
-const unpaced = new RunLogCompactor(pool, { ...DEFAULT_COMPACTION_OPTIONS, delayMs: 0, restRatio: 0 });
+const paced = new RunLogCompactor(poolDatabase(pool), { ...DEFAULT_COMPACTION_OPTIONS, delayMs: 0 });
+const unpaced = new RunLogCompactor(poolDatabase(pool), { ...DEFAULT_COMPACTION_OPTIONS, delayMs: 0, restRatio: 0 });
 
 process.on('message', async (request: MaintainerRequest) => {
   const started = performance.now();
@@ -32,7 +33,7 @@ process.on('message', async (request: MaintainerRequest) => {
       ...(await (request.maxRuns ? compactor.compactFinishedRuns(request.maxRuns) : compactor.compactDueRuns())),
     };
   } else {
-    report = { ...(await new RunHistoryRetention(pool, request).removeExpired()) };
+    report = { ...(await new RunHistoryRetention(poolDatabase(pool), request).removeExpired()) };
   }
   process.send!({ pass: request.pass, report, ms: performance.now() - started } satisfies MaintainerAnswer);
 });

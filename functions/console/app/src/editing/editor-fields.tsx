@@ -9,8 +9,12 @@ import { type FieldPath, getIn } from './json-values.ts';
 export interface EditorState {
   draft: unknown;
   update(path: FieldPath, value: unknown): void;
-  /** What the server said about the field at `path` (and, with `within`, about the fields under it). */
-  errorsAt(path: FieldPath, within?: boolean): string[];
+  /**
+   * What the server said about the field at `path` (and, with `within`, about the fields under it; with
+   * `required`, that an object holding it is missing: `spec.source: Required value` when the form left
+   * the whole source empty).
+   */
+  errorsAt(path: FieldPath, within?: boolean, required?: boolean): string[];
   /** Whether this is a new object (its name can be chosen). */
   creating: boolean;
 }
@@ -29,10 +33,10 @@ export function fieldId(path: FieldPath): string {
 }
 
 /** The messages about one field and the ids that describe its control (hint, errors). */
-export function useFieldMessages(path: FieldPath, hint: boolean, within = false) {
+export function useFieldMessages(path: FieldPath, hint: boolean, within = false, required = false) {
   const { errorsAt } = useEditor();
   const id = fieldId(path);
-  const errors = errorsAt(path, within);
+  const errors = errorsAt(path, within, required);
   const describedBy = [hint ? `${id}-hint` : '', errors.length > 0 ? `${id}-error` : ''].filter(Boolean).join(' ');
   return {
     id,
@@ -88,7 +92,7 @@ export function TextField({
   errorsWithin,
 }: TextFieldProps) {
   const { draft, update } = useEditor();
-  const { id, errors, aria } = useFieldMessages(path, hint !== undefined, errorsWithin);
+  const { id, errors, aria } = useFieldMessages(path, hint !== undefined, errorsWithin, required);
   const value = getIn(draft, path);
   const shown = format ? format(value) : typeof value === 'string' ? value : '';
   const onInput = (event: Event) => {

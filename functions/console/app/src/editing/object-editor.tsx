@@ -99,12 +99,15 @@ function LoadedEditor({
     draft,
     creating,
     update: (path: FieldPath, value: unknown) => setDraft((current) => setIn(current, path, value)),
-    errorsAt(path, within) {
+    errorsAt(path, within, required) {
       return (refusal?.causes ?? [])
         .filter(
           (cause) =>
             cause.field === path ||
-            (within === true && (cause.field?.startsWith(`${path}.`) || cause.field?.startsWith(`${path}[`))),
+            (within === true && (cause.field?.startsWith(`${path}.`) || cause.field?.startsWith(`${path}[`))) ||
+            // An empty field leaves its object out of the draft, and the server names the missing object
+            // (issue 44, item 15): a required field under it is where that is fixed.
+            (required === true && cause.reason === 'FieldValueRequired' && path.startsWith(`${cause.field}.`)),
         )
         .map((cause) => cause.message ?? cause.reason ?? 'invalid');
     },

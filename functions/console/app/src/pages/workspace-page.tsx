@@ -12,6 +12,8 @@ import { ObjectActions } from './object-actions.tsx';
 import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
 
 const POLL_MS = 2_000;
+/** The run routes' bound on a run's message (shared/routes/run-routes.ts, MESSAGE). */
+const RUN_MESSAGE_MAX_LENGTH = 4096;
 
 export interface WorkspaceSpec {
   description?: string;
@@ -34,9 +36,12 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
   const permissions = useProjectPermissions(api, project);
   const mayStart = mayRun(permissions, workspace);
   const [notice, setNotice] = useState<{ text: string; error: boolean } | undefined>(undefined);
+  /** Why the run is started (issue 44, item 15), recorded with it; a stock message when left empty. */
+  const [message, setMessage] = useState('');
   const start = async (type: 'plan' | 'apply') => {
     try {
-      const run = await api.post<Run>(base, { type, message: `started from the console` });
+      const run = await api.post<Run>(base, { type, message: message.trim() || 'started from the console' });
+      setMessage('');
       setNotice({ text: `Started ${type} run ${run.id}.`, error: false });
       runs.reload();
     } catch (error) {
@@ -63,6 +68,15 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
       </LoadedView>
       {mayStart && (
         <div class="actions">
+          <label class="run-message">
+            Message (optional)
+            <input
+              type="text"
+              maxLength={RUN_MESSAGE_MAX_LENGTH}
+              value={message}
+              onInput={(event) => setMessage(event.currentTarget.value)}
+            />
+          </label>
           <button type="button" onClick={() => start('plan')}>
             Start plan
           </button>
@@ -105,18 +119,18 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
                     {run.cancelRequestedAt && run.phase === 'Running' && ' (cancelling)'}
                   </td>
                   <td class="wrap">{run.principal}</td>
-                  <td>
+                  <td class="breakable">
                     <TimeCell value={run.createdAt} />
                   </td>
-                  <td>
+                  <td class="breakable">
                     <TimeCell value={run.startedAt} />
                   </td>
-                  <td>
+                  <td class="breakable">
                     <TimeCell value={run.finishedAt} />
                   </td>
                   <td>{run.attempts}</td>
                   {(mayStart || page.items.some(planApplier)) && (
-                    <td>
+                    <td class="breakable">
                       {mayStart && <CancelButton api={api} run={run} onDone={cancelled} />}
                       {planApplier(run) && <ApplyPlan api={api} run={run} />}
                     </td>

@@ -1,17 +1,22 @@
-import { ApiError } from '../../shared/http/api-error.ts';
-import type { Logger } from '../../shared/logging/logger.ts';
-import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import type { SensitiveValue } from '../../shared/runs/log-masking.ts';
-import type { Run } from '../../shared/runs/run.ts';
-import type { AppendedChunk, LeasedRun, LeaseHolder, RunLeases } from '../../shared/runs/run-leases.ts';
-import { AttemptMasking, RunLogMasks } from '../../shared/runs/run-log-masks.ts';
-import { resolveRunVariables } from './run-variables.ts';
+import { ApiError } from '../../http/api-error.ts';
+import type { Logger } from '../../logging/logger.ts';
+import type { SensitiveValue } from '../log-masking.ts';
+import type { Run } from '../run.ts';
+import type { LeasedRun, LeaseHolder, RunLeases } from '../leases/run-leases.ts';
+import type { AppendedChunk, RunLogChunks } from '../leases/log-chunks.ts';
+import { AttemptMasking, RunLogMasks } from '../run-log-masks.ts';
 
-/** The internal routes' masking of run logs (issue 26, docs/run-history.md "Masking"). */
+/**
+ * The run's sensitive values that its log must not show: what the controller can read (the internal
+ * function resolves them as its variables route does). An ApiError below 500 means it can read none.
+ */
+export type SensitiveValuesOf = (run: Run) => Promise<SensitiveValue[]>;
+
+/** The masking of run logs (issue 26, docs/run-history.md "Masking"): the product's only way to store log lines. */
 export interface RunLogMasking {
   /** At claim: resolves the run's sensitive values for this attempt; answers the names too short to mask. */
   claimed(claimed: LeasedRun): Promise<string[]>;
-  /** Masks the chunk, then stores it with `appendChunk` (which sees only masked lines). */
+  /** Masks the chunk, then stores it with RunLogChunks.appendChunk (which sees only masked lines). */
   append(
     runId: string,
     leaseId: string,
@@ -25,20 +30,11 @@ export interface RunLogMasking {
 
 export function runLogMasking(
   leases: () => Promise<RunLeases>,
-  clusterObjects: () => Promise<ClusterObjects>,
+  chunks: () => Promise<RunLogChunks>,
+  sensitiveValues: SensitiveValuesOf,
   logger: Logger,
-  clusterConfigured: () => Promise<boolean> = async () => true,
 ): RunLogMasking {
   const masks = new RunLogMasks();
-  // The same resolution as the variables route: what the controller can read is what is masked. A
-  // deployment with no cluster configured at all (not one unreachable for now) answers the variables
-  // route 503 for good: it handed out no value, so there is nothing to mask.
-  const sensitiveValues = async (run: Run): Promise<SensitiveValue[]> => {
-    if (!(await clusterConfigured())) return [];
-    return (await resolveRunVariables(await clusterObjects(), run.project, run.workspace))
-      .filter((variable) => variable.sensitive)
-      .map(({ name, value }) => ({ name, value }));
-  };
 
   /** An attempt this process has no masker for (claimed by another replica, or before a restart). */
   const attemptOf = async (
@@ -74,12 +70,12 @@ export function runLogMasking(
       }
     },
     async append(runId, leaseId, holder, firstSeq, lines) {
-      const store = await leases();
+      const [store, log] = await Promise.all([leases(), chunks()]);
       // A pipelined chunk is masked after the chunk before it was stored: with the carry it left.
-      return store.inLineOrder(runId, firstSeq, lines.length, async () => {
+      return log.inLineOrder(runId, firstSeq, lines.length, async () => {
         const attempt = masks.held(runId, leaseId) ?? (await attemptOf(store, runId, leaseId, holder));
         const masked = attempt.mask(firstSeq, lines);
-        const appended = await store.appendChunk(runId, leaseId, holder, firstSeq, masked.lines);
+        const appended = await log.appendChunk(runId, leaseId, holder, firstSeq, masked.lines);
         attempt.stored(appended.lastSeq + 1, masked.carry);
         return appended;
       });

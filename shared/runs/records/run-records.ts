@@ -1,17 +1,13 @@
 import type pg from 'pg';
-import { PROCESS_PAGE_TOKENS, type PageTokens } from '../database/page-tokens.ts';
-import { decodeContinueToken, encodeContinueToken, type RunListScope } from './continue-token.ts';
-import type { NewRun, Run, RunLogLine, RunPhase } from './run.ts';
-import { InvalidPhaseTransitionError, RunNotFoundError } from './run-errors.ts';
-import { isUuid, newRunId } from './run-id.ts';
-import { RunLeases } from './run-leases.ts';
-import { PlanApprovals } from './plan-approvals.ts';
-import { DEFAULT_LISTENER_LIMITS, RunLogListener } from './run-log-listener.ts';
-import type { LogLineSubscription, RunLogListenerLimits } from './run-log-listener.ts';
-import { phasesFrom } from './phase-machine.ts';
-import { queryRuns, RUN_COLUMNS, toLogLine, toRun, type RunRow } from './run-row.ts';
-import { validateNewRun } from './validate-new-run.ts';
-import { RunLogPages } from './run-log-pages.ts';
+import type { Database } from '../../database/database.ts';
+import { PROCESS_PAGE_TOKENS, type PageTokens } from '../../database/page-tokens.ts';
+import { decodeContinueToken, encodeContinueToken, type RunListScope } from '../continue-token.ts';
+import type { NewRun, Run, RunPhase } from '../run.ts';
+import { InvalidPhaseTransitionError, RunNotFoundError } from '../run-errors.ts';
+import { isUuid } from '../run-id.ts';
+import { phasesFrom } from '../phase-machine.ts';
+import { RUN_COLUMNS, toRun, type RunRow } from '../run-row.ts';
+import { insertRun } from './insert-run.ts';
 
 /** Which runs to list, and from where. */
 export interface ListRunsQuery {
@@ -46,59 +42,26 @@ export interface RunLogProgress {
 /** The phases the controller's work queue can be listed by. */
 export type UnfinishedPhase = Extract<RunPhase, 'Pending' | 'Running'>;
 export const UNFINISHED_PHASES: readonly UnfinishedPhase[] = ['Pending', 'Running'];
-export const MAX_LOG_READ_LIMIT = 5_000;
 
 /**
- * Run history in PostgreSQL. Every method is one statement, so a failure leaves nothing half-written;
- * a server that cannot be reached surfaces as `DatabaseUnavailableError`.
+ * The run records in PostgreSQL: a user's runs (create, get, list, cancel) and the controller's work
+ * queue. Every method is one statement, so a failure leaves nothing half-written; a server that
+ * cannot be reached surfaces as `DatabaseUnavailableError`. Leases, plan approvals and logs are
+ * services of their own (shared/runs/leases, records/plan-approvals.ts, shared/runs/logs).
  */
-export class RunStore {
-  readonly #pool: pg.Pool;
-  readonly #logListener: RunLogListener;
+export class RunRecords {
+  readonly #database: Database;
   readonly #pageTokens: PageTokens;
-  readonly #logPages: RunLogPages;
-  /** The workspace controller's claims, renewals, log chunks and phase changes. */
-  readonly leases: RunLeases;
-  /** Succeeded plans approved for apply (issue 37). */
-  readonly planApprovals: PlanApprovals;
 
   /** `pageTokens` sign the lists' `continue` tokens: a server's are keyed from the signing key every replica shares. */
-  constructor(
-    pool: pg.Pool,
-    listenerLimits: RunLogListenerLimits = DEFAULT_LISTENER_LIMITS,
-    pageTokens: PageTokens = PROCESS_PAGE_TOKENS,
-  ) {
-    this.#pool = pool;
+  constructor(database: Database, pageTokens: PageTokens = PROCESS_PAGE_TOKENS) {
+    this.#database = database;
     this.#pageTokens = pageTokens;
-    this.leases = new RunLeases(pool);
-    this.planApprovals = new PlanApprovals(pool);
-    this.#logPages = new RunLogPages((text, values) => this.#query(text, values));
-    this.#logListener = new RunLogListener(
-      pool.options,
-      (runId, afterSeq, limit) => this.readLogLines(runId, afterSeq, limit),
-      listenerLimits,
-    );
   }
 
-  /** Records a new `Pending` run with a fresh UUIDv7 id. `signal`: the request's deadline (boundedQuery), here and below. */
-  async createRun(input: NewRun, signal?: AbortSignal): Promise<Run> {
-    validateNewRun(input);
-    const { rows } = await this.#query<RunRow>(
-      `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message)
-       VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7)
-       RETURNING ${RUN_COLUMNS}`,
-      [
-        newRunId(),
-        input.project,
-        input.workspace,
-        input.type,
-        input.principal,
-        input.principalType,
-        input.message ?? '',
-      ],
-      signal,
-    );
-    return toRun(rows[0]!);
+  /** Records a new `Pending` run with a fresh UUIDv7 id. `signal`: the request's deadline (Database.query), here and below. */
+  createRun(input: NewRun, signal?: AbortSignal): Promise<Run> {
+    return insertRun((text, values) => this.#query(text, values, signal), input);
   }
 
   /** The run `id` of `project`; throws `RunNotFoundError` when there is none. */
@@ -189,36 +152,6 @@ export class RunStore {
     throw new InvalidPhaseTransitionError(id, current.phase, 'Cancelled' satisfies RunPhase);
   }
 
-  /** Appends lines to run `runId`'s log, numbered after its last line; durable once it resolves. */
-  async appendLogLines(runId: string, lines: readonly string[]): Promise<RunLogLine[]> {
-    if (!isUuid(runId)) throw new RunNotFoundError(runId);
-    if (lines.length === 0) return [];
-    // Reserving the numbers and inserting the lines is one statement: all lines land, or none.
-    const { rows } = await this.#query<{ seq: string; line: string }>(
-      `WITH reserved AS (
-         UPDATE runs SET last_log_seq = last_log_seq + cardinality($2::text[])
-         WHERE id = $1 RETURNING last_log_seq - cardinality($2::text[]) AS first_seq_minus_one
-       )
-       INSERT INTO run_log_lines (run_id, seq, line)
-       SELECT $1, reserved.first_seq_minus_one + appended.ordinal, appended.line
-       FROM reserved, unnest($2::text[]) WITH ORDINALITY AS appended (line, ordinal)
-       RETURNING seq, line`,
-      [runId, lines],
-    );
-    if (rows.length === 0) throw new RunNotFoundError(runId);
-    return rows.map(toLogLine).sort((a, b) => a.seq - b.seq);
-  }
-
-  /**
-   * Up to `limit` (at most MAX_LOG_READ_LIMIT) log lines of run `runId` with `seq > afterSeq`, in order,
-   * whether stored as rows or compacted into blocks. Throws RunNotFoundError when the run does not
-   * exist (any more), RunLogRemovedError when RUN_LOG_RETENTION removed its log.
-   */
-  async readLogLines(runId: string, afterSeq: number, limit: number): Promise<RunLogLine[]> {
-    if (!isUuid(runId)) return [];
-    return this.#logPages.read(runId, afterSeq, Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_LOG_READ_LIMIT));
-  }
-
   /** Run `id`'s phase and message with the seq of its last log line; throws `RunNotFoundError` when there is none. */
   async getLogProgress(id: string): Promise<RunLogProgress> {
     if (!isUuid(id)) throw new RunNotFoundError(id);
@@ -237,19 +170,6 @@ export class RunStore {
       lastSeq: Number(rows[0].last_log_seq),
       logRemovedAt: rows[0].log_removed_at?.toISOString() ?? null,
     };
-  }
-
-  /** Makes sure this process's subscribers of run `runId` get every line up to `lastSeq` (the last of an ended run). */
-  expectLogLinesThrough(runId: string, lastSeq: number): void {
-    this.#logListener.expectLinesThrough(runId, lastSeq);
-  }
-
-  /**
-   * Delivers the lines of `subscription.runId` after `afterSeq`: those already stored, then new ones
-   * as they are appended (LISTEN/NOTIFY). Resolves to the function that ends the subscription.
-   */
-  subscribeToLogLines(subscription: LogLineSubscription): Promise<() => Promise<void>> {
-    return this.#logListener.subscribe(subscription);
   }
 
   /**
@@ -272,7 +192,7 @@ export class RunStore {
     values: unknown[],
     signal?: AbortSignal,
   ): Promise<pg.QueryResult<Row>> {
-    return queryRuns<Row>(this.#pool, text, values, signal);
+    return this.#database.query<Row>(text, values, signal ? { signal } : {});
   }
 
   /** The first `limit` rows as a page, with a continue token for `scope` when the query found one row more. */
