@@ -1,8 +1,8 @@
-import type { AppContext } from '../shared/app/app-context.ts';
-import { createContextHandler, type CoreHandler } from '../shared/runtime/core-handler.ts';
-import type { FunctionModule } from '../shared/runtime/function-definition.ts';
-import { defineFunction } from '../shared/runtime/define-function.ts';
-import type { FunctionName } from '../shared/routes/route-table.ts';
+import type { AppContext } from '../shared/server/app/app-context.ts';
+import { createContextHandler, type CoreHandler } from '../shared/server/runtime/core-handler.ts';
+import type { FunctionModule } from '../shared/server/runtime/function-definition.ts';
+import { defineFunction } from '../shared/server/runtime/define-function.ts';
+import type { FunctionName } from '../shared/contract/routes/route-table.ts';
 import { loginFunction } from './login/login-function.ts';
 import { publicConfigFunction } from './public-config/public-config-function.ts';
 import { resourcesFunction } from './resources/resources-function.ts';

@@ -1,8 +1,8 @@
 // Entry point for AWS Lambda behind API Gateway (HTTP API, payload format 2.0): one exported
 // handler per function, named after it (`publicConfig` for public-config, `runLogs` for run-logs).
-import { createAppContext } from '../shared/app/app-context.ts';
-import { createLambdaHandler } from '../shared/adapters/lambda-adapter.ts';
-import { settingsOrExit } from '../shared/server/start-up.ts';
+import { createAppContext } from '../shared/server/app/app-context.ts';
+import { createLambdaHandler } from './adapters/lambda-adapter.ts';
+import { settingsOrExit } from './node-http/start-up.ts';
 import { createFunctionHandler } from '../functions/function-registry.ts';
 
 const context = await createAppContext(settingsOrExit(process.env));

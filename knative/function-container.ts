@@ -1,12 +1,12 @@
-import type { AppContextOptions } from '../shared/app/app-context.ts';
-import { createNodeRequestListener } from '../shared/adapters/node-http-adapter.ts';
-import type { Settings } from '../shared/config/settings.ts';
-import { createLogger } from '../shared/logging/logger.ts';
-import type { FunctionModule } from '../shared/runtime/function-definition.ts';
-import { bindEarly, serveWithContext, type RunningServer } from '../shared/server/running-server.ts';
-import { tlsFromSettings } from '../shared/tls/server-tls.ts';
-import { onShutdownSignal, settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
-import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
+import type { AppContextOptions } from '../shared/server/app/app-context.ts';
+import { createNodeRequestListener } from './adapters/node-http-adapter.ts';
+import type { Settings } from '../shared/base/config/settings.ts';
+import { createLogger } from '../shared/base/logging/logger.ts';
+import type { FunctionModule } from '../shared/server/runtime/function-definition.ts';
+import { bindEarly, serveWithContext, type RunningServer } from './node-http/running-server.ts';
+import { tlsFromSettings } from './node-http/server-tls.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from './node-http/start-up.ts';
+import type { DevelopmentServicesFor } from '../shared/server/app/development-services.ts';
 import { startFunction } from './start-function.ts';
 
 /** Knative's default termination grace is 30 s; finish in-flight requests well inside it. */

@@ -1,6 +1,6 @@
-import type { AppContextOptions } from '../shared/app/app-context.ts';
-import type { Settings } from '../shared/config/settings.ts';
-import type { RunningServer } from '../shared/server/running-server.ts';
+import type { AppContextOptions } from '../shared/server/app/app-context.ts';
+import type { Settings } from '../shared/base/config/settings.ts';
+import type { RunningServer } from './node-http/running-server.ts';
 import { FUNCTION_MODULES } from '../functions/function-registry.ts';
 import { serveFunction } from './function-container.ts';
 import { functionTarget } from './function-target.ts';

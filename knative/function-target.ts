@@ -1,6 +1,6 @@
-import { ConfigError } from '../shared/config/config-error.ts';
-import type { RuntimeSettings } from '../shared/config/settings.ts';
-import { FUNCTION_NAMES, type FunctionName } from '../shared/routes/route-table.ts';
+import { ConfigError } from '../shared/base/config/config-error.ts';
+import type { RuntimeSettings } from '../shared/base/config/settings.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../shared/contract/routes/route-table.ts';
 
 /** FUNCTION_TARGET of the console's static server (issue 24): one more target of the same image, not an API function. */
 export const CONSOLE_TARGET = 'console';

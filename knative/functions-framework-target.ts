@@ -1,19 +1,19 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Server as HttpServer } from 'node:http';
 import * as functions from '@google-cloud/functions-framework';
-import { createFunctionsFrameworkHandler } from '../shared/adapters/functions-framework-adapter.ts';
-import { ConfigError } from '../shared/config/config-error.ts';
-import { FUNCTION_NAMES } from '../shared/routes/route-table.ts';
-import { createLogger } from '../shared/logging/logger.ts';
-import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
+import { createFunctionsFrameworkHandler } from './adapters/functions-framework-adapter.ts';
+import { ConfigError } from '../shared/base/config/config-error.ts';
+import { FUNCTION_NAMES } from '../shared/contract/routes/route-table.ts';
+import { createLogger } from '../shared/base/logging/logger.ts';
+import { settingsOrExit, startOrExit } from './node-http/start-up.ts';
 import { frameworkFlags } from './functions-framework-options.ts';
 import { FUNCTION_MODULES } from '../functions/function-registry.ts';
 import { isFunctionName } from './function-target.ts';
 import { startFunction } from './start-function.ts';
-import type { DevelopmentServicesFor } from '../shared/app/development-services.ts';
-import { settleResponseShape } from '../shared/server/response-shape.ts';
-import { limitUnreadableRequests } from '../shared/server/limited-http-server.ts';
-import type { ServerConfig } from '../shared/config/server-config.ts';
+import type { DevelopmentServicesFor } from '../shared/server/app/development-services.ts';
+import { settleResponseShape } from './node-http/response-shape.ts';
+import { limitUnreadableRequests } from './node-http/limited-http-server.ts';
+import type { ServerConfig } from '../shared/base/config/server-config.ts';
 
 /**
  * Registers the function named by --target (or FUNCTION_TARGET) with the functions-framework, and
@@ -34,7 +34,7 @@ export async function registerFrameworkTarget(development?: DevelopmentServicesF
       logger,
       ...(development ? { development: development(settings) } : {}),
     });
-    // The framework makes its own server; its responses are node:http's too (shared/server/response-shape.ts).
+    // The framework makes its own server; its responses are node:http's too (knative/node-http/response-shape.ts).
     settleResponseShape();
     limitFrameworkServer(context.config);
     functions.http(target, createFunctionsFrameworkHandler(handler, context.config));

@@ -2,10 +2,10 @@
 // `node knative/server.ts` on the sources, or its bundle `node dist/entry.mjs` (npm run build).
 // Either loads only that function's own module: knative/functions/<name>.ts, or its bundle
 // dist/functions/<name>.mjs beside dist/entry.mjs.
-import { createLogger } from '../shared/logging/logger.ts';
-import { settingsOrExit, startOrExit } from '../shared/server/start-up.ts';
+import { createLogger } from '../shared/base/logging/logger.ts';
+import { settingsOrExit, startOrExit } from './node-http/start-up.ts';
 import { CONSOLE_TARGET, functionTarget } from './function-target.ts';
-import { siblingModule } from '../shared/node/sibling-module.ts';
+import { siblingModule } from '../shared/base/node/sibling-module.ts';
 
 // The chosen module parses the settings again as its own entry point (it also runs alone).
 const settings = settingsOrExit(process.env);

@@ -1,11 +1,11 @@
-import { createAppContext, type AppContext, type AppContextOptions } from '../shared/app/app-context.ts';
-import { openLocalRunHistory } from '../shared/app/local-run-history.ts';
-import type { Settings } from '../shared/config/settings.ts';
-import type { Logger } from '../shared/logging/logger.ts';
-import { createContextHandler, type CoreHandler } from '../shared/runtime/core-handler.ts';
-import { defineFunction } from '../shared/runtime/define-function.ts';
-import type { FunctionModule } from '../shared/runtime/function-definition.ts';
-import { startTracing } from '../shared/tracing/start-tracing.ts';
+import { createAppContext, type AppContext, type AppContextOptions } from '../shared/server/app/app-context.ts';
+import { openLocalRunHistory } from '../shared/server/app/local-run-history.ts';
+import type { Settings } from '../shared/base/config/settings.ts';
+import type { Logger } from '../shared/base/logging/logger.ts';
+import { createContextHandler, type CoreHandler } from '../shared/server/runtime/core-handler.ts';
+import { defineFunction } from '../shared/server/runtime/define-function.ts';
+import type { FunctionModule } from '../shared/server/runtime/function-definition.ts';
+import { startTracing } from '../shared/base/tracing/start-tracing.ts';
 
 /**
  * What every runtime entry does to serve one function, in one order: tracing first (so the

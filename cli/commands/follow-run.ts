@@ -7,7 +7,7 @@ import { RunLogFollower } from '../plugin/run-log-follower.ts';
 import { getRun } from '../plugin/runs-client.ts';
 import { forTerminal, withoutColours } from '../plugin/terminal-colours.ts';
 import { watchUnclaimedRun } from '../plugin/unclaimed-run-watch.ts';
-import { FINAL_PHASES } from '../../shared/runs/run.ts';
+import { FINAL_PHASES } from '../../shared/domain/runs/run.ts';
 import type { CommandContext } from './plugin-command.ts';
 
 /** Without -f the log is written until no line came for this long: what the server has by then. */

@@ -2,7 +2,7 @@
 // code is the run's outcome, so a CI script can wait on a run and tell a failed run (1) from a
 // command that could not follow it (3) or was called wrongly (4). kubectl itself exits 1 for every
 // error; the plugin keeps 1 for a failed run.
-import type { RunPhase } from '../../shared/runs/run.ts';
+import type { RunPhase } from '../../shared/domain/runs/run.ts';
 
 export const EXIT_CODES = {
   /** Done; with -f/--follow: the run Succeeded. */

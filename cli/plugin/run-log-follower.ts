@@ -3,7 +3,7 @@
 // `expired` once the kubeconfig gives a new credential (an exec plugin such as kubelogin is run again).
 // Every line is written once, in order, whatever happens to the connections in between.
 import type { IncomingMessage } from 'node:http';
-import type { RunPhase } from '../../shared/runs/run.ts';
+import type { RunPhase } from '../../shared/domain/runs/run.ts';
 import { type PlatformConnection, parseAnswer, readAnswer } from './platform-connection.ts';
 import { PluginError } from './plugin-error.ts';
 import { serverError } from './server-errors.ts';

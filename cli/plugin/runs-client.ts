@@ -1,5 +1,5 @@
 // The run routes (docs/resources.md, "Runs") as the commands call them.
-import type { Run } from '../../shared/runs/run.ts';
+import type { Run } from '../../shared/domain/runs/run.ts';
 import type { PlatformConnection } from './platform-connection.ts';
 
 /** A run as the server answers it; `planRun` (the plan an apply was approved from) comes with the approvals. */

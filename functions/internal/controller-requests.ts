@@ -1,5 +1,5 @@
-import type { ApiRequest } from '../../shared/http/api-request.ts';
-import { apiError } from '../../shared/http/error-catalogue.ts';
+import type { ApiRequest } from '../../shared/base/http/api-request.ts';
+import { apiError } from '../../shared/base/http/error-catalogue.ts';
 
 /** The `Run-Lease` header: reading a run's variables takes its current lease. */
 export function leaseHeader(request: ApiRequest): string {

@@ -1,21 +1,21 @@
-import { LAPSED_LEASES_ANNOTATION, RUN_ANNOTATION, noteForAudit } from '../../shared/audit/audit-annotations.ts';
-import type { AppContext } from '../../shared/app/app-context.ts';
-import { notFound } from '../../shared/http/error-catalogue.ts';
-import { jsonResponse } from '../../shared/http/api-request.ts';
-import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
-import { redactPath } from '../../shared/logging/redaction.ts';
-import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { pageOf } from '../../shared/runs/page-query.ts';
-import { runPrincipal } from '../../shared/runs/run-principal.ts';
-import type { Run } from '../../shared/runs/run.ts';
-import type { SensitiveValue } from '../../shared/runs/log-masking.ts';
-import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
-import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
+import { LAPSED_LEASES_ANNOTATION, RUN_ANNOTATION, noteForAudit } from '../../shared/domain/audit/audit-annotations.ts';
+import type { AppContext } from '../../shared/server/app/app-context.ts';
+import { notFound } from '../../shared/base/http/error-catalogue.ts';
+import { jsonResponse } from '../../shared/base/http/api-request.ts';
+import { KubernetesRestClient } from '../../shared/base/kubernetes/kubernetes-rest-client.ts';
+import { redactPath } from '../../shared/base/logging/redaction.ts';
+import { ClusterObjects } from '../../shared/domain/resources/cluster-objects.ts';
+import { pageOf } from '../../shared/domain/runs/records/page-query.ts';
+import { runPrincipal } from '../../shared/domain/runs/run-principal.ts';
+import type { Run } from '../../shared/domain/runs/run.ts';
+import type { SensitiveValue } from '../../shared/domain/runs/logs/log-masking.ts';
+import type { FunctionModule, FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
+import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
-import { runLogMasking } from '../../shared/runs/logs/run-log-masking.ts';
+import { runLogMasking } from '../../shared/domain/runs/logs/run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';
 
-/** The internal function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+/** The internal function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
 export const internalFunction: FunctionModule = {
   name: 'internal',
   cluster: 'on-first-use',

@@ -1,9 +1,9 @@
-import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { VARIABLE_SET, WORKSPACE } from '../../shared/resources/platform-kinds.ts';
-import { isJsonObject, type PlatformObject } from '../../shared/resources/platform-object.ts';
-import { sensitiveValuesSecretName } from '../../shared/resources/variable-set-secret.ts';
-import { checkAgainst } from '../../shared/routes/path-parameters.ts';
-import { apiError } from '../../shared/http/error-catalogue.ts';
+import type { ClusterObjects } from '../../shared/domain/resources/cluster-objects.ts';
+import { VARIABLE_SET, WORKSPACE } from '../../shared/contract/kinds/platform-kinds.ts';
+import { isJsonObject, type PlatformObject } from '../../shared/contract/kinds/platform-object.ts';
+import { sensitiveValuesSecretName } from '../../shared/domain/resources/variable-set-secret.ts';
+import { checkAgainst } from '../../shared/contract/routes/path-parameters.ts';
+import { apiError } from '../../shared/base/http/error-catalogue.ts';
 
 /** One variable as a run gets it: the value in clear, from the VariableSet or from its Secret. */
 export interface ResolvedVariable {

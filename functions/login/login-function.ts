@@ -1,23 +1,23 @@
-import type { AppContext } from '../../shared/app/app-context.ts';
+import type { AppContext } from '../../shared/server/app/app-context.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { clientAddress } from '../../shared/auth/login-throttle.ts';
-import { loginError, retryAfter as retryAfterHeader } from '../../shared/http/error-catalogue.ts';
-import { jsonResponse } from '../../shared/http/api-request.ts';
+import { loginError, retryAfter as retryAfterHeader } from '../../shared/base/http/error-catalogue.ts';
+import { jsonResponse } from '../../shared/base/http/api-request.ts';
 import {
   LOGIN_ACCOUNT_FAILURES_ANNOTATION,
   LOGIN_FAILURE_STORE_ANNOTATION,
   LOGIN_OUTCOME_ANNOTATION,
   noteForAudit,
-} from '../../shared/audit/audit-annotations.ts';
-import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
-import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
+} from '../../shared/domain/audit/audit-annotations.ts';
+import type { FunctionModule, FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
+import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 
 /** Cookie set on a successful login, for browser clients (the API itself reads bearer tokens only). */
 export const TOKEN_COOKIE = 'platform_api_token';
 /** bcrypt ignores bytes past 72; a longer password cannot be what the hash was made from. */
 const MAX_PASSWORD_BYTES = 72;
 
-/** The login function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+/** The login function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
 export const loginFunction: FunctionModule = {
   name: 'login',
   cluster: 'on-first-use',

@@ -1,8 +1,8 @@
-import type { AppContext } from '../../shared/app/app-context.ts';
-import { jsonResponse } from '../../shared/http/api-request.ts';
-import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
-import { routeHandlers } from '../../shared/runtime/typed-handlers.ts';
-import { publicOidcConfig } from '../../shared/config/identity-config.ts';
+import type { AppContext } from '../../shared/server/app/app-context.ts';
+import { jsonResponse } from '../../shared/base/http/api-request.ts';
+import type { FunctionModule, FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
+import { routeHandlers } from '../../shared/server/runtime/typed-handlers.ts';
+import { publicOidcConfig } from '../../shared/base/config/identity-config.ts';
 
 /** What a client needs before it logs in. `oidcConfig` is omitted when OIDC is off. */
 export interface PublicConfig {
@@ -10,7 +10,7 @@ export interface PublicConfig {
   oidcConfig?: { issuerUrl: string; clientId: string; cliClientId: string; scopes: string[] };
 }
 
-/** The public-config function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+/** The public-config function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
 export const publicConfigFunction: FunctionModule = {
   name: 'public-config',
   cluster: 'on-first-use',
@@ -62,9 +62,9 @@ export function createPublicConfigFunction(
 
 async function buildReference(context: AppContext): Promise<{ documentJson: string; page: string }> {
   const [{ buildOpenApiDocument }, { renderReferencePage }, { platformKindDescriptions }] = await Promise.all([
-    import('../../shared/openapi/openapi-document.ts'),
-    import('../../shared/openapi/reference-page.ts'),
-    import('../../shared/resources/platform-kind-descriptions.ts'),
+    import('../../shared/contract/openapi/openapi-document.ts'),
+    import('../../shared/contract/openapi/reference-page.ts'),
+    import('../../shared/contract/kinds/platform-kind-descriptions.ts'),
   ]);
   const document = buildOpenApiDocument(
     context.routes,

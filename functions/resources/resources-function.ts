@@ -1,34 +1,38 @@
-import type { AppContext } from '../../shared/app/app-context.ts';
-import { KubernetesRestClient } from '../../shared/kubernetes/kubernetes-rest-client.ts';
-import { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
+import type { AppContext } from '../../shared/server/app/app-context.ts';
+import { KubernetesRestClient } from '../../shared/base/kubernetes/kubernetes-rest-client.ts';
+import { ClusterObjects } from '../../shared/domain/resources/cluster-objects.ts';
 import {
   PLATFORM_KINDS,
   PROJECT,
   ROLLOUT,
   VARIABLE_SET,
   type PlatformKind,
-} from '../../shared/resources/platform-kinds.ts';
-import type { FunctionModule, FunctionHandlers, HandlerRequest } from '../../shared/runtime/function-definition.ts';
-import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
-import { jsonResponse } from '../../shared/http/api-request.ts';
-import { runPrincipal } from '../../shared/runs/run-principal.ts';
-import { customResourceHandlers } from './custom-resource-handlers.ts';
-import { kubernetesApiHandlers } from './kubernetes-api-handlers.ts';
-import { projectWrites } from './project-writes.ts';
-import { plainWrites, type ResourceWrites, type Writer } from './resource-writes.ts';
-import { rolloutWrites } from './rollout-writes.ts';
-import { rolloutHandlers } from './rollout-handlers.ts';
-import { runHandlers } from './run-handlers.ts';
-import { auditHandlers } from './audit-handlers.ts';
-import { accessReviewHandlers } from './access-review-handlers.ts';
+} from '../../shared/contract/kinds/platform-kinds.ts';
+import type {
+  FunctionModule,
+  FunctionHandlers,
+  HandlerRequest,
+} from '../../shared/server/runtime/function-definition.ts';
+import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
+import { jsonResponse } from '../../shared/base/http/api-request.ts';
+import { runPrincipal } from '../../shared/domain/runs/run-principal.ts';
+import { customResourceHandlers } from './handlers/custom-resource-handlers.ts';
+import { kubernetesApiHandlers } from './handlers/kubernetes-api-handlers.ts';
+import { projectWrites } from './kinds/project-writes.ts';
+import { plainWrites, type ResourceWrites, type Writer } from './kinds/resource-writes.ts';
+import { rolloutWrites } from './kinds/rollout-writes.ts';
+import { rolloutHandlers } from './handlers/rollout-handlers.ts';
+import { runHandlers } from './handlers/run-handlers.ts';
+import { auditHandlers } from './handlers/audit-handlers.ts';
+import { accessReviewHandlers } from './handlers/access-review-handlers.ts';
 import type { SubjectRulesReader } from '../../shared/authz/subject-rules.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
-import { RoutedPathReview } from './routed-path-review.ts';
-import { variableSetWrites } from './variable-set-writes.ts';
-import { parseRequestBody } from './resource-body.ts';
+import { runWorkspaceResolver } from '../../shared/domain/runs/run-workspace-resolver.ts';
+import { RoutedPathReview } from './handlers/routed-path-review.ts';
+import { variableSetWrites } from './kinds/variable-set-writes.ts';
+import { parseRequestBody } from './kinds/resource-body.ts';
 
-/** The resources function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+/** The resources function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
 export const resourcesFunction: FunctionModule = {
   name: 'resources',
   // Its handlers call the cluster, but /healthz and the admin's requests do not: it connects (and

@@ -1,15 +1,15 @@
-import { timeGateRefusal, timeGatesOf, type TimeGatePolicy } from '../../shared/approvals/time-gates.ts';
-import type { GatedTarget } from '../../shared/approvals/windows.ts';
+import { timeGateRefusal, timeGatesOf, type TimeGatePolicy } from '../../shared/domain/approvals/time-gates.ts';
+import type { GatedTarget } from '../../shared/domain/approvals/windows.ts';
 import {
   OVERRIDDEN_ANNOTATION,
   OVERRIDE_REASON_ANNOTATION,
   noteForAudit,
-} from '../../shared/audit/audit-annotations.ts';
-import { apiError } from '../../shared/http/error-catalogue.ts';
-import type { ClusterObjects } from '../../shared/resources/cluster-objects.ts';
-import { PROJECT } from '../../shared/resources/platform-kinds.ts';
-import type { PlatformObject } from '../../shared/resources/platform-object.ts';
-import type { Writer } from './resource-writes.ts';
+} from '../../shared/domain/audit/audit-annotations.ts';
+import { apiError } from '../../shared/base/http/error-catalogue.ts';
+import type { ClusterObjects } from '../../shared/domain/resources/cluster-objects.ts';
+import { PROJECT } from '../../shared/contract/kinds/platform-kinds.ts';
+import type { PlatformObject } from '../../shared/contract/kinds/platform-object.ts';
+import type { Writer } from './kinds/resource-writes.ts';
 
 /** An incident commander's `{"override": {"reason"}}`: act although a window, the freeze or a soak time refuses. */
 export interface OverrideRequest {

@@ -1,7 +1,7 @@
-import type { Logger } from '../../shared/logging/logger.ts';
-import { FINAL_PHASES, type Run } from '../../shared/runs/run.ts';
-import type { RunLogProgress } from '../../shared/runs/records/run-records.ts';
-import type { RunServices } from '../../shared/runs/run-services.ts';
+import type { Logger } from '../../shared/base/logging/logger.ts';
+import { FINAL_PHASES, type Run } from '../../shared/domain/runs/run.ts';
+import type { RunLogProgress } from '../../shared/domain/runs/records/run-records.ts';
+import type { RunServices } from '../../shared/domain/runs/run-services.ts';
 
 /** What a run-log stream reads: the run's progress (its record) and its log. */
 export type RunLogSources = Pick<RunServices, 'records' | 'logs'>;

@@ -1,11 +1,11 @@
-import { FINAL_PHASES, type Run, type RunLogLine } from '../../shared/runs/run.ts';
-import type { StreamEndReason } from '../../shared/http/error-catalogue.ts';
+import { FINAL_PHASES, type Run, type RunLogLine } from '../../shared/domain/runs/run.ts';
+import type { StreamEndReason } from '../../shared/base/http/error-catalogue.ts';
 import type { RunLogSources } from './run-end-watch.ts';
-import { RunLogRemovedError, RunNotFoundError } from '../../shared/runs/run-errors.ts';
-import type { Logger } from '../../shared/logging/logger.ts';
+import { RunLogRemovedError, RunNotFoundError } from '../../shared/domain/runs/run-errors.ts';
+import type { Logger } from '../../shared/base/logging/logger.ts';
 import { EventChannel } from './event-channel.ts';
 import type { RunEnd, RunEndWatch } from './run-end-watch.ts';
-import type { CredentialEnd, StreamSession } from '../../shared/streams/stream-sessions.ts';
+import type { CredentialEnd, StreamSession } from '../../shared/domain/streams/stream-sessions.ts';
 import { startHeartbeats, stopHeartbeats } from './heartbeats.ts';
 
 /** What EventSource waits before reconnecting (it then sends Last-Event-ID). */

@@ -1,18 +1,18 @@
-import type { AppContext } from '../../shared/app/app-context.ts';
+import type { AppContext } from '../../shared/server/app/app-context.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
-import type { ApiRequest } from '../../shared/http/api-request.ts';
-import type { FunctionModule, FunctionHandlers } from '../../shared/runtime/function-definition.ts';
-import { routeHandlers, type RouteHandlers } from '../../shared/runtime/typed-handlers.ts';
-import { authorisedRun, runWorkspaceResolver } from '../../shared/runs/run-workspace-resolver.ts';
+import type { ApiRequest } from '../../shared/base/http/api-request.ts';
+import type { FunctionModule, FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
+import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
+import { authorisedRun, runWorkspaceResolver } from '../../shared/domain/runs/run-workspace-resolver.ts';
 import { RunEndWatch, type RunLogSources } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
-import { apiError } from '../../shared/http/error-catalogue.ts';
-import { releaseWhenCallerLeaves } from '../../shared/streams/stream-sessions.ts';
+import { apiError } from '../../shared/base/http/error-catalogue.ts';
+import { releaseWhenCallerLeaves } from '../../shared/domain/streams/stream-sessions.ts';
 
 /** How often a run's streams look whether it has finished: one check per run, whatever the number of streams. */
 export const PHASE_CHECK_MS = 2_000;
 
-/** The run-logs function: its facts and its factory (shared/runtime/function-definition.ts, FunctionModule). */
+/** The run-logs function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
 export const runLogsFunction: FunctionModule = {
   name: 'run-logs',
   cluster: 'on-first-use',

@@ -1,5 +1,5 @@
-import type { DevelopmentServices, DevelopmentServicesFor } from '../../shared/app/development-services.ts';
-import { DEFAULT_LOCAL_DATA_DIR } from '../../shared/config/settings.ts';
+import type { DevelopmentServices, DevelopmentServicesFor } from '../../shared/server/app/development-services.ts';
+import { DEFAULT_LOCAL_DATA_DIR } from '../../shared/base/config/settings.ts';
 import { startDevelopmentCluster } from './cluster/development-cluster.ts';
 import { startDevelopmentDatabase } from './database/development-database.ts';
 import { localDataPaths } from './local/local-data.ts';

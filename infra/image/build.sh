@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds knative/Dockerfile with podman as `localhost/platform-api:test` (or the name given as
+# Builds infra/image/Dockerfile with podman as `localhost/platform-api:test` (or the name given as
 # $1) on a machine without a container registry: the base is the stand-in that node-base.sh
 # makes, passed as NODE_IMAGE. The build reaches the npm registry with the host's CA bundle
 # mounted into its RUN steps, and keeps npm's cache in .tools/image/npm-cache between builds: its

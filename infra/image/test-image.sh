@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm run test:image: builds knative/Dockerfile with podman and runs test/image against it.
+# npm run test:image: builds infra/image/Dockerfile with podman and runs test/image against it.
 # Installs podman, runc and debootstrap into the system when missing (root; see podman-env.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,11 +1,11 @@
 // The parts of one emulator instance that request handlers share.
-import type { RbacAuthorizer } from './rbac-authorizer.ts';
-import type { RequestInfo } from './request-info.ts';
-import type { ResourceRegistry } from './resource-registry.ts';
-import type { ResourceStore } from './resource-store.ts';
-import type { ServiceAccountTokens } from './service-account-tokens.ts';
-import type { TokenAuthenticator } from './token-authenticator.ts';
-import type { WatchHub } from './watch.ts';
+import type { RbacAuthorizer } from './rbac/rbac-authorizer.ts';
+import type { RequestInfo } from './http/request-info.ts';
+import type { ResourceRegistry } from './objects/resource-registry.ts';
+import type { ResourceStore } from './storage/resource-store.ts';
+import type { ServiceAccountTokens } from './reviews/service-account-tokens.ts';
+import type { TokenAuthenticator } from './reviews/token-authenticator.ts';
+import type { WatchHub } from './watch/watch.ts';
 
 /** Calls counted so that tests can prove a client caches. */
 export interface EmulatorCounters {

@@ -2,4 +2,4 @@
 export { startKubeEmulator } from './server.ts';
 export type { KubeEmulator, KubeEmulatorOptions } from './server.ts';
 export type { RecordedRequest } from './emulator-context.ts';
-export type { RegisteredUser } from './token-authenticator.ts';
+export type { RegisteredUser } from './reviews/token-authenticator.ts';

@@ -6,25 +6,25 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { handleAccessReview } from './access-review.ts';
-import { authorize } from './authorizer-chain.ts';
-import { seedBootstrapPolicy } from './bootstrap-policy.ts';
-import { runCrdController } from './crd-controller.ts';
-import { discoveryDocument } from './discovery.ts';
+import { handleAccessReview } from './reviews/access-review.ts';
+import { authorize } from './rbac/authorizer-chain.ts';
+import { seedBootstrapPolicy } from './rbac/bootstrap-policy.ts';
+import { runCrdController } from './objects/crd-controller.ts';
+import { discoveryDocument } from './http/discovery.ts';
 import type { EmulatorContext, EmulatorCounters, RecordedRequest } from './emulator-context.ts';
-import { readBody, sendJson, sendStatus } from './http-messages.ts';
-import type { JsonReply } from './http-messages.ts';
+import { readBody, sendJson, sendStatus } from './http/http-messages.ts';
+import type { JsonReply } from './http/http-messages.ts';
 import { emulatorKubeConfig, emulatorKubeConfigYaml } from './kubeconfig.ts';
 import type { EmulatorEndpoint } from './kubeconfig.ts';
-import { runNamespaceController } from './namespace-controller.ts';
-import { RbacAuthorizer } from './rbac-authorizer.ts';
-import { readSavedState, saveOnChange, writeSavedState } from './persisted-store.ts';
-import { parseRequestInfo } from './request-info.ts';
-import type { RequestInfo } from './request-info.ts';
-import { handleResourceRequest } from './resource-handler.ts';
-import { ResourceRegistry } from './resource-registry.ts';
-import { ResourceStore } from './resource-store.ts';
-import { ServiceAccountTokens } from './service-account-tokens.ts';
+import { runNamespaceController } from './objects/namespace-controller.ts';
+import { RbacAuthorizer } from './rbac/rbac-authorizer.ts';
+import { readSavedState, saveOnChange, writeSavedState } from './storage/persisted-store.ts';
+import { parseRequestInfo } from './http/request-info.ts';
+import type { RequestInfo } from './http/request-info.ts';
+import { handleResourceRequest } from './http/resource-handler.ts';
+import { ResourceRegistry } from './objects/resource-registry.ts';
+import { ResourceStore } from './storage/resource-store.ts';
+import { ServiceAccountTokens } from './reviews/service-account-tokens.ts';
 import { generateTlsCertificate, type TlsCertificate } from './self-signed-certificate.ts';
 import {
   KubeStatusError,
@@ -33,14 +33,14 @@ import {
   pathNotFound,
   unauthorized,
   unsupportedMediaType,
-} from './status.ts';
-import { TokenAuthenticator } from './token-authenticator.ts';
-import type { RegisteredUser } from './token-authenticator.ts';
-import { handleTokenRequest } from './token-request.ts';
-import { handleSelfSubjectReview, handleTokenReview } from './token-review.ts';
-import type { UserInfo } from './user-info.ts';
-import { WatchHub } from './watch.ts';
-import { serveWatch } from './watch-stream.ts';
+} from './http/status.ts';
+import { TokenAuthenticator } from './reviews/token-authenticator.ts';
+import type { RegisteredUser } from './reviews/token-authenticator.ts';
+import { handleTokenRequest } from './reviews/token-request.ts';
+import { handleSelfSubjectReview, handleTokenReview } from './reviews/token-review.ts';
+import type { UserInfo } from './reviews/user-info.ts';
+import { WatchHub } from './watch/watch.ts';
+import { serveWatch } from './watch/watch-stream.ts';
 
 export interface KubeEmulatorOptions {
   /** Port on 127.0.0.1 (0, the default, picks a free one). */

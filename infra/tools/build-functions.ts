@@ -9,7 +9,7 @@
 import { cpSync, rmSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
+import { FUNCTION_NAMES } from '../../shared/contract/routes/route-table.ts';
 import { builtinModulesByRequire } from './builtin-modules-plugin.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,7 +57,7 @@ export async function buildFunctionBundles(outDir = `${ROOT}dist`, options: { mi
     chunkNames: 'chunks/[name]-[hash]',
   });
   // The migration files, which the migrator reads beside its own module (a chunk).
-  cpSync(`${ROOT}shared/database/migrations`, `${outDir}/chunks/migrations`, { recursive: true });
+  cpSync(`${ROOT}shared/base/database/migrations`, `${outDir}/chunks/migrations`, { recursive: true });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -5,8 +5,8 @@ import {
   PLATFORM_ERRORS,
   STREAM_END_REASONS,
   type ErrorEntry,
-} from '../../shared/http/error-catalogue.ts';
-import { CALLER_FAILURES } from '../../shared/resources/kubernetes-status.ts';
+} from '../../shared/base/http/error-catalogue.ts';
+import { CALLER_FAILURES } from '../../shared/domain/resources/kubernetes-status.ts';
 
 // A meaning may hold `|` only inside code; escaped, it cannot end a table cell.
 const cell = (text: string) => text.replaceAll('|', '\\|');
@@ -23,7 +23,7 @@ export function errorDocs(): string {
   const lines = [
     '# Errors',
     '',
-    '<!-- Generated from shared/http/error-catalogue.ts by `npm run docs:errors`; edit the catalogue, not this file. -->',
+    '<!-- Generated from shared/base/http/error-catalogue.ts by `npm run docs:errors`; edit the catalogue, not this file. -->',
     '',
     'Every refusal names a stable `reason` a client can branch on, and a message for people. Plain routes',
     'answer `{"error": "<message>", "reason": "<reason>"}`; resource routes answer a Kubernetes `Status`',

@@ -1,5 +1,5 @@
-import { gatewayRules } from '../../shared/routes/gateway-routing.ts';
-import { routeTable } from '../../shared/routes/route-table.ts';
+import { gatewayRules } from '../../shared/contract/routes/gateway-routing.ts';
+import { routeTable } from '../../shared/contract/routes/route-table.ts';
 
 /**
  * Stands for the API group in the generated rules: the group is a chart value (`api.group`),

@@ -13,7 +13,7 @@ launcher="$tools/bin/chromium"
 
 source "$(dirname "$0")/debian-apt.sh"
 debian_apt "$tools" chromium "$dest.partial" \
-  "Chromium is not in $dest, so test/foundation/reference-page.test.ts will fail"
+  "Chromium is not in $dest, so test/browser/foundation/reference-page.test.ts will fail"
 mkdir -p "$tools/bin"
 apt+=(-o APT::Install-Recommends=false)
 

@@ -13,7 +13,7 @@ binary="$dest/usr/bin/prometheus"
 
 source "$(dirname "$0")/debian-apt.sh"
 debian_apt "$tools" prometheus "$dest.partial" \
-  "Prometheus is not in $dest, so test/observability/prometheus-scrape.test.ts will fail"
+  "Prometheus is not in $dest, so test/system/observability/prometheus-scrape.test.ts will fail"
 
 "${apt[@]}" update >>"$log" 2>&1 || fail "apt-get update failed (see $log)"
 (cd "$downloads" && "${apt[@]}" download prometheus >>"$log" 2>&1) ||

@@ -1,4 +1,4 @@
-// Run by the image build (knative/Dockerfile) after `npm run build`: starts each function bundle
+// Run by the image build (infra/image/Dockerfile) after `npm run build`: starts each function bundle
 // once with throwaway settings, asks its /readyz once it listens (what a function loads on first
 // use for readiness, the Kubernetes client of `resources`, is compiled then too), and stops it, so
 // that Node writes V8's compiled code of everything a start-up runs into NODE_COMPILE_CACHE. The

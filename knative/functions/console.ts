@@ -1,10 +1,10 @@
 // The console's container (issue 24): FUNCTION_TARGET=console, `node dist/functions/console.mjs` once
 // bundled. A static server only: it reads no admin, database or cluster setting.
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../../shared/config/config-error.ts';
-import { createLogger } from '../../shared/logging/logger.ts';
-import { onShutdownSignal, settingsOrExit, startOrExit } from '../../shared/server/start-up.ts';
-import { startConsoleServer } from '../../functions/console/server/console-server.ts';
+import { ConfigError } from '../../shared/base/config/config-error.ts';
+import { createLogger } from '../../shared/base/logging/logger.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../node-http/start-up.ts';
+import { startConsoleServer } from '../console-server/console-server.ts';
 
 /** The build beside the bundles (dist/console from dist/functions/console.mjs), or dist/console of the checkout on the sources. */
 const builtAssets = fileURLToPath(

@@ -1,9 +1,9 @@
 import { SignJWT, jwtVerify } from 'jose';
-import type { AdminAccountSettings } from '../config/admin-account-settings.ts';
+import type { AdminAccountSettings } from '../base/config/admin-account-settings.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
-import type { AdminSettingsSource } from '../config/admin-settings-source.ts';
+import type { AdminSettingsSource } from '../base/config/admin-settings-source.ts';
 import { describeJoseError } from './jose-error-message.ts';
-import { apiError } from '../http/error-catalogue.ts';
+import { apiError } from '../base/http/error-catalogue.ts';
 
 const ADMIN_SUBJECT = 'admin';
 const ADMIN_CLAIMS = new Set(['iss', 'sub', 'iat', 'exp']);

@@ -1,5 +1,5 @@
-import type { ApiRequest } from '../http/api-request.ts';
-import { apiError } from '../http/error-catalogue.ts';
+import type { ApiRequest } from '../base/http/api-request.ts';
+import { apiError } from '../base/http/error-catalogue.ts';
 
 /**
  * Reads the token from `Authorization: Bearer <token>`, or, only where the route allows it,

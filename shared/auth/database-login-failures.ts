@@ -1,4 +1,4 @@
-import type { Database } from '../database/database.ts';
+import type { Database } from '../base/database/database.ts';
 import type { UncarriedFailures } from './uncarried-login-failures.ts';
 import type {
   AdmittedLogin,

@@ -7,8 +7,8 @@ import {
   type JWSHeaderParameters,
   type RemoteJWKSet,
 } from 'jose';
-import type { ApiError } from '../http/api-error.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { ApiError } from '../base/http/api-error.ts';
+import type { Logger } from '../base/logging/logger.ts';
 
 export interface HeldKeySetOptions {
   /** After a failed fetch, how long to answer from the keys already held before trying again. */

@@ -1,13 +1,13 @@
-import type { Database } from '../database/database.ts';
-import type { LoginThrottleSettings } from '../config/login-throttle-settings.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Database } from '../base/database/database.ts';
+import type { LoginThrottleSettings } from '../base/config/login-throttle-settings.ts';
+import type { Logger } from '../base/logging/logger.ts';
 import { DatabaseLoginFailures } from './database-login-failures.ts';
 import { loginClientKey } from './login-client-key.ts';
 import { loginKeys, type AdmittedLogin, type LoginBudgets, type LoginKeys } from './login-failure-store.ts';
 import { ProcessLoginFailures } from './process-login-failures.ts';
 import { UncarriedLoginFailures } from './uncarried-login-failures.ts';
-import { SharedCountFallback } from '../database/shared-count-fallback.ts';
-import { withDeadline } from '../node/deadline.ts';
+import { SharedCountFallback } from '../base/database/shared-count-fallback.ts';
+import { withDeadline } from '../base/node/deadline.ts';
 
 /** Where an attempt was counted: in the database every instance shares, or in this process only. */
 export type LoginFailureStoreName = 'database' | 'process';

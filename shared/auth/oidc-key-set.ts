@@ -5,12 +5,12 @@ import {
   type FlattenedJWSInput,
   type JWSHeaderParameters,
 } from 'jose';
-import type { OidcSettings } from '../config/identity-config.ts';
-import type { ApiError } from '../http/api-error.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { OidcSettings } from '../base/config/identity-config.ts';
+import type { ApiError } from '../base/http/api-error.ts';
+import type { Logger } from '../base/logging/logger.ts';
 import { HeldKeySet } from './held-key-set.ts';
-import { apiError, retryAfter } from '../http/error-catalogue.ts';
-import { tracedFetch } from '../tracing/traced-fetch.ts';
+import { apiError, retryAfter } from '../base/http/error-catalogue.ts';
+import { tracedFetch } from '../base/tracing/traced-fetch.ts';
 
 // Each fetch from the identity provider is a span of the request that needed the keys (with tracing on).
 const fetchDiscovery = tracedFetch('OIDC discovery');

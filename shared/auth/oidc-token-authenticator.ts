@@ -1,10 +1,10 @@
 import { jwtVerify, type JWTPayload } from 'jose';
-import type { OidcSettings } from '../config/identity-config.ts';
-import { ApiError } from '../http/api-error.ts';
+import type { OidcSettings } from '../base/config/identity-config.ts';
+import { ApiError } from '../base/http/api-error.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 import { describeJoseError } from './jose-error-message.ts';
 import type { OidcKeySet } from './oidc-key-set.ts';
-import { apiError } from '../http/error-catalogue.ts';
+import { apiError } from '../base/http/error-catalogue.ts';
 
 // Public-key algorithms only: a provider's JWKS never holds an HMAC secret, and `none` is never valid.
 const ALGORITHMS = [

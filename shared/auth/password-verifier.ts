@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { siblingModule } from '../node/sibling-module.ts';
+import { siblingModule } from '../base/node/sibling-module.ts';
 
 /**
  * Compares passwords with bcrypt hashes on a dedicated worker thread, one at a time, with a

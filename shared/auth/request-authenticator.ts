@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 import type { Principal } from './principal.ts';
 import { TokenCache } from './token-cache.ts';
-import { apiError } from '../http/error-catalogue.ts';
+import { apiError } from '../base/http/error-catalogue.ts';
 
 /**
  * The one verifier every function shares: tries each principal type's authenticator in turn

@@ -1,16 +1,16 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { JWTVerifyGetKey } from 'jose';
-import { ApiError } from '../http/api-error.ts';
-import { createClusterKeySet } from '../kubernetes/cluster-key-set.ts';
-import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
+import { ApiError } from '../base/http/api-error.ts';
+import { createClusterKeySet } from '../base/kubernetes/cluster-key-set.ts';
+import { kubernetesUnavailable } from '../base/kubernetes/kubernetes-unavailable.ts';
 import {
   DEFAULT_SERVICE_ACCOUNT_ISSUER,
   type IssuerDiscovery,
   type ServiceAccountIssuers,
-} from '../kubernetes/service-account-issuers.ts';
-import type { Logger } from '../logging/logger.ts';
+} from '../base/kubernetes/service-account-issuers.ts';
+import type { Logger } from '../base/logging/logger.ts';
 import { HeldKeySet } from './held-key-set.ts';
-import { apiError, retryAfter } from '../http/error-catalogue.ts';
+import { apiError, retryAfter } from '../base/http/error-catalogue.ts';
 
 export interface ServiceAccountKeySetOptions {
   /** After a failed key fetch, how long to answer from the keys already held before asking the cluster again. */

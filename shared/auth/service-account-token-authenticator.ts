@@ -1,15 +1,15 @@
 import { AuthenticationV1Api, type KubeConfig, type V1TokenReview } from '@kubernetes/client-node';
 import { jwtVerify } from 'jose';
-import { ApiError } from '../http/api-error.ts';
-import type { Logger } from '../logging/logger.ts';
-import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
-import type { ServiceAccountIssuers } from '../kubernetes/service-account-issuers.ts';
+import { ApiError } from '../base/http/api-error.ts';
+import type { Logger } from '../base/logging/logger.ts';
+import { kubernetesUnavailable } from '../base/kubernetes/kubernetes-unavailable.ts';
+import type { ServiceAccountIssuers } from '../base/kubernetes/service-account-issuers.ts';
 import type { Authentication, TokenAuthenticator, UnverifiedClaims } from './authenticator.ts';
 import { describeJoseError } from './jose-error-message.ts';
 import type { ServiceAccountKeySet } from './service-account-key-set.ts';
-import { apiError } from '../http/error-catalogue.ts';
-import { clusterApiSpan } from '../kubernetes/kubernetes-call-span.ts';
-import { inSpan } from '../tracing/tracing.ts';
+import { apiError } from '../base/http/error-catalogue.ts';
+import { clusterApiSpan } from '../base/kubernetes/kubernetes-call-span.ts';
+import { inSpan } from '../base/tracing/tracing.ts';
 
 /** How long a TokenReview's answer is trusted (a deleted ServiceAccount's token dies within it). */
 const TOKEN_REVIEW_TTL_MS = 10_000;

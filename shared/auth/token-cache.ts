@@ -1,5 +1,5 @@
 import type { Authentication } from './authenticator.ts';
-import { BoundedMap } from '../caching/bounded-map.ts';
+import { BoundedMap } from '../base/caching/bounded-map.ts';
 
 /**
  * Verified tokens keyed by the exact token string, each kept until its own `cacheUntil`.

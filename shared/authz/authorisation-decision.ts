@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../base/http/api-error.ts';
 import {
   isNonResource,
   type AuthorizationAttributes,
@@ -39,7 +39,7 @@ export interface DecidedVerbs {
 }
 
 /**
- * What the chain authorised for one request (shared/runtime/filters/authorisation.ts), handed to its
+ * What the chain authorised for one request (shared/server/runtime/filters/authorisation.ts), handed to its
  * handler: the attributes the caller was allowed, and what a resolver read to decide them (a run).
  * Cluster access is bound to it (authorised-objects.ts), so a handler can do only what was allowed.
  */

@@ -1,6 +1,6 @@
-import type { KubernetesCall } from '../kubernetes/kubernetes-rest-client.ts';
-import type { ClusterObjects, ObjectLocation } from '../resources/cluster-objects.ts';
-import type { PlatformKind } from '../resources/platform-kinds.ts';
+import type { KubernetesCall } from '../base/kubernetes/kubernetes-rest-client.ts';
+import type { ClusterObjects, ObjectLocation } from '../domain/resources/cluster-objects.ts';
+import type { PlatformKind } from '../contract/kinds/platform-kinds.ts';
 import type { AuthorisationDecision } from './authorisation-decision.ts';
 import { describeAttributes, type ResourceAttributes } from './authorizer.ts';
 

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import { redactPath } from '../logging/redaction.ts';
+import { redactPath } from '../base/logging/redaction.ts';
 
 /** What a request does to a Kubernetes-style resource, as a SubjectAccessReview names it. */
 export interface ResourceAttributes {

@@ -1,5 +1,5 @@
 import type { OidcPrincipal, Principal, ServiceAccountPrincipal } from '../auth/principal.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../base/http/api-error.ts';
 import {
   ADMIN_BYPASS,
   describeAttributes,
@@ -11,7 +11,7 @@ import {
 import type { ServiceAccountClaimIndex } from './service-account-claim-index.ts';
 import type { ServiceAccountName } from './service-account-claims.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from './subject-access-reviewer.ts';
-import { apiError } from '../http/error-catalogue.ts';
+import { apiError } from '../base/http/error-catalogue.ts';
 
 /**
  * Authorisation by principal type (spec): the admin bypasses every check; a ServiceAccount is

@@ -6,8 +6,8 @@ import {
   type V1RoleBinding,
   type RbacV1Subject,
 } from '@kubernetes/client-node';
-import type { Logger } from '../logging/logger.ts';
-import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
+import type { Logger } from '../base/logging/logger.ts';
+import { kubernetesUnavailable } from '../base/kubernetes/kubernetes-unavailable.ts';
 import type { RbacUser, SubjectRules, SubjectRulesReader } from './subject-rules.ts';
 
 /**

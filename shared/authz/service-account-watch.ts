@@ -1,6 +1,6 @@
 import { CoreV1Api, makeInformer, type KubeConfig, type V1ServiceAccount } from '@kubernetes/client-node';
 import type { ServiceAccountClaimIndex } from './service-account-claim-index.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '../base/logging/logger.ts';
 
 /** A running watch of every ServiceAccount. */
 export interface ServiceAccountWatch {

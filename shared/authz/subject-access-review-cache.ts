@@ -1,5 +1,5 @@
 import { isNonResource, type AuthorizationAttributes } from './authorizer.ts';
-import { BoundedMap } from '../caching/bounded-map.ts';
+import { BoundedMap } from '../base/caching/bounded-map.ts';
 import type { ReviewSubject, SubjectAccessReviewer } from './subject-access-reviewer.ts';
 
 export interface SubjectAccessReviewCacheOptions {

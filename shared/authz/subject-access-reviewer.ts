@@ -1,9 +1,9 @@
 import { AuthorizationV1Api, type KubeConfig, type V1SubjectAccessReview } from '@kubernetes/client-node';
-import type { Logger } from '../logging/logger.ts';
-import { kubernetesUnavailable } from '../kubernetes/kubernetes-unavailable.ts';
+import type { Logger } from '../base/logging/logger.ts';
+import { kubernetesUnavailable } from '../base/kubernetes/kubernetes-unavailable.ts';
 import { isNonResource, type AuthorizationAttributes } from './authorizer.ts';
-import { clusterApiSpan } from '../kubernetes/kubernetes-call-span.ts';
-import { inSpan } from '../tracing/tracing.ts';
+import { clusterApiSpan } from '../base/kubernetes/kubernetes-call-span.ts';
+import { inSpan } from '../base/tracing/tracing.ts';
 
 /** The user a SubjectAccessReview asks about. */
 export interface ReviewSubject {

@@ -2,15 +2,15 @@
 // (shared/approvals), pure and judged on fixed clocks: time zones, DST edges, cron schedules and ranges.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { soakVerdict } from '../../shared/approvals/soak-time.ts';
+import { soakVerdict } from '../../shared/domain/approvals/soak-time.ts';
 import {
   evaluateWindows,
   windowProblem,
   windowTransitions,
   type ApprovalWindow,
   type WindowPolicy,
-} from '../../shared/approvals/windows.ts';
-import type { PlatformObject } from '../../shared/resources/platform-object.ts';
+} from '../../shared/domain/approvals/windows.ts';
+import type { PlatformObject } from '../../shared/contract/kinds/platform-object.ts';
 
 const ALL = { rollouts: ['*'], applies: ['*'] };
 const at = (text: string) => new Date(text);

@@ -24,8 +24,8 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestDatabase } from '../runs/test-database.ts';
-import { migrate } from '../../shared/database/migrate.ts';
+import { startTestDatabase } from '../support/test-database.ts';
+import { migrate } from '../../shared/base/database/migrate.ts';
 import {
   type LoadSubject,
   type PairedThroughputs,

@@ -9,7 +9,7 @@ import bcrypt from 'bcryptjs';
 import { buildConsole } from '../../infra/tools/build-console.ts';
 import { buildFunctionBundles } from '../../infra/tools/build-functions.ts';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
-import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
+import { parseAdminAccountSettings } from '../../shared/base/config/admin-account-settings.ts';
 import { measureLoad, percentile } from './http-load.ts';
 import { REPO_ROOT, freePort, spawnNodeProcess, type NodeProcessOptions } from '../support/function-servers.ts';
 import type { BenchRow } from './bench-row.ts';

@@ -5,7 +5,7 @@
 // the same way. The machine is noisy: medians of interleaved starts (A B C A B C ...).
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
+import { FUNCTION_NAMES } from '../../shared/contract/routes/route-table.ts';
 import {
   BARE_NODE_HTTP,
   FASTIFY_JWT,

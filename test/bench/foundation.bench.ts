@@ -1,6 +1,6 @@
 import bcrypt from 'bcryptjs';
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
-import { parseAdminAccountSettings } from '../../shared/config/admin-account-settings.ts';
+import { parseAdminAccountSettings } from '../../shared/base/config/admin-account-settings.ts';
 import { spawnNodeProcess, type FunctionProcess } from '../support/function-servers.ts';
 import { measureThroughput, percentile, runLoad } from './http-load.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';

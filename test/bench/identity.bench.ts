@@ -9,7 +9,7 @@ import { startIdentityCluster } from '../support/identity-cluster.ts';
 import { OIDC_CLIENTS, startOidcProvider } from '../support/oidc-provider.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 import { runLoad } from './http-load.ts';
-import { loadSettings } from '../../shared/config/settings.ts';
+import { loadSettings } from '../../shared/base/config/settings.ts';
 
 const CONCURRENCY = 16;
 const REQUESTS_PER_RUN = 20_000;

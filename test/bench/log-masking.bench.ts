@@ -4,12 +4,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDatabasePool } from '../../shared/database/database-pool.ts';
+import { createDatabasePool } from '../../shared/base/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
-import { migrate } from '../../shared/database/migrate.ts';
-import type { SensitiveValue } from '../../shared/runs/log-masking.ts';
-import type { LeaseHolder } from '../../shared/runs/leases/run-leases.ts';
-import { AttemptMasking } from '../../shared/runs/run-log-masks.ts';
+import { migrate } from '../../shared/base/database/migrate.ts';
+import type { SensitiveValue } from '../../shared/domain/runs/logs/log-masking.ts';
+import type { LeaseHolder } from '../../shared/domain/runs/leases/run-leases.ts';
+import { AttemptMasking } from '../../shared/domain/runs/logs/run-log-masks.ts';
 import { testRuns } from '../support/test-runs.ts';
 import type { Benchmark } from './bench-row.ts';
 

@@ -13,12 +13,12 @@
 import type pg from 'pg';
 import { DatabaseLoginFailures } from '../../shared/auth/database-login-failures.ts';
 import { loginKeys } from '../../shared/auth/login-failure-store.ts';
-import { startTestDatabase } from '../runs/test-database.ts';
+import { startTestDatabase } from '../support/test-database.ts';
 import { spawnNodeProcess, type FunctionProcess } from '../support/function-servers.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 import { bundleSetup, ratioRow } from './bundle-setup.ts';
 import { percentile, runLoad, type LoadResult } from './http-load.ts';
-import { poolDatabase } from '../../shared/database/database.ts';
+import { poolDatabase } from '../../shared/base/database/database.ts';
 
 const LOGIN = '/api/v1alpha1/auth/login';
 const PASSWORD = 'bench password';

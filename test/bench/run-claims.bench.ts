@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { createDatabasePool } from '../../shared/database/database-pool.ts';
+import { createDatabasePool } from '../../shared/base/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
-import { migrate } from '../../shared/database/migrate.ts';
+import { migrate } from '../../shared/base/database/migrate.ts';
 import { testRuns, type TestRuns } from '../support/test-runs.ts';
 import type { Benchmark } from './bench-row.ts';
 

@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { createDatabasePool } from '../../shared/database/database-pool.ts';
+import { createDatabasePool } from '../../shared/base/database/database-pool.ts';
 import { startEmbeddedDatabase } from '../../infra/development/database/embedded-database.ts';
-import { migrate } from '../../shared/database/migrate.ts';
-import { encodeContinueToken } from '../../shared/runs/continue-token.ts';
-import { PROCESS_PAGE_TOKENS } from '../../shared/database/page-tokens.ts';
+import { migrate } from '../../shared/base/database/migrate.ts';
+import { encodeContinueToken } from '../../shared/domain/runs/records/continue-token.ts';
+import { PROCESS_PAGE_TOKENS } from '../../shared/base/database/page-tokens.ts';
 import { testRuns, type TestRuns } from '../support/test-runs.ts';
-import type { ListRunsQuery } from '../../shared/runs/records/run-records.ts';
+import type { ListRunsQuery } from '../../shared/domain/runs/records/run-records.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 
 const LARGE_TABLE_ROWS = 1_000_000;

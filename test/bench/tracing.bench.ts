@@ -4,7 +4,7 @@
 // turning it on costs. A build without the tracing code path does not exist, so to compare with the
 // code before tracing, point BASELINE_BUNDLE_ENTRY at the dist/entry.mjs that `npm run build`
 // made from an earlier commit: its bundles are then started in the same interleaved rounds.
-import type { FUNCTION_NAMES } from '../../shared/routes/route-table.ts';
+import type { FUNCTION_NAMES } from '../../shared/contract/routes/route-table.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 import type { Benchmark, BenchRow } from './bench-row.ts';
 import { BARE_NODE_HTTP, bundleSetup, median, ratioRow, startToFirstAnswer, type Subject } from './bundle-setup.ts';

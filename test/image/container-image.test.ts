@@ -4,9 +4,9 @@ import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_PASSWORD, adminEnv } from '../support/admin-fixtures.ts';
-import { startTestDatabase, type TestDatabase } from '../runs/test-database.ts';
+import { startTestDatabase, type TestDatabase } from '../support/test-database.ts';
 import { testRuns } from '../support/test-runs.ts';
-import { FUNCTION_NAMES, type FunctionName } from '../../shared/routes/route-table.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../../shared/contract/routes/route-table.ts';
 import {
   CONTAINER_DATABASE_PORT,
   FunctionContainer,

@@ -34,9 +34,9 @@ const SCOPES: Record<string, Scope> = {
       'shared/auth/jose-error-message.ts',
     ],
     tests: [
-      'test/identity/authentication-caches.test.ts',
-      'test/identity/token-authenticators.test.ts',
-      'test/foundation/route-access-modes.test.ts',
+      'test/integration/identity/authentication-caches.test.ts',
+      'test/integration/identity/token-authenticators.test.ts',
+      'test/unit/foundation/route-access-modes.test.ts',
     ],
   },
   'auth-keys': {
@@ -56,16 +56,16 @@ const SCOPES: Record<string, Scope> = {
       'shared/auth/password-verifier.ts',
     ],
     tests: [
-      'test/identity/oidc-keys.test.ts',
-      'test/identity/service-account-keys.test.ts',
-      'test/foundation/login-throttle.test.ts',
-      'test/foundation/login-failure-stores.test.ts',
-      'test/foundation/login-client-key.test.ts',
-      'test/foundation/password-verifier.test.ts',
-      'test/identity/service-account-signatures.test.ts',
-      'test/identity/service-accounts.test.ts',
-      'test/foundation/login.test.ts',
-      'test/foundation/bounded-map.test.ts',
+      'test/integration/identity/oidc-keys.test.ts',
+      'test/integration/identity/service-account-keys.test.ts',
+      'test/integration/foundation/login-throttle.test.ts',
+      'test/integration/foundation/login-failure-stores.test.ts',
+      'test/unit/foundation/login-client-key.test.ts',
+      'test/unit/foundation/password-verifier.test.ts',
+      'test/integration/identity/service-account-signatures.test.ts',
+      'test/integration/identity/service-accounts.test.ts',
+      'test/integration/foundation/login.test.ts',
+      'test/unit/foundation/bounded-map.test.ts',
     ],
     // 131 of its 305 mutants are static (gateway start-up); with them a run takes hours here.
     ignoreStatic: true,
@@ -73,19 +73,19 @@ const SCOPES: Record<string, Scope> = {
   authz: {
     mutate: ['shared/authz/*.ts'],
     tests: [
-      'test/identity/authorization.test.ts',
-      'test/identity/authorization-rules.test.ts',
-      'test/identity/authentication-caches.test.ts',
-      'test/identity/subject-access-reviewer.test.ts',
+      'test/integration/identity/authorization.test.ts',
+      'test/integration/identity/authorization-rules.test.ts',
+      'test/integration/identity/authentication-caches.test.ts',
+      'test/integration/identity/subject-access-reviewer.test.ts',
       // Its metrics and span hooks (issue 23), with tracing on for that file's process.
-      'test/identity/subject-access-review-observed.test.ts',
+      'test/integration/identity/subject-access-review-observed.test.ts',
       // The decision handed to handlers and the authorising client bound to it (issue 20).
-      'test/security/authorisation-in-the-chain.test.ts',
+      'test/integration/security/authorisation-in-the-chain.test.ts',
       // Whom a principal is reviewed as, and the RBAC rules read for it (issue 24, item 5).
-      'test/resources/access-review.test.ts',
-      'test/identity/rbac-rules.test.ts',
+      'test/integration/resources/access-review.test.ts',
+      'test/integration/identity/rbac-rules.test.ts',
       // The ServiceAccount watch that feeds the claim index: its events, retries and stop.
-      'test/identity/service-account-watch.test.ts',
+      'test/integration/identity/service-account-watch.test.ts',
     ],
   },
   routes: {
@@ -93,26 +93,26 @@ const SCOPES: Record<string, Scope> = {
     // handler's use of them is proven over HTTP on every route (route-access-rules.test.ts),
     // whose server start-up would make each mutant cost seconds.
     mutate: [
-      'shared/routes/route-table.ts',
+      'shared/contract/routes/route-table.ts',
       // The route groups, one file each (issue 21).
-      'shared/routes/service-routes.ts',
-      'shared/routes/resource-routes.ts',
-      'shared/routes/run-routes.ts',
-      'shared/routes/controller-routes.ts',
-      'shared/routes/audit-routes.ts',
-      'shared/routes/rollout-routes.ts',
-      'shared/routes/route-matcher.ts',
+      'shared/contract/routes/service-routes.ts',
+      'shared/contract/routes/resource-routes.ts',
+      'shared/contract/routes/run-routes.ts',
+      'shared/contract/routes/controller-routes.ts',
+      'shared/contract/routes/audit-routes.ts',
+      'shared/contract/routes/rollout-routes.ts',
+      'shared/contract/routes/route-matcher.ts',
       // What every request schema refuses because storage cannot hold it (issue 20).
-      'shared/json/storable-schema.ts',
+      'shared/base/json/storable-schema.ts',
     ],
     tests: [
-      'test/foundation/route-access-modes.test.ts',
-      'test/foundation/route-table.test.ts',
-      'test/foundation/route-path-parameters.test.ts',
+      'test/unit/foundation/route-access-modes.test.ts',
+      'test/unit/foundation/route-table.test.ts',
+      'test/unit/foundation/route-path-parameters.test.ts',
       // Unit files over the request schemas and the CORS filter's use of the matcher (issue 9).
-      'test/foundation/request-schemas.test.ts',
-      'test/foundation/storable-schema.test.ts',
-      'test/foundation/core-handler-filters.test.ts',
+      'test/unit/foundation/request-schemas.test.ts',
+      'test/unit/foundation/storable-schema.test.ts',
+      'test/integration/foundation/core-handler-filters.test.ts',
     ],
   },
   resources: {
@@ -120,23 +120,23 @@ const SCOPES: Record<string, Scope> = {
     // authorised as, the writes bound to that decision, Tables and watches. The unit file proves the
     // declarations and the filter; the handlers are reached only over HTTP (servers start per file).
     mutate: [
-      'shared/runtime/filters/authorisation.ts',
-      'shared/routes/route-authorisation.ts',
-      'functions/resources/custom-resource-handlers.ts',
-      'functions/resources/authorised-writes.ts',
-      'functions/resources/table-output.ts',
-      'functions/resources/resource-watch.ts',
+      'shared/server/runtime/filters/authorisation.ts',
+      'shared/contract/routes/route-authorisation.ts',
+      'functions/resources/handlers/custom-resource-handlers.ts',
+      'functions/resources/kinds/authorised-writes.ts',
+      'functions/resources/kubernetes/table-output.ts',
+      'functions/resources/kubernetes/resource-watch.ts',
     ],
     tests: [
-      'test/security/authorisation-in-the-chain.test.ts',
-      'test/kubectl/table-output.test.ts',
-      'test/resources/resources-authorisation.test.ts',
-      'test/kubectl/kubernetes-api.test.ts',
+      'test/integration/security/authorisation-in-the-chain.test.ts',
+      'test/unit/kubectl/table-output.test.ts',
+      'test/integration/resources/resources-authorisation.test.ts',
+      'test/system/kubectl/kubernetes-api.test.ts',
       // Values written in clear to the cluster directly, which only the presenter hides: the only file
       // that fails when a Table is built from the raw list or a watch DELETED event skips the presenter.
-      'test/security/sensitive-values-everywhere.test.ts',
+      'test/integration/security/sensitive-values-everywhere.test.ts',
       // A watch's credential released when it ends or the cluster refuses it: seen only through the cap.
-      'test/resources/watch-cap-http.test.ts',
+      'test/integration/resources/watch-cap-http.test.ts',
     ],
     ignoreStatic: true,
   },
@@ -147,27 +147,27 @@ const SCOPES: Record<string, Scope> = {
       ...['forward-request', 'function-gateway', 'upstream-pool', 'upstream-timeouts'].map(
         (name) => `infra/development/gateway/${name}.ts`,
       ),
-      'shared/routes/gateway-routing.ts',
+      'shared/contract/routes/gateway-routing.ts',
     ],
     tests: [
-      'test/foundation/gateway-routing.test.ts',
-      'test/deployment/gateway-forwarding.test.ts',
-      'test/deployment/upstream-pool.test.ts',
-      'test/foundation/route-table.test.ts',
+      'test/unit/foundation/gateway-routing.test.ts',
+      'test/integration/deployment/gateway-forwarding.test.ts',
+      'test/integration/deployment/upstream-pool.test.ts',
+      'test/unit/foundation/route-table.test.ts',
     ],
     // Many gateway mutants make a forwarded request hang (a deadline or a pipe removed); its tests
     // wait at most a few seconds, so 20 s per hang would cost more than the rest of the run.
     timeoutMs: 5_000,
   },
   'variable-sets': {
-    mutate: ['functions/resources/variable-set-writes.ts'],
-    tests: ['test/resources/variable-set-sensitive-values.test.ts'],
+    mutate: ['functions/resources/kinds/variable-set-writes.ts'],
+    tests: ['test/integration/resources/variable-set-sensitive-values.test.ts'],
   },
   approvals: {
     // The rules that judge a Rollout write's approvals on its result (issue 37); the writes that apply them
-    // (functions/resources/rollout-writes.ts) are proven over HTTP in test/resources/rollout-approvals.test.ts.
-    mutate: ['shared/resources/rollout-approvals.ts'],
-    tests: ['test/resources/rollout-approval-rules.test.ts'],
+    // (functions/resources/kinds/rollout-writes.ts) are proven over HTTP in test/integration/resources/rollout-approvals.test.ts.
+    mutate: ['shared/domain/resources/rollout-approvals.ts'],
+    tests: ['test/unit/resources/rollout-approval-rules.test.ts'],
   },
 };
 

@@ -1,5 +1,5 @@
-import type { AuditEvent } from '../../shared/audit/audit-event.ts';
-import type { AuditSink } from '../../shared/audit/audit-recorder.ts';
+import type { AuditEvent } from '../../shared/domain/audit/audit-event.ts';
+import type { AuditSink } from '../../shared/domain/audit/audit-recorder.ts';
 
 /** An audit sink that keeps every event, for tests to find what was recorded. */
 export class AuditCapture implements AuditSink {

@@ -1,9 +1,9 @@
 // A compactor as its own OS process (so a test can kill it mid-step): `node
 // test/support/compacting-process.ts` with DATABASE_URL, RUN_ID and STEP_LINES set compacts that
 // run's log in steps of STEP_LINES lines, on connections named `compacting-process`, then exits 0.
-import { createDatabasePool } from '../../shared/database/database-pool.ts';
-import { RunLogCompactor } from '../../shared/runs/run-log-compaction.ts';
-import { poolDatabase } from '../../shared/database/database.ts';
+import { createDatabasePool } from '../../shared/base/database/database-pool.ts';
+import { RunLogCompactor } from '../../shared/domain/runs/logs/run-log-compaction.ts';
+import { poolDatabase } from '../../shared/base/database/database.ts';
 
 const setting = (name: string): string => {
   const value = process.env[name];

@@ -20,7 +20,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const folder = mkdtempSync(join(tmpdir(), 'platform-api-bundles-'));
   const bundleDir = join(folder, 'dist');
   await buildFunctionBundles(bundleDir);
-  // Beside dist/ as the image has them (knative/Dockerfile): the kinds' schemas are read from the CRDs.
+  // Beside dist/ as the image has them (infra/image/Dockerfile): the kinds' schemas are read from the CRDs.
   cpSync(join(import.meta.dirname, '../../infra/chart/files/crds'), join(folder, 'infra/chart/files/crds'), {
     recursive: true,
   });

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { findFreePort } from '../../shared/node/free-port.ts';
-import { createLogger, type Logger } from '../../shared/logging/logger.ts';
+import { findFreePort } from '../../shared/base/node/free-port.ts';
+import { createLogger, type Logger } from '../../shared/base/logging/logger.ts';
 import { startLocalGateway } from '../../infra/development/gateway/local-gateway.ts';
-import type { RunningServer } from '../../shared/server/running-server.ts';
-import type { AppContextOptions } from '../../shared/app/app-context.ts';
+import type { RunningServer } from '../../knative/node-http/running-server.ts';
+import type { AppContextOptions } from '../../shared/server/app/app-context.ts';
 import { developmentServices } from '../../infra/development/development-services.ts';
-import { loadSettings } from '../../shared/config/settings.ts';
+import { loadSettings } from '../../shared/base/config/settings.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -1,9 +1,9 @@
-// Run by test/foundation/response-shape.test.ts as its own process (`--expose-gc --allow-natives-syntax`):
+// Run by test/system/foundation/response-shape.test.ts as its own process (`--expose-gc --allow-natives-syntax`):
 // a server made by createLimitedHttpServer answers six requests, a full garbage collection runs
 // while their responses are gone, then ten more; prints whether each later response had V8's fast
 // properties (not a dictionary) when it reached the listener.
 import { request } from 'node:http';
-import { createLimitedHttpServer, listen } from '../../shared/server/limited-http-server.ts';
+import { createLimitedHttpServer, listen } from '../../knative/node-http/limited-http-server.ts';
 
 const hasFastProperties = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean;
 const fast: boolean[] = [];

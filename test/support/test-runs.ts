@@ -1,11 +1,11 @@
 import type pg from 'pg';
-import { poolDatabase } from '../../shared/database/database.ts';
-import type { PageTokens } from '../../shared/database/page-tokens.ts';
-import { RunNotFoundError } from '../../shared/runs/run-errors.ts';
-import { toLogLine } from '../../shared/runs/run-row.ts';
-import type { RunLogLine } from '../../shared/runs/run.ts';
-import { createRunServices, type RunServices } from '../../shared/runs/run-services.ts';
-import type { RunLogListenerLimits } from '../../shared/runs/run-log-listener.ts';
+import { poolDatabase } from '../../shared/base/database/database.ts';
+import type { PageTokens } from '../../shared/base/database/page-tokens.ts';
+import { RunNotFoundError } from '../../shared/domain/runs/run-errors.ts';
+import { toLogLine } from '../../shared/domain/runs/records/run-row.ts';
+import type { RunLogLine } from '../../shared/domain/runs/run.ts';
+import { createRunServices, type RunServices } from '../../shared/domain/runs/run-services.ts';
+import type { RunLogListenerLimits } from '../../shared/domain/runs/logs/run-log-listener.ts';
 
 /** The run services on a test's pool, wired as the app context wires them, plus the SQL fixture below. */
 export type TestRuns = RunServices & {

@@ -1,14 +1,14 @@
 // The operator CLI's commands over the cluster and the checkout's local state (infra/development/cli/platform-api.js).
 import { access, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Settings } from '../../../shared/config/settings.ts';
+import type { Settings } from '../../../shared/base/config/settings.ts';
 import { rotateSigningKey } from '../local/admin-secret-folder.ts';
 import { startLocalCluster } from '../cluster/local-cluster.ts';
 import { localDataPaths } from '../local/local-data.ts';
 import { refuseWhileHeld } from '../local/state-lock.ts';
-import type { Logger } from '../../../shared/logging/logger.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
 import { setUpCluster } from '../cluster/cluster-setup.ts';
-import { kubeConfigFromFiles } from '../../../shared/config/kubeconfig-files.ts';
+import { kubeConfigFromFiles } from '../../../shared/base/config/kubeconfig-files.ts';
 
 /**
  * `platform-api setup`: the one-shot cluster set-up. With KUBECONFIG, installs the CRDs in that

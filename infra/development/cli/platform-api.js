@@ -100,8 +100,8 @@ async function hashPassword(cost) {
 
 async function runLocalCommand(name, dataDirOption) {
   const { resolve } = await import('node:path');
-  const { loadSettings } = await import('../../../shared/config/settings.ts');
-  const { createLogger } = await import('../../../shared/logging/logger.ts');
+  const { loadSettings } = await import('../../../shared/base/config/settings.ts');
+  const { createLogger } = await import('../../../shared/base/logging/logger.ts');
   const commands = await import('./local-commands.ts');
   const settings = loadSettings(process.env);
   const dataDir = dataDirOption ? resolve(dataDirOption) : settings.local.dataDir;

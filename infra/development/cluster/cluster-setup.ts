@@ -1,9 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubernetesRestClient } from '../../../shared/kubernetes/kubernetes-rest-client.ts';
-import type { Logger } from '../../../shared/logging/logger.ts';
-import { ClusterObjects } from '../../../shared/resources/cluster-objects.ts';
-import { checkPlatformCrdsServed } from '../../../shared/resources/crd-readiness.ts';
-import { installPlatformCrds } from '../../../shared/resources/platform-crds.ts';
+import { KubernetesRestClient } from '../../../shared/base/kubernetes/kubernetes-rest-client.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
+import { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
+import { checkPlatformCrdsServed } from '../../../shared/domain/resources/crd-readiness.ts';
+import { installPlatformCrds } from '../../../shared/domain/resources/platform-crds.ts';
 import { seedLocalExample } from './local-example.ts';
 
 /** How long a real cluster may take to serve freshly created CRDs. */

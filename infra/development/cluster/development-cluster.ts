@@ -1,6 +1,6 @@
 // How local development starts the emulator when no cluster is configured. The product (`shared/`,
 // `knative/`) never names it: the development entries hand it over (development-services.ts).
-import type { StartedDevelopmentCluster } from '../../../shared/kubernetes/cluster-connection.ts';
+import type { StartedDevelopmentCluster } from '../../../shared/base/kubernetes/cluster-connection.ts';
 
 /**
  * Starts the built-in emulator: over `stateDir` (objects kept there across restarts, under a pid

@@ -1,5 +1,5 @@
-import type { ClusterObjects } from '../../../shared/resources/cluster-objects.ts';
-import type { Logger } from '../../../shared/logging/logger.ts';
+import type { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
 import {
   API_VERSION,
   PROJECT,
@@ -7,10 +7,10 @@ import {
   VARIABLE_SET,
   WORKSPACE,
   type PlatformKind,
-} from '../../../shared/resources/platform-kinds.ts';
-import { plainWrites } from '../../../functions/resources/resource-writes.ts';
-import { projectWrites } from '../../../functions/resources/project-writes.ts';
-import { variableSetWrites } from '../../../functions/resources/variable-set-writes.ts';
+} from '../../../shared/contract/kinds/platform-kinds.ts';
+import { plainWrites } from '../../../functions/resources/kinds/resource-writes.ts';
+import { projectWrites } from '../../../functions/resources/kinds/project-writes.ts';
+import { variableSetWrites } from '../../../functions/resources/kinds/variable-set-writes.ts';
 
 const PROJECT_NAME = 'demo';
 

@@ -9,7 +9,7 @@ import {
   type V1ClusterRole,
   type V1ClusterRoleBinding,
 } from '@kubernetes/client-node';
-import { PLATFORM_KINDS } from '../../../shared/resources/platform-kinds.ts';
+import { PLATFORM_KINDS } from '../../../shared/contract/kinds/platform-kinds.ts';
 
 /** Where the development controller's ServiceAccount lives, as the chart's release namespace would. */
 export const DEVELOPMENT_CONTROLLER_NAMESPACE = 'platform-system';

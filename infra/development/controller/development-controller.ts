@@ -5,8 +5,8 @@
 // (rollout-progression.ts). Everything goes through the server's routes, as the real ones do.
 // Development only: the product never imports it (npm run lint:imports).
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from '../../../shared/logging/logger.ts';
-import { API_VERSION } from '../../../shared/resources/platform-kinds.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
+import { API_VERSION } from '../../../shared/contract/kinds/platform-kinds.ts';
 import { developmentControllerToken } from './controller-identity.ts';
 import { ControllerClient, ReferenceController, type ControllerEvent } from './reference-controller.ts';
 import { nextRolloutChange, progressRollouts } from './rollout-progression.ts';

@@ -1,6 +1,6 @@
-import type { Settings } from '../../../shared/config/settings.ts';
-import type { Logger } from '../../../shared/logging/logger.ts';
-import type { RunningServer } from '../../../shared/server/running-server.ts';
+import type { Settings } from '../../../shared/base/config/settings.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
+import type { RunningServer } from '../../../knative/node-http/running-server.ts';
 import { gatewayTls } from '../gateway/gateway-tls.ts';
 import { startDevelopmentController, type DevelopmentController } from './development-controller.ts';
 

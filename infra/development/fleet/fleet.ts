@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { Environment } from '../../../shared/config/environment.ts';
-import type { ClusterSettings, Settings } from '../../../shared/config/settings.ts';
+import type { Environment } from '../../../shared/base/config/environment.ts';
+import type { ClusterSettings, Settings } from '../../../shared/base/config/settings.ts';
 import { createBridgeProxy } from '../gateway/bridge-proxy.ts';
-import { openDatabase, type OpenDatabase } from '../../../shared/database/open-database.ts';
+import { openDatabase, type OpenDatabase } from '../../../shared/base/database/open-database.ts';
 import { createFunctionGateway } from '../gateway/function-gateway.ts';
 import { UpstreamPool } from '../gateway/upstream-pool.ts';
 import { ensureAdminSecretFolder } from '../local/admin-secret-folder.ts';
@@ -12,18 +12,18 @@ import { startLocalCluster } from '../cluster/local-cluster.ts';
 import { localDataPaths } from '../local/local-data.ts';
 import { boundAddress } from '../local/local-bind-address.ts';
 import { startDevelopmentDatabase } from '../database/development-database.ts';
-import type { Logger } from '../../../shared/logging/logger.ts';
-import { gatewayRules } from '../../../shared/routes/gateway-routing.ts';
-import { FUNCTION_NAMES, routeTable, type FunctionName } from '../../../shared/routes/route-table.ts';
-import { createLimitedHttpServer, drain, listen } from '../../../shared/server/limited-http-server.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
+import { gatewayRules } from '../../../shared/contract/routes/gateway-routing.ts';
+import { FUNCTION_NAMES, routeTable, type FunctionName } from '../../../shared/contract/routes/route-table.ts';
+import { createLimitedHttpServer, drain, listen } from '../../../knative/node-http/limited-http-server.ts';
 import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from '../gateway/gateway-tls.ts';
-import { flushTraces, startTracing } from '../../../shared/tracing/start-tracing.ts';
+import { flushTraces, startTracing } from '../../../shared/base/tracing/start-tracing.ts';
 import { FunctionReplica } from './function-replica.ts';
-import { ConcurrencyLimit } from '../../../shared/runs/concurrency-limit.ts';
+import { ConcurrencyLimit } from '../../../shared/domain/runs/concurrency-limit.ts';
 import { replicaEnvironment } from './replica-environment.ts';
 import { writeFleetEnvironmentFile } from './fleet-environment-file.ts';
-import { kubeConfigFromFiles } from '../../../shared/config/kubeconfig-files.ts';
+import { kubeConfigFromFiles } from '../../../shared/base/config/kubeconfig-files.ts';
 
 export interface FleetOptions {
   /** Processes per function. */

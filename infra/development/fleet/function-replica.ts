@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findFreePort } from '../../../shared/node/free-port.ts';
-import type { Environment } from '../../../shared/config/environment.ts';
-import type { Logger } from '../../../shared/logging/logger.ts';
-import type { FunctionName } from '../../../shared/routes/route-table.ts';
+import { findFreePort } from '../../../shared/base/node/free-port.ts';
+import type { Environment } from '../../../shared/base/config/environment.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
+import type { FunctionName } from '../../../shared/contract/routes/route-table.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** The functions-framework's own CLI (its `functions-framework` bin), run with this Node. */

@@ -1,4 +1,4 @@
-import type { Environment } from '../../../shared/config/environment.ts';
+import type { Environment } from '../../../shared/base/config/environment.ts';
 
 /** What the fleet decides for every replica; the rest of the environment is forwarded as given. */
 export interface ReplicaOverrides {

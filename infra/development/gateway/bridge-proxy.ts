@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { writeApiResponse } from '../../../shared/adapters/node-http-adapter.ts';
+import { writeApiResponse } from '../../../knative/adapters/node-http-adapter.ts';
 import { forwardRequest, type ProxySettings } from './forward-request.ts';
-import { apiError, bridgeNotConfigured } from '../../../shared/http/error-catalogue.ts';
-import { earlyAnswer } from '../../../shared/http/early-answers.ts';
+import { apiError, bridgeNotConfigured } from '../../../shared/base/http/error-catalogue.ts';
+import { earlyAnswer } from '../../../shared/base/http/early-answers.ts';
 
 /**
  * Forwards a /bridge/* request unauthenticated to the identity bridge, streaming both ways and

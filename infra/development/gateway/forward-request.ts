@@ -8,7 +8,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { clientAddress } from '../../../shared/auth/login-throttle.ts';
-import type { ServerConfig } from '../../../shared/config/server-config.ts';
+import type { ServerConfig } from '../../../shared/base/config/server-config.ts';
 import { enforceUpstreamTimeouts } from './upstream-timeouts.ts';
 
 const HOP_BY_HOP = new Set([

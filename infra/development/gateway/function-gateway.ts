@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { writeApiResponse } from '../../../shared/adapters/node-http-adapter.ts';
-import { resolveGatewayTarget, type GatewayRule } from '../../../shared/routes/gateway-routing.ts';
-import type { FunctionName } from '../../../shared/routes/route-table.ts';
+import { writeApiResponse } from '../../../knative/adapters/node-http-adapter.ts';
+import { resolveGatewayTarget, type GatewayRule } from '../../../shared/contract/routes/gateway-routing.ts';
+import type { FunctionName } from '../../../shared/contract/routes/route-table.ts';
 import { forwardRequest, type ProxySettings } from './forward-request.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
 import { UpstreamTimeoutError } from './upstream-timeouts.ts';
-import { apiError } from '../../../shared/http/error-catalogue.ts';
-import { earlyAnswer } from '../../../shared/http/early-answers.ts';
-import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
+import { apiError } from '../../../shared/base/http/error-catalogue.ts';
+import { earlyAnswer } from '../../../shared/base/http/early-answers.ts';
+import { traceGatewayHop } from '../../../shared/base/tracing/gateway-span.ts';
 
 // Only requests without a body, which a failed attempt has not consumed, may go to a second replica.
 const RETRYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

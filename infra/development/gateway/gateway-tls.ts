@@ -1,8 +1,8 @@
-import type { Settings } from '../../../shared/config/settings.ts';
+import type { Settings } from '../../../shared/base/config/settings.ts';
 import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkedTlsPair, tlsFromSettings, type ServerTls } from '../../../shared/tls/server-tls.ts';
+import { checkedTlsPair, tlsFromSettings, type ServerTls } from '../../../knative/node-http/server-tls.ts';
 import { generateTlsCertificate } from '../../kube-emulator/self-signed-certificate.ts';
 
 /**

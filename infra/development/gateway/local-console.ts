@@ -1,15 +1,15 @@
 // Local mode's console (issue 24): `npm start` and `npm run fleet` serve it on a second port
 // (CONSOLE_PORT, by default PORT+1), built first when dist/console is missing or stale, and add its
 // origins to the API's allowed CORS origins so the browser may call the API from it.
-import type { Settings } from '../../../shared/config/settings.ts';
-import { ANY_ORIGIN } from '../../../shared/config/cors-allowed-origins.ts';
-import type { Logger } from '../../../shared/logging/logger.ts';
-import type { ServerTls } from '../../../shared/tls/server-tls.ts';
+import type { Settings } from '../../../shared/base/config/settings.ts';
+import { ANY_ORIGIN } from '../../../shared/base/config/cors-allowed-origins.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
+import type { ServerTls } from '../../../knative/node-http/server-tls.ts';
 import {
   bindConsoleServer,
   type BoundConsole,
   type RunningConsole,
-} from '../../../functions/console/server/console-server.ts';
+} from '../../../knative/console-server/console-server.ts';
 import { buildConsole, CONSOLE_DIST, consoleBuildIsStale } from '../../tools/build-console.ts';
 
 /** The browser origins of a console on `port` (localhost and 127.0.0.1 are different origins to a browser). */

@@ -1,25 +1,25 @@
 import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createAppContext, type AppContext, type AppContextOptions } from '../../../shared/app/app-context.ts';
-import { createNodeRequestListener } from '../../../shared/adapters/node-http-adapter.ts';
+import { createAppContext, type AppContext, type AppContextOptions } from '../../../shared/server/app/app-context.ts';
+import { createNodeRequestListener } from '../../../knative/adapters/node-http-adapter.ts';
 import { createBridgeProxy } from './bridge-proxy.ts';
-import { gatewayRules, resolveGatewayTarget } from '../../../shared/routes/gateway-routing.ts';
-import { FUNCTION_NAMES, type FunctionName } from '../../../shared/routes/route-table.ts';
-import { createLogger } from '../../../shared/logging/logger.ts';
-import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../shared/server/start-up.ts';
-import type { Settings } from '../../../shared/config/settings.ts';
+import { gatewayRules, resolveGatewayTarget } from '../../../shared/contract/routes/gateway-routing.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../../../shared/contract/routes/route-table.ts';
+import { createLogger } from '../../../shared/base/logging/logger.ts';
+import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../knative/node-http/start-up.ts';
+import type { Settings } from '../../../shared/base/config/settings.ts';
 import {
   bindEarly,
   serveWithContext,
   type BoundServer,
   type RunningServer,
-} from '../../../shared/server/running-server.ts';
+} from '../../../knative/node-http/running-server.ts';
 import { createFunctionHandler, FUNCTION_MODULES } from '../../../functions/function-registry.ts';
 import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from './gateway-tls.ts';
 import { developmentServicesFor } from '../development-services.ts';
-import { startTracing } from '../../../shared/tracing/start-tracing.ts';
-import { traceGatewayHop } from '../../../shared/tracing/gateway-span.ts';
+import { startTracing } from '../../../shared/base/tracing/start-tracing.ts';
+import { traceGatewayHop } from '../../../shared/base/tracing/gateway-span.ts';
 import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
 import { boundAddress, localBindAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
 import { startLocalController } from '../controller/local-controller.ts';

@@ -1,5 +1,5 @@
 import { Agent } from 'node:http';
-import type { Logger } from '../../../shared/logging/logger.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
 
 /** One replica of a function behind the gateway. */
 export interface Upstream {

@@ -1,5 +1,5 @@
 import type { ClientRequest } from 'node:http';
-import type { UpstreamTimeouts } from '../../../shared/config/server-config.ts';
+import type { UpstreamTimeouts } from '../../../shared/base/config/server-config.ts';
 
 /** The replica did not connect or answer in time: the request is abandoned and the replica counted failed. */
 export class UpstreamTimeoutError extends Error {}

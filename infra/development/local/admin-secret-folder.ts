@@ -4,8 +4,8 @@ import {
   ADMIN_SETTING_KEYS,
   type AdminSettingValues,
   generateSigningKey,
-} from '../../../shared/config/admin-account-settings.ts';
-import { devModeAdminValues } from '../../../shared/config/server-config.ts';
+} from '../../../shared/base/config/admin-account-settings.ts';
+import { devModeAdminValues } from '../../../shared/base/config/server-config.ts';
 
 /**
  * The local fleet's one secret source: a folder with one file per admin key, as a mounted

@@ -3,9 +3,9 @@
 // Read here, beside the rest of local development, not in the product's settings: production entries
 // bind where their platform tells them.
 import { isIP, type Server } from 'node:net';
-import type { Environment } from '../../../shared/config/environment.ts';
-import { ConfigError } from '../../../shared/config/config-error.ts';
-import type { Logger } from '../../../shared/logging/logger.ts';
+import type { Environment } from '../../../shared/base/config/environment.ts';
+import { ConfigError } from '../../../shared/base/config/config-error.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
 
 /** Where the local gateways and their console listen when LOCAL_BIND_ADDRESS is not set. */
 export const LOOPBACK_ADDRESS = '127.0.0.1';

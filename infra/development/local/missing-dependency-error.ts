@@ -1,4 +1,4 @@
-import { LastingFailure } from '../../../shared/node/lasting-failure.ts';
+import { LastingFailure } from '../../../shared/base/node/lasting-failure.ts';
 
 /** An optional package a local feature needs is not installed; says which and what to do instead. */
 export class MissingDependencyError extends LastingFailure {

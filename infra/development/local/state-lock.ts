@@ -1,5 +1,5 @@
 import { open, readFile, rm } from 'node:fs/promises';
-import { LastingFailure } from '../../../shared/node/lasting-failure.ts';
+import { LastingFailure } from '../../../shared/base/node/lasting-failure.ts';
 
 /** Another live process holds a piece of local state; says which process and what to do. */
 export class LocalStateInUseError extends LastingFailure {

@@ -1,11 +1,11 @@
 // Our resources function through the functions-framework adapter, served by the framework.
 import * as functions from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
-import { createAppContext } from '../../../shared/app/app-context.ts';
-import { createFunctionsFrameworkHandler } from '../../../shared/adapters/functions-framework-adapter.ts';
+import { createAppContext } from '../../../shared/server/app/app-context.ts';
+import { createFunctionsFrameworkHandler } from '../../../knative/adapters/functions-framework-adapter.ts';
 import { createFunctionHandler } from '../../../functions/function-registry.ts';
-import { createLogger } from '../../../shared/logging/logger.ts';
-import { loadSettings } from '../../../shared/config/settings.ts';
+import { createLogger } from '../../../shared/base/logging/logger.ts';
+import { loadSettings } from '../../../shared/base/config/settings.ts';
 
 const context = await createAppContext(loadSettings(process.env), { logger: createLogger({ level: 'error' }) });
 functions.http(

@@ -4,7 +4,7 @@
 // for the functions over IPC once they exist.
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { startKubeEmulator } from '../../../infra/kube-emulator/index.ts';
-import { installPlatformCrds } from '../../../shared/resources/platform-crds.ts';
+import { installPlatformCrds } from '../../../shared/domain/resources/platform-crds.ts';
 
 const BENCH_GROUP = 'platform.dev';
 const BENCH_PROJECT = 'bench';

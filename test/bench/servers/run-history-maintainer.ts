@@ -3,10 +3,10 @@
 // with the production classes and settings (steps of 5,000 lines with a rest as long after each,
 // batches of 100 runs), compaction without the delay (a backlog, unpaced, when asked), and answers
 // with what it did.
-import { createDatabasePool } from '../../../shared/database/database-pool.ts';
-import { RunHistoryRetention } from '../../../shared/runs/run-history-retention.ts';
-import { DEFAULT_COMPACTION_OPTIONS, RunLogCompactor } from '../../../shared/runs/run-log-compaction.ts';
-import { poolDatabase } from '../../../shared/database/database.ts';
+import { createDatabasePool } from '../../../shared/base/database/database-pool.ts';
+import { RunHistoryRetention } from '../../../shared/domain/runs/history/run-history-retention.ts';
+import { DEFAULT_COMPACTION_OPTIONS, RunLogCompactor } from '../../../shared/domain/runs/logs/run-log-compaction.ts';
+import { poolDatabase } from '../../../shared/base/database/database.ts';
 
 /** What the bench asks for: a compaction pass over everything finished, or a retention pass. */
 export type MaintainerRequest =

@@ -1,5 +1,5 @@
-// The browser's copy of shared/runs/unclaimed-run.ts (the console app may not import shared/):
-// test/console/unclaimed-run.test.ts holds the two to the same answers.
+// The browser's copy of shared/domain/runs/unclaimed-run.ts (the console app may not import shared/):
+// test/unit/console/unclaimed-run.test.ts holds the two to the same answers.
 import type { Run } from './platform-api.ts';
 
 const UNCLAIMED_AFTER_MS = 30_000;

@@ -12,7 +12,7 @@ import { ObjectActions } from './object-actions.tsx';
 import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
 
 const POLL_MS = 2_000;
-/** The run routes' bound on a run's message (shared/routes/run-routes.ts, MESSAGE). */
+/** The run routes' bound on a run's message (shared/contract/routes/run-routes.ts, MESSAGE). */
 const RUN_MESSAGE_MAX_LENGTH = 4096;
 
 export interface WorkspaceSpec {

@@ -1,0 +1,129 @@
+import type { AppContext } from '../../../shared/server/app/app-context.ts';
+import { apiError } from '../../../shared/base/http/error-catalogue.ts';
+import {
+  APPROVER_ANNOTATION,
+  AUTHOR_ANNOTATION,
+  PLAN_RUN_ANNOTATION,
+  RUN_ANNOTATION,
+  noteForAudit,
+} from '../../../shared/domain/audit/audit-annotations.ts';
+import { jsonResponse } from '../../../shared/base/http/api-request.ts';
+import type { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
+import { WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
+import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
+import { pageOf } from '../../../shared/domain/runs/records/page-query.ts';
+import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
+import {
+  authorisedRun,
+  authorisedRunScope,
+  authorisedWorkspace,
+} from '../../../shared/domain/runs/run-workspace-resolver.ts';
+import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.ts';
+import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
+import type { Run } from '../../../shared/domain/runs/run.ts';
+import { authoriseOverride, passTimeGates, projectTimeGates } from '../time-gate-enforcement.ts';
+
+type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
+
+/**
+ * The run history routes under `/api/v1alpha1/projects/{project}/`. A Project's runs live in its
+ * namespace, so each is authorised on `workspaces/runs` there, by the chain as the route table
+ * declares (a run by id on its Workspace); a handler runs only once the caller was allowed, so a
+ * denied request leaves nothing behind. Each reads and writes the Project, Workspace or run the
+ * decision names, not the path again.
+ */
+export function runHandlers(context: AppContext, objects: ClusterObjects) {
+  /** The Workspace a new run starts on: 404 when it is gone, 409 while it is suspended. */
+  const startableWorkspace = async (
+    project: string,
+    workspace: string,
+    deadline: RouteRequest<RunRoute<'startRun'>>['deadline'],
+  ): Promise<PlatformObject> => {
+    const found = await objects.find<PlatformObject>(
+      objects.platformPath(WORKSPACE, { namespace: project, name: workspace }),
+      deadline,
+    );
+    if (!found) throw apiError('WorkspaceNotFound', `workspace "${workspace}" not found in project "${project}"`);
+    if (found.spec?.suspend === true)
+      throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
+    return found;
+  };
+  const created = (request: { auditAnnotations?: Record<string, string> }, run: Run) => {
+    noteForAudit(request, RUN_ANNOTATION, run.id);
+    return jsonResponse(201, run, {
+      location: `/api/v1alpha1/projects/${encodeURIComponent(run.project)}/runs/${run.id}`,
+    });
+  };
+  return {
+    startRun: async (request: RouteRequest<RunRoute<'startRun'>>) => {
+      const { project, workspace } = authorisedWorkspace(request);
+      const { override, ...run } = request.input.body();
+      if (override && run.type !== 'apply')
+        throw apiError('InvalidRun', "override: only an apply run is gated by the Project's windows and freeze");
+      await authoriseOverride(request, override);
+      const found = await startableWorkspace(project, workspace, request.deadline);
+      if (run.type === 'apply' && found.spec?.allowApplyWithoutPlan !== true)
+        throw apiError(
+          'ApplyNeedsPlan',
+          `workspace "${workspace}" applies only reviewed plans (spec.allowApplyWithoutPlan is not true): start a plan run, then approve that plan for apply`,
+        );
+      if (run.type === 'apply')
+        passTimeGates(request, await projectTimeGates(objects, project), { apply: workspace }, override);
+      const records = await context.runs.service('records');
+      return created(
+        request,
+        await records.createRun({ project, workspace, ...run, ...runPrincipal(request.principal) }, request.deadline),
+      );
+    },
+    applyPlan: async (request: RouteRequest<RunRoute<'applyPlan'>>) => {
+      const plan = authorisedRun(request);
+      const { message, override } = request.input.body();
+      await authoriseOverride(request, override);
+      await startableWorkspace(plan.project, plan.workspace, request.deadline);
+      passTimeGates(request, await projectTimeGates(objects, plan.project), { apply: plan.workspace }, override);
+      const planApprovals = await context.runs.service('planApprovals');
+      const approver = runPrincipal(request.principal);
+      const run = await planApprovals.approveForApply(
+        {
+          project: plan.project,
+          planRun: plan.id,
+          ...approver,
+          ...(message !== undefined ? { message } : {}),
+          maxAgeMs: context.config.planApprovalMaxAgeMs,
+        },
+        request.deadline,
+      );
+      noteForAudit(request, PLAN_RUN_ANNOTATION, plan.id);
+      noteForAudit(request, APPROVER_ANNOTATION, approver.principal);
+      noteForAudit(request, AUTHOR_ANNOTATION, plan.principal);
+      return created(request, run);
+    },
+    listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
+      const { project, workspace } = authorisedWorkspace(request);
+      const records = await context.runs.service('records');
+      return jsonResponse(
+        200,
+        await records.listRuns({ project, workspace, ...pageOf(request.input.query()) }, request.deadline),
+      );
+    },
+    listProjectRuns: async (request: RouteRequest<RunRoute<'listProjectRuns'>>) => {
+      const records = await context.runs.service('records');
+      return jsonResponse(
+        200,
+        await records.listRuns(
+          { project: authorisedRunScope(request).project, ...pageOf(request.input.query()) },
+          request.deadline,
+        ),
+      );
+    },
+    getRun: async (request: RouteRequest<RunRoute<'getRun'>>) => jsonResponse(200, authorisedRun(request)),
+    cancelRun: async (request: RouteRequest<RunRoute<'cancelRun'>>) => {
+      const run = authorisedRun(request);
+      const records = await context.runs.service('records');
+      return jsonResponse(
+        200,
+        await records.requestCancel(run.project, run.id, runPrincipal(request.principal).principal, request.deadline),
+      );
+    },
+  } satisfies Partial<RouteHandlers<'resources'>>;
+}

@@ -1,0 +1,40 @@
+import type pg from 'pg';
+import type { NewRun, Run } from '../run.ts';
+import { newRunId } from './run-id.ts';
+import { RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
+import { validateNewRun } from './validate-new-run.ts';
+
+/** One statement, on the pool (with the request's deadline) or on a transaction's connection. */
+export type Statement = <Row extends pg.QueryResultRow>(
+  text: string,
+  values: unknown[],
+) => Promise<pg.QueryResult<Row>>;
+
+/** A new run; `planRun`: the succeeded plan an apply run was approved from (issue 37). */
+export interface RunToInsert extends NewRun {
+  planRun?: string;
+}
+
+/**
+ * The one insert of a run, for a user's new run (RunRecords.createRun) and for the apply run a plan's
+ * approval makes (PlanApprovals.approveForApply): checked, recorded `Pending` with a fresh UUIDv7 id.
+ */
+export async function insertRun(statement: Statement, run: RunToInsert): Promise<Run> {
+  validateNewRun(run);
+  const { rows } = await statement<RunRow>(
+    `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run)
+     VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8)
+     RETURNING ${RUN_COLUMNS}`,
+    [
+      newRunId(),
+      run.project,
+      run.workspace,
+      run.type,
+      run.principal,
+      run.principalType,
+      run.message ?? '',
+      run.planRun ?? null,
+    ],
+  );
+  return toRun(rows[0]!);
+}

@@ -1,0 +1,285 @@
+import type { ServerConfig } from '../../base/config/server-config.ts';
+import type { Settings } from '../../base/config/settings.ts';
+import type { AdminSettingsSource } from '../../base/config/admin-settings-source.ts';
+import { openAdminSettingsSource } from '../../base/config/secret-sources/open-admin-settings-source.ts';
+import { AdminTokenAuthenticator } from '../../auth/admin-token.ts';
+import { RequestAuthenticator } from '../../auth/request-authenticator.ts';
+import { PasswordVerifier } from '../../auth/password-verifier.ts';
+import { LoginThrottle } from '../../auth/login-throttle.ts';
+import { createLogger, type Logger } from '../../base/logging/logger.ts';
+import { routeTable, type RouteDefinition } from '../../contract/routes/route-table.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Authorizer } from '../../authz/authorizer.ts';
+import type { IdentityConfig } from '../../base/config/identity-config.ts';
+import type { ClusterConnection } from '../../base/kubernetes/cluster-connection.ts';
+import type { TokenAuthenticator } from '../../auth/authenticator.ts';
+import { identityOnFirstUse } from './identity-on-first-use.ts';
+import { lazyRunDatabase, type RunDatabase } from './run-database.ts';
+import type { DevelopmentServices } from './development-services.ts';
+import type { AuditRecorder, AuditSink } from '../../domain/audit/audit-recorder.ts';
+import type { AuditStore } from '../../domain/audit/audit-store.ts';
+import { createAuditTrail } from './audit-trail.ts';
+import { createMetrics, type Metrics } from '../../base/metrics/metrics.ts';
+import { StreamSessions, type StreamLimit } from '../../domain/streams/stream-sessions.ts';
+import { SharedStreamSlots } from '../../domain/streams/shared-stream-slots.ts';
+import type { Database } from '../../base/database/database.ts';
+import { PageTokens } from '../../base/database/page-tokens.ts';
+
+/** Everything the functions share in one process: configuration, the verifier, the logger. */
+export interface AppContext {
+  config: ServerConfig;
+  routes: RouteDefinition[];
+  logger: Logger;
+  adminSettings: AdminSettingsSource;
+  adminTokens: AdminTokenAuthenticator;
+  authenticator: RequestAuthenticator;
+  passwordVerifier: PasswordVerifier;
+  /** Failed admin logins, per client and for the account: in the database when the process has one (issue 36). */
+  loginThrottle: LoginThrottle;
+  /** OIDC settings (undefined when off) and the ServiceAccount issuers configured. */
+  identity: IdentityConfig;
+  /**
+   * The Kubernetes API connection (KUBECONFIG, in-cluster, or the built-in emulator in development)
+   * once made: always with `cluster: 'at-start'`; with `cluster: 'on-first-use'`, undefined until a
+   * request has needed it. Code that needs it whichever way asks `cluster()`.
+   */
+  readonly kubernetes: ClusterConnection | undefined;
+  /**
+   * The same connection for a handler that needs the cluster whichever way this context connects:
+   * with `cluster: 'on-first-use'` it connects now (once). Throws ApiError 503 when it cannot.
+   */
+  cluster(): Promise<ClusterConnection>;
+  /** Call from handlers: `await context.authorizer.authorize(request.principal, {...})`; throws 403/503. */
+  authorizer: Authorizer;
+  /** Run history; PostgreSQL is opened on first use, so functions without runs never start it. */
+  runs: RunDatabase;
+  /** The audit trail: every request the policy records goes to its sinks (docs/audit.md). */
+  audit: AuditRecorder;
+  /** The audit events in the database, for the audit API; throws ApiError 503 without a database. */
+  auditStore(): Promise<AuditStore>;
+  /** This context's Prometheus metrics (its own registry) and the hooks that record them; NO_METRICS when METRICS=off. */
+  metrics: Metrics;
+  /**
+   * The open streams of one kind (run-log streams, watches), capped per principal: across every
+   * instance in the database when the process has one (issue 36), else in this process.
+   */
+  streamSessions(limit: StreamLimit): StreamSessions;
+  close(): Promise<void>;
+}
+
+export interface AppContextOptions {
+  logger?: Logger;
+  /** Overrides where the admin settings come from (tests, external secret sources). */
+  adminSettings?: AdminSettingsSource;
+  /** The Kubernetes API to use instead of KUBECONFIG / in-cluster / a development cluster (tests). */
+  kubeConfig?: KubeConfig;
+  /**
+   * Local development's cluster and database, started when the environment names neither and this
+   * is not production (the development entries under infra/development/ pass them). Without them
+   * such a context has no cluster and no database (503s).
+   */
+  development?: DevelopmentServices;
+  /**
+   * `at-start` (the default): connect to the cluster and start token verification before serving.
+   * `on-first-use`: only when a request brings a token that is not the admin's or needs a
+   * non-admin principal authorised, so that a function whose handlers never call the cluster
+   * themselves starts without loading the Kubernetes client.
+   */
+  cluster?: 'at-start' | 'on-first-use';
+  /** Where audit events go instead of standard output (tests read them back); the database's sink stays. */
+  auditSinks?: AuditSink[];
+}
+
+interface ContextIdentity {
+  kubernetes: () => ClusterConnection | undefined;
+  cluster: () => Promise<ClusterConnection>;
+  tokenAuthenticators: TokenAuthenticator[];
+  authorizer: Authorizer;
+  close(): Promise<void>;
+}
+
+/** A context that connected to the cluster at start (`cluster: 'at-start'`), as such functions' factories get it. */
+export type ConnectedAppContext = AppContext & { readonly kubernetes: ClusterConnection };
+
+/** Whether the context holds its cluster connection (always with `cluster: 'at-start'`). */
+export function isConnected(context: AppContext): context is ConnectedAppContext {
+  return context.kubernetes !== undefined;
+}
+
+/** Builds the shared context from the parsed settings; throws ConfigError when the admin secret cannot be opened. */
+export async function createAppContext(settings: Settings, options: AppContextOptions = {}): Promise<AppContext> {
+  const config = settings.server;
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const metrics = createMetrics(config.metrics);
+  const adminSettings =
+    options.adminSettings ??
+    (await openAdminSettingsSource(settings, logger, (result) => metrics.secretSourceReload(result)));
+  const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
+  const identity = await contextIdentity(settings, logger, options, metrics);
+  const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators], undefined, (hit) =>
+    metrics.reviewCacheLookup('token', hit),
+  );
+  // A rotated key or a disabled account must take effect at once, not when cached entries expire.
+  const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
+  const passwordVerifier = new PasswordVerifier();
+  // Keyed from the signing key every replica shares: a list's next page may be asked of any replica.
+  const pageTokens = new PageTokens(() => adminSettings.current().signingKey);
+  const runs = lazyRunDatabase(
+    settings.database,
+    settings.runHistory,
+    config,
+    logger,
+    options.development?.startDatabase,
+    metrics,
+    pageTokens,
+  );
+  // A database the process was given, or local development's embedded one (npm start, the fleet).
+  const withDatabase =
+    settings.database.url !== undefined || (!config.production && options.development?.localState === true);
+  const audit = createAuditTrail(settings, runs, logger, {
+    ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
+    pageTokens,
+    withDatabase,
+  });
+  collectContextMetrics(metrics, adminSettings, runs, audit.database);
+  return {
+    get kubernetes() {
+      return identity.kubernetes();
+    },
+    cluster: () => identity.cluster(),
+    config,
+    routes: routeTable(config.apiGroup),
+    logger,
+    adminSettings,
+    adminTokens,
+    authenticator,
+    passwordVerifier,
+    loginThrottle: new LoginThrottle({
+      settings: settings.login,
+      ...(withDatabase ? { database: runs.database } : {}),
+      logger,
+      onStoreChange: (store) => metrics.sharedLimitStore('login_failures', store),
+      onFallback: () => metrics.sharedLimitFallback('login_failures'),
+    }),
+    identity: settings.identity,
+    authorizer: identity.authorizer,
+    runs,
+    audit: audit.recorder,
+    auditStore: () => audit.store(),
+    metrics,
+    streamSessions: (limit) =>
+      cappedStreams(limit, { adminSettings, adminTokens, logger, metrics }, withDatabase ? runs.database : undefined),
+    async close() {
+      unsubscribe();
+      await audit.close();
+      await runs.close();
+      await identity.close();
+      await passwordVerifier.close();
+      await adminSettings.close();
+    },
+  };
+}
+
+/** StreamSessions for `limit`, sharing their count through the database when there is one; the start-up log says which. */
+function cappedStreams(
+  limit: StreamLimit,
+  context: Pick<AppContext, 'adminSettings' | 'adminTokens' | 'logger' | 'metrics'>,
+  database: Database | undefined,
+): StreamSessions {
+  const { logger, metrics } = context;
+  const sharedLimit = limit.kind === 'run_log' ? 'run_log_streams' : 'watches';
+  const shared =
+    database &&
+    new SharedStreamSlots({
+      kind: limit.kind,
+      database,
+      logger,
+      onStoreChange: (store) => metrics.sharedLimitStore(sharedLimit, store),
+      onFallback: () => metrics.sharedLimitFallback(sharedLimit),
+    });
+  metrics.sharedLimitStore(sharedLimit, shared ? 'database' : 'process');
+  const facts = { max: limit.max, setting: limit.setting };
+  if (shared)
+    logger.info(`${limit.streams} are capped per principal across every instance, counted in the database`, facts);
+  else
+    logger.warn(
+      `${limit.streams} are capped per principal in this process only (no database): each instance allows the cap`,
+      facts,
+    );
+  return new StreamSessions({
+    limit,
+    adminSettings: context.adminSettings,
+    adminTokens: context.adminTokens,
+    opened: () => metrics.streamOpened(limit.kind),
+    ...(shared ? { shared } : {}),
+  });
+}
+
+/**
+ * What the metrics read at each scrape (shared/base/metrics/metrics.ts): the pool and the work queue of the
+ * run database only once it is open (a scrape never opens it: a function without run history never
+ * does), the audit events the database sink dropped, and when the signing key in force was loaded.
+ */
+function collectContextMetrics(
+  metrics: Metrics,
+  adminSettings: AdminSettingsSource,
+  runs: RunDatabase,
+  auditDatabase: { dropped: number } | undefined,
+): void {
+  if (!metrics.enabled) return;
+  let signingKeyId = adminSettings.current().signingKeyId;
+  let signingKeyLoadedAt = Date.now();
+  adminSettings.onChange((settings) => {
+    if (settings.signingKeyId === signingKeyId) return;
+    signingKeyId = settings.signingKeyId;
+    signingKeyLoadedAt = Date.now();
+  });
+  metrics.collectOnScrape({
+    signingKeyLoadedAt: () => signingKeyLoadedAt,
+    databasePool: () => {
+      const pool = runs.openedPool();
+      return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+    },
+    runQueue: async () => runs.openedRecords()?.pendingQueue(),
+    // The standard-output sink writes synchronously to the process's batched writer: it drops nothing.
+    auditEventsDropped: (): Record<string, number> => (auditDatabase ? { database: auditDatabase.dropped } : {}),
+  });
+}
+
+async function contextIdentity(
+  settings: Settings,
+  logger: Logger,
+  options: AppContextOptions,
+  metrics: Metrics,
+): Promise<ContextIdentity> {
+  // Imported, not linked: its modules load the Kubernetes client, which a function that
+  // connects on first use must not pay for at start.
+  const build = async () =>
+    (await import('./identity-services.ts')).createIdentityServices(
+      settings,
+      logger,
+      {
+        ...(options.kubeConfig ? { given: options.kubeConfig } : {}),
+        ...(options.development ? { developmentCluster: options.development.startCluster } : {}),
+      },
+      metrics,
+    );
+  if (options.cluster === 'on-first-use') {
+    const onFirstUse = identityOnFirstUse(build, logger);
+    return {
+      kubernetes: () => onFirstUse.connected(),
+      cluster: () => onFirstUse.cluster(),
+      tokenAuthenticators: [onFirstUse.tokenAuthenticator],
+      authorizer: onFirstUse.authorizer,
+      close: () => onFirstUse.close(),
+    };
+  }
+  const services = await build();
+  return {
+    kubernetes: () => services.kubernetes,
+    cluster: async () => services.kubernetes,
+    tokenAuthenticators: services.tokenAuthenticators,
+    authorizer: services.authorizer,
+    close: () => services.close(),
+  };
+}

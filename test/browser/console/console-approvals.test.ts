@@ -1,0 +1,355 @@
+// Issue 40, item 3, in headless Chromium against the approvals API (issue 37), as the admin and as an
+// OIDC user whose ServiceAccount has team-a's developer Role: stages awaiting approval on the Project
+// and Rollout pages, approved with one click and a confirmation naming the revision and the stage;
+// the revision's own author refused under four eyes with the server's words; a succeeded plan applied
+// as reviewed, confirmed by naming the plan run, its Workspace and its message; a Rollout's gates set
+// in the form; and no approve control for a user whose rules do not allow `approve` (as the
+// server's own SelfSubjectAccessReview says). axe-core on the pages and dialogs.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  API,
+  OIDC_USERNAME,
+  OTHER_PROJECT,
+  TEAM_PROJECT,
+  expectStatus,
+  send,
+  workspaceObject,
+} from '../../support/platform-fixture.ts';
+import {
+  checkPage,
+  grantReadOnlyInOtherProject,
+  expectNoPageErrors,
+  signInAsAdmin,
+  signInWithOidc,
+  useConsole,
+} from '../../support/console-fixture.ts';
+
+const app = await useConsole();
+
+type Caller = 'admin' | 'oidcUser';
+const as = (who: Caller) => (method: string, path: string, body?: unknown, contentType?: string) =>
+  send(app.platform().gateway.url, app.platform().tokens[who], method, path, body, contentType);
+const controller = (method: string, path: string, body?: unknown) =>
+  send(app.platform().gateway.url, app.platform().tokens.controller, method, path, body);
+const namespaced = (plural: string, name = '', project = TEAM_PROJECT) =>
+  `${API}/namespaces/${project}/${plural}${name ? `/${name}` : ''}`;
+
+/** A Workspace that applies only reviewed plans (the Workspace default: no `allowApplyWithoutPlan`). */
+function reviewedOnly(name: string): Record<string, unknown> {
+  const object = workspaceObject(name) as { spec: Record<string, unknown> };
+  const { allowApplyWithoutPlan: _direct, ...spec } = object.spec;
+  return { ...object, spec };
+}
+
+/** A Rollout of `staging` (no gate) then `prod` (an approval under four eyes), written by `author`. */
+async function rolloutBy(author: Caller, name: string, project = TEAM_PROJECT): Promise<void> {
+  await as(author)('POST', namespaced('rollouts', '', project), {
+    apiVersion: 'platform.dev/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name },
+    spec: {
+      revision: 'v2.4.0',
+      description: 'Bump the VPC module',
+      stages: [{ workspace: 'staging' }, { workspace: 'prod', approval: { required: true, distinctFromAuthor: true } }],
+    },
+  }).then(expectStatus(201));
+}
+
+/** A plan run of `workspace` started by the admin and taken by the controller to Succeeded. */
+async function succeededPlan(workspace: string, project = TEAM_PROJECT): Promise<string> {
+  const run = await as('admin')('POST', `/api/v1alpha1/projects/${project}/workspaces/${workspace}/runs`, {
+    type: 'plan',
+    message: `plan of ${workspace} for review`,
+  }).then(expectStatus(201));
+  const claimed = await controller('POST', '/internal/runs/claim', { project, workspace }).then(expectStatus(200));
+  expect(claimed.run.id).toBe(run.id);
+  await controller('POST', `/internal/runs/${run.id}/phase`, { leaseId: claimed.lease.id, phase: 'Succeeded' }).then(
+    expectStatus(200),
+  );
+  return run.id as string;
+}
+
+beforeAll(async () => {
+  for (const workspace of ['staging', 'prod', 'plans-admin', 'plans-oidc'])
+    await as('admin')('POST', namespaced('workspaces'), reviewedOnly(workspace)).then(expectStatus(201));
+  // Written by the admin: the OIDC user may approve it, the admin may not (four eyes). And the other way round.
+  // One pair for each principal's test, so that each finds its stages waiting.
+  for (const pair of ['1', '2']) {
+    await rolloutBy('admin', `by-admin-${pair}`);
+    await rolloutBy('oidcUser', `by-oidc-${pair}`);
+  }
+  // team-b: the OIDC user may read, never approve.
+  await grantReadOnlyInOtherProject(app.platform());
+  for (const workspace of ['staging', 'prod', 'shared'])
+    await as('admin')('POST', namespaced('workspaces', '', OTHER_PROJECT), reviewedOnly(workspace)).then(
+      expectStatus(201),
+    );
+  await rolloutBy('admin', 'shared-release', OTHER_PROJECT);
+});
+
+const PRINCIPALS = [
+  { who: 'admin', name: 'admin', own: 'by-admin-1', others: 'by-oidc-1', signIn: signInAsAdmin },
+  { who: 'oidc', name: OIDC_USERNAME, own: 'by-oidc-2', others: 'by-admin-2', signIn: signInWithOidc },
+] as const;
+
+for (const { who, name, own, others, signIn } of PRINCIPALS) {
+  describe(`As ${who === 'admin' ? 'the admin' : 'an OIDC user with a namespaced Role'}`, () => {
+    let page: Page;
+    beforeAll(async () => {
+      page = await app.newPage();
+      await signIn(page, app.url, `#/projects/${TEAM_PROJECT}`);
+      await page
+        .getByRole('heading', { name: `Project ${TEAM_PROJECT}`, level: 1, exact: true })
+        .waitFor({ timeout: 15_000 });
+    });
+    afterAll(() => page.close());
+
+    it("the revision's author is refused under four eyes, in the server's words; another's revision is approved in one click", async () => {
+      const awaiting = page.getByRole('region', { name: 'Awaiting approval' });
+      await awaiting.getByRole('link', { name: own }).waitFor();
+      // Its own revision: the dialog names what would be applied, and the server's refusal stays in it.
+      await awaiting.getByRole('button', { name: `Approve stage prod of Rollout ${own}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Approve stage prod of Rollout ${own}?` });
+      const text = await dialog.innerText();
+      expect(text).toContain('Revision v2.4.0 will be applied to Workspace prod (stage 2 of 2)');
+      expect(text).toContain(`Four eyes: the revision's author (${name}) may not approve it.`);
+      await checkPage(page, 'approve-dialog');
+      await dialog.getByRole('button', { name: 'Approve revision v2.4.0 for prod' }).click();
+      await expect
+        .poll(() => dialog.getByTestId('dialog-error').textContent())
+        .toBe(
+          `${name} changed revision "v2.4.0" and may not approve stage prod, which needs another approver (approval.distinctFromAuthor)`,
+        );
+      const stored = await as('admin')('GET', namespaced('rollouts', own)).then(expectStatus(200));
+      expect(stored.spec.stages[1].approved).toBe(false);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+      // Someone else's revision: approved.
+      await awaiting.getByRole('button', { name: `Approve stage prod of Rollout ${others}` }).click();
+      await page
+        .getByRole('dialog', { name: `Approve stage prod of Rollout ${others}?` })
+        .getByRole('button', { name: 'Approve revision v2.4.0 for prod' })
+        .click();
+      await expect
+        .poll(() => page.getByTestId('page-notice').textContent())
+        .toBe(`Approved stage prod of Rollout ${others}: revision v2.4.0.`);
+      await expect.poll(() => awaiting.getByRole('link', { name: others }).count()).toBe(0);
+      const approved = await as('admin')('GET', namespaced('rollouts', others)).then(expectStatus(200));
+      expect(approved.spec.stages[1].approved).toBe(true);
+      expect(
+        approved.status.stages.find((stage: { workspace: string }) => stage.workspace === 'prod').approval,
+      ).toMatchObject({ approvedBy: name, revision: 'v2.4.0' });
+
+      // The Rollout page says who approved it; its own Rollout still waits there.
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/rollouts/${others}`);
+      const prod = page.locator('tr[data-stage="prod"]');
+      await expect.poll(() => prod.innerText()).toContain(`by ${name}`);
+      expect(await page.locator('.facts').innerText()).toContain(who === 'admin' ? OIDC_USERNAME : 'admin');
+      await checkPage(page, 'rollout-approved');
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/rollouts/${own}`);
+      await page.locator('tr[data-stage="prod"]').getByText('awaiting approval').waitFor();
+      expect(await page.getByRole('button', { name: `Approve stage prod of Rollout ${own}` }).count()).toBe(1);
+      expectNoPageErrors(page);
+    });
+
+    it("editing an approved Rollout's revision: the review says the server withdraws the approval, and the stage waits again", async () => {
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/rollouts/${others}`);
+      await page.getByRole('link', { name: 'Edit Rollout' }).click();
+      await page.getByLabel(/^Revision/).fill('v2.5.0');
+      await page.getByRole('button', { name: 'Review the changes to Rollout' }).click();
+      const warnings = page.getByRole('list', { name: "The server's warnings" });
+      expect(await warnings.innerText()).toContain(
+        'Warning: spec.revision changed: the approval of stage prod was withdrawn; approve the new revision',
+      );
+      await page.getByRole('button', { name: `Save Rollout ${others}` }).click();
+      await page.getByRole('heading', { name: `Rollout ${others}`, level: 1, exact: true }).waitFor();
+      expect(await page.getByTestId('page-notice').textContent()).toContain('the approval of stage prod was withdrawn');
+      await page.locator('tr[data-stage="prod"]').getByText('awaiting approval').waitFor();
+      // Its writer is now the revision's author.
+      expect(await page.locator('.facts').innerText()).toContain(`Revision author\n${name}`);
+      expectNoPageErrors(page);
+    });
+
+    it('applies a succeeded plan as reviewed: the confirmation names the plan run, its Workspace and its message', async () => {
+      const workspace = `plans-${who}`;
+      const planId = await succeededPlan(workspace);
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/workspaces/${workspace}`);
+      await page.getByRole('button', { name: 'Start plan' }).waitFor();
+      // This Workspace applies only reviewed plans: no direct apply.
+      expect(await page.getByRole('button', { name: 'Start apply' }).count()).toBe(0);
+      // Issue 44, item 15: at 1280 px the runs table shows the button whole, without scrolling the table.
+      expect(page.viewportSize()?.width).toBe(1280);
+      const shown = await page.getByRole('button', { name: `Apply plan run ${planId}` }).evaluate((button) => {
+        const table = button.closest('.table-scroll')!;
+        const [box, frame] = [button.getBoundingClientRect(), table.getBoundingClientRect()];
+        return { scrolls: table.scrollWidth > table.clientWidth, inside: box.right <= frame.right };
+      });
+      expect(shown).toEqual({ scrolls: false, inside: true });
+      await page.getByRole('button', { name: `Apply plan run ${planId}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Apply plan run ${planId}?` });
+      const text = await dialog.innerText();
+      expect(text).toContain(`An apply run of Workspace ${workspace} starts from plan run ${planId}`);
+      expect(text).toContain(`plan of ${workspace} for review`);
+      await checkPage(page, 'apply-plan-dialog');
+      await dialog.getByRole('button', { name: `Apply plan ${planId.slice(-8)} to ${workspace}` }).click();
+      await page.getByRole('heading', { name: /^Run / }).waitFor();
+      const applyId = new URL(page.url()).hash.split('/').pop()!;
+      expect(await page.getByTestId('page-notice').textContent()).toBe(
+        `Started apply run ${applyId} from plan ${planId}.`,
+      );
+      await page.getByRole('link', { name: `plan run ${planId}` }).waitFor();
+      const applied = await as('admin')('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${applyId}`).then(
+        expectStatus(200),
+      );
+      expect(applied).toMatchObject({ type: 'apply', planRun: planId, principal: name, phase: 'Pending' });
+
+      // A plan is applied once: asked again, the server refuses, and the dialog says why.
+      await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/runs/${planId}`);
+      await page.getByRole('button', { name: `Apply plan run ${planId}` }).click();
+      await page.getByRole('button', { name: `Apply plan ${planId.slice(-8)} to ${workspace}` }).click();
+      await expect
+        .poll(() => page.getByTestId('dialog-error').textContent())
+        .toMatch(new RegExp(`^plan run ${planId} is stale: a newer apply run \\(${applyId}\\)`));
+      expectNoPageErrors(page);
+    });
+  });
+}
+
+describe("A Rollout's gates in the form (the approvals contract's fields)", () => {
+  it('creates a Rollout whose second stage needs an approval under four eyes; a deprecated requireApproval reads as required', async () => {
+    const page = await app.newPage();
+    await signInAsAdmin(page, app.url, `#/projects/${TEAM_PROJECT}/new/rollouts`);
+    await page.getByLabel(/^Name/).fill('gated');
+    await page.getByLabel(/^Revision/).fill('v3.0.0');
+    const first = page.getByRole('group', { name: /^Stage 1/ });
+    await first.getByLabel(/^Workspace/).fill('staging');
+    await page.getByRole('button', { name: 'Add stage' }).click();
+    const second = page.getByRole('group', { name: /^Stage 2/ });
+    await second.getByLabel(/^Workspace/).fill('prod');
+    await second.getByLabel(/^Four eyes/).check();
+    expect(await second.getByLabel(/^Requires approval/).isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Review the new Rollout' }).click();
+    await page.getByRole('button', { name: 'Create Rollout gated' }).click();
+    await page.getByRole('heading', { name: 'Rollout gated', level: 1, exact: true }).waitFor();
+    const stored = await as('admin')('GET', namespaced('rollouts', 'gated')).then(expectStatus(200));
+    expect(stored.spec.stages).toEqual([
+      expect.objectContaining({ workspace: 'staging' }),
+      expect.objectContaining({ workspace: 'prod', approval: { required: true, distinctFromAuthor: true } }),
+    ]);
+    expect(await page.locator('tr[data-stage="prod"]').innerText()).toContain('required, four eyes');
+
+    await as('admin')('POST', namespaced('rollouts'), {
+      apiVersion: 'platform.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'legacy' },
+      spec: { revision: 'v1', stages: [{ workspace: 'prod', requireApproval: true }] },
+    }).then(expectStatus(201));
+    await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/rollouts/legacy`);
+    await page.locator('tr[data-stage="prod"]').getByText('awaiting approval').waitFor();
+    expect(await page.locator('tr[data-stage="prod"]').innerText()).toContain('required');
+    expectNoPageErrors(page);
+  });
+});
+
+describe('No approve control where the rules do not allow `approve` (item 5)', () => {
+  it('the OIDC user sees team-b’s waiting stage and succeeded plan, with no Approve and no Apply this plan; the server agrees', async () => {
+    const planId = await succeededPlan('shared', OTHER_PROJECT);
+    const page = await app.newPage();
+    await signInWithOidc(page, app.url, `#/projects/${OTHER_PROJECT}`);
+    const awaiting = page.getByRole('region', { name: 'Awaiting approval' });
+    await awaiting.getByRole('link', { name: 'shared-release' }).waitFor({ timeout: 15_000 });
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    await page.goto(`${app.url}/#/projects/${OTHER_PROJECT}/workspaces/shared`);
+    await page.locator(`tr[data-run="${planId}"]`).getByText('Succeeded').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('button', { name: /^Apply plan/ }).count()).toBe(0);
+    await checkPage(page, 'workspace-no-approve', { screenshot: false });
+    // The server's own review says the same for both approvals.
+    for (const resourceAttributes of [
+      {
+        namespace: OTHER_PROJECT,
+        verb: 'approve',
+        group: 'platform.dev',
+        resource: 'rollouts',
+        name: 'shared-release',
+      },
+      {
+        namespace: OTHER_PROJECT,
+        verb: 'approve',
+        group: 'platform.dev',
+        resource: 'workspaces',
+        subresource: 'runs',
+        name: 'shared',
+      },
+    ]) {
+      const review = await as('oidcUser')('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes },
+      }).then(expectStatus(201));
+      expect(review.status.allowed).toBe(false);
+    }
+    expectNoPageErrors(page);
+  });
+});
+
+describe('Issue 45, item 3: the Project page shows the freeze, and which approval window is open and when the next opens', () => {
+  it('a frozen Project with an open deny window and an allow window still to open', async () => {
+    const end = new Date(Date.now() + 3_600_000).toISOString();
+    const opens = new Date(Date.now() + 2 * 3_600_000).toISOString();
+    const setPolicy = (approvalPolicy: unknown) =>
+      as('admin')(
+        'PATCH',
+        `${API}/projects/${OTHER_PROJECT}`,
+        { spec: { approvalPolicy } },
+        'application/merge-patch+json',
+      ).then(expectStatus(200));
+    await setPolicy({
+      freeze: { active: true, reason: 'incident 4711', since: '2026-12-01T00:00:00Z' },
+      windows: [
+        {
+          name: 'maintenance',
+          kind: 'deny',
+          start: new Date(Date.now() - 3_600_000).toISOString(),
+          end,
+          appliesTo: { applies: ['*'] },
+        },
+        {
+          name: 'release-train',
+          kind: 'allow',
+          start: opens,
+          end: new Date(Date.now() + 3 * 3_600_000).toISOString(),
+          appliesTo: { rollouts: ['*'] },
+        },
+        {
+          name: 'office-hours',
+          kind: 'allow',
+          schedule: '0 9 * * 1-5',
+          duration: '8h',
+          timeZone: 'Europe/Berlin',
+          appliesTo: { rollouts: ['web'] },
+        },
+      ],
+    });
+    const page = await app.newPage();
+    try {
+      await signInAsAdmin(page, app.url, `#/projects/${OTHER_PROJECT}`);
+      await page.getByRole('heading', { name: 'Approval windows', level: 2 }).waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId('project-freeze').textContent()).toContain(
+        'Frozen since 2026-12-01T00:00:00Z: incident 4711.',
+      );
+      expect(await page.getByTestId('window-maintenance').textContent()).toContain(`open until ${end}`);
+      expect(await page.getByTestId('window-release-train').textContent()).toContain(`opens at ${opens}`);
+      expect(await page.getByTestId('window-office-hours').textContent()).toContain(
+        '0 9 * * 1-5 (Europe/Berlin) for 8h',
+      );
+      await checkPage(page, 'the Project page with approval windows');
+      expectNoPageErrors(page);
+    } finally {
+      await page.close();
+      await setPolicy(null);
+    }
+  });
+});

@@ -1,0 +1,18 @@
+// What a refused request must leave as it was: every row the run tables hold, and the cluster.
+import type { Platform } from './platform-fixture.ts';
+
+/**
+ * A fingerprint of all that is stored: a digest of every row of `runs` and `run_log_lines` (a lease
+ * renewed, a message or a line written all show) and the cluster's latest resourceVersion.
+ */
+export async function storedState(platform: Platform): Promise<string> {
+  const cluster = await platform.clusterAdmin.send<{ metadata: { resourceVersion: string } }>({
+    method: 'GET',
+    path: '/api/v1/namespaces',
+  });
+  const { rows } = await platform.database.pool.query<{ runs: string | null; lines: string | null }>(
+    `SELECT (SELECT md5(string_agg(runs::text, ',' ORDER BY id)) FROM runs) AS runs,
+            (SELECT md5(string_agg(run_log_lines::text, ',' ORDER BY run_id, seq)) FROM run_log_lines) AS lines`,
+  );
+  return `${cluster.body.metadata.resourceVersion}/${rows[0]!.runs}/${rows[0]!.lines}`;
+}
