@@ -22,7 +22,7 @@ const SHARED_LAYERS = [
   ['base/kubernetes', 'base/database'], // clients of what is outside the process
   ['auth', 'domain/resources'], // who the caller is; the platform objects in the cluster and how they are presented
   ['authz', 'contract/routes', 'domain/streams'], // what the caller may do; the route table; stream caps
-  ['domain/runs', 'contract/openapi', 'domain/audit'], // run history; the OpenAPI document built from the routes; the audit trail
+  ['domain/runs', 'contract/openapi', 'domain/audit', 'domain/approvals'], // run history; the OpenAPI document built from the routes; the audit trail; approval policy (windows, freezes, soak times)
   ['server/app'], // one function's context: its clients and stores wired together
   ['server/runtime'], // the filter chain and typed handlers
 ];

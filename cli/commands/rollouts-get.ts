@@ -10,6 +10,7 @@ import { type Rollout, drawRollout } from '../plugin/rollout-tree.ts';
 import { getRun, type RunRecord } from '../plugin/runs-client.ts';
 import { serverError } from '../plugin/server-errors.ts';
 import { mayApproveRollout } from '../plugin/approve-access.ts';
+import { approvalWindowLines, readProject } from '../plugin/approval-window-lines.ts';
 import { type PluginCommand, booleanFlag } from './plugin-command.ts';
 
 /** How often a watch reads the stages' runs again (they change without the Rollout changing). */
@@ -42,6 +43,11 @@ export const rolloutsGet: PluginCommand = {
       const tree = {
         runs: await stageRuns(connection, rollout),
         mayApprove: awaiting ? await mayApproveRollout(connection, group, rollout) : undefined,
+        policyLines: approvalWindowLines(
+          await readProject(connection, group, version, rollout.metadata.namespace ?? connection.namespace),
+          rollout.metadata.name,
+          new Date(),
+        ),
       };
       const text = drawRollout(rollout, { ...tree, now: Date.now() });
       return { text, compared: context.terminal ? text : drawRollout(rollout, { ...tree, now: watchStartedAt }) };

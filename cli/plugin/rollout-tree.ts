@@ -50,6 +50,8 @@ export interface TreeContext {
   /** The SelfSubjectAccessReview's answer for `approve` on this Rollout; undefined when not asked. */
   mayApprove: boolean | undefined;
   now: number;
+  /** Summary lines of the Project's freeze and approval windows (approval-window-lines.ts); none when unread. */
+  policyLines?: [string, string][];
 }
 
 const ICONS: Record<string, string> = {
@@ -80,6 +82,7 @@ export function drawRollout(rollout: Rollout, context: TreeContext): string {
     ['Stage', state.currentStage === undefined ? undefined : `${state.currentStage + 1}/${spec.stages.length}`],
     ['Failure policy', spec.failurePolicy ?? 'Halt'],
     ['Description', spec.description],
+    ...(context.policyLines ?? []),
   ];
   const lines = summary
     .filter((entry): entry is [string, string] => Boolean(entry[1]))

@@ -20,8 +20,8 @@ export function rolloutHandlers(objects: ClusterObjects) {
       const location = { namespace, name };
       const cluster = new AuthorisedObjects(objects, request.authorisation);
       cluster.requireCall({ method: 'PATCH', path: cluster.platformPath(ROLLOUT, location) });
-      const { stage } = request.input.body();
-      const { body } = await rolloutWrites(objects, request).approveStage(location, stage);
+      const { stage, override } = request.input.body();
+      const { body } = await rolloutWrites(objects, request).approveStage(location, stage, override);
       return jsonResponse(200, body);
     },
   } satisfies Partial<RouteHandlers<'resources'>>;

@@ -21,6 +21,7 @@ import {
 import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.ts';
 import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
 import type { Run } from '../../../shared/domain/runs/run.ts';
+import { authoriseOverride, passTimeGates, projectTimeGates } from '../time-gate-enforcement.ts';
 
 type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 
@@ -56,23 +57,30 @@ export function runHandlers(context: AppContext, objects: ClusterObjects) {
   return {
     startRun: async (request: RouteRequest<RunRoute<'startRun'>>) => {
       const { project, workspace } = authorisedWorkspace(request);
-      const input = request.input.body();
+      const { override, ...run } = request.input.body();
+      if (override && run.type !== 'apply')
+        throw apiError('InvalidRun', "override: only an apply run is gated by the Project's windows and freeze");
+      await authoriseOverride(request, override);
       const found = await startableWorkspace(project, workspace, request.deadline);
-      if (input.type === 'apply' && found.spec?.allowApplyWithoutPlan !== true)
+      if (run.type === 'apply' && found.spec?.allowApplyWithoutPlan !== true)
         throw apiError(
           'ApplyNeedsPlan',
           `workspace "${workspace}" applies only reviewed plans (spec.allowApplyWithoutPlan is not true): start a plan run, then approve that plan for apply`,
         );
+      if (run.type === 'apply')
+        passTimeGates(request, await projectTimeGates(objects, project), { apply: workspace }, override);
       const records = await context.runs.service('records');
       return created(
         request,
-        await records.createRun({ project, workspace, ...input, ...runPrincipal(request.principal) }, request.deadline),
+        await records.createRun({ project, workspace, ...run, ...runPrincipal(request.principal) }, request.deadline),
       );
     },
     applyPlan: async (request: RouteRequest<RunRoute<'applyPlan'>>) => {
       const plan = authorisedRun(request);
-      const { message } = request.input.body();
+      const { message, override } = request.input.body();
+      await authoriseOverride(request, override);
       await startableWorkspace(plan.project, plan.workspace, request.deadline);
+      passTimeGates(request, await projectTimeGates(objects, plan.project), { apply: plan.workspace }, override);
       const planApprovals = await context.runs.service('planApprovals');
       const approver = runPrincipal(request.principal);
       const run = await planApprovals.approveForApply(

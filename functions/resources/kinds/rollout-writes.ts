@@ -24,6 +24,14 @@ import {
   type ApprovalChanges,
 } from '../../../shared/domain/resources/rollout-approvals.ts';
 import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
+import type { TimeGatePolicy } from '../../../shared/domain/approvals/time-gates.ts';
+import {
+  authoriseOverride,
+  passTimeGates,
+  projectTimeGates,
+  type OverrideRecord,
+  type OverrideRequest,
+} from '../time-gate-enforcement.ts';
 import { objectForWrite } from './resource-body.ts';
 import { JSON_PATCH, patchedObject, recomputedOnConflict, resultAsJsonPatch } from './patch-results.ts';
 import {
@@ -37,13 +45,21 @@ import {
 /** A Rollout's writes, with the approve route's own. */
 export interface RolloutWrites extends ResourceWrites {
   /** Approves one stage (by its workspace) for the current revision: the dedicated route's write. */
-  approveStage(location: ObjectLocation, stage: string): Promise<WriteAnswer>;
+  approveStage(location: ObjectLocation, stage: string, override?: OverrideRequest): Promise<WriteAnswer>;
 }
 
 /** A write's result as judged: the object to send (approvals that outlived their revision withdrawn) and what it changes. */
 interface Judged {
   result: PlatformObject;
   changes: ApprovalChanges;
+  /** The override of the Project's time gates that let the write's approvals through, for their records. */
+  override?: OverrideRecord;
+}
+
+/** The Project's time gates (issue 45 items 3, 4) a write's approvals pass, and the caller's override if any. */
+interface Gates {
+  policy: TimeGatePolicy;
+  override?: OverrideRequest;
 }
 
 /**
@@ -71,7 +87,7 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
   };
 
   /** Refuses the write (nothing is sent) unless its approvals may be changed by this writer; notes why for the audit trail. */
-  const judge = (stored: PlatformObject | undefined, result: PlatformObject): Judged => {
+  const judge = (stored: PlatformObject | undefined, result: PlatformObject, gates: Gates): Judged => {
     const changes = approvalChanges(stored, result);
     const author = changes.authorsRevision ? writerName : stored && recordedRevisionAuthor(stored);
     if (changes.granted.length > 0) {
@@ -104,12 +120,20 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
           `${writerName} changed revision "${revisionOf(result)}" and may not approve stage ${stages}, which needs another approver (approval.distinctFromAuthor)`,
         );
     }
+    // Windows, the freeze and soak times: checked once the approval is otherwise allowed.
+    const override =
+      changes.granted.length > 0
+        ? passTimeGates(writer, gates.policy, { rollout: result.metadata.name! }, gates.override, {
+            rollout: stored ?? result,
+            stages: changes.granted,
+          })
+        : undefined;
     if (changes.granted.length > 0) {
       noteForAudit(writer, APPROVED_STAGES_ANNOTATION, changes.granted.join(','));
       noteForAudit(writer, APPROVED_REVISION_ANNOTATION, revisionOf(result) ?? '');
     }
     if (changes.withdrawn.length > 0) noteForAudit(writer, WITHDRAWN_APPROVALS_ANNOTATION, changes.withdrawn.join(','));
-    return { result: withStagesApproved(result, changes.outlived, false), changes };
+    return { result: withStagesApproved(result, changes.outlived, false), changes, ...(override ? { override } : {}) };
   };
 
   /** Records the write's approvals and revision author in the status (never for a dry run), and warns of outlived approvals. */
@@ -126,7 +150,12 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
     const revision = revisionOf(answer.body);
     if (options.has('dryRun') || !recordsApprovals(changes) || revision === undefined) return { ...answer, warnings };
     const location = { namespace: answer.body.metadata.namespace, name: answer.body.metadata.name };
-    const recording = { writer: writerName, at: new Date().toISOString(), revision };
+    const recording = {
+      writer: writerName,
+      at: new Date().toISOString(),
+      revision,
+      ...(judged.override ? { override: judged.override } : {}),
+    };
     const body = await recomputedOnConflict(
       () => read(location),
       (current) => {
@@ -181,28 +210,39 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       },
     );
 
-  const spec = (location: ObjectLocation, patch: unknown, contentType: string) => (current: PlatformObject) =>
-    judge(
-      current,
-      objectForWrite(patchedObject(current, patch, contentType, ROLLOUT, location.name!), ROLLOUT, objects.apiGroup, {
-        namespace: location.namespace,
-        name: location.name,
-      }),
-    );
+  const spec =
+    (location: ObjectLocation, patch: unknown, contentType: string, gates: Gates) => (current: PlatformObject) =>
+      judge(
+        current,
+        objectForWrite(patchedObject(current, patch, contentType, ROLLOUT, location.name!), ROLLOUT, objects.apiGroup, {
+          namespace: location.namespace,
+          name: location.name,
+        }),
+        gates,
+      );
+  const gatesOf = async (location: ObjectLocation): Promise<Gates> => ({
+    policy: await projectTimeGates(objects, location.namespace!),
+  });
 
   return {
     ...plain,
     async create(location, object, options) {
-      const judged = judge(undefined, object);
+      const judged = judge(undefined, object, await gatesOf(location));
       return recorded(await plain.create(location, judged.result, options), judged, options);
     },
     async replace(location, object, options) {
       // The replace is pinned by the caller's resourceVersion: judged against another, the cluster refuses it (409).
-      const judged = judge(await read(location), object);
+      const judged = judge(await read(location), object, await gatesOf(location));
       return recorded(await plain.replace(location, judged.result, options), judged, options);
     },
     async patch(location, patch, contentType, options) {
-      const { answer, computed } = await patchResult(location, spec(location, patch, contentType), 'spec', options);
+      const gates = await gatesOf(location);
+      const { answer, computed } = await patchResult(
+        location,
+        spec(location, patch, contentType, gates),
+        'spec',
+        options,
+      );
       return recorded(answer, computed, options);
     },
     /**
@@ -214,13 +254,14 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       const dryRun = new URLSearchParams(options);
       dryRun.set('dryRun', 'All');
       const stored = await objects.find<PlatformObject>(path(location));
+      const gates = await gatesOf(location);
       let applied = configuration;
       let dry = await plain.apply(location, applied, dryRun);
-      let judged = judge(stored, dry.body);
+      let judged = judge(stored, dry.body, gates);
       if (judged.changes.outlived.length > 0) {
         applied = { ...configuration, spec: { ...configuration.spec, stages: judged.result.spec!.stages } };
         dry = await plain.apply(location, applied, dryRun);
-        judged = judge(stored, dry.body);
+        judged = judge(stored, dry.body, gates);
       }
       if (options.has('dryRun')) return recorded(dry, judged, options);
       return recorded(await plain.apply(location, applied, options), judged, options);
@@ -249,10 +290,12 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       );
       return answer;
     },
-    async approveStage(location, stage) {
+    async approveStage(location, stage, override) {
+      await authoriseOverride(writer, override);
+      const gates = { ...(await gatesOf(location)), ...(override ? { override } : {}) };
       const { answer, computed } = await patchResult(
         location,
-        (current) => judge(current, approvedStage(current, stage, location.name!)),
+        (current) => judge(current, approvedStage(current, stage, location.name!), gates),
         'spec',
         new URLSearchParams(),
         rolloutToApprove,

@@ -118,6 +118,21 @@ export const PLATFORM_ERRORS = {
     meaning:
       "Four eyes: the stage's approver may not be the principal who last changed the Rollout's revision; ask someone else to approve.",
   },
+  OutsideApprovalWindow: {
+    status: 409,
+    meaning:
+      "The Project's approval windows (spec.approvalPolicy.windows) refuse this promotion or apply now: the message names the window and when it opens (RFC 3339); retry then, or override with the `override` permission and a reason.",
+  },
+  ProjectFrozen: {
+    status: 409,
+    meaning:
+      'The Project is frozen (spec.approvalPolicy.freeze.active): no promotion, approval or apply until it is lifted, unless overridden with the `override` permission and a reason.',
+  },
+  SoakTimeNotElapsed: {
+    status: 409,
+    meaning:
+      "The stage before this one has not soaked for the stage's soakTime (spec.approvalPolicy.stages[].soakTime): the message says when it has; approve then.",
+  },
   RevisionAuthorUnknown: {
     status: 409,
     meaning:

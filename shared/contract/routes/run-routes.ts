@@ -85,6 +85,20 @@ export const PAGE_PARAMETERS = {
 // Closed: a parameter the route does not read is refused, never silently ignored.
 const PAGE_QUERY = { type: 'object', additionalProperties: false, properties: PAGE_PARAMETERS } as const;
 export const MESSAGE = { type: 'string', maxLength: 4096 } as const;
+/**
+ * `{"override": {"reason"}}` (issue 45 item 3): act although the Project's approval windows, its freeze or a soak
+ * time refuse; needs `override` on the route's resource (403 otherwise), and the reason is required (400).
+ */
+export const OVERRIDE = {
+  type: 'object',
+  required: ['reason'],
+  additionalProperties: false,
+  description:
+    "Override the Project's approval windows, freeze or soak time (docs/resources.md \"Windows, freezes and overrides\"): needs the `override` verb on the route's resource; `reason` is recorded in the audit trail (and on a stage's approval record).",
+  properties: { reason: { type: 'string', minLength: 1, maxLength: 1024 } },
+} as const;
+const TIME_GATE_ERRORS =
+  "the Project's approval windows refuse it now (`OutsideApprovalWindow`, naming the window and when it opens), or the Project is frozen (`ProjectFrozen`)";
 /** `verb` on a Project's `workspaces/runs`, named by the path's Workspace (or, without one, any Workspace there). */
 const runsOf = (verb: string, named: boolean) =>
   ({
@@ -122,20 +136,21 @@ export function runRoutes() {
       operationId: 'startRun',
       authorisation: runsOf('create', true),
       summary:
-        'Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. An apply run starts this way only where the Workspace allows it (`spec.allowApplyWithoutPlan`); elsewhere an apply comes from approving a succeeded plan (`POST .../runs/{run}/apply`). Authorised as `create` on `workspaces/runs` (name: the Workspace).',
+        "Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. An apply run starts this way only where the Workspace allows it (`spec.allowApplyWithoutPlan`); elsewhere an apply comes from approving a succeeded plan (`POST .../runs/{run}/apply`). An apply must be allowed by the Project's approval windows and freeze (`spec.approvalPolicy`, issue 45) unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `create` on `workspaces/runs` (name: the Workspace).",
       requestSchema: {
         type: 'object',
         required: ['type'],
         additionalProperties: false,
-        properties: { type: { enum: ['plan', 'apply'] }, message: MESSAGE },
+        properties: { type: { enum: ['plan', 'apply'] }, message: MESSAGE, override: OVERRIDE },
         'x-error-reason': 'InvalidRun',
       },
       responseSchema: RUN_SCHEMA,
       successStatus: 201,
       errorResponses: {
-        400: 'Malformed body (`InvalidRun`).',
+        400: 'Malformed body (`InvalidRun`), an override without a reason, or an override of a plan run.',
+        403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such Workspace (`WorkspaceNotFound`).',
-        409: 'The Workspace is suspended (`WorkspaceSuspended`), or an apply without a plan where it applies only reviewed plans (`ApplyNeedsPlan`).',
+        409: `The Workspace is suspended (\`WorkspaceSuspended\`), or an apply without a plan where it applies only reviewed plans (\`ApplyNeedsPlan\`), or, for an apply, ${TIME_GATE_ERRORS}.`,
         ...DATABASE_ERRORS,
       },
     },
@@ -199,19 +214,20 @@ export function runRoutes() {
       operationId: 'applyPlan',
       authorisation: runWorkspaceAuthorisation('approve', 'runs'),
       summary:
-        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default). Optional body `{"message"}`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
+        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default). Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
       requestSchema: {
         type: 'object',
         additionalProperties: false,
-        properties: { message: MESSAGE },
+        properties: { message: MESSAGE, override: OVERRIDE },
         'x-error-reason': 'InvalidRun',
       },
       responseSchema: RUN_SCHEMA,
       successStatus: 201,
       errorResponses: {
-        400: 'Malformed body (`InvalidRun`).',
+        400: 'Malformed body (`InvalidRun`), or an override without a reason.',
+        403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such run in this Project (`RunNotFound`), or its Workspace is gone (`WorkspaceNotFound`).',
-        409: 'The run is not a succeeded plan (`NotASucceededPlan`), the plan is stale (`PlanStale`), or the Workspace is suspended (`WorkspaceSuspended`).',
+        409: `The run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale (\`PlanStale\`), the Workspace is suspended (\`WorkspaceSuspended\`), or ${TIME_GATE_ERRORS}.`,
         ...DATABASE_ERRORS,
       },
     },

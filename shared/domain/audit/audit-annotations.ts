@@ -47,6 +47,13 @@ export const APPROVED_STAGES_ANNOTATION = 'platform-api/approved-stages';
 export const APPROVED_REVISION_ANNOTATION = 'platform-api/approved-revision';
 export const WITHDRAWN_APPROVALS_ANNOTATION = 'platform-api/withdrawn-approvals';
 
+/**
+ * An override of the Project's approval windows, freeze or soak time (issue 45 item 3): the caller's reason, and
+ * what it overrode (`OutsideApprovalWindow`, `ProjectFrozen` or `SoakTimeNotElapsed`, with the refusal's message).
+ */
+export const OVERRIDE_REASON_ANNOTATION = 'platform-api/override-reason';
+export const OVERRIDDEN_ANNOTATION = 'platform-api/overridden';
+
 /** Adds a note to the audit event of the request a handler is answering. */
 export function noteForAudit(request: { auditAnnotations?: Record<string, string> }, key: string, value: string): void {
   request.auditAnnotations ??= {};

@@ -115,6 +115,8 @@ export interface StageApprovalRecord {
   approvedBy: string;
   approvedAt: string;
   revision: string;
+  /** An incident commander's override of the Project's windows, freeze or soak time (issue 45 item 3). */
+  override?: { reason: string; overrode: string };
 }
 
 /**
@@ -137,6 +139,7 @@ export interface Recording {
   writer: string;
   at: string;
   revision: string;
+  override?: StageApprovalRecord['override'];
 }
 
 /**
@@ -167,7 +170,12 @@ export function recordedStatus(
     if (!sameRevision || !gates.get(workspace)?.approved) continue;
     let stage = stages.find((candidate) => candidate.workspace === workspace);
     if (!stage) stages.push((stage = { workspace }));
-    stage.approval = { approvedBy: recording.writer, approvedAt: recording.at, revision } satisfies StageApprovalRecord;
+    stage.approval = {
+      approvedBy: recording.writer,
+      approvedAt: recording.at,
+      revision,
+      ...(recording.override ? { override: recording.override } : {}),
+    } satisfies StageApprovalRecord;
   }
   if (stages.length > 0) status.stages = stages;
   return isDeepStrictEqual(status, before) ? undefined : status;

@@ -294,3 +294,62 @@ describe('No approve control where the rules do not allow `approve` (item 5)', (
     expectNoPageErrors(page);
   });
 });
+
+describe('Issue 45, item 3: the Project page shows the freeze, and which approval window is open and when the next opens', () => {
+  it('a frozen Project with an open deny window and an allow window still to open', async () => {
+    const end = new Date(Date.now() + 3_600_000).toISOString();
+    const opens = new Date(Date.now() + 2 * 3_600_000).toISOString();
+    const setPolicy = (approvalPolicy: unknown) =>
+      as('admin')(
+        'PATCH',
+        `${API}/projects/${OTHER_PROJECT}`,
+        { spec: { approvalPolicy } },
+        'application/merge-patch+json',
+      ).then(expectStatus(200));
+    await setPolicy({
+      freeze: { active: true, reason: 'incident 4711', since: '2026-12-01T00:00:00Z' },
+      windows: [
+        {
+          name: 'maintenance',
+          kind: 'deny',
+          start: new Date(Date.now() - 3_600_000).toISOString(),
+          end,
+          appliesTo: { applies: ['*'] },
+        },
+        {
+          name: 'release-train',
+          kind: 'allow',
+          start: opens,
+          end: new Date(Date.now() + 3 * 3_600_000).toISOString(),
+          appliesTo: { rollouts: ['*'] },
+        },
+        {
+          name: 'office-hours',
+          kind: 'allow',
+          schedule: '0 9 * * 1-5',
+          duration: '8h',
+          timeZone: 'Europe/Berlin',
+          appliesTo: { rollouts: ['web'] },
+        },
+      ],
+    });
+    const page = await app.newPage();
+    try {
+      await signInAsAdmin(page, app.url, `#/projects/${OTHER_PROJECT}`);
+      await page.getByRole('heading', { name: 'Approval windows', level: 2 }).waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId('project-freeze').textContent()).toContain(
+        'Frozen since 2026-12-01T00:00:00Z: incident 4711.',
+      );
+      expect(await page.getByTestId('window-maintenance').textContent()).toContain(`open until ${end}`);
+      expect(await page.getByTestId('window-release-train').textContent()).toContain(`opens at ${opens}`);
+      expect(await page.getByTestId('window-office-hours').textContent()).toContain(
+        '0 9 * * 1-5 (Europe/Berlin) for 8h',
+      );
+      await checkPage(page, 'the Project page with approval windows');
+      expectNoPageErrors(page);
+    } finally {
+      await page.close();
+      await setPolicy(null);
+    }
+  });
+});

@@ -382,6 +382,35 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
     expect(yaml.stdout).toContain('kind: Rollout\n');
   });
 
+  it("issue 45, item 3: shows the Project's freeze, and which approval window governs the Rollout and when it opens", async () => {
+    const project = `${API}/projects/${TEAM_PROJECT}`;
+    const setPolicy = (approvalPolicy: unknown) =>
+      admin('PATCH', project, { spec: { approvalPolicy } }, { 'content-type': 'application/merge-patch+json' }).then(
+        expectStatus(200),
+      );
+    const end = new Date(Date.now() + 3_600_000).toISOString();
+    await setPolicy({
+      freeze: { active: true, reason: 'incident 4711', since: '2026-12-01T00:00:00Z' },
+      windows: [
+        {
+          name: 'maintenance',
+          kind: 'deny',
+          start: new Date(Date.now() - 3_600_000).toISOString(),
+          end,
+          appliesTo: { rollouts: ['cache-v2'] },
+        },
+      ],
+    });
+    try {
+      const shown = await user().run(['rollouts', 'get', 'cache-v2']);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain('Freeze:          frozen since 2026-12-01T00:00:00Z: incident 4711\n');
+      expect(shown.stdout).toContain(`Window:          closed by "maintenance"; opens at ${end}\n`);
+    } finally {
+      await setPolicy(null);
+    }
+  });
+
   it("a caller without read access is refused in kubectl's words; one who may read but not approve is told so, with no command offered", async () => {
     const ci = await execCredentialKubeconfig(user(), platform(), 'ci', { namespace: TEAM_PROJECT });
     await writeFile(ci.tokensFile, `${platform().tokens.serviceAccount}\n`);

@@ -324,6 +324,7 @@ describe('Issue 9: a handler receives the input typed from its route declaration
     expectTypeOf<ReturnType<RouteRequest<Route<'startRun'>>['input']['body']>>().toEqualTypeOf<{
       type: 'plan' | 'apply';
       message?: string;
+      override?: { reason: string };
     }>();
     expectTypeOf<ReturnType<RouteRequest<Route<'listRunsInPhase'>>['input']['query']>>().toMatchTypeOf<{
       phase: 'Pending' | 'Running';

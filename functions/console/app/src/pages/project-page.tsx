@@ -6,6 +6,7 @@ import { apiGroup, type KubeObject, listKind, type Variable } from '../platform-
 import { href } from '../router.ts';
 import { type Loaded, useLoaded } from '../use-loaded.ts';
 import { ApproveStage, type Rollout, stagesAwaitingApproval } from './approvals.tsx';
+import { type ApprovalPolicySpec, ApprovalWindows } from './approval-windows.tsx';
 import { Breadcrumbs, DataTable, Facts, ListSection, PageNotice, PageTitle } from './common.tsx';
 import { DeleteObject } from './delete-object.tsx';
 
@@ -45,7 +46,7 @@ export function ProjectPage({ api, project }: { api: Api; project: string }) {
 
 /** The Project's own fields and its Edit and Delete, for those who may read it (a namespace's Role does not reach it). */
 function ProjectFacts({ api, group, project }: { api: Api; group: string; project: string }) {
-  type Spec = { displayName?: string; description?: string; contact?: string };
+  type Spec = { displayName?: string; description?: string; contact?: string; approvalPolicy?: ApprovalPolicySpec };
   const object = useLoaded(
     () =>
       api.get<KubeObject<Spec>>(objectPath(group, PROJECT, undefined, project)).catch((error: unknown) => {
@@ -73,6 +74,7 @@ function ProjectFacts({ api, group, project }: { api: Api; group: string; projec
           ]}
         />
       )}
+      {spec && <ApprovalWindows policy={spec.approvalPolicy} now={Date.now()} />}
       {object.data && (mayEdit || mayDelete) && (
         <div class="actions">
           {mayEdit && (
