@@ -122,7 +122,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  // Keyed from the signing key every replica shares: a list's next page may be asked of any replica.
+  // Keyed by an HKDF sub-key of the signing key every replica shares: a list's next page may be asked of any replica.
   const pageTokens = new PageTokens(() => adminSettings.current().signingKey);
   const runs = lazyRunDatabase(
     settings.database,
