@@ -32,7 +32,6 @@ export function createLoginFunction(context: AppContext): FunctionHandlers {
   const { adminSettings, passwordVerifier, loginThrottle, config, logger, metrics } = context;
   const secureCookie = config.apiBaseUrl.startsWith('https:');
   const budget = loginThrottle.budgets.accountMax;
-  sayWhereFailuresAreCounted(context);
 
   const login: RouteHandlers<'login'>['login'] = async (request) => {
     const outcome = (value: string) => noteForAudit(request, LOGIN_OUTCOME_ANNOTATION, value);
@@ -122,20 +121,6 @@ function throttled(refusedBy: 'account' | 'client', retryAfter: number, outcome:
     'too many failed logins from this client; try again later',
     retryAfterHeader(retryAfter),
   );
-}
-
-/** The start-up line saying where failed logins are counted, and with which budgets. */
-function sayWhereFailuresAreCounted({ loginThrottle, logger, metrics }: AppContext): void {
-  const { windowMs, accountMax, clientMax } = loginThrottle.budgets;
-  const budgets = { windowSeconds: windowMs / 1000, clientMaxFailures: clientMax, accountMaxFailures: accountMax };
-  metrics.sharedLimitStore('login_failures', loginThrottle.store);
-  if (loginThrottle.store === 'database')
-    logger.info('failed logins are counted in the database, shared by every instance', budgets);
-  else
-    logger.warn(
-      'failed logins are counted in this process only (no database): each instance allows the budgets on its own',
-      budgets,
-    );
 }
 
 function readPassword(header: string | undefined): string {
