@@ -6,7 +6,7 @@ import type { FunctionModule } from '../shared/server/runtime/function-definitio
 import { bindEarly, serveWithContext, type RunningServer } from './node-http/running-server.ts';
 import { tlsFromSettings } from './node-http/server-tls.ts';
 import { onShutdownSignal, settingsOrExit, startOrExit } from './node-http/start-up.ts';
-import type { DevelopmentServicesFor } from '../shared/server/app/development-services.ts';
+import type { DevelopmentServices } from '../shared/server/app/development-services.ts';
 import { startFunction } from './start-function.ts';
 
 /** Knative's default termination grace is 30 s; finish in-flight requests well inside it. */
@@ -49,14 +49,11 @@ export async function serveFunction(
  * (infra/development/entries/function-container.ts) wraps it, handing over local development's
  * cluster and database (`development`); this one, what the image runs, has none.
  */
-export async function runFunctionContainer(
-  module: FunctionModule,
-  development?: DevelopmentServicesFor,
-): Promise<void> {
+export async function runFunctionContainer(module: FunctionModule, development?: DevelopmentServices): Promise<void> {
   const settings = settingsOrExit(process.env);
   const logger = createLogger({ level: settings.server.logLevel });
   const running = await startOrExit(logger, () =>
-    serveFunction(module, settings, { logger, ...(development ? { development: development(settings) } : {}) }),
+    serveFunction(module, settings, { logger, ...(development ? { development } : {}) }),
   );
   onShutdownSignal(logger, () => running.close(DRAIN_GRACE_MS));
 }

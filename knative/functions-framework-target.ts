@@ -10,7 +10,7 @@ import { frameworkFlags } from './functions-framework-options.ts';
 import { FUNCTION_MODULES } from '../functions/function-registry.ts';
 import { isFunctionName } from './function-target.ts';
 import { startFunction } from './start-function.ts';
-import type { DevelopmentServicesFor } from '../shared/server/app/development-services.ts';
+import type { DevelopmentServices } from '../shared/server/app/development-services.ts';
 import { settleResponseShape } from './node-http/response-shape.ts';
 import { limitUnreadableRequests } from './node-http/limited-http-server.ts';
 import type { ServerConfig } from '../shared/base/config/server-config.ts';
@@ -21,7 +21,7 @@ import type { ServerConfig } from '../shared/base/config/server-config.ts';
  * development entry (infra/development/entries/functions-framework.ts) hands over local
  * development's cluster and database (`development`).
  */
-export async function registerFrameworkTarget(development?: DevelopmentServicesFor): Promise<void> {
+export async function registerFrameworkTarget(development?: DevelopmentServices): Promise<void> {
   // The port the framework really serves on gives the token's `iss` when API_BASE_URL is unset.
   const settings = settingsOrExit({ ...process.env, ...frameworkFlags(process.argv) });
   const logger = createLogger({ level: settings.server.logLevel });
@@ -32,7 +32,7 @@ export async function registerFrameworkTarget(development?: DevelopmentServicesF
     const module = FUNCTION_MODULES[target];
     const { context, handler } = await startFunction(module, settings, {
       logger,
-      ...(development ? { development: development(settings) } : {}),
+      ...(development ? { development } : {}),
     });
     // The framework makes its own server; its responses are node:http's too (knative/node-http/response-shape.ts).
     settleResponseShape();

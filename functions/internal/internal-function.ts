@@ -9,24 +9,30 @@ import { pageOf } from '../../shared/domain/runs/records/page-query.ts';
 import { runPrincipal } from '../../shared/domain/runs/run-principal.ts';
 import type { Run } from '../../shared/domain/runs/run.ts';
 import type { SensitiveValue } from '../../shared/domain/runs/logs/log-masking.ts';
-import type { FunctionModule, FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
+import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
 import { runLogMasking } from '../../shared/domain/runs/logs/run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';
 
 /** The internal function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
-export const internalFunction: FunctionModule = {
+/** The services of the app context the internal function uses, and may use. */
+const INTERNAL_SERVICES = ['cluster', 'config', 'logger', 'runs'] as const;
+
+export const internalFunction = functionModule({
+  services: INTERNAL_SERVICES,
   name: 'internal',
   cluster: 'on-first-use',
   runHistory: true,
   maintainsRunHistory: false,
   readiness: [],
   create: (context) => createInternalFunction(context),
-};
+});
 
 /** The internal function: the workspace controller's protocol under /internal/* (docs/run-history.md, "Leases"). */
-export function createInternalFunction(context: AppContext): FunctionHandlers {
+export function createInternalFunction(
+  context: Pick<AppContext, (typeof INTERNAL_SERVICES)[number]>,
+): FunctionHandlers {
   // Made when a run's variables are first asked for: the function connects to the cluster on first use.
   let objects: ClusterObjects | undefined;
   const clusterObjects = async () =>

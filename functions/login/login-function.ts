@@ -9,7 +9,7 @@ import {
   LOGIN_OUTCOME_ANNOTATION,
   noteForAudit,
 } from '../../shared/domain/audit/audit-annotations.ts';
-import type { FunctionModule, FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
+import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 
 /** Cookie set on a successful login, for browser clients (the API itself reads bearer tokens only). */
@@ -18,21 +18,24 @@ export const TOKEN_COOKIE = 'platform_api_token';
 const MAX_PASSWORD_BYTES = 72;
 
 /** The login function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
-export const loginFunction: FunctionModule = {
+/** The services of the app context the login function uses, and may use. */
+const LOGIN_SERVICES = ['adminSettings', 'passwordVerifier', 'loginThrottle', 'config', 'logger', 'metrics'] as const;
+
+export const loginFunction = functionModule({
+  services: LOGIN_SERVICES,
   name: 'login',
   cluster: 'on-first-use',
   runHistory: false,
   maintainsRunHistory: false,
   readiness: [],
   create: (context) => createLoginFunction(context),
-};
+});
 
 /** The login function: POST /api/v1alpha1/auth/login exchanges the admin password for an admin JWT. */
-export function createLoginFunction(context: AppContext): FunctionHandlers {
+export function createLoginFunction(context: Pick<AppContext, (typeof LOGIN_SERVICES)[number]>): FunctionHandlers {
   const { adminSettings, passwordVerifier, loginThrottle, config, logger, metrics } = context;
   const secureCookie = config.apiBaseUrl.startsWith('https:');
   const budget = loginThrottle.budgets.accountMax;
-  sayWhereFailuresAreCounted(context);
 
   const login: RouteHandlers<'login'>['login'] = async (request) => {
     const outcome = (value: string) => noteForAudit(request, LOGIN_OUTCOME_ANNOTATION, value);
@@ -122,20 +125,6 @@ function throttled(refusedBy: 'account' | 'client', retryAfter: number, outcome:
     'too many failed logins from this client; try again later',
     retryAfterHeader(retryAfter),
   );
-}
-
-/** The start-up line saying where failed logins are counted, and with which budgets. */
-function sayWhereFailuresAreCounted({ loginThrottle, logger, metrics }: AppContext): void {
-  const { windowMs, accountMax, clientMax } = loginThrottle.budgets;
-  const budgets = { windowSeconds: windowMs / 1000, clientMaxFailures: clientMax, accountMaxFailures: accountMax };
-  metrics.sharedLimitStore('login_failures', loginThrottle.store);
-  if (loginThrottle.store === 'database')
-    logger.info('failed logins are counted in the database, shared by every instance', budgets);
-  else
-    logger.warn(
-      'failed logins are counted in this process only (no database): each instance allows the budgets on its own',
-      budgets,
-    );
 }
 
 function readPassword(header: string | undefined): string {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../shared/server/app/app-context.ts';
 import { jsonResponse } from '../../shared/base/http/api-request.ts';
-import type { FunctionModule, FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
+import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 import { publicOidcConfig } from '../../shared/base/config/identity-config.ts';
 
@@ -11,18 +11,22 @@ export interface PublicConfig {
 }
 
 /** The public-config function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
-export const publicConfigFunction: FunctionModule = {
+/** The services of the app context the publicConfig function uses, and may use. */
+const PUBLIC_CONFIG_SERVICES = ['adminSettings', 'config', 'identity', 'routes'] as const;
+
+export const publicConfigFunction = functionModule({
+  services: PUBLIC_CONFIG_SERVICES,
   name: 'public-config',
   cluster: 'on-first-use',
   runHistory: false,
   maintainsRunHistory: false,
   readiness: [],
   create: (context) => createPublicConfigFunction(context),
-};
+});
 
 /** The public-config function: the public configuration, the OpenAPI document and the reference page. */
 export function createPublicConfigFunction(
-  context: AppContext,
+  context: Pick<AppContext, (typeof PUBLIC_CONFIG_SERVICES)[number]>,
   oidcConfig: () => PublicConfig['oidcConfig'] = () => publicOidcConfig(context.identity.oidc),
 ): FunctionHandlers {
   // Built on first request, not at start: the code that builds it (and the YAML parser for the CRDs) is a
@@ -60,7 +64,9 @@ export function createPublicConfigFunction(
   };
 }
 
-async function buildReference(context: AppContext): Promise<{ documentJson: string; page: string }> {
+async function buildReference(
+  context: Pick<AppContext, 'config' | 'routes'>,
+): Promise<{ documentJson: string; page: string }> {
   const [{ buildOpenApiDocument }, { renderReferencePage }, { platformKindDescriptions }] = await Promise.all([
     import('../../shared/contract/openapi/openapi-document.ts'),
     import('../../shared/contract/openapi/reference-page.ts'),

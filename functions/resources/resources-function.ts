@@ -8,10 +8,10 @@ import {
   VARIABLE_SET,
   type PlatformKind,
 } from '../../shared/contract/kinds/platform-kinds.ts';
-import type {
-  FunctionModule,
-  FunctionHandlers,
-  HandlerRequest,
+import {
+  functionModule,
+  type FunctionHandlers,
+  type HandlerRequest,
 } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 import { jsonResponse } from '../../shared/base/http/api-request.ts';
@@ -33,7 +33,21 @@ import { variableSetWrites } from './kinds/variable-set-writes.ts';
 import { parseRequestBody } from './kinds/resource-body.ts';
 
 /** The resources function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
-export const resourcesFunction: FunctionModule = {
+/** The services of the app context the resources function uses, and may use. */
+const RESOURCES_SERVICES = [
+  'auditStore',
+  'authorizer',
+  'cluster',
+  'config',
+  'logger',
+  'metrics',
+  'routes',
+  'runs',
+  'streamSessions',
+] as const;
+
+export const resourcesFunction = functionModule({
+  services: RESOURCES_SERVICES,
   name: 'resources',
   // Its handlers call the cluster, but /healthz and the admin's requests do not: it connects (and
   // loads the Kubernetes client) when a request or /readyz first needs the cluster.
@@ -42,10 +56,12 @@ export const resourcesFunction: FunctionModule = {
   maintainsRunHistory: true,
   readiness: ['platform-crds-served'],
   create: (context) => createResourcesFunction(context),
-};
+});
 
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
-export function createResourcesFunction(context: AppContext): FunctionHandlers {
+export function createResourcesFunction(
+  context: Pick<AppContext, (typeof RESOURCES_SERVICES)[number]>,
+): FunctionHandlers {
   const kubeConfig = async () => (await context.cluster()).kubeConfig;
   const rest = new KubernetesRestClient(kubeConfig, context.logger, (verb, seconds) =>
     context.metrics.clusterCall(verb, seconds),

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/server/app/app-context.ts';
 import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { ApiRequest } from '../../shared/base/http/api-request.ts';
-import type { FunctionModule, FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
+import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 import { authorisedRun, runWorkspaceResolver } from '../../shared/domain/runs/run-workspace-resolver.ts';
 import { RunEndWatch, type RunLogSources } from './run-end-watch.ts';
@@ -13,21 +13,25 @@ import { releaseWhenCallerLeaves } from '../../shared/domain/streams/stream-sess
 export const PHASE_CHECK_MS = 2_000;
 
 /** The run-logs function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
-export const runLogsFunction: FunctionModule = {
+/** The services of the app context the runLogs function uses, and may use. */
+const RUN_LOGS_SERVICES = ['config', 'logger', 'metrics', 'runs', 'streamSessions'] as const;
+
+export const runLogsFunction = functionModule({
+  services: RUN_LOGS_SERVICES,
   name: 'run-logs',
   cluster: 'on-first-use',
   runHistory: true,
   maintainsRunHistory: false,
   readiness: [],
   create: (context) => createRunLogsFunction(context),
-};
+});
 
 /**
  * The run-logs function: a run's log lines as server-sent events, with a heartbeat every
  * RUN_LOG_HEARTBEAT_INTERVAL, at most RUN_LOG_MAX_STREAMS_PER_PRINCIPAL open streams per principal,
  * each ending when the credential that opened it ends.
  */
-export function createRunLogsFunction(context: AppContext): FunctionHandlers {
+export function createRunLogsFunction(context: Pick<AppContext, (typeof RUN_LOGS_SERVICES)[number]>): FunctionHandlers {
   const { config } = context;
   const sessions = context.streamSessions({
     kind: 'run_log',

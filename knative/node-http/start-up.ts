@@ -4,19 +4,32 @@ import { loadSettings, type Settings } from '../../shared/base/config/settings.t
 import { createLogger, type Logger } from '../../shared/base/logging/logger.ts';
 import { flushStdoutLines } from '../../shared/base/logging/batched-line-writer.ts';
 
+/** What a settings loader returns: its values, with those spelled the deprecated way to warn about. */
+interface LoadedSettings {
+  readonly warnings: readonly string[];
+  /** The product's settings carry the log level; a loader without one logs at the default level. */
+  readonly server?: { readonly logLevel: Settings['server']['logLevel'] };
+}
+
 /**
- * An entry point's first step: the settings parsed once from its environment (`process.env`).
- * A bad value ends the process, reported by a logger at the default level since LOG_LEVEL itself
- * may be the bad value. A value spelled the deprecated way is warned about, naming the variable.
+ * An entry point's first step: the settings parsed once from its environment (`process.env`), by
+ * `loadSettings` or the loader given (local development's `loadDevelopmentSettings`). A bad value
+ * ends the process, reported by a logger at the default level since LOG_LEVEL itself may be the
+ * bad value. A value spelled the deprecated way is warned about, naming the variable.
  */
-export function settingsOrExit(env: Environment): Settings {
-  let settings: Settings;
+export function settingsOrExit(env: Environment): Settings;
+export function settingsOrExit<T extends LoadedSettings>(env: Environment, load: (env: Environment) => T): T;
+export function settingsOrExit(
+  env: Environment,
+  load: (env: Environment) => LoadedSettings = loadSettings,
+): LoadedSettings {
+  let settings: LoadedSettings;
   try {
-    settings = loadSettings(env);
+    settings = load(env);
   } catch (error) {
     return refuseToStart(createLogger(), error);
   }
-  const logger = createLogger({ level: settings.server.logLevel });
+  const logger = createLogger(settings.server ? { level: settings.server.logLevel } : {});
   for (const warning of settings.warnings) logger.warn(warning);
   return settings;
 }

@@ -1,12 +1,11 @@
-import type { Database } from '../base/database/database.ts';
 import type { LoginThrottleSettings } from '../base/config/login-throttle-settings.ts';
-import type { Logger } from '../base/logging/logger.ts';
 import { DatabaseLoginFailures } from './database-login-failures.ts';
 import { loginClientKey } from './login-client-key.ts';
 import { loginKeys, type AdmittedLogin, type LoginBudgets, type LoginKeys } from './login-failure-store.ts';
 import { ProcessLoginFailures } from './process-login-failures.ts';
 import { UncarriedLoginFailures } from './uncarried-login-failures.ts';
-import { SharedCountFallback } from '../base/database/shared-count-fallback.ts';
+import type { SharedCountFallback } from '../base/database/shared-count-fallback.ts';
+import type { SharedLimitCount } from '../base/database/shared-limit.ts';
 import { withDeadline } from '../base/node/deadline.ts';
 
 /** Where an attempt was counted: in the database every instance shares, or in this process only. */
@@ -37,17 +36,13 @@ export interface LoginRefusal {
 
 export interface LoginThrottleOptions {
   settings: LoginThrottleSettings;
-  /** The database every instance shares (opened on first use), or undefined: counted per process. */
-  database?: Database;
-  logger: Logger;
-  /** Told which store counts from now on: `process` while the database does not answer. */
-  onStoreChange?: (store: LoginFailureStoreName) => void;
-  /** Told of each attempt counted in the process because the database did not answer (or is being left alone after it did not). */
-  onFallback?: () => void;
+  /**
+   * Where failures are counted (`sharedLimit({ name: 'login_failures', ... })`): its database, or
+   * none (per process); its fallback, metrics and start-up line.
+   */
+  limit: SharedLimitCount;
   /** The process's store (tests give a small one). */
   processStore?: ProcessLoginFailures;
-  /** How long to count in the process after the database failed before asking it again (DATABASE_RETRY_MS). */
-  databaseRetryMs?: number;
 }
 
 /**
@@ -83,15 +78,9 @@ export class LoginThrottle {
     };
     this.#ipv6PrefixLength = settings.ipv6PrefixLength;
     this.#process = options.processStore ?? new ProcessLoginFailures();
-    this.#database = options.database ? new DatabaseLoginFailures(options.database) : undefined;
-    this.store = this.#database ? 'database' : 'process';
-    this.#fallback = new SharedCountFallback({
-      counted: 'failed logins',
-      meanwhile: 'each instance now allows the budgets on its own, starting from the counts the database last gave',
-      logger: options.logger,
-      ...(options.onStoreChange ? { onStoreChange: options.onStoreChange } : {}),
-      ...(options.databaseRetryMs === undefined ? {} : { retryMs: options.databaseRetryMs }),
-    });
+    this.#database = options.limit.database ? new DatabaseLoginFailures(options.limit.database) : undefined;
+    this.store = options.limit.store;
+    this.#fallback = options.limit.fallback;
   }
 
   get budgets(): Readonly<LoginBudgets> {
@@ -106,7 +95,7 @@ export class LoginThrottle {
     const known = this.#database && this.#fallback.ask ? this.#shared.refusal(keys, this.#budgets) : undefined;
     const shared = this.#database && this.#fallback.ask && !known ? await this.#admitShared(keys) : undefined;
     const store: LoginFailureStoreName = known || shared ? 'database' : 'process';
-    if (this.#database && store === 'process') this.#options.onFallback?.();
+    if (this.#database && store === 'process') this.#options.limit.countedInProcess();
     const admission = known ?? shared ?? (await this.#process.admit(keys, this.#budgets));
     if (this.#database && store === 'process' && admission.admitted) this.#uncarried.counted(keys, admission);
     if (admission.admitted) return { ...admission, keys, store };

@@ -7,6 +7,7 @@ import type { RunningServer } from '../../knative/node-http/running-server.ts';
 import type { AppContextOptions } from '../../shared/server/app/app-context.ts';
 import { developmentServices } from '../../infra/development/development-services.ts';
 import { loadSettings } from '../../shared/base/config/settings.ts';
+import { loadDevelopmentSettings } from '../../infra/development/local/local-settings.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -30,6 +31,7 @@ export async function startTestGateway(
   return startLocalGateway(loadSettings({ PORT: '0', ...env }), {
     logger: silentLogger,
     host: '127.0.0.1',
+    local: loadDevelopmentSettings(env),
     development: developmentServices(),
     // Audit events are read back by the tests that prove them (test/*/audit/); elsewhere they are not printed
     // (with DATABASE_URL they are still written to that database, as in production).

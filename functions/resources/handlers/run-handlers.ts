@@ -32,7 +32,7 @@ type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
  * denied request leaves nothing behind. Each reads and writes the Project, Workspace or run the
  * decision names, not the path again.
  */
-export function runHandlers(context: AppContext, objects: ClusterObjects) {
+export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, objects: ClusterObjects) {
   /** The Workspace a new run starts on: 404 when it is gone, 409 while it is suspended. */
   const startableWorkspace = async (
     project: string,

@@ -2,6 +2,7 @@ import type { Settings } from '../../../shared/base/config/settings.ts';
 import type { Logger } from '../../../shared/base/logging/logger.ts';
 import type { RunningServer } from '../../../knative/node-http/running-server.ts';
 import { gatewayTls } from '../gateway/gateway-tls.ts';
+import type { DevelopmentSettings } from '../local/local-settings.ts';
 import { startDevelopmentController, type DevelopmentController } from './development-controller.ts';
 
 /**
@@ -11,10 +12,11 @@ import { startDevelopmentController, type DevelopmentController } from './develo
  */
 export async function startLocalController(
   settings: Settings,
+  local: DevelopmentSettings,
   gateway: RunningServer,
   logger: Logger,
 ): Promise<DevelopmentController | undefined> {
-  if (!settings.local.controller) {
+  if (!local.controller) {
     logger.info(
       'development controller off (LOCAL_CONTROLLER=false): runs stay Pending until a controller claims them',
     );
@@ -22,7 +24,7 @@ export async function startLocalController(
   }
   const cluster = await gateway.context.cluster();
   if (!cluster.builtInEmulator) return undefined;
-  const tls = await gatewayTls(settings, settings.local.dataDir);
+  const tls = await gatewayTls(settings, local);
   return startDevelopmentController({
     url: gateway.url,
     ...(tls ? { certificate: tls.cert } : {}),

@@ -8,9 +8,11 @@ import { functionTarget } from '../../../knative/function-target.ts';
 import { FUNCTION_MODULES } from '../../../functions/function-registry.ts';
 import { createLogger } from '../../../shared/base/logging/logger.ts';
 import { settingsOrExit, startOrExit } from '../../../knative/node-http/start-up.ts';
-import { developmentServicesFor } from '../development-services.ts';
+import { developmentServices } from '../development-services.ts';
+import { loadDevelopmentSettings } from '../local/local-settings.ts';
 
+const local = settingsOrExit(process.env, loadDevelopmentSettings);
 const settings = settingsOrExit(process.env);
 const logger = createLogger({ level: settings.server.logLevel });
 const target = await startOrExit(logger, async () => functionTarget(settings.runtime));
-await runFunctionContainer(FUNCTION_MODULES[target], developmentServicesFor);
+await runFunctionContainer(FUNCTION_MODULES[target], developmentServices(local.dataDir));

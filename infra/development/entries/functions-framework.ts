@@ -4,6 +4,9 @@
 // Without KUBECONFIG it uses the built-in emulator over the local state folder, without DATABASE_URL
 // the embedded PostgreSQL beside it (LOCAL_DATA_DIR, `.data/` by default).
 import { registerFrameworkTarget } from '../../../knative/functions-framework-target.ts';
-import { developmentServicesFor } from '../development-services.ts';
+import { settingsOrExit } from '../../../knative/node-http/start-up.ts';
+import { developmentServices } from '../development-services.ts';
+import { loadDevelopmentSettings } from '../local/local-settings.ts';
 
-await registerFrameworkTarget(developmentServicesFor);
+const local = settingsOrExit(process.env, loadDevelopmentSettings);
+await registerFrameworkTarget(developmentServices(local.dataDir));

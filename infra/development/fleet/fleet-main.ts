@@ -6,17 +6,19 @@ import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../knative/
 import { startFleet } from './fleet.ts';
 import { gatewayTls } from '../gateway/gateway-tls.ts';
 import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from '../gateway/local-console.ts';
-import { localBindAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
+import { warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
+import { loadDevelopmentSettings } from '../local/local-settings.ts';
 
 const MAX_REPLICAS = 10;
 // The console (issue 24) on the next port: its origins are ones the API allows (the fleet tells its replicas).
-const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
+const local = settingsOrExit(process.env, loadDevelopmentSettings);
+const settings = withLocalConsoleOrigins(settingsOrExit(process.env), local);
 const logger = createLogger({ level: settings.server.logLevel });
 // Loopback unless LOCAL_BIND_ADDRESS says otherwise (issue 44, item 2): the fleet's admin password is known.
-const host = await startOrExit(logger, async () => localBindAddress(process.env));
+const host = local.bindAddress;
 warnIfReachableFromNetwork(host, logger);
 // Served as the API is: over HTTPS with its certificate when it has one (issue 44, item 4).
-const consoleTls = await startOrExit(logger, () => gatewayTls(settings, settings.local.dataDir));
+const consoleTls = await startOrExit(logger, () => gatewayTls(settings, local));
 const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host, consoleTls));
 const fleet = await startOrExit(logger, () => {
   const { values } = parseArgs({ options: { replicas: { type: 'string', default: '1' } } });
@@ -26,7 +28,8 @@ const fleet = await startOrExit(logger, () => {
   // The replicas are handed the environment as given (forwarded, each parses its own).
   return startFleet(settings, process.env, {
     replicas,
-    dataDir: settings.local.dataDir,
+    dataDir: local.dataDir,
+    https: local.https,
     logger,
     host,
     onReplicaOutput: (replica, text) =>

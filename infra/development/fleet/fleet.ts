@@ -30,6 +30,8 @@ export interface FleetOptions {
   replicas: number;
   /** The local state folder: the shared secret, the emulator's objects, the embedded database. */
   dataDir: string;
+  /** LOCAL_HTTPS=true: the gateway serves HTTPS with a certificate made under `dataDir` (false when not given). */
+  https?: boolean;
   logger: Logger;
   host?: string;
   /** How often the gateway checks each replica's `/readyz`. */
@@ -67,7 +69,7 @@ export async function startFleet(settings: Settings, environment: Environment, o
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
   try {
-    const tls = await gatewayTls(settings, options.dataDir);
+    const tls = await gatewayTls(settings, { dataDir: options.dataDir, https: options.https ?? false });
     if (await ensureAdminSecretFolder(paths.adminSecret))
       logger.info('generated the fleet\'s admin secret (password "admin")', { folder: paths.adminSecret });
     const kubeconfigPath = await connectFleetCluster(settings.cluster, paths.kubernetes, cleanups);

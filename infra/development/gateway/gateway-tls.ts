@@ -1,4 +1,5 @@
 import type { Settings } from '../../../shared/base/config/settings.ts';
+import type { DevelopmentSettings } from '../local/local-settings.ts';
 import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,12 +11,12 @@ import { generateTlsCertificate } from '../../kube-emulator/self-signed-certific
  * else, with LOCAL_HTTPS=true, a certificate made under the local state folder (`<dataDir>/tls/`).
  */
 export async function gatewayTls(
-  settings: Pick<Settings, 'tls' | 'local'>,
-  dataDir: string,
+  settings: Pick<Settings, 'tls'>,
+  local: Pick<DevelopmentSettings, 'https' | 'dataDir'>,
 ): Promise<ServerTls | undefined> {
   const given = await tlsFromSettings(settings.tls);
-  if (given || !settings.local.https) return given;
-  return localDevelopmentTls(dataDir);
+  if (given || !local.https) return given;
+  return localDevelopmentTls(local.dataDir);
 }
 
 /**

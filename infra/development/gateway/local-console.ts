@@ -4,6 +4,7 @@
 import type { Settings } from '../../../shared/base/config/settings.ts';
 import { ANY_ORIGIN } from '../../../shared/base/config/cors-allowed-origins.ts';
 import type { Logger } from '../../../shared/base/logging/logger.ts';
+import type { DevelopmentSettings } from '../local/local-settings.ts';
 import type { ServerTls } from '../../../knative/node-http/server-tls.ts';
 import {
   bindConsoleServer,
@@ -21,8 +22,11 @@ export function localConsoleOrigins(port: number, scheme: 'http' | 'https'): str
  * The console is served as its API is (issue 44, item 4): over HTTPS with the API's certificate when the
  * local gateway has one (LOCAL_HTTPS=true, or TLS_CERT_FILE), so a page from it may call the API at all.
  */
-function localConsoleScheme(settings: Pick<Settings, 'tls' | 'local'>): 'http' | 'https' {
-  return settings.local.https || settings.tls.files !== undefined ? 'https' : 'http';
+function localConsoleScheme(
+  settings: Pick<Settings, 'tls'>,
+  local: Pick<DevelopmentSettings, 'https'>,
+): 'http' | 'https' {
+  return local.https || settings.tls.files !== undefined ? 'https' : 'http';
 }
 
 /**
@@ -30,7 +34,7 @@ function localConsoleScheme(settings: Pick<Settings, 'tls' | 'local'>): 'http' |
  * is allowed already). With PORT=0 the console's port is not known before it listens: its origins are
  * then not added (tests that serve a console name its origin themselves).
  */
-export function withLocalConsoleOrigins(settings: Settings): Settings {
+export function withLocalConsoleOrigins(settings: Settings, local: Pick<DevelopmentSettings, 'https'>): Settings {
   const { corsAllowedOrigins } = settings.server;
   const port = settings.console.localPort;
   if (port === 0 || corsAllowedOrigins.includes(ANY_ORIGIN)) return settings;
@@ -39,7 +43,7 @@ export function withLocalConsoleOrigins(settings: Settings): Settings {
     server: {
       ...settings.server,
       corsAllowedOrigins: [
-        ...new Set([...corsAllowedOrigins, ...localConsoleOrigins(port, localConsoleScheme(settings))]),
+        ...new Set([...corsAllowedOrigins, ...localConsoleOrigins(port, localConsoleScheme(settings, local))]),
       ],
     },
   };

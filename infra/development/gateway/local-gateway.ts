@@ -17,22 +17,24 @@ import {
 import { createFunctionHandler, FUNCTION_MODULES } from '../../../functions/function-registry.ts';
 import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { gatewayTls } from './gateway-tls.ts';
-import { developmentServicesFor } from '../development-services.ts';
+import { developmentServices } from '../development-services.ts';
+import { loadDevelopmentSettings, type DevelopmentSettings } from '../local/local-settings.ts';
 import { startTracing } from '../../../shared/base/tracing/start-tracing.ts';
 import { traceGatewayHop } from '../../../shared/base/tracing/gateway-span.ts';
 import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
-import { boundAddress, localBindAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
+import { boundAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
 import { startLocalController } from '../controller/local-controller.ts';
 
 /**
  * `npm start`: every function in one process behind a gateway that routes by path exactly as
- * the production gateway does (the same rules the chart's HTTPRoute is rendered from).
+ * the production gateway does (the same rules the chart's HTTPRoute is rendered from). `local`:
+ * local development's settings (LOCAL_HTTPS, the data folder), their defaults when not given.
  */
 export async function startLocalGateway(
   settings: Settings,
-  options: AppContextOptions & { host?: string } = {},
+  options: AppContextOptions & { host?: string; local?: DevelopmentSettings } = {},
 ): Promise<RunningServer> {
-  const tls = await gatewayTls(settings, settings.local.dataDir);
+  const tls = await gatewayTls(settings, options.local ?? loadDevelopmentSettings({}));
   const bound = await bindEarly(settings.server, tls, options.host);
   try {
     await startTracing(
@@ -110,26 +112,28 @@ async function setUpLocalCluster(context: AppContext, fromKubeconfig: boolean): 
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // The console (issue 24) on the next port: its origins are ones the API allows.
-  const settings = withLocalConsoleOrigins(settingsOrExit(process.env));
+  const local = settingsOrExit(process.env, loadDevelopmentSettings);
+  const settings = withLocalConsoleOrigins(settingsOrExit(process.env), local);
   const logger = createLogger({ level: settings.server.logLevel });
   // Loopback unless LOCAL_BIND_ADDRESS says otherwise (issue 44, item 2): the admin password is known.
-  const host = await startOrExit(logger, async () => localBindAddress(process.env));
+  const host = local.bindAddress;
   warnIfReachableFromNetwork(host, logger);
   // Served as the API is: over HTTPS with its certificate when it has one (issue 44, item 4).
-  const consoleTls = await startOrExit(logger, () => gatewayTls(settings, settings.local.dataDir));
+  const consoleTls = await startOrExit(logger, () => gatewayTls(settings, local));
   const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host, consoleTls));
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
       logger,
       host,
-      development: developmentServicesFor(settings),
+      local,
+      development: developmentServices(local.dataDir),
     }),
   );
   const consoleServer = await startOrExit(logger, () =>
     serveLocalConsole(consolePort, settings, running.url.replace('127.0.0.1', 'localhost'), logger),
   );
   // Issue 44 item 3: runs started locally are claimed and end (LOCAL_CONTROLLER=false: none is).
-  const controller = await startOrExit(logger, () => startLocalController(settings, running, logger));
+  const controller = await startOrExit(logger, () => startLocalController(settings, local, running, logger));
   onShutdownSignal(logger, async () => {
     await controller?.stop();
     await consoleServer.close();

@@ -1,18 +1,17 @@
 // Issue 44, item 2: local mode runs the admin account with the password everyone knows (`admin`), so
 // `npm start` and `npm run fleet` listen on loopback only unless LOCAL_BIND_ADDRESS says otherwise.
-// Read here, beside the rest of local development, not in the product's settings: production entries
+// Read with local development's settings (local-settings.ts), not the product's: production entries
 // bind where their platform tells them.
 import { isIP, type Server } from 'node:net';
-import type { Environment } from '../../../shared/base/config/environment.ts';
 import { ConfigError } from '../../../shared/base/config/config-error.ts';
 import type { Logger } from '../../../shared/base/logging/logger.ts';
 
 /** Where the local gateways and their console listen when LOCAL_BIND_ADDRESS is not set. */
 export const LOOPBACK_ADDRESS = '127.0.0.1';
 
-/** LOCAL_BIND_ADDRESS (an IPv4 or IPv6 address), else loopback; anything else is a ConfigError naming it. */
-export function localBindAddress(env: Environment): string {
-  const text = env.LOCAL_BIND_ADDRESS?.trim() || LOOPBACK_ADDRESS;
+/** LOCAL_BIND_ADDRESS's value (an IPv4 or IPv6 address), else loopback; anything else is a ConfigError naming it. */
+export function localBindAddress(given: string | undefined): string {
+  const text = given || LOOPBACK_ADDRESS;
   if (isIP(text) === 0)
     throw new ConfigError(
       'LOCAL_BIND_ADDRESS',

@@ -1,5 +1,3 @@
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secret-settings.ts';
 import { loadAuditSettings, type AuditSettings } from './audit-settings.ts';
 import { loadRunHistorySettings, type RunHistorySettings } from './run-history-settings.ts';
@@ -12,15 +10,14 @@ import { loadServerConfig, type ServerConfig } from './server-config.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing-settings.ts';
 import { settingReader, type SettingReader } from './setting-values.ts';
 
-/** The checkout's local state folder, `<repo>/.data`: LOCAL_DATA_DIR's default (infra/development/local/ lays it out). */
-export const DEFAULT_LOCAL_DATA_DIR = fileURLToPath(new URL('../../.data', import.meta.url));
-
 /**
  * Every setting of the process, parsed once from the environment at start (as Kargo's
  * `pkg/server/config` does): the entry points call `loadSettings(process.env)` and hand the
  * result, or the section a part needs, down. Nothing else reads the environment; a new setting
  * is parsed here (or in its section's module beside this one), tested in
- * test/system/foundation/settings.test.ts and listed in the README's environment table.
+ * test/system/foundation/settings.test.ts and listed in the README's environment table. Local
+ * development's own settings (LOCAL_DATA_DIR, LOCAL_HTTPS, LOCAL_CONTROLLER) are not the product's:
+ * infra/development/local/local-settings.ts parses them.
  */
 export interface Settings {
   /** Serving, limits, API group and base URL, run-log limits, logging (server-config.ts). */
@@ -38,7 +35,6 @@ export interface Settings {
   readonly login: LoginThrottleSettings;
   readonly cluster: ClusterSettings;
   readonly tls: TlsSettings;
-  readonly local: LocalSettings;
   readonly runtime: RuntimeSettings;
   /** OpenTelemetry traces: the OTLP endpoint (none: off), service name, sampling (tracing-settings.ts). */
   readonly tracing: TracingSettings;
@@ -63,15 +59,6 @@ export interface ClusterSettings {
 export interface TlsSettings {
   /** TLS_CERT_FILE and TLS_KEY_FILE, both or neither: undefined serves plain HTTP. */
   readonly files: { readonly certFile: string; readonly keyFile: string } | undefined;
-}
-
-export interface LocalSettings {
-  /** LOCAL_DATA_DIR (resolved), else the checkout's `.data`: the local gateways' and the CLI's state folder. */
-  readonly dataDir: string;
-  /** LOCAL_HTTPS=true: the local gateways serve HTTPS with a certificate made under the data folder. */
-  readonly https: boolean;
-  /** LOCAL_CONTROLLER (true unless `false`): `npm start` on the built-in emulator runs the development controller. */
-  readonly controller: boolean;
 }
 
 export interface RuntimeSettings {
@@ -100,11 +87,6 @@ export function loadSettings(env: Environment): Settings {
       inCluster: setting.text('KUBERNETES_SERVICE_HOST') !== undefined,
     },
     tls: { files: tlsFiles(setting) },
-    local: {
-      dataDir: localDataDir(setting),
-      https: setting.boolean('LOCAL_HTTPS', { fallback: false }),
-      controller: setting.boolean('LOCAL_CONTROLLER', { fallback: true }),
-    },
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
     tracing: loadTracingSettings(env),
     console: loadConsoleSettings(env, server.port),
@@ -146,11 +128,6 @@ function tlsFiles(setting: SettingReader): TlsSettings['files'] {
   if (certFile === undefined) throw new ConfigError('TLS_CERT_FILE', 'is required when TLS_KEY_FILE is set');
   if (keyFile === undefined) throw new ConfigError('TLS_KEY_FILE', 'is required when TLS_CERT_FILE is set');
   return { certFile, keyFile };
-}
-
-function localDataDir(setting: SettingReader): string {
-  const dataDir = setting.text('LOCAL_DATA_DIR');
-  return dataDir ? resolve(dataDir) : DEFAULT_LOCAL_DATA_DIR;
 }
 
 function deepFreeze<T extends object>(value: T): T {

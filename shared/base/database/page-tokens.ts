@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CatalogueError } from '../http/error-catalogue.ts';
 
 /** A `continue` token this server did not issue for this query, or that names no position it can list from. HTTP: 400. */
@@ -19,13 +19,16 @@ export type PageTokenKey = () => Uint8Array;
 export type PositionField = (value: string) => boolean;
 
 const MAC_BYTES = 16;
-// Domain separation: the key that signs admin tokens signs nothing else under its own name.
-const KEY_LABEL = 'platform-api continue tokens v1';
+const SUB_KEY_BYTES = 32;
+// Domain separation: the key that signs admin tokens signs nothing else under its own name; page tokens
+// are keyed by a sub-key derived with HKDF (RFC 5869) under this label. Tokens keyed the earlier way
+// (an HMAC of a label) are refused once after the upgrade, as after a key rotation (docs/security.md).
+const SUB_KEY_INFO = 'platform-api page tokens';
 
 /**
  * Keyset `continue` tokens bound to what issued them (issue 38): the position after a page, and a MAC
- * over it and the query it was issued for (its filters, in a fixed order), keyed from the admin signing
- * key that every replica shares. A token from another query, an altered or forged one, or one from
+ * over it and the query it was issued for (its filters, in a fixed order), keyed by an HKDF sub-key of
+ * the admin signing key that every replica shares. A token from another query, an altered or forged one, or one from
  * before a key rotation is refused (400), and the position a token names is checked field by field
  * before it reaches a query. Format: `<base64url(JSON array of the position)>.<base64url(MAC)>`.
  */
@@ -80,7 +83,7 @@ export class PageTokens {
     const key = this.#key();
     let derived = this.#derived.get(key);
     if (derived === undefined) {
-      derived = createHmac('sha256', key).update(KEY_LABEL).digest();
+      derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), SUB_KEY_INFO, SUB_KEY_BYTES));
       this.#derived.set(key, derived);
     }
     return derived;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../base/database/database.ts';
-import type { Logger } from '../../base/logging/logger.ts';
 import type { StreamKind } from '../../base/metrics/metrics.ts';
-import { SharedCountFallback } from '../../base/database/shared-count-fallback.ts';
+import type { SharedCountFallback } from '../../base/database/shared-count-fallback.ts';
+import type { SharedLimitCount } from '../../base/database/shared-limit.ts';
 import { withDeadline } from '../../base/node/deadline.ts';
 
 /** How often an instance holding slots says it is alive. */
@@ -16,17 +16,12 @@ const SLOT_DEADLINE_MS = 3_000;
 
 export interface SharedStreamSlotsOptions {
   kind: StreamKind;
-  /** The database every instance shares, opened on first use. */
+  /** The database every instance shares, opened on first use: its limit's (`sharedLimit`). */
   database: Database;
-  logger: Logger;
+  /** The cap's shared limit (`run_log_streams` or `watches`): its fallback, metrics and start-up line. */
+  limit: SharedLimitCount;
   heartbeatMs?: number;
   expiryMs?: number;
-  /** Told which store decides from now on: `process` while the database does not answer. */
-  onStoreChange?: (store: 'database' | 'process') => void;
-  /** Told of each slot taken on the per-process count alone because the database did not answer. */
-  onFallback?: () => void;
-  /** How long to decide in the process after the database failed before asking it again. */
-  databaseRetryMs?: number;
 }
 
 interface HeldSlot {
@@ -64,13 +59,7 @@ export class SharedStreamSlots {
     this.#options = options;
     this.#heartbeatMs = options.heartbeatMs ?? SLOT_HEARTBEAT_MS;
     this.#expiry = `${options.expiryMs ?? SLOT_EXPIRY_MS} milliseconds`;
-    this.#fallback = new SharedCountFallback({
-      counted: options.kind === 'run_log' ? 'run-log streams' : 'watches',
-      meanwhile: 'each instance now allows the cap per principal on its own',
-      logger: options.logger,
-      ...(options.onStoreChange ? { onStoreChange: options.onStoreChange } : {}),
-      ...(options.databaseRetryMs === undefined ? {} : { retryMs: options.databaseRetryMs }),
-    });
+    this.#fallback = options.limit.fallback;
   }
 
   /**
@@ -83,7 +72,7 @@ export class SharedStreamSlots {
     const asked = this.#fallback.ask;
     const taken = asked ? await this.#takeShared(slot, principal, max) : undefined;
     if (taken === false) return undefined;
-    if (taken === undefined) this.#options.onFallback?.();
+    if (taken === undefined) this.#options.limit.countedInProcess();
     this.#held.set(slot, { principal, registered: taken === true, maybeWritten: asked });
     this.#beatWhileHolding();
     return slot;

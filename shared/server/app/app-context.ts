@@ -24,6 +24,8 @@ import { StreamSessions, type StreamLimit } from '../../domain/streams/stream-se
 import { SharedStreamSlots } from '../../domain/streams/shared-stream-slots.ts';
 import type { Database } from '../../base/database/database.ts';
 import { PageTokens } from '../../base/database/page-tokens.ts';
+import { sharedLimit } from '../../base/database/shared-limit.ts';
+import type { LoginThrottleSettings } from '../../base/config/login-throttle-settings.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -122,7 +124,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
   const passwordVerifier = new PasswordVerifier();
-  // Keyed from the signing key every replica shares: a list's next page may be asked of any replica.
+  // Keyed by an HKDF sub-key of the signing key every replica shares: a list's next page may be asked of any replica.
   const pageTokens = new PageTokens(() => adminSettings.current().signingKey);
   const runs = lazyRunDatabase(
     settings.database,
@@ -142,6 +144,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     withDatabase,
   });
   collectContextMetrics(metrics, adminSettings, runs, audit.database);
+  let loginThrottle: LoginThrottle | undefined;
   return {
     get kubernetes() {
       return identity.kubernetes();
@@ -154,13 +157,15 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     adminTokens,
     authenticator,
     passwordVerifier,
-    loginThrottle: new LoginThrottle({
-      settings: settings.login,
-      ...(withDatabase ? { database: runs.database } : {}),
-      logger,
-      onStoreChange: (store) => metrics.sharedLimitStore('login_failures', store),
-      onFallback: () => metrics.sharedLimitFallback('login_failures'),
-    }),
+    // Made when first asked for (by the login function, at its start): only it says where failures are counted.
+    get loginThrottle() {
+      loginThrottle ??= failedLoginThrottle(
+        settings.login,
+        { logger, metrics },
+        withDatabase ? runs.database : undefined,
+      );
+      return loginThrottle;
+    },
     identity: settings.identity,
     authorizer: identity.authorizer,
     runs,
@@ -187,25 +192,14 @@ function cappedStreams(
   database: Database | undefined,
 ): StreamSessions {
   const { logger, metrics } = context;
-  const sharedLimit = limit.kind === 'run_log' ? 'run_log_streams' : 'watches';
-  const shared =
-    database &&
-    new SharedStreamSlots({
-      kind: limit.kind,
-      database,
-      logger,
-      onStoreChange: (store) => metrics.sharedLimitStore(sharedLimit, store),
-      onFallback: () => metrics.sharedLimitFallback(sharedLimit),
-    });
-  metrics.sharedLimitStore(sharedLimit, shared ? 'database' : 'process');
-  const facts = { max: limit.max, setting: limit.setting };
-  if (shared)
-    logger.info(`${limit.streams} are capped per principal across every instance, counted in the database`, facts);
-  else
-    logger.warn(
-      `${limit.streams} are capped per principal in this process only (no database): each instance allows the cap`,
-      facts,
-    );
+  const counted = sharedLimit({
+    name: limit.kind === 'run_log' ? 'run_log_streams' : 'watches',
+    database,
+    logger,
+    metrics,
+    budgets: { max: limit.max, setting: limit.setting },
+  });
+  const shared = database && new SharedStreamSlots({ kind: limit.kind, database, limit: counted });
   return new StreamSessions({
     limit,
     adminSettings: context.adminSettings,
@@ -213,6 +207,22 @@ function cappedStreams(
     opened: () => metrics.streamOpened(limit.kind),
     ...(shared ? { shared } : {}),
   });
+}
+
+/** The login throttle, counting failures in the database when there is one; the start-up log says which. */
+function failedLoginThrottle(
+  login: LoginThrottleSettings,
+  context: Pick<AppContext, 'logger' | 'metrics'>,
+  database: Database | undefined,
+): LoginThrottle {
+  const { windowMs, accountMaxFailures, clientMaxFailures } = login;
+  const limit = sharedLimit({
+    name: 'login_failures',
+    database,
+    ...context,
+    budgets: { windowSeconds: windowMs / 1000, clientMaxFailures, accountMaxFailures },
+  });
+  return new LoginThrottle({ settings: login, limit });
 }
 
 /**

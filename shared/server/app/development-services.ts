@@ -1,6 +1,5 @@
 import type { EmbeddedDatabaseStarter } from '../../base/database/database-url.ts';
 import type { DevelopmentCluster } from '../../base/kubernetes/cluster-connection.ts';
-import type { Settings } from '../../base/config/settings.ts';
 
 /**
  * What local development hands a context, both the same way: a cluster for when the environment
@@ -20,6 +19,3 @@ export interface DevelopmentServices {
    */
   localState: boolean;
 }
-
-/** How an entry gets them from its parsed settings (the local state folder is LOCAL_DATA_DIR). */
-export type DevelopmentServicesFor = (settings: Settings) => DevelopmentServices;

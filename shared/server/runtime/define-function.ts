@@ -2,7 +2,7 @@ import { isConnected, type AppContext } from '../app/app-context.ts';
 import { apiError } from '../../base/http/error-catalogue.ts';
 import { KubernetesRestClient } from '../../base/kubernetes/kubernetes-rest-client.ts';
 import { checkPlatformCrdsServed } from '../../domain/resources/crd-readiness.ts';
-import type { FunctionDefinition, FunctionModule, ReadinessCheck } from './function-definition.ts';
+import type { AppService, FunctionDefinition, FunctionModule, ReadinessCheck } from './function-definition.ts';
 
 /**
  * A function's definition from its module and the process's context: its factory's handlers, given
@@ -19,7 +19,9 @@ export function defineFunction(
   servedWith: readonly FunctionModule[] = [module],
 ): FunctionDefinition {
   const handlers =
-    module.cluster === 'on-first-use' ? module.create(context) : module.create(connected(module, context));
+    module.cluster === 'on-first-use'
+      ? module.create(declaredServices(context, module.services))
+      : module.create(declaredServices(connected(module, context), module.services));
   if (module.runHistory) context.runs.checkAtStart();
   if (module.maintainsRunHistory) context.runs.maintain();
   const readiness = readinessOf(servedWith, context);
@@ -36,6 +38,17 @@ function readinessOf(modules: readonly FunctionModule[], context: AppContext): (
   return async () => {
     for (const check of checks) await check();
   };
+}
+
+/**
+ * The services a module declared, read through to the context (its getters stay lazy: the login
+ * throttle, the cluster connection), and nothing else: a service it did not declare is not there.
+ */
+function declaredServices<C extends AppContext, S extends AppService>(context: C, services: readonly S[]): Pick<C, S> {
+  const declared = {} as Pick<C, S>;
+  for (const service of services)
+    Object.defineProperty(declared, service, { enumerable: true, get: () => context[service] });
+  return declared;
 }
 
 function connected(module: FunctionModule, context: AppContext) {

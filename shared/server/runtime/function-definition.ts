@@ -81,6 +81,22 @@ interface FunctionFacts {
  * it only to verify or authorise a token other than the admin's (so that it starts without loading the
  * Kubernetes client), a context that connects when first asked (`context.cluster()`).
  */
-export type FunctionModule =
-  | (FunctionFacts & { cluster: 'at-start'; create(context: ConnectedAppContext): FunctionHandlers })
-  | (FunctionFacts & { cluster: 'on-first-use'; create(context: AppContext): FunctionHandlers });
+export type FunctionModule = FunctionModuleOf<AppService>;
+
+/** A service of the app context a function may declare: every member but the context's own `close`. */
+export type AppService = Exclude<keyof AppContext, 'close'>;
+
+/**
+ * A module that declares the services it uses (`services`, house review 9): its factory gets those
+ * and no other, so a function's real dependencies are read off its module, and using one it did not
+ * declare does not compile (nor reach it at run time: defineFunction hands over only those).
+ */
+export type FunctionModuleOf<S extends AppService> = FunctionFacts & { readonly services: readonly S[] } & (
+    | { cluster: 'at-start'; create(context: Pick<ConnectedAppContext, S>): FunctionHandlers }
+    | { cluster: 'on-first-use'; create(context: Pick<AppContext, S>): FunctionHandlers }
+  );
+
+/** A function's module, its services' names inferred from the `services` it lists. */
+export function functionModule<const S extends AppService>(module: FunctionModuleOf<S>): FunctionModuleOf<S> {
+  return module;
+}

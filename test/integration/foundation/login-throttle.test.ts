@@ -6,6 +6,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAddress, LoginThrottle, type LoginFailureStoreName } from '../../../shared/auth/login-throttle.ts';
+import type { Database } from '../../../shared/base/database/database.ts';
+import { sharedLimit, type SharedLimitOptions } from '../../../shared/base/database/shared-limit.ts';
+import type { Logger } from '../../../shared/base/logging/logger.ts';
+import { NO_METRICS } from '../../../shared/base/metrics/metrics.ts';
 import {
   DEFAULT_LOGIN_THROTTLE,
   type LoginThrottleSettings,
@@ -20,6 +24,25 @@ const settings = (overrides: Partial<LoginThrottleSettings>): LoginThrottleSetti
   ...overrides,
 });
 
+/** A throttle as the app context makes it: its limit from sharedLimit (the metrics it reports go to `metrics`). */
+function throttleOf(options: {
+  settings: LoginThrottleSettings;
+  database?: Database;
+  logger: Logger;
+  metrics?: SharedLimitOptions['metrics'];
+  retryMs?: number;
+}): LoginThrottle {
+  const limit = sharedLimit({
+    name: 'login_failures',
+    database: options.database,
+    logger: options.logger,
+    metrics: options.metrics ?? NO_METRICS,
+    budgets: {},
+    ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
+  });
+  return new LoginThrottle({ settings: options.settings, limit });
+}
+
 let database: TestDatabase;
 beforeAll(async () => {
   database = await startTestDatabase();
@@ -28,7 +51,7 @@ afterAll(() => database?.destroy());
 
 describe('Issue 36: an attempt counts for its client: an IPv4 address, an IPv6 /64, an IPv4-mapped address as IPv4', () => {
   it('three addresses of one /64 are one client: the third attempt is refused by the client budget of 2', async () => {
-    const throttle = new LoginThrottle({ settings: settings({ clientMaxFailures: 2 }), logger: silentLogger });
+    const throttle = throttleOf({ settings: settings({ clientMaxFailures: 2 }), logger: silentLogger });
     expect((await throttle.admit('2001:db8:1:2::1')).admitted).toBe(true);
     expect((await throttle.admit('2001:db8:1:2:ffff::2')).admitted).toBe(true);
     expect(await throttle.admit('2001:db8:1:2::3')).toMatchObject({ admitted: false, refusedBy: 'client' });
@@ -36,10 +59,10 @@ describe('Issue 36: an attempt counts for its client: an IPv4 address, an IPv6 /
   });
 
   it('::ffff:203.0.113.7 and 203.0.113.7 are one client; with LOGIN_IPV6_PREFIX_LENGTH=128 two IPv6 addresses are two', async () => {
-    const ipv4 = new LoginThrottle({ settings: settings({ clientMaxFailures: 1 }), logger: silentLogger });
+    const ipv4 = throttleOf({ settings: settings({ clientMaxFailures: 1 }), logger: silentLogger });
     expect((await ipv4.admit('::ffff:203.0.113.7')).admitted).toBe(true);
     expect(await ipv4.admit('203.0.113.7')).toMatchObject({ admitted: false, refusedBy: 'client' });
-    const exact = new LoginThrottle({
+    const exact = throttleOf({
       settings: settings({ clientMaxFailures: 1, ipv6PrefixLength: 128 }),
       logger: silentLogger,
     });
@@ -48,7 +71,7 @@ describe('Issue 36: an attempt counts for its client: an IPv4 address, an IPv6 /
   });
 
   it('a refusal announces whole seconds, at least one: the Retry-After of the 429', async () => {
-    const throttle = new LoginThrottle({
+    const throttle = throttleOf({
       settings: settings({ clientMaxFailures: 1, windowMs: 90_000 }),
       logger: silentLogger,
     });
@@ -66,13 +89,12 @@ describe('Issue 36, item 1: with a database, every instance counts against one b
 
   it('two instances with an account budget of 3: the fourth attempt, on either, is refused for the account', async () => {
     await database.pool.query('DELETE FROM login_failures');
-    const [first, second] = pools.map(
-      (pool) =>
-        new LoginThrottle({
-          settings: settings({ accountMaxFailures: 3 }),
-          database: poolDatabase(pool),
-          logger: silentLogger,
-        }),
+    const [first, second] = pools.map((pool) =>
+      throttleOf({
+        settings: settings({ accountMaxFailures: 3 }),
+        database: poolDatabase(pool),
+        logger: silentLogger,
+      }),
     );
     expect(first!.store).toBe('database');
     const answers = [
@@ -97,7 +119,7 @@ describe('Issue 36, item 1: with a database, every instance counts against one b
             }
           : Reflect.get(pool, property),
     });
-    const throttle = new LoginThrottle({
+    const throttle = throttleOf({
       settings: settings({ accountMaxFailures: 2 }),
       database: poolDatabase(counting),
       logger: silentLogger,
@@ -117,7 +139,7 @@ describe('Issue 36, item 1: with a database, every instance counts against one b
 
   it("a success gives its attempt back in the database: the client's failures forgotten, the account's taken back", async () => {
     await database.pool.query('DELETE FROM login_failures');
-    const throttle = new LoginThrottle({
+    const throttle = throttleOf({
       settings: settings({ clientMaxFailures: 2 }),
       database: poolDatabase(pools[0]!),
       logger: silentLogger,
@@ -138,13 +160,15 @@ describe('Issue 36, item 1: a database that does not answer does not open the do
     const stores: LoginFailureStoreName[] = [];
     let fallbacks = 0;
     const [pool] = instancePools(database, 1) as [pg.Pool];
-    const throttle = new LoginThrottle({
+    const throttle = throttleOf({
       settings: settings({ accountMaxFailures: 5 }),
       database: poolDatabase(pool),
       logger,
-      onStoreChange: (store) => stores.push(store),
-      onFallback: () => fallbacks++,
-      databaseRetryMs: 500,
+      metrics: {
+        sharedLimitStore: (_limit, store) => stores.push(store),
+        sharedLimitFallback: () => fallbacks++,
+      },
+      retryMs: 500,
     });
     try {
       for (let client = 1; client <= 3; client++)
@@ -159,7 +183,8 @@ describe('Issue 36, item 1: a database that does not answer does not open the do
         store: 'process',
       });
       expect(fallbacks).toBe(3);
-      expect(stores).toEqual(['process']);
+      // Said at start (the database), then on the failure.
+      expect(stores).toEqual(['database', 'process']);
       const said = logger.lines.filter((line) => line.includes('counted in this process only'));
       expect(said).toHaveLength(1);
       expect(said[0]).toContain('"level":"error"');
@@ -168,7 +193,7 @@ describe('Issue 36, item 1: a database that does not answer does not open the do
       await new Promise((resolve) => setTimeout(resolve, 600));
       const back = await eventuallyAnswered(() => throttle.admit('192.0.2.7'));
       expect(back).toMatchObject({ store: 'database' });
-      expect(stores).toEqual(['process', 'database']);
+      expect(stores).toEqual(['database', 'process', 'database']);
       expect(logger.lines.some((line) => line.includes('counted in the database again'))).toBe(true);
     } finally {
       await pool.end();
@@ -178,7 +203,7 @@ describe('Issue 36, item 1: a database that does not answer does not open the do
   it('one that accepts connections and never answers costs an attempt at most a few seconds, then the process counts it', async () => {
     const silent = await silentServer();
     const pool = createDatabasePool(`postgres://user:secret@127.0.0.1:${silent.port}/platform`, () => undefined);
-    const throttle = new LoginThrottle({
+    const throttle = throttleOf({
       settings: DEFAULT_LOGIN_THROTTLE,
       database: poolDatabase(pool),
       logger: silentLogger,
@@ -203,11 +228,11 @@ describe('Issue 44, item 6: failures counted during a database outage are carrie
     await database.pool.query('DELETE FROM login_failures');
     const [mine, other] = instancePools(database, 2) as [pg.Pool, pg.Pool];
     const throttleOn = (pool: pg.Pool) =>
-      new LoginThrottle({
+      throttleOf({
         settings: settings({ accountMaxFailures: 4 }),
         database: poolDatabase(pool),
         logger: silentLogger,
-        databaseRetryMs: 500,
+        retryMs: 500,
       });
     const throttle = throttleOn(mine);
     try {

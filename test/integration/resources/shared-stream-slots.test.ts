@@ -13,6 +13,7 @@ import { SharedStreamSlots } from '../../../shared/domain/streams/shared-stream-
 import { StreamSessions, type StreamSession } from '../../../shared/domain/streams/stream-sessions.ts';
 import { instancePools, startTestDatabase, type TestDatabase } from '../../support/test-database.ts';
 import { poolDatabase } from '../../../shared/base/database/database.ts';
+import { sharedLimit } from '../../../shared/base/database/shared-limit.ts';
 import { capturingLogger } from '../../support/function-servers.ts';
 
 const MAX = 3;
@@ -41,14 +42,21 @@ function instance(kind: 'run_log' | 'watch' = 'run_log'): Instance {
   const [pool] = instancePools(database, 1) as [pg.Pool];
   const logger = capturingLogger();
   const stores: string[] = [];
+  const shared = poolDatabase(pool);
+  const limit = sharedLimit({
+    name: kind === 'run_log' ? 'run_log_streams' : 'watches',
+    database: shared,
+    logger,
+    metrics: { sharedLimitStore: (_limit, store) => stores.push(store), sharedLimitFallback: () => {} },
+    budgets: { max: MAX },
+    retryMs: 300,
+  });
   const slots = new SharedStreamSlots({
     kind,
-    database: poolDatabase(pool),
-    logger,
+    database: shared,
+    limit,
     heartbeatMs: HEARTBEAT_MS,
     expiryMs: EXPIRY_MS,
-    databaseRetryMs: 300,
-    onStoreChange: (store) => stores.push(store),
   });
   const sessions = new StreamSessions({
     limit: {
@@ -170,7 +178,8 @@ describe('Issue 36: a database that does not answer leaves the cap to each proce
       expect(await refusal(a.sessions.open(ada, 't'))).toMatchObject({ reason: 'TooManyStreams' });
       // A release the database cannot hear is kept for later.
       held.release();
-      expect(a.stores).toEqual(['process']);
+      // Said at start (the database), then on the failure.
+      expect(a.stores).toEqual(['database', 'process']);
       expect(a.logger.lines.filter((line) => line.includes('counted in this process only'))).toHaveLength(1);
     } finally {
       await database.startServer();
@@ -180,7 +189,7 @@ describe('Issue 36: a database that does not answer leaves the cap to each proce
     await expect
       .poll(async () => slotRows(`principal = 'oidc:ada'`), { timeout: 15_000, interval: HEARTBEAT_MS })
       .toBe(2);
-    expect(a.stores).toEqual(['process', 'database']);
+    expect(a.stores).toEqual(['database', 'process', 'database']);
     // B sees A's two: one more for ada, not three.
     await b.sessions.open(ada, 't');
     expect(await refusal(b.sessions.open(ada, 't'))).toMatchObject({ reason: 'TooManyStreams' });

@@ -8,6 +8,7 @@ import {
 } from '../../../shared/base/config/admin-account-settings.ts';
 import { ConfigError } from '../../../shared/base/config/config-error.ts';
 import { loadSettings } from '../../../shared/base/config/settings.ts';
+import { loadDevelopmentSettings } from '../../../infra/development/local/local-settings.ts';
 import { adminEnv } from '../../support/admin-fixtures.ts';
 import { spawnFunctionProcess } from '../../support/function-servers.ts';
 
@@ -105,7 +106,6 @@ describe('Issue 43, item 4: booleans are true or false; the spellings a variable
   it.each([
     ['METRICS', (value: string) => loadSettings({ METRICS: value }).server.metrics],
     ['AUDIT_STDOUT', (value: string) => loadSettings({ AUDIT_STDOUT: value }).audit.stdout],
-    ['LOCAL_HTTPS', (value: string) => loadSettings({ LOCAL_HTTPS: value }).local.https],
     [
       'OTEL_SDK_DISABLED',
       (value: string) => loadSettings({ OTEL_SDK_DISABLED: value }).tracing.tracesUrl === undefined,
@@ -115,6 +115,14 @@ describe('Issue 43, item 4: booleans are true or false; the spellings a variable
     expect(read('true')).toBe(true);
     expect(read(' FALSE ')).toBe(variable === 'OTEL_SDK_DISABLED');
     expect(loadSettings({ [variable]: 'True' }).warnings).toEqual([]);
+  });
+
+  it("LOCAL_HTTPS (local development's, local-settings.ts) takes true and false in any case; 1 is refused, naming it", () => {
+    expect(loadDevelopmentSettings({ LOCAL_HTTPS: 'True' })).toMatchObject({ https: true, warnings: [] });
+    expect(loadDevelopmentSettings({ LOCAL_HTTPS: ' FALSE ' }).https).toBe(false);
+    expect(refusal(() => loadDevelopmentSettings({ LOCAL_HTTPS: '1' })).message).toBe(
+      'LOCAL_HTTPS: "1" is not true or false',
+    );
   });
 
   it('METRICS=on and METRICS=off (its former spelling) still work, each with a warning naming the variable', () => {
@@ -159,7 +167,6 @@ describe('Issue 43, item 4: booleans are true or false; the spellings a variable
   it.each([
     ['METRICS', 'yes'],
     ['AUDIT_STDOUT', 'off'],
-    ['LOCAL_HTTPS', '1'],
     ['OTEL_SDK_DISABLED', 'on'],
   ])("%s=%s is refused: only a variable's own former spellings are read", (variable, text) => {
     expect(refusal(() => loadSettings({ [variable]: text })).message).toBe(

@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../shared/base/config/config-error.ts';
-import { DEFAULT_LOCAL_DATA_DIR, loadSettings } from '../../../shared/base/config/settings.ts';
+import { loadSettings } from '../../../shared/base/config/settings.ts';
+import { DEFAULT_LOCAL_DATA_DIR, loadDevelopmentSettings } from '../../../infra/development/local/local-settings.ts';
 import { DEFAULT_POLL_INTERVAL_MS } from '../../../shared/base/config/admin-secret-settings.ts';
 import { REPO_ROOT } from '../../support/function-servers.ts';
 
@@ -155,13 +156,31 @@ describe('Settings are parsed once, into one typed configuration: its sections a
     });
   });
 
-  it("local: the checkout's .data unless LOCAL_DATA_DIR (resolved), HTTPS only with LOCAL_HTTPS=true, the development controller unless LOCAL_CONTROLLER=false", () => {
-    expect(settings.local).toEqual({ dataDir: DEFAULT_LOCAL_DATA_DIR, https: false, controller: true });
-    expect(loadSettings({ LOCAL_DATA_DIR: 'state', LOCAL_HTTPS: 'true', LOCAL_CONTROLLER: 'false' }).local).toEqual({
-      dataDir: resolve('state'),
-      https: true,
-      controller: false,
+  it("local development's settings: the checkout's .data unless LOCAL_DATA_DIR (resolved), HTTPS only with LOCAL_HTTPS=true, the development controller unless LOCAL_CONTROLLER=false", () => {
+    expect(loadDevelopmentSettings({})).toEqual({
+      dataDir: DEFAULT_LOCAL_DATA_DIR,
+      https: false,
+      controller: true,
+      bindAddress: '127.0.0.1',
+      warnings: [],
     });
+    expect(DEFAULT_LOCAL_DATA_DIR).toBe(join(REPO_ROOT, '.data'));
+    expect(
+      loadDevelopmentSettings({ LOCAL_DATA_DIR: 'state', LOCAL_HTTPS: 'true', LOCAL_CONTROLLER: 'false' }),
+    ).toEqual({ dataDir: resolve('state'), https: true, controller: false, bindAddress: '127.0.0.1', warnings: [] });
+  });
+
+  it.each([
+    ['LOCAL_HTTPS', { LOCAL_HTTPS: 'yes' }],
+    ['LOCAL_CONTROLLER', { LOCAL_CONTROLLER: 'off' }],
+    ['LOCAL_BIND_ADDRESS', { LOCAL_BIND_ADDRESS: 'localhost' }],
+  ])('local development refuses a bad %s, naming it', (variable, env) => {
+    expect(() => loadDevelopmentSettings(env)).toThrow(expect.objectContaining({ variable }));
+  });
+
+  it("Issue 43, item 4: local development's settings are not the product's (loadSettings neither holds nor reads them)", () => {
+    expect(Object.keys(settings)).not.toContain('local');
+    expect(refusedVariable({ LOCAL_HTTPS: 'yes', LOCAL_CONTROLLER: 'off', LOCAL_DATA_DIR: 'state' })).toBeUndefined();
   });
 
   it('runtime: FUNCTION_TARGET, K_SERVICE and K_REVISION as given', () => {
@@ -223,8 +242,6 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['SERVICE_ACCOUNT_ISSUERS', { SERVICE_ACCOUNT_ISSUERS: ' , ' }],
     ['TLS_KEY_FILE', { TLS_CERT_FILE: '/tls/tls.crt' }],
     ['TLS_CERT_FILE', { TLS_KEY_FILE: '/tls/tls.key' }],
-    ['LOCAL_HTTPS', { LOCAL_HTTPS: 'yes' }],
-    ['LOCAL_CONTROLLER', { LOCAL_CONTROLLER: 'off' }],
     ['DATABASE_URL', { DATABASE_URL: 'notaurl' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://db.internal/platform' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgres://' }],
@@ -275,8 +292,8 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
 // ---------------------------------------------------------------------------------------------
 // The static check: which modules touch the environment at all.
 
-/** The configuration modules: the only ones that read variables out of an environment. */
-const CONFIG_MODULES = /^shared\/config\//;
+/** The configuration modules: the only ones that read variables out of an environment (the product's, local development's). */
+const CONFIG_MODULES = /^shared\/base\/config\/|^infra\/development\/local\/local-settings\.ts$/;
 
 /** Modules that hold an environment only to hand it on untouched, and why. */
 const FORWARDERS: Record<string, string> = {
@@ -309,10 +326,21 @@ const ENTRY_POINTS = [
   'shared/base/database/migrate-cli.ts',
 ];
 
+/** The development entry points: each parses local development's settings once too (local-settings.ts). */
+const DEVELOPMENT_ENTRY_POINTS = [
+  'infra/development/gateway/local-gateway.ts',
+  'infra/development/fleet/fleet-main.ts',
+  'infra/development/entries/function-container.ts',
+  'infra/development/entries/functions-framework.ts',
+];
+
 /** The loader called with the process's environment (the functions-framework lays its flags over it). */
-const LOADER_CALL = /\b(?:loadSettings|settingsOrExit)\(\s*(?:\{\s*\.\.\.)?process\.env\b/g;
+const LOADER_CALL =
+  /\b(?:loadSettings|settingsOrExit)\(\s*(?:\{\s*\.\.\.)?process\.env\b(?!\s*,\s*loadDevelopmentSettings)/g;
+/** The development entries' call of local development's loader (LOCAL_DATA_DIR, LOCAL_HTTPS, LOCAL_CONTROLLER). */
+const DEVELOPMENT_LOADER_CALL = /\bsettingsOrExit\(\s*process\.env,\s*loadDevelopmentSettings\s*\)/g;
 /** How an entry point may name `process.env`: as the argument of the loader, or forwarded to the fleet's replicas. */
-const ENTRY_USES = [LOADER_CALL, /\bstartFleet\(\s*settings,\s*process\.env\b/g];
+const ENTRY_USES = [LOADER_CALL, DEVELOPMENT_LOADER_CALL, /\bstartFleet\(\s*settings,\s*process\.env\b/g];
 
 /** A variable read out of an environment record: `env.X`, `env?.X`, `env['X']`, `process.env.X`, `environment.X`. */
 const VARIABLE_READ =
@@ -327,7 +355,7 @@ function environmentOffences(path: string, source: string): string[] {
   if (CONFIG_MODULES.test(path) || path in FORWARDERS) return [];
   const code = withoutComments(source);
   const offences: string[] = [];
-  const stray = ENTRY_POINTS.includes(path)
+  const stray = [...ENTRY_POINTS, ...DEVELOPMENT_ENTRY_POINTS].includes(path)
     ? ENTRY_USES.reduce((text, allowed) => text.replace(allowed, ''), code)
     : code;
   if (/\bprocess\.env\b/.test(stray)) offences.push(`${path} reads process.env`);
@@ -352,7 +380,7 @@ describe('Nothing but the configuration modules reads the environment', () => {
 
   it('finds the modules of the product, its entry points and its CLI', () => {
     expect(files.length).toBeGreaterThan(100);
-    for (const listed of [...Object.keys(FORWARDERS), ...PASSES_ON, ...ENTRY_POINTS])
+    for (const listed of [...Object.keys(FORWARDERS), ...PASSES_ON, ...ENTRY_POINTS, ...DEVELOPMENT_ENTRY_POINTS])
       expect(files.map((file) => relative(REPO_ROOT, file))).toContain(listed);
   });
 
@@ -366,6 +394,13 @@ describe('Nothing but the configuration modules reads the environment', () => {
   it('each entry point parses the settings exactly once', () => {
     for (const entry of ENTRY_POINTS) {
       expect(withoutComments(readFileSync(join(REPO_ROOT, entry), 'utf8')).match(LOADER_CALL), entry).toHaveLength(1);
+    }
+  });
+
+  it("each development entry point parses local development's settings exactly once", () => {
+    for (const entry of DEVELOPMENT_ENTRY_POINTS) {
+      const code = withoutComments(readFileSync(join(REPO_ROOT, entry), 'utf8'));
+      expect(code.match(DEVELOPMENT_LOADER_CALL), entry).toHaveLength(1);
     }
   });
 
