@@ -1,5 +1,7 @@
-// `kubectl platform runs get RUN`: one run, as a table row or whole (-o json|yaml).
+// `kubectl platform runs get RUN`: one run, as a table row (with, for a succeeded plan, whether it may
+// still be applied) or whole (-o json|yaml).
 import { getRun } from '../plugin/runs-client.ts';
+import { planApprovalLine } from '../plugin/plan-approval-line.ts';
 import { formatRuns } from '../plugin/run-rows.ts';
 import type { PluginCommand } from './plugin-command.ts';
 
@@ -14,6 +16,9 @@ export const runsGet: PluginCommand = {
     const connection = context.connection();
     const run = await getRun(connection, connection.namespace, context.line.positionals[0]!);
     context.stdout(formatRuns([run], context.output, { single: true }));
+    // A table says in one more line whether a succeeded plan may still be applied (issue 44, item 15).
+    const approval = context.output === 'table' || context.output === 'wide' ? planApprovalLine(run) : undefined;
+    if (approval) context.stdout(`${approval}\n`);
     return 0;
   },
 };

@@ -22,6 +22,7 @@ import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.
 import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
 import type { Run } from '../../../shared/domain/runs/run.ts';
 import { authoriseOverride, passTimeGates, projectTimeGates } from '../time-gate-enforcement.ts';
+import type { RunPage } from '../../../shared/domain/runs/records/run-records.ts';
 
 type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 
@@ -48,9 +49,17 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
     return found;
   };
-  const created = (request: { auditAnnotations?: Record<string, string> }, run: Run) => {
+  /** Runs as these routes answer them: a succeeded plan says whether it may still be applied (issue 44, item 15). */
+  const answered = async (runs: Run[], deadline?: AbortSignal) =>
+    (await context.runs.service('planApprovals')).withPlanApproval(runs, context.config.planApprovalMaxAgeMs, deadline);
+  const answeredRun = async (run: Run, deadline?: AbortSignal) => (await answered([run], deadline))[0]!;
+  const answeredPage = async (page: RunPage, deadline?: AbortSignal) => ({
+    ...page,
+    items: await answered(page.items, deadline),
+  });
+  const created = async (request: { auditAnnotations?: Record<string, string>; deadline?: AbortSignal }, run: Run) => {
     noteForAudit(request, RUN_ANNOTATION, run.id);
-    return jsonResponse(201, run, {
+    return jsonResponse(201, await answeredRun(run, request.deadline), {
       location: `/api/v1alpha1/projects/${encodeURIComponent(run.project)}/runs/${run.id}`,
     });
   };
@@ -103,26 +112,36 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       const records = await context.runs.service('records');
       return jsonResponse(
         200,
-        await records.listRuns({ project, workspace, ...pageOf(request.input.query()) }, request.deadline),
+        await answeredPage(
+          await records.listRuns({ project, workspace, ...pageOf(request.input.query()) }, request.deadline),
+          request.deadline,
+        ),
       );
     },
     listProjectRuns: async (request: RouteRequest<RunRoute<'listProjectRuns'>>) => {
       const records = await context.runs.service('records');
       return jsonResponse(
         200,
-        await records.listRuns(
-          { project: authorisedRunScope(request).project, ...pageOf(request.input.query()) },
+        await answeredPage(
+          await records.listRuns(
+            { project: authorisedRunScope(request).project, ...pageOf(request.input.query()) },
+            request.deadline,
+          ),
           request.deadline,
         ),
       );
     },
-    getRun: async (request: RouteRequest<RunRoute<'getRun'>>) => jsonResponse(200, authorisedRun(request)),
+    getRun: async (request: RouteRequest<RunRoute<'getRun'>>) =>
+      jsonResponse(200, await answeredRun(authorisedRun(request), request.deadline)),
     cancelRun: async (request: RouteRequest<RunRoute<'cancelRun'>>) => {
       const run = authorisedRun(request);
       const records = await context.runs.service('records');
       return jsonResponse(
         200,
-        await records.requestCancel(run.project, run.id, runPrincipal(request.principal).principal, request.deadline),
+        await answeredRun(
+          await records.requestCancel(run.project, run.id, runPrincipal(request.principal).principal, request.deadline),
+          request.deadline,
+        ),
       );
     },
   } satisfies Partial<RouteHandlers<'resources'>>;

@@ -67,6 +67,46 @@ export const RUN_PAGE_SCHEMA = {
   },
 };
 
+/** A run as the run history routes answer it (the controller's routes answer RUN_SCHEMA). */
+const RUN_ANSWER_SCHEMA = {
+  ...RUN_SCHEMA,
+  required: [...RUN_SCHEMA.required, 'planApproval'],
+  properties: {
+    ...RUN_SCHEMA.properties,
+    planApproval: {
+      type: ['object', 'null'],
+      required: ['applyable', 'applyableUntil', 'supersededBy'],
+      description:
+        'For a succeeded plan run, whether it may still be approved for apply (`POST .../runs/{run}/apply`), by the rule that approval applies (issue 44, item 15); null for every other run.',
+      properties: {
+        applyable: {
+          type: 'boolean',
+          description:
+            'When the answer was made: the plan is not superseded and `applyableUntil` has not passed. False means approving it is refused with 409 `PlanStale`.',
+        },
+        applyableUntil: {
+          type: 'string',
+          format: 'date-time',
+          description:
+            'When it finished plus `PLAN_APPROVAL_MAX_AGE` (24h by default): after that the plan is stale, so a client showing it decides again as time passes.',
+        },
+        supersededBy: {
+          type: ['object', 'null'],
+          required: ['id', 'type'],
+          description:
+            'The newest run of the Workspace recorded after the plan (a newer plan, or the apply of this one), which makes it stale; null while the plan is the newest.',
+          properties: { id: { type: 'string', format: 'uuid' }, type: { enum: ['plan', 'apply'] } },
+        },
+      },
+    },
+  },
+};
+
+const RUN_ANSWER_PAGE_SCHEMA = {
+  ...RUN_PAGE_SCHEMA,
+  properties: { ...RUN_PAGE_SCHEMA.properties, items: { type: 'array', items: RUN_ANSWER_SCHEMA } },
+};
+
 const RUN_PAGE_QUERY = 'Newest first. Query: `limit` (1..500, default 50) and `continue`.';
 export const PAGE_PARAMETERS = {
   limit: {
@@ -144,7 +184,7 @@ export function runRoutes() {
         properties: { type: { enum: ['plan', 'apply'] }, message: MESSAGE, override: OVERRIDE },
         'x-error-reason': 'InvalidRun',
       },
-      responseSchema: RUN_SCHEMA,
+      responseSchema: RUN_ANSWER_SCHEMA,
       successStatus: 201,
       errorResponses: {
         400: 'Malformed body (`InvalidRun`), an override without a reason, or an override of a plan run.',
@@ -163,7 +203,7 @@ export function runRoutes() {
       authorisation: runsOf('list', true),
       querySchema: PAGE_QUERY,
       summary: `List a Workspace's runs. ${RUN_PAGE_QUERY} Authorised as \`list\` on \`workspaces/runs\` (name: the Workspace).`,
-      responseSchema: RUN_PAGE_SCHEMA,
+      responseSchema: RUN_ANSWER_PAGE_SCHEMA,
       errorResponses: { 400: 'Bad `limit` or `continue` (`InvalidContinueToken`).', ...DATABASE_ERRORS },
     },
     {
@@ -175,7 +215,7 @@ export function runRoutes() {
       authorisation: runsOf('list', false),
       querySchema: PAGE_QUERY,
       summary: `List a Project's runs across its Workspaces. ${RUN_PAGE_QUERY} Authorised as \`list\` on \`workspaces/runs\` in the namespace.`,
-      responseSchema: RUN_PAGE_SCHEMA,
+      responseSchema: RUN_ANSWER_PAGE_SCHEMA,
       errorResponses: { 400: 'Bad `limit` or `continue` (`InvalidContinueToken`).', ...DATABASE_ERRORS },
     },
     {
@@ -186,7 +226,7 @@ export function runRoutes() {
       operationId: 'getRun',
       authorisation: runWorkspaceAuthorisation('get', 'runs'),
       summary: "Read one run. Authorised as `get` on `workspaces/runs` (name: the run's Workspace).",
-      responseSchema: RUN_SCHEMA,
+      responseSchema: RUN_ANSWER_SCHEMA,
       errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', ...DATABASE_ERRORS },
     },
     {
@@ -199,7 +239,7 @@ export function runRoutes() {
       authorisation: runWorkspaceAuthorisation('create', 'runs'),
       summary:
         "Cancel a run: a Pending one is Cancelled at once; a Running one is marked (`cancelRequestedAt`) and its controller acknowledges at its next lease renewal. No body. Authorised like starting runs: `create` on `workspaces/runs` (name: the run's Workspace).",
-      responseSchema: RUN_SCHEMA,
+      responseSchema: RUN_ANSWER_SCHEMA,
       errorResponses: {
         404: 'No such run in this Project (`RunNotFound`).',
         409: 'The run already Succeeded or Failed (`InvalidPhaseTransition`).',
@@ -214,14 +254,14 @@ export function runRoutes() {
       operationId: 'applyPlan',
       authorisation: runWorkspaceAuthorisation('approve', 'runs'),
       summary:
-        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default). Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
+        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); the `planApproval` of the plan run states both beforehand. Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
       requestSchema: {
         type: 'object',
         additionalProperties: false,
         properties: { message: MESSAGE, override: OVERRIDE },
         'x-error-reason': 'InvalidRun',
       },
-      responseSchema: RUN_SCHEMA,
+      responseSchema: RUN_ANSWER_SCHEMA,
       successStatus: 201,
       errorResponses: {
         400: 'Malformed body (`InvalidRun`), or an override without a reason.',

@@ -204,17 +204,105 @@ for (const { who, name, own, others, signIn } of PRINCIPALS) {
       );
       expect(applied).toMatchObject({ type: 'apply', planRun: planId, principal: name, phase: 'Pending' });
 
-      // A plan is applied once: asked again, the server refuses, and the dialog says why.
+      // A plan is applied once: its page no longer offers it, and says why (issue 44, item 15).
       await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/runs/${planId}`);
-      await page.getByRole('button', { name: `Apply plan run ${planId}` }).click();
-      await page.getByRole('button', { name: `Apply plan ${planId.slice(-8)} to ${workspace}` }).click();
-      await expect
-        .poll(() => page.getByTestId('dialog-error').textContent())
-        .toMatch(new RegExp(`^plan run ${planId} is stale: a newer apply run \\(${applyId}\\)`));
+      await page.getByTestId('plan-stale').waitFor();
+      expect(await page.getByTestId('plan-stale').textContent()).toBe(
+        `This plan is stale: a newer apply run (${applyId}) of its Workspace exists; start a new plan.`,
+      );
+      expect(await page.getByRole('button', { name: `Apply plan run ${planId}` }).count()).toBe(0);
       expectNoPageErrors(page);
     });
   });
 }
+
+describe('Issue 44, item 15: "Apply this plan" is not offered on a stale plan, as the server states it', () => {
+  const planPage = (planId: string) => `#/projects/${TEAM_PROJECT}/runs/${planId}`;
+  const applyButton = (page: Page, planId: string) => page.getByRole('button', { name: `Apply plan run ${planId}` });
+  const planApproval = async (planId: string) =>
+    (await as('admin')('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${planId}`).then(expectStatus(200)))
+      .planApproval;
+
+  beforeAll(async () => {
+    for (const workspace of ['stale-by-age', 'superseded', 'goes-stale', 'refused-open'])
+      await as('admin')('POST', namespaced('workspaces'), reviewedOnly(workspace)).then(expectStatus(201));
+  });
+
+  it('a plan older than PLAN_APPROVAL_MAX_AGE (24h): no button on its page nor in the runs table, the reason instead', async () => {
+    const planId = await succeededPlan('stale-by-age');
+    await app
+      .platform()
+      .database.pool.query("UPDATE runs SET finished_at = now() - interval '25 hours' WHERE id = $1", [planId]);
+    expect(await planApproval(planId)).toMatchObject({ applyable: false, supersededBy: null });
+    const page = await app.newPage();
+    await signInAsAdmin(page, app.url, planPage(planId));
+    const reason = 'This plan is stale: it was planned more than 24h ago (PLAN_APPROVAL_MAX_AGE); start a new plan.';
+    await page.getByTestId('plan-stale').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('plan-stale').textContent()).toBe(reason);
+    expect(await applyButton(page, planId).count()).toBe(0);
+    await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/workspaces/stale-by-age`);
+    const row = page.locator(`tr[data-run="${planId}"]`);
+    await row.getByTestId('plan-stale').waitFor();
+    expect(await row.getByTestId('plan-stale').textContent()).toBe(reason);
+    expect(await applyButton(page, planId).count()).toBe(0);
+    await checkPage(page, 'workspace-stale-plan', { screenshot: false });
+    expectNoPageErrors(page);
+    await page.close();
+  });
+
+  it('a plan superseded by a newer plan: no button, the reason names the newer run', async () => {
+    const planId = await succeededPlan('superseded');
+    const newer = await as('admin')('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/superseded/runs`, {
+      type: 'plan',
+    }).then(expectStatus(201));
+    const page = await app.newPage();
+    await signInAsAdmin(page, app.url, planPage(planId));
+    await page.getByTestId('plan-stale').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('plan-stale').textContent()).toBe(
+      `This plan is stale: a newer plan run (${newer.id}) of its Workspace exists; start a new plan.`,
+    );
+    expect(await applyButton(page, planId).count()).toBe(0);
+    expectNoPageErrors(page);
+    await page.close();
+  });
+
+  it('a fresh plan is offered, and on the open page stops being offered once its applyableUntil passes', async () => {
+    const planId = await succeededPlan('goes-stale');
+    expect(await planApproval(planId)).toMatchObject({ applyable: true, supersededBy: null });
+    const page = await app.newPage();
+    // The page's clock, run forward below: the plan's 24 hours pass without the test waiting them out.
+    await page.clock.install();
+    await signInAsAdmin(page, app.url, planPage(planId));
+    await applyButton(page, planId).waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('plan-stale').count()).toBe(0);
+    await page.clock.fastForward('24:01:00');
+    await page.getByTestId('plan-stale').waitFor();
+    expect(await page.getByTestId('plan-stale').textContent()).toBe(
+      'This plan is stale: it was planned more than 24h ago (PLAN_APPROVAL_MAX_AGE); start a new plan.',
+    );
+    expect(await applyButton(page, planId).count()).toBe(0);
+    expectNoPageErrors(page);
+    await page.close();
+  });
+
+  it('a plan that goes stale while its page shows the button: the server refuses, and the dialog says why', async () => {
+    const planId = await succeededPlan('refused-open');
+    const page = await app.newPage();
+    await signInAsAdmin(page, app.url, planPage(planId));
+    await applyButton(page, planId).waitFor({ timeout: 15_000 });
+    // A final run's page is not polled: it still offers the plan the server now holds stale.
+    const newer = await as('admin')('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/refused-open/runs`, {
+      type: 'plan',
+    }).then(expectStatus(201));
+    await applyButton(page, planId).click();
+    await page.getByRole('button', { name: `Apply plan ${planId.slice(-8)} to refused-open` }).click();
+    await expect
+      .poll(() => page.getByTestId('dialog-error').textContent())
+      .toMatch(new RegExp(`^plan run ${planId} is stale: a newer plan run \\(${newer.id}\\)`));
+    expectNoPageErrors(page);
+    await page.close();
+  });
+});
 
 describe("A Rollout's gates in the form (the approvals contract's fields)", () => {
   it('creates a Rollout whose second stage needs an approval under four eyes; a deprecated requireApproval reads as required', async () => {

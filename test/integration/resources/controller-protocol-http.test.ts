@@ -277,7 +277,11 @@ describe('The user who may start runs in a Workspace may cancel them: a pending 
       message: 'stopped before apply',
     }).then(expectStatus(200));
     expect(done).toMatchObject({ phase: 'Cancelled', statusMessage: 'stopped before apply', message: 'from a test' });
-    expect(await as('oidcUser')('GET', runPath(TEAM_PROJECT, run.id)).then(expectStatus(200))).toEqual(done);
+    // The user's answer is the controller's run, with what the run routes add (planApproval: issue 44, item 15).
+    expect(await as('oidcUser')('GET', runPath(TEAM_PROJECT, run.id)).then(expectStatus(200))).toEqual({
+      ...done,
+      planApproval: null,
+    });
   });
 
   it('refuses a caller who may not start runs there (403) and changes nothing; a finished run is 409; an unknown one 404', async () => {

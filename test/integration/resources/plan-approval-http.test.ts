@@ -229,3 +229,72 @@ describe('issue 37, build item 4: a SelfSubjectAccessReview answers truly whethe
     expect([await mayApprove(approver), await mayApprove(admin), await mayApprove(ci)]).toEqual([true, true, false]);
   });
 });
+
+describe('Issue 44, item 15: the run answer says whether a succeeded plan may still be applied, as the approval decides it', () => {
+  const hours = 3_600_000;
+  const getRun = async (id: string) => admin('GET', `${RUNS}/runs/${id}`).then(expectStatus(200));
+  const listed = async (workspace: string, id: string) =>
+    (
+      (await admin('GET', `${RUNS}/workspaces/${workspace}/runs`).then(expectStatus(200))).items as Array<{
+        id: string;
+      }>
+    ).find((run) => run.id === id);
+
+  it('a fresh plan, the newest run of its Workspace, is applyable until it finished + PLAN_APPROVAL_MAX_AGE (24h), in the run and in the list', async () => {
+    const workspace = await reviewedWorkspace();
+    const reviewed = await plan(workspace);
+    const answer = await getRun(reviewed.id);
+    expect(answer.planApproval).toEqual({
+      applyable: true,
+      applyableUntil: new Date(Date.parse(answer.finishedAt) + 24 * hours).toISOString(),
+      supersededBy: null,
+    });
+    expect(await listed(workspace, reviewed.id)).toEqual(answer);
+    await applyPlan(reviewed.id).then(expectStatus(201));
+  });
+
+  it('a plan that finished longer ago than PLAN_APPROVAL_MAX_AGE is not applyable, and approving it is PlanStale', async () => {
+    const workspace = await reviewedWorkspace();
+    const reviewed = await plan(workspace);
+    await platform().database.pool.query("UPDATE runs SET finished_at = now() - interval '25 hours' WHERE id = $1", [
+      reviewed.id,
+    ]);
+    const answer = await getRun(reviewed.id);
+    expect(answer.planApproval).toEqual({
+      applyable: false,
+      applyableUntil: new Date(Date.parse(answer.finishedAt) + 24 * hours).toISOString(),
+      supersededBy: null,
+    });
+    expect(Date.parse(answer.planApproval.applyableUntil)).toBeLessThan(Date.now());
+    expect((await applyPlan(reviewed.id).then(expectStatus(409))).reason).toBe('PlanStale');
+  });
+
+  it('a plan superseded by a newer plan, or already applied, is not applyable and names the run that superseded it', async () => {
+    const workspace = await reviewedWorkspace();
+    const reviewed = await plan(workspace);
+    const newer = await start(workspace, 'plan').then(expectStatus(201));
+    expect((await getRun(reviewed.id)).planApproval).toMatchObject({
+      applyable: false,
+      supersededBy: { id: newer.id, type: 'plan' },
+    });
+    expect((await applyPlan(reviewed.id).then(expectStatus(409))).reason).toBe('PlanStale');
+
+    const applied = await plan(await reviewedWorkspace());
+    const apply = await applyPlan(applied.id).then(expectStatus(201));
+    expect((await getRun(applied.id)).planApproval).toMatchObject({
+      applyable: false,
+      supersededBy: { id: apply.id, type: 'apply' },
+    });
+  });
+
+  it('every other run (a pending or failed plan, an apply run) answers planApproval: null', async () => {
+    const pending = await start(await reviewedWorkspace(), 'plan').then(expectStatus(201));
+    const failed = await plan(await reviewedWorkspace(), 'Failed');
+    await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('applies-directly')).then(
+      expectStatus(201),
+    );
+    const direct = await start('applies-directly', 'apply').then(expectStatus(201));
+    expect(pending.planApproval).toBeNull();
+    for (const run of [pending, failed, direct]) expect((await getRun(run.id)).planApproval).toBeNull();
+  });
+});

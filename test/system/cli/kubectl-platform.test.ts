@@ -508,6 +508,29 @@ describe('runs approve: an apply of exactly what a succeeded plan showed (the ap
     expect(again.stderr).toMatch(/^Error from server \(PlanStale\): /);
   });
 
+  it('Issue 44, item 15: runs get says in one line whether a succeeded plan may still be applied, as the server states it', async () => {
+    await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('stale-plans')).then(
+      expectStatus(201),
+    );
+    const { id: plan } = await admin('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/stale-plans/runs`, {
+      type: 'plan',
+    }).then(expectStatus(201));
+    const planned = await claim('stale-plans');
+    await controller.finish(planned.runId, planned.leaseId, 'Succeeded', 'planned');
+    const fresh = await user().run(['runs', 'get', plan]);
+    expect(fresh.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      new RegExp(`^Applyable until \\S+Z \\(23h from now\\): kubectl platform runs approve ${plan}$`),
+    );
+
+    const apply = await admin('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${plan}/apply`).then(
+      expectStatus(201),
+    );
+    const stale = await user().run(['runs', 'get', plan]);
+    expect(stale.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `Stale plan: a newer apply run (${apply.id}) of its Workspace exists; start a new plan (kubectl platform runs start stale-plans --plan)`,
+    );
+  }, 60_000); // two plugin runs, each several seconds on a busy two-core machine
+
   it('an apply without a plan is refused where the Workspace applies only reviewed plans, naming the commands that apply a reviewed plan (issue 44, item 15)', async () => {
     const reviewed = workspaceObject('reviewed') as { spec: Record<string, unknown> };
     reviewed.spec.allowApplyWithoutPlan = false;

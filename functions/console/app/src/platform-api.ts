@@ -46,6 +46,16 @@ export interface Run {
   cancelRequestedAt: string | null;
   /** The plan run an apply run applies as reviewed (the approvals contract); null for other runs, absent from older servers. */
   planRun?: string | null;
+  /**
+   * For a succeeded plan run, whether it may still be approved for apply, as the server decides it
+   * (issue 44, item 15: stale-plan.ts); null for other runs, absent from older servers.
+   */
+  planApproval?: {
+    applyable: boolean;
+    /** When it finished plus PLAN_APPROVAL_MAX_AGE. */
+    applyableUntil: string;
+    supersededBy: { id: string; type: 'plan' | 'apply' } | null;
+  } | null;
 }
 
 export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(['Succeeded', 'Failed', 'Cancelled']);

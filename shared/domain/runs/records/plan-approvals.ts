@@ -3,6 +3,13 @@ import { NotASucceededPlanError, PlanStaleError, RunNotFoundError } from '../run
 import { isUuid } from './run-id.ts';
 import type { PrincipalType, Run, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
+import {
+  type PlanApprovalState,
+  SUPERSEDING_RUN_JOIN,
+  type SupersedingRun,
+  planApprovalState,
+  planStaleReason,
+} from './plan-staleness.ts';
 
 /** An approval of plan run `planRun` of `project` for apply, by `principal`. */
 export interface PlanApproval {
@@ -20,8 +27,14 @@ interface PlanRow {
   type: RunType;
   phase: RunPhase;
   finished_at: Date | null;
-  expired: boolean;
+  /** The database's clock, which the plan's age is measured by. */
+  now: Date;
 }
+
+/** A run as the run history routes answer it: with, for a succeeded plan, whether it may still be applied. */
+export type RunAnswer = Run & { planApproval: PlanApprovalState | null };
+
+const isSucceededPlan = (run: Run) => run.type === 'plan' && run.phase === 'Succeeded';
 
 /**
  * Applying what was reviewed (issue 37): approving a succeeded plan run records a `Pending` apply run
@@ -49,32 +62,26 @@ export class PlanApprovals {
         // committed, reads (in a statement of its own, so with a snapshot taken after the wait) the
         // apply the first one made, and is refused as superseded.
         const { rows } = await query<PlanRow>(
-          `SELECT workspace, type, phase, finished_at,
-                finished_at < now() - $3::float8 * interval '1 millisecond' AS expired
+          `SELECT workspace, type, phase, finished_at, now() AS now
          FROM runs WHERE id = $1 AND project = $2 FOR UPDATE`,
-          [planRun, project, approval.maxAgeMs],
+          [planRun, project],
         );
         const plan = rows[0];
         if (!plan) throw new RunNotFoundError(planRun);
         if (plan.type !== 'plan' || plan.phase !== 'Succeeded')
           throw new NotASucceededPlanError(planRun, plan.type, plan.phase);
-        const { rows: newer } = await query<{ id: string; type: RunType }>(
-          `SELECT newer.id, newer.type FROM runs newer, runs plan
-         WHERE plan.id = $1 AND newer.project = plan.project AND newer.workspace = plan.workspace
-           AND (newer.created_at, newer.id) > (plan.created_at, plan.id)
-         ORDER BY newer.created_at DESC, newer.id DESC LIMIT 1`,
+        const { rows: newer } = await query<{ id: string | null; type: RunType | null }>(
+          `SELECT superseding.id, superseding.type FROM runs plan ${SUPERSEDING_RUN_JOIN} WHERE plan.id = $1`,
           [planRun],
         );
-        if (newer[0])
-          throw new PlanStaleError(
-            planRun,
-            `a newer ${newer[0].type} run (${newer[0].id}) of workspace "${plan.workspace}" exists`,
-          );
-        if (plan.expired)
-          throw new PlanStaleError(
-            planRun,
-            `it finished at ${plan.finished_at!.toISOString()}, longer ago than PLAN_APPROVAL_MAX_AGE allows`,
-          );
+        const finished = { workspace: plan.workspace, finishedAt: plan.finished_at! };
+        const state = planApprovalState(
+          { ...finished, supersededBy: supersedingRun(newer[0]) },
+          approval.maxAgeMs,
+          plan.now,
+        );
+        const stale = planStaleReason(state, finished);
+        if (stale) throw new PlanStaleError(planRun, stale);
         return insertRun(query, {
           project,
           workspace: plan.workspace,
@@ -88,4 +95,46 @@ export class PlanApprovals {
       signal ? { signal } : {},
     );
   }
+
+  /**
+   * `runs` as the run history routes answer them (issue 44, item 15): each succeeded plan with its
+   * `planApproval` verdict, by the rule approveForApply applies (one statement, by the database's
+   * clock), every other run with null. `maxAgeMs`: PLAN_APPROVAL_MAX_AGE.
+   */
+  async withPlanApproval(runs: Run[], maxAgeMs: number, signal?: AbortSignal): Promise<RunAnswer[]> {
+    const plans = runs.filter(isSucceededPlan).map((run) => run.id);
+    const states = new Map<string, PlanApprovalState>();
+    if (plans.length > 0) {
+      const { rows } = await this.#database.query<{
+        id: string;
+        finished_at: Date;
+        superseding_id: string | null;
+        superseding_type: RunType | null;
+        now: Date;
+      }>(
+        `SELECT plan.id, plan.finished_at, superseding.id AS superseding_id, superseding.type AS superseding_type,
+                now() AS now
+         FROM runs plan ${SUPERSEDING_RUN_JOIN} WHERE plan.id = ANY($1::uuid[])`,
+        [plans],
+        signal ? { signal } : {},
+      );
+      for (const row of rows)
+        states.set(
+          row.id,
+          planApprovalState(
+            {
+              finishedAt: row.finished_at,
+              supersededBy: supersedingRun({ id: row.superseding_id, type: row.superseding_type }),
+            },
+            maxAgeMs,
+            row.now,
+          ),
+        );
+    }
+    return runs.map((run) => ({ ...run, planApproval: states.get(run.id) ?? null }));
+  }
+}
+
+function supersedingRun(row: { id: string | null; type: RunType | null } | undefined): SupersedingRun | null {
+  return row?.id && row.type ? { id: row.id, type: row.type } : null;
 }

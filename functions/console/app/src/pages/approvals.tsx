@@ -9,6 +9,7 @@ import { stageNeedsApproval } from '../editing/stage-approval.ts';
 import { leaveNotice } from '../notices.ts';
 import { type KubeObject, type Run, runsPath } from '../platform-api.ts';
 import { href, navigate } from '../router.ts';
+import { useStalePlanReason } from '../stale-plan.ts';
 import { ConfirmAction } from './confirm-action.tsx';
 
 export interface RolloutStage {
@@ -97,8 +98,19 @@ export function ApproveStage({
   );
 }
 
-/** A succeeded plan run, applied exactly as it was reviewed: one click, confirmed by naming the plan, its Workspace and its message. */
+/**
+ * A succeeded plan run, applied exactly as it was reviewed: one click, confirmed by naming the plan, its
+ * Workspace and its message. Not offered once the plan is stale, as the server states it (issue 44,
+ * item 15): the reason stands in its place.
+ */
 export function ApplyPlan({ api, run }: { api: Api; run: Run }) {
+  const stale = useStalePlanReason(run);
+  if (stale)
+    return (
+      <span class="muted" data-testid="plan-stale">
+        {stale}
+      </span>
+    );
   const apply = async () => {
     const applied = await api.post<Run>(`${runsPath(run.project)}/runs/${encodeURIComponent(run.id)}/apply`, {
       message: `approved from the console: plan ${run.id}`,
