@@ -1,4 +1,5 @@
-// The plugin's command line, read as kubectl (spf13/pflag) reads one: `--name value`, `--name=value`,
+// The command line of every user-facing command (`kubectl platform`, `platform-api`), read as kubectl
+// (spf13/pflag) reads one: `--name value`, `--name=value`,
 // `-n value`, `-n=value`, `-nvalue`, boolean flags alone or `=true|false`, flags anywhere among the
 // arguments, `--` ending them. kubectl hands a plugin every argument after its name untouched.
 import { PluginError } from './plugin-error.ts';
@@ -20,8 +21,15 @@ export interface CommandLine {
   flags: Map<string, string | true>;
 }
 
-/** Reads `args` against `specs`; a flag not in `specs` or a value flag without a value is a usage error. */
-export function parseCommandLine(args: readonly string[], specs: readonly FlagSpec[]): CommandLine {
+/**
+ * Reads `args` against `specs`; a flag not in `specs` or a value flag without a value is a usage error
+ * whose hint names `program`'s help.
+ */
+export function parseCommandLine(
+  args: readonly string[],
+  specs: readonly FlagSpec[],
+  program = PLUGIN_PROGRAM,
+): CommandLine {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
   for (let index = 0; index < args.length; index++) {
@@ -46,15 +54,19 @@ export function parseCommandLine(args: readonly string[], specs: readonly FlagSp
     }
     const spec = specs.find((candidate) => (long ? candidate.name === key : candidate.short === key));
     if (!spec)
-      throw usageError(`unknown ${long ? 'flag' : 'shorthand flag'}: ${long ? `--${key}` : `'${key}' in ${arg}`}`);
+      throw usageError(
+        `unknown ${long ? 'flag' : 'shorthand flag'}: ${long ? `--${key}` : `'${key}' in ${arg}`}`,
+        program,
+      );
     if (spec.value === undefined) {
       if (inline === undefined || inline === 'true') flags.set(spec.name, true);
       else if (inline === 'false') flags.delete(spec.name);
-      else throw usageError(`invalid argument "${inline}" for "${flagName(spec)}" flag: not true or false`);
+      else throw usageError(`invalid argument "${inline}" for "${flagName(spec)}" flag: not true or false`, program);
       continue;
     }
     const value = inline ?? args[++index];
-    if (value === undefined) throw usageError(`flag needs an argument: ${long ? `--${key}` : `'${key}' in -${key}`}`);
+    if (value === undefined)
+      throw usageError(`flag needs an argument: ${long ? `--${key}` : `'${key}' in -${key}`}`, program);
     flags.set(spec.name, value);
   }
   return { positionals, flags };
@@ -72,7 +84,10 @@ export function describeFlags(specs: readonly FlagSpec[]): string {
   return specs.map((spec, index) => `  ${names[index]!.padEnd(width)}   ${spec.description}`).join('\n');
 }
 
-/** A wrong command line: exit code 4, with the hint kubectl gives. */
-export function usageError(message: string): PluginError {
-  return new PluginError(`error: ${message}\nSee 'kubectl platform --help' for usage.`, 'usage');
+/** The plugin as its usage hints name it. */
+export const PLUGIN_PROGRAM = 'kubectl platform';
+
+/** A wrong command line (the plugin's exit code 4), with the hint kubectl gives: `See '<program> --help' for usage.` */
+export function usageError(message: string, program = PLUGIN_PROGRAM): PluginError {
+  return new PluginError(`error: ${message}\nSee '${program} --help' for usage.`, 'usage');
 }

@@ -1,13 +1,13 @@
-// The kubeconfig, found and merged as kubectl finds and merges it (client-go's loading rules), each file
-// read by @kubernetes/client-node's own loader: --kubeconfig alone when given; else every existing file of
-// KUBECONFIG (missing ones skipped), the first file naming a cluster, user or context winning, the first
-// current-context winning; else ~/.kube/config; else the in-cluster configuration. client-node's own
-// loadFromDefault differs from kubectl in two ways that matter here: it stops at a missing KUBECONFIG
-// file and refuses a name that two files share.
+// The kubeconfig, found as kubectl finds it (client-go's loading rules): --kubeconfig alone when given;
+// else every file of KUBECONFIG, merged by the one loader the server uses too
+// (shared/base/config/kubeconfig-files.ts: missing files skipped, first name and first current-context
+// win); else ~/.kube/config; else the in-cluster configuration. client-node's own loadFromDefault
+// differs from kubectl: it stops at a missing KUBECONFIG file and refuses a name that two files share.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { mergeKubeconfigFiles, UnreadableKubeconfigError } from '../../shared/base/config/kubeconfig-files.ts';
 import { PluginError } from './plugin-error.ts';
 
 /** What the command line says about the kubeconfig (kubectl's flags of the same names). */
@@ -30,7 +30,7 @@ const EXEC_INFO = JSON.stringify({
 /** Loads the kubeconfig with its current context set (--context wins); throws a PluginError in kubectl's words. */
 export function loadKubeconfig(selection: KubeconfigSelection): KubeConfig {
   process.env.KUBERNETES_EXEC_INFO ??= EXEC_INFO;
-  const config = selection.kubeconfig ? fromFiles([selection.kubeconfig]) : fromEnvironmentOrHome();
+  const config = selection.kubeconfig ? fromNamedFile(selection.kubeconfig) : fromEnvironmentOrHome();
   if (selection.context !== undefined) {
     if (!config.getContextObject(selection.context))
       throw new PluginError(`error: context "${selection.context}" does not exist`, 'usage');
@@ -44,9 +44,15 @@ export function loadKubeconfig(selection: KubeconfigSelection): KubeConfig {
   return config;
 }
 
+/** --kubeconfig FILE: unlike a KUBECONFIG list's, a missing file is an error (kubectl: `stat FILE: no such file`). */
+function fromNamedFile(file: string): KubeConfig {
+  if (!existsSync(file)) throw new PluginError(`error: stat ${file}: no such file or directory`, 'usage');
+  return fromFiles([file]);
+}
+
 function fromEnvironmentOrHome(): KubeConfig {
   const listed = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  if (listed.length > 0) return fromFiles(listed.filter((file) => existsSync(file)));
+  if (listed.length > 0) return fromFiles(listed);
   const home = join(homedir(), '.kube', 'config');
   if (existsSync(home)) return fromFiles([home]);
   const config = new KubeConfig();
@@ -54,28 +60,12 @@ function fromEnvironmentOrHome(): KubeConfig {
   return config;
 }
 
-/** Each file through client-node's loader (relative paths resolved against the file's folder), merged first-wins. */
+/** The files merged as kubectl merges them; an unreadable one is a usage error in kubectl's words. */
 function fromFiles(files: string[]): KubeConfig {
-  const loaded = files.map((file) => {
-    const one = new KubeConfig();
-    try {
-      one.loadFromFile(file);
-    } catch (error) {
-      throw new PluginError(`error: cannot read the kubeconfig ${file}: ${(error as Error).message}`, 'usage');
-    }
-    return one;
-  });
-  const firstByName = <T extends { name: string }>(lists: T[][]) => {
-    const byName = new Map<string, T>();
-    for (const entry of lists.flat()) if (!byName.has(entry.name)) byName.set(entry.name, entry);
-    return [...byName.values()];
-  };
-  const merged = new KubeConfig();
-  merged.loadFromOptions({
-    clusters: firstByName(loaded.map((one) => one.getClusters())),
-    users: firstByName(loaded.map((one) => one.getUsers())),
-    contexts: firstByName(loaded.map((one) => one.getContexts())),
-    currentContext: loaded.map((one) => one.getCurrentContext()).find(Boolean) ?? '',
-  });
-  return merged;
+  try {
+    return mergeKubeconfigFiles(files);
+  } catch (error) {
+    if (error instanceof UnreadableKubeconfigError) throw new PluginError(`error: ${error.message}`, 'usage');
+    throw error;
+  }
 }

@@ -1,16 +1,28 @@
 // The one connection every command shares (kubectl's genericclioptions): the kubeconfig's current
 // context, the namespace (the Project), and requests to the server with the context's credentials
 // as @kubernetes/client-node applies them (CA, client certificate, token, exec plugin, proxy).
+// `platform-api kubeconfig`, which writes the first context, talks to a server named on its command
+// line instead (PlatformConnection.toServer): the same client, without a kubeconfig.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { loadKubeconfig, type KubeconfigSelection } from './kubeconfig-files.ts';
 import { connectionError, serverError } from './server-errors.ts';
 
 export interface ConnectionOptions extends KubeconfigSelection {
   /** -n/--namespace: the Project; else the context's namespace, else `default` (as kubectl). */
   namespace?: string;
+}
+
+/** A server named on the command line, before any kubeconfig exists (`platform-api kubeconfig`'s flags). */
+export interface ServerAddress {
+  /** The server's URL. */
+  server: string;
+  /** --certificate-authority: the PEM file of the CA that signed the server's certificate. */
+  certificateAuthority?: string;
+  /** --insecure-skip-tls-verify. */
+  insecureSkipTlsVerify?: boolean;
 }
 
 /** An answer read whole: its status, headers and parsed JSON body (undefined when empty or not JSON). */
@@ -22,13 +34,21 @@ export interface JsonAnswer {
 
 export class PlatformConnection {
   readonly #options: ConnectionOptions;
+  /** Loads the configuration again (renewCredentials): the kubeconfig, or the server's address. */
+  readonly #load: () => KubeConfig;
   #config: KubeConfig;
   /** The Authorization header of the last request opened, to tell a renewed credential from the same one. */
   #lastAuthorization: string | undefined;
 
-  constructor(options: ConnectionOptions) {
+  constructor(options: ConnectionOptions, load: () => KubeConfig = () => loadKubeconfig(options)) {
     this.#options = options;
-    this.#config = loadKubeconfig(options);
+    this.#load = load;
+    this.#config = load();
+  }
+
+  /** A connection to `address` with no credential of its own: each request carries the one it needs. */
+  static toServer(address: ServerAddress): PlatformConnection {
+    return new PlatformConnection({}, () => kubeConfigOfServer(address));
   }
 
   /** The Project commands act in. */
@@ -91,11 +111,33 @@ export class PlatformConnection {
    * again can help.
    */
   async renewCredentials(): Promise<boolean> {
-    this.#config = loadKubeconfig(this.#options);
+    this.#config = this.#load();
     const options: RequestOptions = { headers: {} };
     await this.#config.applyToHTTPSOptions(options).catch(() => undefined);
     return authorizationOf(options) !== this.#lastAuthorization;
   }
+}
+
+/** A one-context KubeConfig for `address`, so that its CA and TLS choice apply as a kubeconfig's would. */
+function kubeConfigOfServer(address: ServerAddress): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [
+      {
+        name: 'server',
+        server: address.server,
+        // client-node refuses an http:// server unless TLS checks are off, which mean nothing without TLS;
+        // `platform-api kubeconfig` warns that kubectl will not send tokens there.
+        skipTLSVerify: address.insecureSkipTlsVerify === true || new URL(address.server).protocol === 'http:',
+        ...(address.certificateAuthority ? { caFile: address.certificateAuthority } : {}),
+      },
+    ],
+    // client-node applies a cluster's TLS settings only when the context has a user.
+    users: [{ name: 'none' }],
+    contexts: [{ name: 'server', cluster: 'server', user: 'none' }],
+    currentContext: 'server',
+  });
+  return config;
 }
 
 function authorizationOf(options: RequestOptions): string | undefined {

@@ -36,9 +36,17 @@ export function connectionError(error: Error & { code?: string }, url: URL): Plu
     );
   if (code === 'ENOTFOUND')
     return new PluginError(`Unable to connect to the server: dial tcp: lookup ${url.hostname}: no such host`, 'server');
+  if (
+    url.protocol === 'https:' &&
+    (code === 'EPROTO' || /wrong version number|packet length too long/i.test(error.message))
+  )
+    return new PluginError(
+      `Unable to connect to the server: ${url.origin} does not speak HTTPS (the server answered in plain HTTP): start it with LOCAL_HTTPS=true or TLS_CERT_FILE/TLS_KEY_FILE, or use the http:// URL`,
+      'server',
+    );
   if (code.startsWith('ERR_TLS') || /CERT|SELF_SIGNED/.test(code))
     return new PluginError(
-      `Unable to connect to the server: tls: failed to verify certificate: ${error.message} (${code}): the kubeconfig's certificate-authority does not trust the server`,
+      `Unable to connect to the server: tls: failed to verify certificate: ${error.message} (${code}): the certificate-authority (the kubeconfig's, or --certificate-authority) does not trust the server`,
       'server',
     );
   return new PluginError(`Unable to connect to the server: ${error.message}`, 'server');

@@ -71,7 +71,7 @@ export function kubectlWith(kubeconfig: string, home: string) {
 export function platformKubeconfig(args: string[], options: { input?: string; home: string }): Promise<CliResult> {
   return runCli(
     process.execPath,
-    [join(REPO_ROOT, 'infra/development/cli/platform-api.js'), 'kubeconfig', ...args],
+    [join(REPO_ROOT, 'cli/platform-api/platform-api.js'), 'kubeconfig', ...args],
     options,
   );
 }

@@ -10,11 +10,11 @@ import { seedLocalExample } from './local-example.ts';
 const ESTABLISH_TIMEOUT_MS = 30_000;
 
 /**
- * The one-shot cluster set-up the chart runs as a hook Job and `npx platform-api setup`, `npm start`
- * and `npm run fleet` run locally: installs the platform's CRDs unless the cluster serves them already
- * (so a KUBECONFIG user without rights over CRDs is not refused for what an operator installed; existing
- * ones are kept), waits until they are served, and, with `seedExample` (the local emulator), seeds the
- * example Project once. Safe to run again.
+ * The one-shot cluster set-up that `npm run local:setup`, `npm start` and `npm run fleet` run locally
+ * (the chart installs the same CRDs from its `crds` template): installs the platform's CRDs unless the
+ * cluster serves them already (so a KUBECONFIG user without rights over CRDs is not refused for what an
+ * operator installed; existing ones are kept), waits until they are served, and, with `seedExample`
+ * (the local emulator), seeds the example Project once. Safe to run again.
  */
 export async function setUpCluster(
   kubeConfig: KubeConfig,

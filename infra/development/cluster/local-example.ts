@@ -15,7 +15,7 @@ import { variableSetWrites } from '../../../functions/resources/kinds/variable-s
 const PROJECT_NAME = 'demo';
 
 /**
- * Local mode (the built-in emulator, by `npx platform-api setup`): an example Project "demo" with
+ * Local mode (the built-in emulator, by `npm run local:setup`): an example Project "demo" with
  * a VariableSet, two Workspaces and a Rollout across them, written the way the API writes them
  * (the Project's namespace, the VariableSet's sensitive value in a Secret). Seeded once: a
  * cluster that has the Project already is left as it is. Needs the CRDs installed.

@@ -89,10 +89,11 @@ async function serveGateway(
 }
 
 /**
- * What the chart's hook Job does before the functions serve: the CRDs installed in the cluster the
- * process uses (KUBECONFIG, or the built-in emulator, which also gets the example Project). A cluster
- * that refuses or cannot be reached does not stop the start: the failure is logged, and `/readyz`
- * answers 503 until the CRDs are served (`npx platform-api setup` installs them later).
+ * The cluster set-up before the functions serve (the chart installs the same CRDs from its `crds`
+ * template): the CRDs installed in the cluster the process uses (KUBECONFIG, or the built-in emulator,
+ * which also gets the example Project). A cluster that refuses or cannot be reached does not stop the
+ * start: the failure is logged, and `/readyz` answers 503 until the CRDs are served (`npm run
+ * local:setup` installs them later).
  */
 async function setUpLocalCluster(context: AppContext, fromKubeconfig: boolean): Promise<void> {
   const cluster = await context.cluster();

@@ -244,7 +244,7 @@ export const PLATFORM_ERRORS = {
   CustomResourceDefinitionsMissing: {
     status: 503,
     meaning:
-      'The cluster lacks the platform CustomResourceDefinitions; the operator must install them (`npx platform-api setup` or the chart).',
+      'The cluster lacks the platform CustomResourceDefinitions; the operator must install them (`npm run local:setup` in a checkout, or the chart).',
   },
   FunctionTimeout: {
     status: 504,

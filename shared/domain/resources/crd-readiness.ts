@@ -18,7 +18,7 @@ export async function checkPlatformCrdsServed(rest: KubernetesRestClient, apiGro
   if (missing.length > 0) {
     throw apiError(
       'CustomResourceDefinitionsMissing',
-      `the cluster does not serve ${missing.join(', ')}.${apiGroup}: install the CustomResourceDefinitions (\`npx platform-api setup\`, or the chart)`,
+      `the cluster does not serve ${missing.join(', ')}.${apiGroup}: install the CustomResourceDefinitions (\`npm run local:setup\` in a checkout, or the chart)`,
       retryAfter(10),
     );
   }

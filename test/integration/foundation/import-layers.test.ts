@@ -150,7 +150,7 @@ describe('the import rules catch what they forbid (issue 21)', () => {
         "import { handler } from '../../functions/resources/handlers/run-handlers.ts';\nexport const h = handler;\n",
       'shared/domain/runs/run.ts': 'export const FINAL = 1;\n',
       'functions/resources/handlers/run-handlers.ts': 'export const handler = 1;\n',
-      'infra/development/cli/platform-api.ts':
+      'infra/development/commands/local-command-main.ts':
         "import { c } from '../../../cli/plugin/connection.ts';\nexport const p = c;\n",
       'infra/development/local/local-data.ts': 'export const paths = 1;\n',
       'infra/kube-emulator/index.ts': 'export const startKubeEmulator = 1;\n',

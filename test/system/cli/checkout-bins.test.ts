@@ -52,13 +52,42 @@ describe("Issue 44, item 12: the bins run with the Node the project installed, n
   });
 
   it(
-    'platform-api reset-local (which loads the TypeScript sources) works under it',
+    'the development command reset-local (`npm run local:reset`, which loads the TypeScript sources) works under it',
     async () => {
       const dataDir = await temporaryFolder();
       await mkdir(join(dataDir, 'kubernetes'));
-      const result = run(OLD_NODE, ['infra/development/cli/platform-api.js', 'reset-local', '--data-dir', dataDir]);
+      const result = run(OLD_NODE, [
+        'infra/development/commands/local-command.js',
+        'reset-local',
+        '--data-dir',
+        dataDir,
+      ]);
       expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
       expect(result).toMatchObject({ status: 0, stdout: `removed ${join(dataDir, 'kubernetes')}\n` });
+    },
+    SPAWNING_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "Issue 43, item 8: platform-api's bin (cli/, TypeScript behind a JavaScript launcher) works under it",
+    async () => {
+      const { bin } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+        bin: Record<string, string>;
+      };
+      const platformApi = join(REPO_ROOT, bin['platform-api']!);
+      const hashed = spawnSync(OLD_NODE, [platformApi, 'hash-password'], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        input: 'my admin password\n',
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(hashed.stderr).toBe('');
+      expect(hashed).toMatchObject({ status: 0, stdout: expect.stringMatching(/^\$2a\$10\$[./A-Za-z0-9]{53}\n$/) });
+      expect(run(OLD_NODE, [platformApi, 'hash-password', '--nope'])).toMatchObject({
+        status: 2,
+        stderr: expect.stringContaining('error: unknown flag: --nope'),
+      });
     },
     SPAWNING_TEST_TIMEOUT_MS,
   );

@@ -198,7 +198,7 @@ describe('Fleet topology, step by step', { shuffle: false }, () => {
 
   describe('Fleet: a token from any login replica is accepted by every replica of every function; rotating the key ends it everywhere within the poll interval', () => {
     it(
-      'accepts a token from one login replica on all ten, then refuses it on all ten after `platform-api rotate-signing-key`',
+      'accepts a token from one login replica on all ten, then refuses it on all ten after `npm run local:rotate-key`',
       async () => {
         await wholeFleet();
         const [firstLogin] = fleet.replicas.get('login')!;
@@ -207,7 +207,7 @@ describe('Fleet topology, step by step', { shuffle: false }, () => {
 
         const rotation = spawnSync(
           process.execPath,
-          ['infra/development/cli/platform-api.js', 'rotate-signing-key', '--data-dir', dataDir],
+          ['infra/development/commands/local-command.js', 'rotate-signing-key', '--data-dir', dataDir],
           { cwd: REPO_ROOT, encoding: 'utf8' },
         );
         expect(rotation.status, rotation.stderr).toBe(0);

@@ -61,7 +61,7 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ status:
 }
 
 const runCli = (args: string[], env: Record<string, string> = {}) =>
-  runNode(['infra/development/cli/platform-api.js', ...args], env);
+  runNode(['infra/development/commands/local-command.js', ...args], env);
 
 /** Starts a child process and resolves once `ready` matches its output (or rejects when it exits first). */
 function startChild(
@@ -117,7 +117,7 @@ describe("One function alone: `npx functions-framework --target=<name> --port=<p
   });
 });
 
-describe('Cluster set-up is a one-shot step (`npx platform-api setup`); a resources function whose CRDs are missing is not ready and /readyz says why', () => {
+describe('Cluster set-up is a one-shot step (`npm run local:setup`); a resources function whose CRDs are missing is not ready and /readyz says why', () => {
   let emulator: KubeEmulator;
   let database: TestDatabase;
   beforeAll(async () => {
@@ -129,7 +129,7 @@ describe('Cluster set-up is a one-shot step (`npx platform-api setup`); a resour
     await database.destroy();
   });
 
-  it('answers /readyz 503 CustomResourceDefinitionsMissing until `platform-api setup` installs them, then 200', async () => {
+  it('answers /readyz 503 CustomResourceDefinitionsMissing until `npm run local:setup` installs them, then 200', async () => {
     const running = await startFunctionServer(
       loadSettings(adminEnv({ FUNCTION_TARGET: 'resources', PORT: '0', DATABASE_URL: database.connectionString })),
       { logger: silentLogger, host: '127.0.0.1', kubeConfig: emulator.kubeConfig() },
@@ -139,7 +139,7 @@ describe('Cluster set-up is a one-shot step (`npx platform-api setup`); a resour
     expect(before.status).toBe(503);
     expect(await before.json()).toMatchObject({
       reason: 'CustomResourceDefinitionsMissing',
-      error: expect.stringContaining('npx platform-api setup'),
+      error: expect.stringContaining('npm run local:setup'),
     });
 
     const folder = await temporaryFolder();

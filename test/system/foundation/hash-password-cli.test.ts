@@ -4,7 +4,7 @@ import bcrypt from 'bcryptjs';
 import { REPO_ROOT } from '../../support/function-servers.ts';
 
 const runCli = (args: string[], input: string) =>
-  spawnSync(process.execPath, ['infra/development/cli/platform-api.js', ...args], {
+  spawnSync(process.execPath, ['cli/platform-api/platform-api.js', ...args], {
     cwd: REPO_ROOT,
     input,
     encoding: 'utf8',
@@ -51,9 +51,13 @@ describe('npx platform-api: every command fails with a non-zero exit and a clear
     expect(result.stdout).toMatch(/usage: platform-api/);
   });
 
-  it('reset-local with a data dir that holds no local state fails naming it, instead of saying "removed"', () => {
+  it('npm run local:reset with a data dir that holds no local state fails naming it, instead of saying "removed"', () => {
     const missing = `/nonexistent-${process.pid}-${Date.now()}`;
-    const result = runCli(['reset-local', '--data-dir', missing], '');
+    const result = spawnSync(
+      process.execPath,
+      ['infra/development/commands/local-command.js', 'reset-local', '--data-dir', missing],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`no local state to reset in ${missing}`);
     expect(result.stdout).not.toMatch(/removed/);
@@ -69,7 +73,7 @@ describe('npx platform-api: every command fails with a non-zero exit and a clear
       const child = spawn(
         process.execPath,
         [
-          'infra/development/cli/platform-api.js',
+          'cli/platform-api/platform-api.js',
           'kubeconfig',
           '--server',
           `https://127.0.0.1:${port}`,
@@ -95,7 +99,7 @@ describe('npx platform-api: every command fails with a non-zero exit and a clear
     // `script` gives the CLI a real terminal; what is written before the prompt is typed ahead.
     const child = spawn(
       'script',
-      ['-qfec', `${process.execPath} infra/development/cli/platform-api.js hash-password`, '/dev/null'],
+      ['-qfec', `${process.execPath} cli/platform-api/platform-api.js hash-password`, '/dev/null'],
       {
         cwd: REPO_ROOT,
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -299,7 +299,7 @@ const CONFIG_MODULES = /^shared\/base\/config\/|^infra\/development\/local\/loca
 const FORWARDERS: Record<string, string> = {
   'infra/development/fleet/replica-environment.ts':
     'builds the environment each fleet replica parses its own settings from',
-  'cli/kubeconfig-command.js':
+  'cli/platform-api/kubeconfig-command.ts':
     "the kubectl-side KUBECONFIG: which file the user's new context is written to, not a server setting",
   'cli/plugin/kubeconfig-files.ts':
     "the kubectl plugin reads the user's KUBECONFIG as kubectl does, and tells exec credential plugins they may be interactive (KUBERNETES_EXEC_INFO), not a server setting",
@@ -322,7 +322,7 @@ const ENTRY_POINTS = [
   'knative/server.ts',
   'knative/function-container.ts',
   'knative/functions/console.ts',
-  'infra/development/cli/platform-api.js',
+  'infra/development/commands/local-command-main.ts',
   'shared/base/database/migrate-cli.ts',
 ];
 

@@ -367,7 +367,8 @@ describe('platform-api kubeconfig writes a context for kubectl users', () => {
         input: 'not-the-password\n',
       });
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('403');
+      // The plugin's error reader (issue 43, item 8): kubectl's words with the catalogue's reason.
+      expect(result.stderr).toMatch(/^Error from server \(InvalidPassword\): /m);
       await expect(readFile(file)).rejects.toThrow();
     } finally {
       await rm(home, { recursive: true, force: true });

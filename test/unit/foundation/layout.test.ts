@@ -53,7 +53,7 @@ describe('Issue 21: what ships (functions/, knative/) names nothing of local dev
   it('the development code lives under infra/development/, no longer beside the product', () => {
     for (const moved of ['functions/fleet', 'functions/local-gateway.ts', 'shared/gateway', 'shared/local', 'bin'])
       expect(existsSync(join(REPO_ROOT, moved)), moved).toBe(false);
-    for (const folder of ['cluster', 'database', 'entries', 'fleet', 'gateway', 'local', 'cli'])
+    for (const folder of ['cluster', 'database', 'entries', 'fleet', 'gateway', 'local', 'commands'])
       expect(existsSync(join(REPO_ROOT, 'infra/development', folder)), folder).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-// The operator CLI's commands over the cluster and the checkout's local state (infra/development/cli/platform-api.js).
+// The development commands over the cluster and the checkout's local state (local-command-main.ts).
 import { access, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Settings } from '../../../shared/base/config/settings.ts';
@@ -11,7 +11,7 @@ import { setUpCluster } from '../cluster/cluster-setup.ts';
 import { kubeConfigFromFiles } from '../../../shared/base/config/kubeconfig-files.ts';
 
 /**
- * `platform-api setup`: the one-shot cluster set-up. With KUBECONFIG, installs the CRDs in that
+ * `npm run local:setup`: the one-shot cluster set-up. With KUBECONFIG, installs the CRDs in that
  * cluster; without, in the built-in emulator's saved state under the data folder, seeding the
  * example Project, so that functions started afterwards find them.
  */
@@ -29,7 +29,7 @@ export async function setupCommand(settings: Settings, dataDir: string, logger: 
   }
 }
 
-/** `platform-api rotate-signing-key`: a new admin signing key in the fleet's secret folder. */
+/** `npm run local:rotate-key`: a new admin signing key in the fleet's secret folder. */
 export async function rotateSigningKeyCommand(dataDir: string): Promise<string> {
   const folder = localDataPaths(dataDir).adminSecret;
   await access(join(folder, 'ADMIN_ACCOUNT_TOKEN_SIGNING_KEY')).catch(() => {
@@ -40,7 +40,7 @@ export async function rotateSigningKeyCommand(dataDir: string): Promise<string> 
 }
 
 /**
- * `platform-api reset-local`: deletes the local cluster state and the embedded database together,
+ * `npm run local:reset`: deletes the local cluster state and the embedded database together,
  * so neither outlives the other. Refused while a process of this checkout serves them.
  */
 export async function resetLocalCommand(dataDir: string): Promise<string[]> {
