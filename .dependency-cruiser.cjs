@@ -15,14 +15,15 @@
  * folders, whichever room holds them.
  */
 const SHARED_LAYERS = [
-  ['base/json', 'base/caching', 'base/node', 'contract/kinds'], // no product knowledge: JSON patches, bounded maps, Node helpers; the kinds' names and rules
+  ['base/json', 'base/caching', 'base/node', 'contract/kinds', 'contract/rules'], // no product knowledge: JSON patches, bounded maps, Node helpers; the kinds' names; the rules the server, the plugin and the console share (browser-safe)
   ['base/http', 'base/logging', 'base/metrics'], // the error catalogue and request/response shapes; the logger; the Prometheus metrics and their hooks
   ['base/config'], // settings parsed once from the environment and secret sources
   ['base/tracing'], // OpenTelemetry spans and trace-context propagation (the SDK loaded only when configured)
   ['base/kubernetes', 'base/database'], // clients of what is outside the process
   ['auth', 'domain/resources'], // who the caller is; the platform objects in the cluster and how they are presented
   ['authz', 'contract/routes', 'domain/streams'], // what the caller may do; the route table; stream caps
-  ['domain/runs', 'contract/openapi', 'domain/audit', 'domain/approvals'], // run history; the OpenAPI document built from the routes; the audit trail; approval policy (windows, freezes, soak times)
+  ['domain/approvals'], // approval policy and gates: what a write or an apply needs (windows, freezes, soak times), what a plan was planned for
+  ['domain/runs', 'contract/openapi', 'domain/audit'], // run history; the OpenAPI document built from the routes; the audit trail
   ['server/app'], // one function's context: its clients and stores wired together
   ['server/runtime'], // the filter chain and typed handlers
 ];
@@ -108,10 +109,24 @@ module.exports = {
     {
       name: 'console-app-is-browser-code',
       comment:
-        'The console app (functions/console/app/src, issue 24) runs in a browser: it imports only its own files and its browser packages (preact, oauth4webapi, yaml), never shared/, a function, the entries, the tools or a node: module.',
+        'The console app (functions/console/app/src, issue 24) runs in a browser: it imports only its own files, the browser-safe contract rules of shared/contract/rules/ (issue 43, item 7) and its browser packages (preact, oauth4webapi, yaml), never the rest of shared/, a function, the entries, the tools or a node: module.',
       severity: 'error',
       from: { path: '^functions/console/app/src/' },
-      to: { pathNot: ['^functions/console/app/src/', '(^|/)node_modules/(preact|oauth4webapi|yaml)/'] },
+      to: {
+        pathNot: [
+          '^functions/console/app/src/',
+          '^shared/contract/rules/',
+          '(^|/)node_modules/(preact|oauth4webapi|yaml)/',
+        ],
+      },
+    },
+    {
+      name: 'contract-rules-are-browser-safe',
+      comment:
+        'shared/contract/rules/ (browser-safe contract rules, issue 43 item 7) is imported by the console in a browser: it imports only shared/contract/rules/ itself, never a node: module or a package.',
+      severity: 'error',
+      from: { path: '^shared/contract/rules/' },
+      to: { pathNot: ['^shared/contract/rules/'] },
     },
     ...layerRules,
   ],

@@ -1,5 +1,6 @@
 // A Rollout drawn as `kubectl argo rollouts get rollout` draws one: a summary, then a tree of its stages
 // in order, each with its phase, what its approval needs or who gave it, and the run behind it.
+import { type RolloutStageGate, stageNeedsApproval } from '../../shared/contract/rules/rollout-stage.ts';
 import { humanAge } from './human-duration.ts';
 import type { RunRecord } from './runs-client.ts';
 import { formatTable } from './table.ts';
@@ -31,18 +32,10 @@ export interface RolloutStageStatus {
   approval?: { approvedBy?: string; approvedAt?: string };
 }
 
-export interface RolloutStageSpec {
-  workspace: string;
-  /** Deprecated: approval.required. */
-  requireApproval?: boolean;
-  approval?: { required?: boolean; distinctFromAuthor?: boolean };
-  approved?: boolean;
-}
+export type RolloutStageSpec = RolloutStageGate;
 
-/** Whether a stage waits for an approval (`approval.required`, four eyes, or the deprecated `requireApproval`). */
-export function needsApproval(stage: RolloutStageSpec): boolean {
-  return Boolean(stage.approval?.required || stage.approval?.distinctFromAuthor || stage.requireApproval);
-}
+/** Whether a stage waits for an approval: the one rule (shared/contract/rules/rollout-stage.ts). */
+export const needsApproval: (stage: RolloutStageSpec) => boolean = stageNeedsApproval;
 
 /** What the tree needs besides the Rollout: the runs behind its stages, and whether the caller may approve. */
 export interface TreeContext {

@@ -1,6 +1,6 @@
 // Issue 44 item 3: while following a run that no controller claims, say so once on standard error
 // ("no controller has claimed this run for 30 s") rather than wait in silence.
-import { unclaimedNotice, unclaimedNoticeDueAt } from '../../shared/domain/runs/unclaimed-run.ts';
+import { unclaimedNotice, unclaimedNoticeDueAt } from '../../shared/contract/rules/unclaimed-run.ts';
 import type { PlatformConnection } from './platform-connection.ts';
 import { getRun } from './runs-client.ts';
 

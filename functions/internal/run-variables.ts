@@ -4,6 +4,7 @@ import { isJsonObject, type PlatformObject } from '../../shared/contract/kinds/p
 import { sensitiveValuesSecretName } from '../../shared/domain/resources/variable-set-secret.ts';
 import { checkAgainst } from '../../shared/contract/routes/path-parameters.ts';
 import { apiError } from '../../shared/base/http/error-catalogue.ts';
+import { variableSetNames } from '../../shared/domain/approvals/plan-binding.ts';
 
 /** One variable as a run gets it: the value in clear, from the VariableSet or from its Secret. */
 export interface ResolvedVariable {
@@ -62,16 +63,6 @@ export async function resolveRunVariables(
     }
   }
   return [...merged.values()].sort((a, b) => a.category.localeCompare(b.category) || a.name.localeCompare(b.name));
-}
-
-function variableSetNames(workspace: PlatformObject): string[] {
-  const refs = workspace.spec?.variableSetRefs;
-  return Array.isArray(refs)
-    ? refs
-        .filter(isJsonObject)
-        .map((ref) => ref.name)
-        .filter((name): name is string => typeof name === 'string')
-    : [];
 }
 
 async function resolveVariable(

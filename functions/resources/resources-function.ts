@@ -6,6 +6,7 @@ import {
   PROJECT,
   ROLLOUT,
   VARIABLE_SET,
+  WORKSPACE,
   type PlatformKind,
 } from '../../shared/contract/kinds/platform-kinds.ts';
 import {
@@ -18,7 +19,7 @@ import { jsonResponse } from '../../shared/base/http/api-request.ts';
 import { runPrincipal } from '../../shared/domain/runs/run-principal.ts';
 import { customResourceHandlers } from './handlers/custom-resource-handlers.ts';
 import { kubernetesApiHandlers } from './handlers/kubernetes-api-handlers.ts';
-import { projectWrites } from './kinds/project-writes.ts';
+import { approvalPolicyWrites, projectWrites } from './kinds/project-writes.ts';
 import { plainWrites, type ResourceWrites, type Writer } from './kinds/resource-writes.ts';
 import { rolloutWrites } from './kinds/rollout-writes.ts';
 import { rolloutHandlers } from './handlers/rollout-handlers.ts';
@@ -30,6 +31,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { runWorkspaceResolver } from '../../shared/domain/runs/run-workspace-resolver.ts';
 import { RoutedPathReview } from './handlers/routed-path-review.ts';
 import { variableSetWrites } from './kinds/variable-set-writes.ts';
+import { workspaceWrites } from './kinds/workspace-writes.ts';
 import { parseRequestBody } from './kinds/resource-body.ts';
 
 /** The resources function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
@@ -67,15 +69,15 @@ export function createResourcesFunction(
     context.metrics.clusterCall(verb, seconds),
   );
   const objects = new ClusterObjects(rest, context.config.apiGroup);
-  // A Rollout's writes judge approvals by who writes (issue 37): made per request; the others' once.
+  // A Rollout's and a Workspace's writes judge approvals by who writes (issues 37, 45): made per request; the others' once.
   const writesOf = (kind: PlatformKind): ((writer: Writer) => ResourceWrites) => {
     if (kind === ROLLOUT) return (writer) => rolloutWrites(objects, writer);
-    const writes =
-      kind === PROJECT
-        ? projectWrites(objects, context.config.projectSecretsAccess)
-        : kind === VARIABLE_SET
-          ? variableSetWrites(objects)
-          : plainWrites(objects, kind);
+    if (kind === WORKSPACE) return (writer) => workspaceWrites(objects, writer);
+    if (kind === PROJECT) {
+      const projects = projectWrites(objects, context.config.projectSecretsAccess);
+      return (writer) => approvalPolicyWrites(objects, projects, writer);
+    }
+    const writes = kind === VARIABLE_SET ? variableSetWrites(objects) : plainWrites(objects, kind);
     return () => writes;
   };
   // Each watch holds a watch of the cluster under the server's own credentials: capped per principal like

@@ -109,6 +109,17 @@ export class AuthorisationDecision {
   }
 
   /**
+   * Authorises other attributes than the route's (the right a write's result needs on another resource: a
+   * Project's `projects/approvalpolicy`, a Workspace's `workspaces/runs` `approve`), through the same
+   * authorizer as the chain, and adds them to the decision; throws its 403 (or 503) otherwise.
+   */
+  async requireAlso(attributes: ResourceAttributes): Promise<void> {
+    if (this.allows(attributes)) return;
+    await this.#authorizer.authorize(this.principal, attributes);
+    this.#granted.push(attributes);
+  }
+
+  /**
    * Throws unless the chain allowed `verb` on the route's object: its refusal (403 naming the verb) when it
    * decided and refused it, a bug (an Error) when the route does not have the chain decide it.
    */

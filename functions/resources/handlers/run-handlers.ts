@@ -9,8 +9,10 @@ import {
 } from '../../../shared/domain/audit/audit-annotations.ts';
 import { jsonResponse } from '../../../shared/base/http/api-request.ts';
 import type { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
-import { WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
+import { PROJECT, WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
+import { policyApplyGate } from '../../../shared/domain/approvals/approval-policy.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
+import { planBindingOf } from '../../../shared/domain/approvals/plan-binding.ts';
 import { pageOf } from '../../../shared/domain/runs/records/page-query.ts';
 import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
 import {
@@ -49,6 +51,12 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
     return found;
   };
+  /** The Project's approval policy for a Workspace's applies, if it gates them. */
+  const applyPolicyOf = async (project: string, workspace: string, deadline?: AbortSignal) =>
+    policyApplyGate(
+      await objects.find<PlatformObject>(objects.platformPath(PROJECT, { name: project }), deadline),
+      workspace,
+    );
   /** Runs as these routes answer them: a succeeded plan says whether it may still be applied (issue 44, item 15). */
   const answered = async (runs: Run[], deadline?: AbortSignal) =>
     (await context.runs.service('planApprovals')).withPlanApproval(runs, context.config.planApprovalMaxAgeMs, deadline);
@@ -78,20 +86,44 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
         );
       if (run.type === 'apply')
         passTimeGates(request, await projectTimeGates(objects, project), { apply: workspace }, override);
+      // The Project's approval policy gates the Workspace's applies whatever the Workspace says (issue 45).
+      if (run.type === 'apply' && (await applyPolicyOf(project, workspace, request.deadline)))
+        throw apiError(
+          'ApplyNeedsPlan',
+          `project "${project}" gates the applies of workspace "${workspace}" (spec.approvalPolicy.applies): start a plan run, then approve that plan for apply`,
+        );
+      // A plan records the Workspace object, spec and VariableSets it is planned for (issue 45).
+      const plannedFor =
+        run.type === 'plan' ? await planBindingOf(objects, project, found, request.deadline) : undefined;
       const records = await context.runs.service('records');
       return created(
         request,
-        await records.createRun({ project, workspace, ...run, ...runPrincipal(request.principal) }, request.deadline),
+        await records.createRun(
+          { project, workspace, ...run, ...runPrincipal(request.principal), ...(plannedFor ? { plannedFor } : {}) },
+          request.deadline,
+        ),
       );
     },
     applyPlan: async (request: RouteRequest<RunRoute<'applyPlan'>>) => {
       const plan = authorisedRun(request);
       const { message, override } = request.input.body();
       await authoriseOverride(request, override);
-      await startableWorkspace(plan.project, plan.workspace, request.deadline);
+      const found = await startableWorkspace(plan.project, plan.workspace, request.deadline);
       passTimeGates(request, await projectTimeGates(objects, plan.project), { apply: plan.workspace }, override);
+      const workspace = await planBindingOf(objects, plan.project, found, request.deadline);
       const planApprovals = await context.runs.service('planApprovals');
       const approver = runPrincipal(request.principal);
+      noteForAudit(request, APPROVER_ANNOTATION, approver.principal);
+      noteForAudit(request, AUTHOR_ANNOTATION, plan.principal);
+      // Four eyes on applies, as the Project's policy asks (issue 45): judged against the plan's recorded author.
+      if (
+        (await applyPolicyOf(plan.project, plan.workspace, request.deadline))?.distinctFromAuthor &&
+        approver.principal === plan.principal
+      )
+        throw apiError(
+          'ApproverIsAuthor',
+          `${approver.principal} started plan run ${plan.id} and may not approve it for apply: project "${plan.project}" asks another approver (spec.approvalPolicy.applies[].approvals.distinctFromAuthor)`,
+        );
       const run = await planApprovals.approveForApply(
         {
           project: plan.project,
@@ -99,12 +131,11 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
           ...approver,
           ...(message !== undefined ? { message } : {}),
           maxAgeMs: context.config.planApprovalMaxAgeMs,
+          workspace,
         },
         request.deadline,
       );
       noteForAudit(request, PLAN_RUN_ANNOTATION, plan.id);
-      noteForAudit(request, APPROVER_ANNOTATION, approver.principal);
-      noteForAudit(request, AUTHOR_ANNOTATION, plan.principal);
       return created(request, run);
     },
     listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {

@@ -5,7 +5,27 @@ import { PROJECT } from '../../../shared/contract/kinds/platform-kinds.ts';
 import { isOwnedBy, ownerReferenceTo, type PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import { bindProjectSecrets } from './project-secrets-binding.ts';
 import { isDeleteDryRun, refuseOrphaning } from '../kubernetes/delete-options.ts';
-import { dryRunQuery, plainWrites, type ResourceWrites } from './resource-writes.ts';
+import { dryRunQuery, plainWrites, type ResourceWrites, type Writer } from './resource-writes.ts';
+import { approvalPolicyChanged, CHANGE_APPROVAL_POLICY } from '../../../shared/domain/approvals/approval-policy.ts';
+import { APPROVAL_POLICY_ANNOTATION, noteForAudit } from '../../../shared/domain/audit/audit-annotations.ts';
+import { judgedWrites, requireForResult } from './judged-writes.ts';
+
+/**
+ * A Project's writes for one request (issue 45): a write whose result changes `spec.approvalPolicy` (a create
+ * with one and a re-create included) needs `update` on `projects/approvalpolicy` for that Project, whatever its
+ * shape; 403 otherwise, and nothing is written. The audit event notes the change.
+ */
+export function approvalPolicyWrites(
+  objects: ClusterObjects,
+  projects: ResourceWrites,
+  writer: Writer,
+): ResourceWrites {
+  return judgedWrites(objects, PROJECT, projects, async (stored, result) => {
+    if (!approvalPolicyChanged(stored, result)) return;
+    noteForAudit(writer, APPROVAL_POLICY_ANNOTATION, 'changed');
+    await requireForResult(writer, { ...CHANGE_APPROVAL_POLICY, group: objects.apiGroup, name: result.metadata.name });
+  });
+}
 
 /**
  * Projects own the namespace of the same name: creating one creates the namespace (owned by the

@@ -10,7 +10,12 @@ import { DECISION_ANNOTATION, REASON_ANNOTATION } from '../../../shared/domain/a
 import { ApiError } from '../../../shared/base/http/api-error.ts';
 import { apiError } from '../../../shared/base/http/error-catalogue.ts';
 import type { ClusterObjects, ObjectLocation } from '../../../shared/domain/resources/cluster-objects.ts';
-import { ROLLOUT } from '../../../shared/contract/kinds/platform-kinds.ts';
+import { PROJECT, ROLLOUT } from '../../../shared/contract/kinds/platform-kinds.ts';
+import {
+  policyStageGates,
+  withPolicyGates,
+  type PolicyGate,
+} from '../../../shared/domain/approvals/approval-policy.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import {
   approvalChanges,
@@ -52,15 +57,24 @@ export interface RolloutWrites extends ResourceWrites {
 interface Judged {
   result: PlatformObject;
   changes: ApprovalChanges;
+  /** Stages the Project's approval policy made stricter than the write asked (issue 45). */
+  tightened: string[];
   /** The override of the Project's time gates that let the write's approvals through, for their records. */
   override?: OverrideRecord;
 }
 
-/** The Project's time gates (issue 45 items 3, 4) a write's approvals pass, and the caller's override if any. */
+/**
+ * What the Project says of a write's approvals (issue 45): its stage gates (`spec.approvalPolicy.stages`),
+ * its time gates (windows, freeze, soak time), and the caller's override of the latter if any.
+ */
 interface Gates {
+  stages: StagePolicy;
   policy: TimeGatePolicy;
   override?: OverrideRequest;
 }
+
+/** The Project's approval policy for one Rollout: its gated stages by key. */
+type StagePolicy = ReadonlyMap<string, PolicyGate>;
 
 /**
  * A Rollout's writes for one request (issue 37, docs/resources.md "Approvals"). Every write is judged on its
@@ -86,9 +100,18 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
     return found;
   };
 
-  /** Refuses the write (nothing is sent) unless its approvals may be changed by this writer; notes why for the audit trail. */
-  const judge = (stored: PlatformObject | undefined, result: PlatformObject, gates: Gates): Judged => {
-    const changes = approvalChanges(stored, result);
+  // The Project's approval policy for the Rollout (issue 45): read for each write, never kept.
+  const policyFor = async ({ namespace, name }: ObjectLocation): Promise<StagePolicy> =>
+    policyStageGates(await objects.find<PlatformObject>(objects.platformPath(PROJECT, { name: namespace })), name!);
+
+  /**
+   * Refuses the write (nothing is sent) unless its approvals may be changed by this writer; notes why for the
+   * audit trail. The result is first made as strict as the Project's policy: the gate it asks holds whatever
+   * the write, and the stored object is judged the same way (a Rollout written before the policy).
+   */
+  const judge = (stored: PlatformObject | undefined, written: PlatformObject, gates: Gates): Judged => {
+    const { result, tightened } = withPolicyGates(written, gates.stages);
+    const changes = approvalChanges(stored && withPolicyGates(stored, gates.stages).result, result);
     const author = changes.authorsRevision ? writerName : stored && recordedRevisionAuthor(stored);
     if (changes.granted.length > 0) {
       // Both principals, on a refused approval too.
@@ -133,14 +156,24 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       noteForAudit(writer, APPROVED_REVISION_ANNOTATION, revisionOf(result) ?? '');
     }
     if (changes.withdrawn.length > 0) noteForAudit(writer, WITHDRAWN_APPROVALS_ANNOTATION, changes.withdrawn.join(','));
-    return { result: withStagesApproved(result, changes.outlived, false), changes, ...(override ? { override } : {}) };
+    return {
+      result: withStagesApproved(result, changes.outlived, false),
+      changes,
+      tightened,
+      ...(override ? { override } : {}),
+    };
   };
 
   /** Records the write's approvals and revision author in the status (never for a dry run), and warns of outlived approvals. */
   const recorded = async (answer: WriteAnswer, judged: Judged, options: WriteOptions): Promise<WriteAnswer> => {
-    const { changes } = judged;
+    const { changes, tightened } = judged;
     const warnings = [
       ...(answer.warnings ?? []),
+      ...(tightened.length > 0
+        ? [
+            `299 - "the Project's approval policy gates stage ${tightened.join(', ')}: its approval fields were written as the policy asks"`,
+          ]
+        : []),
       ...(changes.outlived.length > 0
         ? [
             `299 - "spec.revision changed: the approval of stage ${changes.outlived.join(', ')} was withdrawn; approve the new revision"`,
@@ -221,13 +254,14 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
         gates,
       );
   const gatesOf = async (location: ObjectLocation): Promise<Gates> => ({
+    stages: await policyFor(location),
     policy: await projectTimeGates(objects, location.namespace!),
   });
 
   return {
     ...plain,
     async create(location, object, options) {
-      const judged = judge(undefined, object, await gatesOf(location));
+      const judged = judge(undefined, object, await gatesOf({ ...location, name: object.metadata.name }));
       return recorded(await plain.create(location, judged.result, options), judged, options);
     },
     async replace(location, object, options) {
@@ -258,10 +292,11 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       let applied = configuration;
       let dry = await plain.apply(location, applied, dryRun);
       let judged = judge(stored, dry.body, gates);
-      if (judged.changes.outlived.length > 0) {
+      // The configuration takes the stages as judged: approvals withdrawn, gates as strict as the policy.
+      if (judged.changes.outlived.length > 0 || judged.tightened.length > 0) {
         applied = { ...configuration, spec: { ...configuration.spec, stages: judged.result.spec!.stages } };
         dry = await plain.apply(location, applied, dryRun);
-        judged = judge(stored, dry.body, gates);
+        judged = { ...judge(stored, dry.body, gates), tightened: judged.tightened };
       }
       if (options.has('dryRun')) return recorded(dry, judged, options);
       return recorded(await plain.apply(location, applied, options), judged, options);
@@ -295,7 +330,8 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       const gates = { ...(await gatesOf(location)), ...(override ? { override } : {}) };
       const { answer, computed } = await patchResult(
         location,
-        (current) => judge(current, approvedStage(current, stage, location.name!), gates),
+        (current) =>
+          judge(current, approvedStage(withPolicyGates(current, gates.stages).result, stage, location.name!), gates),
         'spec',
         new URLSearchParams(),
         rolloutToApprove,

@@ -4,6 +4,8 @@
 // No run is started (the chart's controller role may not start runs): the stages are simulated. It
 // reads and writes only through the server's routes: the Rollouts listed, their status patched.
 
+import { stageNeedsApproval } from '../../../shared/contract/rules/rollout-stage.ts';
+
 /** The fields of a Rollout the progression reads (docs/resources.md, "Rollout"). */
 export interface ProgressedRollout {
   metadata: { name: string; namespace: string; generation?: number };
@@ -70,8 +72,7 @@ export function nextRolloutStatus(rollout: ProgressedRollout, now: string): Prog
   const stage = stages[current]!;
   if (stage.phase === 'Failed') return undefined;
   const spec = rollout.spec.stages[current]!;
-  const required = Boolean(spec.approval?.required || spec.approval?.distinctFromAuthor || spec.requireApproval);
-  const next = nextStagePhase(stage.phase, required && !spec.approved);
+  const next = nextStagePhase(stage.phase, stageNeedsApproval(spec) && !spec.approved);
   if (next === stage.phase) {
     // Waiting for an approval: written once, so the Rollout says so.
     if (rollout.status?.phase === 'AwaitingApproval') return undefined;

@@ -116,7 +116,7 @@ export const PLATFORM_ERRORS = {
   ApproverIsAuthor: {
     status: 409,
     meaning:
-      "Four eyes: the stage's approver may not be the principal who last changed the Rollout's revision; ask someone else to approve.",
+      "Four eyes: the stage's approver may not be the principal who last changed the Rollout's revision, nor a plan's approver for apply the principal who started the plan where the Project's approval policy asks it; ask someone else to approve.",
   },
   OutsideApprovalWindow: {
     status: 409,
@@ -146,6 +146,11 @@ export const PLATFORM_ERRORS = {
     status: 409,
     meaning:
       'The plan was superseded by a newer plan or apply of the workspace, or finished longer ago than `PLAN_APPROVAL_MAX_AGE`; plan again and approve the new plan.',
+  },
+  PlanWorkspaceChanged: {
+    status: 409,
+    meaning:
+      'The plan was made for another Workspace object or spec: the Workspace was deleted and re-created, its spec changed, or a VariableSet it refers to changed since the plan (the message names which); plan again and approve the new plan.',
   },
   VariableSetNotFound: {
     status: 409,

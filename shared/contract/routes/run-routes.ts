@@ -190,7 +190,7 @@ export function runRoutes() {
         400: 'Malformed body (`InvalidRun`), an override without a reason, or an override of a plan run.',
         403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such Workspace (`WorkspaceNotFound`).',
-        409: `The Workspace is suspended (\`WorkspaceSuspended\`), or an apply without a plan where it applies only reviewed plans (\`ApplyNeedsPlan\`), or, for an apply, ${TIME_GATE_ERRORS}.`,
+        409: `The Workspace is suspended (\`WorkspaceSuspended\`), or an apply without a plan where it applies only reviewed plans, or where the approval policy of the Project gates its applies (\`ApplyNeedsPlan\`), or, for an apply, ${TIME_GATE_ERRORS}.`,
         ...DATABASE_ERRORS,
       },
     },
@@ -254,7 +254,7 @@ export function runRoutes() {
       operationId: 'applyPlan',
       authorisation: runWorkspaceAuthorisation('approve', 'runs'),
       summary:
-        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); the `planApproval` of the plan run states both beforehand. Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
+        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace\'s uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
       requestSchema: {
         type: 'object',
         additionalProperties: false,
@@ -267,7 +267,7 @@ export function runRoutes() {
         400: 'Malformed body (`InvalidRun`), or an override without a reason.',
         403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such run in this Project (`RunNotFound`), or its Workspace is gone (`WorkspaceNotFound`).',
-        409: `The run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale (\`PlanStale\`), the Workspace is suspended (\`WorkspaceSuspended\`), or ${TIME_GATE_ERRORS}.`,
+        409: `The run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale (\`PlanStale\`), the Workspace is no longer the object and spec it was planned for: deleted and re-created, its spec or a VariableSet changed (\`PlanWorkspaceChanged\`), the approval policy of the Project asks four eyes and the caller started the plan (\`ApproverIsAuthor\`), the Workspace is suspended (\`WorkspaceSuspended\`), or ${TIME_GATE_ERRORS}.`,
         ...DATABASE_ERRORS,
       },
     },

@@ -53,6 +53,8 @@ export const WITHDRAWN_APPROVALS_ANNOTATION = 'platform-api/withdrawn-approvals'
  */
 export const OVERRIDE_REASON_ANNOTATION = 'platform-api/override-reason';
 export const OVERRIDDEN_ANNOTATION = 'platform-api/overridden';
+/** `changed` on a write of a Project that changes (or tries to change) its `spec.approvalPolicy` (issue 45). */
+export const APPROVAL_POLICY_ANNOTATION = 'platform-api/approval-policy';
 
 /** Adds a note to the audit event of the request a handler is answering. */
 export function noteForAudit(request: { auditAnnotations?: Record<string, string> }, key: string, value: string): void {

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { stageNeedsApproval } from '../../contract/rules/rollout-stage.ts';
 import { isJsonObject, type PlatformObject } from '../../contract/kinds/platform-object.ts';
 
 // A Rollout's approvals (issue 37, docs/resources.md "Approvals"), judged on the result of a write against the
@@ -23,7 +24,7 @@ export function stageGates(object: PlatformObject | undefined): Map<string, Stag
     const approval = isJsonObject(stage.approval) ? stage.approval : {};
     const distinctFromAuthor = approval.distinctFromAuthor === true;
     gates.set(stage.workspace, {
-      required: approval.required === true || stage.requireApproval === true || distinctFromAuthor,
+      required: stageNeedsApproval(stage),
       distinctFromAuthor,
       approved: stage.approved === true,
     });

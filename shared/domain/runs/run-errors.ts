@@ -75,6 +75,17 @@ export class NotASucceededPlanError extends CatalogueError {
   }
 }
 
+/** A plan approved for apply whose Workspace is no longer the object and spec it was planned for. HTTP: 409. */
+export class PlanWorkspaceChangedError extends CatalogueError {
+  constructor(runId: string, change: string) {
+    super(
+      'PlanWorkspaceChanged',
+      `plan run ${runId} cannot be applied: ${change}; plan again and approve the new plan`,
+    );
+    this.name = 'PlanWorkspaceChangedError';
+  }
+}
+
 /** A plan approved for apply that is no longer what would be applied: superseded or too old. HTTP: 409. */
 export class PlanStaleError extends CatalogueError {
   constructor(runId: string, detail: string) {

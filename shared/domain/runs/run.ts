@@ -1,3 +1,5 @@
+import type { PlanBinding } from '../approvals/plan-binding.ts';
+
 /** What a run does to its Workspace. */
 export type RunType = 'plan' | 'apply';
 
@@ -47,6 +49,8 @@ export interface NewRun {
   principal: string;
   principalType: PrincipalType;
   message?: string;
+  /** A plan's Workspace as it was planned for (issue 45): what approving it for apply compares with. */
+  plannedFor?: PlanBinding;
 }
 
 /** One line of a run's log; `seq` counts from 1 within the run. */

@@ -12,6 +12,7 @@ import {
   callAs,
   expectStatus,
   usePlatform,
+  variableSetObject,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
 
@@ -296,5 +297,104 @@ describe('Issue 44, item 15: the run answer says whether a succeeded plan may st
     const direct = await start('applies-directly', 'apply').then(expectStatus(201));
     expect(pending.planApproval).toBeNull();
     for (const run of [pending, failed, direct]) expect((await getRun(run.id)).planApproval).toBeNull();
+  });
+});
+
+describe('Issue 45, item 1 (attack 4): an approved plan is applied only to the Workspace object and spec it was planned for', () => {
+  const workspacePath = (name: string) => `${API}/namespaces/${TEAM_PROJECT}/workspaces/${name}`;
+  const mergePatch = (path: string, body: unknown) =>
+    admin('PATCH', path, body, { 'content-type': 'application/merge-patch+json' }).then(expectStatus(200));
+  const refusedAsChanged = async (planRun: string, workspace: string, change: string | RegExp) => {
+    const refused = await applyPlan(planRun).then(expectStatus(409));
+    expect(refused).toMatchObject({ reason: 'PlanWorkspaceChanged', error: expect.stringMatching(change) });
+    expect(await runsOf(workspace)).toEqual(['plan:Succeeded']);
+  };
+
+  it("after the Workspace's repository changed: 409 PlanWorkspaceChanged naming its spec, and nothing is recorded", async () => {
+    const workspace = await reviewedWorkspace();
+    const reviewed = await plan(workspace);
+    await mergePatch(workspacePath(workspace), {
+      spec: { source: { repository: 'https://git.example.com/attacker.git' } },
+    });
+    await refusedAsChanged(reviewed.id, workspace, /spec changed since the plan/);
+  });
+
+  it('after the Workspace was deleted and re-created with another repository: 409 naming the re-creation', async () => {
+    const workspace = await reviewedWorkspace();
+    const reviewed = await plan(workspace);
+    await admin('DELETE', workspacePath(workspace)).then(expectStatus(200));
+    const object = workspaceObject(workspace) as { spec: Record<string, unknown> };
+    delete object.spec.allowApplyWithoutPlan;
+    object.spec.source = { repository: 'https://git.example.com/attacker.git', path: 'network' };
+    await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, object).then(expectStatus(201));
+    await refusedAsChanged(reviewed.id, workspace, /deleted and re-created/);
+  });
+
+  it('after a VariableSet it refers to changed (a plain value, then a sensitive one): 409 naming the VariableSet', async () => {
+    for (const variable of [
+      { name: 'region', value: 'eu-west-1' },
+      { name: 'token', value: 's3cret-2', sensitive: true },
+    ]) {
+      const workspace = await reviewedWorkspace();
+      const set = `${workspace}-vars`;
+      await admin(
+        'POST',
+        `${API}/namespaces/${TEAM_PROJECT}/variablesets`,
+        variableSetObject(set, [
+          { name: 'region', value: 'us-east-1' },
+          { name: 'token', value: 's3cret-1', sensitive: true },
+        ]),
+      ).then(expectStatus(201));
+      await mergePatch(workspacePath(workspace), { spec: { variableSetRefs: [{ name: set }] } });
+      const reviewed = await plan(workspace);
+      const current = await admin('GET', `${API}/namespaces/${TEAM_PROJECT}/variablesets/${set}`).then(
+        expectStatus(200),
+      );
+      const variables = (current.spec.variables as Array<{ name: string }>).map((stored) =>
+        stored.name === variable.name ? variable : stored,
+      );
+      await mergePatch(`${API}/namespaces/${TEAM_PROJECT}/variablesets/${set}`, { spec: { variables } });
+      await refusedAsChanged(reviewed.id, workspace, new RegExp(`VariableSet "${set}" changed`));
+    }
+  });
+
+  it('the Workspace unchanged but for its labels: approved', async () => {
+    const workspace = await reviewedWorkspace();
+    const reviewed = await plan(workspace);
+    await mergePatch(workspacePath(workspace), { metadata: { labels: { team: 'a' } } });
+    await applyPlan(reviewed.id).then(expectStatus(201));
+  });
+});
+
+describe("Issue 45, item 2: the Project's approval policy gates a Workspace's applies (spec.approvalPolicy.applies)", () => {
+  const projectPath = `${API}/projects/${TEAM_PROJECT}`;
+  const gateApplies = (workspace: string, distinctFromAuthor: boolean) =>
+    admin(
+      'PATCH',
+      projectPath,
+      { spec: { approvalPolicy: { applies: [{ workspace, approvals: { count: 1, distinctFromAuthor } }] } } },
+      { 'content-type': 'application/merge-patch+json' },
+    ).then(expectStatus(200));
+
+  it('an apply without a plan is 409 ApplyNeedsPlan naming the policy, although the Workspace allows it', async () => {
+    const name = 'policy-gated-direct';
+    await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject(name)).then(expectStatus(201));
+    await gateApplies(name, false);
+    const refused = await start(name, 'apply').then(expectStatus(409));
+    expect(refused).toMatchObject({
+      reason: 'ApplyNeedsPlan',
+      error: expect.stringContaining('spec.approvalPolicy.applies'),
+    });
+    expect(await runsOf(name)).toEqual([]);
+  });
+
+  it("under four eyes the plan's author may not approve it for apply (the admin included); another approver may", async () => {
+    const workspace = await reviewedWorkspace();
+    await gateApplies(workspace, true);
+    const reviewed = await plan(workspace); // started by the admin
+    const refused = await applyPlan(reviewed.id, admin).then(expectStatus(409));
+    expect(refused.reason).toBe('ApproverIsAuthor');
+    expect(await runsOf(workspace)).toEqual(['plan:Succeeded']);
+    await applyPlan(reviewed.id, approver).then(expectStatus(201));
   });
 });

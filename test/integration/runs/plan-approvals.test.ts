@@ -2,9 +2,15 @@
 // apply run bound to it, handed to the controller on claim; a stale plan (superseded by a newer plan or apply of
 // its Workspace, or older than the limit) and anything but a succeeded plan are refused, and nothing is recorded.
 import { describe, expect, it } from 'vitest';
-import { NotASucceededPlanError, PlanStaleError, RunNotFoundError } from '../../../shared/domain/runs/run-errors.ts';
+import {
+  NotASucceededPlanError,
+  PlanStaleError,
+  PlanWorkspaceChangedError,
+  RunNotFoundError,
+} from '../../../shared/domain/runs/run-errors.ts';
 import type { LeaseHolder } from '../../../shared/domain/runs/leases/run-leases.ts';
 import type { RunType } from '../../../shared/domain/runs/run.ts';
+import type { PlanBinding } from '../../../shared/domain/approvals/plan-binding.ts';
 import { useRunStore } from '../../support/run-store-fixture.ts';
 
 const { database, store } = useRunStore();
@@ -17,8 +23,17 @@ const DAY_MS = 24 * 3_600_000;
 const AUTHOR = { principal: 'alice@example.com', principalType: 'oidc' as const };
 const APPROVER = { principal: 'bob@example.com', principalType: 'oidc' as const };
 
+/** What every plan here is planned for, and what its Workspace still is when approved (issue 45). */
+const PLANNED_FOR: PlanBinding = { workspace: { uid: 'w-1', generation: 1 }, variableSets: [] };
+
 const start = (workspace: string, type: RunType = 'plan') =>
-  store().records.createRun({ project: PROJECT, workspace, type, ...AUTHOR });
+  store().records.createRun({
+    project: PROJECT,
+    workspace,
+    type,
+    ...AUTHOR,
+    ...(type === 'plan' ? { plannedFor: PLANNED_FOR } : {}),
+  });
 
 /** A run of `workspace` taken through the controller to `phase`. */
 async function finished(workspace: string, phase: 'Succeeded' | 'Failed' = 'Succeeded', type: RunType = 'plan') {
@@ -34,6 +49,7 @@ const approve = (planRun: string, maxAgeMs = DAY_MS, message?: string) =>
     planRun,
     ...APPROVER,
     maxAgeMs,
+    workspace: PLANNED_FOR,
     ...(message !== undefined ? { message } : {}),
   });
 
@@ -159,7 +175,64 @@ describe('issue 37: only a succeeded plan run can be approved for apply (409 Not
     const plan = await finished('elsewhere');
     await expect(approve('0190f4c8-0000-7000-8000-000000000000')).rejects.toBeInstanceOf(RunNotFoundError);
     await expect(
-      store().planApprovals.approveForApply({ project: 'other', planRun: plan.id, ...APPROVER, maxAgeMs: DAY_MS }),
+      store().planApprovals.approveForApply({
+        project: 'other',
+        planRun: plan.id,
+        ...APPROVER,
+        maxAgeMs: DAY_MS,
+        workspace: PLANNED_FOR,
+      }),
     ).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+});
+
+describe('Issue 45, item 1: a plan is applied only to the Workspace object and spec it was planned for (409 PlanWorkspaceChanged)', () => {
+  const approveFor = (planRun: string, workspace: PlanBinding) =>
+    store().planApprovals.approveForApply({ project: PROJECT, planRun, ...APPROVER, maxAgeMs: DAY_MS, workspace });
+  const changes: Record<string, [PlanBinding, RegExp]> = {
+    'the Workspace deleted and re-created': [
+      { ...PLANNED_FOR, workspace: { uid: 'w-2', generation: 1 } },
+      /deleted and re-created/,
+    ],
+    'its spec changed': [
+      { ...PLANNED_FOR, workspace: { uid: 'w-1', generation: 2 } },
+      /spec changed .*generation 1, now 2/,
+    ],
+    'a VariableSet it now refers to': [
+      {
+        ...PLANNED_FOR,
+        variableSets: [{ name: 'creds', uid: 'v-1', resourceVersion: '7', secretResourceVersion: null }],
+      },
+      /VariableSet "creds" changed/,
+    ],
+  };
+  for (const [change, [now, message]] of Object.entries(changes))
+    it(`${change}: refused, and nothing is recorded`, async () => {
+      const workspace = `bound-${Object.keys(changes).indexOf(change)}`;
+      const plan = await finished(workspace);
+      const refused = approveFor(plan.id, now);
+      await expect(refused).rejects.toBeInstanceOf(PlanWorkspaceChangedError);
+      await expect(refused).rejects.toThrow(message);
+      expect(await runsOf(workspace)).toEqual(['plan:Succeeded']);
+    });
+
+  it('a plan that recorded no binding (older than the record) is refused the same way', async () => {
+    const run = await store().records.createRun({
+      project: PROJECT,
+      workspace: 'planned-before-bindings',
+      type: 'plan',
+      ...AUTHOR,
+    });
+    const claimed = await store().leases.claim(CONTROLLER, 60_000, {
+      project: PROJECT,
+      workspace: 'planned-before-bindings',
+    });
+    await store().leases.finish(run.id, claimed!.lease.id, CONTROLLER, 'Succeeded');
+    await expect(approveFor(run.id, PLANNED_FOR)).rejects.toBeInstanceOf(PlanWorkspaceChangedError);
+  });
+
+  it('the same Workspace, spec and VariableSets: approved', async () => {
+    const plan = await finished('bound-same');
+    await expect(approveFor(plan.id, PLANNED_FOR)).resolves.toMatchObject({ planRun: plan.id });
   });
 });

@@ -22,8 +22,8 @@ export interface RunToInsert extends NewRun {
 export async function insertRun(statement: Statement, run: RunToInsert): Promise<Run> {
   validateNewRun(run);
   const { rows } = await statement<RunRow>(
-    `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run)
-     VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8)
+    `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run, planned_for)
+     VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9)
      RETURNING ${RUN_COLUMNS}`,
     [
       newRunId(),
@@ -34,6 +34,7 @@ export async function insertRun(statement: Statement, run: RunToInsert): Promise
       run.principalType,
       run.message ?? '',
       run.planRun ?? null,
+      run.plannedFor === undefined ? null : JSON.stringify(run.plannedFor),
     ],
   );
   return toRun(rows[0]!);

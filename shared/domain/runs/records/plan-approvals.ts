@@ -1,5 +1,6 @@
 import type { Database } from '../../../base/database/database.ts';
-import { NotASucceededPlanError, PlanStaleError, RunNotFoundError } from '../run-errors.ts';
+import { planBindingChange, type PlanBinding } from '../../approvals/plan-binding.ts';
+import { NotASucceededPlanError, PlanStaleError, PlanWorkspaceChangedError, RunNotFoundError } from '../run-errors.ts';
 import { isUuid } from './run-id.ts';
 import type { PrincipalType, Run, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
@@ -20,6 +21,8 @@ export interface PlanApproval {
   message?: string;
   /** How long after it finished the plan may still be approved (PLAN_APPROVAL_MAX_AGE), in milliseconds. */
   maxAgeMs: number;
+  /** The plan's Workspace as it is now: the plan must have been planned for exactly this (issue 45). */
+  workspace: PlanBinding;
 }
 
 interface PlanRow {
@@ -29,6 +32,7 @@ interface PlanRow {
   finished_at: Date | null;
   /** The database's clock, which the plan's age is measured by. */
   now: Date;
+  planned_for: PlanBinding | null;
 }
 
 /** A run as the run history routes answer it: with, for a succeeded plan, whether it may still be applied. */
@@ -40,7 +44,8 @@ const isSucceededPlan = (run: Run) => run.type === 'plan' && run.phase === 'Succ
  * Applying what was reviewed (issue 37): approving a succeeded plan run records a `Pending` apply run
  * bound to it (`plan_run`), which the controller is handed on claim. Refused when the plan is stale: a
  * newer run (plan or apply) of its Workspace exists, or it finished longer ago than the limit, so a plan
- * is applied at most once and never after the Workspace moved on.
+ * is applied at most once and never after the Workspace moved on; nor when the Workspace is no longer the object
+ * and spec it was planned for (`planned_for`: issue 45, shared/domain/approvals/plan-binding.ts).
  */
 export class PlanApprovals {
   readonly #database: Database;
@@ -62,7 +67,7 @@ export class PlanApprovals {
         // committed, reads (in a statement of its own, so with a snapshot taken after the wait) the
         // apply the first one made, and is refused as superseded.
         const { rows } = await query<PlanRow>(
-          `SELECT workspace, type, phase, finished_at, now() AS now
+          `SELECT workspace, type, phase, finished_at, planned_for, now() AS now
          FROM runs WHERE id = $1 AND project = $2 FOR UPDATE`,
           [planRun, project],
         );
@@ -74,6 +79,8 @@ export class PlanApprovals {
           `SELECT superseding.id, superseding.type FROM runs plan ${SUPERSEDING_RUN_JOIN} WHERE plan.id = $1`,
           [planRun],
         );
+        const change = planBindingChange(plan.planned_for, approval.workspace);
+        if (change !== undefined) throw new PlanWorkspaceChangedError(planRun, change);
         const finished = { workspace: plan.workspace, finishedAt: plan.finished_at! };
         const state = planApprovalState(
           { ...finished, supersededBy: supersedingRun(newer[0]) },

@@ -3,7 +3,7 @@
 // deprecated `requireApproval` reads as `approval.required` and is rewritten so when the stage is
 // changed). Approving is not edited here: it is its own action, with its own permission.
 import { getIn } from './json-values.ts';
-import { stageNeedsApproval } from './stage-approval.ts';
+import { stageNeedsApproval } from '../../../../../shared/contract/rules/rollout-stage.ts';
 import { TextField, useEditor } from './editor-fields.tsx';
 
 const PATH = 'spec.stages';

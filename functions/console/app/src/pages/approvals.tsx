@@ -5,7 +5,7 @@
 // Each control shows only where the user's rules allow `approve`; the server decides all the same,
 // and its refusal (the revision's own author under four eyes, say) is shown as it words it.
 import type { Api } from '../api.ts';
-import { stageNeedsApproval } from '../editing/stage-approval.ts';
+import { stageNeedsApproval } from '../../../../../shared/contract/rules/rollout-stage.ts';
 import { leaveNotice } from '../notices.ts';
 import { type KubeObject, type Run, runsPath } from '../platform-api.ts';
 import { href, navigate } from '../router.ts';

@@ -4,7 +4,7 @@ import { FINAL_PHASES, type Run, runsPath } from '../platform-api.ts';
 import { href } from '../router.ts';
 import { RunLogView } from '../run-log/index.ts';
 import { currentToken } from '../session.ts';
-import { unclaimedNotice } from '../unclaimed-run.ts';
+import { unclaimedNotice } from '../../../../../shared/contract/rules/unclaimed-run.ts';
 import { useLoaded } from '../use-loaded.ts';
 import { ApplyPlan } from './approvals.tsx';
 import { LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';

@@ -1,13 +1,16 @@
 // Issue 44 item 3: a run that waits with no controller says so, instead of "Pending" and silence.
-// The rule is computed by clients from the run record (the plugin here; the console's browser copy,
-// functions/console/app/src/unclaimed-run.ts, which may not import shared/: a test holds the two
-// to the same answers).
-import type { Run } from './run.ts';
+// The rule is computed by clients from the run record: the plugin and the console import this one
+// browser-safe rule (issue 43, item 7).
 
 /** How long a run may wait unclaimed before a client says no controller has claimed it. */
 export const UNCLAIMED_AFTER_MS = 30_000;
 
-type Waiting = Pick<Run, 'phase' | 'attempts' | 'createdAt'>;
+/** The fields of a run record (shared/domain/runs/run.ts) the rule reads. */
+interface Waiting {
+  phase: string;
+  attempts: number;
+  createdAt: string;
+}
 
 /** When the notice becomes due: undefined for a run that a controller claimed or that is over. */
 export function unclaimedNoticeDueAt(run: Waiting): number | undefined {
