@@ -1,34 +1,13 @@
 import { Cron } from 'croner';
 import { parseGoDuration } from '../../base/config/go-duration.ts';
+import type { ApprovalWindow, Freeze } from '../../contract/rules/approval-windows.ts';
+
+export type { ApprovalWindow, Freeze };
 
 // Approval windows and the freeze of a Project's `spec.approvalPolicy` (issue 45 item 3, docs/resources.md
 // "Windows, freezes and overrides"), evaluated as Argo CD evaluates sync windows: a deny window that is open for a
 // target always refuses; when any allow window applies to the target, it is allowed only while one is open; with
 // none, it is allowed. The freeze refuses everything. Pure: the clock is the caller's.
-
-/** One window of `spec.approvalPolicy.windows[]`: a cron schedule with a duration and a time zone, or a range. */
-export interface ApprovalWindow {
-  name: string;
-  kind: 'allow' | 'deny';
-  /** 5-field cron: when the window opens, in `timeZone`; it stays open for `duration`. */
-  schedule?: string;
-  /** Go duration (`2h`, `30m`), WINDOW_DURATION_BOUNDS. */
-  duration?: string;
-  /** IANA zone of the schedule; UTC when absent. */
-  timeZone?: string;
-  /** RFC 3339 range instead of a schedule: open from `start` (included) to `end` (excluded). */
-  start?: string;
-  end?: string;
-  /** Which Rollouts (their promotions) and which Workspaces (their applies) the window governs; `*` is any. */
-  appliesTo: { rollouts?: string[]; applies?: string[] };
-}
-
-/** `spec.approvalPolicy.freeze`: "stop the line". */
-export interface Freeze {
-  active: boolean;
-  reason?: string;
-  since?: string;
-}
 
 /** The part of a Project's approval policy this module reads. */
 export interface WindowPolicy {

@@ -1,28 +1,17 @@
+import type { ApprovalWindow, Freeze } from '../../../../../shared/contract/rules/approval-windows.ts';
 import { DataTable } from './common.tsx';
-
-/** A window of the Project's `spec.approvalPolicy.windows[]` (docs/resources.md "Windows, freezes and overrides"). */
-export interface ApprovalWindowSpec {
-  name: string;
-  kind: 'allow' | 'deny';
-  schedule?: string;
-  duration?: string;
-  timeZone?: string;
-  start?: string;
-  end?: string;
-  appliesTo?: { rollouts?: string[]; applies?: string[] };
-}
 
 /** What the Project page shows of `spec.approvalPolicy`: its freeze, and its windows. */
 export interface ApprovalPolicySpec {
-  windows?: ApprovalWindowSpec[];
-  freeze?: { active?: boolean; reason?: string; since?: string };
+  windows?: ApprovalWindow[];
+  freeze?: Freeze;
 }
 
 /**
  * A range window's state at `now`: open until its end, or when it opens. A scheduled window is evaluated by the
  * server (cron in its time zone) when something is approved or applied; here it shows its schedule.
  */
-function windowState(window: ApprovalWindowSpec, now: number): string {
+function windowState(window: ApprovalWindow, now: number): string {
   if (window.schedule !== undefined)
     return `opens ${window.schedule} (${window.timeZone ?? 'UTC'}) for ${window.duration ?? '?'}`;
   const start = Date.parse(window.start ?? '');
@@ -32,7 +21,7 @@ function windowState(window: ApprovalWindowSpec, now: number): string {
   return `ended ${window.end}`;
 }
 
-const targets = (window: ApprovalWindowSpec) =>
+const targets = (window: ApprovalWindow) =>
   [
     window.appliesTo?.rollouts?.length ? `rollouts: ${window.appliesTo.rollouts.join(', ')}` : '',
     window.appliesTo?.applies?.length ? `applies: ${window.appliesTo.applies.join(', ')}` : '',
