@@ -8,6 +8,7 @@ import { EXIT_CODES } from '../../../cli/plugin/exit-codes.ts';
 import { PluginError } from '../../../cli/plugin/plugin-error.ts';
 import { loadSettings } from '../../../shared/base/config/settings.ts';
 import { loadDevelopmentSettings } from '../local/local-settings.ts';
+import { settingsOrExit } from '../../../knative/node-http/start-up.ts';
 import { createLogger } from '../../../shared/base/logging/logger.ts';
 import { resetLocalCommand, rotateSigningKeyCommand, setupCommand } from './local-commands.ts';
 
@@ -82,7 +83,8 @@ export async function localCommandMain(args: readonly string[], terminal: Termin
 
 async function run(command: CommandName, dataDirOption: string | undefined, terminal: Terminal): Promise<void> {
   const settings = loadSettings(process.env);
-  const dataDir = dataDirOption ?? loadDevelopmentSettings(process.env).dataDir;
+  // Local development's own settings (LOCAL_DATA_DIR): refused naming the variable, as npm start refuses them.
+  const dataDir = dataDirOption ?? settingsOrExit(process.env, loadDevelopmentSettings).dataDir;
   if (command === 'setup') {
     await setupCommand(settings, dataDir, createLogger({ level: settings.server.logLevel }));
   } else if (command === 'rotate-signing-key') {
