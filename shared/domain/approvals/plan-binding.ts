@@ -1,5 +1,6 @@
 import type { ClusterObjects } from '../resources/cluster-objects.ts';
 import { VARIABLE_SET, WORKSPACE } from '../../contract/kinds/platform-kinds.ts';
+import { DNS_SUBDOMAIN } from '../../contract/kinds/object-names.ts';
 import { isJsonObject, type PlatformObject } from '../../contract/kinds/platform-object.ts';
 import { sensitiveValuesSecretName } from '../resources/variable-set-secret.ts';
 
@@ -22,6 +23,8 @@ export interface PlanBinding {
   variableSets: BoundVariableSet[];
 }
 
+const OBJECT_NAME = new RegExp(DNS_SUBDOMAIN.pattern);
+
 /** The binding of a plan of `workspace` (as read now) in `namespace`: its VariableSets are read too. */
 export async function planBindingOf(
   objects: ClusterObjects,
@@ -31,6 +34,11 @@ export async function planBindingOf(
 ): Promise<PlanBinding> {
   const variableSets: BoundVariableSet[] = [];
   for (const name of variableSetNames(workspace)) {
+    // A reference that is no object name names nothing the cluster can hold: bound as absent, never sent.
+    if (!OBJECT_NAME.test(name) || name.length > DNS_SUBDOMAIN.maxLength) {
+      variableSets.push({ name, uid: null, resourceVersion: null, secretResourceVersion: null });
+      continue;
+    }
     const [set, secret] = await Promise.all([
       objects.find<PlatformObject>(objects.platformPath(VARIABLE_SET, { namespace, name }), signal),
       objects.find<PlatformObject>(

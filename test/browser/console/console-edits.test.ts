@@ -142,8 +142,9 @@ for (const { who, signIn } of PRINCIPALS) {
       const version = page.getByLabel(/^Tool version/);
       await version.fill('1.8');
       await page.getByRole('button', { name: 'Review the new Workspace' }).click();
-      // The cluster's 422 names spec.tool.version: its message stands beside that field.
-      expect(await errorBeside(page, version)).toMatch(/should match/);
+      // The cluster's 422 names spec.tool.version: its message stands beside that field, in place of what
+      // the first review said there (the whole spec.tool was missing then: Required value), once it answers.
+      await expect.poll(() => errorBeside(page, version)).toMatch(/should match/);
       expect(await page.getByTestId('editor-refusal').textContent()).toContain('spec.tool.version');
       await checkPage(page, 'workspace-new-refused');
 

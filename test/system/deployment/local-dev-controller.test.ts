@@ -117,7 +117,10 @@ describe('Issue 44, item 3: LOCAL_CONTROLLER=false runs no development controlle
   afterAll(() => stopLocalMode(mode));
 
   it('says so at start, and a run started stays Pending until someone claims it', async () => {
-    expect(mode.gateway.output()).toContain('development controller off (LOCAL_CONTROLLER=false)');
+    // Logged once the gateway serves (the controller starts after it): waited for, not raced.
+    await expect
+      .poll(() => mode.gateway.output(), WAIT)
+      .toContain('development controller off (LOCAL_CONTROLLER=false)');
     const run = await startRun(mode, 'network-staging', 'nobody claims this');
     // The admin may claim runs itself: it gets this one, first attempt, so nothing had claimed it.
     const claim = await call(mode, 'POST', '/internal/runs/claim', { project: 'demo', leaseSeconds: 30 });

@@ -126,7 +126,7 @@ beforeAll(async () => {
     await importWithEnvironment(
       { ...env, FUNCTION_TARGET: fn },
       () =>
-        import(/* @vite-ignore */ new URL(`../../knative/functions-framework.ts?target=${fn}`, import.meta.url).href),
+        import(/* @vite-ignore */ new URL(`../../../knative/functions-framework.ts?target=${fn}`, import.meta.url).href),
     );
     const server = getTestServer(fn);
     frameworkServers.push(server);

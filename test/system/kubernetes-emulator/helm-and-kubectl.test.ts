@@ -13,7 +13,7 @@ import { useKubeEmulator } from '../../support/emulator-fixture.ts';
 
 // Async on purpose: a synchronous child process would block the event loop that serves the in-process emulator.
 const run = promisify(execFile);
-const TOOLS = fileURLToPath(new URL('../../.tools/bin/', import.meta.url));
+const TOOLS = fileURLToPath(new URL('../../../.tools/bin/', import.meta.url));
 const HELM = join(TOOLS, 'helm');
 const KUBECTL = join(TOOLS, 'kubectl');
 

@@ -87,7 +87,7 @@ describe('each migration runs in its own transaction: a failing one leaves no tr
 /** Runs the migration command in its own node process; resolves to its exit code and output. */
 function runMigrateProcess(connectionString: string): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['shared/base/database/migrate-cli.ts'], {
-    cwd: join(import.meta.dirname, '../..'),
+    cwd: join(import.meta.dirname, '../../..'),
     env: { ...process.env, DATABASE_URL: connectionString },
   });
   let output = '';
