@@ -40,7 +40,15 @@ export const VARIABLE_SET: PlatformKind = {
   nameSchema: DNS_SUBDOMAIN,
 };
 
-export const PLATFORM_KINDS: readonly PlatformKind[] = [PROJECT, WORKSPACE, ROLLOUT, VARIABLE_SET];
+/** Where a Project's run events are sent (issue 47, docs/notifications.md). */
+export const NOTIFICATION: PlatformKind = {
+  kind: 'Notification',
+  plural: 'notifications',
+  namespaced: true,
+  nameSchema: DNS_SUBDOMAIN,
+};
+
+export const PLATFORM_KINDS: readonly PlatformKind[] = [PROJECT, WORKSPACE, ROLLOUT, VARIABLE_SET, NOTIFICATION];
 
 /** The REST operations every kind offers, with the Kubernetes verb each is authorised as. */
 export const RESOURCE_OPERATIONS = {

@@ -15,6 +15,8 @@ const PARAMETER_VALUES: Record<string, string> = {
   workspace: 'web',
   run: RUN_ID,
   rollout: 'web',
+  notification: 'web',
+  delivery: '1',
 };
 
 type AccessMode = 'none' | 'bearer' | 'bearer-or-query';
@@ -86,12 +88,24 @@ const EXPECTED = `
   GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status bearer          401 404 403
   PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status bearer          401 400 403
   PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status bearer          401 415 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications              bearer          401 200 403
+  GET    /apis/platform.dev/v1alpha1/notifications                                     bearer          401 200 403
+  POST   /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications              bearer          401 400 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}       bearer          401 404 403
+  PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}       bearer          401 400 403
+  PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}       bearer          401 415 403
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}       bearer          401 404 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 404 403
+  PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 400 403
+  PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 415 403
   POST   /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs                  bearer          401 400 400
   GET    /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs                  bearer          401 200 200
   GET    /api/v1alpha1/projects/{project}/runs                                         bearer          401 200 200
   GET    /api/v1alpha1/projects/{project}/runs/{run}                                   bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/cancel                            bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/apply                             bearer          401 404 403
+  GET    /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries      bearer          401 200 403
+  POST   /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver bearer          401 404 403
   POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve                   bearer          401 400 403
   GET    /api/v1alpha1/audit/events                                                    bearer          401 200 403
   GET    /internal/runs                                                                bearer          401 200 403
@@ -100,6 +114,7 @@ const EXPECTED = `
   POST   /internal/runs/{run}/phase                                                    bearer          401 400 403
   POST   /internal/runs/{run}/logs                                                     bearer          401 400 403
   GET    /internal/runs/{run}/variables                                                bearer          401 400 403
+  POST   /internal/outbound/sweep                                                      bearer          401 200 403
   GET    /internal/*                                                                   bearer          401 404 403
   POST   /internal/*                                                                   bearer          401 404 403
   GET    /api/v1alpha1/run-logs/{project}/{run}                                        bearer-or-query 401 404 403

@@ -73,12 +73,24 @@ const EXPECTED_ROUTES = `
   GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer getVariableSetStatus
   PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer replaceVariableSetStatus
   PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer patchVariableSetStatus
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications resources bearer listNotifications
+  GET /apis/platform.dev/v1alpha1/notifications resources bearer listNotificationsInAllNamespaces
+  POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications resources bearer createNotification
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name} resources bearer getNotification
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name} resources bearer replaceNotification
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name} resources bearer patchNotification
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name} resources bearer deleteNotification
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer getNotificationStatus
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer replaceNotificationStatus
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer patchNotificationStatus
   POST /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer startRun
   GET /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer listWorkspaceRuns
   GET /api/v1alpha1/projects/{project}/runs resources bearer listProjectRuns
   GET /api/v1alpha1/projects/{project}/runs/{run} resources bearer getRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/cancel resources bearer cancelRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/apply resources bearer applyPlan
+  GET /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries resources bearer listNotificationDeliveries
+  POST /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver resources bearer redeliverNotification
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve resources bearer approveRollout
   GET /api/v1alpha1/audit/events resources bearer listAuditEvents
   GET /internal/runs internal bearer listRunsInPhase
@@ -87,6 +99,7 @@ const EXPECTED_ROUTES = `
   POST /internal/runs/{run}/phase internal bearer setRunPhase
   POST /internal/runs/{run}/logs internal bearer appendRunLogs
   GET /internal/runs/{run}/variables internal bearer getRunVariables
+  POST /internal/outbound/sweep internal bearer sweepOutbound
   * /internal/* internal bearer internal
   GET /api/v1alpha1/run-logs/{project}/{run} run-logs bearer-or-query streamRunLogs
   * /bridge/* bridge none identityBridge
@@ -124,6 +137,7 @@ describe('The route table declares one access mode per route: open, bearer, or b
       'setRunPhase',
       'appendRunLogs',
       'getRunVariables',
+      'sweepOutbound',
       'internal',
     ]);
     for (const route of internal) expect(route.auth, route.operationId).toBe('bearer');
