@@ -25,6 +25,7 @@ import { rolloutWrites } from './kinds/rollout-writes.ts';
 import { rolloutHandlers } from './handlers/rollout-handlers.ts';
 import { runHandlers } from './handlers/run-handlers.ts';
 import { auditHandlers } from './handlers/audit-handlers.ts';
+import { tokenHandlers } from './handlers/token-handlers.ts';
 import { accessReviewHandlers } from './handlers/access-review-handlers.ts';
 import type { SubjectRulesReader } from '../../shared/authz/subject-rules.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -100,6 +101,7 @@ export function createResourcesFunction(
     ...runHandlers(context, objects),
     ...rolloutHandlers(objects),
     ...auditHandlers(context),
+    ...tokenHandlers(context, objects),
     ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context), routedPaths),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>

@@ -22,6 +22,12 @@ export class RequestAuthenticator {
     this.#onLookup = onLookup;
   }
 
+  /**
+   * Hears each authenticated request's principal and client address (a Project token's last use); set
+   * once by the context. Called on the hot path: it must only look, and write rarely.
+   */
+  onUse: ((principal: Principal, clientAddress: string) => void) | undefined;
+
   /** The principal of a token verified earlier and still cached, without waiting; else undefined. */
   cachedPrincipal(token: string): Principal | undefined {
     const principal = this.#cache.get(token)?.principal;
@@ -41,6 +47,11 @@ export class RequestAuthenticator {
       this.#inFlight.set(token, pending);
     }
     return (await pending).principal;
+  }
+
+  /** Forgets the tokens verified as the user `name`, at once (a revoked Project token, heard from any instance). */
+  forgetUser(name: string): void {
+    this.#cache.forgetUser(name);
   }
 
   /** Forgets every verified token (called when the admin settings or key change). */

@@ -28,6 +28,14 @@ export class TokenCache {
     this.#entries.set(token, authentication);
   }
 
+  /**
+   * Forgets every token verified as the user `name` (a revoked Project token's ServiceAccount): a walk
+   * over the entries, made only on a revocation, never on a request.
+   */
+  forgetUser(name: string): void {
+    for (const [token, entry] of this.#entries) if (entry.principal.name === name) this.#entries.delete(token);
+  }
+
   clear(): void {
     this.#entries.clear();
   }

@@ -7,6 +7,7 @@ import { internalRoutes } from './controller-routes.ts';
 import { resourceRoutes } from './resource-routes.ts';
 import { runLogRoutes, runRoutes } from './run-routes.ts';
 import { rolloutRoutes } from './rollout-routes.ts';
+import { tokenRoutes } from './token-routes.ts';
 import { bridgeRoutes, serviceRoutes } from './service-routes.ts';
 import { routeAnswers } from './route-answers.ts';
 import { effectiveAuthorisation } from './route-authorisation.ts';
@@ -68,6 +69,7 @@ function declaredRoutes(apiGroup: string) {
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
     ...rolloutRoutes(),
+    ...tokenRoutes(),
     ...auditRoutes(),
     ...internalRoutes(),
     ...runLogRoutes(),

@@ -26,6 +26,10 @@ import type { Database } from '../../base/database/database.ts';
 import { PageTokens } from '../../base/database/page-tokens.ts';
 import { sharedLimit } from '../../base/database/shared-limit.ts';
 import type { LoginThrottleSettings } from '../../base/config/login-throttle-settings.ts';
+import { withProjectTokens } from '../../domain/tokens/project-token-principals.ts';
+import { ProjectTokenStore } from '../../domain/tokens/project-token-store.ts';
+import { TokenRevocationListener } from '../../domain/tokens/token-revocation-listener.ts';
+import { tokenUseRecorder } from '../../domain/tokens/token-use-recorder.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -118,8 +122,26 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     (await openAdminSettingsSource(settings, logger, (result) => metrics.secretSourceReload(result)));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
   const identity = await contextIdentity(settings, logger, options, metrics);
-  const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators], undefined, (hit) =>
-    metrics.reviewCacheLookup('token', hit),
+  // A database the process was given, or local development's embedded one (npm start, the fleet).
+  const withDatabase =
+    settings.database.url !== undefined || (!config.production && options.development?.localState === true);
+  // Project tokens (issue 46): each instance that has seen one listens for revocations and drops them at once.
+  let authenticator: RequestAuthenticator | undefined;
+  const revocations = withDatabase
+    ? new TokenRevocationListener(
+        () => runs.pool(),
+        (user) => authenticator?.forgetUser(user),
+        logger,
+      )
+    : undefined;
+  const listening = () => revocations?.listening() ?? Promise.resolve();
+  authenticator = new RequestAuthenticator(
+    [
+      adminTokens,
+      ...identity.tokenAuthenticators.map((verifier) => withProjectTokens(verifier, config.apiGroup, listening)),
+    ],
+    undefined,
+    (hit) => metrics.reviewCacheLookup('token', hit),
   );
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
@@ -135,9 +157,12 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     metrics,
     pageTokens,
   );
-  // A database the process was given, or local development's embedded one (npm start, the fleet).
-  const withDatabase =
-    settings.database.url !== undefined || (!config.production && options.development?.localState === true);
+  if (withDatabase)
+    authenticator.onUse = tokenUseRecorder(
+      async () => new ProjectTokenStore(await runs.pool()),
+      config.apiGroup,
+      logger,
+    );
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
     pageTokens,
@@ -176,6 +201,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
       cappedStreams(limit, { adminSettings, adminTokens, logger, metrics }, withDatabase ? runs.database : undefined),
     async close() {
       unsubscribe();
+      await revocations?.close();
       await audit.close();
       await runs.close();
       await identity.close();

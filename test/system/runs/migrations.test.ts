@@ -116,6 +116,7 @@ describe('several instances starting at once migrate safely: the advisory lock s
       expect(tables.rows.map((row) => row.table_name)).toEqual([
         'audit_events',
         'login_failures',
+        'project_tokens',
         'run_log_blocks',
         'run_log_lines',
         'runs',
