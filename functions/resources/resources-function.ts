@@ -39,11 +39,13 @@ import { parseRequestBody } from './kinds/resource-body.ts';
 /** The services of the app context the resources function uses, and may use. */
 const RESOURCES_SERVICES = [
   'auditStore',
+  'authenticator',
   'authorizer',
   'cluster',
   'config',
   'logger',
   'metrics',
+  'projectTokens',
   'routes',
   'runs',
   'streamSessions',

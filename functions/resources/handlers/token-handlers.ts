@@ -5,7 +5,6 @@ import type { ClusterObjects } from '../../../shared/domain/resources/cluster-ob
 import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.ts';
 import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
 import type { RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
-import { ProjectTokenStore } from '../../../shared/domain/tokens/project-token-store.ts';
 import { TokenCredentials, tokenUserName } from '../../../shared/domain/tokens/token-credentials.ts';
 import { tokenLifetimeSeconds } from '../../../shared/domain/tokens/token-lifetime.ts';
 import { assertMayGrant, describeRole, readRoleRules } from '../../../shared/domain/tokens/token-role.ts';
@@ -22,9 +21,12 @@ export const PROJECT_TOKEN_ANNOTATION = 'platform-api/project-token';
  * namespace; creating also checks that the caller holds what the role grants (no escalation). The
  * cluster holds the credential, the database what the list shows; the value is answered once.
  */
-export function tokenHandlers(context: AppContext, objects: ClusterObjects) {
+export function tokenHandlers(
+  context: Pick<AppContext, 'authenticator' | 'authorizer' | 'config' | 'metrics' | 'projectTokens'>,
+  objects: ClusterObjects,
+) {
   const credentials = new TokenCredentials(objects);
-  const store = async () => new ProjectTokenStore(await context.runs.pool());
+  const tokens = context.projectTokens;
   const projectOf = (request: { authorisation: { resource: { namespace?: string } } }) => {
     const project = request.authorisation.resource.namespace;
     if (project === undefined) throw new Error('tokens are authorised in a Project');
@@ -37,7 +39,6 @@ export function tokenHandlers(context: AppContext, objects: ClusterObjects) {
       const expirationSeconds = tokenLifetimeSeconds(lifetime);
       const rules = await readRoleRules(objects, role, project, request.deadline);
       await assertMayGrant(context.authorizer, request.principal, role, rules, project);
-      const tokens = await store();
       noteForAudit(request, PROJECT_TOKEN_ANNOTATION, name);
       await bindProjectTokens(objects, context.config.projectSecretsAccess, project);
       let issued: Awaited<ReturnType<TokenCredentials['issue']>>;
@@ -70,13 +71,13 @@ export function tokenHandlers(context: AppContext, objects: ClusterObjects) {
       return jsonResponse(201, { ...record, token: issued.token });
     },
     listProjectTokens: async (request: RouteRequest<TokenRoute<'listProjectTokens'>>) =>
-      jsonResponse(200, { items: await (await store()).list(projectOf(request)) }),
+      jsonResponse(200, { items: await tokens.list(projectOf(request)) }),
     revokeProjectToken: async (request: RouteRequest<TokenRoute<'revokeProjectToken'>>) => {
       const project = projectOf(request);
       const name = request.authorisation.resource.name!;
       noteForAudit(request, PROJECT_TOKEN_ANNOTATION, name);
       const user = tokenUserName(project, name);
-      const revoked = await (await store()).revoke(project, name, user, () => credentials.revoke(project, name));
+      const revoked = await tokens.revoke(project, name, user, () => credentials.revoke(project, name));
       if (!revoked) throw apiError('TokenNotFound', `no live token "${name}" in project "${project}"`);
       // This instance at once; the others when they hear the notification.
       context.authenticator.forgetUser(user);

@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import { classifyDatabaseError } from '../../base/database/database-unavailable-error.ts';
+import type { Database } from '../../base/database/database.ts';
 
 /** What the token list shows of one Project token: never the token itself. */
 export interface ProjectTokenRecord {
@@ -42,10 +41,10 @@ const COLUMNS = `name, description, role, creator, created_at, expires_at, last_
 
 /** The Project tokens' rows in PostgreSQL: what the list shows, their last use and their revocation. */
 export class ProjectTokenStore {
-  readonly #pool: pg.Pool;
+  readonly #database: Database;
 
-  constructor(pool: pg.Pool) {
-    this.#pool = pool;
+  constructor(database: Database) {
+    this.#database = database;
   }
 
   /** Records a new token; false when a live token of that name exists in the Project. */
@@ -78,27 +77,16 @@ export class ProjectTokenStore {
    * False, with nothing ended, when there was no live token of that name.
    */
   async revoke(project: string, name: string, user: string, endInCluster: () => Promise<void>): Promise<boolean> {
-    const client = await this.#pool.connect().catch((error: unknown) => Promise.reject(classifyDatabaseError(error)));
-    try {
-      await client.query('BEGIN');
-      const revoked = await client.query(
+    return this.#database.transaction(async (query) => {
+      const revoked = await query(
         `UPDATE project_tokens SET revoked_at = now() WHERE project = $1 AND name = $2 AND revoked_at IS NULL RETURNING name`,
         [project, name],
       );
-      if (revoked.rowCount === 0) {
-        await client.query('ROLLBACK');
-        return false;
-      }
+      if (revoked.rowCount === 0) return false;
       await endInCluster();
-      await client.query('SELECT pg_notify($1, $2)', [TOKEN_REVOKED_CHANNEL, user]);
-      await client.query('COMMIT');
+      await query('SELECT pg_notify($1, $2)', [TOKEN_REVOKED_CHANNEL, user]);
       return true;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw classifyDatabaseError(error);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Records a use: written only when the last one recorded is older than LAST_USE_INTERVAL. */
@@ -112,12 +100,8 @@ export class ProjectTokenStore {
   }
 
   async #query(text: string, values: unknown[]): Promise<ProjectTokenRecord[]> {
-    try {
-      const result = await this.#pool.query(text, values);
-      return result.rows.map(toRecord);
-    } catch (error) {
-      throw classifyDatabaseError(error);
-    }
+    const result = await this.#database.query(text, values);
+    return result.rows.map(toRecord);
   }
 }
 

@@ -7,22 +7,24 @@ const RECONNECT_DELAY_MS = 1_000;
 /**
  * Hears every Project token revocation (PostgreSQL LISTEN on TOKEN_REVOKED_CHANNEL, announced by the
  * revoking instance when it commits) and hands the revoked ServiceAccount's user name to `onRevoked`,
- * which drops it from this instance's caches. It holds one connection of the pool, taken when the
- * instance first sees a Project token (`listening`), so instances that never do hold none. After a
+ * which drops it from this instance's caches. It holds one connection of its own (a LISTEN cannot share
+ * the pool's), opened when the instance first sees a Project token (`listening`), so instances that
+ * never do hold none. After a
  * lost connection it listens again; meanwhile the TokenReview cache's own lifetime (10 s) bounds how
  * long a revoked token is still accepted (docs/tokens.md).
  */
 export class TokenRevocationListener {
-  readonly #pool: () => Promise<pg.Pool>;
+  readonly #connection: () => Promise<pg.ClientConfig>;
   readonly #onRevoked: (user: string) => void;
   readonly #logger: Logger;
-  #client: pg.PoolClient | undefined;
+  #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
   #reconnect: NodeJS.Timeout | undefined;
   #closed = false;
 
-  constructor(pool: () => Promise<pg.Pool>, onRevoked: (user: string) => void, logger: Logger) {
-    this.#pool = pool;
+  /** `connection`: the database's connection settings (opening it when needed), for the listener's own connection. */
+  constructor(connection: () => Promise<pg.ClientConfig>, onRevoked: (user: string) => void, logger: Logger) {
+    this.#connection = connection;
     this.#onRevoked = onRevoked;
     this.#logger = logger;
   }
@@ -42,20 +44,28 @@ export class TokenRevocationListener {
     await this.#connecting;
     const client = this.#client;
     this.#client = undefined;
-    client?.release(true);
+    await client?.end().catch(() => undefined);
   }
 
   async #connect(): Promise<void> {
+    let client: pg.Client | undefined;
     try {
-      const client = await (await this.#pool()).connect();
+      // Loaded here: a function that never sees a Project token never loads the PostgreSQL driver for it.
+      const { default: postgres } = await import('pg');
+      client = new postgres.Client(await this.#connection());
       client.on('notification', (message) => {
         if (message.channel === TOKEN_REVOKED_CHANNEL && message.payload) this.#onRevoked(message.payload);
       });
-      client.on('error', (error) => this.#lost(client, error));
+      const opened = client;
+      client.on('error', (error) => this.#lost(opened, error));
+      client.on('end', () => this.#lost(opened, new Error('the connection ended')));
+      await client.connect();
       await client.query(`LISTEN ${TOKEN_REVOKED_CHANNEL}`);
-      if (this.#closed) return void client.release(true);
+      if (this.#closed) return void (await client.end().catch(() => undefined));
       this.#client = client;
     } catch (error) {
+      client?.removeAllListeners('end');
+      await client?.end().catch(() => undefined);
       this.#logger.warn(
         'cannot listen for Project token revocations; retrying (the TokenReview cache bounds them meanwhile)',
         {
@@ -66,10 +76,10 @@ export class TokenRevocationListener {
     }
   }
 
-  #lost(client: pg.PoolClient, error: Error): void {
+  #lost(client: pg.Client, error: Error): void {
     if (this.#client !== client) return;
     this.#client = undefined;
-    client.release(error);
+    client.end().catch(() => undefined);
     this.#logger.warn('lost the Project token revocation listener; listening again', { detail: error.message });
     this.#scheduleReconnect();
   }

@@ -14,7 +14,7 @@ const MAX_REMEMBERED = 10_000;
  * instance, without waiting: a request by a token costs a map lookup, and one UPDATE a minute.
  */
 export function tokenUseRecorder(
-  store: () => Promise<ProjectTokenStore>,
+  store: ProjectTokenStore,
   apiGroup: string,
   logger: Logger,
 ): (principal: Principal, clientAddress: string) => void {
@@ -26,14 +26,12 @@ export function tokenUseRecorder(
     const now = Date.now();
     if (now - (lastWritten.get(key) ?? 0) < WRITE_INTERVAL_MS) return;
     lastWritten.set(key, now);
-    store()
-      .then((tokens) => tokens.recordUse(token.project, token.name, clientAddress))
-      .catch((error: unknown) =>
-        logger.warn("a Project token's last use could not be recorded", {
-          project: token.project,
-          token: token.name,
-          detail: error instanceof Error ? error.message : String(error),
-        }),
-      );
+    store.recordUse(token.project, token.name, clientAddress).catch((error: unknown) =>
+      logger.warn("a Project token's last use could not be recorded", {
+        project: token.project,
+        token: token.name,
+        detail: error instanceof Error ? error.message : String(error),
+      }),
+    );
   };
 }

@@ -63,6 +63,8 @@ export interface AppContext {
   audit: AuditRecorder;
   /** The audit events in the database, for the audit API; throws ApiError 503 without a database. */
   auditStore(): Promise<AuditStore>;
+  /** Project tokens' rows (issue 46): what the list shows, their last use, their revocation; 503 without a database. */
+  projectTokens: ProjectTokenStore;
   /** This context's Prometheus metrics (its own registry) and the hooks that record them; NO_METRICS when METRICS=off. */
   metrics: Metrics;
   /**
@@ -129,7 +131,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
   let authenticator: RequestAuthenticator | undefined;
   const revocations = withDatabase
     ? new TokenRevocationListener(
-        () => runs.pool(),
+        () => runs.connectionSettings(),
         (user) => authenticator?.forgetUser(user),
         logger,
       )
@@ -157,12 +159,8 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     metrics,
     pageTokens,
   );
-  if (withDatabase)
-    authenticator.onUse = tokenUseRecorder(
-      async () => new ProjectTokenStore(await runs.pool()),
-      config.apiGroup,
-      logger,
-    );
+  const projectTokens = new ProjectTokenStore(runs.database);
+  if (withDatabase) authenticator.onUse = tokenUseRecorder(projectTokens, config.apiGroup, logger);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
     pageTokens,
@@ -196,6 +194,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     runs,
     audit: audit.recorder,
     auditStore: () => audit.store(),
+    projectTokens,
     metrics,
     streamSessions: (limit) =>
       cappedStreams(limit, { adminSettings, adminTokens, logger, metrics }, withDatabase ? runs.database : undefined),
