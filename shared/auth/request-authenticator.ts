@@ -60,10 +60,15 @@ export class RequestAuthenticator {
   }
 
   async #verify(token: string): Promise<Authentication> {
+    const revocationMark = this.#cache.revocationMark;
     const claims = readUnverifiedClaims(token);
     for (const authenticator of this.#authenticators) {
       const result = await authenticator.authenticate(token, claims);
       if (result !== null) {
+        // A TokenReview sent before a revocation this instance learnt of meanwhile may still say yes: its
+        // answer is older than the revocation, so it is neither cached again nor trusted (issue 46).
+        if (this.#cache.revokedSince(result.principal.name, revocationMark))
+          throw apiError('InvalidToken', 'the token was revoked while it was being verified');
         if (result.cacheUntil > Date.now()) this.#cache.set(token, result);
         return result;
       }

@@ -10,7 +10,8 @@ export function projectTokenExtraKey(apiGroup: string): string {
 /**
  * Wraps a token authenticator so that a Project token's principal says which token it is (in its extra,
  * which the audit trail records), and so that this instance listens for revocations (`listening`)
- * before such a token is cached: a revocation announced afterwards always reaches its cache.
+ * before such a token is reviewed (its unverified `sub`, which a ServiceAccount token carries, names
+ * it) and in any case before it is cached: a revocation announced afterwards always reaches its cache.
  */
 export function withProjectTokens(
   authenticator: TokenAuthenticator,
@@ -23,6 +24,9 @@ export function withProjectTokens(
       return authenticator.ownedIssuer;
     },
     async authenticate(token, claims): Promise<Authentication | null> {
+      // Listening before the TokenReview is sent: a revocation that ends the token after the review set
+      // out is then always heard, whichever arrives first (the request authenticator drops the answer).
+      if (typeof claims.sub === 'string' && projectTokenOf(claims.sub)) await listening();
       const result = await authenticator.authenticate(token, claims);
       if (result === null || result.principal.type !== 'serviceaccount') return result;
       const projectToken = projectTokenOf(result.principal.name);
