@@ -10,7 +10,7 @@
  * `base/` (no platform knowledge: JSON, HTTP shapes and the error catalogue, logging, metrics,
  * settings, tracing, the clients of Kubernetes and PostgreSQL), `contract/` (the API as clients see
  * it: the kinds, the route table, the OpenAPI document), `auth/` and `authz/` (who the caller is, what
- * it may do), `domain/` (one folder per capability: resources, runs, audit, streams) and `server/`
+ * it may do), `domain/` (one folder per capability: resources, runs, audit, streams, tokens) and `server/`
  * (one function's context and the filter chain). A room is not a layer: the layers below order the
  * folders, whichever room holds them.
  */
@@ -23,7 +23,7 @@ const SHARED_LAYERS = [
   ['auth', 'domain/resources'], // who the caller is; the platform objects in the cluster and how they are presented
   ['authz', 'contract/routes', 'domain/streams'], // what the caller may do; the route table; stream caps
   ['domain/approvals'], // approval policy and gates: what a write or an apply needs (windows, freezes, soak times), what a plan was planned for
-  ['domain/runs', 'contract/openapi', 'domain/audit'], // run history; the OpenAPI document built from the routes; the audit trail
+  ['domain/runs', 'contract/openapi', 'domain/audit', 'domain/tokens'], // run history; the OpenAPI document built from the routes; the audit trail; Project tokens (issue 46)
   ['domain/outbound'], // the outbound engine: the outbox, deliveries shared across instances, safe outbound calls (issue 47); any receiver family plugs in
   ['domain/notifications'], // the Notification kind as a receiver family of the outbound engine: events, formats, secrets
   ['server/app'], // one function's context: its clients and stores wired together

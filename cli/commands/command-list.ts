@@ -9,6 +9,9 @@ import { runsGet } from './runs-get.ts';
 import { runsList } from './runs-list.ts';
 import { runsLogs } from './runs-logs.ts';
 import { runsStart } from './runs-start.ts';
+import { tokensCreate } from './tokens-create.ts';
+import { tokensList } from './tokens-list.ts';
+import { tokensRevoke } from './tokens-revoke.ts';
 
 export const COMMANDS: readonly PluginCommand[] = [
   runsList,
@@ -20,4 +23,7 @@ export const COMMANDS: readonly PluginCommand[] = [
   rolloutsGet,
   rolloutsApprove,
   notificationsDeliveries,
+  tokensCreate,
+  tokensList,
+  tokensRevoke,
 ];

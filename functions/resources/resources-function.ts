@@ -26,6 +26,7 @@ import { rolloutWrites } from './kinds/rollout-writes.ts';
 import { rolloutHandlers } from './handlers/rollout-handlers.ts';
 import { runHandlers } from './handlers/run-handlers.ts';
 import { auditHandlers } from './handlers/audit-handlers.ts';
+import { tokenHandlers } from './handlers/token-handlers.ts';
 import { accessReviewHandlers } from './handlers/access-review-handlers.ts';
 import type { SubjectRulesReader } from '../../shared/authz/subject-rules.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -39,11 +40,13 @@ import { parseRequestBody } from './kinds/resource-body.ts';
 /** The services of the app context the resources function uses, and may use. */
 const RESOURCES_SERVICES = [
   'auditStore',
+  'authenticator',
   'authorizer',
   'cluster',
   'config',
   'logger',
   'metrics',
+  'projectTokens',
   'routes',
   'runs',
   'streamSessions',
@@ -102,6 +105,7 @@ export function createResourcesFunction(
     ...rolloutHandlers(objects),
     ...notificationHandlers(context),
     ...auditHandlers(context),
+    ...tokenHandlers(context, objects),
     ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context), routedPaths),
     ...kubernetesApiHandlers(objects),
     whoAmI: (request) =>

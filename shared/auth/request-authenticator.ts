@@ -22,6 +22,12 @@ export class RequestAuthenticator {
     this.#onLookup = onLookup;
   }
 
+  /**
+   * Hears each authenticated request's principal and client address (a Project token's last use); set
+   * once by the context. Called on the hot path: it must only look, and write rarely.
+   */
+  onUse: ((principal: Principal, clientAddress: string) => void) | undefined;
+
   /** The principal of a token verified earlier and still cached, without waiting; else undefined. */
   cachedPrincipal(token: string): Principal | undefined {
     const principal = this.#cache.get(token)?.principal;
@@ -43,16 +49,26 @@ export class RequestAuthenticator {
     return (await pending).principal;
   }
 
+  /** Forgets the tokens verified as the user `name`, at once (a revoked Project token, heard from any instance). */
+  forgetUser(name: string): void {
+    this.#cache.forgetUser(name);
+  }
+
   /** Forgets every verified token (called when the admin settings or key change). */
   forgetVerifiedTokens(): void {
     this.#cache.clear();
   }
 
   async #verify(token: string): Promise<Authentication> {
+    const revocationMark = this.#cache.revocationMark;
     const claims = readUnverifiedClaims(token);
     for (const authenticator of this.#authenticators) {
       const result = await authenticator.authenticate(token, claims);
       if (result !== null) {
+        // A TokenReview sent before a revocation this instance learnt of meanwhile may still say yes: its
+        // answer is older than the revocation, so it is neither cached again nor trusted (issue 46).
+        if (this.#cache.revokedSince(result.principal.name, revocationMark))
+          throw apiError('InvalidToken', 'the token was revoked while it was being verified');
         if (result.cacheUntil > Date.now()) this.#cache.set(token, result);
         return result;
       }

@@ -15,7 +15,12 @@ import { TEST_NAMESPACE, type IdentityCluster } from './identity-cluster.ts';
 export const API_SERVICE_ACCOUNT = 'platform-api';
 
 /** The chart's settings the resources function reads about its own RBAC. */
-const CHART_RBAC_SETTINGS = ['PROJECT_SECRETS_CLUSTER_ROLE', 'API_SERVICE_ACCOUNT', 'POD_NAMESPACE'];
+const CHART_RBAC_SETTINGS = [
+  'PROJECT_SECRETS_CLUSTER_ROLE',
+  'PROJECT_TOKENS_CLUSTER_ROLE',
+  'API_SERVICE_ACCOUNT',
+  'POD_NAMESPACE',
+];
 
 export interface ChartRbac {
   /** The cluster as the API server's ServiceAccount sees it. */

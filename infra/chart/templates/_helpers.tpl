@@ -25,6 +25,10 @@ login public-config resources internal run-logs
 {{ include "platform-api.fullname" . }}-project-secrets
 {{- end }}
 
+{{- define "platform-api.projectTokensClusterRole" -}}
+{{ include "platform-api.fullname" . }}-project-tokens
+{{- end }}
+
 {{- define "platform-api.controllerServiceAccountName" -}}
 {{ default (printf "%s-controller" (include "platform-api.fullname" .)) .Values.controller.serviceAccountName }}
 {{- end }}

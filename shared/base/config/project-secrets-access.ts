@@ -10,11 +10,19 @@ import { settingReader } from './setting-values.ts';
 export interface ProjectSecretsAccess {
   /** PROJECT_SECRETS_CLUSTER_ROLE: the ClusterRole with the Secret verbs. */
   clusterRole: string;
+  /**
+   * PROJECT_TOKENS_CLUSTER_ROLE: the ClusterRole with what Project tokens need (their ServiceAccounts and
+   * TokenRequests), bound to the server in a Project's namespace with its first token (docs/tokens.md).
+   */
+  tokensClusterRole?: string;
   /** API_SERVICE_ACCOUNT in POD_NAMESPACE: the API server's own identity. */
   serviceAccount: { namespace: string; name: string };
 }
 
-/** Reads PROJECT_SECRETS_CLUSTER_ROLE, API_SERVICE_ACCOUNT and POD_NAMESPACE; undefined when the first is unset. */
+/**
+ * Reads PROJECT_SECRETS_CLUSTER_ROLE, API_SERVICE_ACCOUNT and POD_NAMESPACE (undefined when the first is
+ * unset), and PROJECT_TOKENS_CLUSTER_ROLE beside them.
+ */
 export function loadProjectSecretsAccess(env: Environment): ProjectSecretsAccess | undefined {
   const setting = settingReader(env);
   const clusterRole = setting.text('PROJECT_SECRETS_CLUSTER_ROLE');
@@ -28,8 +36,10 @@ export function loadProjectSecretsAccess(env: Environment): ProjectSecretsAccess
       );
     return value;
   };
+  const tokensClusterRole = setting.text('PROJECT_TOKENS_CLUSTER_ROLE');
   return {
     clusterRole,
+    ...(tokensClusterRole ? { tokensClusterRole } : {}),
     serviceAccount: { name: required('API_SERVICE_ACCOUNT'), namespace: required('POD_NAMESPACE') },
   };
 }

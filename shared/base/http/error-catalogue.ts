@@ -44,6 +44,11 @@ export const PLATFORM_ERRORS = {
     status: 400,
     meaning: 'The log chunk has an invalid `firstSeq` or `lines`; send a numbered chunk of 1 to the maximum lines.',
   },
+  InvalidProjectToken: {
+    status: 400,
+    meaning:
+      'The new Project token has a missing, unknown or invalid field, or a lifetime outside 10m to 8760h; correct it as the message says.',
+  },
   InvalidMessage: { status: 400, meaning: 'The message is not a string within the length limit; shorten it.' },
   InvalidLease: {
     status: 400,
@@ -83,6 +88,15 @@ export const PLATFORM_ERRORS = {
     status: 404,
     meaning: 'The workspace does not exist in this project; create it or check its name.',
   },
+  TokenNotFound: {
+    status: 404,
+    meaning: 'No live token of this name exists in this project (it may be revoked already); list the tokens.',
+  },
+  TokenRoleNotFound: {
+    status: 404,
+    meaning:
+      "The token's role does not exist (a Role in the project's namespace, or a ClusterRole); create it or check its name.",
+  },
   RolloutNotFound: {
     status: 404,
     meaning: 'The Rollout does not exist in this project; check its name.',
@@ -96,6 +110,10 @@ export const PLATFORM_ERRORS = {
     meaning: 'No identity bridge is deployed (`BRIDGE_UPSTREAM_URL`); log in with the identity provider directly.',
   },
   RequestTimeout: { status: 408, meaning: 'The request did not arrive in time; send it again, faster.' },
+  TokenAlreadyExists: {
+    status: 409,
+    meaning: 'A live token of this name exists in this project; revoke it first or choose another name.',
+  },
   WorkspaceSuspended: {
     status: 409,
     meaning: 'The workspace is suspended (`spec.suspend`), so no new run starts; resume it first.',

@@ -47,6 +47,8 @@ export interface Metrics {
   runClaim(result: 'claimed' | 'empty', attempt?: number): void;
   /** A lease that expired unrenewed was taken over by a new claim (the previous holder lapsed). */
   leaseLapsed(): void;
+  /** A Project token was created or revoked through the API (issue 46), by Project. */
+  projectToken(event: 'created' | 'revoked', project: string): void;
   /** Read at each scrape: what the process can only tell when asked. */
   collectOnScrape(source: ScrapeSources): void;
   /** The Prometheus text exposition of every metric of this context. */
@@ -103,6 +105,7 @@ export const NO_METRICS: Metrics = {
   streamResumed() {},
   runClaim() {},
   leaseLapsed() {},
+  projectToken() {},
   collectOnScrape() {},
   exposition: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
@@ -224,6 +227,12 @@ class PrometheusMetrics implements Metrics {
     [],
   );
 
+  readonly #projectTokens = this.#counter(
+    'platform_api_project_tokens_total',
+    'Project tokens created and revoked through the API, by Project and event (created, revoked).',
+    ['project', 'event'],
+  );
+
   constructor() {
     this.#openStreams.set({ kind: 'run_log' }, 0);
     this.#openStreams.set({ kind: 'watch' }, 0);
@@ -309,6 +318,10 @@ class PrometheusMetrics implements Metrics {
 
   leaseLapsed(): void {
     this.#leaseLapses.inc();
+  }
+
+  projectToken(event: 'created' | 'revoked', project: string): void {
+    this.#projectTokens.inc({ project, event });
   }
 
   collectOnScrape(source: ScrapeSources): void {

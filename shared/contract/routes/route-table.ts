@@ -8,6 +8,7 @@ import { resourceRoutes } from './resource-routes.ts';
 import { runLogRoutes, runRoutes } from './run-routes.ts';
 import { notificationRoutes } from './notification-routes.ts';
 import { rolloutRoutes } from './rollout-routes.ts';
+import { tokenRoutes } from './token-routes.ts';
 import { bridgeRoutes, serviceRoutes } from './service-routes.ts';
 import { routeAnswers } from './route-answers.ts';
 import { effectiveAuthorisation } from './route-authorisation.ts';
@@ -70,6 +71,7 @@ function declaredRoutes(apiGroup: string) {
     ...runRoutes(),
     ...notificationRoutes(),
     ...rolloutRoutes(),
+    ...tokenRoutes(),
     ...auditRoutes(),
     ...internalRoutes(),
     ...runLogRoutes(),

@@ -27,6 +27,10 @@ import { PageTokens } from '../../base/database/page-tokens.ts';
 import { sharedLimit } from '../../base/database/shared-limit.ts';
 import type { LoginThrottleSettings } from '../../base/config/login-throttle-settings.ts';
 import { lazyOutboundSweeps, type OutboundSweeps } from './outbound-sweeps.ts';
+import { withProjectTokens } from '../../domain/tokens/project-token-principals.ts';
+import { ProjectTokenStore } from '../../domain/tokens/project-token-store.ts';
+import { TokenRevocationListener } from '../../domain/tokens/token-revocation-listener.ts';
+import { tokenUseRecorder } from '../../domain/tokens/token-use-recorder.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -62,6 +66,8 @@ export interface AppContext {
   audit: AuditRecorder;
   /** The audit events in the database, for the audit API; throws ApiError 503 without a database. */
   auditStore(): Promise<AuditStore>;
+  /** Project tokens' rows (issue 46): what the list shows, their last use, their revocation; 503 without a database. */
+  projectTokens: ProjectTokenStore;
   /** This context's Prometheus metrics (its own registry) and the hooks that record them; NO_METRICS when METRICS=off. */
   metrics: Metrics;
   /**
@@ -121,8 +127,26 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     (await openAdminSettingsSource(settings, logger, (result) => metrics.secretSourceReload(result)));
   const adminTokens = new AdminTokenAuthenticator(adminSettings, config.apiBaseUrl);
   const identity = await contextIdentity(settings, logger, options, metrics);
-  const authenticator = new RequestAuthenticator([adminTokens, ...identity.tokenAuthenticators], undefined, (hit) =>
-    metrics.reviewCacheLookup('token', hit),
+  // A database the process was given, or local development's embedded one (npm start, the fleet).
+  const withDatabase =
+    settings.database.url !== undefined || (!config.production && options.development?.localState === true);
+  // Project tokens (issue 46): each instance that has seen one listens for revocations and drops them at once.
+  let authenticator: RequestAuthenticator | undefined;
+  const revocations = withDatabase
+    ? new TokenRevocationListener(
+        () => runs.connectionSettings(),
+        (user) => authenticator?.forgetUser(user),
+        logger,
+      )
+    : undefined;
+  const listening = () => revocations?.listening() ?? Promise.resolve();
+  authenticator = new RequestAuthenticator(
+    [
+      adminTokens,
+      ...identity.tokenAuthenticators.map((verifier) => withProjectTokens(verifier, config.apiGroup, listening)),
+    ],
+    undefined,
+    (hit) => metrics.reviewCacheLookup('token', hit),
   );
   // A rotated key or a disabled account must take effect at once, not when cached entries expire.
   const unsubscribe = adminSettings.onChange(() => authenticator.forgetVerifiedTokens());
@@ -139,9 +163,8 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     pageTokens,
   );
   const outbound = lazyOutboundSweeps(runs, settings.outbound, logger);
-  // A database the process was given, or local development's embedded one (npm start, the fleet).
-  const withDatabase =
-    settings.database.url !== undefined || (!config.production && options.development?.localState === true);
+  const projectTokens = new ProjectTokenStore(runs.database);
+  if (withDatabase) authenticator.onUse = tokenUseRecorder(projectTokens, config.apiGroup, logger);
   const audit = createAuditTrail(settings, runs, logger, {
     ...(options.auditSinks ? { sinks: options.auditSinks } : {}),
     pageTokens,
@@ -176,12 +199,14 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     outbound,
     audit: audit.recorder,
     auditStore: () => audit.store(),
+    projectTokens,
     metrics,
     streamSessions: (limit) =>
       cappedStreams(limit, { adminSettings, adminTokens, logger, metrics }, withDatabase ? runs.database : undefined),
     async close() {
       unsubscribe();
       outbound.close();
+      await revocations?.close();
       await audit.close();
       await runs.close();
       await identity.close();

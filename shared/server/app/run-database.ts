@@ -52,6 +52,11 @@ export interface RunDatabase {
   /** The pool when the database is open already, else undefined. */
   openedPool(): pg.Pool | undefined;
   /**
+   * The connection settings of the database, opening (and migrating) it first, for a listener that
+   * needs a connection of its own (LISTEN cannot share the pool's); throws ApiError 503 when it cannot.
+   */
+  connectionSettings(): Promise<pg.ClientConfig>;
+  /**
    * Keeps the history bounded from this process from now on (once, however often it is asked):
    * retention and compaction of finished runs' logs, a pass every minute from a minute after now
    * (shared/domain/runs/history/run-history-maintenance.ts).
@@ -126,6 +131,7 @@ export function lazyRunDatabase(
     },
     openedRecords: () => opened?.services.records,
     openedPool: () => opened?.database.pool,
+    connectionSettings: async () => (await open()).database.pool.options,
     maintain() {
       // Without a database there is no history to keep (every request says so with a 503).
       if (closed || maintenance || (database.url === undefined && !embedded)) return;

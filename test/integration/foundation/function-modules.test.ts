@@ -123,11 +123,13 @@ describe('Issue 43 (house review 9): a function declares the services it uses, a
       'public-config': ['adminSettings', 'config', 'identity', 'routes'],
       resources: [
         'auditStore',
+        'authenticator',
         'authorizer',
         'cluster',
         'config',
         'logger',
         'metrics',
+        'projectTokens',
         'routes',
         'runs',
         'streamSessions',

@@ -420,6 +420,21 @@ async function sweepNotificationLog(): Promise<void> {
   await hit(byId('redeliverNotification'), { params: { ...at, delivery: '1' }, token: serviceAccount });
 }
 
+/** Project tokens (issue 46): created, listed and revoked, and each refusal of their own. */
+async function sweepProjectTokens(): Promise<void> {
+  const create = byId('createProjectToken');
+  const at = { project: TEAM_PROJECT };
+  const token = { name: 'docs-token', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' };
+  await hit(create, { params: at, body: token });
+  await hit(create, { params: at, body: token });
+  await hit(create, { params: at, body: { ...token, name: 'docs-ghost', role: { kind: 'Role', name: 'ghost' } } });
+  await hit(create, { params: at, body: { ...token, name: 'docs-forever', lifetime: '8761h' } });
+  await hit(byId('listProjectTokens'), { params: at });
+  const revoke = byId('revokeProjectToken');
+  await hit(revoke, { params: { ...at, name: 'docs-token' } });
+  await hit(revoke, { params: { ...at, name: 'docs-token' } });
+}
+
 /** The open routes, the Kubernetes discovery routes and login. */
 async function sweepOthers(): Promise<void> {
   const { serviceAccount } = platform().tokens;
@@ -509,6 +524,7 @@ const sweeps: [string, () => Promise<void>][] = [
   ["the routes of a run, the controller's routes and the run-log stream", sweepRuns],
   ["approving a Rollout's stage", sweepRolloutApproval],
   ["a Notification's delivery log and the outbound sweep", sweepNotificationLog],
+  ['Project tokens', sweepProjectTokens],
   ['the open routes, discovery and login', sweepOthers],
   [
     'no token, a bad token, a bad path parameter, a caller without the right and a body over the limit, on every route',

@@ -560,12 +560,12 @@ describe('RBAC: the API server, the workspace controller and platform-admin', ()
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'platform-api', namespace: 'platform-system' }]);
   });
 
-  it('lets the API server bind only the project-secrets ClusterRole, and that role holds nothing but the Secret verbs', () => {
+  it('lets the API server bind only the project-secrets and project-tokens ClusterRoles, and those hold nothing but the Secret and token verbs', () => {
     const rules = rulesOf('platform-api');
     expect(rules).toContainEqual({
       apiGroups: ['rbac.authorization.k8s.io'],
       resources: ['clusterroles'],
-      resourceNames: ['platform-project-secrets'],
+      resourceNames: ['platform-project-secrets', 'platform-project-tokens'],
       verbs: ['bind'],
     });
     expect(
@@ -583,11 +583,18 @@ describe('RBAC: the API server, the workspace controller and platform-admin', ()
         verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
       },
     ]);
+    // Issue 46: a Project token is a ServiceAccount in the Project's namespace with a bound TokenRequest.
+    expect(rulesOf('platform-project-tokens')).toEqual([
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'create', 'delete'] },
+      { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
+    ]);
+    expect(allows(rules, '', 'serviceaccounts', 'create')).toBe(false);
+    expect(allows(rules, '', 'serviceaccounts/token', 'create')).toBe(false);
     expect(
       defaults.filter(
         (object) =>
           object.kind === 'ClusterRoleBinding' &&
-          (object.roleRef as { name: string }).name === 'platform-project-secrets',
+          ['platform-project-secrets', 'platform-project-tokens'].includes((object.roleRef as { name: string }).name),
       ),
     ).toEqual([]);
   });
@@ -595,6 +602,7 @@ describe('RBAC: the API server, the workspace controller and platform-admin', ()
   it('tells every function the ClusterRole to bind and its own ServiceAccount (namespace from the downward API)', () => {
     for (const service of functionServices(defaults)) {
       expect(env(service, 'PROJECT_SECRETS_CLUSTER_ROLE')).toBe('platform-project-secrets');
+      expect(env(service, 'PROJECT_TOKENS_CLUSTER_ROLE')).toBe('platform-project-tokens');
       expect(env(service, 'API_SERVICE_ACCOUNT')).toBe(template(service).spec.serviceAccountName);
       expect(container(service).env.find((variable) => variable.name === 'POD_NAMESPACE')).toEqual({
         name: 'POD_NAMESPACE',

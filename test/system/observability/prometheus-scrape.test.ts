@@ -117,6 +117,11 @@ async function driveTraffic(): Promise<void> {
     workspaceObject('observed'),
   );
   expect((await login(gateway.url, ADMIN_PASSWORD)).status).toBe(200);
+  // A Project token created and revoked (issue 46).
+  const tokens = `/api/v1alpha1/projects/${TEAM_PROJECT}/tokens`;
+  const token = { name: 'observed', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' };
+  expect((await as('admin')('POST', tokens, token)).status).toBe(201);
+  expect((await as('admin')('DELETE', `${tokens}/observed`)).status).toBe(204);
   // Five failures from this client, then the throttle refuses it.
   for (let attempt = 0; attempt < 6; attempt += 1) await login(gateway.url, 'not the password');
   expect((await fetch(`${gateway.url}${API}/projects`)).status).toBe(401);

@@ -90,6 +90,16 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
       unknownField: 'BadRequest',
     },
   },
+  createProjectToken: {
+    valid: { name: 'ci', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' },
+    reasons: {
+      name: 'InvalidProjectToken',
+      description: 'InvalidProjectToken',
+      // `role` is an object itself: `{wrong: true}` is refused for its missing `role.kind` (test/tokens).
+      lifetime: 'InvalidProjectToken',
+      unknownField: 'InvalidProjectToken',
+    },
+  },
   createSelfSubjectAccessReview: {
     valid: { spec: { resourceAttributes: { verb: 'get', resource: 'workspaces' } } },
     reasons: { apiVersion: 'BadRequest', kind: 'BadRequest', unknownField: 'BadRequest' },

@@ -20,6 +20,7 @@ export function withAuthentication(authenticator: RequestAuthenticator): Filter 
     if (token === null) throw unauthorized('a bearer token is required', 'MissingToken');
     const proceed = (principal: Principal) => {
       request.principal = principal;
+      authenticator.onUse?.(principal, request.remoteAddress);
       return next(request);
     };
     // Synchronous when the token is already verified: every promise costs, most under the

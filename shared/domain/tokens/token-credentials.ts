@@ -1,0 +1,101 @@
+import type { ClusterObjects } from '../resources/cluster-objects.ts';
+import { RBAC_GROUP, type TokenRole } from './token-role.ts';
+
+/** The ServiceAccount (and RoleBinding) a Project token `name` is: `token-<name>` in the Project's namespace. */
+export function tokenAccountName(name: string): string {
+  return `token-${name}`;
+}
+
+/** The Kubernetes user name a Project token authenticates as. */
+export function tokenUserName(project: string, name: string): string {
+  return `system:serviceaccount:${project}:${tokenAccountName(name)}`;
+}
+
+/** The Project token a ServiceAccount user name is, if it is one: by its name, `token-<name>`. */
+export function projectTokenOf(user: string): { project: string; name: string } | undefined {
+  const match = /^system:serviceaccount:([^:]+):token-([^:]+)$/.exec(user);
+  return match ? { project: match[1]!, name: match[2]! } : undefined;
+}
+
+/** What TokenRequest issued: the token (answered once, never kept) and when it expires. */
+export interface IssuedToken {
+  token: string;
+  expiresAt: Date;
+  /** The uid of the ServiceAccount the token is bound to. */
+  boundUid: string;
+}
+
+/**
+ * A Project token in the cluster, written with the API server's own ServiceAccount: a ServiceAccount
+ * of its own (labelled), a RoleBinding of the role to it, and a TokenRequest for the API server's
+ * audience with the lifetime asked. The token is bound to its ServiceAccount: deleting it (a
+ * revocation, here or in the cluster directly) makes TokenReview refuse the token at once, and
+ * Kubernetes' own escalation check applies to the server's RoleBinding.
+ */
+export class TokenCredentials {
+  readonly #objects: ClusterObjects;
+
+  constructor(objects: ClusterObjects) {
+    this.#objects = objects;
+  }
+
+  /** Creates the ServiceAccount, binding and token; takes back what it created when a step fails. */
+  async issue(
+    project: string,
+    name: string,
+    role: TokenRole,
+    expirationSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<IssuedToken> {
+    const accountName = tokenAccountName(name);
+    const labels = { [`${this.#objects.apiGroup}/project-token`]: name };
+    const account = await this.#objects.send<{ metadata: { uid: string } }>({
+      method: 'POST',
+      path: this.#objects.corePath('serviceaccounts', { namespace: project }),
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: accountName, labels } },
+      ...(signal ? { signal } : {}),
+    });
+    try {
+      await this.#objects.send({
+        method: 'POST',
+        path: `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings`,
+        body: {
+          apiVersion: `${RBAC_GROUP}/v1`,
+          kind: 'RoleBinding',
+          metadata: { name: accountName, labels },
+          roleRef: { apiGroup: RBAC_GROUP, kind: role.kind, name: role.name },
+          subjects: [{ kind: 'ServiceAccount', name: accountName, namespace: project }],
+        },
+      });
+      const request = await this.#objects.send<{ status: { token: string; expirationTimestamp: string } }>({
+        method: 'POST',
+        path: this.#objects.corePath('serviceaccounts', {
+          namespace: project,
+          name: accountName,
+          subresource: 'token',
+        }),
+        // No audiences: the API server's own, which is what TokenReview checks the token against.
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds } },
+      });
+      return {
+        token: request.body.status.token,
+        expiresAt: new Date(request.body.status.expirationTimestamp),
+        boundUid: account.body.metadata.uid,
+      };
+    } catch (error) {
+      await this.revoke(project, name).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Deletes the bound ServiceAccount (which ends the token) and its RoleBinding, whichever are left. */
+  async revoke(project: string, name: string): Promise<void> {
+    const accountName = tokenAccountName(name);
+    await this.#objects.deleteIfPresent(
+      this.#objects.corePath('serviceaccounts', { namespace: project, name: accountName }),
+    );
+    await this.#objects.deleteIfPresent(
+      `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings/${encodeURIComponent(accountName)}`,
+    );
+  }
+}
