@@ -10,6 +10,9 @@ export type RunPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancell
 /** The kind of principal that started a run. */
 export type PrincipalType = 'admin' | 'oidc' | 'serviceaccount';
 
+/** Phases after which nothing changes any more. */
+export const FINAL_PHASES: readonly RunPhase[] = ['Succeeded', 'Failed', 'Cancelled'];
+
 /** A recorded plan or apply run of a Workspace. */
 export interface Run {
   /** UUIDv7: time-ordered. */

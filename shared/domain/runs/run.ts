@@ -1,8 +1,14 @@
-import type { PrincipalType, RunPhase, RunType } from '../../contract/rules/run-record.ts';
+import type { PrincipalType, RunType } from '../../contract/rules/run-record.ts';
 import type { PlanBinding } from '../approvals/plan-binding.ts';
 
 // The run record's shape is the contract's (browser-safe: the plugin and the console read it too).
-export type { PrincipalType, Run, RunPhase, RunType } from '../../contract/rules/run-record.ts';
+export {
+  FINAL_PHASES,
+  type PrincipalType,
+  type Run,
+  type RunPhase,
+  type RunType,
+} from '../../contract/rules/run-record.ts';
 
 /** What the caller supplies to record a new run; it starts `Pending`. */
 export interface NewRun {
@@ -24,6 +30,3 @@ export interface RunLogLine {
 
 export const RUN_TYPES: readonly RunType[] = ['plan', 'apply'];
 export const PRINCIPAL_TYPES: readonly PrincipalType[] = ['admin', 'oidc', 'serviceaccount'];
-
-/** Phases after which nothing changes any more. */
-export const FINAL_PHASES: readonly RunPhase[] = ['Succeeded', 'Failed', 'Cancelled'];

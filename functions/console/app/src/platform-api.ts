@@ -1,5 +1,8 @@
 // The API's shapes the console reads, and where they live.
-import type { RunAsRead as Run } from '../../../../shared/contract/rules/run-record.ts';
+import {
+  FINAL_PHASES as FINAL_RUN_PHASES,
+  type RunAsRead as Run,
+} from '../../../../shared/contract/rules/run-record.ts';
 import type { Api } from './api.ts';
 
 export interface ObjectMeta {
@@ -31,7 +34,7 @@ export interface Variable {
 /** A run as the run routes answer it: the contract's one type, which the server and the plugin use too. */
 export type { RunAsRead as Run } from '../../../../shared/contract/rules/run-record.ts';
 
-export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(['Succeeded', 'Failed', 'Cancelled']);
+export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(FINAL_RUN_PHASES);
 
 let platformGroup: Promise<string> | undefined;
 
