@@ -1,13 +1,9 @@
 // The run routes (docs/resources.md, "Runs") as the commands call them.
-import type { PlanApprovalState } from '../../shared/domain/runs/records/plan-staleness.ts';
-import type { Run } from '../../shared/domain/runs/run.ts';
+import type { RunAsRead } from '../../shared/contract/rules/run-record.ts';
 import type { PlatformConnection } from './platform-connection.ts';
 
-/**
- * A run as the server answers it; `planRun` (the plan an apply was approved from) comes with the
- * approvals, `planApproval` (whether a succeeded plan may still be applied) with issue 44, item 15.
- */
-export type RunRecord = Run & { planRun?: string | null; planApproval?: PlanApprovalState | null };
+/** A run as the server answers it (the contract's one type, which the console reads too). */
+export type RunRecord = RunAsRead;
 
 const PAGE_LIMIT = 500;
 

@@ -6,7 +6,7 @@ import { createBridgeProxy } from './bridge-proxy.ts';
 import { gatewayRules, resolveGatewayTarget } from '../../../shared/contract/routes/gateway-routing.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../../../shared/contract/routes/route-table.ts';
 import { createLogger } from '../../../shared/base/logging/logger.ts';
-import { onShutdownSignal, settingsOrExit, startOrExit } from '../../../knative/node-http/start-up.ts';
+import { onShutdownSignal, startOrExit } from '../../../knative/node-http/start-up.ts';
 import type { Settings } from '../../../shared/base/config/settings.ts';
 import {
   bindEarly,
@@ -21,8 +21,8 @@ import { developmentServices } from '../development-services.ts';
 import { loadDevelopmentSettings, type DevelopmentSettings } from '../local/local-settings.ts';
 import { startTracing } from '../../../shared/base/tracing/start-tracing.ts';
 import { traceGatewayHop } from '../../../shared/base/tracing/gateway-span.ts';
-import { bindLocalConsole, serveLocalConsole, withLocalConsoleOrigins } from './local-console.ts';
-import { boundAddress, warnIfReachableFromNetwork } from '../local/local-bind-address.ts';
+import { startLocalDevelopment } from './local-start-up.ts';
+import { boundAddress } from '../local/local-bind-address.ts';
 import { startLocalController } from '../controller/local-controller.ts';
 
 /**
@@ -112,16 +112,7 @@ async function setUpLocalCluster(context: AppContext, fromKubeconfig: boolean): 
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  // The console (issue 24) on the next port: its origins are ones the API allows.
-  const local = settingsOrExit(process.env, loadDevelopmentSettings);
-  const settings = withLocalConsoleOrigins(settingsOrExit(process.env), local);
-  const logger = createLogger({ level: settings.server.logLevel });
-  // Loopback unless LOCAL_BIND_ADDRESS says otherwise (issue 44, item 2): the admin password is known.
-  const host = local.bindAddress;
-  warnIfReachableFromNetwork(host, logger);
-  // Served as the API is: over HTTPS with its certificate when it has one (issue 44, item 4).
-  const consoleTls = await startOrExit(logger, () => gatewayTls(settings, local));
-  const consolePort = await startOrExit(logger, () => bindLocalConsole(settings, host, consoleTls));
+  const { settings, local, logger, host, serveConsole } = await startLocalDevelopment();
   const running = await startOrExit(logger, () =>
     startLocalGateway(settings, {
       logger,
@@ -130,9 +121,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       development: developmentServices(local.dataDir),
     }),
   );
-  const consoleServer = await startOrExit(logger, () =>
-    serveLocalConsole(consolePort, settings, running.url.replace('127.0.0.1', 'localhost'), logger),
-  );
+  const consoleServer = await serveConsole(running.url);
   // Issue 44 item 3: runs started locally are claimed and end (LOCAL_CONTROLLER=false: none is).
   const controller = await startOrExit(logger, () => startLocalController(settings, local, running, logger));
   onShutdownSignal(logger, async () => {

@@ -288,6 +288,17 @@ export function handleResourceRequest(
   const present = (object: KubeObject): KubeObject => presentObject(type, info.version, object);
   // A delete reads its dry run from its DeleteOptions (the body's, or the query's without a body).
   const dryRun = info.verb === 'delete' || info.verb === 'deletecollection' ? false : isDryRun(url);
+  /** An update and a patch end alike: the object in place, decoded and checked as written, then stored. */
+  const replaceWith = (object: KubeObject): JsonReply => {
+    placeObject(type, info, object);
+    const warnings = decodeWrittenObject(type, info, url, object);
+    confirmRbacWrite(context, user, type, info, object);
+    return {
+      status: 200,
+      body: present(context.store.update(type, object, info.subresource, info.version, dryRun)),
+      warnings,
+    };
+  };
   switch (info.verb) {
     case 'get':
       return { status: 200, body: present(context.store.get(type, info.namespace, info.name)) };
@@ -301,30 +312,13 @@ export function handleResourceRequest(
       confirmRbacWrite(context, user, type, info, object);
       return { status: 201, body: present(context.store.create(type, object, info.version, dryRun)), warnings };
     }
-    case 'update': {
-      const object = parseObject(body);
-      placeObject(type, info, object);
-      const warnings = decodeWrittenObject(type, info, url, object);
-      confirmRbacWrite(context, user, type, info, object);
-      return {
-        status: 200,
-        body: present(context.store.update(type, object, info.subresource, info.version, dryRun)),
-        warnings,
-      };
-    }
+    case 'update':
+      return replaceWith(parseObject(body));
     case 'patch': {
       if (contentType === APPLY_PATCH && type.custom && !info.subresource)
         return applyReply(context, user, type, info, url, body, dryRun);
       const current = withStorageDefaults(type, context.store.get(type, info.namespace, info.name));
-      const patched = applyPatch(type, current, body, contentType);
-      placeObject(type, info, patched);
-      const warnings = decodeWrittenObject(type, info, url, patched);
-      confirmRbacWrite(context, user, type, info, patched);
-      return {
-        status: 200,
-        body: present(context.store.update(type, patched, info.subresource, info.version, dryRun)),
-        warnings,
-      };
+      return replaceWith(applyPatch(type, current, body, contentType));
     }
     case 'delete':
       if (info.subresource) throw methodNotAllowed();

@@ -126,8 +126,23 @@ const secretStrategy = strategy({
   },
 });
 
-function roleRefErrors(object: KubeObject, old: KubeObject | undefined): FieldError[] {
+/**
+ * A binding's roleRef, as kube-apiserver validates it: a kind the binding may name (a RoleBinding a Role
+ * or a ClusterRole, a ClusterRoleBinding a ClusterRole only), a name, and no change once created.
+ */
+function roleRefErrors(kinds: readonly string[], object: KubeObject, old: KubeObject | undefined): FieldError[] {
   const roleRef = object.roleRef as { kind?: string; name?: string } | undefined;
+  if (!kinds.includes(roleRef?.kind ?? '')) {
+    const supported = kinds.map((kind) => `"${kind}"`).join(', ');
+    return [
+      {
+        field: 'roleRef.kind',
+        type: 'FieldValueNotSupported',
+        value: roleRef?.kind ?? '',
+        detail: `supported values: ${supported}`,
+      },
+    ];
+  }
   if (!roleRef?.name) return [{ field: 'roleRef.name', type: 'FieldValueRequired', detail: '' }];
   if (old && JSON.stringify(old.roleRef) !== JSON.stringify(object.roleRef)) {
     return [{ field: 'roleRef', type: 'FieldValueInvalid', value: object.roleRef, detail: 'cannot change roleRef' }];
@@ -137,38 +152,12 @@ function roleRefErrors(object: KubeObject, old: KubeObject | undefined): FieldEr
 
 const roleBindingStrategy = strategy({
   nameRule: pathSegmentName,
-  validate(object, old) {
-    const kind = (object.roleRef as { kind?: string } | undefined)?.kind;
-    if (kind !== 'Role' && kind !== 'ClusterRole') {
-      return [
-        {
-          field: 'roleRef.kind',
-          type: 'FieldValueNotSupported',
-          value: kind ?? '',
-          detail: 'supported values: "Role", "ClusterRole"',
-        },
-      ];
-    }
-    return roleRefErrors(object, old);
-  },
+  validate: (object, old) => roleRefErrors(['Role', 'ClusterRole'], object, old),
 });
 
 const clusterRoleBindingStrategy = strategy({
   nameRule: pathSegmentName,
-  validate(object, old) {
-    const kind = (object.roleRef as { kind?: string } | undefined)?.kind;
-    if (kind !== 'ClusterRole') {
-      return [
-        {
-          field: 'roleRef.kind',
-          type: 'FieldValueNotSupported',
-          value: kind ?? '',
-          detail: 'supported values: "ClusterRole"',
-        },
-      ];
-    }
-    return roleRefErrors(object, old);
-  },
+  validate: (object, old) => roleRefErrors(['ClusterRole'], object, old),
 });
 
 interface CrdSpec {

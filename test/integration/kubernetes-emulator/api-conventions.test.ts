@@ -181,6 +181,28 @@ describe('updates are guarded by resourceVersion', () => {
     expect(status.code).toBe(422);
     expect(status.message).toContain('roleRef: Invalid value');
   });
+
+  it("a binding's roleRef names a kind it may bind: a RoleBinding a Role or a ClusterRole, a ClusterRoleBinding a ClusterRole", async () => {
+    const rbac = emulator().kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+    const roleRef = (kind: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name: 'a' });
+    const namespaced = await statusOf(
+      rbac.createNamespacedRoleBinding({
+        namespace: 'default',
+        body: { metadata: { name: 'bad-kind' }, roleRef: roleRef('Group'), subjects: [] },
+      }),
+    );
+    expect(namespaced.code).toBe(422);
+    expect(namespaced.message).toContain(
+      'roleRef.kind: Unsupported value: "Group": supported values: "Role", "ClusterRole"',
+    );
+    const clusterWide = await statusOf(
+      rbac.createClusterRoleBinding({
+        body: { metadata: { name: 'bad-kind' }, roleRef: roleRef('Role'), subjects: [] },
+      }),
+    );
+    expect(clusterWide.code).toBe(422);
+    expect(clusterWide.message).toContain('roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"');
+  });
 });
 
 describe('PATCH accepts JSON patch, merge patch and (for built-in types) strategic merge patch', () => {

@@ -314,8 +314,7 @@ const PASSES_ON = new Set([
 
 /** The processes' entry points: each parses the settings once, from `process.env`, and hands them down. */
 const ENTRY_POINTS = [
-  'infra/development/gateway/local-gateway.ts',
-  'infra/development/fleet/fleet-main.ts',
+  'infra/development/gateway/local-start-up.ts',
   'knative/functions-framework-target.ts',
   'infra/development/entries/function-container.ts',
   'knative/aws-lambda.ts',
@@ -328,11 +327,17 @@ const ENTRY_POINTS = [
 
 /** The development entry points: each parses local development's settings once too (local-settings.ts). */
 const DEVELOPMENT_ENTRY_POINTS = [
-  'infra/development/gateway/local-gateway.ts',
-  'infra/development/fleet/fleet-main.ts',
+  'infra/development/gateway/local-start-up.ts',
   'infra/development/entries/function-container.ts',
   'infra/development/entries/functions-framework.ts',
 ];
+
+/**
+ * `npm start` and `npm run fleet`: both start as local development does (local-start-up.ts parses both
+ * settings for them, once, in one helper: issue 43, duplicates); the fleet forwards the environment to its replicas.
+ */
+const LOCAL_STARTS = ['infra/development/gateway/local-gateway.ts', 'infra/development/fleet/fleet-main.ts'];
+const LOCAL_START_CALL = /\bstartLocalDevelopment\(\)/g;
 
 /** The loader called with the process's environment (the functions-framework lays its flags over it). */
 const LOADER_CALL =
@@ -355,7 +360,7 @@ function environmentOffences(path: string, source: string): string[] {
   if (CONFIG_MODULES.test(path) || path in FORWARDERS) return [];
   const code = withoutComments(source);
   const offences: string[] = [];
-  const stray = [...ENTRY_POINTS, ...DEVELOPMENT_ENTRY_POINTS].includes(path)
+  const stray = [...ENTRY_POINTS, ...DEVELOPMENT_ENTRY_POINTS, ...LOCAL_STARTS].includes(path)
     ? ENTRY_USES.reduce((text, allowed) => text.replace(allowed, ''), code)
     : code;
   if (/\bprocess\.env\b/.test(stray)) offences.push(`${path} reads process.env`);
@@ -380,7 +385,13 @@ describe('Nothing but the configuration modules reads the environment', () => {
 
   it('finds the modules of the product, its entry points and its CLI', () => {
     expect(files.length).toBeGreaterThan(100);
-    for (const listed of [...Object.keys(FORWARDERS), ...PASSES_ON, ...ENTRY_POINTS, ...DEVELOPMENT_ENTRY_POINTS])
+    for (const listed of [
+      ...Object.keys(FORWARDERS),
+      ...PASSES_ON,
+      ...ENTRY_POINTS,
+      ...DEVELOPMENT_ENTRY_POINTS,
+      ...LOCAL_STARTS,
+    ])
       expect(files.map((file) => relative(REPO_ROOT, file))).toContain(listed);
   });
 
@@ -401,6 +412,15 @@ describe('Nothing but the configuration modules reads the environment', () => {
     for (const entry of DEVELOPMENT_ENTRY_POINTS) {
       const code = withoutComments(readFileSync(join(REPO_ROOT, entry), 'utf8'));
       expect(code.match(DEVELOPMENT_LOADER_CALL), entry).toHaveLength(1);
+    }
+  });
+
+  it('npm start and npm run fleet start through the one local start-up helper, and parse no settings themselves', () => {
+    for (const entry of LOCAL_STARTS) {
+      const code = withoutComments(readFileSync(join(REPO_ROOT, entry), 'utf8'));
+      expect(code.match(LOCAL_START_CALL), entry).toHaveLength(1);
+      expect(code.match(LOADER_CALL) ?? [], entry).toEqual([]);
+      expect(code.match(DEVELOPMENT_LOADER_CALL) ?? [], entry).toEqual([]);
     }
   });
 

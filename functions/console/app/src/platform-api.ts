@@ -1,4 +1,8 @@
 // The API's shapes the console reads, and where they live.
+import {
+  FINAL_PHASES as FINAL_RUN_PHASES,
+  type RunAsRead as Run,
+} from '../../../../shared/contract/rules/run-record.ts';
 import type { Api } from './api.ts';
 
 export interface ObjectMeta {
@@ -27,38 +31,10 @@ export interface Variable {
   valueFrom?: { secretKeyRef: { name: string; key: string } };
 }
 
-export interface Run {
-  id: string;
-  project: string;
-  workspace: string;
-  type: 'plan' | 'apply';
-  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
-  principal: string;
-  principalType: string;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  /** When the run's log was removed after RUN_LOG_RETENTION; null while it is kept. */
-  logRemovedAt: string | null;
-  message: string;
-  statusMessage: string;
-  attempts: number;
-  cancelRequestedAt: string | null;
-  /** The plan run an apply run applies as reviewed (the approvals contract); null for other runs, absent from older servers. */
-  planRun?: string | null;
-  /**
-   * For a succeeded plan run, whether it may still be approved for apply, as the server decides it
-   * (issue 44, item 15: stale-plan.ts); null for other runs, absent from older servers.
-   */
-  planApproval?: {
-    applyable: boolean;
-    /** When it finished plus PLAN_APPROVAL_MAX_AGE. */
-    applyableUntil: string;
-    supersededBy: { id: string; type: 'plan' | 'apply' } | null;
-  } | null;
-}
+/** A run as the run routes answer it: the contract's one type, which the server and the plugin use too. */
+export type { RunAsRead as Run } from '../../../../shared/contract/rules/run-record.ts';
 
-export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(['Succeeded', 'Failed', 'Cancelled']);
+export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(FINAL_RUN_PHASES);
 
 let platformGroup: Promise<string> | undefined;
 

@@ -1,4 +1,5 @@
 import type { Database } from '../../../base/database/database.ts';
+import type { RunAnswer } from '../../../contract/rules/run-record.ts';
 import { planBindingChange, type PlanBinding } from '../../approvals/plan-binding.ts';
 import { NotASucceededPlanError, PlanStaleError, PlanWorkspaceChangedError, RunNotFoundError } from '../run-errors.ts';
 import { isUuid } from './run-id.ts';
@@ -35,8 +36,7 @@ interface PlanRow {
   planned_for: PlanBinding | null;
 }
 
-/** A run as the run history routes answer it: with, for a succeeded plan, whether it may still be applied. */
-export type RunAnswer = Run & { planApproval: PlanApprovalState | null };
+export type { RunAnswer } from '../../../contract/rules/run-record.ts';
 
 const isSucceededPlan = (run: Run) => run.type === 'plan' && run.phase === 'Succeeded';
 

@@ -1,4 +1,4 @@
-import type { RunType } from '../run.ts';
+import type { PlanApprovalState, SupersedingRun } from '../../../contract/rules/run-record.ts';
 
 /**
  * The staleness rule of a succeeded plan (issue 37), in one place: approving it for apply
@@ -7,21 +7,7 @@ import type { RunType } from '../run.ts';
  * the server would accept it, without a copy of the rule.
  */
 
-/** The run that supersedes a plan: the newest run of its Workspace recorded after it. */
-export interface SupersedingRun {
-  id: string;
-  type: RunType;
-}
-
-/** Whether a succeeded plan run may still be approved for apply, as the run answer states it. */
-export interface PlanApprovalState {
-  /** Neither superseded nor past `applyableUntil`, when the answer was made. */
-  applyable: boolean;
-  /** When it finished plus PLAN_APPROVAL_MAX_AGE (RFC 3339): later, it is stale. */
-  applyableUntil: string;
-  /** The newest run of its Workspace recorded after it; null while the plan is the newest. */
-  supersededBy: SupersedingRun | null;
-}
+export type { PlanApprovalState, SupersedingRun } from '../../../contract/rules/run-record.ts';
 
 /**
  * SQL: the run superseding the plan row aliased `plan`, as columns `superseding.id` and
