@@ -39,6 +39,18 @@ export interface Run {
   cancelRequestedBy: string | null;
   /** The succeeded plan run whose approval started this apply run (issue 37); null for every other run. */
   planRun: string | null;
+  /** The override of the Project's windows or freeze that let this apply run through (issue 45); absent otherwise. */
+  override?: RunOverride;
+}
+
+/** Who overrode the Project's approval windows or freeze for an apply run, why, and which refusal it overrode. */
+export interface RunOverride {
+  /** The principal with the `override` verb who started or approved the apply. */
+  by: string;
+  /** The reason the caller gave. */
+  reason: string;
+  /** The refusal overridden: `ProjectFrozen` or `OutsideApprovalWindow`. */
+  overrode: string;
 }
 
 /** What the caller supplies to record a new run; it starts `Pending`. */
@@ -51,6 +63,8 @@ export interface NewRun {
   message?: string;
   /** A plan's Workspace as it was planned for (issue 45): what approving it for apply compares with. */
   plannedFor?: PlanBinding;
+  /** An apply's override of the Project's windows or freeze (issue 45). */
+  override?: RunOverride;
 }
 
 /** One line of a run's log; `seq` counts from 1 within the run. */

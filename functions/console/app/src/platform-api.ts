@@ -56,6 +56,8 @@ export interface Run {
     applyableUntil: string;
     supersededBy: { id: string; type: 'plan' | 'apply' } | null;
   } | null;
+  /** On an apply an incident commander let through the Project's windows or freeze (issue 45): who, why, what. */
+  override?: { by: string; reason: string; overrode: string };
 }
 
 export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(['Succeeded', 'Failed', 'Cancelled']);

@@ -94,6 +94,14 @@ export function RunPage({
                   </dd>
                 </>
               )}
+              {data.override && (
+                <>
+                  <dt>Override</dt>
+                  <dd class="wrap" data-testid="run-override">
+                    {data.override.by} overrode {data.override.overrode}: {data.override.reason}
+                  </dd>
+                </>
+              )}
               {data.statusMessage && (
                 <>
                   <dt>Status</dt>
