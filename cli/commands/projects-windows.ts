@@ -2,8 +2,7 @@
 // 5), each with whether it is open now (until when) or when it next opens, evaluated by the rules the server
 // judges with (shared/contract/rules/approval-windows.ts), on this machine's clock. `-o json|yaml` prints
 // `spec.approvalPolicy` with the states beside it.
-import type { ApprovalWindow, WindowState } from '../../shared/contract/rules/approval-windows.ts';
-import { windowState } from '../../shared/contract/rules/approval-windows.ts';
+import { type ApprovalWindow, windowState, windowStateText } from '../../shared/contract/rules/approval-windows.ts';
 import { timeGatesOf } from '../../shared/domain/approvals/time-gates.ts';
 import type { PlatformObject } from '../../shared/contract/kinds/platform-object.ts';
 import { rolloutGroupVersion } from '../plugin/platform-api-group.ts';
@@ -46,7 +45,7 @@ export const projectsWindows: PluginCommand = {
     context.stdout(
       formatTable(
         ['WINDOW', 'KIND', 'APPLIES TO', 'STATE'],
-        states.map(({ window, state }) => [window.name, window.kind, appliesTo(window), stateText(state)]),
+        states.map(({ window, state }) => [window.name, window.kind, appliesTo(window), windowStateText(state)]),
       ),
     );
     return 0;
@@ -64,11 +63,4 @@ function appliesTo(window: ApprovalWindow): string {
     window.appliesTo?.applies?.length ? `applies: ${window.appliesTo.applies.join(',')}` : '',
   ].filter(Boolean);
   return parts.length > 0 ? parts.join('; ') : '<none>';
-}
-
-/** `open until <RFC 3339>`, `opens at <RFC 3339>`, `no later opening`, or why it cannot be evaluated. */
-function stateText(state: WindowState): string {
-  if (state.open) return `open until ${state.until}`;
-  if ('problem' in state) return `cannot be evaluated: ${state.problem}`;
-  return state.nextOpensAt ? `opens at ${state.nextOpensAt}` : 'no later opening';
 }

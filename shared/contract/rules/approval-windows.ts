@@ -267,6 +267,13 @@ export function windowState(window: ApprovalWindow, now: Date): WindowState {
   return next ? { open: false, nextOpensAt: next.toISOString() } : { open: false };
 }
 
+/** A window's state in words, as the plugin and the console show it: `open until ...`, `opens at ...`, ... */
+export function windowStateText(state: WindowState): string {
+  if (state.open) return `open until ${state.until}`;
+  if ('problem' in state) return `cannot be evaluated: ${state.problem}`;
+  return state.nextOpensAt ? `opens at ${state.nextOpensAt}` : 'no later opening';
+}
+
 /** A window that opened or closed between two instants (for notifications; nothing is delivered here). */
 export interface WindowTransition {
   windowName: string;

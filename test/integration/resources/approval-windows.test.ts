@@ -314,7 +314,7 @@ describe('Issue 45, item 3: a freeze stops the line; `override` with a reason le
       override: { reason: 'just in case' },
     });
     expect(audit.completed(started).annotations).toMatchObject({ [OVERRIDE_REASON_ANNOTATION]: 'just in case' });
-    expect(audit.completed(started).annotations['platform-api/overridden']).toBeUndefined();
+    expect(audit.completed(started).annotations?.['platform-api/overridden']).toBeUndefined();
     expect((await expectStatus(201)(started)).override).toBeUndefined();
   });
 
