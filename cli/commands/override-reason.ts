@@ -5,6 +5,7 @@
 // the stage's approval record.
 import { type CommandContext, stringFlag } from './plugin-command.ts';
 import { type FlagSpec, usageError } from '../plugin/command-line.ts';
+import { PluginError } from '../plugin/plugin-error.ts';
 
 export const OVERRIDE_REASON_FLAG: FlagSpec = {
   name: 'override-reason',
@@ -19,4 +20,20 @@ export function overrideOf(context: CommandContext): { override?: { reason: stri
   if (reason === undefined) return {};
   if (reason.trim() === '') throw usageError('--override-reason needs a reason: it is recorded in the audit trail');
   return { override: { reason } };
+}
+
+/** The refusals of the Project's time gates, which an override passes. */
+const TIME_GATE_REASONS = new Set(['OutsideApprovalWindow', 'ProjectFrozen', 'SoakTimeNotElapsed']);
+
+/**
+ * The server words an override in the API's terms (`{"override": ...}` on the routes); a plugin user is told the
+ * flag. Any other error is passed on as it is.
+ */
+export function withOverrideHint(error: unknown): unknown {
+  if (!(error instanceof PluginError) || !TIME_GATE_REASONS.has(error.serverReason ?? '')) return error;
+  return new PluginError(
+    `${error.message}\nAn incident commander (the override verb) may act anyway: repeat the command with --override-reason "<why>"`,
+    'server',
+    error.serverReason,
+  );
 }

@@ -10,7 +10,7 @@ import type { PlatformConnection } from '../plugin/platform-connection.ts';
 import { PluginError } from '../plugin/plugin-error.ts';
 import { printObject } from '../plugin/printed-objects.ts';
 import { type Rollout, needsApproval } from '../plugin/rollout-tree.ts';
-import { OVERRIDE_REASON_FLAG, overrideOf } from './override-reason.ts';
+import { OVERRIDE_REASON_FLAG, overrideOf, withOverrideHint } from './override-reason.ts';
 import { type PluginCommand, stringFlag } from './plugin-command.ts';
 
 export const rolloutsApprove: PluginCommand = {
@@ -38,7 +38,9 @@ export const rolloutsApprove: PluginCommand = {
     const override = overrideOf(context);
     const stage = await stageToApprove(connection, name, stringFlag(context, 'stage'));
     const path = `/api/v1alpha1/projects/${encodeURIComponent(connection.namespace)}/rollouts/${encodeURIComponent(name)}/approve`;
-    const { body } = await connection.call('POST', path, { stage, ...override });
+    const { body } = await connection.call('POST', path, { stage, ...override }).catch((error: unknown) => {
+      throw withOverrideHint(error);
+    });
     const approved = body as Rollout & { apiVersion?: string };
     if (context.output === 'json' || context.output === 'yaml') context.stdout(printObject(approved, context.output));
     else {

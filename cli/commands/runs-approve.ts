@@ -4,7 +4,7 @@
 // that is not a succeeded plan, and an apply the Project's windows or freeze refuse unless --override-reason is
 // given; the plugin prints the refusal in kubectl's words.
 import { type RunRecord, runPath } from '../plugin/runs-client.ts';
-import { OVERRIDE_REASON_FLAG, overrideOf } from './override-reason.ts';
+import { OVERRIDE_REASON_FLAG, overrideOf, withOverrideHint } from './override-reason.ts';
 import { type PluginCommand, stringFlag } from './plugin-command.ts';
 import { startedRun } from './runs-start.ts';
 
@@ -23,11 +23,14 @@ export const runsApprove: PluginCommand = {
     const message = stringFlag(context, 'message');
     const override = overrideOf(context);
     const connection = context.connection();
-    const { body } = await connection.call(
-      'POST',
-      `${runPath(connection.namespace, context.line.positionals[0]!)}/apply`,
-      { ...(message !== undefined ? { message } : {}), ...override },
-    );
+    const { body } = await connection
+      .call('POST', `${runPath(connection.namespace, context.line.positionals[0]!)}/apply`, {
+        ...(message !== undefined ? { message } : {}),
+        ...override,
+      })
+      .catch((error: unknown) => {
+        throw withOverrideHint(error);
+      });
     return startedRun(context, body as RunRecord);
   },
 };

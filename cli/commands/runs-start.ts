@@ -5,7 +5,7 @@ import { PluginError } from '../plugin/plugin-error.ts';
 import { formatRuns } from '../plugin/run-rows.ts';
 import { type RunRecord, workspaceRunsPath } from '../plugin/runs-client.ts';
 import { writeRunLog } from './follow-run.ts';
-import { OVERRIDE_REASON_FLAG, overrideOf } from './override-reason.ts';
+import { OVERRIDE_REASON_FLAG, overrideOf, withOverrideHint } from './override-reason.ts';
 import { type CommandContext, type PluginCommand, booleanFlag, stringFlag } from './plugin-command.ts';
 
 export const runsStart: PluginCommand = {
@@ -40,7 +40,7 @@ export const runsStart: PluginCommand = {
         ...override,
       })
       .catch((error: unknown) => {
-        throw withCommandHint(error, workspace);
+        throw withOverrideHint(withCommandHint(error, workspace));
       });
     return startedRun(context, body as RunRecord);
   },

@@ -106,6 +106,8 @@ describe('Issue 45, items 3 and 5: --override-reason acts through a freeze on ev
       const refused = await user().run(['rollouts', 'approve', 'frozen-rollout', '--stage', 'prod']);
       expect(refused.code).toBe(3);
       expect(refused.stderr).toMatch(/^Error from server \(ProjectFrozen\): .*incident 4711/);
+      // The plugin names its flag where the server names the API's field.
+      expect(refused.stderr).toContain('repeat the command with --override-reason');
       const approved = await user().run([
         'rollouts',
         'approve',
