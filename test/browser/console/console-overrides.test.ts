@@ -129,8 +129,12 @@ describe('Issue 45, items 3 and 5: an incident commander overrides a freeze from
     await expect.poll(() => approveDialog.getByTestId('dialog-error').textContent()).toContain('frozen');
     await approveDialog.getByRole('button', { name: 'Cancel' }).click();
 
-    await page.getByRole('button', { name: 'Approve stage prod of Rollout frozen-release with an override' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Approve stage prod of Rollout frozen-release with an override?' });
+    await page
+      .getByRole('button', { name: 'Override the time gates for stage prod of Rollout frozen-release' })
+      .click();
+    const dialog = page.getByRole('dialog', {
+      name: 'Override the time gates and approve stage prod of Rollout frozen-release?',
+    });
     await dialog.getByRole('button', { name: 'Override and approve prod' }).click();
     await expect.poll(() => dialog.getByTestId('dialog-error').textContent()).toContain('Give a reason');
     await checkPage(page, 'override-dialog', { screenshot: false });
@@ -150,8 +154,8 @@ describe('Issue 45, items 3 and 5: an incident commander overrides a freeze from
   it('a succeeded plan is applied with an override; the apply run’s page shows who overrode what, and why', async () => {
     const plan = await succeededPlan('planned');
     await page.goto(`${app.url}/#/projects/${TEAM_PROJECT}/runs/${plan}`);
-    await page.getByRole('button', { name: `Apply plan run ${plan} with an override` }).click();
-    const dialog = page.getByRole('dialog', { name: `Apply plan run ${plan} with an override?` });
+    await page.getByRole('button', { name: `Override the time gates for plan run ${plan}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Override the time gates and apply plan run ${plan}?` });
     await dialog.getByLabel('Reason (recorded in the audit trail)').fill(REASON);
     await dialog.getByRole('button', { name: `Override and apply plan ${plan.slice(-8)}` }).click();
     await page.getByTestId('run-override').waitFor({ timeout: 15_000 });
@@ -169,7 +173,7 @@ describe('Issue 45, item 5: Override is offered only where the rules allow `over
         .getByRole('button', { name: 'Approve stage prod of Rollout approve-only-release', exact: true })
         .waitFor({ timeout: 15_000 });
       await page.waitForLoadState('networkidle');
-      expect(await page.getByRole('button', { name: /with an override$/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: /^Override the time gates/ }).count()).toBe(0);
       const review = await as('oidcUser')('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SelfSubjectAccessReview',

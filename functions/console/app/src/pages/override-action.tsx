@@ -78,8 +78,8 @@ export function OverrideStage({
   return (
     <OverrideAction
       trigger="Override"
-      triggerLabel={`Approve stage ${stage.workspace} of Rollout ${name} with an override`}
-      title={`Approve stage ${stage.workspace} of Rollout ${name} with an override?`}
+      triggerLabel={`Override the time gates for stage ${stage.workspace} of Rollout ${name}`}
+      title={`Override the time gates and approve stage ${stage.workspace} of Rollout ${name}?`}
       confirm={`Override and approve ${stage.workspace}`}
       send={async (override) => {
         await api.post(`${runsPath(project)}/rollouts/${encodeURIComponent(name)}/approve`, {
@@ -104,8 +104,8 @@ export function OverridePlanApply({ api, run }: { api: Api; run: Run }) {
   return (
     <OverrideAction
       trigger="Override and apply"
-      triggerLabel={`Apply plan run ${run.id} with an override`}
-      title={`Apply plan run ${run.id} with an override?`}
+      triggerLabel={`Override the time gates for plan run ${run.id}`}
+      title={`Override the time gates and apply plan run ${run.id}?`}
       confirm={`Override and apply plan ${run.id.slice(-8)}`}
       send={async (override) => {
         const applied = await api.post<Run>(`${runsPath(run.project)}/runs/${encodeURIComponent(run.id)}/apply`, {
