@@ -111,24 +111,24 @@ module.exports = {
     {
       name: 'console-app-is-browser-code',
       comment:
-        'The console app (functions/console/app/src, issue 24) runs in a browser: it imports only its own files, the browser-safe contract rules of shared/contract/rules/ (issue 43, item 7) and its browser packages (preact, oauth4webapi, yaml), never the rest of shared/, a function, the entries, the tools or a node: module.',
+        'The console app (functions/console/app/src, issue 24) runs in a browser: it imports only its own files, the browser-safe contract rules of shared/contract/rules/ (issue 43, item 7) and its browser packages (preact, oauth4webapi, yaml, and croner through the rules), never the rest of shared/, a function, the entries, the tools or a node: module.',
       severity: 'error',
       from: { path: '^functions/console/app/src/' },
       to: {
         pathNot: [
           '^functions/console/app/src/',
           '^shared/contract/rules/',
-          '(^|/)node_modules/(preact|oauth4webapi|yaml)/',
+          '(^|/)node_modules/(preact|oauth4webapi|yaml|croner)/',
         ],
       },
     },
     {
       name: 'contract-rules-are-browser-safe',
       comment:
-        'shared/contract/rules/ (browser-safe contract rules, issue 43 item 7) is imported by the console in a browser: it imports only shared/contract/rules/ itself, never a node: module or a package.',
+        'shared/contract/rules/ (browser-safe contract rules, issue 43 item 7) is imported by the console in a browser: it imports only shared/contract/rules/ itself and croner (cron schedules of the approval windows, issue 45 item 3: no dependency, runs in browsers), never a node: module or another package.',
       severity: 'error',
       from: { path: '^shared/contract/rules/' },
-      to: { pathNot: ['^shared/contract/rules/'] },
+      to: { pathNot: ['^shared/contract/rules/', '(^|/)node_modules/croner/'] },
     },
     ...layerRules,
   ],

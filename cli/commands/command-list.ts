@@ -1,6 +1,7 @@
 // Every command of the plugin, in the order --help lists them.
 import type { PluginCommand } from './plugin-command.ts';
 import { notificationsDeliveries } from './notifications-deliveries.ts';
+import { projectsWindows } from './projects-windows.ts';
 import { rolloutsApprove } from './rollouts-approve.ts';
 import { rolloutsGet } from './rollouts-get.ts';
 import { runsApprove } from './runs-approve.ts';
@@ -26,4 +27,5 @@ export const COMMANDS: readonly PluginCommand[] = [
   tokensCreate,
   tokensList,
   tokensRevoke,
+  projectsWindows,
 ];

@@ -2,14 +2,15 @@
 // route (the approvals contract: POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve,
 // authorised as `approve` on the Rollout like every other path that approves). Without --stage, the
 // stage that awaits approval. The server's refusals (403 without `approve`; 409 when the stage needs
-// no approval, is approved already, or the caller wrote the revision and four eyes are on) are
-// printed in kubectl's words.
+// no approval, is approved already, or the caller wrote the revision and four eyes are on; 409 when the
+// Project's windows, freeze or a soak time refuse, unless --override-reason is given) are printed in kubectl's words.
 import { usageError } from '../plugin/command-line.ts';
 import { rolloutGroupVersion } from '../plugin/platform-api-group.ts';
 import type { PlatformConnection } from '../plugin/platform-connection.ts';
 import { PluginError } from '../plugin/plugin-error.ts';
 import { printObject } from '../plugin/printed-objects.ts';
 import { type Rollout, needsApproval } from '../plugin/rollout-tree.ts';
+import { OVERRIDE_REASON_FLAG, overrideOf, withOverrideHint } from './override-reason.ts';
 import { type PluginCommand, stringFlag } from './plugin-command.ts';
 
 export const rolloutsApprove: PluginCommand = {
@@ -23,18 +24,23 @@ export const rolloutsApprove: PluginCommand = {
       description:
         'the stage: its position as `rollouts get` numbers it (1, 2, ...) or its Workspace; default: the stage awaiting approval',
     },
+    OVERRIDE_REASON_FLAG,
   ],
   outputs: ['json', 'yaml'],
   examples: [
     'kubectl platform rollouts approve network-v2',
     'kubectl platform rollouts approve network-v2 --stage network-production',
+    'kubectl platform rollouts approve network-v2 --override-reason "hotfix for incident 4711"',
   ],
   async run(context) {
     const connection = context.connection();
     const name = context.line.positionals[0]!;
+    const override = overrideOf(context);
     const stage = await stageToApprove(connection, name, stringFlag(context, 'stage'));
     const path = `/api/v1alpha1/projects/${encodeURIComponent(connection.namespace)}/rollouts/${encodeURIComponent(name)}/approve`;
-    const { body } = await connection.call('POST', path, { stage });
+    const { body } = await connection.call('POST', path, { stage, ...override }).catch((error: unknown) => {
+      throw withOverrideHint(error);
+    });
     const approved = body as Rollout & { apiVersion?: string };
     if (context.output === 'json' || context.output === 'yaml') context.stdout(printObject(approved, context.output));
     else {

@@ -1,5 +1,6 @@
 // `kubectl platform runs get RUN`: one run, as a table row (with, for a succeeded plan, whether it may
-// still be applied) or whole (-o json|yaml).
+// still be applied; for an apply an incident commander let through, who overrode what and why) or whole
+// (-o json|yaml).
 import { getRun } from '../plugin/runs-client.ts';
 import { planApprovalLine } from '../plugin/plan-approval-line.ts';
 import { formatRuns } from '../plugin/run-rows.ts';
@@ -19,6 +20,9 @@ export const runsGet: PluginCommand = {
     // A table says in one more line whether a succeeded plan may still be applied (issue 44, item 15).
     const approval = context.output === 'table' || context.output === 'wide' ? planApprovalLine(run) : undefined;
     if (approval) context.stdout(`${approval}\n`);
+    // An override of the Project's windows or freeze is recorded on the run it let through (issue 45, item 5).
+    if ((context.output === 'table' || context.output === 'wide') && run.override)
+      context.stdout(`Overridden by ${run.override.by} (${run.override.overrode}): ${run.override.reason}\n`);
     return 0;
   },
 };

@@ -5,6 +5,7 @@ import { PluginError } from '../plugin/plugin-error.ts';
 import { formatRuns } from '../plugin/run-rows.ts';
 import { type RunRecord, workspaceRunsPath } from '../plugin/runs-client.ts';
 import { writeRunLog } from './follow-run.ts';
+import { OVERRIDE_REASON_FLAG, overrideOf, withOverrideHint } from './override-reason.ts';
 import { type CommandContext, type PluginCommand, booleanFlag, stringFlag } from './plugin-command.ts';
 
 export const runsStart: PluginCommand = {
@@ -16,6 +17,7 @@ export const runsStart: PluginCommand = {
     { name: 'apply', description: 'start an apply (only where the Workspace allows one without a reviewed plan)' },
     { name: 'message', short: 'm', value: 'M', description: 'why the run is started; recorded with it' },
     { name: 'follow', short: 'f', description: "write the run's log until it ends and exit with its outcome" },
+    { ...OVERRIDE_REASON_FLAG, description: `with --apply: ${OVERRIDE_REASON_FLAG.description}` },
   ],
   outputs: ['wide', 'json', 'yaml', 'name'],
   examples: [
@@ -26,15 +28,19 @@ export const runsStart: PluginCommand = {
     const plan = booleanFlag(context, 'plan');
     if (plan === booleanFlag(context, 'apply')) throw usageError('give exactly one of --plan and --apply');
     const message = stringFlag(context, 'message');
+    const override = overrideOf(context);
+    // A plan is never gated by the windows or the freeze: there is nothing to override.
+    if (plan && override.override) throw usageError('--override-reason goes with --apply only');
     const connection = context.connection();
     const workspace = context.line.positionals[0]!;
     const { body } = await connection
       .call('POST', workspaceRunsPath(connection.namespace, workspace), {
         type: plan ? 'plan' : 'apply',
         ...(message !== undefined ? { message } : {}),
+        ...override,
       })
       .catch((error: unknown) => {
-        throw withCommandHint(error, workspace);
+        throw withOverrideHint(withCommandHint(error, workspace));
       });
     return startedRun(context, body as RunRecord);
   },

@@ -1,8 +1,8 @@
 // What `kubectl platform rollouts get` says of the Project's approval windows and freeze (issue 45 item 3,
 // docs/resources.md "Windows, freezes and overrides"): whether the Rollout's stages may be approved now, by
-// which window, and when that changes; evaluated by the server's own rules (shared/domain/approvals/windows.ts).
+// which window, and when that changes; evaluated by the server's own rules (shared/contract/rules/approval-windows.ts).
 import { timeGatesOf } from '../../shared/domain/approvals/time-gates.ts';
-import { evaluateWindows, openWindows } from '../../shared/domain/approvals/windows.ts';
+import { evaluateWindows, openWindows } from '../../shared/contract/rules/approval-windows.ts';
 import type { PlatformObject } from '../../shared/contract/kinds/platform-object.ts';
 import type { PlatformConnection } from './platform-connection.ts';
 

@@ -1,5 +1,5 @@
 import { timeGateRefusal, timeGatesOf, type TimeGatePolicy } from '../../shared/domain/approvals/time-gates.ts';
-import type { GatedTarget } from '../../shared/domain/approvals/windows.ts';
+import type { GatedTarget } from '../../shared/contract/rules/approval-windows.ts';
 import {
   OVERRIDDEN_ANNOTATION,
   OVERRIDE_REASON_ANNOTATION,

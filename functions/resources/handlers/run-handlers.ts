@@ -84,8 +84,10 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
           'ApplyNeedsPlan',
           `workspace "${workspace}" applies only reviewed plans (spec.allowApplyWithoutPlan is not true): start a plan run, then approve that plan for apply`,
         );
-      if (run.type === 'apply')
-        passTimeGates(request, await projectTimeGates(objects, project), { apply: workspace }, override);
+      const overridden =
+        run.type === 'apply'
+          ? passTimeGates(request, await projectTimeGates(objects, project), { apply: workspace }, override)
+          : undefined;
       // The Project's approval policy gates the Workspace's applies whatever the Workspace says (issue 45).
       if (run.type === 'apply' && (await applyPolicyOf(project, workspace, request.deadline)))
         throw apiError(
@@ -96,10 +98,19 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       const plannedFor =
         run.type === 'plan' ? await planBindingOf(objects, project, found, request.deadline) : undefined;
       const records = await context.runs.service('records');
+      const principal = runPrincipal(request.principal);
       return created(
         request,
         await records.createRun(
-          { project, workspace, ...run, ...runPrincipal(request.principal), ...(plannedFor ? { plannedFor } : {}) },
+          {
+            project,
+            workspace,
+            ...run,
+            ...principal,
+            ...(plannedFor ? { plannedFor } : {}),
+            // The override that let the apply through is recorded on it (issue 45, item 5).
+            ...(overridden ? { override: { by: principal.principal, ...overridden } } : {}),
+          },
           request.deadline,
         ),
       );
@@ -109,7 +120,12 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       const { message, override } = request.input.body();
       await authoriseOverride(request, override);
       const found = await startableWorkspace(plan.project, plan.workspace, request.deadline);
-      passTimeGates(request, await projectTimeGates(objects, plan.project), { apply: plan.workspace }, override);
+      const overridden = passTimeGates(
+        request,
+        await projectTimeGates(objects, plan.project),
+        { apply: plan.workspace },
+        override,
+      );
       const workspace = await planBindingOf(objects, plan.project, found, request.deadline);
       const planApprovals = await context.runs.service('planApprovals');
       const approver = runPrincipal(request.principal);
@@ -132,6 +148,7 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
           ...(message !== undefined ? { message } : {}),
           maxAgeMs: context.config.planApprovalMaxAgeMs,
           workspace,
+          ...(overridden ? { override: { by: approver.principal, ...overridden } } : {}),
         },
         request.deadline,
       );

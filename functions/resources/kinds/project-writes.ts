@@ -9,11 +9,16 @@ import { dryRunQuery, plainWrites, type ResourceWrites, type Writer } from './re
 import { approvalPolicyChanged, CHANGE_APPROVAL_POLICY } from '../../../shared/domain/approvals/approval-policy.ts';
 import { APPROVAL_POLICY_ANNOTATION, noteForAudit } from '../../../shared/domain/audit/audit-annotations.ts';
 import { judgedWrites, requireForResult } from './judged-writes.ts';
+import { invalidField } from './resource-body.ts';
+import { windowFieldProblem, type ApprovalWindow } from '../../../shared/contract/rules/approval-windows.ts';
+import { timeGatesOf } from '../../../shared/domain/approvals/time-gates.ts';
 
 /**
  * A Project's writes for one request (issue 45): a write whose result changes `spec.approvalPolicy` (a create
  * with one and a re-create included) needs `update` on `projects/approvalpolicy` for that Project, whatever its
- * shape; 403 otherwise, and nothing is written. The audit event notes the change.
+ * shape; 403 otherwise, and nothing is written. Its windows must then each be one the gates can evaluate: 422
+ * naming the first field that is not (a window that cannot be read would refuse every approval it governs). The
+ * audit event notes the change.
  */
 export function approvalPolicyWrites(
   objects: ClusterObjects,
@@ -24,6 +29,25 @@ export function approvalPolicyWrites(
     if (!approvalPolicyChanged(stored, result)) return;
     noteForAudit(writer, APPROVAL_POLICY_ANNOTATION, 'changed');
     await requireForResult(writer, { ...CHANGE_APPROVAL_POLICY, group: objects.apiGroup, name: result.metadata.name });
+    refuseUnreadableWindows(objects.apiGroup, result);
+  });
+}
+
+/** 422 `Invalid` naming `spec.approvalPolicy.windows[i].<field>` of the first window that cannot be evaluated. */
+function refuseUnreadableWindows(apiGroup: string, project: PlatformObject): void {
+  const windows: ApprovalWindow[] = timeGatesOf(project).windows ?? [];
+  windows.forEach((window, index) => {
+    const problem = windowFieldProblem(window);
+    if (problem === undefined) return;
+    const value = window[problem.field];
+    throw invalidField(
+      PROJECT,
+      apiGroup,
+      project.metadata.name ?? '',
+      `spec.approvalPolicy.windows[${index}].${problem.field}`,
+      problem.message,
+      typeof value === 'string' ? value : undefined,
+    );
   });
 }
 

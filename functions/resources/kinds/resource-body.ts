@@ -135,7 +135,7 @@ export function objectForWrite(
 }
 
 /** 422 `Invalid` for one field, worded as kube-apiserver words it. */
-function invalidField(
+export function invalidField(
   kind: PlatformKind,
   apiGroup: string,
   name: string,

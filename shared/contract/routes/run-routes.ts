@@ -55,6 +55,17 @@ export const RUN_SCHEMA = {
       description:
         'The succeeded plan run whose approval started this apply run (`POST .../runs/{plan}/apply`): the controller applies exactly that plan. Null for every other run.',
     },
+    override: {
+      type: 'object',
+      required: ['by', 'reason', 'overrode'],
+      description:
+        'Present on an apply run that the Project\'s approval windows or freeze refused and an incident commander let through (issue 45; docs/resources.md "Windows, freezes and overrides"): who overrode (the principal with the `override` verb), the reason given, and the refusal overridden (`ProjectFrozen`, `OutsideApprovalWindow`). Absent on every other run.',
+      properties: {
+        by: { type: 'string' },
+        reason: { type: 'string' },
+        overrode: { enum: ['ProjectFrozen', 'OutsideApprovalWindow'] },
+      },
+    },
   },
 };
 

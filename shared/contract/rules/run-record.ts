@@ -43,6 +43,18 @@ export interface Run {
   cancelRequestedBy: string | null;
   /** The succeeded plan run whose approval started this apply run (issue 37); null for every other run. */
   planRun: string | null;
+  /** The override of the Project's windows or freeze that let this apply run through (issue 45); absent otherwise. */
+  override?: RunOverride;
+}
+
+/** Who overrode the Project's approval windows or freeze for an apply run, why, and which refusal it overrode. */
+export interface RunOverride {
+  /** The principal with the `override` verb who started or approved the apply. */
+  by: string;
+  /** The reason the caller gave. */
+  reason: string;
+  /** The refusal overridden: `ProjectFrozen` or `OutsideApprovalWindow`. */
+  overrode: string;
 }
 
 /** The run that supersedes a plan: the newest run of its Workspace recorded after it. */

@@ -1,6 +1,12 @@
 import { isJsonObject, type PlatformObject } from '../../contract/kinds/platform-object.ts';
 import { soakVerdict, type PolicyStage } from './soak-time.ts';
-import { evaluateWindows, type ApprovalWindow, type Freeze, type GatedTarget, type WindowPolicy } from './windows.ts';
+import {
+  evaluateWindows,
+  type ApprovalWindow,
+  type Freeze,
+  type GatedTarget,
+  type WindowPolicy,
+} from '../../contract/rules/approval-windows.ts';
 
 // The time gates of a Project's approval policy (issue 45 items 3 and 4): its windows, its freeze and its stages'
 // soak times, read from `spec.approvalPolicy` and judged together for one promotion or apply.

@@ -1,4 +1,4 @@
-import type { PrincipalType, RunType } from '../../contract/rules/run-record.ts';
+import type { PrincipalType, RunOverride, RunType } from '../../contract/rules/run-record.ts';
 import type { PlanBinding } from '../approvals/plan-binding.ts';
 
 // The run record's shape is the contract's (browser-safe: the plugin and the console read it too).
@@ -7,6 +7,7 @@ export {
   type PrincipalType,
   type Run,
   type RunPhase,
+  type RunOverride,
   type RunType,
 } from '../../contract/rules/run-record.ts';
 
@@ -20,6 +21,8 @@ export interface NewRun {
   message?: string;
   /** A plan's Workspace as it was planned for (issue 45): what approving it for apply compares with. */
   plannedFor?: PlanBinding;
+  /** An apply's override of the Project's windows or freeze (issue 45). */
+  override?: RunOverride;
 }
 
 /** One line of a run's log; `seq` counts from 1 within the run. */

@@ -283,10 +283,39 @@ describe('Issue 45, item 3: a freeze stops the line; `override` with a reason le
       override: { reason },
     });
     expect(audit.completed(started).annotations).toMatchObject({ [OVERRIDE_REASON_ANNOTATION]: reason });
-    await expectStatus(201)(started);
+    const startedRun = await expectStatus(201)(started);
     // The apply run above waits for the controller: the plan is of a Workspace of its own.
     const plan = await succeededPlan(await newWorkspace());
-    await as(COMMANDER)('POST', `${RUNS}/runs/${plan}/apply`, { override: { reason } }).then(expectStatus(201));
+    const applied = await as(COMMANDER)('POST', `${RUNS}/runs/${plan}/apply`, { override: { reason } });
+    expect(audit.completed(applied).annotations).toMatchObject({
+      [OVERRIDE_REASON_ANNOTATION]: reason,
+      'platform-api/overridden': expect.stringContaining('ProjectFrozen'),
+      [APPROVER_ANNOTATION]: commander,
+      'platform-api/author': 'admin',
+    });
+    const appliedRun = await expectStatus(201)(applied);
+
+    // Issue 45, item 5: the override is recorded on the run it let through, in the run's JSON as every route answers it.
+    const recorded = { by: commander, reason, overrode: 'ProjectFrozen' };
+    for (const run of [startedRun, appliedRun]) {
+      expect(run.override).toEqual(recorded);
+      expect((await admin('GET', `${RUNS}/runs/${run.id}`).then(expectStatus(200))).override).toEqual(recorded);
+    }
+    const listed = (await admin('GET', `${RUNS}/workspaces/${workspace}/runs`).then(expectStatus(200))).items;
+    expect(listed.find((run: { id: string }) => run.id === startedRun.id).override).toEqual(recorded);
+    // The plan run, which nothing overrode, has none.
+    expect((await admin('GET', `${RUNS}/runs/${plan}`).then(expectStatus(200))).override).toBeUndefined();
+  });
+
+  it('an override sent when no gate refuses is audited but not recorded on the run: nothing was overridden', async () => {
+    await setPolicy(null);
+    const started = await as(COMMANDER)('POST', `${RUNS}/workspaces/${await newWorkspace()}/runs`, {
+      type: 'apply',
+      override: { reason: 'just in case' },
+    });
+    expect(audit.completed(started).annotations).toMatchObject({ [OVERRIDE_REASON_ANNOTATION]: 'just in case' });
+    expect(audit.completed(started).annotations?.['platform-api/overridden']).toBeUndefined();
+    expect((await expectStatus(201)(started)).override).toBeUndefined();
   });
 
   it('an override without the `override` permission: 403 naming the verb, and nothing changes', async () => {

@@ -5,11 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { soakVerdict } from '../../../shared/domain/approvals/soak-time.ts';
 import {
   evaluateWindows,
+  windowFieldProblem,
   windowProblem,
+  windowState,
   windowTransitions,
   type ApprovalWindow,
   type WindowPolicy,
-} from '../../../shared/domain/approvals/windows.ts';
+} from '../../../shared/contract/rules/approval-windows.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 
 const ALL = { rollouts: ['*'], applies: ['*'] };
@@ -197,6 +199,66 @@ describe('Issue 45, item 3: a window that cannot be evaluated fails closed, nami
       refused: 'OutsideApprovalWindow',
       windowName: 'office-hours',
       reason: expect.stringContaining('cannot be evaluated'),
+    });
+  });
+});
+
+describe('Issue 45, item 3: a window that cannot be evaluated names its field (what a Project write is refused with)', () => {
+  it.each([
+    ['an unknown time zone', { timeZone: 'Mars/Olympus' }, 'timeZone'],
+    ['a 6-field cron', { schedule: '0 0 9 * * *' }, 'schedule'],
+    ['a malformed cron', { schedule: 'every day' }, 'schedule'],
+    ['an out-of-range cron field', { schedule: '0 25 * * *' }, 'schedule'],
+    ['a duration above 744h', { duration: '745h' }, 'duration'],
+    ['no duration', { duration: undefined }, 'duration'],
+  ])('%s: %s', (_case, change, field) => {
+    expect(windowFieldProblem({ ...OFFICE, ...change })).toMatchObject({ field, message: expect.any(String) });
+  });
+
+  const RANGE = { name: 'change-freeze', kind: 'deny' as const, appliesTo: ALL };
+  it.each([
+    ['an end before its start', { start: '2026-12-24T00:00:00Z', end: '2026-12-23T00:00:00Z' }, 'end'],
+    ['an end equal to its start', { start: '2026-12-24T00:00:00Z', end: '2026-12-24T00:00:00Z' }, 'end'],
+    ['a start that is no date', { start: 'Christmas', end: '2026-12-27T00:00:00Z' }, 'start'],
+    ['a start without an end', { start: '2026-12-24T00:00:00Z' }, 'end'],
+    ['neither a schedule nor a range', {}, 'start'],
+  ])('a range window with %s: %s', (_case, change, field) => {
+    expect(windowFieldProblem({ ...RANGE, ...change })).toMatchObject({ field });
+  });
+
+  it('a window that can be evaluated has no problem', () => {
+    expect(windowFieldProblem(OFFICE)).toBeUndefined();
+    expect(
+      windowFieldProblem({ ...RANGE, start: '2026-12-24T00:00:00Z', end: '2026-12-27T00:00:00Z' }),
+    ).toBeUndefined();
+  });
+});
+
+describe('Issue 45, item 3 (console and plugin): which window is open now and when the next opens', () => {
+  it('office hours on a Monday: open until 17:00 Berlin; before them, the next opening; a range after its end: none', () => {
+    expect(windowState(OFFICE, at('2026-12-07T10:00:00Z'))).toEqual({ open: true, until: '2026-12-07T16:00:00.000Z' });
+    expect(windowState(OFFICE, at('2026-12-05T12:00:00Z'))).toEqual({
+      open: false,
+      nextOpensAt: '2026-12-07T08:00:00.000Z',
+    });
+    const range: ApprovalWindow = {
+      name: 'past',
+      kind: 'deny',
+      start: '2026-01-01T00:00:00Z',
+      end: '2026-01-02T00:00:00Z',
+      appliesTo: ALL,
+    };
+    expect(windowState(range, at('2026-12-07T10:00:00Z'))).toEqual({ open: false });
+    expect(windowState(range, at('2025-12-31T00:00:00Z'))).toEqual({
+      open: false,
+      nextOpensAt: '2026-01-01T00:00:00.000Z',
+    });
+  });
+
+  it('a window that cannot be evaluated says why', () => {
+    expect(windowState({ ...OFFICE, timeZone: 'Mars/Olympus' }, at('2026-12-07T10:00:00Z'))).toEqual({
+      open: false,
+      problem: expect.stringContaining('timeZone'),
     });
   });
 });

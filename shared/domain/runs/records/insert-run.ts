@@ -22,8 +22,8 @@ export interface RunToInsert extends NewRun {
 export async function insertRun(statement: Statement, run: RunToInsert): Promise<Run> {
   validateNewRun(run);
   const { rows } = await statement<RunRow>(
-    `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run, planned_for)
-     VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9)
+    `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run, planned_for, override)
+     VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9, $10)
      RETURNING ${RUN_COLUMNS}`,
     [
       newRunId(),
@@ -35,6 +35,7 @@ export async function insertRun(statement: Statement, run: RunToInsert): Promise
       run.message ?? '',
       run.planRun ?? null,
       run.plannedFor === undefined ? null : JSON.stringify(run.plannedFor),
+      run.override === undefined ? null : JSON.stringify(run.override),
     ],
   );
   return toRun(rows[0]!);

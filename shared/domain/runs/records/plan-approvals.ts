@@ -3,7 +3,7 @@ import type { RunAnswer } from '../../../contract/rules/run-record.ts';
 import { planBindingChange, type PlanBinding } from '../../approvals/plan-binding.ts';
 import { NotASucceededPlanError, PlanStaleError, PlanWorkspaceChangedError, RunNotFoundError } from '../run-errors.ts';
 import { isUuid } from './run-id.ts';
-import type { PrincipalType, Run, RunPhase, RunType } from '../run.ts';
+import type { PrincipalType, Run, RunOverride, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
 import {
   type PlanApprovalState,
@@ -24,6 +24,8 @@ export interface PlanApproval {
   maxAgeMs: number;
   /** The plan's Workspace as it is now: the plan must have been planned for exactly this (issue 45). */
   workspace: PlanBinding;
+  /** The override of the Project's windows or freeze that lets the apply through, recorded on it (issue 45). */
+  override?: RunOverride;
 }
 
 interface PlanRow {
@@ -97,6 +99,7 @@ export class PlanApprovals {
           principalType: approval.principalType,
           message: approval.message ?? '',
           planRun,
+          ...(approval.override ? { override: approval.override } : {}),
         });
       },
       signal ? { signal } : {},

@@ -1,4 +1,9 @@
-import type { ApprovalWindow, Freeze } from '../../../../../shared/contract/rules/approval-windows.ts';
+import {
+  type ApprovalWindow,
+  type Freeze,
+  windowState,
+  windowStateText,
+} from '../../../../../shared/contract/rules/approval-windows.ts';
 import { DataTable } from './common.tsx';
 
 /** What the Project page shows of `spec.approvalPolicy`: its freeze, and its windows. */
@@ -8,18 +13,15 @@ export interface ApprovalPolicySpec {
 }
 
 /**
- * A range window's state at `now`: open until its end, or when it opens. A scheduled window is evaluated by the
- * server (cron in its time zone) when something is approved or applied; here it shows its schedule.
+ * A window's state at `now` as the server judges it, cron schedules in their time zone included: the browser runs
+ * the same evaluation (shared/contract/rules/approval-windows.ts), one copy.
  */
-function windowState(window: ApprovalWindow, now: number): string {
-  if (window.schedule !== undefined)
-    return `opens ${window.schedule} (${window.timeZone ?? 'UTC'}) for ${window.duration ?? '?'}`;
-  const start = Date.parse(window.start ?? '');
-  const end = Date.parse(window.end ?? '');
-  if (now < start) return `opens at ${window.start}`;
-  if (now < end) return `open until ${window.end}`;
-  return `ended ${window.end}`;
-}
+const stateText = (window: ApprovalWindow, now: number) => windowStateText(windowState(window, new Date(now)));
+
+const schedule = (window: ApprovalWindow) =>
+  window.schedule !== undefined
+    ? `${window.schedule} (${window.timeZone ?? 'UTC'}) for ${window.duration ?? '?'}`
+    : `${window.start} to ${window.end}`;
 
 const targets = (window: ApprovalWindow) =>
   [
@@ -29,7 +31,7 @@ const targets = (window: ApprovalWindow) =>
     .filter(Boolean)
     .join('; ');
 
-/** The Project's freeze (an alert while active) and its approval windows, with which range is open and when the next opens. */
+/** The Project's freeze (an alert while active) and its approval windows, with which is open and when the next opens. */
 export function ApprovalWindows({ policy, now }: { policy: ApprovalPolicySpec | undefined; now: number }) {
   const freeze = policy?.freeze;
   const windows = policy?.windows ?? [];
@@ -45,13 +47,14 @@ export function ApprovalWindows({ policy, now }: { policy: ApprovalPolicySpec | 
         </p>
       )}
       {windows.length > 0 && (
-        <DataTable columns={['Window', 'Kind', 'Applies to', 'State']}>
+        <DataTable columns={['Window', 'Kind', 'Applies to', 'When', 'State']}>
           {windows.map((window) => (
             <tr key={window.name} data-testid={`window-${window.name}`}>
               <td>{window.name}</td>
               <td>{window.kind}</td>
               <td>{targets(window)}</td>
-              <td>{windowState(window, now)}</td>
+              <td>{schedule(window)}</td>
+              <td>{stateText(window, now)}</td>
             </tr>
           ))}
         </DataTable>

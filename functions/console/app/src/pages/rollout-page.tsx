@@ -7,6 +7,7 @@ import { useObject } from '../use-object.ts';
 import { ApproveStage, type Rollout, type RolloutStage, revisionAuthor } from './approvals.tsx';
 import { Breadcrumbs, DataTable, Facts, LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
 import { ObjectActions } from './object-actions.tsx';
+import { OverrideStage, mayOverride } from './override-action.tsx';
 
 /** How a stage's approval reads: what it needs. */
 function approvalNeeded(stage: RolloutStage): string {
@@ -82,6 +83,18 @@ export function RolloutPage({ api, project, rollout }: { api: Api; project: stri
                               rollout={found}
                               stage={stage}
                               index={index}
+                              onApproved={(text) => {
+                                setNotice(text);
+                                loaded.reload();
+                              }}
+                            />
+                          )}
+                          {waiting(stage) && mayOverride(permissions, 'rollouts', rollout) && (
+                            <OverrideStage
+                              api={api}
+                              project={project}
+                              rollout={found}
+                              stage={stage}
                               onApproved={(text) => {
                                 setNotice(text);
                                 loaded.reload();

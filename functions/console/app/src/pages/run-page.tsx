@@ -7,6 +7,7 @@ import { currentToken } from '../session.ts';
 import { unclaimedNotice } from '../../../../../shared/contract/rules/unclaimed-run.ts';
 import { useLoaded } from '../use-loaded.ts';
 import { ApplyPlan } from './approvals.tsx';
+import { OverridePlanApply, mayOverride } from './override-action.tsx';
 import { LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
 import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
 
@@ -94,6 +95,14 @@ export function RunPage({
                   </dd>
                 </>
               )}
+              {data.override && (
+                <>
+                  <dt>Override</dt>
+                  <dd class="wrap" data-testid="run-override">
+                    {data.override.by} overrode {data.override.overrode}: {data.override.reason}
+                  </dd>
+                </>
+              )}
               {data.statusMessage && (
                 <>
                   <dt>Status</dt>
@@ -104,6 +113,9 @@ export function RunPage({
             <div class="actions">
               {mayCancel && <CancelButton api={api} run={data} onDone={() => run.reload()} />}
               {mayApplyPlan(permissions, data) && <ApplyPlan api={api} run={data} />}
+              {mayApplyPlan(permissions, data) && mayOverride(permissions, 'workspaces/runs', data.workspace) && (
+                <OverridePlanApply api={api} run={data} />
+              )}
               {mayReadAudit && <a href={`#/audit?run=${encodeURIComponent(data.id)}`}>Audit trail of this run</a>}
             </div>
           </>
