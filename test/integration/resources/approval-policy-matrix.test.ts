@@ -9,8 +9,9 @@
 // The paths: the approve route; `kubectl patch` of the Rollout's spec (a merge patch setting `approved`) and of its
 // status (a forged approval record: the server keeps its own records, so the stage is never approved this way);
 // server-side apply of the Rollout; the plan approve route (`POST .../runs/{plan}/apply`); starting an apply
-// (`POST .../workspaces/{w}/runs`). `autoApply` is carried out by the workspace controller, which reads the
-// Project (docs/resources.md "Approvals"); its server path, turning it on, needs `approve` (approval-policy.test.ts).
+// (`POST .../workspaces/{w}/runs`); turning a Workspace's `autoApply` on. An auto-apply itself is carried out by
+// the workspace controller, which reads the Project (docs/resources.md "Approvals"): the server's part is the
+// write that turns it on, which needs `approve` (a writer without it: approval-policy.test.ts) and no time gate.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { V1PolicyRule } from '@kubernetes/client-node';
 import { TEST_NAMESPACE } from '../../support/identity-cluster.ts';
@@ -64,13 +65,22 @@ type Who = 'user' | 'admin';
 const PRINCIPALS: Who[] = ['user', 'admin'];
 
 /** The paths, each a cell's attempt and what it would have done had it been let through. */
-type Path = 'approveRoute' | 'specPatch' | 'statusPatch' | 'serverSideApply' | 'planApprove' | 'startApply';
+type Path =
+  | 'approveRoute'
+  | 'specPatch'
+  | 'statusPatch'
+  | 'serverSideApply'
+  | 'planApprove'
+  | 'startApply'
+  | 'autoApply';
 const PROMOTIONS: Path[] = ['approveRoute', 'specPatch', 'statusPatch', 'serverSideApply'];
-const APPLIES: Path[] = ['planApprove', 'startApply'];
+const APPLIES: Path[] = ['planApprove', 'startApply', 'autoApply'];
+/** The paths that record a run (201); the others answer the object (200). */
+const RECORDS_A_RUN: Path[] = ['planApprove', 'startApply'];
 
 /** A cell's answer: the status and, on a refusal, its reason; `ignored`: 200, and the stage is not approved. */
 type Outcome = { status: 200 | 201 } | { status: 409; reason: string } | 'ignored';
-const allowed = (path: Path): Outcome => ({ status: APPLIES.includes(path) ? 201 : 200 });
+const allowed = (path: Path): Outcome => ({ status: RECORDS_A_RUN.includes(path) ? 201 : 200 });
 const refused = (reason: string): Outcome => ({ status: 409, reason });
 
 /** What one row's cells are made of: its Rollouts (by path and principal) and its Workspaces. */
@@ -164,12 +174,13 @@ const POLICIES: PolicyRow[] = [
 
 function timeGated(reason: string): Record<Path, Outcome> {
   return {
+    ...letThrough(),
     ...promotionsRefused(reason),
     planApprove: refused(reason),
     startApply: refused(reason),
   };
 }
-function promotionsRefused(reason: string): Record<Exclude<Path, 'planApprove' | 'startApply'>, Outcome> {
+function promotionsRefused(reason: string): Partial<Record<Path, Outcome>> {
   return {
     approveRoute: refused(reason),
     specPatch: refused(reason),
@@ -211,11 +222,14 @@ async function makeCell(who: Who, path: Path, override: boolean): Promise<Cell> 
   const principal = who === 'admin' ? 'admin' : `system:serviceaccount:${TEST_NAMESPACE}:${account}`;
   const id = ++cells;
   const cell: Cell = { who, path, token, principal, rollout: `matrix-${id}`, workspace: `matrix-ws-${id}` };
+  const workspace = workspaceObject(cell.workspace) as { spec: Record<string, unknown> };
+  // The autoApply cell turns on a gate that is on: its Workspace starts with none turned off.
+  if (path === 'autoApply') workspace.spec.allowApplyWithoutPlan = false;
   const as = (method: string, url: string, body?: unknown) =>
     send(platform().gateway.url, token, method, url, body).then(expectStatus(201));
   if (PROMOTIONS.includes(path)) await as('POST', ROLLOUTS, rolloutObject(cell.rollout));
   else {
-    await as('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject(cell.workspace));
+    await as('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspace);
     if (path === 'planApprove') {
       const plan = await as('POST', `${RUNS}/workspaces/${cell.workspace}/runs`, { type: 'plan' });
       const claimed = await controller('POST', '/internal/runs/claim', {
@@ -270,18 +284,31 @@ function attempt(cell: Cell, override: boolean): Promise<Response> {
       return as('POST', `${RUNS}/runs/${cell.plan}/apply`, body);
     case 'startApply':
       return as('POST', `${RUNS}/workspaces/${cell.workspace}/runs`, { type: 'apply', ...body });
+    case 'autoApply':
+      return as(
+        'PATCH',
+        `${API}/namespaces/${TEAM_PROJECT}/workspaces/${cell.workspace}`,
+        { spec: { autoApply: true } },
+        'application/merge-patch+json',
+      );
   }
 }
 
 /** What the cell's path did: whether `prod` is approved (with its record), or the apply runs of the Workspace. */
 async function effect(
   cell: Cell,
-): Promise<{ approved: boolean; record?: Record<string, unknown> } | { applies: unknown[] }> {
+): Promise<{ approved: boolean; record?: Record<string, unknown> } | { applies: unknown[] } | { autoApply: boolean }> {
   if (PROMOTIONS.includes(cell.path)) {
     const rollout = await admin('GET', `${ROLLOUTS}/${cell.rollout}`).then(expectStatus(200));
     const prod = rollout.spec.stages.find((stage: { workspace: string }) => stage.workspace === 'prod');
     const record = rollout.status?.stages?.find((stage: { workspace: string }) => stage.workspace === 'prod')?.approval;
     return { approved: prod.approved === true, ...(record ? { record } : {}) };
+  }
+  if (cell.path === 'autoApply') {
+    const workspace = await admin('GET', `${API}/namespaces/${TEAM_PROJECT}/workspaces/${cell.workspace}`).then(
+      expectStatus(200),
+    );
+    return { autoApply: workspace.spec.autoApply === true };
   }
   const runs = await admin('GET', `${RUNS}/workspaces/${cell.workspace}/runs`).then(expectStatus(200));
   return { applies: runs.items.filter((run: { type: string }) => run.type === 'apply') };
@@ -339,7 +366,8 @@ for (const row of POLICIES) {
             expect(after).toEqual(before);
             return;
           }
-          if ('applies' in after) {
+          if ('autoApply' in after) expect(after.autoApply).toBe(true);
+          else if ('applies' in after) {
             expect(after.applies).toHaveLength(1);
             expect(after.applies[0]).toMatchObject({
               principal: cell.principal,
