@@ -31,6 +31,7 @@ import { withProjectTokens } from '../../domain/tokens/project-token-principals.
 import { ProjectTokenStore } from '../../domain/tokens/project-token-store.ts';
 import { TokenRevocationListener } from '../../domain/tokens/token-revocation-listener.ts';
 import { tokenUseRecorder } from '../../domain/tokens/token-use-recorder.ts';
+import { projectTokenOf } from '../../domain/tokens/token-credentials.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -137,6 +138,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
         () => runs.connectionSettings(),
         (user) => authenticator?.forgetUser(user),
         logger,
+        () => authenticator?.forgetUsers((user) => projectTokenOf(user) !== undefined),
       )
     : undefined;
   const listening = () => revocations?.listening() ?? Promise.resolve();

@@ -14,6 +14,7 @@ import { ProjectsPage } from './pages/projects-page.tsx';
 import { RolloutPage } from './pages/rollout-page.tsx';
 import { RunPage } from './pages/run-page.tsx';
 import { SignInPage } from './pages/sign-in-page.tsx';
+import { TokensPage } from './pages/tokens-page.tsx';
 import { VariableSetPage } from './pages/variable-set-page.tsx';
 import { WhoAmIPage } from './pages/whoami-page.tsx';
 import { WorkspacePage } from './pages/workspace-page.tsx';
@@ -158,6 +159,8 @@ function SignedInPage({ api, route }: { api: Api; route: Route }) {
         />
       );
     }
+    case 'tokens':
+      return <TokensPage api={api} project={route.project} />;
     case 'audit':
       return <AuditPage api={api} query={route.query} />;
     case 'whoami':

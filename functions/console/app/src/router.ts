@@ -15,6 +15,7 @@ export type Route =
   | { page: 'rollout'; project: string; rollout: string }
   | { page: 'variableset'; project: string; variableSet: string }
   | { page: 'run'; project: string; run: string }
+  | { page: 'tokens'; project: string }
   | { page: 'audit'; query: string }
   | { page: 'whoami' }
   | { page: 'sign-in' }
@@ -34,6 +35,7 @@ export function parseRoute(hash: string): Route {
   if (first !== 'projects' || project === undefined) return { page: 'not-found' };
   if (parts.length === 2) return { page: 'project', project };
   if (parts.length === 3 && kind === 'edit') return { page: 'edit', plural: 'projects', project, name: project };
+  if (parts.length === 3 && kind === 'tokens') return { page: 'tokens', project };
   if (kind === undefined || name === undefined) return { page: 'not-found' };
   if (parts.length === 4) {
     if (kind === 'new' && NAMESPACED.has(name)) return { page: 'create', plural: name, project };

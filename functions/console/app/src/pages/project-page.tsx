@@ -40,7 +40,22 @@ export function ProjectPage({ api, project }: { api: Api; project: string }) {
       <Workspaces api={api} project={project} permissions={permissions} />
       <Rollouts project={project} rollouts={rollouts as Loaded<{ items: Rollout[] }>} permissions={permissions} />
       <VariableSets api={api} project={project} permissions={permissions} />
+      <TokensLink project={project} permissions={permissions} />
     </>
+  );
+}
+
+/** The Project's tokens for automation (issue 46), for those whose rules let them list them. */
+function TokensLink({ project, permissions }: { project: string; permissions: ProjectPermissions }) {
+  if (!permissions.may('list', 'tokens')) return null;
+  return (
+    <section aria-labelledby="tokens-heading">
+      <h2 id="tokens-heading">Tokens</h2>
+      <p>
+        <a href={href('projects', project, 'tokens')}>Tokens for automation</a>: create, list with their last use,
+        revoke.
+      </p>
+    </section>
   );
 }
 
