@@ -99,43 +99,26 @@ async function coldStarts(setup: BundleSetup, beforeEntry: string): Promise<Benc
         }
       }
     for (const { name, before, after, again } of triples) {
-      const afterMs = median(times.get(after)!);
+      /** The after side against the before side, and against itself (A/A), of one measurement. */
+      const beforeAndAfter = (measurement: string, figures: Map<Subject, number[]>): BenchRow[] => {
+        const [beforeMs, afterMs, againMs] = [before, after, again].map((subject) => median(figures.get(subject)!));
+        return [
+          ratioRow(
+            `${measurement}, ${name}, after, ${mode}`,
+            afterMs!,
+            'ms',
+            `${name}, before`,
+            beforeMs!,
+            NO_SLOWER_START,
+            (ratio) => ratio <= 1.1,
+          ),
+          ratioRow(`${measurement}, ${name}, after again (A/A)`, againMs!, 'ms', `${name}, after`, afterMs!, ''),
+        ];
+      };
+      // The CPU time to the first 200 is what the start costs the process itself, whatever else the machine runs.
       rows.push(
-        ratioRow(
-          `cold start to /healthz, ${name}, after, ${mode}`,
-          afterMs,
-          'ms',
-          `${name}, before`,
-          median(times.get(before)!),
-          NO_SLOWER_START,
-          (ratio) => ratio <= 1.1,
-        ),
-        ratioRow(
-          `cold start to /healthz, ${name}, after again (A/A)`,
-          median(times.get(again)!),
-          'ms',
-          `${name}, after`,
-          afterMs,
-          '',
-        ),
-        // CPU time to the first 200: what the start costs the process itself, whatever else the machine runs.
-        ratioRow(
-          `CPU time to /healthz, ${name}, after, ${mode}`,
-          median(cpuTimes.get(after)!),
-          'ms',
-          `${name}, before`,
-          median(cpuTimes.get(before)!),
-          NO_SLOWER_START,
-          (ratio) => ratio <= 1.1,
-        ),
-        ratioRow(
-          `CPU time to /healthz, ${name}, after again (A/A)`,
-          median(cpuTimes.get(again)!),
-          'ms',
-          `${name}, after`,
-          median(cpuTimes.get(after)!),
-          '',
-        ),
+        ...beforeAndAfter('cold start to /healthz', times),
+        ...beforeAndAfter('CPU time to /healthz', cpuTimes),
       );
     }
   }
