@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Database } from '../../base/database/database.ts';
 import type { OutboundSettings } from '../../base/config/outbound-settings.ts';
 import type { Logger } from '../../base/logging/logger.ts';
+import { NO_METRICS, type Metrics } from '../../base/metrics/metrics.ts';
 import { OutboundAddressPolicy } from './outbound-address-policy.ts';
 import { OutboundCaller, type OutboundAnswer, type OutboundRequest } from './outbound-call.ts';
 import { OutboundQueue, type ClaimedDelivery } from './outbound-queue.ts';
@@ -53,7 +54,7 @@ export class OutboundEngine {
   readonly #settings: OutboundSettings;
   readonly #caller: OutboundCaller;
   readonly #logger: Logger;
-  readonly #random: () => number;
+  readonly #metrics: Pick<Metrics, 'outboundAttempt'>;
   /** This instance in the leases it takes. */
   readonly holder = `${hostname()}/${process.pid}/${randomUUID()}`;
   #claiming: Promise<unknown> | undefined;
@@ -63,14 +64,14 @@ export class OutboundEngine {
     receivers: readonly OutboundReceivers[],
     settings: OutboundSettings,
     logger: Logger,
-    random: () => number = Math.random,
+    metrics: Pick<Metrics, 'outboundAttempt'> = NO_METRICS,
   ) {
     this.#queue = new OutboundQueue(database);
     this.#families = new Map(receivers.map((family) => [family.family, family]));
     this.#settings = settings;
     this.#caller = new OutboundCaller(new OutboundAddressPolicy(settings.allowedCidrs), settings);
     this.#logger = logger;
-    this.#random = random;
+    this.#metrics = metrics;
   }
 
   get queue(): OutboundQueue {
@@ -130,14 +131,13 @@ export class OutboundEngine {
 
   async #deliver(delivery: ClaimedDelivery): Promise<Exclude<keyof SweepReport, 'routed' | 'claimed'>> {
     const startedAt = new Date();
-    const separator = delivery.receiver.indexOf(':');
-    const family = this.#families.get(delivery.receiver.slice(0, separator));
-    const receiver = delivery.receiver.slice(separator + 1);
+    const family = this.#families.get(familyOf(delivery.receiver));
+    const receiver = delivery.receiver.slice(delivery.receiver.indexOf(':') + 1);
     let answer: OutboundAnswer;
     try {
       const asked = family
         ? await family.requestFor(receiver, delivery.event, { deliveryId: delivery.id, attempt: delivery.attempt })
-        : { drop: `no receiver family "${delivery.receiver.slice(0, separator)}" in this version` };
+        : { drop: `no receiver family "${familyOf(delivery.receiver)}" in this version` };
       if ('hold' in asked) {
         await this.#queue.hold(delivery, this.holder, this.#settings.retryBaseMs);
         return 'held';
@@ -170,7 +170,13 @@ export class OutboundEngine {
       answerHead: answerHead(answer.body),
       delivered,
       givenUp,
-      retryInMs: delivered || givenUp ? 0 : retryDelayMs(delivery.attempt, this.#settings, this.#random),
+      retryInMs: delivered || givenUp ? 0 : retryDelayMs(delivery.attempt, this.#settings, Math.random),
+    });
+    this.#metrics.outboundAttempt({
+      family: familyOf(delivery.receiver),
+      outcome: delivered ? 'delivered' : givenUp ? 'given_up' : 'retried',
+      seconds: answer.latencyMs / 1_000,
+      attempt: delivery.attempt,
     });
     if (givenUp)
       this.#logger.warn('outbound delivery given up', {
@@ -181,6 +187,11 @@ export class OutboundEngine {
       });
     return delivered ? 'delivered' : givenUp ? 'givenUp' : 'retried';
   }
+}
+
+/** The family of a stored receiver key (`<family>:<key>`). */
+function familyOf(receiverKey: string): string {
+  return receiverKey.slice(0, receiverKey.indexOf(':'));
 }
 
 /** The first bytes of an answer as text, for the attempt's log (a cut multi-byte character is replaced). */
