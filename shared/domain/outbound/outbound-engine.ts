@@ -4,6 +4,14 @@ import type { Database } from '../../base/database/database.ts';
 import type { OutboundSettings } from '../../base/config/outbound-settings.ts';
 import type { Logger } from '../../base/logging/logger.ts';
 import { NO_METRICS, type Metrics } from '../../base/metrics/metrics.ts';
+import {
+  injectTraceContext,
+  inSpanUnder,
+  markFailed,
+  setResponseStatus,
+  SpanKind,
+  type Span,
+} from '../../base/tracing/tracing.ts';
 import { OutboundAddressPolicy } from './outbound-address-policy.ts';
 import { OutboundCaller, type OutboundAnswer, type OutboundRequest } from './outbound-call.ts';
 import { OutboundQueue, type ClaimedDelivery } from './outbound-queue.ts';
@@ -129,7 +137,27 @@ export class OutboundEngine {
     return keys;
   }
 
-  async #deliver(delivery: ClaimedDelivery): Promise<Exclude<keyof SweepReport, 'routed' | 'claimed'>> {
+  /** One attempt, a span of the trace that recorded the event (its outbox row carries the context). */
+  #deliver(delivery: ClaimedDelivery): Promise<Exclude<keyof SweepReport, 'routed' | 'claimed'>> {
+    return inSpanUnder(
+      delivery.event.traceParent,
+      () => ({
+        name: 'outbound delivery',
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'platform_api.outbound.family': familyOf(delivery.receiver),
+          'platform_api.outbound.event_type': delivery.event.type,
+          'platform_api.outbound.attempt': delivery.attempt,
+        },
+      }),
+      (span) => this.#attempt(delivery, span),
+    );
+  }
+
+  async #attempt(
+    delivery: ClaimedDelivery,
+    span: Span | undefined,
+  ): Promise<Exclude<keyof SweepReport, 'routed' | 'claimed'>> {
     const startedAt = new Date();
     const family = this.#families.get(familyOf(delivery.receiver));
     const receiver = delivery.receiver.slice(delivery.receiver.indexOf(':') + 1);
@@ -146,10 +174,18 @@ export class OutboundEngine {
         await this.#record(delivery, startedAt, { latencyMs: 0, error: asked.drop, body: Buffer.alloc(0) }, true);
         return 'givenUp';
       }
-      answer = await this.#caller.send(asked.request);
+      // The receiver may continue the trace (W3C traceparent), from this attempt's span.
+      const headers: Record<string, string> = { ...asked.request.headers };
+      injectTraceContext(headers);
+      answer = await this.#caller.send({ ...asked.request, headers });
     } catch (error) {
       // The request could not be made (its Secret unreadable, the cluster down): an attempt that failed.
       answer = { latencyMs: 0, error: error instanceof Error ? error.message : String(error), body: Buffer.alloc(0) };
+    }
+    if (span) {
+      if (answer.statusCode !== undefined) setResponseStatus(span, answer.statusCode);
+      // The error's text names the receiver's host: the span gets its kind alone.
+      if (answer.error !== undefined) markFailed(span, new OutboundAttemptFailed());
     }
     return this.#record(delivery, startedAt, answer, false);
   }
@@ -187,6 +223,11 @@ export class OutboundEngine {
       });
     return delivered ? 'delivered' : givenUp ? 'givenUp' : 'retried';
   }
+}
+
+/** A span's `error.type` for an attempt that was not delivered (the reason is in the delivery log). */
+class OutboundAttemptFailed extends Error {
+  override name = 'OutboundAttemptFailed';
 }
 
 /** The family of a stored receiver key (`<family>:<key>`). */
