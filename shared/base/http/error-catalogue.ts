@@ -44,6 +44,11 @@ export const PLATFORM_ERRORS = {
     status: 400,
     meaning: 'The log chunk has an invalid `firstSeq` or `lines`; send a numbered chunk of 1 to the maximum lines.',
   },
+  InvalidPlanChanges: {
+    status: 400,
+    meaning:
+      '`hasChanges` is reported only with phase Succeeded of a plan run, as a boolean; leave it out for an apply or another phase.',
+  },
   InvalidMessage: { status: 400, meaning: 'The message is not a string within the length limit; shorten it.' },
   InvalidLease: {
     status: 400,

@@ -22,6 +22,7 @@ export const RUN_SCHEMA = {
     'cancelRequestedAt',
     'cancelRequestedBy',
     'planRun',
+    'planHasChanges',
   ],
   properties: {
     id: { type: 'string', format: 'uuid', description: 'UUIDv7: time-ordered.' },
@@ -54,6 +55,11 @@ export const RUN_SCHEMA = {
       format: 'uuid',
       description:
         'The succeeded plan run whose approval started this apply run (`POST .../runs/{plan}/apply`): the controller applies exactly that plan. Null for every other run.',
+    },
+    planHasChanges: {
+      type: ['boolean', 'null'],
+      description:
+        'A succeeded plan: true when it proposes changes, false when there is nothing to apply, as the controller reported it (`hasChanges`). Null when it did not say, and for applies.',
     },
   },
 };

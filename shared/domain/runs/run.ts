@@ -39,6 +39,8 @@ export interface Run {
   cancelRequestedBy: string | null;
   /** The succeeded plan run whose approval started this apply run (issue 37); null for every other run. */
   planRun: string | null;
+  /** A succeeded plan: whether it proposes changes (false: nothing to apply); null when the controller did not say, and for applies. */
+  planHasChanges: boolean | null;
 }
 
 /** What the caller supplies to record a new run; it starts `Pending`. */

@@ -55,6 +55,11 @@ CREATE TABLE outbound_attempts (
 );
 CREATE INDEX outbound_attempts_of_receiver ON outbound_attempts (receiver, started_at DESC);
 
+-- What a succeeded plan found (issue 47, "plan finished with changes or none"): true when it proposes
+-- changes, false when there is nothing to apply, null when the controller did not say (an apply, an older
+-- controller). The controller reports it with the phase (`hasChanges`), in the same statement.
+ALTER TABLE runs ADD COLUMN plan_has_changes boolean;
+
 -- A run's creation and every change of its phase, recorded by the statement that makes it: a trigger is in
 -- the transaction of every write to `runs` (a claim, a controller's phase, a lapsed lease, a cancellation,
 -- an approval that creates an apply), so no path that moves a run can forget its event.
@@ -76,6 +81,7 @@ BEGIN
       'id', NEW.id, 'project', NEW.project, 'workspace', NEW.workspace, 'type', NEW.type,
       'phase', NEW.phase, 'principal', NEW.principal, 'message', NEW.message,
       'statusMessage', NEW.status_message, 'attempts', NEW.attempts, 'planRun', NEW.plan_run,
+      'planHasChanges', NEW.plan_has_changes,
       'createdAt', NEW.created_at, 'startedAt', NEW.started_at, 'finishedAt', NEW.finished_at
     ),
     statement_trace_parent()

@@ -20,11 +20,12 @@ export interface RunRow {
   cancel_requested_at: Date | null;
   cancel_requested_by: string | null;
   plan_run: string | null;
+  plan_has_changes: boolean | null;
 }
 
 /** The columns of a `Run`; the lease itself is never among them. */
 export const RUN_COLUMNS =
-  'id, project, workspace, type, phase, principal, principal_type, created_at, started_at, finished_at, log_removed_at, message, status_message, attempts, controller, cancel_requested_at, cancel_requested_by, plan_run';
+  'id, project, workspace, type, phase, principal, principal_type, created_at, started_at, finished_at, log_removed_at, message, status_message, attempts, controller, cancel_requested_at, cancel_requested_by, plan_run, plan_has_changes';
 
 export function toRun(row: RunRow): Run {
   return {
@@ -46,6 +47,7 @@ export function toRun(row: RunRow): Run {
     cancelRequestedAt: row.cancel_requested_at?.toISOString() ?? null,
     cancelRequestedBy: row.cancel_requested_by,
     planRun: row.plan_run,
+    planHasChanges: row.plan_has_changes,
   };
 }
 
