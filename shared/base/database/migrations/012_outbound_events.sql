@@ -5,15 +5,12 @@
 -- One event per change, its id stable across every attempt and every receiver (the receivers' de-duplication
 -- key). `subject` is what ordering is kept per (a run: `runs/<id>`); `scope` is the Project it belongs to.
 -- `routed_at` is set once the engine has matched the event to its receivers (a delivery row each).
--- `trace_parent` is the W3C trace context of the statement that made the change, when it was traced: its
--- deliveries are spans of that trace (docs/notifications.md, "Metrics and traces").
 CREATE TABLE outbox_events (
   id uuid PRIMARY KEY,
   type text NOT NULL,
   subject text NOT NULL,
   scope text NOT NULL,
   data jsonb NOT NULL,
-  trace_parent text,
   created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', clock_timestamp()),
   routed_at timestamptz
 );
@@ -55,23 +52,12 @@ CREATE TABLE outbound_attempts (
 );
 CREATE INDEX outbound_attempts_of_receiver ON outbound_attempts (receiver, started_at DESC);
 
--- What a succeeded plan found (issue 47, "plan finished with changes or none"): true when it proposes
--- changes, false when there is nothing to apply, null when the controller did not say (an apply, an older
--- controller). The controller reports it with the phase (`hasChanges`), in the same statement.
-ALTER TABLE runs ADD COLUMN plan_has_changes boolean;
-
 -- A run's creation and every change of its phase, recorded by the statement that makes it: a trigger is in
 -- the transaction of every write to `runs` (a claim, a controller's phase, a lapsed lease, a cancellation,
 -- an approval that creates an apply), so no path that moves a run can forget its event.
--- The trace context comes from the statement's own text: a traced server appends it as a comment
--- (`/*traceparent='00-…'*/`, shared/base/database/traced-database-client.ts); only that exact shape is read.
-CREATE FUNCTION statement_trace_parent() RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT substring(current_query() FROM '/\*traceparent=''(00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2})''\*/')
-$$;
-
 CREATE FUNCTION record_run_event() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO outbox_events (id, type, subject, scope, data, trace_parent)
+  INSERT INTO outbox_events (id, type, subject, scope, data)
   VALUES (
     gen_random_uuid(),
     CASE WHEN TG_OP = 'INSERT' THEN 'run.created' ELSE 'run.' || lower(NEW.phase) END,
@@ -81,10 +67,8 @@ BEGIN
       'id', NEW.id, 'project', NEW.project, 'workspace', NEW.workspace, 'type', NEW.type,
       'phase', NEW.phase, 'principal', NEW.principal, 'message', NEW.message,
       'statusMessage', NEW.status_message, 'attempts', NEW.attempts, 'planRun', NEW.plan_run,
-      'planHasChanges', NEW.plan_has_changes,
       'createdAt', NEW.created_at, 'startedAt', NEW.started_at, 'finishedAt', NEW.finished_at
-    ),
-    statement_trace_parent()
+    )
   );
   RETURN NULL;
 END
