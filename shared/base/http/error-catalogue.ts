@@ -49,6 +49,11 @@ export const PLATFORM_ERRORS = {
     meaning:
       'The new Project token has a missing, unknown or invalid field, or a lifetime outside 10m to 8760h; correct it as the message says.',
   },
+  InvalidPlanChanges: {
+    status: 400,
+    meaning:
+      '`hasChanges` is reported only with phase Succeeded of a plan run, as a boolean; leave it out for an apply or another phase.',
+  },
   InvalidMessage: { status: 400, meaning: 'The message is not a string within the length limit; shorten it.' },
   InvalidLease: {
     status: 400,

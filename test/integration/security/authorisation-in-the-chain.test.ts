@@ -42,6 +42,8 @@ const PARAMETERS: Record<string, string> = {
   workspace: 'ws',
   run: 'run-id',
   rollout: 'ro',
+  notification: 'notif',
+  delivery: '1',
 };
 
 /** Attributes in one line: `verb resource[/subresource][.group][ in <namespace>][ named <name>]`, or `verb <path>`. */
@@ -195,6 +197,12 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
   ...kindRoutes('Workspace', 'workspaces', true),
   ...kindRoutes('Rollout', 'rollouts', true, ['approve']),
   ...kindRoutes('VariableSet', 'variablesets', true),
+  ...kindRoutes('Notification', 'notifications', true),
+  // A Notification's delivery log is read as the Notification, and redelivering one event is an update of it.
+  listNotificationDeliveries: `get notifications.${GROUP} in proj named notif`,
+  redeliverNotification: `update notifications.${GROUP} in proj named notif`,
+  // The scheduled trigger of the outbound engine is the controller's kind of route: a non-resource path.
+  sweepOutbound: 'post /internal/outbound/sweep',
   startRun: `create workspaces/runs.${GROUP} in proj named ws`,
   listWorkspaceRuns: `list workspaces/runs.${GROUP} in proj named ws`,
   listProjectRuns: `list workspaces/runs.${GROUP} in proj`,

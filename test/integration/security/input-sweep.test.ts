@@ -64,6 +64,7 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
     approveRollout: { who: 'admin', body: { stage: 'prod' }, params: { rollout: GATED_ROLLOUT } },
     listWorkspaceRuns: { who: 'admin', query: { limit: '5' } },
     listProjectRuns: { who: 'admin', query: { limit: '5' } },
+    listNotificationDeliveries: { who: 'admin', query: { limit: '5' } },
     listRunsInPhase: { who: 'controller', query: { phase: 'Running', limit: '5' } },
     listAuditEvents: {
       who: 'admin',
@@ -125,6 +126,7 @@ function pathOf(route: RouteDefinition, replaced: Record<string, string> = {}): 
     name: SWEPT,
     run: runId,
     rollout: SWEPT,
+    notification: SWEPT,
     ...replaced,
   };
   return route.path.replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => values[name]!);

@@ -14,6 +14,7 @@ export type Route =
   | { page: 'workspace'; project: string; workspace: string }
   | { page: 'rollout'; project: string; rollout: string }
   | { page: 'variableset'; project: string; variableSet: string }
+  | { page: 'notification'; project: string; notification: string }
   | { page: 'run'; project: string; run: string }
   | { page: 'tokens'; project: string }
   | { page: 'audit'; query: string }
@@ -42,6 +43,7 @@ export function parseRoute(hash: string): Route {
     if (kind === 'workspaces') return { page: 'workspace', project, workspace: name };
     if (kind === 'rollouts') return { page: 'rollout', project, rollout: name };
     if (kind === 'variablesets') return { page: 'variableset', project, variableSet: name };
+    if (kind === 'notifications') return { page: 'notification', project, notification: name };
     if (kind === 'runs') return { page: 'run', project, run: name };
   }
   if (parts.length === 5 && action === 'edit' && NAMESPACED.has(kind))

@@ -9,10 +9,11 @@ import { ApproveStage, type Rollout, stagesAwaitingApproval } from './approvals.
 import { type ApprovalPolicySpec, ApprovalWindows } from './approval-windows.tsx';
 import { Breadcrumbs, DataTable, Facts, ListSection, PageNotice, PageTitle } from './common.tsx';
 import { DeleteObject } from './delete-object.tsx';
+import { ProjectNotifications } from './notification-page.tsx';
 
 /**
- * A Project: its facts, and its Workspaces, Rollouts and VariableSets (its namespace has the Project's
- * name), with the stages waiting for an approval first. Each control is shown only where the user's
+ * A Project: its facts, and its Workspaces, Rollouts, VariableSets and Notifications (its namespace has
+ * the Project's name), with the stages waiting for an approval first. Each control is shown only where the user's
  * rules allow it: one rules review for the namespace, and reviews by name for the Project itself
  * (cluster-scoped, so a namespace's Roles grant nothing on it).
  */
@@ -41,6 +42,7 @@ export function ProjectPage({ api, project }: { api: Api; project: string }) {
       <Rollouts project={project} rollouts={rollouts as Loaded<{ items: Rollout[] }>} permissions={permissions} />
       <VariableSets api={api} project={project} permissions={permissions} />
       <TokensLink project={project} permissions={permissions} />
+      <ProjectNotifications api={api} project={project} />
     </>
   );
 }
