@@ -1,4 +1,4 @@
-// Issue 37: the rules that judge a Rollout write's approvals on its result (shared/domain/resources/rollout-approvals.ts),
+// Issue 37: the rules that judge a Rollout write's approvals on its result (shared/domain/approvals/stage-approvals.ts),
 // one by one: which stages a write grants, withdraws, lets outlive their revision or loosens, who authored the
 // revision, and what the server records in status and keeps from clients.
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import {
   stageGates,
   withStagesApproved,
   withStoredApprovalRecords,
-} from '../../../shared/domain/resources/rollout-approvals.ts';
+} from '../../../shared/domain/approvals/stage-approvals.ts';
 
 const rollout = (revision: string, stages: unknown[], status?: Record<string, unknown>): PlatformObject => ({
   metadata: { name: 'r' },
