@@ -12,11 +12,13 @@ import {
 import { DECISION_ANNOTATION, REASON_ANNOTATION } from '../audit/audit-event.ts';
 import { type ApprovalCaller, approverName } from './approval-caller.ts';
 import { policyStageGates, withPolicyGates, type PolicyGate } from './approval-policy.ts';
+import { stageApprovalRecords } from '../../contract/rules/rollout-stage.ts';
 import {
   approvalChanges,
   recordedRevisionAuthor,
   revisionOf,
   stageGates,
+  statusWithoutApproval,
   withStagesApproved,
   type ApprovalChanges,
 } from './stage-approvals.ts';
@@ -90,6 +92,17 @@ export function judgeStageApprovals(
         `${callerName} changed revision "${revisionOf(result)}" and may not approve stage ${stages}, which needs another approver (approval.distinctFromAuthor)`,
       );
   }
+  // Distinct approvers: one approval per approver and revision, whatever the write path.
+  const again = changes.granted.filter((workspace) =>
+    stageApprovalRecords(stored ?? {}, workspace).some(
+      (record) => record.approvedBy === callerName && record.revision === revisionOf(result),
+    ),
+  );
+  if (again.length > 0)
+    throw apiError(
+      'AlreadyApproved',
+      `${callerName} has already approved stage ${again.join(', ')} of rollout "${result.metadata.name}" for revision "${revisionOf(result)}"; it needs another approver`,
+    );
   // Windows, the freeze and soak times: checked once the approval is otherwise allowed.
   const override =
     changes.granted.length > 0
@@ -109,6 +122,34 @@ export function judgeStageApprovals(
     tightened,
     ...(override ? { override } : {}),
   };
+}
+
+/**
+ * The status of `current` without `approver`'s approval of `stage` (the withdraw route, authorised as `approve`):
+ * the gate closes when the records left no longer meet the policy. 404 `StageNotFound`, or `ApprovalNotFound` when
+ * the approver has no approval of it for the current revision. Both principals are noted for the audit trail: the
+ * caller (the event's user) and the approver whose approval is withdrawn, with the revision's author.
+ */
+export function judgeWithdrawal(
+  caller: ApprovalCaller,
+  current: PlatformObject,
+  stage: string,
+  approver: string,
+  gates: StageApprovalGates,
+): Record<string, unknown> {
+  const rollout = current.metadata.name!;
+  if (!stageGates(current).has(stage))
+    throw apiError('StageNotFound', `rollout "${rollout}" has no stage for workspace "${stage}"`);
+  noteForAudit(caller, APPROVER_ANNOTATION, approver);
+  noteForAudit(caller, AUTHOR_ANNOTATION, recordedRevisionAuthor(current) ?? '');
+  const status = statusWithoutApproval(current, stage, approver, gates.stages);
+  if (status === undefined)
+    throw apiError(
+      'ApprovalNotFound',
+      `${approver} has no approval of stage "${stage}" of rollout "${rollout}" for revision "${revisionOf(current)}" to withdraw`,
+    );
+  noteForAudit(caller, WITHDRAWN_APPROVALS_ANNOTATION, stage);
+  return status;
 }
 
 /** `approve` on the Rollout, which the chain decided with the write's own verb: 403 naming it otherwise, noted. */

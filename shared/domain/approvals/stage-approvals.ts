@@ -1,6 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
-import { stageNeedsApproval } from '../../contract/rules/rollout-stage.ts';
+import {
+  approvalsMet,
+  approvalsStillNeeded,
+  stageApprovalRecords,
+  stageApproved,
+  stageNeedsApproval,
+  stageRequirement,
+  type StageApprovalRecord,
+} from '../../contract/rules/rollout-stage.ts';
 import { isJsonObject, type PlatformObject } from '../../contract/kinds/platform-object.ts';
+import { stricterRequirement, type PolicyGate } from './approval-policy.ts';
 
 // A Rollout's approvals (issue 37, docs/resources.md "Approvals"), judged on the result of a write against the
 // stored object, whatever the write's shape: merge patch, JSON patch, server-side apply, PUT, the approve route.
@@ -79,7 +88,9 @@ export function approvalChanges(stored: PlatformObject | undefined, result: Plat
     }
     if (
       previous &&
-      ((previous.required && !gate.required) || (previous.distinctFromAuthor && !gate.distinctFromAuthor))
+      ((previous.required && !gate.required) ||
+        (previous.distinctFromAuthor && !gate.distinctFromAuthor) ||
+        asksLess(stageOf(stored, workspace), stageOf(result, workspace)))
     )
       changes.loosened.push(workspace);
   }
@@ -89,6 +100,21 @@ export function approvalChanges(stored: PlatformObject | undefined, result: Plat
     if (!gate?.approved || changes.outlived.includes(workspace)) changes.withdrawn.push(workspace);
   }
   return changes;
+}
+
+/** The stage of `object` keyed `workspace`, if any. */
+function stageOf(object: PlatformObject | undefined, workspace: string): unknown {
+  const stages = object?.spec?.stages;
+  return Array.isArray(stages)
+    ? stages.find((stage) => isJsonObject(stage) && stage.workspace === workspace)
+    : undefined;
+}
+
+/** Whether `after`'s gate asks fewer approvers, or fewer groups, than `before`'s. */
+function asksLess(before: unknown, after: unknown): boolean {
+  const was = stageRequirement(before);
+  const is = stageRequirement(after);
+  return is.count < was.count || was.groups.some((group) => !is.groups.includes(group));
 }
 
 /** `object` with each of `workspaces`' stages `approved` as given (the object itself when none is named). */
@@ -111,14 +137,8 @@ export interface RevisionAuthor {
   changedAt: string;
 }
 
-/** `status.stages[].approval`, written by the API server: who approved the stage, when, for which revision. */
-export interface StageApprovalRecord {
-  approvedBy: string;
-  approvedAt: string;
-  revision: string;
-  /** An incident commander's override of the Project's windows, freeze or soak time (issue 45 item 3). */
-  override?: { reason: string; overrode: string };
-}
+/** `status.stages[].approvals[]` (and `status.stages[].approval`), written by the API server alone. */
+export type { StageApprovalRecord };
 
 /**
  * The author of the stored revision, as `status.revisionAuthor` records it; undefined when it is not known:
@@ -135,19 +155,27 @@ export function recordsApprovals(changes: ApprovalChanges): boolean {
   return changes.authorsRevision || changes.granted.length > 0 || changes.withdrawn.length > 0;
 }
 
-/** What the server records after a write it judged: by whom, when (RFC 3339), and the revision written. */
+/**
+ * What the server records after a write it judged: by whom (and the groups it approved with), when (RFC 3339),
+ * the revision written, and the Project's stage gates, which decide with the Rollout's own when a gate opens.
+ */
 export interface Recording {
   writer: string;
+  groups: readonly string[];
   at: string;
   revision: string;
   override?: StageApprovalRecord['override'];
+  policy: ReadonlyMap<string, PolicyGate>;
 }
 
 /**
  * The status of `current` (the Rollout as stored after the write) with the write's approval records: its
- * writer as the revision's author when it authored the revision, a record for each stage it approved, none
- * for each it withdrew. Only what `current` still says is recorded (a later write may have changed it again):
- * nothing of another revision; undefined when nothing changes.
+ * writer as the revision's author when it authored the revision, its approval record for each stage it approved,
+ * none for each stage it withdrew, and records of other revisions dropped. Each stage's gate
+ * (`status.stages[].approval`) is open when its records meet the stage's requirement (the Rollout's own joined
+ * with the Project's policy): so one status write records the approval, its approver and the gate together.
+ * Only what `current` still says is recorded (a later write may have changed the revision again); undefined when
+ * nothing changes.
  */
 export function recordedStatus(
   current: PlatformObject,
@@ -156,34 +184,135 @@ export function recordedStatus(
 ): Record<string, unknown> | undefined {
   const { revision } = recording;
   // A later write that changed the revision again owns the records of its own revision.
-  const sameRevision = revisionOf(current) === revision;
-  const gates = stageGates(current);
+  if (revisionOf(current) !== revision) return undefined;
   const before = isJsonObject(current.status) ? current.status : {};
   const status = structuredClone(before);
-  const stages = stageList(status.stages);
-  if (changes.authorsRevision && sameRevision)
+  if (changes.authorsRevision)
     status.revisionAuthor = { principal: recording.writer, revision, changedAt: recording.at } satisfies RevisionAuthor;
+  const stages = stageList(status.stages);
+  const entryOf = (workspace: string) => {
+    let entry = stages.find((candidate) => candidate.workspace === workspace);
+    if (!entry) stages.push((entry = { workspace }));
+    return entry;
+  };
   for (const workspace of changes.withdrawn) {
-    if (gates.get(workspace)?.approved) continue;
-    for (const stage of stages) if (stage.workspace === workspace) delete stage.approval;
+    const entry = stages.find((candidate) => candidate.workspace === workspace);
+    if (entry) entry.approvals = [];
   }
   for (const workspace of changes.granted) {
-    if (!sameRevision || !gates.get(workspace)?.approved) continue;
-    let stage = stages.find((candidate) => candidate.workspace === workspace);
-    if (!stage) stages.push((stage = { workspace }));
-    stage.approval = {
-      approvedBy: recording.writer,
-      approvedAt: recording.at,
-      revision,
-      ...(recording.override ? { override: recording.override } : {}),
-    } satisfies StageApprovalRecord;
+    const entry = entryOf(workspace);
+    const records = recordsOf(entry, revision);
+    if (!records.some((record) => record.approvedBy === recording.writer))
+      records.push({
+        approvedBy: recording.writer,
+        approvedAt: recording.at,
+        revision,
+        ...(recording.groups.length > 0 ? { groups: [...recording.groups] } : {}),
+        ...(recording.override ? { override: recording.override } : {}),
+      });
+    entry.approvals = records;
   }
-  if (stages.length > 0) status.stages = stages;
+  const gated = { ...current, status: { ...status, stages } };
+  for (const entry of stages) settleGate(gated, entry, revision, recording.policy);
+  const settled = stages.filter((entry) => Object.keys(entry).length > 1);
+  if (settled.length > 0 || Array.isArray(before.stages)) status.stages = settled;
   return isDeepStrictEqual(status, before) ? undefined : status;
 }
 
 /**
- * `result` with every approval record (`status.revisionAuthor`, `status.stages[].approval`) as `stored` has
+ * The status of `current` without `approver`'s approval of `workspace` for the current revision (the withdraw
+ * route), its gate settled again; undefined when there is no such approval.
+ */
+export function statusWithoutApproval(
+  current: PlatformObject,
+  workspace: string,
+  approver: string,
+  policy: ReadonlyMap<string, PolicyGate>,
+): Record<string, unknown> | undefined {
+  const revision = revisionOf(current);
+  const status = structuredClone(isJsonObject(current.status) ? current.status : {});
+  const stages = stageList(status.stages);
+  const entry = stages.find((candidate) => candidate.workspace === workspace);
+  const records = entry ? recordsOf(entry, revision) : [];
+  if (!entry || !records.some((record) => record.approvedBy === approver)) return undefined;
+  entry.approvals = records.filter((record) => record.approvedBy !== approver);
+  settleGate({ ...current, status: { ...status, stages } }, entry, revision, policy);
+  status.stages = stages.filter((candidate) => Object.keys(candidate).length > 1);
+  return status;
+}
+
+/** An entry's approval records of `revision` (those of other revisions no longer count, and are dropped). */
+function recordsOf(entry: Record<string, unknown>, revision: string | undefined): StageApprovalRecord[] {
+  return stageApprovalRecords({ status: { stages: [entry] } }, entry.workspace as string).filter(
+    (record) => record.revision === revision,
+  );
+}
+
+/**
+ * Settles a status entry's gate: its records kept for `revision` only, and `approval` (the gate) set when they meet
+ * the stage's requirement (kept as it was when it was already open for this revision), removed otherwise.
+ */
+function settleGate(
+  rollout: PlatformObject,
+  entry: Record<string, unknown>,
+  revision: string | undefined,
+  policy: ReadonlyMap<string, PolicyGate>,
+): void {
+  const workspace = entry.workspace as string;
+  const records = recordsOf(entry, revision);
+  if (records.length > 0) entry.approvals = records;
+  else delete entry.approvals;
+  const stage = stageOf(rollout, workspace);
+  const policyGate = policy.get(workspace);
+  if (!stageNeedsApproval(stage) && !policyGate) {
+    delete entry.approval;
+    return;
+  }
+  const requirement = policyGate ? stricterRequirement(stageRequirement(stage), policyGate) : stageRequirement(stage);
+  const met = approvalsMet(approvalsStillNeeded(requirement, records, revision, recordedRevisionAuthor(rollout)));
+  if (!met) delete entry.approval;
+  else if (!stageApproved(rollout, workspace)) {
+    const { groups: _groups, ...completing } = records[records.length - 1]!;
+    entry.approval = completing;
+  }
+}
+
+/** The Rollout as clients see it: each stage's `approved` says whether its gate is open (stageApproved). */
+export function presentedRollout(object: PlatformObject): PlatformObject {
+  const stages = object.spec?.stages;
+  if (!Array.isArray(stages)) return object;
+  return {
+    ...object,
+    spec: {
+      ...object.spec,
+      stages: stages.map((stage: unknown) =>
+        isJsonObject(stage) && typeof stage.workspace === 'string'
+          ? { ...stage, approved: stageApproved(object, stage.workspace) }
+          : stage,
+      ),
+    },
+  };
+}
+
+/** The Rollout as the server stores it: no stage carries `approved`, which `status` alone says. */
+export function withoutApprovedFlags(object: PlatformObject): PlatformObject {
+  const stages = object.spec?.stages;
+  if (!Array.isArray(stages)) return object;
+  return {
+    ...object,
+    spec: {
+      ...object.spec,
+      stages: stages.map((stage: unknown) => {
+        if (!isJsonObject(stage)) return stage;
+        const { approved: _approved, ...rest } = stage;
+        return rest;
+      }),
+    },
+  };
+}
+
+/**
+ * `result` with every approval record (`status.revisionAuthor`, `status.stages[].approval` and `.approvals`) as `stored` has
  * them: clients never write them, whatever they send through the status subresource.
  */
 export function withStoredApprovalRecords(result: PlatformObject, stored: PlatformObject): PlatformObject {
@@ -192,19 +321,24 @@ export function withStoredApprovalRecords(result: PlatformObject, stored: Platfo
   const { revisionAuthor: _sentAuthor, ...status } = result.status;
   if (kept.revisionAuthor !== undefined) status.revisionAuthor = kept.revisionAuthor;
   const keptStages = stageList(kept.stages);
-  const recordOf = (workspace: unknown) => keptStages.find((stage) => stage.workspace === workspace)?.approval;
+  const keptOf = (workspace: unknown) => keptStages.find((stage) => stage.workspace === workspace);
+  const records = (stage: Record<string, unknown> | undefined) => ({
+    ...(stage?.approval !== undefined ? { approval: stage.approval } : {}),
+    ...(stage?.approvals !== undefined ? { approvals: stage.approvals } : {}),
+  });
   if (Array.isArray(status.stages)) {
     status.stages = status.stages.map((stage: unknown) => {
       if (!isJsonObject(stage)) return stage;
-      const { approval: _sent, ...rest } = stage;
-      const record = recordOf(stage.workspace);
-      return record === undefined ? rest : { ...rest, approval: record };
+      const { approval: _sent, approvals: _sentRecords, ...rest } = stage;
+      return { ...rest, ...records(keptOf(stage.workspace)) };
     });
   }
   const listed = stageList(status.stages).map((stage) => stage.workspace);
   const dropped = keptStages
-    .filter((stage) => stage.approval !== undefined && !listed.includes(stage.workspace))
-    .map((stage) => ({ workspace: stage.workspace, approval: stage.approval }));
+    .filter(
+      (stage) => (stage.approval !== undefined || stage.approvals !== undefined) && !listed.includes(stage.workspace),
+    )
+    .map((stage) => ({ workspace: stage.workspace, ...records(stage) }));
   if (dropped.length > 0) status.stages = [...(Array.isArray(status.stages) ? status.stages : []), ...dropped];
   return { ...result, status };
 }

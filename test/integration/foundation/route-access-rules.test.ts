@@ -93,6 +93,7 @@ const EXPECTED = `
   POST   /api/v1alpha1/projects/{project}/runs/{run}/cancel                            bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/apply                             bearer          401 404 403
   POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve                   bearer          401 400 403
+  POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw                  bearer          401 400 403
   GET    /api/v1alpha1/audit/events                                                    bearer          401 200 403
   GET    /internal/runs                                                                bearer          401 200 403
   POST   /internal/runs/claim                                                          bearer          401 204 403

@@ -80,6 +80,7 @@ const EXPECTED_ROUTES = `
   POST /api/v1alpha1/projects/{project}/runs/{run}/cancel resources bearer cancelRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/apply resources bearer applyPlan
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve resources bearer approveRollout
+  POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw resources bearer withdrawRolloutApproval
   GET /api/v1alpha1/audit/events resources bearer listAuditEvents
   GET /internal/runs internal bearer listRunsInPhase
   POST /internal/runs/claim internal bearer claimRun
