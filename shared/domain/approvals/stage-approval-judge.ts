@@ -7,6 +7,7 @@ import {
   APPROVER_ANNOTATION,
   AUTHOR_ANNOTATION,
   WITHDRAWN_APPROVALS_ANNOTATION,
+  WITHDRAWN_APPROVERS_ANNOTATION,
   noteForAudit,
 } from '../audit/audit-annotations.ts';
 import { DECISION_ANNOTATION, REASON_ANNOTATION } from '../audit/audit-event.ts';
@@ -115,7 +116,17 @@ export function judgeStageApprovals(
     noteForAudit(caller, APPROVED_STAGES_ANNOTATION, changes.granted.join(','));
     noteForAudit(caller, APPROVED_REVISION_ANNOTATION, revisionOf(result) ?? '');
   }
-  if (changes.withdrawn.length > 0) noteForAudit(caller, WITHDRAWN_APPROVALS_ANNOTATION, changes.withdrawn.join(','));
+  if (changes.withdrawn.length > 0) {
+    noteForAudit(caller, WITHDRAWN_APPROVALS_ANNOTATION, changes.withdrawn.join(','));
+    // Both principals of a withdrawal: the caller (the event's user) and each approver whose approval went.
+    const approvers = changes.withdrawn.flatMap((workspace) =>
+      stageApprovalRecords(stored ?? {}, workspace)
+        .filter((record) => record.revision === revisionOf(stored))
+        .map((record) => record.approvedBy),
+    );
+    noteForAudit(caller, WITHDRAWN_APPROVERS_ANNOTATION, [...new Set(approvers)].join(','));
+    noteForAudit(caller, AUTHOR_ANNOTATION, author ?? '');
+  }
   return {
     result: withStagesApproved(result, changes.outlived, false),
     changes,
@@ -128,7 +139,8 @@ export function judgeStageApprovals(
  * The status of `current` without `approver`'s approval of `stage` (the withdraw route, authorised as `approve`):
  * the gate closes when the records left no longer meet the policy. 404 `StageNotFound`, or `ApprovalNotFound` when
  * the approver has no approval of it for the current revision. Both principals are noted for the audit trail: the
- * caller (the event's user) and the approver whose approval is withdrawn, with the revision's author.
+ * caller (the event's user) and the approver whose approval is withdrawn (`platform-api/withdrawn-approvers`), with
+ * the revision's author.
  */
 export function judgeWithdrawal(
   caller: ApprovalCaller,
@@ -140,7 +152,7 @@ export function judgeWithdrawal(
   const rollout = current.metadata.name!;
   if (!stageGates(current).has(stage))
     throw apiError('StageNotFound', `rollout "${rollout}" has no stage for workspace "${stage}"`);
-  noteForAudit(caller, APPROVER_ANNOTATION, approver);
+  noteForAudit(caller, WITHDRAWN_APPROVERS_ANNOTATION, approver);
   noteForAudit(caller, AUTHOR_ANNOTATION, recordedRevisionAuthor(current) ?? '');
   const status = statusWithoutApproval(current, stage, approver, gates.stages);
   if (status === undefined)

@@ -322,7 +322,7 @@ describe('Issue 45, item 2: withdrawing an approval (a route authorised as appro
       verb: 'approve',
       user: { username: userOf('rollout-approver') },
       annotations: {
-        'platform-api/approver': userOf('rollout-approver'),
+        'platform-api/withdrawn-approvers': userOf('rollout-approver'),
         'platform-api/author': 'admin',
         'platform-api/withdrawn-approvals': 'staging',
       },
@@ -342,7 +342,30 @@ describe('Issue 45, item 2: withdrawing an approval (a route authorised as appro
     expect(statusOf(answer, 'prod')?.approval).toBeUndefined();
     expect(audit.completed(response)).toMatchObject({
       user: { username: userOf('second-approver') },
-      annotations: { 'platform-api/approver': userOf('rollout-approver') },
+      annotations: { 'platform-api/withdrawn-approvers': userOf('rollout-approver') },
+    });
+  });
+
+  it('a spec write that withdraws every approval of a stage names their approvers and the author beside the caller', async () => {
+    const name = await newRollout();
+    await stagingPolicy(name, { count: 2 });
+    for (const who of ['rollout-approver', 'second-approver'] as const)
+      await as(who)('POST', routeOf(name, 'approve'), { stage: 'staging' }).then(expectStatus(200));
+    const response = await as('rollout-writer')(
+      'PATCH',
+      rolloutPath(name),
+      { spec: { stages: withApproved((await shown(name)).spec.stages, 'staging', false) } },
+      MERGE,
+    );
+    expect(approvedIn(await expectStatus(200)(response), 'staging')).toBe(false);
+    expect(await approversOf(name, 'staging')).toEqual([]);
+    expect(audit.completed(response)).toMatchObject({
+      user: { username: userOf('rollout-writer') },
+      annotations: {
+        'platform-api/withdrawn-approvals': 'staging',
+        'platform-api/withdrawn-approvers': `${userOf('rollout-approver')},${userOf('second-approver')}`,
+        'platform-api/author': 'admin',
+      },
     });
   });
 
