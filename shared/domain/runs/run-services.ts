@@ -7,6 +7,7 @@ import { RunLogs } from './logs/run-logs.ts';
 import type { RunLogListenerLimits } from './logs/run-log-listener.ts';
 import { PlanApprovals } from './records/plan-approvals.ts';
 import { RunRecords } from './records/run-records.ts';
+import { RunTaskResults } from './tasks/run-task-results.ts';
 
 /**
  * The run history's services, each on its own (issue 43, item 6): a function takes the ones it uses.
@@ -15,6 +16,7 @@ import { RunRecords } from './records/run-records.ts';
  * - `logChunks`: the one insert of log lines, under lease (the product reaches it masked: logs/run-log-masking.ts).
  * - `planApprovals`: succeeded plans approved for apply (issue 37).
  * - `logs`: log pages and live subscriptions.
+ * - `taskResults`: the results of runs' tasks, their access tokens and the gate they keep (issue 48).
  */
 export interface RunServices {
   records: RunRecords;
@@ -22,6 +24,7 @@ export interface RunServices {
   logChunks: RunLogChunks;
   planApprovals: PlanApprovals;
   logs: RunLogs;
+  taskResults: RunTaskResults;
 }
 
 export interface RunServicesOptions {
@@ -42,5 +45,6 @@ export function createRunServices(
     logChunks: new RunLogChunks(database),
     planApprovals: new PlanApprovals(database),
     logs: new RunLogs(database, connection, options.listenerLimits),
+    taskResults: new RunTaskResults(database),
   };
 }

@@ -4,6 +4,7 @@ import { NotASucceededPlanError, PlanStaleError, PlanWorkspaceChangedError, RunN
 import { isUuid } from './run-id.ts';
 import type { PrincipalType, Run, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
+import type { TasksToAwait } from '../tasks/run-task-protocol.ts';
 import {
   type PlanApprovalState,
   SUPERSEDING_RUN_JOIN,
@@ -23,6 +24,8 @@ export interface PlanApproval {
   maxAgeMs: number;
   /** The plan's Workspace as it is now: the plan must have been planned for exactly this (issue 45). */
   workspace: PlanBinding;
+  /** The run tasks the apply run waits for before a controller may claim it (issue 48). */
+  tasks?: TasksToAwait;
 }
 
 interface PlanRow {
@@ -97,6 +100,7 @@ export class PlanApprovals {
           principalType: approval.principalType,
           message: approval.message ?? '',
           planRun,
+          ...(approval.tasks ? { tasks: approval.tasks } : {}),
         });
       },
       signal ? { signal } : {},
