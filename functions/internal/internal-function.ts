@@ -12,6 +12,7 @@ import type { SensitiveValue } from '../../shared/domain/runs/logs/log-masking.t
 import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 import { leaseHeader } from './controller-requests.ts';
+import { mayProceed } from '../../shared/domain/runs/tasks/run-task-results.ts';
 import { runLogMasking } from '../../shared/domain/runs/logs/run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';
 
@@ -65,6 +66,10 @@ export function createInternalFunction(
     },
     claimRun: async (request) => {
       const { leaseSeconds, ...filter } = request.input.body();
+      // Runs whose tasks all answered, or ran out of time, move on first (issue 48): the controller's poll
+      // keeps the gate going whatever else does.
+      const taskResults = await context.runs.service('taskResults');
+      await taskResults.settle();
       const claimed = await (await leases()).claim(
         runPrincipal(request.principal),
         leaseSeconds * 1000,
@@ -74,7 +79,12 @@ export function createInternalFunction(
       );
       if (!claimed) return { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
       noteForAudit(request, RUN_ANNOTATION, claimed.run.id);
-      return jsonResponse(200, { ...claimed, unmaskedSensitiveValues: await masking.claimed(claimed) });
+      const results = await taskResults.resultsOf(claimed.run.id);
+      return jsonResponse(200, {
+        ...claimed,
+        unmaskedSensitiveValues: await masking.claimed(claimed),
+        runTasks: { mayProceed: mayProceed(results), results },
+      });
     },
     renewRunLease: async (request) => {
       const { leaseId, leaseSeconds } = request.input.body();

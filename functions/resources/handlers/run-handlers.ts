@@ -25,6 +25,8 @@ import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime
 import type { Run } from '../../../shared/domain/runs/run.ts';
 import { authoriseOverride, passTimeGates, projectTimeGates } from '../time-gate-enforcement.ts';
 import type { RunPage } from '../../../shared/domain/runs/records/run-records.ts';
+import { tasksToAwait } from '../../../shared/domain/runs/tasks/run-task-objects.ts';
+import { stageOf, type TasksToAwait } from '../../../shared/domain/runs/tasks/run-task-protocol.ts';
 
 type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 
@@ -65,6 +67,23 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
     ...page,
     items: await answered(page.items, deadline),
   });
+  /** The run tasks a new run of `workspace` waits for at its stage (issue 48); none: it is `Pending` at once. */
+  const tasksOf = async (
+    project: string,
+    workspace: PlatformObject,
+    run: Pick<Run, 'type'>,
+    deadline?: AbortSignal,
+  ): Promise<{ tasks?: TasksToAwait }> => {
+    const tasks = await tasksToAwait(
+      objects,
+      project,
+      workspace,
+      stageOf(run),
+      context.config.runTaskTimeoutMs,
+      deadline,
+    );
+    return tasks.tasks.length > 0 ? { tasks } : {};
+  };
   const created = async (request: { auditAnnotations?: Record<string, string>; deadline?: AbortSignal }, run: Run) => {
     noteForAudit(request, RUN_ANNOTATION, run.id);
     return jsonResponse(201, await answeredRun(run, request.deadline), {
@@ -99,7 +118,14 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       return created(
         request,
         await records.createRun(
-          { project, workspace, ...run, ...runPrincipal(request.principal), ...(plannedFor ? { plannedFor } : {}) },
+          {
+            project,
+            workspace,
+            ...run,
+            ...runPrincipal(request.principal),
+            ...(plannedFor ? { plannedFor } : {}),
+            ...(await tasksOf(project, found, run, request.deadline)),
+          },
           request.deadline,
         ),
       );
@@ -132,6 +158,7 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
           ...(message !== undefined ? { message } : {}),
           maxAgeMs: context.config.planApprovalMaxAgeMs,
           workspace,
+          ...(await tasksOf(plan.project, found, { type: 'apply' }, request.deadline)),
         },
         request.deadline,
       );

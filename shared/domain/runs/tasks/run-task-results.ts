@@ -4,7 +4,13 @@ import { apiError } from '../../../base/http/error-catalogue.ts';
 import { isUuid } from '../records/run-id.ts';
 import { RUN_COLUMNS, toRun, type RunRow } from '../records/run-row.ts';
 import type { Run } from '../run.ts';
-import type { ReportedStatus, RunTaskEnforcement, RunTaskStage, TaskCallback, TaskOutcome } from './run-task-protocol.ts';
+import type {
+  ReportedStatus,
+  RunTaskEnforcement,
+  RunTaskStage,
+  TaskCallback,
+  TaskOutcome,
+} from './run-task-protocol.ts';
 
 /** Where a task result stands: `errored` when the task gave no answer before its deadline. */
 export type TaskResultStatus = 'pending' | ReportedStatus | 'errored';
@@ -90,16 +96,17 @@ export class RunTaskResults {
     return rows.map(toResult);
   }
 
-  /** One result still waiting for its task, with its run: what a request to the task is built from. */
-  async waiting(taskResult: string): Promise<{ result: TaskResult; run: Run } | undefined> {
-    if (!isUuid(taskResult)) return undefined;
+  /** The result of `task` for run `runId` while it waits for the task, with its run: what a request is built from. */
+  async waiting(runId: string, task: string): Promise<{ result: TaskResult; run: Run } | undefined> {
+    if (!isUuid(runId)) return undefined;
     const { rows } = await this.#database.query<ResultRow & { run: RunRow }>(
       `SELECT ${RESULT_COLUMNS.split(', ')
         .map((column) => `t.${column}`)
         .join(', ')}, to_jsonb(r) AS run
        FROM run_task_results t JOIN (SELECT ${RUN_COLUMNS} FROM runs) r ON r.id = t.run_id
-       WHERE t.id = $1 AND t.status IN ('pending', 'running') AND t.deadline > now() AND r.phase = 'AwaitingTasks'`,
-      [taskResult],
+       WHERE t.run_id = $1 AND t.task = $2 AND t.status IN ('pending', 'running') AND t.deadline > now()
+         AND r.phase = 'AwaitingTasks'`,
+      [runId, task],
     );
     const row = rows[0];
     if (!row) return undefined;
@@ -211,7 +218,13 @@ export class RunTaskResults {
    * failed at its tasks before any claim; its failing mandatory results record who and why, and the run is
    * `Pending` again, in one statement. 409 `NothingToOverride` for any other run.
    */
-  async override(project: string, runId: string, principal: string, reason: string, signal?: AbortSignal): Promise<Run> {
+  async override(
+    project: string,
+    runId: string,
+    principal: string,
+    reason: string,
+    signal?: AbortSignal,
+  ): Promise<Run> {
     const { rows } = await this.#database.query<RunRow>(
       `WITH overridden AS (
          UPDATE run_task_results SET overridden_by = $3, override_reason = $4,
@@ -235,6 +248,13 @@ export class RunTaskResults {
       );
     return toRun(rows[0]);
   }
+}
+
+/** Whether a run may go on past these results: no mandatory one stands failed, errored or unanswered (nor overridden). */
+export function mayProceed(results: readonly TaskResult[]): boolean {
+  return results.every(
+    (result) => result.enforcement === 'advisory' || result.status === 'passed' || result.overriddenBy !== null,
+  );
 }
 
 function toResult(row: ResultRow): TaskResult {

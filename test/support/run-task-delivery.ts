@@ -1,0 +1,38 @@
+// Delivers the run task requests of a test's platform (issue 48) as the platform builds them: the request of each
+// task result still waiting, POSTed to the task server, with the answer's status.
+import pg from 'pg';
+import { afterAll } from 'vitest';
+import { poolDatabase } from '../../shared/base/database/database.ts';
+import { RunTaskRequests } from '../../shared/domain/runs/tasks/run-task-requests.ts';
+import { RunTaskResults } from '../../shared/domain/runs/tasks/run-task-results.ts';
+import { GROUP, type Platform } from './platform-fixture.ts';
+
+/** Sends the request of `task` for run `runId`; resolves to the task server's status, or why nothing was sent. */
+export type DeliverTaskRequest = (runId: string, task: string) => Promise<{ status: number } | { drop: string }>;
+
+/** A delivery of the platform's run task requests over the test's database and cluster. */
+export function useRunTaskDelivery(platform: () => Platform): DeliverTaskRequest {
+  let pool: pg.Pool | undefined;
+  afterAll(async () => {
+    await pool?.end();
+  });
+  return async (runId, task) => {
+    pool ??= new pg.Pool({ connectionString: platform().database.connectionString, max: 2 });
+    const results = new RunTaskResults(poolDatabase(pool));
+    const requests = new RunTaskRequests(
+      async () => platform().clusterAdmin,
+      async () => results,
+      { apiGroup: GROUP, apiBaseUrl: platform().gateway.url },
+    );
+    const answer = await requests.requestFor(runId, task);
+    if ('drop' in answer) return answer;
+    const response = await fetch(answer.request.url, {
+      method: 'POST',
+      headers: answer.request.headers,
+      body: answer.request.body,
+      redirect: 'manual',
+    });
+    await response.arrayBuffer();
+    return { status: response.status };
+  };
+}
