@@ -91,6 +91,9 @@ describe('Issue 48, item 3: a task that never answers, with a documented timeout
     const claimed = await controller('POST', '/internal/runs/claim', { project: TEAM_PROJECT, workspace }).then(
       expectStatus(200),
     );
-    expect(claimed.runTasks).toMatchObject({ mayProceed: true, results: [expect.objectContaining({ status: 'errored' })] });
+    expect(claimed.runTasks).toMatchObject({
+      mayProceed: true,
+      results: [expect.objectContaining({ status: 'errored' })],
+    });
   });
 });
