@@ -3,20 +3,22 @@
 import pg from 'pg';
 import { afterAll } from 'vitest';
 import { poolDatabase } from '../../shared/base/database/database.ts';
-import { RunTaskRequests } from '../../shared/domain/runs/tasks/run-task-requests.ts';
+import { RunTaskRequests, type TaskRequestAnswer } from '../../shared/domain/runs/tasks/run-task-requests.ts';
 import { RunTaskResults } from '../../shared/domain/runs/tasks/run-task-results.ts';
 import { GROUP, type Platform } from './platform-fixture.ts';
 
 /** Sends the request of `task` for run `runId`; resolves to the task server's status, or why nothing was sent. */
 export type DeliverTaskRequest = (runId: string, task: string) => Promise<{ status: number } | { drop: string }>;
 
-/** A delivery of the platform's run task requests over the test's database and cluster. */
-export function useRunTaskDelivery(platform: () => Platform): DeliverTaskRequest {
+/** The platform's run task requests, built over the test's database and cluster (each with a fresh access token). */
+export function useRunTaskRequests(
+  platform: () => Platform,
+): (runId: string, task: string) => Promise<TaskRequestAnswer> {
   let pool: pg.Pool | undefined;
   afterAll(async () => {
     await pool?.end();
   });
-  return async (runId, task) => {
+  return (runId, task) => {
     pool ??= new pg.Pool({ connectionString: platform().database.connectionString, max: 2 });
     const results = new RunTaskResults(poolDatabase(pool));
     const requests = new RunTaskRequests(
@@ -24,7 +26,15 @@ export function useRunTaskDelivery(platform: () => Platform): DeliverTaskRequest
       async () => results,
       { apiGroup: GROUP, apiBaseUrl: platform().gateway.url },
     );
-    const answer = await requests.requestFor(runId, task);
+    return requests.requestFor(runId, task);
+  };
+}
+
+/** A delivery of the platform's run task requests over the test's database and cluster. */
+export function useRunTaskDelivery(platform: () => Platform): DeliverTaskRequest {
+  const requestFor = useRunTaskRequests(platform);
+  return async (runId, task) => {
+    const answer = await requestFor(runId, task);
     if ('drop' in answer) return answer;
     const response = await fetch(answer.request.url, {
       method: 'POST',

@@ -139,7 +139,7 @@ export function runTaskRoutes() {
       authorisation: { boundTaskResult: true },
       pathParameters: { taskResult: TASK_RESULT_ID },
       acceptsJsonApi: true,
-      summary: `The run task's callback (\`task_result_callback_url\`), as HCP Terraform's: a JSON:API document \`{"data": {"type": "task-results", "attributes": {"status", "message", "url"}, "relationships": {"outcomes": {"data": [...]}}}}\` (\`application/vnd.api+json\` or \`application/json\`). \`running\` may come any number of times; \`passed\` or \`failed\` is final and ends the token. ${TOKEN_AUTH}`,
+      summary: `The run task's callback (\`task_result_callback_url\`), as HCP Terraform's: a JSON:API document \`{"data": {"type": "task-results", "attributes": {"status", "message", "url"}, "relationships": {"outcomes": {"data": [...]}}}}\` (\`application/vnd.api+json\` or \`application/json\`). \`running\` may come any number of times; \`passed\` or \`failed\` is final (a later callback is 409). ${TOKEN_AUTH}`,
       requestSchema: {
         type: 'object',
         required: ['data'],
@@ -151,6 +151,7 @@ export function runTaskRoutes() {
         400: 'Not a task result document (`InvalidTaskResult`, naming the field).',
         ...TOKEN_ERRORS,
         409: 'The result is final already (`TaskResultFinal`).',
+        415: 'The body is neither `application/vnd.api+json` nor `application/json` (`UnsupportedMediaType`).',
         ...DATABASE_ERRORS,
       },
     },

@@ -338,7 +338,8 @@ describe('Issue 48, item 2: the callback token is short-lived, bound to one run 
       later.access_token,
       taskResultDocument('failed', 'y'),
     );
-    expect(afterFinal.status).toBe(401);
+    expect(afterFinal.status).toBe(409);
+    expect(JSON.parse(afterFinal.body)).toMatchObject({ reason: 'TaskResultFinal' });
   });
 
   it('a callback that is not a task result document is refused 400 naming the field', async () => {

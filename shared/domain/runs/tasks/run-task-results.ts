@@ -163,9 +163,8 @@ export class RunTaskResults {
   async report(taskResult: string, callback: TaskCallback, signal?: AbortSignal): Promise<TaskResult> {
     const { rows } = await this.#database.query<ResultRow>(
       `UPDATE run_task_results SET status = $2, message = $3, url = $4, outcomes = $5::jsonb,
-         updated_at = date_trunc('milliseconds', now()),
-         token_sha256 = CASE WHEN $2 = 'running' THEN token_sha256 END
-       WHERE id = $1 AND status IN ('pending', 'running') AND deadline > now()
+         updated_at = date_trunc('milliseconds', now())
+       WHERE id = $1 AND status IN ('pending', 'running')
        RETURNING ${RESULT_COLUMNS}`,
       [taskResult, callback.status, callback.message, callback.url ?? null, JSON.stringify(callback.outcomes)],
       signal ? { signal } : {},
