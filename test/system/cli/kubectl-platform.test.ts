@@ -16,15 +16,19 @@ import {
   bindRole,
   callAs,
   expectStatus,
+  runTaskObject,
   usePlatform,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
+import { useRunTaskRequests } from '../../support/run-task-delivery.ts';
+import { sendCallback, taskResultDocument } from '../../support/run-task-server.ts';
 import { ControllerClient } from '../../../infra/development/controller/reference-controller.ts';
 import { execCredentialKubeconfig, usePluginUser } from '../../support/plugin-cli.ts';
 
 const platform = usePlatform({}, { tls: true });
 const user = usePluginUser(platform);
 const admin = callAs(platform, 'admin');
+const runTaskRequest = useRunTaskRequests(platform);
 let controller: ControllerClient;
 
 const WORKSPACES = ['network', 'dns', 'storage', 'queue', 'edge', 'cache', 'relayed'];
@@ -529,6 +533,38 @@ describe('runs approve: an apply of exactly what a succeeded plan showed (the ap
     expect(stale.stdout.trimEnd().split('\n').at(-1)).toBe(
       `Stale plan: a newer apply run (${apply.id}) of its Workspace exists; start a new plan (kubectl platform runs start stale-plans --plan)`,
     );
+  }, 60_000); // two plugin runs, each several seconds on a busy two-core machine
+
+  it("Issue 48, item 5: runs get prints the results of the run's tasks, waiting and then failed, as the server states them", async () => {
+    await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('tasked')).then(
+      expectStatus(201),
+    );
+    await admin(
+      'POST',
+      `${API}/namespaces/${TEAM_PROJECT}/runtasks`,
+      runTaskObject('scanner', { enforcement: 'mandatory', workspaces: ['tasked'] }),
+    ).then(expectStatus(201));
+    const { id } = await admin('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/tasked/runs`, {
+      type: 'plan',
+    }).then(expectStatus(201));
+    const waiting = await user().run(['runs', 'get', id]);
+    expect(waiting.stdout).toMatch(/AwaitingTasks/);
+    expect(waiting.stdout).toMatch(
+      /\nTASK {6}STAGE {6}ENFORCEMENT {3}STATUS {4}MESSAGE\nscanner {3}pre_plan {3}mandatory {5}pending {3}<none>\n/,
+    );
+    expect(waiting.stdout).toMatch(/Waiting for its run tasks until \S+Z \(RUN_TASK_TIMEOUT\)\n$/);
+    const request = await runTaskRequest(id, 'scanner');
+    if ('drop' in request) throw new Error(request.drop);
+    const payload = JSON.parse(request.request.body);
+    const callback = await sendCallback(
+      payload.task_result_callback_url,
+      payload.access_token,
+      taskResultDocument('failed', 'public bucket found'),
+    );
+    expect(callback.status).toBe(200);
+    const failed = await user().run(['runs', 'get', id]);
+    expect(failed.stdout).toMatch(/Failed/);
+    expect(failed.stdout).toMatch(/\nscanner {3}pre_plan {3}mandatory {5}failed {3}public bucket found\n$/);
   }, 60_000); // two plugin runs, each several seconds on a busy two-core machine
 
   it('an apply without a plan is refused where the Workspace applies only reviewed plans, naming the commands that apply a reviewed plan (issue 44, item 15)', async () => {
