@@ -24,6 +24,8 @@ const SHARED_LAYERS = [
   ['authz', 'contract/routes', 'domain/streams'], // what the caller may do; the route table; stream caps
   ['domain/approvals'], // approval policy and gates: what a write or an apply needs (windows, freezes, soak times), what a plan was planned for
   ['domain/runs', 'contract/openapi', 'domain/audit'], // run history; the OpenAPI document built from the routes; the audit trail
+  ['domain/outbound'], // the outbound engine: the outbox, deliveries shared across instances, safe outbound calls (issue 47); any receiver family plugs in
+  ['domain/notifications'], // the Notification kind as a receiver family of the outbound engine: events, formats, secrets
   ['server/app'], // one function's context: its clients and stores wired together
   ['server/runtime'], // the filter chain and typed handlers
 ];

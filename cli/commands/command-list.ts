@@ -1,5 +1,6 @@
 // Every command of the plugin, in the order --help lists them.
 import type { PluginCommand } from './plugin-command.ts';
+import { notificationsDeliveries } from './notifications-deliveries.ts';
 import { rolloutsApprove } from './rollouts-approve.ts';
 import { rolloutsGet } from './rollouts-get.ts';
 import { runsApprove } from './runs-approve.ts';
@@ -18,4 +19,5 @@ export const COMMANDS: readonly PluginCommand[] = [
   runsApprove,
   rolloutsGet,
   rolloutsApprove,
+  notificationsDeliveries,
 ];

@@ -11,6 +11,7 @@ import type { Run } from '../../shared/domain/runs/run.ts';
 import type { SensitiveValue } from '../../shared/domain/runs/logs/log-masking.ts';
 import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
+import { notificationReceivers } from '../../shared/domain/notifications/notification-receivers.ts';
 import { leaseHeader } from './controller-requests.ts';
 import { mayProceed } from '../../shared/domain/runs/tasks/run-task-results.ts';
 import { runLogMasking } from '../../shared/domain/runs/logs/run-log-masking.ts';
@@ -18,7 +19,7 @@ import { resolveRunVariables } from './run-variables.ts';
 
 /** The internal function: its facts and its factory (shared/server/runtime/function-definition.ts, FunctionModule). */
 /** The services of the app context the internal function uses, and may use. */
-const INTERNAL_SERVICES = ['cluster', 'config', 'logger', 'runs'] as const;
+const INTERNAL_SERVICES = ['cluster', 'config', 'logger', 'outbound', 'runs'] as const;
 
 export const internalFunction = functionModule({
   services: INTERNAL_SERVICES,
@@ -57,6 +58,17 @@ export function createInternalFunction(
       .map(({ name, value }) => ({ name, value }));
   };
   const masking = runLogMasking(leases, () => context.runs.service('logChunks'), sensitiveValues, context.logger);
+
+  // The scheduled trigger's route sweeps when every function is scaled to zero; while this process is up it
+  // sweeps on its own timer too (OUTBOUND_SWEEP_INTERVAL).
+  context.outbound.register(
+    notificationReceivers(clusterObjects, {
+      apiGroup: context.config.apiGroup,
+      apiBaseUrl: context.config.apiBaseUrl,
+      consoleUrl: context.outbound.settings.consoleUrl,
+    }),
+  );
+  context.outbound.sweepInBackground();
 
   const handlers: RouteHandlers<'internal'> = {
     listRunsInPhase: async (request) => {
@@ -122,6 +134,7 @@ export function createInternalFunction(
         variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace),
       });
     },
+    sweepOutbound: async () => jsonResponse(200, await context.outbound.sweep()),
     internal: (request) => {
       throw notFound(`no internal route ${request.method} ${redactPath(request.path)}`);
     },

@@ -15,6 +15,7 @@ import {
   type HandlerRequest,
 } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
+import { notificationHandlers } from './handlers/notification-handlers.ts';
 import { jsonResponse } from '../../shared/base/http/api-request.ts';
 import { runPrincipal } from '../../shared/domain/runs/run-principal.ts';
 import { customResourceHandlers } from './handlers/custom-resource-handlers.ts';
@@ -102,6 +103,7 @@ export function createResourcesFunction(
     ...runHandlers(context, objects),
     ...runTaskHandlers(context),
     ...rolloutHandlers(objects),
+    ...notificationHandlers(context),
     ...auditHandlers(context),
     ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context), routedPaths),
     ...kubernetesApiHandlers(objects),

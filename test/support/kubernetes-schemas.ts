@@ -13,6 +13,7 @@ import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s
 import { ReferenceGrant } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1beta1/ReferenceGrant';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { REPO_ROOT } from './function-servers.ts';
 import type { KubeObject } from './helm.ts';
@@ -37,6 +38,7 @@ const MODELS: Record<string, KindModel> = {
   'v1/ServiceAccount': model(ServiceAccount, 'kubernetes-models/v1/ServiceAccount', 'IServiceAccount'),
   'v1/Service': model(Service, 'kubernetes-models/v1/Service', 'IService'),
   'v1/ConfigMap': model(ConfigMap, 'kubernetes-models/v1/ConfigMap', 'IConfigMap'),
+  'batch/v1/CronJob': model(CronJob, 'kubernetes-models/batch/v1/CronJob', 'ICronJob'),
   'monitoring.coreos.com/v1/ServiceMonitor': model(
     ServiceMonitor,
     '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor',

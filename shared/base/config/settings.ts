@@ -2,6 +2,7 @@ import { loadAdminSecretSettings, type AdminSecretSettings } from './admin-secre
 import { loadAuditSettings, type AuditSettings } from './audit-settings.ts';
 import { loadRunHistorySettings, type RunHistorySettings } from './run-history-settings.ts';
 import { ConfigError } from './config-error.ts';
+import { loadOutboundSettings, type OutboundSettings } from './outbound-settings.ts';
 import { loadIdentityConfig, type IdentityConfig } from './identity-config.ts';
 import { loadLoginThrottleSettings, type LoginThrottleSettings } from './login-throttle-settings.ts';
 import { loadConsoleSettings, type ConsoleSettings } from './console-settings.ts';
@@ -40,6 +41,8 @@ export interface Settings {
   readonly tracing: TracingSettings;
   /** The web console's static server and its local port (console-settings.ts). */
   readonly console: ConsoleSettings;
+  /** The outbound engine: attempts, back-off, timeouts, the sweep, retention, allowed ranges (outbound-settings.ts). */
+  readonly outbound: OutboundSettings;
   /** Values accepted but spelled the deprecated way (METRICS=on), each naming its variable: logged at start. */
   readonly warnings: readonly string[];
 }
@@ -90,6 +93,7 @@ export function loadSettings(env: Environment): Settings {
     runtime: { functionTarget: env.FUNCTION_TARGET, knativeService: env.K_SERVICE, knativeRevision: env.K_REVISION },
     tracing: loadTracingSettings(env),
     console: loadConsoleSettings(env, server.port),
+    outbound: loadOutboundSettings(env),
     warnings,
   });
 }

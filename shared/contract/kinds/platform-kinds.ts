@@ -40,6 +40,14 @@ export const VARIABLE_SET: PlatformKind = {
   nameSchema: DNS_SUBDOMAIN,
 };
 
+/** Where a Project's run events are sent (issue 47, docs/notifications.md). */
+export const NOTIFICATION: PlatformKind = {
+  kind: 'Notification',
+  plural: 'notifications',
+  namespaced: true,
+  nameSchema: DNS_SUBDOMAIN,
+};
+
 /** An external check a Project's runs wait for at a stage (issue 48, docs/run-tasks.md). */
 export const RUN_TASK: PlatformKind = {
   kind: 'RunTask',
@@ -48,7 +56,14 @@ export const RUN_TASK: PlatformKind = {
   nameSchema: DNS_SUBDOMAIN,
 };
 
-export const PLATFORM_KINDS: readonly PlatformKind[] = [PROJECT, WORKSPACE, ROLLOUT, VARIABLE_SET, RUN_TASK];
+export const PLATFORM_KINDS: readonly PlatformKind[] = [
+  PROJECT,
+  WORKSPACE,
+  ROLLOUT,
+  VARIABLE_SET,
+  NOTIFICATION,
+  RUN_TASK,
+];
 
 /** The REST operations every kind offers, with the Kubernetes verb each is authorised as. */
 export const RESOURCE_OPERATIONS = {

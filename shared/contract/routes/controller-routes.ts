@@ -247,6 +247,30 @@ export function internalRoutes() {
         },
       },
     ),
+    route(
+      'POST',
+      '/internal/outbound/sweep',
+      'sweepOutbound',
+      "Sweep the outbound engine once (issue 47; docs/notifications.md): route new events to their receivers, claim what is due on this instance's leases and deliver it, answering when every attempt is recorded. Called by the chart's scheduled trigger, so delivery goes on while every function is scaled to zero; any number of instances may sweep at once.",
+      {
+        responseSchema: {
+          type: 'object',
+          required: ['routed', 'claimed', 'delivered', 'retried', 'givenUp', 'held'],
+          properties: {
+            routed: { type: 'integer', description: 'Events matched to their receivers.' },
+            claimed: { type: 'integer', description: 'Deliveries attempted by this sweep.' },
+            delivered: { type: 'integer' },
+            retried: { type: 'integer', description: 'Attempts that failed, with attempts left.' },
+            givenUp: {
+              type: 'integer',
+              description: 'Attempts that failed on the last attempt (OUTBOUND_MAX_ATTEMPTS).',
+            },
+            held: { type: 'integer', description: 'Deliveries of paused receivers, left for later.' },
+          },
+        },
+        errorResponses: DATABASE_ERRORS,
+      },
+    ),
     {
       method: '*',
       path: '/internal/*',

@@ -17,6 +17,14 @@ export const RUN_ID: PathParameterSchema = {
   description: 'A run id (a UUID, lower case).',
 };
 
+/** A delivery of the outbound engine's log (issue 47): a positive whole number. */
+export const DELIVERY_ID: PathParameterSchema = {
+  type: 'string',
+  pattern: '^[1-9][0-9]{0,17}$',
+  maxLength: 18,
+  description: 'A delivery id (a positive whole number).',
+};
+
 /** The schema of a parameter by its name, for routes that do not name one themselves. */
 export const PATH_PARAMETERS_BY_NAME: Readonly<Record<string, PathParameterSchema>> = {
   namespace: DNS_LABEL,
@@ -24,6 +32,8 @@ export const PATH_PARAMETERS_BY_NAME: Readonly<Record<string, PathParameterSchem
   workspace: DNS_SUBDOMAIN,
   name: DNS_SUBDOMAIN,
   run: RUN_ID,
+  notification: DNS_SUBDOMAIN,
+  delivery: DELIVERY_ID,
 };
 
 /** The `{name}` parameters of a route path, in order. */

@@ -6,6 +6,7 @@ import { kubernetesApiRoutes } from './kubernetes-api-routes.ts';
 import { internalRoutes } from './controller-routes.ts';
 import { resourceRoutes } from './resource-routes.ts';
 import { runLogRoutes, runRoutes } from './run-routes.ts';
+import { notificationRoutes } from './notification-routes.ts';
 import { runTaskRoutes } from './run-task-routes.ts';
 import { rolloutRoutes } from './rollout-routes.ts';
 import { bridgeRoutes, serviceRoutes } from './service-routes.ts';
@@ -68,6 +69,7 @@ function declaredRoutes(apiGroup: string) {
     ...accessReviewRoutes(),
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
+    ...notificationRoutes(),
     ...runTaskRoutes(),
     ...rolloutRoutes(),
     ...auditRoutes(),

@@ -26,6 +26,7 @@ import type { Database } from '../../base/database/database.ts';
 import { PageTokens } from '../../base/database/page-tokens.ts';
 import { sharedLimit } from '../../base/database/shared-limit.ts';
 import type { LoginThrottleSettings } from '../../base/config/login-throttle-settings.ts';
+import { lazyOutboundSweeps, type OutboundSweeps } from './outbound-sweeps.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -55,6 +56,8 @@ export interface AppContext {
   authorizer: Authorizer;
   /** Run history; PostgreSQL is opened on first use, so functions without runs never start it. */
   runs: RunDatabase;
+  /** The outbound engine on the run history database: its receivers, its sweeps (shared/server/app/outbound-sweeps.ts). */
+  outbound: OutboundSweeps;
   /** The audit trail: every request the policy records goes to its sinks (docs/audit.md). */
   audit: AuditRecorder;
   /** The audit events in the database, for the audit API; throws ApiError 503 without a database. */
@@ -135,6 +138,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     metrics,
     pageTokens,
   );
+  const outbound = lazyOutboundSweeps(runs, settings.outbound, logger);
   // A database the process was given, or local development's embedded one (npm start, the fleet).
   const withDatabase =
     settings.database.url !== undefined || (!config.production && options.development?.localState === true);
@@ -169,6 +173,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     identity: settings.identity,
     authorizer: identity.authorizer,
     runs,
+    outbound,
     audit: audit.recorder,
     auditStore: () => audit.store(),
     metrics,
@@ -176,6 +181,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
       cappedStreams(limit, { adminSettings, adminTokens, logger, metrics }, withDatabase ? runs.database : undefined),
     async close() {
       unsubscribe();
+      outbound.close();
       await audit.close();
       await runs.close();
       await identity.close();

@@ -132,7 +132,7 @@ describe('Issue 43 (house review 9): a function declares the services it uses, a
         'runs',
         'streamSessions',
       ],
-      internal: ['cluster', 'config', 'logger', 'runs'],
+      internal: ['cluster', 'config', 'logger', 'outbound', 'runs'],
       'run-logs': ['config', 'logger', 'metrics', 'runs', 'streamSessions'],
     });
   });

@@ -15,6 +15,8 @@ const PARAMETER_VALUES: Record<string, string> = {
   workspace: 'web',
   run: RUN_ID,
   rollout: 'web',
+  notification: 'web',
+  delivery: '1',
   taskResult: '01936f3e-1b2c-7d4e-8f90-cba987654321',
 };
 
@@ -88,6 +90,16 @@ const EXPECTED = `
   GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status bearer          401 404 403
   PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status bearer          401 400 403
   PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status bearer          401 415 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications              bearer          401 200 403
+  GET    /apis/platform.dev/v1alpha1/notifications                                     bearer          401 200 403
+  POST   /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications              bearer          401 400 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}       bearer          401 404 403
+  PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}       bearer          401 400 403
+  PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}       bearer          401 415 403
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}       bearer          401 404 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 404 403
+  PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 400 403
+  PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 415 403
   GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks                   bearer          401 200 403
   GET    /apis/platform.dev/v1alpha1/runtasks                                          bearer          401 200 403
   POST   /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks                   bearer          401 400 403
@@ -104,6 +116,8 @@ const EXPECTED = `
   GET    /api/v1alpha1/projects/{project}/runs/{run}                                   bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/cancel                            bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/apply                             bearer          401 404 403
+  GET    /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries      bearer          401 200 403
+  POST   /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver bearer          401 404 403
   GET    /api/v1alpha1/projects/{project}/runs/{run}/task-results                      bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/override-tasks                    bearer          401 404 403
   PATCH  /api/v1alpha1/task-results/{taskResult}/callback                              task-result-token 401 401 401
@@ -116,6 +130,7 @@ const EXPECTED = `
   POST   /internal/runs/{run}/phase                                                    bearer          401 400 403
   POST   /internal/runs/{run}/logs                                                     bearer          401 400 403
   GET    /internal/runs/{run}/variables                                                bearer          401 400 403
+  POST   /internal/outbound/sweep                                                      bearer          401 200 403
   GET    /internal/*                                                                   bearer          401 404 403
   POST   /internal/*                                                                   bearer          401 404 403
   GET    /api/v1alpha1/run-logs/{project}/{run}                                        bearer-or-query 401 404 403

@@ -37,6 +37,8 @@ const NOT_PROVOKED: Record<string, string> = {
   '503':
     'Needs a dependency down (the database, the cluster, the token verifier): proven by test/runs, test/auth and test/resources tests that stop them, not here where they stay up.',
   'getReadiness 503': 'Needs a dependency down, as above.',
+  'redeliverNotification 201':
+    'Needs a delivery to a receiver, which this platform does not start: test/system/outbound/notifications.test.ts redelivers one to a receiver it starts.',
   '504':
     'Needs a dependency that stalls past the `timeout` (issue 38): proven by test/integration/resources/request-deadline.test.ts, which stalls the cluster and the database.',
   'identityBridge_get 200':
@@ -188,6 +190,7 @@ const SAMPLE_SPECS: Record<string, Record<string, unknown>> = {
   Workspace: workspaceObject(WORKSPACE).spec as Record<string, unknown>,
   Rollout: { revision: 'abc', stages: [{ workspace: WORKSPACE }] },
   VariableSet: { variables: [{ name: 'region', value: 'eu-west-1' }] },
+  Notification: { events: ['RunFailed'], receiver: { type: 'cloudevents', url: 'https://receiver.example.com/hook' } },
   RunTask: { url: 'https://tasks.example.com/check', stages: ['pre_plan'], workspaces: ['no-such-workspace'] },
 };
 
@@ -474,6 +477,16 @@ async function sweepRolloutApproval(): Promise<void> {
   await hit(approve, { params: at, body: { stage: 'prod' }, token: oidcUser });
 }
 
+/** A Notification's delivery log, its redelivery and the scheduled trigger's sweep (issue 47). */
+async function sweepNotificationLog(): Promise<void> {
+  const { serviceAccount } = platform().tokens;
+  const at = { project: TEAM_PROJECT, notification: 'docs-notification' };
+  await hit(byId('sweepOutbound'), {});
+  await hit(byId('listNotificationDeliveries'), { params: at });
+  await hit(byId('redeliverNotification'), { params: { ...at, delivery: '999999999' } });
+  await hit(byId('redeliverNotification'), { params: { ...at, delivery: '1' }, token: serviceAccount });
+}
+
 /** The open routes, the Kubernetes discovery routes and login. */
 async function sweepOthers(): Promise<void> {
   const { serviceAccount } = platform().tokens;
@@ -562,6 +575,7 @@ const sweeps: [string, () => Promise<void>][] = [
   ...PLATFORM_KINDS.map((kind): [string, () => Promise<void>] => [`the routes of ${kind.kind}`, () => sweepKind(kind)]),
   ["the routes of a run, the controller's routes and the run-log stream", sweepRuns],
   ["approving a Rollout's stage", sweepRolloutApproval],
+  ["a Notification's delivery log and the outbound sweep", sweepNotificationLog],
   ["a run's tasks: their results, their callbacks and log, and the override", sweepRunTasks],
   ['the open routes, discovery and login', sweepOthers],
   [

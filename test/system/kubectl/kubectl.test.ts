@@ -94,6 +94,7 @@ describe("Discovery: kubectl finds the platform's kinds, and only those", () => 
         ['projects', 'proj', `${GROUP}/v1alpha1`, 'false', 'Project'],
         ['workspaces', 'ws', `${GROUP}/v1alpha1`, 'true', 'Workspace'],
         ['variablesets', 'varset', `${GROUP}/v1alpha1`, 'true', 'VariableSet'],
+        ['notifications', 'notif', `${GROUP}/v1alpha1`, 'true', 'Notification'],
         ['rollouts', `${GROUP}/v1alpha1`, 'true', 'Rollout'],
       ]),
     );

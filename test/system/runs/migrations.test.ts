@@ -116,6 +116,9 @@ describe('several instances starting at once migrate safely: the advisory lock s
       expect(tables.rows.map((row) => row.table_name)).toEqual([
         'audit_events',
         'login_failures',
+        'outbound_attempts',
+        'outbound_deliveries',
+        'outbox_events',
         'run_log_blocks',
         'run_log_lines',
         'runs',

@@ -104,6 +104,7 @@ const QUERIES: Record<string, Record<string, string>> = {
   listProjectRuns: { limit: 'InvalidLimit' },
   listRunsInPhase: { limit: 'InvalidLimit', phase: 'InvalidPhase' },
   listAuditEvents: { limit: 'InvalidLimit', outcome: 'BadRequest' },
+  listNotificationDeliveries: { limit: 'InvalidLimit' },
 };
 
 describe('Issue 9: every platform route declares its body and query schemas once, and a request they refuse gets a 400 naming the field', () => {
@@ -344,6 +345,7 @@ describe('Issue 9: a handler receives the input typed from its route declaration
       | 'setRunPhase'
       | 'appendRunLogs'
       | 'getRunVariables'
+      | 'sweepOutbound'
       | 'internal'
     >();
     // @ts-expect-error: the run-logs function without its one handler

@@ -73,6 +73,16 @@ const EXPECTED_ROUTES = `
   GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer getVariableSetStatus
   PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer replaceVariableSetStatus
   PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/variablesets/{name}/status resources bearer patchVariableSetStatus
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications resources bearer listNotifications
+  GET /apis/platform.dev/v1alpha1/notifications resources bearer listNotificationsInAllNamespaces
+  POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications resources bearer createNotification
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name} resources bearer getNotification
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name} resources bearer replaceNotification
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name} resources bearer patchNotification
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name} resources bearer deleteNotification
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer getNotificationStatus
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer replaceNotificationStatus
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer patchNotificationStatus
   GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks resources bearer listRunTasks
   GET /apis/platform.dev/v1alpha1/runtasks resources bearer listRunTasksInAllNamespaces
   POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks resources bearer createRunTask
@@ -89,6 +99,8 @@ const EXPECTED_ROUTES = `
   GET /api/v1alpha1/projects/{project}/runs/{run} resources bearer getRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/cancel resources bearer cancelRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/apply resources bearer applyPlan
+  GET /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries resources bearer listNotificationDeliveries
+  POST /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver resources bearer redeliverNotification
   GET /api/v1alpha1/projects/{project}/runs/{run}/task-results resources bearer listRunTaskResults
   POST /api/v1alpha1/projects/{project}/runs/{run}/override-tasks resources bearer overrideRunTasks
   PATCH /api/v1alpha1/task-results/{taskResult}/callback resources task-result-token reportTaskResult
@@ -101,6 +113,7 @@ const EXPECTED_ROUTES = `
   POST /internal/runs/{run}/phase internal bearer setRunPhase
   POST /internal/runs/{run}/logs internal bearer appendRunLogs
   GET /internal/runs/{run}/variables internal bearer getRunVariables
+  POST /internal/outbound/sweep internal bearer sweepOutbound
   * /internal/* internal bearer internal
   GET /api/v1alpha1/run-logs/{project}/{run} run-logs bearer-or-query streamRunLogs
   * /bridge/* bridge none identityBridge
@@ -146,6 +159,7 @@ describe('The route table declares one access mode per route: open, bearer, bear
       'setRunPhase',
       'appendRunLogs',
       'getRunVariables',
+      'sweepOutbound',
       'internal',
     ]);
     for (const route of internal) expect(route.auth, route.operationId).toBe('bearer');

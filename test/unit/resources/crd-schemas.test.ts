@@ -84,8 +84,14 @@ const INVALID: Array<[string, string, Record<string, unknown>]> = [
 ];
 
 describe('CRDs: OpenAPI validation schemas for Project, Workspace, Rollout and VariableSet in <api_group>/v1alpha1', () => {
-  it('defines the four kinds, each with a status subresource and printer columns', () => {
-    expect(crds.map((crd) => crd.spec.names.kind).sort()).toEqual(['Project', 'Rollout', 'VariableSet', 'Workspace']);
+  it('defines the five kinds (Notifications: issue 47), each with a status subresource and printer columns', () => {
+    expect(crds.map((crd) => crd.spec.names.kind).sort()).toEqual([
+      'Notification',
+      'Project',
+      'Rollout',
+      'VariableSet',
+      'Workspace',
+    ]);
     for (const crd of crds as unknown as Array<{
       spec: {
         group: string;

@@ -1,0 +1,33 @@
+import type { AppContext } from '../../../shared/server/app/app-context.ts';
+import { jsonResponse } from '../../../shared/base/http/api-request.ts';
+import { notFound } from '../../../shared/base/http/error-catalogue.ts';
+import { OutboundQueue } from '../../../shared/domain/outbound/outbound-queue.ts';
+import { notificationReceiverKey } from '../../../shared/domain/notifications/notification-receivers.ts';
+import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.ts';
+import type { RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
+
+type NotificationRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
+
+/**
+ * A Notification's delivery log and redelivery (issue 47, item 3), authorised by the chain on the Notification
+ * the path names; the handlers read only that Notification's attempts (the receiver key is built from the
+ * authorised namespace and name).
+ */
+export function notificationHandlers(context: Pick<AppContext, 'runs'>) {
+  const queue = new OutboundQueue(context.runs.database);
+  return {
+    listNotificationDeliveries: async (request: RouteRequest<NotificationRoute<'listNotificationDeliveries'>>) => {
+      const { project, notification } = request.params;
+      const { limit } = request.input.query();
+      return jsonResponse(200, {
+        items: await queue.attemptsOf(notificationReceiverKey(project, notification), limit),
+      });
+    },
+    redeliverNotification: async (request: RouteRequest<NotificationRoute<'redeliverNotification'>>) => {
+      const { project, notification, delivery } = request.params;
+      const again = await queue.redeliver(notificationReceiverKey(project, notification), delivery);
+      if (!again) throw notFound(`no delivery ${delivery} of Notification ${project}/${notification}`);
+      return jsonResponse(201, again);
+    },
+  };
+}

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Database } from '../../base/database/database.ts';
+import type { OutboundSettings } from '../../base/config/outbound-settings.ts';
+import type { Logger } from '../../base/logging/logger.ts';
+import { OutboundAddressPolicy } from './outbound-address-policy.ts';
+import { OutboundCaller, type OutboundAnswer, type OutboundRequest } from './outbound-call.ts';
+import { OutboundQueue, type ClaimedDelivery } from './outbound-queue.ts';
+import type { DeliveryAttempt, OutboxEvent } from './outbox-event.ts';
+import { retryDelayMs } from './retry-schedule.ts';
+
+/** How a receiver family answers for one delivery: send this request, hold it (the receiver is paused), or drop it. */
+export type ReceiverRequest = { request: OutboundRequest } | { hold: string } | { drop: string };
+
+/**
+ * One kind of receiver of the engine (notification subscriptions, run tasks): which of its receivers want
+ * an event, and the request that delivers it to one of them. Receiver keys are the family's own; the
+ * engine stores them as `<family>:<key>`.
+ */
+export interface OutboundReceivers {
+  readonly family: string;
+  receiversOf(event: OutboxEvent): Promise<readonly string[]>;
+  requestFor(receiver: string, event: OutboxEvent, attempt: DeliveryAttempt): Promise<ReceiverRequest>;
+}
+
+/** What one sweep did. */
+export interface SweepReport {
+  routed: number;
+  claimed: number;
+  delivered: number;
+  retried: number;
+  givenUp: number;
+  held: number;
+}
+
+/** What an attempt's log keeps of the answer. */
+export const ANSWER_HEAD_BYTES = 512;
+/** A lease is twice the attempt's timeout and this much more, so a live attempt (and its record) is never taken over. */
+const LEASE_MARGIN_MS = 5_000;
+/** How many expired events one statement removes. */
+const RETENTION_BATCH = 5_000;
+
+/**
+ * The platform's one way out (issue 47; run tasks reuse it, issue 48): routes the outbox's events to the
+ * receivers that want them, claims what is due, sends it safely (OutboundCaller), records every attempt,
+ * retries with back-off and jitter up to OUTBOUND_MAX_ATTEMPTS. Any number of instances may sweep at once
+ * (OutboundQueue). A sweep is started by the scheduled trigger's internal route or by the timer of a
+ * process that stays up (shared/server/app/outbound-sweeps.ts).
+ */
+export class OutboundEngine {
+  readonly #queue: OutboundQueue;
+  readonly #families: ReadonlyMap<string, OutboundReceivers>;
+  readonly #settings: OutboundSettings;
+  readonly #caller: OutboundCaller;
+  readonly #logger: Logger;
+  readonly #random: () => number;
+  /** This instance in the leases it takes. */
+  readonly holder = `${hostname()}/${process.pid}/${randomUUID()}`;
+  #claiming: Promise<unknown> | undefined;
+
+  constructor(
+    database: Database,
+    receivers: readonly OutboundReceivers[],
+    settings: OutboundSettings,
+    logger: Logger,
+    random: () => number = Math.random,
+  ) {
+    this.#queue = new OutboundQueue(database);
+    this.#families = new Map(receivers.map((family) => [family.family, family]));
+    this.#settings = settings;
+    this.#caller = new OutboundCaller(new OutboundAddressPolicy(settings.allowedCidrs), settings);
+    this.#logger = logger;
+    this.#random = random;
+  }
+
+  get queue(): OutboundQueue {
+    return this.#queue;
+  }
+
+  /** Routes new events, claims what is due and delivers it; resolves once every claimed attempt is recorded. */
+  async sweep(): Promise<SweepReport> {
+    const claiming = this.#routeAndClaim();
+    this.#claiming = claiming;
+    const { routed, claimed } = await claiming.finally(() => {
+      if (this.#claiming === claiming) this.#claiming = undefined;
+    });
+    const report: SweepReport = { routed, claimed: claimed.length, delivered: 0, retried: 0, givenUp: 0, held: 0 };
+    // Every claimed delivery at once: the claim already kept each receiver within its concurrency limit.
+    const outcomes = await Promise.all(claimed.map((delivery) => this.#deliver(delivery)));
+    for (const outcome of outcomes) report[outcome] += 1;
+    return report;
+  }
+
+  /**
+   * A sweep, unless this instance's last one is still claiming (a timer's tick): a new sweep starts even
+   * while the last one's deliveries are under way, so a slow receiver delays no other.
+   */
+  async sweepIfIdle(): Promise<SweepReport | undefined> {
+    return this.#claiming ? undefined : this.sweep();
+  }
+
+  /** Removes the events (with their deliveries and attempts) older than OUTBOUND_RETENTION; resolves to how many. */
+  async removeExpired(): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const batch = await this.#queue.removeExpired(this.#settings.retentionMs, RETENTION_BATCH);
+      removed += batch;
+      if (batch < RETENTION_BATCH) return removed;
+    }
+  }
+
+  async #routeAndClaim(): Promise<{ routed: number; claimed: ClaimedDelivery[] }> {
+    const routed = await this.#queue.route((event) => this.#receiversOf(event), this.#settings.sweepBatch);
+    const claimed = await this.#queue.claim(
+      this.holder,
+      2 * this.#settings.timeoutMs + LEASE_MARGIN_MS,
+      this.#settings.sweepBatch,
+      this.#settings.concurrencyPerReceiver,
+    );
+    return { routed, claimed };
+  }
+
+  async #receiversOf(event: OutboxEvent): Promise<string[]> {
+    const keys: string[] = [];
+    for (const family of this.#families.values()) {
+      for (const receiver of await family.receiversOf(event)) keys.push(`${family.family}:${receiver}`);
+    }
+    return keys;
+  }
+
+  async #deliver(delivery: ClaimedDelivery): Promise<Exclude<keyof SweepReport, 'routed' | 'claimed'>> {
+    const startedAt = new Date();
+    const separator = delivery.receiver.indexOf(':');
+    const family = this.#families.get(delivery.receiver.slice(0, separator));
+    const receiver = delivery.receiver.slice(separator + 1);
+    let answer: OutboundAnswer;
+    try {
+      const asked = family
+        ? await family.requestFor(receiver, delivery.event, { deliveryId: delivery.id, attempt: delivery.attempt })
+        : { drop: `no receiver family "${delivery.receiver.slice(0, separator)}" in this version` };
+      if ('hold' in asked) {
+        await this.#queue.hold(delivery, this.holder, this.#settings.retryBaseMs);
+        return 'held';
+      }
+      if ('drop' in asked) {
+        await this.#record(delivery, startedAt, { latencyMs: 0, error: asked.drop, body: Buffer.alloc(0) }, true);
+        return 'givenUp';
+      }
+      answer = await this.#caller.send(asked.request);
+    } catch (error) {
+      // The request could not be made (its Secret unreadable, the cluster down): an attempt that failed.
+      answer = { latencyMs: 0, error: error instanceof Error ? error.message : String(error), body: Buffer.alloc(0) };
+    }
+    return this.#record(delivery, startedAt, answer, false);
+  }
+
+  async #record(
+    delivery: ClaimedDelivery,
+    startedAt: Date,
+    answer: OutboundAnswer,
+    drop: boolean,
+  ): Promise<'delivered' | 'retried' | 'givenUp'> {
+    const delivered = answer.error === undefined;
+    const givenUp = !delivered && (drop || delivery.attempt >= this.#settings.maxAttempts);
+    await this.#queue.record(delivery, this.holder, {
+      startedAt,
+      ...(answer.statusCode === undefined ? {} : { statusCode: answer.statusCode }),
+      latencyMs: answer.latencyMs,
+      ...(answer.error === undefined ? {} : { error: answer.error }),
+      answerHead: answerHead(answer.body),
+      delivered,
+      givenUp,
+      retryInMs: delivered || givenUp ? 0 : retryDelayMs(delivery.attempt, this.#settings, this.#random),
+    });
+    if (givenUp)
+      this.#logger.warn('outbound delivery given up', {
+        receiver: delivery.receiver,
+        event: delivery.event.id,
+        attempts: delivery.attempt,
+        error: answer.error,
+      });
+    return delivered ? 'delivered' : givenUp ? 'givenUp' : 'retried';
+  }
+}
+
+/** The first bytes of an answer as text, for the attempt's log (a cut multi-byte character is replaced). */
+function answerHead(body: Buffer): string {
+  return body.subarray(0, ANSWER_HEAD_BYTES).toString('utf8').replaceAll('\u0000', '');
+}

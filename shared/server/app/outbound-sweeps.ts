@@ -1,0 +1,72 @@
+import type { OutboundSettings } from '../../base/config/outbound-settings.ts';
+import type { Logger } from '../../base/logging/logger.ts';
+import { repeatInBackground, type BackgroundTask } from '../../base/node/background-task.ts';
+import type { OutboundEngine, OutboundReceivers, SweepReport } from '../../domain/outbound/outbound-engine.ts';
+import type { RunDatabase } from './run-database.ts';
+
+/** How often a process that stays up removes what is past OUTBOUND_RETENTION. */
+const RETENTION_INTERVAL_MS = 3_600_000;
+
+/** A process's way to the outbound engine (shared/domain/outbound/), on the run history database, made on first use. */
+export interface OutboundSweeps {
+  readonly settings: OutboundSettings;
+  /** Adds a kind of receiver (notification subscriptions, run tasks); before the first sweep. */
+  register(receivers: OutboundReceivers): void;
+  /** One sweep now (the scheduled trigger's route): resolves once its attempts are recorded; ApiError 503 without a database. */
+  sweep(): Promise<SweepReport>;
+  /**
+   * Sweeps every OUTBOUND_SWEEP_INTERVAL from now on in this process (once, however often it is asked), and
+   * removes what is past OUTBOUND_RETENTION hourly, for processes that stay up (npm start, a container not
+   * scaled to zero). A tick finding the database not open is skipped: the timer never opens it on its own.
+   */
+  sweepInBackground(): void;
+  close(): void;
+}
+
+/** The engine of one process; its module is imported at the first sweep, so a cold start loads none of it. */
+export function lazyOutboundSweeps(runs: RunDatabase, settings: OutboundSettings, logger: Logger): OutboundSweeps {
+  const families: OutboundReceivers[] = [];
+  let engine: Promise<OutboundEngine> | undefined;
+  let background: BackgroundTask[] = [];
+  let closed = false;
+  const loadEngine = () =>
+    (engine ??= import('../../domain/outbound/outbound-engine.ts').then(
+      ({ OutboundEngine }) => new OutboundEngine(runs.database, families, settings, logger),
+    ));
+  // A timer's tick never opens the database on its own: a function that has not needed it skips the tick.
+  const whenOpen = (work: (engine: OutboundEngine) => Promise<unknown>) => async () => {
+    if (runs.openedPool()) await work(await loadEngine());
+  };
+  const onFailure = (error: unknown) =>
+    logger.warn('outbound sweep failed; it is tried again at the next', {
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  return {
+    settings,
+    register(receivers) {
+      if (engine) throw new Error(`receivers "${receivers.family}" registered after the first outbound sweep`);
+      families.push(receivers);
+    },
+    async sweep() {
+      await runs.checkReady();
+      return (await loadEngine()).sweep();
+    },
+    sweepInBackground() {
+      if (closed || background.length > 0) return;
+      background = [
+        repeatInBackground(
+          whenOpen((ready) => ready.sweepIfIdle()),
+          { firstRunMs: settings.sweepIntervalMs, intervalMs: settings.sweepIntervalMs, onFailure },
+        ),
+        repeatInBackground(
+          whenOpen((ready) => ready.removeExpired()),
+          { firstRunMs: RETENTION_INTERVAL_MS, intervalMs: RETENTION_INTERVAL_MS, onFailure },
+        ),
+      ];
+    },
+    close() {
+      closed = true;
+      for (const task of background) task.stop();
+    },
+  };
+}
