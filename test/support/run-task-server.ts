@@ -17,6 +17,9 @@ export interface ReceivedTaskRequest {
   payload: Record<string, any>;
   signature: string | undefined;
   signatureValid: boolean;
+  /** The payload's `task_result_callback_url` and `run_log_api_url`, at the address the test's platform listens on. */
+  callbackUrl: string;
+  runLogUrl: string;
 }
 
 /** One callback the server sent, with the platform's answer. */
@@ -29,8 +32,8 @@ export interface RunTaskServer {
   url: string;
   received: ReceivedTaskRequest[];
   callbacks: SentCallback[];
-  /** What it answers next, per request. */
-  verdict: (payload: Record<string, any>) => TaskVerdict;
+  /** What it answers for runs of each Workspace (`workspace_name`); a Workspace not in it gets no answer at all. */
+  verdicts: Map<string, TaskVerdict>;
   close(): Promise<void>;
 }
 
@@ -55,11 +58,19 @@ export async function sendCallback(callbackUrl: string, token: string, document:
   return { status: response.status, body: await response.text() };
 }
 
-/** Starts a task server on 127.0.0.1 that verifies signatures with `hmacKey`. */
-export async function startRunTaskServer(hmacKey: string): Promise<RunTaskServer> {
+/**
+ * Starts a task server on 127.0.0.1 that verifies signatures with `hmacKey`. The test's gateway listens on a port
+ * chosen when it starts, so its API_BASE_URL (what the payload's URLs are built on) cannot name it: the server
+ * reaches the payload's paths at `platformUrl()`, as a task behind another route to the platform would.
+ */
+export async function startRunTaskServer(hmacKey: string, platformUrl: () => string): Promise<RunTaskServer> {
+  const onPlatform = (url: string) => {
+    const { pathname, search } = new URL(url);
+    return `${platformUrl()}${pathname}${search}`;
+  };
   const received: ReceivedTaskRequest[] = [];
   const callbacks: SentCallback[] = [];
-  const state: Pick<RunTaskServer, 'verdict'> = { verdict: () => ({ status: 'passed', message: 'all good' }) };
+  const state: Pick<RunTaskServer, 'verdicts'> = { verdicts: new Map() };
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
     const signature = request.headers['x-tfc-task-signature'] as string | undefined;
@@ -69,17 +80,23 @@ export async function startRunTaskServer(hmacKey: string): Promise<RunTaskServer
       signature.length === expected.length &&
       timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
     const payload = JSON.parse(body.toString('utf8')) as Record<string, any>;
-    received.push({ payload, signature, signatureValid });
+    received.push({
+      payload,
+      signature,
+      signatureValid,
+      callbackUrl: onPlatform(payload.task_result_callback_url),
+      runLogUrl: onPlatform(payload.run_log_api_url),
+    });
     if (!signatureValid) {
       response.writeHead(401).end('bad signature');
       return;
     }
     response.writeHead(200).end();
-    const verdict = state.verdict(payload);
+    const verdict = state.verdicts.get(payload.workspace_name) ?? { silent: true };
     if ('silent' in verdict) return;
     const callback = (status: string) =>
       sendCallback(
-        payload.task_result_callback_url,
+        onPlatform(payload.task_result_callback_url),
         payload.access_token,
         taskResultDocument(status, verdict.message, verdict.url, verdict.outcomes),
       ).then((sent) => callbacks.push(sent));

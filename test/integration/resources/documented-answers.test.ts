@@ -22,12 +22,15 @@ import {
   usePlatform,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
-import { useRunTaskRequests } from '../../support/run-task-delivery.ts';
+import { ENGINE_DELIVERY_ENV, useEngineDelivery } from '../../support/run-task-delivery.ts';
+import { type RunTaskServer, startRunTaskServer } from '../../support/run-task-server.ts';
 
 const MAX_STREAMS = 2;
-const platform = usePlatform({ RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: String(MAX_STREAMS) });
+const platform = usePlatform({ RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: String(MAX_STREAMS), ...ENGINE_DELIVERY_ENV });
 const ROUTES = routeTable(GROUP);
-const runTaskRequest = useRunTaskRequests(platform);
+// A task server that takes each run task request and never answers: its access token stays the one it was sent.
+let taskServer: RunTaskServer;
+const delivered = useEngineDelivery(platform, () => taskServer.received);
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const UNKNOWN_RUN = '0190f4c8-0000-7000-8000-000000000000';
 const WORKSPACE = 'docs-ws';
@@ -412,17 +415,15 @@ async function sweepRunTasks(): Promise<void> {
   const task = 'docs-gate';
   await hit(resourceRoute('RunTask', 'create'), {
     params: { namespace: TEAM_PROJECT },
-    body: runTaskObject(task, { enforcement: 'mandatory', workspaces: [workspace] }),
+    body: runTaskObject(task, { url: taskServer.url, enforcement: 'mandatory', workspaces: [workspace] }),
   });
   const runs = { project: TEAM_PROJECT, workspace };
   const start = async () =>
     (JSON.parse((await hit(byId('startRun'), { params: runs, body: { type: 'plan' } })).text) as { id: string }).id;
   const [failing, other] = [await start(), await start()];
   const tokenOf = async (runId: string) => {
-    const answer = await runTaskRequest(runId, task);
-    if ('drop' in answer) throw new Error(answer.drop);
-    const payload = JSON.parse(answer.request.body) as { access_token: string; task_result_id: string };
-    return { token: payload.access_token, params: { taskResult: payload.task_result_id } };
+    const { payload } = await delivered(runId);
+    return { token: payload.access_token as string, params: { taskResult: payload.task_result_id as string } };
   };
   const mine = await tokenOf(failing);
   const theirs = await tokenOf(other);
@@ -564,12 +565,16 @@ async function sweepCommonRefusals(): Promise<void> {
 }
 
 beforeAll(async () => {
+  taskServer = await startRunTaskServer('docs-key', () => platform().gateway.url);
   document = JSON.parse((await rawRequest(platform().gateway.url, 'GET', '/openapi.json')).text) as Document;
   const workspaces = resourceRoute('Workspace', 'create');
   const created = await hit(workspaces, { params: { namespace: TEAM_PROJECT }, body: object('Workspace', WORKSPACE) });
   if (created.status !== 201) throw new Error(`could not create the Workspace: ${created.status} ${created.text}`);
 }, 60_000);
-afterAll(() => validators.clear());
+afterAll(async () => {
+  validators.clear();
+  await taskServer?.close();
+});
 
 const sweeps: [string, () => Promise<void>][] = [
   ...PLATFORM_KINDS.map((kind): [string, () => Promise<void>] => [`the routes of ${kind.kind}`, () => sweepKind(kind)]),

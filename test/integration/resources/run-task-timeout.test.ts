@@ -11,7 +11,7 @@ import {
   usePlatform,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
-import { useRunTaskDelivery } from '../../support/run-task-delivery.ts';
+import { ENGINE_DELIVERY_ENV, useEngineDelivery } from '../../support/run-task-delivery.ts';
 import {
   type RunTaskServer,
   sendCallback,
@@ -20,16 +20,16 @@ import {
 } from '../../support/run-task-server.ts';
 
 const TIMEOUT_SECONDS = 2;
-const platform = usePlatform({ RUN_TASK_TIMEOUT: `${TIMEOUT_SECONDS}s` });
-const deliver = useRunTaskDelivery(platform);
+const platform = usePlatform({ ...ENGINE_DELIVERY_ENV, RUN_TASK_TIMEOUT: `${TIMEOUT_SECONDS}s` });
+const deliver = useEngineDelivery(platform, () => taskServer.received);
 const admin = callAs(platform, 'admin');
 const controller = callAs(platform, 'controller');
 const RUNS = `/api/v1alpha1/projects/${TEAM_PROJECT}`;
 
 let taskServer: RunTaskServer;
 beforeAll(async () => {
-  taskServer = await startRunTaskServer('unused: the task is not signed');
-  taskServer.verdict = () => ({ silent: true });
+  // It answers no run: every Workspace's verdict is silence.
+  taskServer = await startRunTaskServer('unused: the task is not signed', () => platform().gateway.url);
 });
 afterAll(async () => {
   await taskServer?.close();
@@ -49,8 +49,7 @@ async function runOfSilentTask(enforcement: 'advisory' | 'mandatory') {
   ).then(expectStatus(201));
   const run = await admin('POST', `${RUNS}/workspaces/${workspace}/runs`, { type: 'plan' }).then(expectStatus(201));
   expect(run.phase).toBe('AwaitingTasks');
-  await deliver(run.id, task);
-  const request = taskServer.received.findLast((received) => received.payload.run_id === run.id)!;
+  const request = await deliver(run.id);
   // Unsigned, as HCP Terraform sends the requests of a task without an HMAC key.
   expect(request.signature).toBeUndefined();
   return { workspace, task, run, request };
@@ -77,7 +76,7 @@ describe('Issue 48, item 3: a task that never answers, with a documented timeout
     const [result] = (await admin('GET', `${RUNS}/runs/${run.id}/task-results`).then(expectStatus(200))).items;
     expect(result).toMatchObject({ status: 'errored', message: expect.stringContaining('RUN_TASK_TIMEOUT') });
     const late = await sendCallback(
-      request.payload.task_result_callback_url,
+      request.callbackUrl,
       request.payload.access_token,
       taskResultDocument('passed', 'too late'),
     );

@@ -14,7 +14,7 @@ import {
   usePlatform,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
-import { useRunTaskDelivery } from '../../support/run-task-delivery.ts';
+import { ENGINE_DELIVERY_ENV, useEngineDelivery, useRunTaskRequests } from '../../support/run-task-delivery.ts';
 import {
   type RunTaskServer,
   sendCallback,
@@ -24,8 +24,10 @@ import {
 
 const HMAC_KEY = 'a-task-servers-shared-secret';
 const audit = new AuditCapture();
-const platform = usePlatform({}, { auditSinks: [audit] });
-const deliver = useRunTaskDelivery(platform);
+const platform = usePlatform(ENGINE_DELIVERY_ENV, { auditSinks: [audit] });
+// Requests go out through the outbound engine (issue 48, item 4), as in production.
+const deliver = useEngineDelivery(platform, () => taskServer.received);
+const requestFor = useRunTaskRequests(platform);
 const admin = callAs(platform, 'admin');
 // The OIDC user's Role grants every verb on `workspaces/runs`, `override` included; the CI ServiceAccount's grants
 // `create`, `get` and `list` there.
@@ -36,7 +38,7 @@ const RUNS = `/api/v1alpha1/projects/${TEAM_PROJECT}`;
 
 let taskServer: RunTaskServer;
 beforeAll(async () => {
-  taskServer = await startRunTaskServer(HMAC_KEY);
+  taskServer = await startRunTaskServer(HMAC_KEY, () => platform().gateway.url);
   await platform().clusterAdmin.send({
     method: 'POST',
     path: `/api/v1/namespaces/${TEAM_PROJECT}/secrets`,
@@ -127,8 +129,7 @@ describe('Issue 48, item 3: a run waits in a visible phase while its tasks run',
 describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terraform's run task request and callback)", () => {
   it('the request carries the payload fields, signed with HMAC-SHA512 of the body in X-TFC-Task-Signature; a passed callback lets the controller claim the run, and its claim says it may proceed', async () => {
     const { workspace, task } = await workspaceWithTask('mandatory');
-    const run = await startPlan(workspace);
-    taskServer.verdict = () => ({
+    taskServer.verdicts.set(workspace, {
       status: 'passed',
       message: '3 checks passed',
       url: 'https://scanner.example.com/results/1',
@@ -145,8 +146,8 @@ describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terrafo
         },
       ],
     });
-    expect(await deliver(run.id, task)).toEqual({ status: 200 });
-    const request = requestOf(run.id);
+    const run = await startPlan(workspace);
+    const request = await deliver(run.id);
     expect(request.signatureValid).toBe(true);
     expect(request.payload).toMatchObject({
       payload_version: 1,
@@ -183,9 +184,9 @@ describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terrafo
 
   it('a failed advisory task is recorded and shown, and the run goes on', async () => {
     const { workspace, task } = await workspaceWithTask('advisory');
+    taskServer.verdicts.set(workspace, { status: 'failed', message: 'cost rises by 40 %' });
     const run = await startPlan(workspace);
-    taskServer.verdict = () => ({ status: 'failed', message: 'cost rises by 40 %' });
-    await deliver(run.id, task);
+    await deliver(run.id);
     expect(await settled(run.id)).toMatchObject({
       phase: 'Pending',
       statusMessage: expect.stringContaining(`${task} failed (advisory)`),
@@ -198,9 +199,9 @@ describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terrafo
 
   it('a failed mandatory task ends the run as Failed, naming the task; no controller gets it', async () => {
     const { workspace, task } = await workspaceWithTask('mandatory');
+    taskServer.verdicts.set(workspace, { status: 'failed', message: 'public bucket found' });
     const run = await startPlan(workspace);
-    taskServer.verdict = () => ({ status: 'failed', message: 'public bucket found' });
-    await deliver(run.id, task);
+    await deliver(run.id);
     const failed = await settled(run.id);
     expect(failed).toMatchObject({ phase: 'Failed', finishedAt: expect.any(String) });
     expect(failed.statusMessage).toContain(`mandatory run task ${task} failed at pre_plan: public bucket found`);
@@ -209,10 +210,10 @@ describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terrafo
 
   it('an apply run waits for the tasks at pre_apply', async () => {
     const { workspace, task } = await workspaceWithTask('mandatory');
+    taskServer.verdicts.set(workspace, { status: 'passed', message: 'ok' });
     const run = await admin('POST', `${RUNS}/workspaces/${workspace}/runs`, { type: 'apply' }).then(expectStatus(201));
     expect(run.phase).toBe('AwaitingTasks');
-    taskServer.verdict = () => ({ status: 'passed', message: 'ok' });
-    await deliver(run.id, task);
+    await deliver(run.id);
     expect(requestOf(run.id).payload.stage).toBe('pre_apply');
     expect((await settled(run.id)).phase).toBe('Pending');
   });
@@ -220,8 +221,7 @@ describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terrafo
   it('a request signed with another key is refused by the task, which then never answers: the run keeps waiting', async () => {
     const { workspace, task } = await workspaceWithTask('mandatory', 'wrong-hmac');
     const run = await startPlan(workspace);
-    expect(await deliver(run.id, task)).toEqual({ status: 401 });
-    expect(requestOf(run.id).signatureValid).toBe(false);
+    expect((await deliver(run.id)).signatureValid).toBe(false);
     expect((await getRun(run.id)).phase).toBe('AwaitingTasks');
   });
 });
@@ -229,9 +229,9 @@ describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terrafo
 describe("Issue 48, item 3: override on the Workspace's runs lets a named person proceed after a mandatory failure, with a reason, audited", () => {
   const failedRun = async () => {
     const { workspace, task } = await workspaceWithTask('mandatory');
+    taskServer.verdicts.set(workspace, { status: 'failed', message: 'ticket missing' });
     const run = await startPlan(workspace);
-    taskServer.verdict = () => ({ status: 'failed', message: 'ticket missing' });
-    await deliver(run.id, task);
+    await deliver(run.id);
     expect((await settled(run.id)).phase).toBe('Failed');
     return { run, workspace, task };
   };
@@ -277,11 +277,10 @@ describe('Issue 48, item 2: the callback token is short-lived, bound to one run 
     const second = await workspaceWithTask('mandatory');
     const runA = await startPlan(first.workspace);
     const runB = await startPlan(second.workspace);
-    taskServer.verdict = () => ({ silent: true });
-    await deliver(runA.id, first.task);
-    await deliver(runB.id, second.task);
+    await deliver(runA.id);
+    await deliver(runB.id);
     const tokenA = requestOf(runA.id).payload.access_token as string;
-    const callbackB = requestOf(runB.id).payload.task_result_callback_url as string;
+    const callbackB = requestOf(runB.id).callbackUrl;
     const forged = await sendCallback(callbackB, 'rtt_forged', taskResultDocument('passed', 'trust me'));
     expect(forged.status).toBe(401);
     expect(JSON.parse(forged.body)).toMatchObject({ reason: 'InvalidTaskResultToken' });
@@ -297,27 +296,32 @@ describe('Issue 48, item 2: the callback token is short-lived, bound to one run 
     const second = await workspaceWithTask('advisory');
     const runA = await startPlan(first.workspace);
     const runB = await startPlan(second.workspace);
-    taskServer.verdict = () => ({ silent: true });
-    await deliver(runA.id, first.task);
-    await deliver(runB.id, second.task);
-    const { access_token: token, run_log_api_url: logUrl } = requestOf(runA.id).payload;
+    await deliver(runA.id);
+    await deliver(runB.id);
+    const token = requestOf(runA.id).payload.access_token;
+    const logUrl = requestOf(runA.id).runLogUrl;
     const read = (url: string) => fetch(url, { headers: { authorization: `Bearer ${token}` } });
     const own = await read(logUrl);
     expect(own.status).toBe(200);
     expect(own.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect((await read(requestOf(runB.id).payload.run_log_api_url)).status).toBe(403);
+    expect((await read(requestOf(runB.id).runLogUrl)).status).toBe(403);
     expect((await read(`${platform().gateway.url}${RUNS}/runs/${runA.id}`)).status).toBe(401);
     expect((await read(`${platform().gateway.url}${API}/namespaces/${TEAM_PROJECT}/workspaces`)).status).toBe(401);
   });
 
   it('a new request of the same task result replaces its token: the earlier one is refused', async () => {
     const { workspace, task } = await workspaceWithTask('mandatory');
+    taskServer.verdicts.set(workspace, { silent: true });
     const run = await startPlan(workspace);
-    taskServer.verdict = () => ({ silent: true });
-    await deliver(run.id, task);
-    const earlier = requestOf(run.id).payload;
-    await deliver(run.id, task);
-    const later = requestOf(run.id).payload;
+    const delivered = await deliver(run.id);
+    const earlier: Record<string, string> = { ...delivered.payload, task_result_callback_url: delivered.callbackUrl };
+    // A new request of the same result (the engine's next attempt builds one the same way).
+    const again = await requestFor(run.id, task);
+    if ('drop' in again) throw new Error(again.drop);
+    const later: Record<string, string> = {
+      ...JSON.parse(again.request.body),
+      task_result_callback_url: delivered.callbackUrl,
+    };
     expect(later.task_result_id).toBe(earlier.task_result_id);
     expect(later.access_token).not.toBe(earlier.access_token);
     const stale = await sendCallback(
@@ -344,10 +348,10 @@ describe('Issue 48, item 2: the callback token is short-lived, bound to one run 
 
   it('a callback that is not a task result document is refused 400 naming the field', async () => {
     const { workspace, task } = await workspaceWithTask('mandatory');
+    taskServer.verdicts.set(workspace, { silent: true });
     const run = await startPlan(workspace);
-    taskServer.verdict = () => ({ silent: true });
-    await deliver(run.id, task);
-    const { task_result_callback_url: url, access_token: token } = requestOf(run.id).payload;
+    const { callbackUrl: url, payload } = await deliver(run.id);
+    const token = payload.access_token;
     const refused = await sendCallback(url, token, { data: { type: 'task-results', attributes: { status: 'done' } } });
     expect(refused.status).toBe(400);
     expect(JSON.parse(refused.body)).toMatchObject({

@@ -20,23 +20,35 @@ import {
   usePlatform,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
-import { useRunTaskRequests } from '../../support/run-task-delivery.ts';
-import { sendCallback, taskResultDocument } from '../../support/run-task-server.ts';
+import { ENGINE_DELIVERY_ENV, useEngineDelivery } from '../../support/run-task-delivery.ts';
+import {
+  type RunTaskServer,
+  sendCallback,
+  startRunTaskServer,
+  taskResultDocument,
+} from '../../support/run-task-server.ts';
 import { ControllerClient } from '../../../infra/development/controller/reference-controller.ts';
 import { execCredentialKubeconfig, usePluginUser } from '../../support/plugin-cli.ts';
 
-const platform = usePlatform({}, { tls: true });
+const platform = usePlatform(ENGINE_DELIVERY_ENV, { tls: true });
 const user = usePluginUser(platform);
 const admin = callAs(platform, 'admin');
-const runTaskRequest = useRunTaskRequests(platform);
+// A run task server that takes each request and never answers: the test answers for it, with its token.
+let taskServer: RunTaskServer;
+const delivered = useEngineDelivery(platform, () => taskServer.received);
 let controller: ControllerClient;
 
 const WORKSPACES = ['network', 'dns', 'storage', 'queue', 'edge', 'cache', 'relayed'];
 
 beforeAll(async () => {
+  taskServer = await startRunTaskServer('cli-key', () => platform().gateway.url);
   controller = new ControllerClient(platform().gateway.url, platform().tokens.controller);
   for (const name of WORKSPACES)
     await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject(name)).then(expectStatus(201));
+});
+
+afterAll(async () => {
+  await taskServer?.close();
 });
 
 /** Claims the Pending run of `workspace` as the controller: its id and lease. */
@@ -542,7 +554,7 @@ describe('runs approve: an apply of exactly what a succeeded plan showed (the ap
     await admin(
       'POST',
       `${API}/namespaces/${TEAM_PROJECT}/runtasks`,
-      runTaskObject('scanner', { enforcement: 'mandatory', workspaces: ['tasked'] }),
+      runTaskObject('scanner', { url: taskServer.url, enforcement: 'mandatory', workspaces: ['tasked'] }),
     ).then(expectStatus(201));
     const { id } = await admin('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/tasked/runs`, {
       type: 'plan',
@@ -553,12 +565,10 @@ describe('runs approve: an apply of exactly what a succeeded plan showed (the ap
       /\nTASK {6}STAGE {6}ENFORCEMENT {3}STATUS {4}MESSAGE\nscanner {3}pre_plan {3}mandatory {5}pending {3}<none>\n/,
     );
     expect(waiting.stdout).toMatch(/Waiting for its run tasks until \S+Z \(RUN_TASK_TIMEOUT\)\n$/);
-    const request = await runTaskRequest(id, 'scanner');
-    if ('drop' in request) throw new Error(request.drop);
-    const payload = JSON.parse(request.request.body);
+    const request = await delivered(id);
     const callback = await sendCallback(
-      payload.task_result_callback_url,
-      payload.access_token,
+      request.callbackUrl,
+      request.payload.access_token,
       taskResultDocument('failed', 'public bucket found'),
     );
     expect(callback.status).toBe(200);
