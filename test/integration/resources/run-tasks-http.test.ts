@@ -314,34 +314,20 @@ describe('Issue 48, item 2: the callback token is short-lived, bound to one run 
     taskServer.verdicts.set(workspace, { silent: true });
     const run = await startPlan(workspace);
     const delivered = await deliver(run.id);
-    const earlier: Record<string, string> = { ...delivered.payload, task_result_callback_url: delivered.callbackUrl };
+    const callback = delivered.callbackUrl;
+    const earlier = delivered.payload as { task_result_id: string; access_token: string };
     // A new request of the same result (the engine's next attempt builds one the same way).
     const again = await requestFor(run.id, task);
     if ('drop' in again) throw new Error(again.drop);
-    const later: Record<string, string> = {
-      ...JSON.parse(again.request.body),
-      task_result_callback_url: delivered.callbackUrl,
-    };
+    const later = JSON.parse(again.request.body) as { task_result_id: string; access_token: string };
     expect(later.task_result_id).toBe(earlier.task_result_id);
     expect(later.access_token).not.toBe(earlier.access_token);
-    const stale = await sendCallback(
-      earlier.task_result_callback_url,
-      earlier.access_token,
-      taskResultDocument('passed', 'x'),
-    );
+    const stale = await sendCallback(callback, earlier.access_token, taskResultDocument('passed', 'x'));
     expect(stale.status).toBe(401);
-    const current = await sendCallback(
-      later.task_result_callback_url,
-      later.access_token,
-      taskResultDocument('passed', 'x'),
-    );
+    const current = await sendCallback(callback, later.access_token, taskResultDocument('passed', 'x'));
     expect(current.status).toBe(200);
     expect((await settled(run.id)).phase).toBe('Pending');
-    const afterFinal = await sendCallback(
-      later.task_result_callback_url,
-      later.access_token,
-      taskResultDocument('failed', 'y'),
-    );
+    const afterFinal = await sendCallback(callback, later.access_token, taskResultDocument('failed', 'y'));
     expect(afterFinal.status).toBe(409);
     expect(JSON.parse(afterFinal.body)).toMatchObject({ reason: 'TaskResultFinal' });
   });
