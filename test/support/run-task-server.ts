@@ -59,11 +59,15 @@ export async function sendCallback(callbackUrl: string, token: string, document:
 }
 
 /**
- * Starts a task server on 127.0.0.1 that verifies signatures with `hmacKey`. The test's gateway listens on a port
+ * Starts a task server on 127.0.0.1 that verifies signatures with `hmacKey` (none: it takes unsigned requests, as
+ * HCP Terraform sends them for a task without a key). The test's gateway listens on a port
  * chosen when it starts, so its API_BASE_URL (what the payload's URLs are built on) cannot name it: the server
  * reaches the payload's paths at `platformUrl()`, as a task behind another route to the platform would.
  */
-export async function startRunTaskServer(hmacKey: string, platformUrl: () => string): Promise<RunTaskServer> {
+export async function startRunTaskServer(
+  hmacKey: string | undefined,
+  platformUrl: () => string,
+): Promise<RunTaskServer> {
   const onPlatform = (url: string) => {
     const { pathname, search } = new URL(url);
     return `${platformUrl()}${pathname}${search}`;
@@ -74,11 +78,13 @@ export async function startRunTaskServer(hmacKey: string, platformUrl: () => str
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
     const signature = request.headers['x-tfc-task-signature'] as string | undefined;
-    const expected = createHmac('sha512', hmacKey).update(body).digest('hex');
+    // A task configured without an HMAC key takes unsigned requests, as HCP Terraform sends them then.
+    const expected = hmacKey === undefined ? undefined : createHmac('sha512', hmacKey).update(body).digest('hex');
     const signatureValid =
-      signature !== undefined &&
-      signature.length === expected.length &&
-      timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
+      expected === undefined ||
+      (signature !== undefined &&
+        signature.length === expected.length &&
+        timingSafeEqual(Buffer.from(signature), Buffer.from(expected)));
     const payload = JSON.parse(body.toString('utf8')) as Record<string, any>;
     received.push({
       payload,

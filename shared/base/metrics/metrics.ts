@@ -47,6 +47,10 @@ export interface Metrics {
   runClaim(result: 'claimed' | 'empty', attempt?: number): void;
   /** A lease that expired unrenewed was taken over by a new claim (the previous holder lapsed). */
   leaseLapsed(): void;
+  /** A run task's result became final (issue 48): `passed`, `failed`, or `errored` (no answer before its deadline). */
+  runTaskResult(status: 'passed' | 'failed' | 'errored', enforcement: 'advisory' | 'mandatory'): void;
+  /** A run left `AwaitingTasks` (issue 48): it `proceeded` or `failed`; or a failed one was `overridden`. */
+  runTaskGate(outcome: 'proceeded' | 'failed' | 'overridden'): void;
   /** Read at each scrape: what the process can only tell when asked. */
   collectOnScrape(source: ScrapeSources): void;
   /** The Prometheus text exposition of every metric of this context. */
@@ -103,6 +107,8 @@ export const NO_METRICS: Metrics = {
   streamResumed() {},
   runClaim() {},
   leaseLapsed() {},
+  runTaskResult() {},
+  runTaskGate() {},
   collectOnScrape() {},
   exposition: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
@@ -224,6 +230,17 @@ class PrometheusMetrics implements Metrics {
     [],
   );
 
+  readonly #runTaskResults = this.#counter(
+    'platform_api_run_task_results_total',
+    "Run tasks' results that became final, by status (passed, failed, errored: no answer before RUN_TASK_TIMEOUT) and enforcement.",
+    ['status', 'enforcement'],
+  );
+  readonly #runTaskGates = this.#counter(
+    'platform_api_run_task_gates_total',
+    'Runs that left AwaitingTasks, by outcome (proceeded, failed), and failed runs overridden to proceed.',
+    ['outcome'],
+  );
+
   constructor() {
     this.#openStreams.set({ kind: 'run_log' }, 0);
     this.#openStreams.set({ kind: 'watch' }, 0);
@@ -309,6 +326,14 @@ class PrometheusMetrics implements Metrics {
 
   leaseLapsed(): void {
     this.#leaseLapses.inc();
+  }
+
+  runTaskResult(status: 'passed' | 'failed' | 'errored', enforcement: 'advisory' | 'mandatory'): void {
+    this.#runTaskResults.inc({ status, enforcement });
+  }
+
+  runTaskGate(outcome: 'proceeded' | 'failed' | 'overridden'): void {
+    this.#runTaskGates.inc({ outcome });
   }
 
   collectOnScrape(source: ScrapeSources): void {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Database } from '../../base/database/database.ts';
+import type { Metrics } from '../../base/metrics/metrics.ts';
 import type { PageTokens } from '../../base/database/page-tokens.ts';
 import { RunLogChunks } from './leases/log-chunks.ts';
 import { RunLeases } from './leases/run-leases.ts';
@@ -31,6 +32,8 @@ export interface RunServicesOptions {
   /** Signs the lists' `continue` tokens (a server's: keyed from the signing key every replica shares). */
   pageTokens?: PageTokens;
   listenerLimits?: RunLogListenerLimits;
+  /** Where run tasks' results and gates are counted (issue 48); none by default. */
+  metrics?: Metrics;
 }
 
 /** The services over one database; `connection`: the pool's options, for the log listener's own connection. */
@@ -45,6 +48,6 @@ export function createRunServices(
     logChunks: new RunLogChunks(database),
     planApprovals: new PlanApprovals(database),
     logs: new RunLogs(database, connection, options.listenerLimits),
-    taskResults: new RunTaskResults(database),
+    taskResults: new RunTaskResults(database, options.metrics),
   };
 }

@@ -565,7 +565,7 @@ async function sweepCommonRefusals(): Promise<void> {
 }
 
 beforeAll(async () => {
-  taskServer = await startRunTaskServer('docs-key', () => platform().gateway.url);
+  taskServer = await startRunTaskServer(undefined, () => platform().gateway.url);
   document = JSON.parse((await rawRequest(platform().gateway.url, 'GET', '/openapi.json')).text) as Document;
   const workspaces = resourceRoute('Workspace', 'create');
   const created = await hit(workspaces, { params: { namespace: TEAM_PROJECT }, body: object('Workspace', WORKSPACE) });

@@ -41,7 +41,7 @@ let controller: ControllerClient;
 const WORKSPACES = ['network', 'dns', 'storage', 'queue', 'edge', 'cache', 'relayed'];
 
 beforeAll(async () => {
-  taskServer = await startRunTaskServer('cli-key', () => platform().gateway.url);
+  taskServer = await startRunTaskServer(undefined, () => platform().gateway.url);
   controller = new ControllerClient(platform().gateway.url, platform().tokens.controller);
   for (const name of WORKSPACES)
     await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject(name)).then(expectStatus(201));

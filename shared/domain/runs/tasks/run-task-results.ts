@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../../../base/database/database.ts';
+import { NO_METRICS, type Metrics } from '../../../base/metrics/metrics.ts';
 import { apiError } from '../../../base/http/error-catalogue.ts';
 import { isUuid } from '../records/run-id.ts';
 import { RUN_COLUMNS, toRun, type RunRow } from '../records/run-row.ts';
@@ -81,9 +82,11 @@ const sha256 = (token: string) => createHash('sha256').update(token).digest();
  */
 export class RunTaskResults {
   readonly #database: Database;
+  readonly #metrics: Pick<Metrics, 'runTaskResult' | 'runTaskGate'>;
 
-  constructor(database: Database) {
+  constructor(database: Database, metrics: Pick<Metrics, 'runTaskResult' | 'runTaskGate'> = NO_METRICS) {
     this.#database = database;
+    this.#metrics = metrics;
   }
 
   /** The results of run `runId`, by task name. */
@@ -170,6 +173,7 @@ export class RunTaskResults {
       signal ? { signal } : {},
     );
     if (!rows[0]) throw apiError('TaskResultFinal', `task result ${taskResult} is final: it does not change`);
+    if (callback.status !== 'running') this.#metrics.runTaskResult(callback.status, rows[0].enforcement);
     await this.settle([rows[0].run_id]);
     return toResult(rows[0]);
   }
@@ -182,13 +186,15 @@ export class RunTaskResults {
   async settle(runIds?: readonly string[]): Promise<{ id: string; phase: string }[]> {
     const scope = runIds ? 'AND run_id = ANY($1::uuid[])' : '';
     const values = runIds ? [runIds] : [];
-    await this.#database.query(
+    const { rows: timedOut } = await this.#database.query<{ enforcement: RunTaskEnforcement }>(
       `UPDATE run_task_results SET status = 'errored', token_sha256 = NULL,
          updated_at = date_trunc('milliseconds', now()),
          message = 'no answer before the deadline (RUN_TASK_TIMEOUT)'
-       WHERE status IN ('pending', 'running') AND deadline <= now() ${scope}`,
+       WHERE status IN ('pending', 'running') AND deadline <= now() ${scope}
+       RETURNING enforcement`,
       values,
     );
+    for (const { enforcement } of timedOut) this.#metrics.runTaskResult('errored', enforcement);
     const { rows } = await this.#database.query<{ id: string; phase: string }>(
       `UPDATE runs r SET
          phase = CASE WHEN gate.blocking IS NULL THEN 'Pending' ELSE 'Failed' END,
@@ -209,6 +215,7 @@ export class RunTaskResults {
        RETURNING r.id, r.phase`,
       values,
     );
+    for (const { phase } of rows) this.#metrics.runTaskGate(phase === 'Pending' ? 'proceeded' : 'failed');
     return rows;
   }
 
@@ -240,6 +247,7 @@ export class RunTaskResults {
       [runId, project, principal, reason],
       signal ? { signal } : {},
     );
+    if (rows[0]) this.#metrics.runTaskGate('overridden');
     if (!rows[0])
       throw apiError(
         'NothingToOverride',
