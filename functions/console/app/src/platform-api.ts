@@ -32,7 +32,8 @@ export interface Run {
   project: string;
   workspace: string;
   type: 'plan' | 'apply';
-  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
+  /** `AwaitingTasks`: waiting for its run tasks (issue 48) before a controller may claim it. */
+  phase: 'AwaitingTasks' | 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
   principal: string;
   principalType: string;
   createdAt: string;
@@ -56,6 +57,22 @@ export interface Run {
     applyableUntil: string;
     supersededBy: { id: string; type: 'plan' | 'apply' } | null;
   } | null;
+}
+
+/** One run task's result (issue 48, `GET .../runs/{run}/task-results`). */
+export interface TaskResult {
+  id: string;
+  task: string;
+  stage: 'pre_plan' | 'pre_apply';
+  enforcement: 'advisory' | 'mandatory';
+  status: 'pending' | 'running' | 'passed' | 'failed' | 'errored';
+  message: string;
+  url: string | null;
+  outcomes: Array<{ outcomeId: string; description: string; body?: string; url?: string }>;
+  deadline: string;
+  updatedAt: string;
+  overriddenBy: string | null;
+  overrideReason: string | null;
 }
 
 export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(['Succeeded', 'Failed', 'Cancelled']);

@@ -9,6 +9,7 @@ import { useLoaded } from '../use-loaded.ts';
 import { ApplyPlan } from './approvals.tsx';
 import { LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
 import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
+import { RunTaskResults } from './run-tasks.tsx';
 
 const POLL_MS = 2_000;
 
@@ -106,6 +107,7 @@ export function RunPage({
               {mayApplyPlan(permissions, data) && <ApplyPlan api={api} run={data} />}
               {mayReadAudit && <a href={`#/audit?run=${encodeURIComponent(data.id)}`}>Audit trail of this run</a>}
             </div>
+            <RunTaskResults api={api} run={data} permissions={permissions} onOverridden={() => run.reload()} />
           </>
         )}
       </LoadedView>
