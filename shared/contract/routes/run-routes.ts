@@ -30,7 +30,8 @@ export const RUN_SCHEMA = {
     type: { enum: ['plan', 'apply'] },
     phase: {
       enum: ['AwaitingTasks', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'],
-      description: '`AwaitingTasks`: the run waits for its run tasks (docs/run-tasks.md) before a controller may claim it.',
+      description:
+        '`AwaitingTasks`: the run waits for its run tasks (docs/run-tasks.md) before a controller may claim it.',
     },
     principal: {
       type: 'string',

@@ -21,10 +21,7 @@ const receiverKey = (project: string, task: string) => `${project}/${task}`;
  * OUTBOUND_MAX_ATTEMPTS, logs each attempt, and shares the work across instances. A result that no longer waits
  * (answered, timed out, the run cancelled) or a deleted RunTask drops the delivery.
  */
-export function runTaskReceivers(
-  results: () => Promise<RunTaskResults>,
-  requests: RunTaskRequests,
-): OutboundReceivers {
+export function runTaskReceivers(results: () => Promise<RunTaskResults>, requests: RunTaskRequests): OutboundReceivers {
   return {
     family: 'run-task',
     async receiversOf(event: OutboxEvent) {

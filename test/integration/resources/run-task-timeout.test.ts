@@ -56,7 +56,7 @@ async function runOfSilentTask(enforcement: 'advisory' | 'mandatory') {
 }
 
 /** The run once the deadline has passed and a claim (the controller's poll) settled its tasks. */
-const settledByClaims = (workspace: string, runId: string) =>
+const settledByClaims = (runId: string) =>
   vi.waitFor(
     async () => {
       await controller('POST', '/internal/runs/claim', { project: TEAM_PROJECT, workspace: 'no-such-workspace' });
@@ -69,8 +69,8 @@ const settledByClaims = (workspace: string, runId: string) =>
 
 describe('Issue 48, item 3: a task that never answers, with a documented timeout (RUN_TASK_TIMEOUT)', () => {
   it('a mandatory task with no answer before the deadline is errored and fails the run naming it; its token is refused after', async () => {
-    const { workspace, task, run, request } = await runOfSilentTask('mandatory');
-    const failed = await settledByClaims(workspace, run.id);
+    const { task, run, request } = await runOfSilentTask('mandatory');
+    const failed = await settledByClaims(run.id);
     expect(failed.phase).toBe('Failed');
     expect(failed.statusMessage).toContain(`mandatory run task ${task} errored`);
     const [result] = (await admin('GET', `${RUNS}/runs/${run.id}/task-results`).then(expectStatus(200))).items;
@@ -85,7 +85,7 @@ describe('Issue 48, item 3: a task that never answers, with a documented timeout
 
   it('an advisory task with no answer lets the run go on', async () => {
     const { workspace, run } = await runOfSilentTask('advisory');
-    const moved = await settledByClaims(workspace, run.id);
+    const moved = await settledByClaims(run.id);
     expect(moved.phase).toBe('Pending');
     const claimed = await controller('POST', '/internal/runs/claim', { project: TEAM_PROJECT, workspace }).then(
       expectStatus(200),

@@ -209,7 +209,7 @@ describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terrafo
   });
 
   it('an apply run waits for the tasks at pre_apply', async () => {
-    const { workspace, task } = await workspaceWithTask('mandatory');
+    const { workspace } = await workspaceWithTask('mandatory');
     taskServer.verdicts.set(workspace, { status: 'passed', message: 'ok' });
     const run = await admin('POST', `${RUNS}/workspaces/${workspace}/runs`, { type: 'apply' }).then(expectStatus(201));
     expect(run.phase).toBe('AwaitingTasks');
@@ -219,7 +219,7 @@ describe("Issue 48, item 2: the protocol teams' tools already speak (HCP Terrafo
   });
 
   it('a request signed with another key is refused by the task, which then never answers: the run keeps waiting', async () => {
-    const { workspace, task } = await workspaceWithTask('mandatory', 'wrong-hmac');
+    const { workspace } = await workspaceWithTask('mandatory', 'wrong-hmac');
     const run = await startPlan(workspace);
     expect((await deliver(run.id)).signatureValid).toBe(false);
     expect((await getRun(run.id)).phase).toBe('AwaitingTasks');
@@ -333,7 +333,7 @@ describe('Issue 48, item 2: the callback token is short-lived, bound to one run 
   });
 
   it('a callback that is not a task result document is refused 400 naming the field', async () => {
-    const { workspace, task } = await workspaceWithTask('mandatory');
+    const { workspace } = await workspaceWithTask('mandatory');
     taskServer.verdicts.set(workspace, { silent: true });
     const run = await startPlan(workspace);
     const { callbackUrl: url, payload } = await deliver(run.id);

@@ -161,11 +161,16 @@ export function readTaskCallback(body: Record<string, unknown>): TaskCallback {
         refuse(`${field}.attributes.outcome-id`, 'must be a string of at most 256 characters'),
       );
       if (!outcomeId) throw refuse(`${field}.attributes.outcome-id`, 'is required');
-      const tags = fields.tags === undefined ? undefined : object(fields.tags, () => refuse(`${field}.attributes.tags`, 'must be an object'));
+      const tags =
+        fields.tags === undefined
+          ? undefined
+          : object(fields.tags, () => refuse(`${field}.attributes.tags`, 'must be an object'));
       const outcomeBody = optionalString(fields.body, MAX_OUTCOME_BODY, () =>
         refuse(`${field}.attributes.body`, `must be a string of at most ${MAX_OUTCOME_BODY} characters`),
       );
-      const outcomeUrl = optionalUrl(fields.url, () => refuse(`${field}.attributes.url`, 'must be an http or https URL'));
+      const outcomeUrl = optionalUrl(fields.url, () =>
+        refuse(`${field}.attributes.url`, 'must be an http or https URL'),
+      );
       outcomes.push({
         outcomeId,
         description:
