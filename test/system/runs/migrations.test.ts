@@ -121,6 +121,7 @@ describe('several instances starting at once migrate safely: the advisory lock s
         'outbox_events',
         'run_log_blocks',
         'run_log_lines',
+        'run_task_results',
         'runs',
         'schema_migrations',
         'stream_instances',
