@@ -302,7 +302,14 @@ export function validObject(kind: string, name: string): Record<string, unknown>
     Workspace: (name) => workspaceObject(name),
     Rollout: (name) => rolloutObject(name, ['network']),
     VariableSet: (name) => variableSetObject(name, [{ name: 'region', value: 'eu-west-1' }]),
-    RunTask: (name) => runTaskObject(name),
+    // For a Workspace no test makes: a RunTask for every Workspace would hold back the runs of the file's other tests.
+    RunTask: (name) => runTaskObject(name, { workspaces: ['no-such-workspace'] }),
+    Notification: (name) => ({
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'Notification',
+      metadata: { name },
+      spec: { events: ['RunFailed'], receiver: { type: 'cloudevents', url: 'https://receiver.example.com/hook' } },
+    }),
   };
   const build = builders[kind];
   if (!build) throw new Error(`no builder of a valid ${kind}`);
