@@ -1,7 +1,8 @@
 // `kubectl platform runs get RUN`: one run, as a table row (with, for a succeeded plan, whether it may
-// still be applied; for an apply an incident commander let through, who overrode what and why) or whole
-// (-o json|yaml).
-import { getRun } from '../plugin/runs-client.ts';
+// still be applied; for an apply an incident commander let through, who overrode what and why; and
+// the results of its run tasks) or whole (-o json|yaml).
+import { getRun, getTaskResults } from '../plugin/runs-client.ts';
+import { runTaskLines } from '../plugin/run-task-lines.ts';
 import { planApprovalLine } from '../plugin/plan-approval-line.ts';
 import { formatRuns } from '../plugin/run-rows.ts';
 import type { PluginCommand } from './plugin-command.ts';
@@ -18,11 +19,17 @@ export const runsGet: PluginCommand = {
     const run = await getRun(connection, connection.namespace, context.line.positionals[0]!);
     context.stdout(formatRuns([run], context.output, { single: true }));
     // A table says in one more line whether a succeeded plan may still be applied (issue 44, item 15).
-    const approval = context.output === 'table' || context.output === 'wide' ? planApprovalLine(run) : undefined;
+    const table = context.output === 'table' || context.output === 'wide';
+    const approval = table ? planApprovalLine(run) : undefined;
     if (approval) context.stdout(`${approval}\n`);
     // An override of the Project's windows or freeze is recorded on the run it let through (issue 45, item 5).
-    if ((context.output === 'table' || context.output === 'wide') && run.override)
+    if (table && run.override)
       context.stdout(`Overridden by ${run.override.by} (${run.override.overrode}): ${run.override.reason}\n`);
+    // Issue 48: the run's tasks, each with its result, under the run.
+    if (table)
+      context.stdout(
+        runTaskLines(run, await getTaskResults(connection, run.project, run.id), context.output === 'wide'),
+      );
     return 0;
   },
 };

@@ -1,5 +1,6 @@
 // The run routes (docs/resources.md, "Runs") as the commands call them.
 import type { RunAsRead } from '../../shared/contract/rules/run-record.ts';
+import type { TaskResult } from '../../shared/domain/runs/tasks/run-task-results.ts';
 import type { PlatformConnection } from './platform-connection.ts';
 
 /** A run as the server answers it (the contract's one type, which the console reads too). */
@@ -14,6 +15,16 @@ export const workspaceRunsPath = (project: string, workspace: string) =>
 
 export async function getRun(connection: PlatformConnection, project: string, run: string): Promise<RunRecord> {
   return (await connection.call('GET', runPath(project, run))).body as RunRecord;
+}
+
+/** The results of the run's tasks (issue 48), by stage and task. */
+export async function getTaskResults(
+  connection: PlatformConnection,
+  project: string,
+  run: string,
+): Promise<TaskResult[]> {
+  return ((await connection.call('GET', `${runPath(project, run)}/task-results`)).body as { items: TaskResult[] })
+    .items;
 }
 
 /** The newest `limit` runs of the Project (or of one Workspace), newest first, following continue tokens. */

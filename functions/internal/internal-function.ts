@@ -12,7 +12,10 @@ import type { SensitiveValue } from '../../shared/domain/runs/logs/log-masking.t
 import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
 import { notificationReceivers } from '../../shared/domain/notifications/notification-receivers.ts';
+import { runTaskReceivers } from '../../shared/domain/run-tasks/run-task-receivers.ts';
+import { RunTaskRequests } from '../../shared/domain/runs/tasks/run-task-requests.ts';
 import { leaseHeader } from './controller-requests.ts';
+import { mayProceed } from '../../shared/domain/runs/tasks/run-task-results.ts';
 import { runLogMasking } from '../../shared/domain/runs/logs/run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';
 
@@ -67,6 +70,18 @@ export function createInternalFunction(
       consoleUrl: context.outbound.settings.consoleUrl,
     }),
   );
+  // Run tasks' requests are a family of the same engine (issue 48): built at each attempt with a fresh token.
+  const taskResults = () => context.runs.service('taskResults');
+  context.outbound.register(
+    runTaskReceivers(
+      taskResults,
+      new RunTaskRequests(clusterObjects, taskResults, {
+        apiGroup: context.config.apiGroup,
+        apiBaseUrl: context.config.apiBaseUrl,
+        consoleUrl: context.outbound.settings.consoleUrl,
+      }),
+    ),
+  );
   context.outbound.sweepInBackground();
 
   const handlers: RouteHandlers<'internal'> = {
@@ -77,6 +92,10 @@ export function createInternalFunction(
     },
     claimRun: async (request) => {
       const { leaseSeconds, ...filter } = request.input.body();
+      // Runs whose tasks all answered, or ran out of time, move on first (issue 48): the controller's poll
+      // keeps the gate going whatever else does.
+      const gate = await taskResults();
+      await gate.settle();
       const claimed = await (await leases()).claim(
         runPrincipal(request.principal),
         leaseSeconds * 1000,
@@ -86,7 +105,12 @@ export function createInternalFunction(
       );
       if (!claimed) return { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
       noteForAudit(request, RUN_ANNOTATION, claimed.run.id);
-      return jsonResponse(200, { ...claimed, unmaskedSensitiveValues: await masking.claimed(claimed) });
+      const results = await gate.resultsOf(claimed.run.id);
+      return jsonResponse(200, {
+        ...claimed,
+        unmaskedSensitiveValues: await masking.claimed(claimed),
+        runTasks: { mayProceed: mayProceed(results), results },
+      });
     },
     renewRunLease: async (request) => {
       const { leaseId, leaseSeconds } = request.input.body();
@@ -125,7 +149,11 @@ export function createInternalFunction(
         variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace),
       });
     },
-    sweepOutbound: async () => jsonResponse(200, await context.outbound.sweep()),
+    sweepOutbound: async () => {
+      // The scheduled trigger also ends the waits of run tasks past their deadline (issue 48) when no controller polls.
+      await (await taskResults()).settle();
+      return jsonResponse(200, await context.outbound.sweep());
+    },
     internal: (request) => {
       throw notFound(`no internal route ${request.method} ${redactPath(request.path)}`);
     },

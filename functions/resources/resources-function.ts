@@ -25,6 +25,8 @@ import { plainWrites, type ResourceWrites, type Writer } from './kinds/resource-
 import { rolloutWrites } from './kinds/rollout-writes.ts';
 import { rolloutHandlers } from './handlers/rollout-handlers.ts';
 import { runHandlers } from './handlers/run-handlers.ts';
+import { runTaskHandlers } from './handlers/run-task-handlers.ts';
+import type { TaskResultTokens } from '../../shared/server/runtime/filters/authentication.ts';
 import { auditHandlers } from './handlers/audit-handlers.ts';
 import { tokenHandlers } from './handlers/token-handlers.ts';
 import { accessReviewHandlers } from './handlers/access-review-handlers.ts';
@@ -102,6 +104,7 @@ export function createResourcesFunction(
   );
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
+    ...runTaskHandlers(context),
     ...rolloutHandlers(objects),
     ...notificationHandlers(context),
     ...auditHandlers(context),
@@ -117,7 +120,7 @@ export function createResourcesFunction(
     ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, kind, writes: writesOf(kind), watchSessions })),
     routeHandlers(declared),
   );
-  return { handlers, authorisationResolvers, auditRequestObject };
+  return { handlers, authorisationResolvers, auditRequestObject, taskResultTokens: taskResultTokens(context) };
 }
 
 /**
@@ -157,4 +160,22 @@ function auditRequestObject(request: HandlerRequest): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A run task's access token as the principal of its task result (issue 48), while it is current. */
+function taskResultTokens(context: Pick<AppContext, 'runs'>): TaskResultTokens {
+  return async (token) => {
+    const holder = await (await context.runs.service('taskResults')).holderOf(token);
+    return (
+      holder && {
+        type: 'runtask',
+        name: `runtask:${holder.project}/${holder.task}`,
+        taskResult: holder.taskResult,
+        run: holder.run,
+        project: holder.project,
+        workspace: holder.workspace,
+        expiresAt: holder.expiresAt,
+      }
+    );
+  };
 }

@@ -1,5 +1,5 @@
 /** Who made a request, after authentication. Dispatch and authorisation switch on `type`. */
-export type Principal = AdminPrincipal | OidcPrincipal | ServiceAccountPrincipal;
+export type Principal = AdminPrincipal | OidcPrincipal | ServiceAccountPrincipal | RunTaskPrincipal;
 
 /** What every principal carries besides its identity. */
 interface CredentialLifetime {
@@ -39,4 +39,20 @@ export interface ServiceAccountPrincipal extends CredentialLifetime {
   uid: string;
   groups: string[];
   extra: Record<string, string[]>;
+}
+
+/**
+ * A run task answering one request (issue 48): authenticated by the access token of that request, only on the
+ * routes that take such a token (`auth: 'task-result-token'`), and bound to that one task result. It is no
+ * principal of the cluster: it is never authorised by SubjectAccessReview and no other route accepts it.
+ */
+export interface RunTaskPrincipal extends CredentialLifetime {
+  type: 'runtask';
+  /** `runtask:<project>/<task>`, for the record (the audit trail, logs). */
+  name: string;
+  /** The task result the token was issued for, and its run. */
+  taskResult: string;
+  run: string;
+  project: string;
+  workspace: string;
 }

@@ -36,6 +36,9 @@ export class PrincipalAuthorizer implements Authorizer {
         return this.#authorizeServiceAccount(principal, attributes);
       case 'oidc':
         return this.#authorizeOidcUser(principal, attributes);
+      case 'runtask':
+        // A run task's token is bound to its task result by the route (boundTaskResult); it holds no permission.
+        throw apiError('Forbidden', `${principal.name} may not ${describeAttributes(attributes)}`);
     }
   }
 
@@ -47,6 +50,8 @@ export class PrincipalAuthorizer implements Authorizer {
         return { everything: false, users: [{ user: principal.name, groups: principal.groups }] };
       case 'oidc':
         return { everything: false, users: this.#mappedAccounts(principal).map(serviceAccountSubject) };
+      case 'runtask':
+        return { everything: false, users: [] };
     }
   }
 

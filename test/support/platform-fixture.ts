@@ -276,6 +276,25 @@ export function rolloutObject(name: string, workspaces: string[]): Record<string
   };
 }
 
+/** A RunTask (issue 48) calling `url` at `stages`, for the Workspaces named (all when none). */
+export function runTaskObject(
+  name: string,
+  spec: {
+    url?: string;
+    stages?: string[];
+    enforcement?: string;
+    workspaces?: string[];
+    hmacKeySecretRef?: unknown;
+  } = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: `${GROUP}/v1alpha1`,
+    kind: 'RunTask',
+    metadata: { name },
+    spec: { url: 'https://tasks.example.com/check', stages: ['pre_plan'], ...spec },
+  };
+}
+
 /** A valid object of the platform kind `kind` named `name`, as the builders above make them. */
 export function validObject(kind: string, name: string): Record<string, unknown> {
   const builders: Record<string, (name: string) => Record<string, unknown>> = {
@@ -283,6 +302,8 @@ export function validObject(kind: string, name: string): Record<string, unknown>
     Workspace: (name) => workspaceObject(name),
     Rollout: (name) => rolloutObject(name, ['network']),
     VariableSet: (name) => variableSetObject(name, [{ name: 'region', value: 'eu-west-1' }]),
+    // For a Workspace no test makes: a RunTask for every Workspace would hold back the runs of the file's other tests.
+    RunTask: (name) => runTaskObject(name, { workspaces: ['no-such-workspace'] }),
     Notification: (name) => ({
       apiVersion: `${GROUP}/v1alpha1`,
       kind: 'Notification',

@@ -95,6 +95,8 @@ export class RoutedPathReview {
     if ('open' in authorisation) return { allowed: true, reason: 'an open route: no token is needed' };
     if ('anyAuthenticatedCaller' in authorisation)
       return { allowed: true, reason: 'any authenticated caller may use this route' };
+    if ('boundTaskResult' in authorisation)
+      return { allowed: false, reason: "only the run task's access token of this task result may use this route" };
     const request: AuthorisedRouteRequest = { route, principal, params, path, method: method!, query };
     try {
       const decision = await decideAsDeclared(

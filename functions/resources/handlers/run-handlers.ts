@@ -20,6 +20,8 @@ import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime
 import type { Run } from '../../../shared/domain/runs/run.ts';
 import { authoriseOverride } from '../../../shared/domain/approvals/time-gate-enforcement.ts';
 import type { RunPage } from '../../../shared/domain/runs/records/run-records.ts';
+import { tasksToAwait } from '../../../shared/domain/runs/tasks/run-task-objects.ts';
+import { stageOf, type TasksToAwait } from '../../../shared/domain/runs/tasks/run-task-protocol.ts';
 
 type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 
@@ -54,6 +56,23 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
     ...page,
     items: await answered(page.items, deadline),
   });
+  /** The run tasks a new run of `workspace` waits for at its stage (issue 48); none: it is `Pending` at once. */
+  const tasksOf = async (
+    project: string,
+    workspace: PlatformObject,
+    run: Pick<Run, 'type'>,
+    deadline?: AbortSignal,
+  ): Promise<{ tasks?: TasksToAwait }> => {
+    const tasks = await tasksToAwait(
+      objects,
+      project,
+      workspace,
+      stageOf(run),
+      context.config.runTaskTimeoutMs,
+      deadline,
+    );
+    return tasks.tasks.length > 0 ? { tasks } : {};
+  };
   const created = async (request: { auditAnnotations?: Record<string, string>; deadline?: AbortSignal }, run: Run) => {
     noteForAudit(request, RUN_ANNOTATION, run.id);
     return jsonResponse(201, await answeredRun(run, request.deadline), {
@@ -98,6 +117,7 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
             ...(plannedFor ? { plannedFor } : {}),
             // The override that let the apply through is recorded on it (issue 45, item 5).
             ...(overridden ? { override: { by: principal.principal, ...overridden } } : {}),
+            ...(await tasksOf(project, found, run, request.deadline)),
           },
           request.deadline,
         ),
@@ -126,6 +146,7 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
           maxAgeMs: context.config.planApprovalMaxAgeMs,
           workspace,
           ...(overridden ? { override: { by: approver.principal, ...overridden } } : {}),
+          ...(await tasksOf(plan.project, found, { type: 'apply' }, request.deadline)),
         },
         request.deadline,
       );

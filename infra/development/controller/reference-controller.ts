@@ -59,9 +59,11 @@ export class ControllerClient {
   async claim(
     leaseSeconds: number,
     filter: { project?: string; workspace?: string } = {},
-  ): Promise<{ run: ClaimedRun; lease: Lease } | undefined> {
+  ): Promise<{ run: ClaimedRun; lease: Lease; runTasks?: { mayProceed: boolean } } | undefined> {
     const response = await this.#call('POST', '/internal/runs/claim', { ...filter, leaseSeconds });
-    return response.status === 204 ? undefined : ((await response.json()) as { run: ClaimedRun; lease: Lease });
+    return response.status === 204
+      ? undefined
+      : ((await response.json()) as { run: ClaimedRun; lease: Lease; runTasks?: { mayProceed: boolean } });
   }
 
   async renew(runId: string, leaseId: string, leaseSeconds: number): Promise<Lease> {
@@ -191,6 +193,11 @@ export class ReferenceController {
       });
       if (!claimed) {
         await delay(idleDelayMs);
+        continue;
+      }
+      // The claim says whether the run's tasks let it proceed (issue 48); a run they hold back is not executed.
+      if (claimed.runTasks?.mayProceed === false) {
+        await client.finish(claimed.run.id, claimed.lease.id, 'Failed', 'its run tasks do not let it proceed');
         continue;
       }
       await this.#execute(claimed.run, claimed.lease);

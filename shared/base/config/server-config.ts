@@ -47,6 +47,11 @@ export interface ServerConfig {
   maxWatchesPerPrincipal: number;
   /** PLAN_APPROVAL_MAX_AGE: how long after it finished a succeeded plan may still be approved for apply, in milliseconds. */
   planApprovalMaxAgeMs: number;
+  /**
+   * RUN_TASK_TIMEOUT: how long a run waits for each of its run tasks from the moment it reached the stage, in
+   * milliseconds; also the lifetime of the task's access token (issue 48, docs/run-tasks.md).
+   */
+  runTaskTimeoutMs: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
   logLevel: LogLevel;
@@ -111,6 +116,8 @@ export function loadServerConfig(env: Environment, warnings: string[] = []): Ser
       max: '8760h',
       example: '24h',
     }),
+    // HCP Terraform's 10 minutes; compared with the database's clock as an interval, a day at most.
+    runTaskTimeoutMs: setting.duration('RUN_TASK_TIMEOUT', { fallback: '10m', min: '1s', max: '24h', example: '10m' }),
     projectSecretsAccess: loadProjectSecretsAccess(env),
     logLevel: parseLogLevel(setting),
     corsAllowedOrigins: parseCorsAllowedOrigins(setting.list('CORS_ALLOWED_ORIGINS')),

@@ -27,6 +27,15 @@ export const PLATFORM_ERRORS = {
     status: 400,
     meaning: 'The new run has missing, unknown or invalid fields; correct the body as the message says.',
   },
+  InvalidTaskResult: {
+    status: 400,
+    meaning:
+      "The run task's callback is not HCP Terraform's task result document (`data.type` task-results, `attributes.status` running, passed or failed, and its outcomes); fix the field the message names.",
+  },
+  InvalidOverride: {
+    status: 400,
+    meaning: 'An override needs `{"reason": "..."}`: a reason of 1 to 1024 characters, recorded in the audit trail.',
+  },
   InvalidLastEventId: {
     status: 400,
     meaning: 'The `Last-Event-ID` header is not a log line number; resend the id of the last event received.',
@@ -119,6 +128,16 @@ export const PLATFORM_ERRORS = {
     status: 404,
     meaning: 'No identity bridge is deployed (`BRIDGE_UPSTREAM_URL`); log in with the identity provider directly.',
   },
+  InvalidTaskResultToken: {
+    status: 401,
+    meaning:
+      "The run task's access token is not the current one of a task result still waiting, or its deadline passed (RUN_TASK_TIMEOUT); a task uses the `access_token` of the request it answers, before its deadline.",
+  },
+  TaskResultTokenMismatch: {
+    status: 403,
+    meaning:
+      "The access token belongs to another task result (another run, or another task): a token answers and reads only for the task result it was sent with; use that request's `task_result_callback_url`.",
+  },
   RequestTimeout: { status: 408, meaning: 'The request did not arrive in time; send it again, faster.' },
   TokenAlreadyExists: {
     status: 409,
@@ -166,6 +185,15 @@ export const PLATFORM_ERRORS = {
     status: 409,
     meaning:
       "Four eyes cannot be checked: no author is recorded for the Rollout's current revision (it was written outside the API); write the revision again through the API, then ask someone else to approve.",
+  },
+  TaskResultFinal: {
+    status: 409,
+    meaning: 'The task result already passed, failed or timed out: a final result does not change.',
+  },
+  NothingToOverride: {
+    status: 409,
+    meaning:
+      'The run did not fail on a mandatory run task before being claimed (or was overridden already): only such a run can be overridden to proceed.',
   },
   NotASucceededPlan: {
     status: 409,

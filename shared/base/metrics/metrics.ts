@@ -51,6 +51,10 @@ export interface Metrics {
   projectToken(event: 'created' | 'revoked', project: string): void;
   /** One attempt of the outbound engine to a receiver of `family`, what came of it and how long it took (issue 47). */
   outboundAttempt(attempt: OutboundAttemptLabels): void;
+  /** A run task's result became final (issue 48): `passed`, `failed`, or `errored` (no answer before its deadline). */
+  runTaskResult(status: 'passed' | 'failed' | 'errored', enforcement: 'advisory' | 'mandatory'): void;
+  /** A run left `AwaitingTasks` (issue 48): it `proceeded` or `failed`; or a failed one was `overridden`. */
+  runTaskGate(outcome: 'proceeded' | 'failed' | 'overridden'): void;
   /** Read at each scrape: what the process can only tell when asked. */
   collectOnScrape(source: ScrapeSources): void;
   /** The Prometheus text exposition of every metric of this context. */
@@ -123,6 +127,8 @@ export const NO_METRICS: Metrics = {
   leaseLapsed() {},
   projectToken() {},
   outboundAttempt() {},
+  runTaskResult() {},
+  runTaskGate() {},
   collectOnScrape() {},
   exposition: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
@@ -268,6 +274,17 @@ class PrometheusMetrics implements Metrics {
     ['project', 'event'],
   );
 
+  readonly #runTaskResults = this.#counter(
+    'platform_api_run_task_results_total',
+    "Run tasks' results that became final, by status (passed, failed, errored: no answer before RUN_TASK_TIMEOUT) and enforcement.",
+    ['status', 'enforcement'],
+  );
+  readonly #runTaskGates = this.#counter(
+    'platform_api_run_task_gates_total',
+    'Runs that left AwaitingTasks, by outcome (proceeded, failed), and failed runs overridden to proceed.',
+    ['outcome'],
+  );
+
   constructor() {
     this.#openStreams.set({ kind: 'run_log' }, 0);
     this.#openStreams.set({ kind: 'watch' }, 0);
@@ -363,6 +380,14 @@ class PrometheusMetrics implements Metrics {
     this.#outboundDeliveries.inc({ family, outcome });
     this.#outboundSeconds.observe({ family }, seconds);
     if (outcome !== 'retried') this.#outboundAttempts.observe({ family, outcome }, attempt);
+  }
+
+  runTaskResult(status: 'passed' | 'failed' | 'errored', enforcement: 'advisory' | 'mandatory'): void {
+    this.#runTaskResults.inc({ status, enforcement });
+  }
+
+  runTaskGate(outcome: 'proceeded' | 'failed' | 'overridden'): void {
+    this.#runTaskGates.inc({ outcome });
   }
 
   collectOnScrape(source: ScrapeSources): void {

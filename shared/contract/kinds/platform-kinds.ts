@@ -48,7 +48,22 @@ export const NOTIFICATION: PlatformKind = {
   nameSchema: DNS_SUBDOMAIN,
 };
 
-export const PLATFORM_KINDS: readonly PlatformKind[] = [PROJECT, WORKSPACE, ROLLOUT, VARIABLE_SET, NOTIFICATION];
+/** An external check a Project's runs wait for at a stage (issue 48, docs/run-tasks.md). */
+export const RUN_TASK: PlatformKind = {
+  kind: 'RunTask',
+  plural: 'runtasks',
+  namespaced: true,
+  nameSchema: DNS_SUBDOMAIN,
+};
+
+export const PLATFORM_KINDS: readonly PlatformKind[] = [
+  PROJECT,
+  WORKSPACE,
+  ROLLOUT,
+  VARIABLE_SET,
+  NOTIFICATION,
+  RUN_TASK,
+];
 
 /** The REST operations every kind offers, with the Kubernetes verb each is authorised as. */
 export const RESOURCE_OPERATIONS = {

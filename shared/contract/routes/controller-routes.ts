@@ -1,5 +1,6 @@
 import { declareRoutes, type RouteDefinition } from './route-definition.ts';
 import { DATABASE_ERRORS, MESSAGE, PAGE_PARAMETERS, RUN_PAGE_SCHEMA, RUN_SCHEMA } from './run-routes.ts';
+import { TASK_RESULT_SCHEMA } from './run-task-routes.ts';
 
 /** The workspace controller's routes: RBAC's `nonResourceURLs` decide who may call what, before any input is read. */
 export const NON_RESOURCE = { nonResourcePath: true } as const;
@@ -105,9 +106,19 @@ export function internalRoutes() {
         },
         responseSchema: {
           ...LEASED_RUN_SCHEMA,
-          required: [...LEASED_RUN_SCHEMA.required, 'unmaskedSensitiveValues'],
+          required: [...LEASED_RUN_SCHEMA.required, 'unmaskedSensitiveValues', 'runTasks'],
           properties: {
             ...LEASED_RUN_SCHEMA.properties,
+            runTasks: {
+              type: 'object',
+              required: ['mayProceed', 'results'],
+              description:
+                "The run's tasks at its stage (issue 48, docs/run-tasks.md): a run is claimable only once they let it proceed, so `mayProceed` is true; a controller that finds it false stops the run as Failed. `results` lists each (advisory failures included) for the log.",
+              properties: {
+                mayProceed: { type: 'boolean' },
+                results: { type: 'array', items: TASK_RESULT_SCHEMA },
+              },
+            },
             unmaskedSensitiveValues: {
               type: 'array',
               items: { type: 'string' },

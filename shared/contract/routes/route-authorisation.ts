@@ -46,7 +46,9 @@ export type RouteAuthorisation =
       performs?: readonly (string | { verb: string; subresource: string })[];
     }
   | { resolver: AuthorisationResolverName; attributes: Omit<DeclaredAttributes, 'nameParameter'> }
-  | { nonResourcePath: true };
+  | { nonResourcePath: true }
+  /** The caller's run task token must be the one of the task result the path names (`{taskResult}`). */
+  | { boundTaskResult: true };
 
 /** What a route declares about its authorisation: the fields of its definition (route-definition.ts) read here. */
 export interface AuthorisationDeclaration {
@@ -71,6 +73,10 @@ export type EffectiveAuthorisation =
  */
 export function effectiveAuthorisation(route: AuthorisationDeclaration): EffectiveAuthorisation {
   if (route.auth === 'none') return { open: true };
+  if ((route.auth === 'task-result-token') !== 'boundTaskResult' in (route.authorisation ?? {}))
+    throw new Error(
+      `route ${route.operationId}: a task-result-token route, and only one, is authorised as boundTaskResult`,
+    );
   const declared = [route.resource, route.authorisation, route.anyAuthenticatedCaller || undefined].filter(
     (declaration) => declaration !== undefined,
   );

@@ -17,9 +17,10 @@ export type RouteTarget = FunctionName | 'every-function' | 'bridge';
 
 /**
  * `none`: open route. `bearer`: `Authorization: Bearer` only. `bearer-or-query`: also
- * `?access_token=` (only the run-log stream, for browser EventSource).
+ * `?access_token=` (only the run-log stream, for browser EventSource). `task-result-token`: the
+ * `Authorization: Bearer` access token a run task was sent with (issue 48), and no other token.
  */
-export type AuthMode = 'none' | 'bearer' | 'bearer-or-query';
+export type AuthMode = 'none' | 'bearer' | 'bearer-or-query' | 'task-result-token';
 
 export interface RouteDefinition {
   /** Upper-case method, or `*` for any. */
@@ -43,6 +44,8 @@ export interface RouteDefinition {
    * sends built-in kinds: the fields of its message, read into the JSON object `requestSchema` judges.
    */
   protobufBody?: ProtobufMessage;
+  /** The body may also come as JSON:API (`application/vnd.api+json`), as run tasks send their callbacks (issue 48). */
+  acceptsJsonApi?: boolean;
   /** The body is judged by the cluster (CRD schemas), not by `requestSchema`, which only documents it: the resource routes. */
   bodyJudgedByCluster?: boolean;
   /** JSON Schema of the query, an object with one property per parameter: the handler's typed query, and the documented query parameters. */

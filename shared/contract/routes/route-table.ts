@@ -7,6 +7,7 @@ import { internalRoutes } from './controller-routes.ts';
 import { resourceRoutes } from './resource-routes.ts';
 import { runLogRoutes, runRoutes } from './run-routes.ts';
 import { notificationRoutes } from './notification-routes.ts';
+import { runTaskRoutes } from './run-task-routes.ts';
 import { rolloutRoutes } from './rollout-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { bridgeRoutes, serviceRoutes } from './service-routes.ts';
@@ -70,6 +71,7 @@ function declaredRoutes(apiGroup: string) {
     ...resourceRoutes(apiGroup),
     ...runRoutes(),
     ...notificationRoutes(),
+    ...runTaskRoutes(),
     ...rolloutRoutes(),
     ...tokenRoutes(),
     ...auditRoutes(),

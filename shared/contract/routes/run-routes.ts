@@ -29,7 +29,11 @@ export const RUN_SCHEMA = {
     project: { type: 'string' },
     workspace: { type: 'string' },
     type: { enum: ['plan', 'apply'] },
-    phase: { enum: ['Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'] },
+    phase: {
+      enum: ['AwaitingTasks', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'],
+      description:
+        '`AwaitingTasks`: the run waits for its run tasks (docs/run-tasks.md) before a controller may claim it.',
+    },
     principal: {
       type: 'string',
       description: '`admin`, the OIDC username, or `system:serviceaccount:<namespace>:<name>`.',

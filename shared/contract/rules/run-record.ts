@@ -4,8 +4,8 @@
 /** What a run does to its Workspace. */
 export type RunType = 'plan' | 'apply';
 
-/** Where a run is in its lifecycle. */
-export type RunPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
+/** Where a run is in its lifecycle; `AwaitingTasks`: its run tasks have not all answered yet (issue 48). */
+export type RunPhase = 'AwaitingTasks' | 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
 
 /** The kind of principal that started a run. */
 export type PrincipalType = 'admin' | 'oidc' | 'serviceaccount';

@@ -47,8 +47,9 @@ export interface AuditReceipt {
 }
 
 const REFUSAL_STATUSES = new Set([401, 403, 429]);
-// `approve` changes state as a write does: an approval is a Rollout's patch, an apply run's creation (issue 37).
-const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection', 'approve']);
+// `approve` changes state as a write does: an approval is a Rollout's patch, an apply run's creation (issue 37);
+// so does `override` where it is a route's own verb: a run failed by a mandatory task proceeds (issue 48).
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection', 'approve', 'override']);
 const USER_AGENT_MAX = 512;
 const ANONYMOUS: AuditUser = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
@@ -166,6 +167,8 @@ export function auditUser(principal: Principal | null | undefined): AuditUser {
         groups: principal.groups,
         ...(Object.keys(principal.extra).length > 0 ? { extra: principal.extra } : {}),
       };
+    case 'runtask':
+      return { username: principal.name, extra: { 'platform-api/task-result': [principal.taskResult] } };
   }
 }
 

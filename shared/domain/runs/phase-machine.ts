@@ -1,7 +1,10 @@
 import type { RunPhase } from './run.ts';
 
-/** Who moves a run: a user on the public routes, the controller holding its lease, or the lapse of that lease. */
-export type PhaseActor = 'user' | 'controller' | 'lease lapse';
+/**
+ * Who moves a run: a user on the public routes, the controller holding its lease, the lapse of that lease, or
+ * the run's tasks (issue 48: their callbacks and their timeout).
+ */
+export type PhaseActor = 'user' | 'controller' | 'lease lapse' | 'run tasks';
 
 /** One row of the phase machine. */
 export interface PhaseTransition {
@@ -20,6 +23,33 @@ export const MAX_RUN_ATTEMPTS = 3;
  * table, and docs/run-history.md shows it as `phaseMachineTable()` renders it (a test keeps them equal).
  */
 export const PHASE_TRANSITIONS: readonly PhaseTransition[] = [
+  {
+    from: 'AwaitingTasks',
+    to: 'Pending',
+    by: 'run tasks',
+    requires:
+      'every run task of the stage answered `passed`, or `failed` (or no answer within `RUN_TASK_TIMEOUT`) only where advisory or overridden (docs/run-tasks.md); a run with no task at its stage is recorded `Pending` at once',
+  },
+  {
+    from: 'AwaitingTasks',
+    to: 'Failed',
+    by: 'run tasks',
+    requires:
+      'every run task of the stage answered, and a mandatory one `failed` or gave no answer within `RUN_TASK_TIMEOUT`: `statusMessage` names it',
+  },
+  {
+    from: 'AwaitingTasks',
+    to: 'Cancelled',
+    by: 'user',
+    requires: '`POST /api/v1alpha1/projects/{project}/runs/{run}/cancel`, allowed to start runs in the Workspace',
+  },
+  {
+    from: 'Failed',
+    to: 'Pending',
+    by: 'user',
+    requires:
+      '`POST /api/v1alpha1/projects/{project}/runs/{run}/override-tasks` with a reason, allowed to `override` runs in the Workspace, on a run that failed on a mandatory run task before any claim',
+  },
   {
     from: 'Pending',
     to: 'Running',

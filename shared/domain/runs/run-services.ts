@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Database } from '../../base/database/database.ts';
+import type { Metrics } from '../../base/metrics/metrics.ts';
 import type { PageTokens } from '../../base/database/page-tokens.ts';
 import { RunLogChunks } from './leases/log-chunks.ts';
 import { RunLeases } from './leases/run-leases.ts';
@@ -7,6 +8,7 @@ import { RunLogs } from './logs/run-logs.ts';
 import type { RunLogListenerLimits } from './logs/run-log-listener.ts';
 import { PlanApprovals } from './records/plan-approvals.ts';
 import { RunRecords } from './records/run-records.ts';
+import { RunTaskResults } from './tasks/run-task-results.ts';
 
 /**
  * The run history's services, each on its own (issue 43, item 6): a function takes the ones it uses.
@@ -15,6 +17,7 @@ import { RunRecords } from './records/run-records.ts';
  * - `logChunks`: the one insert of log lines, under lease (the product reaches it masked: logs/run-log-masking.ts).
  * - `planApprovals`: succeeded plans approved for apply (issue 37).
  * - `logs`: log pages and live subscriptions.
+ * - `taskResults`: the results of runs' tasks, their access tokens and the gate they keep (issue 48).
  */
 export interface RunServices {
   records: RunRecords;
@@ -22,12 +25,15 @@ export interface RunServices {
   logChunks: RunLogChunks;
   planApprovals: PlanApprovals;
   logs: RunLogs;
+  taskResults: RunTaskResults;
 }
 
 export interface RunServicesOptions {
   /** Signs the lists' `continue` tokens (a server's: keyed from the signing key every replica shares). */
   pageTokens?: PageTokens;
   listenerLimits?: RunLogListenerLimits;
+  /** Where run tasks' results and gates are counted (issue 48); none by default. */
+  metrics?: Metrics;
 }
 
 /** The services over one database; `connection`: the pool's options, for the log listener's own connection. */
@@ -42,5 +48,6 @@ export function createRunServices(
     logChunks: new RunLogChunks(database),
     planApprovals: new PlanApprovals(database),
     logs: new RunLogs(database, connection, options.listenerLimits),
+    taskResults: new RunTaskResults(database, options.metrics),
   };
 }

@@ -201,6 +201,6 @@ async function openRunServices(
   return {
     database,
     queries,
-    services: createRunServices(queries, database.pool.options, pageTokens ? { pageTokens } : {}),
+    services: createRunServices(queries, database.pool.options, { ...(pageTokens ? { pageTokens } : {}), metrics }),
   };
 }

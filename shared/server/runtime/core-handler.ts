@@ -133,7 +133,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       withCors(dependencies.corsAllowedOrigins, matcher),
       withErrorResponses(logger),
       withRouteResolution(matcher),
-      withAuthentication(dependencies.authenticator),
+      withAuthentication(dependencies.authenticator, definition.taskResultTokens),
       withRouteRefusal(),
       withRequestDeadline(),
       withAuthorisation(dependencies.authorizer, dependencies.apiGroup, definition.authorisationResolvers ?? {}),

@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/principal.ts';
 import type { HandlerAuditNotes } from '../../domain/audit/audit-annotations.ts';
 import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
 import type { AuthorisationResolvers } from './filters/authorisation.ts';
+import type { TaskResultTokens } from './filters/authentication.ts';
 import type { FunctionName, RouteDefinition } from '../../contract/routes/route-table.ts';
 import type { RequestInput } from './request-validation.ts';
 import type { AppContext, ConnectedAppContext } from '../app/app-context.ts';
@@ -32,6 +33,8 @@ export interface FunctionDefinition {
   handlers: Record<string, RouteHandler>;
   /** The resolvers its routes' authorisation names (route-authorisation.ts), e.g. the run's Workspace. */
   authorisationResolvers?: AuthorisationResolvers;
+  /** Who a run task's access token was issued for, where its routes take one (`auth: 'task-result-token'`, issue 48). */
+  taskResultTokens?: TaskResultTokens;
   /**
    * Throws an ApiError (503) when the function cannot serve yet. Built from its FunctionModule's
    * facts (`runHistory`, `readiness`) by `defineFunction`, never by the function itself.

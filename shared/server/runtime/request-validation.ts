@@ -98,7 +98,11 @@ function readBody(request: ApiRequest, route: RouteDefinition, reason: ReasonWit
  * the types the route takes.
  */
 function requireReadableMediaType(request: ApiRequest, route: RouteDefinition): void {
-  const accepted = route.protobufBody ? [JSON_MEDIA_TYPE, KUBERNETES_PROTOBUF] : [JSON_MEDIA_TYPE];
+  const accepted = [
+    JSON_MEDIA_TYPE,
+    ...(route.protobufBody ? [KUBERNETES_PROTOBUF] : []),
+    ...(route.acceptsJsonApi ? [JSON_API_MEDIA_TYPE] : []),
+  ];
   const type = String(request.headers['content-type'] ?? '')
     .split(';', 1)[0]!
     .trim()
@@ -109,6 +113,7 @@ function requireReadableMediaType(request: ApiRequest, route: RouteDefinition): 
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
+const JSON_API_MEDIA_TYPE = 'application/vnd.api+json';
 
 function isProtobuf(request: ApiRequest): boolean {
   return String(request.headers['content-type'] ?? '').startsWith(KUBERNETES_PROTOBUF);

@@ -17,15 +17,17 @@ const PARAMETER_VALUES: Record<string, string> = {
   rollout: 'web',
   notification: 'web',
   delivery: '1',
+  taskResult: '01936f3e-1b2c-7d4e-8f90-cba987654321',
 };
 
-type AccessMode = 'none' | 'bearer' | 'bearer-or-query';
+type AccessMode = 'none' | 'bearer' | 'bearer-or-query' | 'task-result-token';
 
 /**
  * Every route (a `*` route: GET and POST), how its token may come, and the status of a request without a body to
  * it, with `{parameters}` filled in (PARAMETER_VALUES: nothing of that name exists), made by: nobody (no token;
  * 401 is MissingToken), the admin, and a user: the team-a CI ServiceAccount, whose Role lets it get and list
- * Workspaces and create, get and list their runs in team-a, and nothing else. 403 is a refusal by the chain; any
+ * Workspaces and create, get and list their runs in team-a, and nothing else (a run task's routes take only the
+ * access token of a task's request: 401 to both). 403 is a refusal by the chain; any
  * other status is the handler's answer (400: no body; 415: a PATCH without a patch type; 404: nothing there).
  */
 const EXPECTED = `
@@ -98,6 +100,16 @@ const EXPECTED = `
   GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 404 403
   PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 400 403
   PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status bearer          401 415 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks                   bearer          401 200 403
+  GET    /apis/platform.dev/v1alpha1/runtasks                                          bearer          401 200 403
+  POST   /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks                   bearer          401 400 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}            bearer          401 404 403
+  PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}            bearer          401 400 403
+  PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}            bearer          401 415 403
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}            bearer          401 404 403
+  GET    /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}/status     bearer          401 404 403
+  PUT    /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}/status     bearer          401 400 403
+  PATCH  /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}/status     bearer          401 415 403
   POST   /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs                  bearer          401 400 400
   GET    /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs                  bearer          401 200 200
   GET    /api/v1alpha1/projects/{project}/runs                                         bearer          401 200 200
@@ -106,6 +118,10 @@ const EXPECTED = `
   POST   /api/v1alpha1/projects/{project}/runs/{run}/apply                             bearer          401 404 403
   GET    /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries      bearer          401 200 403
   POST   /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver bearer          401 404 403
+  GET    /api/v1alpha1/projects/{project}/runs/{run}/task-results                      bearer          401 404 404
+  POST   /api/v1alpha1/projects/{project}/runs/{run}/override-tasks                    bearer          401 404 403
+  PATCH  /api/v1alpha1/task-results/{taskResult}/callback                              task-result-token 401 401 401
+  GET    /api/v1alpha1/task-results/{taskResult}/run-log                               task-result-token 401 401 401
   POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve                   bearer          401 400 403
   POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw                  bearer          401 400 403
   POST   /api/v1alpha1/projects/{project}/tokens                                       bearer          401 400 403

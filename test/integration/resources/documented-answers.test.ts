@@ -14,11 +14,23 @@ import { routeTable, type RouteDefinition } from '../../../shared/contract/route
 import { takesBody } from '../../../shared/contract/routes/route-answers.ts';
 import { ADMIN_PASSWORD } from '../../support/admin-fixtures.ts';
 import { rawRequest, type RawAnswer } from '../../support/raw-http.ts';
-import { GROUP, OTHER_PROJECT, TEAM_PROJECT, usePlatform, workspaceObject } from '../../support/platform-fixture.ts';
+import {
+  GROUP,
+  OTHER_PROJECT,
+  TEAM_PROJECT,
+  runTaskObject,
+  usePlatform,
+  workspaceObject,
+} from '../../support/platform-fixture.ts';
+import { ENGINE_DELIVERY_ENV, useEngineDelivery } from '../../support/run-task-delivery.ts';
+import { type RunTaskServer, startRunTaskServer } from '../../support/run-task-server.ts';
 
 const MAX_STREAMS = 2;
-const platform = usePlatform({ RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: String(MAX_STREAMS) });
+const platform = usePlatform({ RUN_LOG_MAX_STREAMS_PER_PRINCIPAL: String(MAX_STREAMS), ...ENGINE_DELIVERY_ENV });
 const ROUTES = routeTable(GROUP);
+// A task server that takes each run task request and never answers: its access token stays the one it was sent.
+let taskServer: RunTaskServer;
+const delivered = useEngineDelivery(platform, () => taskServer.received);
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const UNKNOWN_RUN = '0190f4c8-0000-7000-8000-000000000000';
 const WORKSPACE = 'docs-ws';
@@ -184,6 +196,7 @@ const SAMPLE_SPECS: Record<string, Record<string, unknown>> = {
   Rollout: { revision: 'abc', stages: [{ workspace: WORKSPACE }] },
   VariableSet: { variables: [{ name: 'region', value: 'eu-west-1' }] },
   Notification: { events: ['RunFailed'], receiver: { type: 'cloudevents', url: 'https://receiver.example.com/hook' } },
+  RunTask: { url: 'https://tasks.example.com/check', stages: ['pre_plan'], workspaces: ['no-such-workspace'] },
 };
 
 function object(kind: string, name: string, spec: unknown = SAMPLE_SPECS[kind]): Record<string, unknown> {
@@ -390,6 +403,61 @@ async function sweepPlanApproval(cancelled: string): Promise<void> {
   await hit(applyPlan, { params: planRun });
 }
 
+/**
+ * The run task routes (issue 48): a run of a Workspace a mandatory RunTask names, the task's callback and log read
+ * with the access token of its request (and the refusals of another's token), then the failed run overridden.
+ */
+async function sweepRunTasks(): Promise<void> {
+  const { serviceAccount, oidcUser } = platform().tokens;
+  const workspace = `${WORKSPACE}-tasked`;
+  await hit(resourceRoute('Workspace', 'create'), {
+    params: { namespace: TEAM_PROJECT },
+    body: object('Workspace', workspace, SAMPLE_SPECS.Workspace),
+  });
+  const task = 'docs-gate';
+  await hit(resourceRoute('RunTask', 'create'), {
+    params: { namespace: TEAM_PROJECT },
+    body: runTaskObject(task, { url: taskServer.url, enforcement: 'mandatory', workspaces: [workspace] }),
+  });
+  const runs = { project: TEAM_PROJECT, workspace };
+  const start = async () =>
+    (JSON.parse((await hit(byId('startRun'), { params: runs, body: { type: 'plan' } })).text) as { id: string }).id;
+  const [failing, other] = [await start(), await start()];
+  const tokenOf = async (runId: string) => {
+    const { payload } = await delivered(runId);
+    return { token: payload.access_token as string, params: { taskResult: payload.task_result_id as string } };
+  };
+  const mine = await tokenOf(failing);
+  const theirs = await tokenOf(other);
+  const report = byId('reportTaskResult');
+  const document = (status: string) => ({ data: { type: 'task-results', attributes: { status, message: 'docs' } } });
+  const jsonApi = 'application/vnd.api+json';
+  await hit(byId('readTaskRunLog'), { ...mine });
+  await hit(byId('readTaskRunLog'), { ...mine, params: { taskResult: 'NOT_A_NAME' } });
+  await hit(report, { ...mine, params: { taskResult: 'NOT_A_NAME' }, body: document('passed'), contentType: jsonApi });
+  await hit(byId('readTaskRunLog'), { ...mine, params: theirs.params });
+  await hit(report, { ...mine, body: document('done'), contentType: jsonApi });
+  await hit(report, { ...mine, body: document('passed'), params: theirs.params, contentType: jsonApi });
+  await hit(report, { ...mine, raw: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }), contentType: jsonApi });
+  await hit(report, { ...mine, body: document('running'), contentType: 'text/plain' });
+  await hit(report, { ...mine, body: document('running'), contentType: jsonApi });
+  await hit(report, { ...mine, body: document('failed') });
+  await hit(report, { ...theirs, body: document('running') });
+  await hit(report, { ...theirs, body: document('passed') });
+  await hit(report, { ...theirs, body: document('failed') });
+  const run = { project: TEAM_PROJECT, run: failing };
+  await hit(byId('listRunTaskResults'), { params: run });
+  await hit(byId('listRunTaskResults'), { params: { ...run, run: UNKNOWN_RUN } });
+  await hit(byId('listRunTaskResults'), { params: { ...run, project: OTHER_PROJECT }, token: serviceAccount });
+  const override = byId('overrideRunTasks');
+  await hit(override, { params: run, body: { reason: 'docs' }, token: serviceAccount });
+  await hit(override, { params: run, body: {}, token: oidcUser });
+  await hit(override, { params: { ...run, run: UNKNOWN_RUN }, body: { reason: 'docs' } });
+  await hit(override, { params: run, raw: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) });
+  await hit(override, { params: run, body: { reason: 'docs' }, token: oidcUser });
+  await hit(override, { params: run, body: { reason: 'docs' }, token: oidcUser });
+}
+
 /** The approve route (issue 37): an approval, then each refusal; the Rollout's revision written by the admin. */
 async function sweepRolloutApproval(): Promise<void> {
   const { serviceAccount, oidcUser } = platform().tokens;
@@ -525,12 +593,16 @@ async function sweepCommonRefusals(): Promise<void> {
 }
 
 beforeAll(async () => {
+  taskServer = await startRunTaskServer(undefined, () => platform().gateway.url);
   document = JSON.parse((await rawRequest(platform().gateway.url, 'GET', '/openapi.json')).text) as Document;
   const workspaces = resourceRoute('Workspace', 'create');
   const created = await hit(workspaces, { params: { namespace: TEAM_PROJECT }, body: object('Workspace', WORKSPACE) });
   if (created.status !== 201) throw new Error(`could not create the Workspace: ${created.status} ${created.text}`);
 }, 60_000);
-afterAll(() => validators.clear());
+afterAll(async () => {
+  validators.clear();
+  await taskServer?.close();
+});
 
 const sweeps: [string, () => Promise<void>][] = [
   ...PLATFORM_KINDS.map((kind): [string, () => Promise<void>] => [`the routes of ${kind.kind}`, () => sweepKind(kind)]),
@@ -538,6 +610,7 @@ const sweeps: [string, () => Promise<void>][] = [
   ["approving a Rollout's stage", sweepRolloutApproval],
   ["a Notification's delivery log and the outbound sweep", sweepNotificationLog],
   ['Project tokens', sweepProjectTokens],
+  ["a run's tasks: their results, their callbacks and log, and the override", sweepRunTasks],
   ['the open routes, discovery and login', sweepOthers],
   [
     'no token, a bad token, a bad path parameter, a caller without the right and a body over the limit, on every route',

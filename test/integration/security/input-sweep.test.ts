@@ -6,7 +6,7 @@
 // and the expectation, are written out here. Resource bodies, which the cluster judges, are swept
 // through the fields their documenting schema names. Real PostgreSQL, the emulated cluster, a run with
 // a live lease.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLATFORM_KINDS } from '../../../shared/contract/kinds/platform-kinds.ts';
 import { routeTable, type RouteDefinition } from '../../../shared/contract/routes/route-table.ts';
 import {
@@ -14,20 +14,34 @@ import {
   GROUP,
   TEAM_PROJECT,
   expectStatus,
+  runTaskObject,
   send,
   usePlatform,
   validObject,
 } from '../../support/platform-fixture.ts';
+import { ENGINE_DELIVERY_ENV, useEngineDelivery } from '../../support/run-task-delivery.ts';
+import {
+  type RunTaskServer,
+  sendCallback,
+  startRunTaskServer,
+  taskResultDocument,
+} from '../../support/run-task-server.ts';
 import { storedState } from '../../support/stored-state.ts';
 
-const platform = usePlatform();
+const platform = usePlatform(ENGINE_DELIVERY_ENV);
+// A run task server that takes each request and never answers: the file answers for it with its access token.
+let taskServer: RunTaskServer;
+const delivered = useEngineDelivery(platform, () => taskServer.received);
+/** A run waiting for its (advisory) task: its result and the task's access token; a run failed by a mandatory one. */
+let waitingTask: { taskResult: string; token: string };
+let failedByTaskRunId: string;
 const ROUTES = routeTable(GROUP);
 /** The name of this file's object of every kind (the Workspace its run belongs to among them). */
 const SWEPT = 'sweep-ws';
 /** Integers no int4 column holds: 2^31 (one past the top), 3e9, 2^53 - 1, 2^53, 1e21, and one below the bottom. */
 const OUT_OF_RANGE = [2 ** 31, 3e9, 2 ** 53 - 1, 2 ** 53, 1e21, -(2 ** 31) - 1];
 
-type Who = 'admin' | 'controller' | 'serviceAccount';
+type Who = 'admin' | 'controller' | 'serviceAccount' | 'task';
 type Json = Record<string, unknown>;
 /** The request a value is planted in: valid as it stands (the last test sends each and sees it accepted). */
 interface ValidRequest {
@@ -113,6 +127,12 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
     renewRunLease: { who: 'controller', body: { leaseId, leaseSeconds: 60 } },
     setRunPhase: { who: 'controller', body: { leaseId, phase: 'Failed', message: 'swept' } },
     appendRunLogs: { who: 'controller', body: { leaseId, firstSeq: 1, lines: ['swept'] } },
+    overrideRunTasks: { who: 'admin', body: { reason: 'swept' }, params: { run: failedByTaskRunId } },
+    reportTaskResult: {
+      who: 'task',
+      body: { data: { type: 'task-results', attributes: { status: 'running', message: 'swept' } } },
+      params: { taskResult: waitingTask.taskResult },
+    },
   };
   const request = requests[route.operationId];
   if (!request) throw new Error(`${route.operationId}: a route with a body or query schema has no valid request here`);
@@ -129,6 +149,7 @@ function pathOf(route: RouteDefinition, replaced: Record<string, string> = {}): 
     run: runId,
     rollout: SWEPT,
     notification: SWEPT,
+    taskResult: waitingTask.taskResult,
     ...replaced,
   };
   return route.path.replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => values[name]!);
@@ -238,7 +259,7 @@ function sendOn(
   const query = new URLSearchParams(request.query ?? {}).toString();
   return send(
     platform().gateway.url,
-    platform().tokens[request.who],
+    request.who === 'task' ? waitingTask.token : platform().tokens[request.who],
     route.method === '*' ? 'POST' : route.method,
     `${path}${query ? `?${query}` : ''}`,
     request.body,
@@ -276,10 +297,56 @@ beforeAll(async () => {
   runId = run.id;
   leaseId = claimed.lease.id;
   succeededPlanId = await succeededPlan(`${SWEPT}-planned`);
+  await runsWithTasks();
   await send(url, admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/rollouts`, {
     ...validObject('Rollout', GATED_ROLLOUT),
     spec: { revision: 'r1', stages: [{ workspace: 'prod', approval: { required: true } }] },
   }).then(expectStatus(201));
+});
+
+/**
+ * Runs of a Workspace of their own, each waiting for its RunTask (issue 48), whose request the engine sent to the
+ * file's task server: one whose advisory task is still to answer (its token), one failed by its mandatory task.
+ */
+async function runsWithTasks(): Promise<void> {
+  taskServer = await startRunTaskServer(undefined, () => platform().gateway.url);
+  const url = platform().gateway.url;
+  const { admin } = platform().tokens;
+  const runOf = async (enforcement: 'advisory' | 'mandatory') => {
+    const workspace = `${SWEPT}-${enforcement}`;
+    await send(
+      url,
+      admin,
+      'POST',
+      `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+      validObject('Workspace', workspace),
+    ).then(expectStatus(201));
+    await send(
+      url,
+      admin,
+      'POST',
+      `${API}/namespaces/${TEAM_PROJECT}/runtasks`,
+      runTaskObject(workspace, { url: taskServer.url, enforcement, workspaces: [workspace] }),
+    ).then(expectStatus(201));
+    const run = await send(url, admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/${workspace}/runs`, {
+      type: 'plan',
+    }).then(expectStatus(201));
+    const request = await delivered(run.id);
+    return { runId: run.id as string, request };
+  };
+  const waiting = await runOf('advisory');
+  waitingTask = { taskResult: waiting.request.payload.task_result_id, token: waiting.request.payload.access_token };
+  const failing = await runOf('mandatory');
+  const answer = await sendCallback(
+    failing.request.callbackUrl,
+    failing.request.payload.access_token,
+    taskResultDocument('failed', 'swept'),
+  );
+  expect(answer.status).toBe(200);
+  failedByTaskRunId = failing.runId;
+}
+afterAll(async () => {
+  await taskServer?.close();
 });
 
 /** A plan run of a new Workspace `workspace`, claimed and ended `Succeeded` by the controller. */
@@ -343,7 +410,8 @@ describe('Issue 20, item 3: every string field of every body and query schema wi
     for (const route of routes) {
       for (const parameter of Object.keys(route.pathParameters!)) {
         const path = pathOf(route, { [parameter]: 'swept%00value' });
-        const who: Who = route.target === 'internal' ? 'controller' : 'admin';
+        const who: Who =
+          route.auth === 'task-result-token' ? 'task' : route.target === 'internal' ? 'controller' : 'admin';
         await expectRefused(
           `${route.method} ${path}`,
           () => sendOn(route, { who }, path),

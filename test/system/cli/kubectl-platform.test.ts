@@ -16,23 +16,39 @@ import {
   bindRole,
   callAs,
   expectStatus,
+  runTaskObject,
   usePlatform,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
+import { ENGINE_DELIVERY_ENV, useEngineDelivery } from '../../support/run-task-delivery.ts';
+import {
+  type RunTaskServer,
+  sendCallback,
+  startRunTaskServer,
+  taskResultDocument,
+} from '../../support/run-task-server.ts';
 import { ControllerClient } from '../../../infra/development/controller/reference-controller.ts';
 import { execCredentialKubeconfig, usePluginUser } from '../../support/plugin-cli.ts';
 
-const platform = usePlatform({}, { tls: true });
+const platform = usePlatform(ENGINE_DELIVERY_ENV, { tls: true });
 const user = usePluginUser(platform);
 const admin = callAs(platform, 'admin');
+// A run task server that takes each request and never answers: the test answers for it, with its token.
+let taskServer: RunTaskServer;
+const delivered = useEngineDelivery(platform, () => taskServer.received);
 let controller: ControllerClient;
 
 const WORKSPACES = ['network', 'dns', 'storage', 'queue', 'edge', 'cache', 'relayed'];
 
 beforeAll(async () => {
+  taskServer = await startRunTaskServer(undefined, () => platform().gateway.url);
   controller = new ControllerClient(platform().gateway.url, platform().tokens.controller);
   for (const name of WORKSPACES)
     await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject(name)).then(expectStatus(201));
+});
+
+afterAll(async () => {
+  await taskServer?.close();
 });
 
 /** Claims the Pending run of `workspace` as the controller: its id and lease. */
@@ -553,6 +569,36 @@ describe('runs approve: an apply of exactly what a succeeded plan showed (the ap
     expect(stale.stdout.trimEnd().split('\n').at(-1)).toBe(
       `Stale plan: a newer apply run (${apply.id}) of its Workspace exists; start a new plan (kubectl platform runs start stale-plans --plan)`,
     );
+  }, 60_000); // two plugin runs, each several seconds on a busy two-core machine
+
+  it("Issue 48, item 5: runs get prints the results of the run's tasks, waiting and then failed, as the server states them", async () => {
+    await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('tasked')).then(
+      expectStatus(201),
+    );
+    await admin(
+      'POST',
+      `${API}/namespaces/${TEAM_PROJECT}/runtasks`,
+      runTaskObject('scanner', { url: taskServer.url, enforcement: 'mandatory', workspaces: ['tasked'] }),
+    ).then(expectStatus(201));
+    const { id } = await admin('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/tasked/runs`, {
+      type: 'plan',
+    }).then(expectStatus(201));
+    const waiting = await user().run(['runs', 'get', id]);
+    expect(waiting.stdout).toMatch(/AwaitingTasks/);
+    expect(waiting.stdout).toMatch(
+      /\nTASK {6}STAGE {6}ENFORCEMENT {3}STATUS {4}MESSAGE\nscanner {3}pre_plan {3}mandatory {5}pending {3}<none>\n/,
+    );
+    expect(waiting.stdout).toMatch(/Waiting for its run tasks until \S+Z \(RUN_TASK_TIMEOUT\)\n$/);
+    const request = await delivered(id);
+    const callback = await sendCallback(
+      request.callbackUrl,
+      request.payload.access_token,
+      taskResultDocument('failed', 'public bucket found'),
+    );
+    expect(callback.status).toBe(200);
+    const failed = await user().run(['runs', 'get', id]);
+    expect(failed.stdout).toMatch(/Failed/);
+    expect(failed.stdout).toMatch(/\nscanner {3}pre_plan {3}mandatory {5}failed {3}public bucket found\n$/);
   }, 60_000); // two plugin runs, each several seconds on a busy two-core machine
 
   it('an apply without a plan is refused where the Workspace applies only reviewed plans, naming the commands that apply a reviewed plan (issue 44, item 15)', async () => {

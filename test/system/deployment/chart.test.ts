@@ -537,7 +537,7 @@ describe('RBAC: the API server, the workspace controller and platform-admin', ()
 
   it('lets the API server write the platform resources, review tokens and access, and read ServiceAccounts', () => {
     const rules = rulesOf('platform-api');
-    for (const kind of ['projects', 'workspaces', 'rollouts', 'variablesets', 'notifications'])
+    for (const kind of ['projects', 'workspaces', 'rollouts', 'variablesets', 'notifications', 'runtasks'])
       expect(allows(rules, 'platform.dev', kind, 'create')).toBe(true);
     expect(allows(rules, 'authentication.k8s.io', 'tokenreviews', 'create')).toBe(true);
     expect(allows(rules, 'authorization.k8s.io', 'subjectaccessreviews', 'create')).toBe(true);
@@ -653,12 +653,13 @@ describe('The custom resource definitions', () => {
     ...(schema.items ? untyped(schema.items, `${path}[]`) : []),
   ];
 
-  it('defines Project (cluster-scoped), Workspace, Rollout, VariableSet and Notification in the API group, with status and printer columns', () => {
+  it('defines Project (cluster-scoped), Workspace, Rollout, VariableSet, Notification and RunTask in the API group, with status and printer columns', () => {
     const rendered = crds(given);
     expect(rendered.map((crd) => crd.spec.names.kind).sort()).toEqual([
       'Notification',
       'Project',
       'Rollout',
+      'RunTask',
       'VariableSet',
       'Workspace',
     ]);

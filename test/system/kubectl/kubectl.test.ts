@@ -95,6 +95,7 @@ describe("Discovery: kubectl finds the platform's kinds, and only those", () => 
         ['workspaces', 'ws', `${GROUP}/v1alpha1`, 'true', 'Workspace'],
         ['variablesets', 'varset', `${GROUP}/v1alpha1`, 'true', 'VariableSet'],
         ['notifications', 'notif', `${GROUP}/v1alpha1`, 'true', 'Notification'],
+        ['runtasks', 'rtask', `${GROUP}/v1alpha1`, 'true', 'RunTask'],
         ['rollouts', `${GROUP}/v1alpha1`, 'true', 'Rollout'],
       ]),
     );

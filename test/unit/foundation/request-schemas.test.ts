@@ -85,6 +85,12 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
     valid: { leaseId: LEASE, phase: 'Succeeded' },
     reasons: { leaseId: 'InvalidLease', phase: 'InvalidPhase', message: 'InvalidMessage', unknownField: 'BadRequest' },
   },
+  overrideRunTasks: {
+    valid: { reason: 'change CHG-42 approved' },
+    reasons: { reason: 'InvalidOverride', unknownField: 'InvalidOverride' },
+  },
+  // The callback's document is judged field by field by readTaskCallback (run-task-protocol.ts), naming the field.
+  reportTaskResult: { valid: { data: { type: 'task-results' } }, reasons: {} },
   appendRunLogs: {
     valid: { leaseId: LEASE, firstSeq: 1, lines: ['a'] },
     reasons: {

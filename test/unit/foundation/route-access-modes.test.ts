@@ -83,6 +83,16 @@ const EXPECTED_ROUTES = `
   GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer getNotificationStatus
   PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer replaceNotificationStatus
   PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/notifications/{name}/status resources bearer patchNotificationStatus
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks resources bearer listRunTasks
+  GET /apis/platform.dev/v1alpha1/runtasks resources bearer listRunTasksInAllNamespaces
+  POST /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks resources bearer createRunTask
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name} resources bearer getRunTask
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name} resources bearer replaceRunTask
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name} resources bearer patchRunTask
+  DELETE /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name} resources bearer deleteRunTask
+  GET /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}/status resources bearer getRunTaskStatus
+  PUT /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}/status resources bearer replaceRunTaskStatus
+  PATCH /apis/platform.dev/v1alpha1/namespaces/{namespace}/runtasks/{name}/status resources bearer patchRunTaskStatus
   POST /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer startRun
   GET /api/v1alpha1/projects/{project}/workspaces/{workspace}/runs resources bearer listWorkspaceRuns
   GET /api/v1alpha1/projects/{project}/runs resources bearer listProjectRuns
@@ -91,6 +101,10 @@ const EXPECTED_ROUTES = `
   POST /api/v1alpha1/projects/{project}/runs/{run}/apply resources bearer applyPlan
   GET /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries resources bearer listNotificationDeliveries
   POST /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver resources bearer redeliverNotification
+  GET /api/v1alpha1/projects/{project}/runs/{run}/task-results resources bearer listRunTaskResults
+  POST /api/v1alpha1/projects/{project}/runs/{run}/override-tasks resources bearer overrideRunTasks
+  PATCH /api/v1alpha1/task-results/{taskResult}/callback resources task-result-token reportTaskResult
+  GET /api/v1alpha1/task-results/{taskResult}/run-log resources task-result-token readTaskRunLog
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve resources bearer approveRollout
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw resources bearer withdrawRolloutApproval
   GET /api/v1alpha1/audit/events resources bearer listAuditEvents
@@ -118,9 +132,17 @@ describe('Every route of the table, with its owner and access mode: open routes 
   });
 });
 
-describe('The route table declares one access mode per route: open, bearer, or bearer-or-query for the run-log stream only', () => {
-  it('every route has one of the three modes', () => {
-    for (const route of ROUTES) expect(['none', 'bearer', 'bearer-or-query'], route.operationId).toContain(route.auth);
+describe('The route table declares one access mode per route: open, bearer, bearer-or-query for the run-log stream only, task-result-token for what a run task calls', () => {
+  it('every route has one of the four modes', () => {
+    for (const route of ROUTES)
+      expect(['none', 'bearer', 'bearer-or-query', 'task-result-token'], route.operationId).toContain(route.auth);
+  });
+
+  it("Issue 48, item 2: only a run task's callback and its run's log take a task's access token", () => {
+    expect(ROUTES.filter((route) => route.auth === 'task-result-token').map((route) => route.operationId)).toEqual([
+      'reportTaskResult',
+      'readTaskRunLog',
+    ]);
   });
 
   it('the run-log stream is the only route that accepts the token in the query', () => {

@@ -15,6 +15,9 @@ const VALID: Record<string, string> = {
   name: 'obj',
   workspace: 'ws',
   run: RUN_ID,
+  notification: 'alerts',
+  delivery: '1',
+  taskResult: '0190f4c8-0000-7000-8000-000000000002',
 };
 const WITH_PARAMETERS = ROUTES.filter((route) => route.path.includes('{'));
 

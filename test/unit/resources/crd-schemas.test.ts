@@ -84,11 +84,12 @@ const INVALID: Array<[string, string, Record<string, unknown>]> = [
 ];
 
 describe('CRDs: OpenAPI validation schemas for Project, Workspace, Rollout and VariableSet in <api_group>/v1alpha1', () => {
-  it('defines the five kinds (Notifications: issue 47), each with a status subresource and printer columns', () => {
+  it('defines the six kinds (Notifications: issue 47; RunTasks: issue 48), each with a status subresource and printer columns', () => {
     expect(crds.map((crd) => crd.spec.names.kind).sort()).toEqual([
       'Notification',
       'Project',
       'Rollout',
+      'RunTask',
       'VariableSet',
       'Workspace',
     ]);

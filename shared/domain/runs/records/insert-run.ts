@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { NewRun, Run } from '../run.ts';
+import type { TasksToAwait } from '../tasks/run-task-protocol.ts';
 import { newRunId } from './run-id.ts';
 import { RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
 import { validateNewRun } from './validate-new-run.ts';
@@ -13,18 +14,31 @@ export type Statement = <Row extends pg.QueryResultRow>(
 /** A new run; `planRun`: the succeeded plan an apply run was approved from (issue 37). */
 export interface RunToInsert extends NewRun {
   planRun?: string;
+  /** The run tasks of its stage (issue 48): with any, the run waits in `AwaitingTasks` with a result per task. */
+  tasks?: TasksToAwait;
 }
 
 /**
  * The one insert of a run, for a user's new run (RunRecords.createRun) and for the apply run a plan's
- * approval makes (PlanApprovals.approveForApply): checked, recorded `Pending` with a fresh UUIDv7 id.
+ * approval makes (PlanApprovals.approveForApply): checked, recorded `Pending` with a fresh UUIDv7 id, or
+ * `AwaitingTasks` with a pending result for each of its run tasks, in the same statement (issue 48).
  */
 export async function insertRun(statement: Statement, run: RunToInsert): Promise<Run> {
   validateNewRun(run);
+  const tasks = run.tasks?.tasks ?? [];
   const { rows } = await statement<RunRow>(
-    `INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run, planned_for, override)
-     VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9, $10)
-     RETURNING ${RUN_COLUMNS}`,
+    `WITH inserted AS (
+       INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run, planned_for, override)
+       VALUES ($1, $2, $3, $4, CASE WHEN cardinality($10::text[]) > 0 THEN 'AwaitingTasks' ELSE 'Pending' END,
+               $5, $6, $7, $8, $9, $14)
+       RETURNING ${RUN_COLUMNS}
+     ), results AS (
+       INSERT INTO run_task_results (id, run_id, task, stage, enforcement, deadline)
+       SELECT gen_random_uuid(), inserted.id, task.name, $12, task.enforcement,
+              now() + $13::float8 * interval '1 millisecond'
+       FROM inserted, unnest($10::text[], $11::text[]) AS task (name, enforcement)
+     )
+     SELECT * FROM inserted`,
     [
       newRunId(),
       run.project,
@@ -35,6 +49,10 @@ export async function insertRun(statement: Statement, run: RunToInsert): Promise
       run.message ?? '',
       run.planRun ?? null,
       run.plannedFor === undefined ? null : JSON.stringify(run.plannedFor),
+      tasks.map((task) => task.name),
+      tasks.map((task) => task.enforcement),
+      run.tasks?.stage ?? null,
+      run.tasks?.timeoutMs ?? 0,
       run.override === undefined ? null : JSON.stringify(run.override),
     ],
   );

@@ -5,6 +5,7 @@ import { NotASucceededPlanError, PlanStaleError, PlanWorkspaceChangedError, RunN
 import { isUuid } from './run-id.ts';
 import type { PrincipalType, Run, RunOverride, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
+import type { TasksToAwait } from '../tasks/run-task-protocol.ts';
 import {
   type PlanApprovalState,
   SUPERSEDING_RUN_JOIN,
@@ -26,6 +27,8 @@ export interface PlanApproval {
   workspace: PlanBinding;
   /** The override of the Project's windows or freeze that lets the apply through, recorded on it (issue 45). */
   override?: RunOverride;
+  /** The run tasks the apply run waits for before a controller may claim it (issue 48). */
+  tasks?: TasksToAwait;
 }
 
 interface PlanRow {
@@ -100,6 +103,7 @@ export class PlanApprovals {
           message: approval.message ?? '',
           planRun,
           ...(approval.override ? { override: approval.override } : {}),
+          ...(approval.tasks ? { tasks: approval.tasks } : {}),
         });
       },
       signal ? { signal } : {},

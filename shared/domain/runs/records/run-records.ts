@@ -7,7 +7,7 @@ import { InvalidPhaseTransitionError, RunNotFoundError } from '../run-errors.ts'
 import { isUuid } from './run-id.ts';
 import { phasesFrom } from '../phase-machine.ts';
 import { RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
-import { insertRun } from './insert-run.ts';
+import { insertRun, type RunToInsert } from './insert-run.ts';
 
 /** Which runs to list, and from where. */
 export interface ListRunsQuery {
@@ -60,7 +60,7 @@ export class RunRecords {
   }
 
   /** Records a new `Pending` run with a fresh UUIDv7 id. `signal`: the request's deadline (Database.query), here and below. */
-  createRun(input: NewRun, signal?: AbortSignal): Promise<Run> {
+  createRun(input: NewRun & Pick<RunToInsert, 'tasks'>, signal?: AbortSignal): Promise<Run> {
     return insertRun((text, values) => this.#query(text, values, signal), input);
   }
 

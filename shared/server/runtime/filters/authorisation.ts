@@ -6,6 +6,7 @@ import {
 } from '../../../authz/authorisation-decision.ts';
 import type { AuthorizationAttributes, Authorizer, ResourceAttributes } from '../../../authz/authorizer.ts';
 import { ApiError } from '../../../base/http/api-error.ts';
+import { apiError } from '../../../base/http/error-catalogue.ts';
 import {
   effectiveAuthorisation,
   resourceVerb,
@@ -56,6 +57,15 @@ export function withAuthorisation(authorizer: Authorizer, apiGroup: string, reso
     // Synchronous when there is nothing to ask: every promise costs.
     if ('anyAuthenticatedCaller' in authorisation)
       return proceed(new AuthorisationDecision(authorizer, routed.principal, []));
+    if ('boundTaskResult' in authorisation) {
+      const { principal, params } = routed;
+      if (principal.type !== 'runtask' || principal.taskResult !== params.taskResult)
+        throw apiError(
+          'TaskResultTokenMismatch',
+          'the access token was issued for another task result: it answers and reads only for its own',
+        );
+      return proceed(new AuthorisationDecision(authorizer, principal, []));
+    }
     return decideAsDeclared(authorizer, apiGroup, resolvers, authorisation, routed).then(proceed);
   };
 }
@@ -69,7 +79,10 @@ export async function decideAsDeclared(
   authorizer: Authorizer,
   apiGroup: string,
   resolvers: AuthorisationResolvers,
-  authorisation: Exclude<EffectiveAuthorisation, { open: true } | { anyAuthenticatedCaller: true }>,
+  authorisation: Exclude<
+    EffectiveAuthorisation,
+    { open: true } | { anyAuthenticatedCaller: true } | { boundTaskResult: true }
+  >,
   request: AuthorisedRouteRequest,
 ): Promise<AuthorisationDecision> {
   const { principal, params } = request;

@@ -10,6 +10,7 @@ import { ApplyPlan } from './approvals.tsx';
 import { OverridePlanApply, mayOverride } from './override-action.tsx';
 import { LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
 import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
+import { RunTaskResults } from './run-tasks.tsx';
 
 const POLL_MS = 2_000;
 
@@ -118,6 +119,7 @@ export function RunPage({
               )}
               {mayReadAudit && <a href={`#/audit?run=${encodeURIComponent(data.id)}`}>Audit trail of this run</a>}
             </div>
+            <RunTaskResults api={api} run={data} permissions={permissions} onOverridden={() => run.reload()} />
           </>
         )}
       </LoadedView>
