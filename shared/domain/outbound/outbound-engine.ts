@@ -134,6 +134,7 @@ export class OutboundEngine {
     const family = this.#families.get(delivery.receiver.slice(0, separator));
     const receiver = delivery.receiver.slice(separator + 1);
     let answer: OutboundAnswer;
+    let secrets: readonly string[] = [];
     try {
       const asked = family
         ? await family.requestFor(receiver, delivery.event, { deliveryId: delivery.id, attempt: delivery.attempt })
@@ -146,12 +147,13 @@ export class OutboundEngine {
         await this.#record(delivery, startedAt, { latencyMs: 0, error: asked.drop, body: Buffer.alloc(0) }, true);
         return 'givenUp';
       }
+      secrets = asked.request.secrets ?? [];
       answer = await this.#caller.send(asked.request);
     } catch (error) {
       // The request could not be made (its Secret unreadable, the cluster down): an attempt that failed.
       answer = { latencyMs: 0, error: error instanceof Error ? error.message : String(error), body: Buffer.alloc(0) };
     }
-    return this.#record(delivery, startedAt, answer, false);
+    return this.#record(delivery, startedAt, withoutSecrets(answer, secrets), false);
   }
 
   async #record(
@@ -181,6 +183,25 @@ export class OutboundEngine {
       });
     return delivered ? 'delivered' : givenUp ? 'givenUp' : 'retried';
   }
+}
+
+/** What replaces a Secret's value in the attempt's log. */
+export const REDACTED = '[redacted]';
+
+/**
+ * The answer as the log may keep it: a receiver that echoes the request (its headers, its path) must not
+ * put a Secret's value in the delivery log, a log line or an error. Secrets are taken out of the whole
+ * answer read before its head is cut, so none is kept half.
+ */
+function withoutSecrets(answer: OutboundAnswer, secrets: readonly string[]): OutboundAnswer {
+  const values = secrets.filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
+  if (values.length === 0) return answer;
+  const scrub = (text: string) => values.reduce((result, value) => result.replaceAll(value, REDACTED), text);
+  return {
+    ...answer,
+    ...(answer.error === undefined ? {} : { error: scrub(answer.error) }),
+    body: Buffer.from(scrub(answer.body.toString('utf8'))),
+  };
 }
 
 /** The first bytes of an answer as text, for the attempt's log (a cut multi-byte character is replaced). */
