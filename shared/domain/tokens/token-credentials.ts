@@ -39,7 +39,10 @@ export class TokenCredentials {
     this.#objects = objects;
   }
 
-  /** Creates the ServiceAccount, binding and token; takes back what it created when a step fails. */
+  /**
+   * Creates the ServiceAccount, binding and token; takes back what it created when a step fails, and only
+   * that: a RoleBinding of the same name that was there before (not the platform's) is left as it was.
+   */
   async issue(
     project: string,
     name: string,
@@ -55,10 +58,11 @@ export class TokenCredentials {
       body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: accountName, labels } },
       ...(signal ? { signal } : {}),
     });
+    let bound = false;
     try {
       await this.#objects.send({
         method: 'POST',
-        path: `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings`,
+        path: bindingsPath(project),
         body: {
           apiVersion: `${RBAC_GROUP}/v1`,
           kind: 'RoleBinding',
@@ -67,6 +71,7 @@ export class TokenCredentials {
           subjects: [{ kind: 'ServiceAccount', name: accountName, namespace: project }],
         },
       });
+      bound = true;
       const request = await this.#objects.send<{ status: { token: string; expirationTimestamp: string } }>({
         method: 'POST',
         path: this.#objects.corePath('serviceaccounts', {
@@ -83,7 +88,12 @@ export class TokenCredentials {
         boundUid: account.body.metadata.uid,
       };
     } catch (error) {
-      await this.revoke(project, name).catch(() => undefined);
+      const undo = bound
+        ? this.revoke(project, name)
+        : this.#objects.deleteIfPresent(
+            this.#objects.corePath('serviceaccounts', { namespace: project, name: accountName }),
+          );
+      await undo.catch(() => undefined);
       throw error;
     }
   }
@@ -94,8 +104,10 @@ export class TokenCredentials {
     await this.#objects.deleteIfPresent(
       this.#objects.corePath('serviceaccounts', { namespace: project, name: accountName }),
     );
-    await this.#objects.deleteIfPresent(
-      `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings/${encodeURIComponent(accountName)}`,
-    );
+    await this.#objects.deleteIfPresent(`${bindingsPath(project)}/${encodeURIComponent(accountName)}`);
   }
+}
+
+function bindingsPath(project: string): string {
+  return `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings`;
 }

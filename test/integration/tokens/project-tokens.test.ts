@@ -161,6 +161,46 @@ describe('Issue 46, item 2: a token is a ServiceAccount token, authorised by RBA
   });
 });
 
+describe('Review of issue 46: a name that collides with a ServiceAccount or RoleBinding the platform does not own is refused, never taken over', () => {
+  const rbacPath = `/apis/rbac.authorization.k8s.io/v1/namespaces/${TEAM_PROJECT}/rolebindings`;
+  const accountsPath = `/api/v1/namespaces/${TEAM_PROJECT}/serviceaccounts`;
+  const cluster = () => platform().clusterAdmin;
+
+  it('an existing ServiceAccount token-<name> is 409 TokenAlreadyExists and stays as it was, with no binding to it', async () => {
+    await cluster().send({
+      method: 'POST',
+      path: accountsPath,
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'token-squat' } },
+    });
+    const before = await cluster().find<{ metadata: Record<string, unknown> }>(`${accountsPath}/token-squat`);
+    const refused = await admin().post(TOKENS, { name: 'squat', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).reason).toBe('TokenAlreadyExists');
+    expect(await cluster().find(`${accountsPath}/token-squat`)).toEqual(before);
+    expect(await cluster().find(`${rbacPath}/token-squat`)).toBeUndefined();
+  });
+
+  it('an existing RoleBinding token-<name> is 409 TokenAlreadyExists and is neither deleted nor changed; no ServiceAccount is left', async () => {
+    await cluster().send({
+      method: 'POST',
+      path: rbacPath,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'token-bound' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'ci' },
+        subjects: [{ kind: 'ServiceAccount', name: 'someone-else', namespace: TEAM_PROJECT }],
+      },
+    });
+    const before = await cluster().find(`${rbacPath}/token-bound`);
+    const refused = await admin().post(TOKENS, { name: 'bound', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).reason).toBe('TokenAlreadyExists');
+    expect(await cluster().find(`${rbacPath}/token-bound`)).toEqual(before);
+    expect(await cluster().find(`${accountsPath}/token-bound`)).toBeUndefined();
+  });
+});
+
 describe('Issue 46, item 3: no escalation', () => {
   it('a caller without a right cannot mint a token with it (403), but may hand on what it holds; a token creates tokens only if its role says so', async () => {
     // The CI ServiceAccount may manage tokens in its Project, and holds the `ci` role there, not `developer`.
