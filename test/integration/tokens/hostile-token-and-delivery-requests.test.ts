@@ -137,6 +137,4 @@ describe('Review of issue 47: hostile requests to the delivery log, redeliver an
       expectRefused(await hostile('POST', `/internal/outbound/sweep${query}`, undefined, 'controller'), query);
     expectRefused(await hostile('POST', '/internal/outbound/sweep', '{"limit":1}', 'controller'), 'body');
   });
-
-});
 });
