@@ -1,5 +1,7 @@
 import type { ClusterObjects } from '../resources/cluster-objects.ts';
-import { RBAC_GROUP, type TokenRole } from './token-role.ts';
+import { apiError } from '../../base/http/error-catalogue.ts';
+import { clusterFailure } from '../resources/kubernetes-status.ts';
+import { describeRole, RBAC_GROUP, type TokenRole } from './token-role.ts';
 
 /** The ServiceAccount (and RoleBinding) a Project token `name` is: `token-<name>` in the Project's namespace. */
 export function tokenAccountName(name: string): string {
@@ -60,7 +62,7 @@ export class TokenCredentials {
     });
     let bound = false;
     try {
-      await this.#objects.send({
+      const binding = await this.#objects.answer({
         method: 'POST',
         path: bindingsPath(project),
         body: {
@@ -71,6 +73,14 @@ export class TokenCredentials {
           subjects: [{ kind: 'ServiceAccount', name: accountName, namespace: project }],
         },
       });
+      // Kubernetes' escalation check refused the server's own binding: the role grants more than the
+      // server holds (wildcards, resources outside the platform). The caller's request, not a failure to retry.
+      if (binding.status === 403)
+        throw apiError(
+          'Forbidden',
+          `a token may not be given ${describeRole(role)}: it grants more than the API server itself holds in project "${project}", and Kubernetes lets no one bind what they do not hold (docs/tokens.md)`,
+        );
+      if (binding.status < 200 || binding.status > 299) throw clusterFailure(binding);
       bound = true;
       const request = await this.#objects.send<{ status: { token: string; expirationTimestamp: string } }>({
         method: 'POST',

@@ -230,6 +230,36 @@ describe('Issue 46, item 3: no escalation', () => {
     expect(minted.status).toBe(403);
   });
 
+  it('a role granting more than the API server holds (wildcards) is 403 Forbidden, saying so, not a 503 to retry; nothing is left', async () => {
+    await platform().clusterAdmin.send({
+      method: 'POST',
+      path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${TEAM_PROJECT}/roles`,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'everything' },
+        rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+      },
+    });
+    const refused = await admin().post(TOKENS, {
+      name: 'wildcard',
+      role: { kind: 'Role', name: 'everything' },
+      lifetime: '1h',
+    });
+    const body = await refused.json();
+    expect(refused.status, JSON.stringify(body)).toBe(403);
+    expect(body).toMatchObject({
+      reason: 'Forbidden',
+      error: expect.stringMatching(/Role\/everything.*more than the API server/),
+    });
+    expect(
+      await platform().clusterAdmin.find(`/api/v1/namespaces/${TEAM_PROJECT}/serviceaccounts/token-wildcard`),
+    ).toBeUndefined();
+    expect(
+      (await admin().get(TOKENS).then(expectStatus(200))).items.map((item: { name: string }) => item.name),
+    ).not.toContain('wildcard');
+  });
+
   it('a caller without `create` on tokens gets 403, and `kubectl auth can-i create tokens` says so', async () => {
     const oidc = as(platform().tokens.oidcUser);
     expect((await oidc.post(TOKENS, { name: 'mine', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' })).status).toBe(
