@@ -260,6 +260,45 @@ describe('Issue 46, item 3: no escalation', () => {
     ).not.toContain('wildcard');
   });
 
+  it('a token creates tokens only if its own role names `tokens` explicitly: rights by wildcards bound to it otherwise do not count', async () => {
+    const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${TEAM_PROJECT}`;
+    const create = (resource: string, body: Record<string, unknown>) =>
+      platform().clusterAdmin.send({
+        method: 'POST',
+        path: `${rbac}/${resource}`,
+        body: { apiVersion: 'rbac.authorization.k8s.io/v1', ...body },
+      });
+    const wild = await createToken('wild', { kind: 'Role', name: 'ci' });
+    // Someone with cluster rights binds a wildcard Role to the token's ServiceAccount beside its own.
+    await create('roles', {
+      kind: 'Role',
+      metadata: { name: 'all-of-it' },
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    });
+    await create('rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'wild-all-of-it' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'all-of-it' },
+      subjects: [{ kind: 'ServiceAccount', name: 'token-wild', namespace: TEAM_PROJECT }],
+    });
+    const refused = await as(wild.token).post(TOKENS, {
+      name: 'wild-child',
+      role: { kind: 'Role', name: 'ci' },
+      lifetime: '1h',
+    });
+    const body = await refused.json();
+    expect(refused.status, JSON.stringify(body)).toBe(403);
+    expect(body.error).toMatch(/Project token "wild".*Role\/ci.*tokens/);
+    await create('roles', {
+      kind: 'Role',
+      metadata: { name: 'minter' },
+      rules: [{ apiGroups: [GROUP], resources: ['tokens'], verbs: ['create'] }],
+    });
+    const minter = await createToken('minter', { kind: 'Role', name: 'minter' });
+    const minted = await createToken('minted', { kind: 'Role', name: 'minter' }, as(minter.token));
+    expect(minted.creator).toBe(`system:serviceaccount:${TEAM_PROJECT}:token-minter`);
+  });
+
   it('a caller without `create` on tokens gets 403, and `kubectl auth can-i create tokens` says so', async () => {
     const oidc = as(platform().tokens.oidcUser);
     expect((await oidc.post(TOKENS, { name: 'mine', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' })).status).toBe(
