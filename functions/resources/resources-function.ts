@@ -103,7 +103,7 @@ export function createResourcesFunction(
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...rolloutHandlers(objects),
-    ...notificationHandlers(context),
+    ...notificationHandlers(context, objects),
     ...auditHandlers(context),
     ...tokenHandlers(context, objects),
     ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context), routedPaths),

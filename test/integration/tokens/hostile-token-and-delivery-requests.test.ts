@@ -137,4 +137,12 @@ describe('Review of issue 47: hostile requests to the delivery log, redeliver an
       expectRefused(await hostile('POST', `/internal/outbound/sweep${query}`, undefined, 'controller'), query);
     expectRefused(await hostile('POST', '/internal/outbound/sweep', '{"limit":1}', 'controller'), 'body');
   });
+
+  it('the delivery log of a Notification that does not exist, and never had a delivery, is 404, not an empty log', async () => {
+    const answer = await hostile('GET', DELIVERIES);
+    expect(answer.status, answer.text).toBe(404);
+    expect(expectRefused(answer, 'GET deliveries of a Notification that does not exist').error).toContain(
+      `${TEAM_PROJECT}/hooks`,
+    );
+  });
 });
