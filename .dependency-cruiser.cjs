@@ -22,8 +22,9 @@ const SHARED_LAYERS = [
   ['base/kubernetes', 'base/database'], // clients of what is outside the process
   ['auth', 'domain/resources'], // who the caller is; the platform objects in the cluster and how they are presented
   ['authz', 'contract/routes', 'domain/streams'], // what the caller may do; the route table; stream caps
-  ['domain/approvals'], // approval policy and gates: what a write or an apply needs (windows, freezes, soak times), what a plan was planned for
-  ['domain/runs', 'contract/openapi', 'domain/audit', 'domain/tokens'], // run history; the OpenAPI document built from the routes; the audit trail; Project tokens (issue 46)
+  ['domain/audit'], // the audit trail (what the approval judge notes of both principals)
+  ['domain/approvals'], // approval policy and gates, judged in one place: what a stage approval, a plan's apply or a write needs (counts, groups, four eyes, windows, freezes, soak times), what a plan was planned for
+  ['domain/runs', 'contract/openapi', 'domain/tokens'], // run history; the OpenAPI document built from the routes; Project tokens (issue 46)
   ['domain/outbound'], // the outbound engine: the outbox, deliveries shared across instances, safe outbound calls (issue 47); any receiver family plugs in
   ['domain/notifications'], // the Notification kind as a receiver family of the outbound engine: events, formats, secrets
   ['server/app'], // one function's context: its clients and stores wired together

@@ -9,6 +9,7 @@ import { rolloutGroupVersion } from '../plugin/platform-api-group.ts';
 import type { PlatformConnection } from '../plugin/platform-connection.ts';
 import { PluginError } from '../plugin/plugin-error.ts';
 import { printObject } from '../plugin/printed-objects.ts';
+import { whoStillApproves } from '../../shared/contract/rules/rollout-stage.ts';
 import { type Rollout, needsApproval } from '../plugin/rollout-tree.ts';
 import { OVERRIDE_REASON_FLAG, overrideOf, withOverrideHint } from './override-reason.ts';
 import { type PluginCommand, stringFlag } from './plugin-command.ts';
@@ -46,7 +47,13 @@ export const rolloutsApprove: PluginCommand = {
     else {
       // kubectl names an object by its resource and group: rollout.platform.dev/network-v2.
       const group = approved.apiVersion?.split('/')[0];
-      context.stdout(`rollout${group ? `.${group}` : ''}/${name} stage ${stage} approved\n`);
+      const approvedStage = approved.spec.stages.find((candidate) => candidate.workspace === stage);
+      // A stage that needs more approvers (issue 45 item 2): the approval is recorded, the gate still shut.
+      const outcome =
+        approvedStage && approvedStage.approved !== true
+          ? `: approval recorded (${whoStillApproves(approved, approvedStage)})`
+          : ' approved';
+      context.stdout(`rollout${group ? `.${group}` : ''}/${name} stage ${stage}${outcome}\n`);
     }
     return 0;
   },

@@ -1,6 +1,11 @@
 // A Rollout drawn as `kubectl argo rollouts get rollout` draws one: a summary, then a tree of its stages
 // in order, each with its phase, what its approval needs or who gave it, and the run behind it.
-import { type RolloutStageGate, stageNeedsApproval } from '../../shared/contract/rules/rollout-stage.ts';
+import {
+  type RolloutStageGate,
+  type StageApprovalRecord,
+  stageNeedsApproval,
+  whoStillApproves,
+} from '../../shared/contract/rules/rollout-stage.ts';
 import { humanAge } from './human-duration.ts';
 import type { RunRecord } from './runs-client.ts';
 import { formatTable } from './table.ts';
@@ -30,6 +35,8 @@ export interface RolloutStageStatus {
   phase?: string;
   runId?: string;
   approval?: { approvedBy?: string; approvedAt?: string };
+  /** Each approval of the current revision so far, one per approver (issue 45 item 2). */
+  approvals?: StageApprovalRecord[];
 }
 
 export type RolloutStageSpec = RolloutStageGate;
@@ -118,10 +125,13 @@ function stageInfo(
 ): string {
   if (!needsApproval(stage)) return '';
   const approval = observed?.approval;
-  if (approval?.approvedBy)
-    return `approved by ${approval.approvedBy} ${humanAge(approval.approvedAt, context.now)} ago`;
-  if (stage.approved) return 'approved';
-  const fourEyes = stage.approval?.distinctFromAuthor ? ", not by the revision's author" : '';
+  if (stage.approved)
+    return approval?.approvedBy
+      ? `approved by ${approval.approvedBy} ${humanAge(approval.approvedAt, context.now)} ago`
+      : 'approved';
+  // Who still has to approve (issue 45 item 2), by the server's rule.
+  const still = whoStillApproves(rollout, stage);
+  const fourEyes = `${stage.approval?.distinctFromAuthor ? ", not by the revision's author" : ''}${still ? ` (${still})` : ''}`;
   if (observed?.phase !== 'AwaitingApproval') return `approval required${fourEyes}`;
   if (context.mayApprove === true)
     return `awaiting approval${fourEyes}: kubectl platform rollouts approve ${rollout.metadata.name} --stage ${index + 1}`;

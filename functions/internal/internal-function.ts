@@ -96,13 +96,14 @@ export function createInternalFunction(
       );
     },
     setRunPhase: async (request) => {
-      const { leaseId, phase, message } = request.input.body();
+      const { leaseId, phase, message, hasChanges } = request.input.body();
       const finished = await (await leases()).finish(
         request.params.run,
         leaseId,
         runPrincipal(request.principal),
         phase,
         message,
+        hasChanges,
       );
       masking.finished(request.params.run);
       return jsonResponse(200, finished);

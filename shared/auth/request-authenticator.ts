@@ -54,6 +54,11 @@ export class RequestAuthenticator {
     this.#cache.forgetUser(name);
   }
 
+  /** Forgets the tokens verified as any user `matching` says (every Project token, when revocations may have gone unheard). */
+  forgetUsers(matching: (name: string) => boolean): void {
+    this.#cache.forgetUsers(matching);
+  }
+
   /** Forgets every verified token (called when the admin settings or key change). */
   forgetVerifiedTokens(): void {
     this.#cache.clear();

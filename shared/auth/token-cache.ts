@@ -61,6 +61,15 @@ export class TokenCache {
     for (const [token, entry] of this.#entries) if (entry.principal.name === name) this.#entries.delete(token);
   }
 
+  /**
+   * Forgets every token verified as a user `matching` says (every Project token, after revocations may
+   * have gone unheard), remembering each as revoked like `forgetUser`.
+   */
+  forgetUsers(matching: (name: string) => boolean): void {
+    const users = new Set([...this.#entries.values()].map((entry) => entry.principal.name).filter(matching));
+    for (const user of users) this.forgetUser(user);
+  }
+
   clear(): void {
     this.#entries.clear();
   }

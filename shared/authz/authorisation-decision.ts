@@ -27,14 +27,17 @@ export type AuthorisationResolver = (request: {
   deadline?: AbortSignal;
 }) => Promise<ResolvedObject>;
 
+/** A verb a route's verb stands for on the same object, or on one of its subresources (`patch` of `status`). */
+export type PerformedVerb = string | { verb: string; subresource: string };
+
 /**
  * Verbs decided with a route's own on the same object. `performs`: verbs the route's verb stands for
- * (approving is the server's `patch` of the object), granted with it. `decidesAlso`: verbs some results of
+ * (approving is the server's `patch` of the object's status), granted with it. `decidesAlso`: verbs some results of
  * the request need besides its own (a Rollout write that grants an approval needs `approve`), decided with
  * it without refusing the request; the handler learns the answer from `requireVerb`, never from the cluster.
  */
 export interface DecidedVerbs {
-  performs?: readonly string[];
+  performs?: readonly PerformedVerb[];
   decidesAlso?: readonly string[];
 }
 
@@ -81,7 +84,12 @@ export class AuthorisationDecision {
   ): Promise<AuthorisationDecision> {
     const grant = attributes ? await authorizer.authorize(principal, attributes) : undefined;
     const decision = new AuthorisationDecision(authorizer, principal, attributes ? [attributes] : [], resolved, grant);
-    for (const verb of verbs.performs ?? []) decision.#granted.push({ ...decision.resource, verb });
+    for (const performed of verbs.performs ?? [])
+      decision.#granted.push(
+        typeof performed === 'string'
+          ? { ...decision.resource, verb: performed }
+          : { ...decision.resource, ...performed },
+      );
     for (const verb of verbs.decidesAlso ?? []) await decision.#decideAlso(verb);
     return decision;
   }

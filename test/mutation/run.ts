@@ -165,8 +165,8 @@ const SCOPES: Record<string, Scope> = {
   },
   approvals: {
     // The rules that judge a Rollout write's approvals on its result (issue 37); the writes that apply them
-    // (functions/resources/kinds/rollout-writes.ts) are proven over HTTP in test/integration/resources/rollout-approvals.test.ts.
-    mutate: ['shared/domain/resources/rollout-approvals.ts'],
+    // (shared/domain/approvals/stage-approval-judge.ts) are proven over HTTP in test/integration/resources/rollout-approvals.test.ts.
+    mutate: ['shared/domain/approvals/stage-approvals.ts'],
     tests: ['test/unit/resources/rollout-approval-rules.test.ts'],
   },
 };

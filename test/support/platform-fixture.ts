@@ -283,6 +283,12 @@ export function validObject(kind: string, name: string): Record<string, unknown>
     Workspace: (name) => workspaceObject(name),
     Rollout: (name) => rolloutObject(name, ['network']),
     VariableSet: (name) => variableSetObject(name, [{ name: 'region', value: 'eu-west-1' }]),
+    Notification: (name) => ({
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'Notification',
+      metadata: { name },
+      spec: { events: ['RunFailed'], receiver: { type: 'cloudevents', url: 'https://hooks.example.com/platform' } },
+    }),
   };
   const build = builders[kind];
   if (!build) throw new Error(`no builder of a valid ${kind}`);

@@ -27,6 +27,7 @@ const KINDS: Record<string, string> = {
 const BODY_OF: Record<string, unknown> = {
   startRun: { type: 'plan' },
   approveRollout: { stage: 'x' },
+  withdrawRolloutApproval: { stage: 'x' },
   setRunPhase: { phase: 'Running' },
   appendRunLogs: { lines: ['x'] },
 };

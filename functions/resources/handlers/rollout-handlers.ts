@@ -6,22 +6,36 @@ import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.
 import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
 import { rolloutWrites } from '../kinds/rollout-writes.ts';
 
-type ApproveRoute = Extract<DeclaredRoute, { operationId: 'approveRollout' }>;
+type RolloutRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 
 /**
- * `POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve` (issue 37): the chain authorised
- * `approve` on the Rollout, which stands for the server's patch of it; the approval is then judged and
- * written as any Rollout write that grants one (rollout-writes.ts), four eyes included.
+ * `POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve` (issue 37) and `.../withdraw` (issue 45):
+ * the chain authorised `approve` on the Rollout, which stands for the server's patch of its status; the approval
+ * (or its withdrawal) is judged by the approval judge and recorded in that one write (rollout-writes.ts).
  */
 export function rolloutHandlers(objects: ClusterObjects) {
+  /** The Rollout the decision names; its status patch checked against the decision before anything is read. */
+  const authorisedRollout = (request: RouteRequest<RolloutRoute<'approveRollout' | 'withdrawRolloutApproval'>>) => {
+    const { namespace, name } = request.authorisation.resource;
+    const location = { namespace, name };
+    const cluster = new AuthorisedObjects(objects, request.authorisation);
+    cluster.requireCall({
+      method: 'PATCH',
+      path: cluster.platformPath(ROLLOUT, { ...location, subresource: 'status' }),
+    });
+    return location;
+  };
   return {
-    async approveRollout(request: RouteRequest<ApproveRoute>) {
-      const { namespace, name } = request.authorisation.resource;
-      const location = { namespace, name };
-      const cluster = new AuthorisedObjects(objects, request.authorisation);
-      cluster.requireCall({ method: 'PATCH', path: cluster.platformPath(ROLLOUT, location) });
+    async approveRollout(request: RouteRequest<RolloutRoute<'approveRollout'>>) {
+      const location = authorisedRollout(request);
       const { stage, override } = request.input.body();
       const { body } = await rolloutWrites(objects, request).approveStage(location, stage, override);
+      return jsonResponse(200, body);
+    },
+    async withdrawRolloutApproval(request: RouteRequest<RolloutRoute<'withdrawRolloutApproval'>>) {
+      const location = authorisedRollout(request);
+      const { stage, approver } = request.input.body();
+      const { body } = await rolloutWrites(objects, request).withdrawApproval(location, stage, approver);
       return jsonResponse(200, body);
     },
   } satisfies Partial<RouteHandlers<'resources'>>;

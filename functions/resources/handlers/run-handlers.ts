@@ -1,16 +1,11 @@
 import type { AppContext } from '../../../shared/server/app/app-context.ts';
 import { apiError } from '../../../shared/base/http/error-catalogue.ts';
-import {
-  APPROVER_ANNOTATION,
-  AUTHOR_ANNOTATION,
-  PLAN_RUN_ANNOTATION,
-  RUN_ANNOTATION,
-  noteForAudit,
-} from '../../../shared/domain/audit/audit-annotations.ts';
+import { PLAN_RUN_ANNOTATION, RUN_ANNOTATION, noteForAudit } from '../../../shared/domain/audit/audit-annotations.ts';
 import { jsonResponse } from '../../../shared/base/http/api-request.ts';
 import type { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
-import { PROJECT, WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
-import { policyApplyGate } from '../../../shared/domain/approvals/approval-policy.ts';
+import { WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
+import { judgeDirectApply, judgePlanApproval } from '../../../shared/domain/approvals/apply-approval-judge.ts';
+import { gatingProject } from '../../../shared/domain/approvals/project-gates.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import { planBindingOf } from '../../../shared/domain/approvals/plan-binding.ts';
 import { pageOf } from '../../../shared/domain/runs/records/page-query.ts';
@@ -23,7 +18,7 @@ import {
 import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.ts';
 import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
 import type { Run } from '../../../shared/domain/runs/run.ts';
-import { authoriseOverride, passTimeGates, projectTimeGates } from '../time-gate-enforcement.ts';
+import { authoriseOverride } from '../../../shared/domain/approvals/time-gate-enforcement.ts';
 import type { RunPage } from '../../../shared/domain/runs/records/run-records.ts';
 
 type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
@@ -51,12 +46,6 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
     return found;
   };
-  /** The Project's approval policy for a Workspace's applies, if it gates them. */
-  const applyPolicyOf = async (project: string, workspace: string, deadline?: AbortSignal) =>
-    policyApplyGate(
-      await objects.find<PlatformObject>(objects.platformPath(PROJECT, { name: project }), deadline),
-      workspace,
-    );
   /** Runs as these routes answer them: a succeeded plan says whether it may still be applied (issue 44, item 15). */
   const answered = async (runs: Run[], deadline?: AbortSignal) =>
     (await context.runs.service('planApprovals')).withPlanApproval(runs, context.config.planApprovalMaxAgeMs, deadline);
@@ -86,14 +75,13 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
         );
       const overridden =
         run.type === 'apply'
-          ? passTimeGates(request, await projectTimeGates(objects, project), { apply: workspace }, override)
+          ? judgeDirectApply(
+              request,
+              await gatingProject(objects, project, request.deadline),
+              { project, workspace },
+              override,
+            )
           : undefined;
-      // The Project's approval policy gates the Workspace's applies whatever the Workspace says (issue 45).
-      if (run.type === 'apply' && (await applyPolicyOf(project, workspace, request.deadline)))
-        throw apiError(
-          'ApplyNeedsPlan',
-          `project "${project}" gates the applies of workspace "${workspace}" (spec.approvalPolicy.applies): start a plan run, then approve that plan for apply`,
-        );
       // A plan records the Workspace object, spec and VariableSets it is planned for (issue 45).
       const plannedFor =
         run.type === 'plan' ? await planBindingOf(objects, project, found, request.deadline) : undefined;
@@ -120,26 +108,15 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       const { message, override } = request.input.body();
       await authoriseOverride(request, override);
       const found = await startableWorkspace(plan.project, plan.workspace, request.deadline);
-      const overridden = passTimeGates(
+      const overridden = judgePlanApproval(
         request,
-        await projectTimeGates(objects, plan.project),
-        { apply: plan.workspace },
+        await gatingProject(objects, plan.project, request.deadline),
+        plan,
         override,
       );
       const workspace = await planBindingOf(objects, plan.project, found, request.deadline);
       const planApprovals = await context.runs.service('planApprovals');
       const approver = runPrincipal(request.principal);
-      noteForAudit(request, APPROVER_ANNOTATION, approver.principal);
-      noteForAudit(request, AUTHOR_ANNOTATION, plan.principal);
-      // Four eyes on applies, as the Project's policy asks (issue 45): judged against the plan's recorded author.
-      if (
-        (await applyPolicyOf(plan.project, plan.workspace, request.deadline))?.distinctFromAuthor &&
-        approver.principal === plan.principal
-      )
-        throw apiError(
-          'ApproverIsAuthor',
-          `${approver.principal} started plan run ${plan.id} and may not approve it for apply: project "${plan.project}" asks another approver (spec.approvalPolicy.applies[].approvals.distinctFromAuthor)`,
-        );
       const run = await planApprovals.approveForApply(
         {
           project: plan.project,

@@ -1,42 +1,28 @@
-import {
-  APPROVED_REVISION_ANNOTATION,
-  APPROVED_STAGES_ANNOTATION,
-  APPROVER_ANNOTATION,
-  AUTHOR_ANNOTATION,
-  WITHDRAWN_APPROVALS_ANNOTATION,
-  noteForAudit,
-} from '../../../shared/domain/audit/audit-annotations.ts';
-import { DECISION_ANNOTATION, REASON_ANNOTATION } from '../../../shared/domain/audit/audit-event.ts';
-import { ApiError } from '../../../shared/base/http/api-error.ts';
 import { apiError } from '../../../shared/base/http/error-catalogue.ts';
 import type { ClusterObjects, ObjectLocation } from '../../../shared/domain/resources/cluster-objects.ts';
-import { PROJECT, ROLLOUT } from '../../../shared/contract/kinds/platform-kinds.ts';
-import {
-  policyStageGates,
-  withPolicyGates,
-  type PolicyGate,
-} from '../../../shared/domain/approvals/approval-policy.ts';
+import { ROLLOUT } from '../../../shared/contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
+import { gatingProject } from '../../../shared/domain/approvals/project-gates.ts';
 import {
-  approvalChanges,
-  recordedRevisionAuthor,
+  approvalWarnings,
+  judgeStageApprovals,
+  judgeWithdrawal,
+  stageApprovalGates,
+  withStageApproved,
+  type JudgedApprovals,
+  type StageApprovalGates,
+} from '../../../shared/domain/approvals/stage-approval-judge.ts';
+import {
+  presentedRollout,
   recordedStatus,
   recordsApprovals,
   revisionOf,
-  stageGates,
-  withStagesApproved,
+  withoutApprovedFlags,
   withStoredApprovalRecords,
-  type ApprovalChanges,
-} from '../../../shared/domain/resources/rollout-approvals.ts';
-import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
-import type { TimeGatePolicy } from '../../../shared/domain/approvals/time-gates.ts';
-import {
-  authoriseOverride,
-  passTimeGates,
-  projectTimeGates,
-  type OverrideRecord,
-  type OverrideRequest,
-} from '../time-gate-enforcement.ts';
+  type Recording,
+} from '../../../shared/domain/approvals/stage-approvals.ts';
+import { approverName } from '../../../shared/domain/approvals/approval-caller.ts';
+import { authoriseOverride, type OverrideRequest } from '../../../shared/domain/approvals/time-gate-enforcement.ts';
 import { objectForWrite } from './resource-body.ts';
 import { JSON_PATCH, patchedObject, recomputedOnConflict, resultAsJsonPatch } from './patch-results.ts';
 import {
@@ -47,148 +33,70 @@ import {
   type Writer,
 } from './resource-writes.ts';
 
-/** A Rollout's writes, with the approve route's own. */
+/** A Rollout's writes, with the approve and withdraw routes' own. */
 export interface RolloutWrites extends ResourceWrites {
-  /** Approves one stage (by its workspace) for the current revision: the dedicated route's write. */
+  /** Approves one stage (by its workspace) for the current revision: the approve route's one status write. */
   approveStage(location: ObjectLocation, stage: string, override?: OverrideRequest): Promise<WriteAnswer>;
-}
-
-/** A write's result as judged: the object to send (approvals that outlived their revision withdrawn) and what it changes. */
-interface Judged {
-  result: PlatformObject;
-  changes: ApprovalChanges;
-  /** Stages the Project's approval policy made stricter than the write asked (issue 45). */
-  tightened: string[];
-  /** The override of the Project's time gates that let the write's approvals through, for their records. */
-  override?: OverrideRecord;
+  /** Withdraws `approver`'s approval of one stage (the caller's own by default): the withdraw route's one status write. */
+  withdrawApproval(location: ObjectLocation, stage: string, approver?: string): Promise<WriteAnswer>;
 }
 
 /**
- * What the Project says of a write's approvals (issue 45): its stage gates (`spec.approvalPolicy.stages`),
- * its time gates (windows, freeze, soak time), and the caller's override of the latter if any.
- */
-interface Gates {
-  stages: StagePolicy;
-  policy: TimeGatePolicy;
-  override?: OverrideRequest;
-}
-
-/** The Project's approval policy for one Rollout: its gated stages by key. */
-type StagePolicy = ReadonlyMap<string, PolicyGate>;
-
-/**
- * A Rollout's writes for one request (issue 37, docs/resources.md "Approvals"). Every write is judged on its
- * result against the stored object, whatever its shape: a result that grants a stage's approval (or loosens a
- * stage's gate) needs `approve` on the Rollout, which the chain decided with the write's own verb (403 naming it
- * otherwise); under four eyes the approver may not be the revision's author (409 `ApproverIsAuthor`), the admin
- * included. A result that changes `spec.revision` withdraws the approvals given for the revision before.
- * What is sent is the judged result, pinned to the resourceVersion it was judged against; the server then
- * records who approved and who authored the revision in `status`, which clients never write.
+ * A Rollout's writes for one request (issue 37, issue 45, issue 43 item 7; docs/resources.md "Approvals"). Every
+ * write is judged on its result against the stored object as clients see it (each stage's `approved` presented
+ * from the status), by the approval judge (shared/domain/approvals/). An approval is recorded in one write of the
+ * status subresource, which clients never write: the approver's record, and the gate when the records meet the
+ * policy. `spec.stages[].approved` is not stored: a write that sets it asks to approve (or, false, to withdraw),
+ * the spec is written without it, and the status write that follows records the approval.
  */
 export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutWrites {
   const plain = plainWrites(objects, ROLLOUT);
-  const writerName = runPrincipal(writer.principal).principal;
+  const writerName = approverName(writer.principal);
+  const writerGroups = 'groups' in writer.principal ? writer.principal.groups : [];
   const path = (location: ObjectLocation) => objects.platformPath(ROLLOUT, location);
   // The object itself, also for a write through its status subresource.
   const read = async ({ namespace, name }: ObjectLocation) =>
     (await objects.send<PlatformObject>({ method: 'GET', path: path({ namespace, name }) })).body;
-  // The approve route is the platform's own: a missing Rollout is its 404 `RolloutNotFound`, not the cluster's.
+  // The approve and withdraw routes are the platform's own: a missing Rollout is their 404 `RolloutNotFound`.
   const rolloutToApprove = async (location: ObjectLocation) => {
     const found = await objects.find<PlatformObject>(path(location));
     if (!found)
       throw apiError('RolloutNotFound', `rollout "${location.name}" not found in project "${location.namespace}"`);
     return found;
   };
-
-  // The Project's approval policy for the Rollout (issue 45): read for each write, never kept.
-  const policyFor = async ({ namespace, name }: ObjectLocation): Promise<StagePolicy> =>
-    policyStageGates(await objects.find<PlatformObject>(objects.platformPath(PROJECT, { name: namespace })), name!);
+  // The Project's approval policy for the Rollout (issue 45): read once for each write, never kept.
+  const gatesOf = async ({ namespace, name }: ObjectLocation): Promise<StageApprovalGates> =>
+    stageApprovalGates(await gatingProject(objects, namespace!), name!);
+  const recordingOf = (revision: string, judged: JudgedApprovals, gates: StageApprovalGates): Recording => ({
+    writer: writerName,
+    groups: writerGroups,
+    at: new Date().toISOString(),
+    revision,
+    policy: gates.stages,
+    ...(judged.override ? { override: judged.override } : {}),
+  });
+  const presented = (answer: WriteAnswer): WriteAnswer => ({ ...answer, body: presentedRollout(answer.body) });
 
   /**
-   * Refuses the write (nothing is sent) unless its approvals may be changed by this writer; notes why for the
-   * audit trail. The result is first made as strict as the Project's policy: the gate it asks holds whatever
-   * the write, and the stored object is judged the same way (a Rollout written before the policy).
+   * Records the write's approvals and revision author in the status, in one status write after the spec's, and
+   * warns of outlived approvals. A dry run records nothing: it answers the status as it would be recorded.
    */
-  const judge = (stored: PlatformObject | undefined, written: PlatformObject, gates: Gates): Judged => {
-    const { result, tightened } = withPolicyGates(written, gates.stages);
-    const changes = approvalChanges(stored && withPolicyGates(stored, gates.stages).result, result);
-    const author = changes.authorsRevision ? writerName : stored && recordedRevisionAuthor(stored);
-    if (changes.granted.length > 0) {
-      // Both principals, on a refused approval too.
-      noteForAudit(writer, APPROVER_ANNOTATION, writerName);
-      noteForAudit(writer, AUTHOR_ANNOTATION, author ?? '');
-    }
-    if (changes.granted.length > 0 || changes.loosened.length > 0) {
-      try {
-        writer.authorisation.requireVerb('approve');
-      } catch (error) {
-        if (error instanceof ApiError) {
-          // The chain allowed the write's verb; the write as a whole is refused for want of `approve`.
-          noteForAudit(writer, DECISION_ANNOTATION, 'forbid');
-          noteForAudit(writer, REASON_ANNOTATION, error.message);
-        }
-        throw error;
-      }
-    }
-    if (changes.fourEyes.length > 0) {
-      const stages = changes.fourEyes.join(', ');
-      if (author === undefined)
-        throw apiError(
-          'RevisionAuthorUnknown',
-          `stage ${stages} needs an approver other than the author of revision "${revisionOf(result)}", and no author is recorded for it (status.revisionAuthor); write spec.revision through the API to record one`,
-        );
-      if (author === writerName)
-        throw apiError(
-          'ApproverIsAuthor',
-          `${writerName} changed revision "${revisionOf(result)}" and may not approve stage ${stages}, which needs another approver (approval.distinctFromAuthor)`,
-        );
-    }
-    // Windows, the freeze and soak times: checked once the approval is otherwise allowed.
-    const override =
-      changes.granted.length > 0
-        ? passTimeGates(writer, gates.policy, { rollout: result.metadata.name! }, gates.override, {
-            rollout: stored ?? result,
-            stages: changes.granted,
-          })
-        : undefined;
-    if (changes.granted.length > 0) {
-      noteForAudit(writer, APPROVED_STAGES_ANNOTATION, changes.granted.join(','));
-      noteForAudit(writer, APPROVED_REVISION_ANNOTATION, revisionOf(result) ?? '');
-    }
-    if (changes.withdrawn.length > 0) noteForAudit(writer, WITHDRAWN_APPROVALS_ANNOTATION, changes.withdrawn.join(','));
-    return {
-      result: withStagesApproved(result, changes.outlived, false),
-      changes,
-      tightened,
-      ...(override ? { override } : {}),
-    };
-  };
-
-  /** Records the write's approvals and revision author in the status (never for a dry run), and warns of outlived approvals. */
-  const recorded = async (answer: WriteAnswer, judged: Judged, options: WriteOptions): Promise<WriteAnswer> => {
-    const { changes, tightened } = judged;
-    const warnings = [
-      ...(answer.warnings ?? []),
-      ...(tightened.length > 0
-        ? [
-            `299 - "the Project's approval policy gates stage ${tightened.join(', ')}: its approval fields were written as the policy asks"`,
-          ]
-        : []),
-      ...(changes.outlived.length > 0
-        ? [
-            `299 - "spec.revision changed: the approval of stage ${changes.outlived.join(', ')} was withdrawn; approve the new revision"`,
-          ]
-        : []),
-    ];
+  const recorded = async (
+    answer: WriteAnswer,
+    judged: JudgedApprovals,
+    gates: StageApprovalGates,
+    options: WriteOptions,
+  ): Promise<WriteAnswer> => {
+    const { changes } = judged;
+    const warnings = [...(answer.warnings ?? []), ...approvalWarnings(judged)];
     const revision = revisionOf(answer.body);
-    if (options.has('dryRun') || !recordsApprovals(changes) || revision === undefined) return { ...answer, warnings };
+    if (!recordsApprovals(changes) || revision === undefined) return presented({ ...answer, warnings });
+    const recording = recordingOf(revision, judged, gates);
+    if (options.has('dryRun')) {
+      const status = recordedStatus(answer.body, changes, recording);
+      return presented({ ...answer, body: status ? { ...answer.body, status } : answer.body, warnings });
+    }
     const location = { namespace: answer.body.metadata.namespace, name: answer.body.metadata.name };
-    const recording = {
-      writer: writerName,
-      at: new Date().toISOString(),
-      revision,
-      ...(judged.override ? { override: judged.override } : {}),
-    };
     const body = await recomputedOnConflict(
       () => read(location),
       (current) => {
@@ -210,7 +118,7 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
         };
       },
     );
-    return { ...answer, body, warnings };
+    return presented({ ...answer, body, warnings });
   };
 
   /**
@@ -232,7 +140,7 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
           result: computed.result,
           send: async () => ({
             answer: await (field === 'spec' ? plain.patch : plain.patchStatus)(
-              location,
+              field === 'spec' ? location : { ...location, subresource: 'status' },
               resultAsJsonPatch(current, computed.result, field),
               JSON_PATCH,
               options,
@@ -243,31 +151,38 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       },
     );
 
+  /** A spec write's result as judged against the stored object as clients see it, and sent without `approved`. */
+  const judgedForSpec = (stored: PlatformObject | undefined, written: PlatformObject, gates: StageApprovalGates) => {
+    const judged = judgeStageApprovals(writer, stored && presentedRollout(stored), written, gates);
+    return { ...judged, result: withoutApprovedFlags(judged.result) };
+  };
   const spec =
-    (location: ObjectLocation, patch: unknown, contentType: string, gates: Gates) => (current: PlatformObject) =>
-      judge(
+    (location: ObjectLocation, patch: unknown, contentType: string, gates: StageApprovalGates) =>
+    (current: PlatformObject) =>
+      judgedForSpec(
         current,
-        objectForWrite(patchedObject(current, patch, contentType, ROLLOUT, location.name!), ROLLOUT, objects.apiGroup, {
-          namespace: location.namespace,
-          name: location.name,
-        }),
+        objectForWrite(
+          patchedObject(presentedRollout(current), patch, contentType, ROLLOUT, location.name!),
+          ROLLOUT,
+          objects.apiGroup,
+          { namespace: location.namespace, name: location.name },
+        ),
         gates,
       );
-  const gatesOf = async (location: ObjectLocation): Promise<Gates> => ({
-    stages: await policyFor(location),
-    policy: await projectTimeGates(objects, location.namespace!),
-  });
 
   return {
     ...plain,
+    present: presentedRollout,
     async create(location, object, options) {
-      const judged = judge(undefined, object, await gatesOf({ ...location, name: object.metadata.name }));
-      return recorded(await plain.create(location, judged.result, options), judged, options);
+      const gates = await gatesOf({ ...location, name: object.metadata.name });
+      const judged = judgedForSpec(undefined, object, gates);
+      return recorded(await plain.create(location, judged.result, options), judged, gates, options);
     },
     async replace(location, object, options) {
       // The replace is pinned by the caller's resourceVersion: judged against another, the cluster refuses it (409).
-      const judged = judge(await read(location), object, await gatesOf(location));
-      return recorded(await plain.replace(location, judged.result, options), judged, options);
+      const gates = await gatesOf(location);
+      const judged = judgedForSpec(await read(location), object, gates);
+      return recorded(await plain.replace(location, judged.result, options), judged, gates, options);
     },
     async patch(location, patch, contentType, options) {
       const gates = await gatesOf(location);
@@ -277,34 +192,37 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
         'spec',
         options,
       );
-      return recorded(answer, computed, options);
+      return recorded(answer, computed, gates, options);
     },
     /**
      * The cluster merges an apply (field managers, list keys): its result is asked of it as a dry run, pinned
-     * like the apply, and judged; when the revision changes, the configuration takes the withdrawn approvals
-     * along. A dry run answers the judged dry run.
+     * like the apply, and judged. The configuration is applied without `approved`, which it may still set to
+     * approve or withdraw: a stage it leaves without `approved` keeps what the status says.
      */
     async apply(location, configuration, options) {
       const dryRun = new URLSearchParams(options);
       dryRun.set('dryRun', 'All');
       const stored = await objects.find<PlatformObject>(path(location));
       const gates = await gatesOf(location);
-      let applied = configuration;
+      const asked = approvedAsked(configuration);
+      const judgedDry = (dry: WriteAnswer) =>
+        judgedForSpec(stored, withApprovedAsked(dry.body, asked, stored && presentedRollout(stored)), gates);
+      let applied = withoutApprovedFlags(configuration);
       let dry = await plain.apply(location, applied, dryRun);
-      let judged = judge(stored, dry.body, gates);
-      // The configuration takes the stages as judged: approvals withdrawn, gates as strict as the policy.
-      if (judged.changes.outlived.length > 0 || judged.tightened.length > 0) {
-        applied = { ...configuration, spec: { ...configuration.spec, stages: judged.result.spec!.stages } };
+      let judged = judgedDry(dry);
+      // The configuration takes the stages as judged: gates as strict as the policy.
+      if (judged.tightened.length > 0) {
+        applied = { ...applied, spec: { ...applied.spec, stages: judged.result.spec!.stages } };
         dry = await plain.apply(location, applied, dryRun);
-        judged = { ...judge(stored, dry.body, gates), tightened: judged.tightened };
+        judged = { ...judgedDry(dry), tightened: judged.tightened };
       }
-      if (options.has('dryRun')) return recorded(dry, judged, options);
-      return recorded(await plain.apply(location, applied, options), judged, options);
+      if (options.has('dryRun')) return recorded(dry, judged, gates, options);
+      return recorded(await plain.apply(location, applied, options), judged, gates, options);
     },
     async replaceStatus(location, object, options) {
       // Pinned by the caller's resourceVersion, as a replace of the object.
       const stored = await read(location);
-      return plain.replaceStatus(location, withStoredApprovalRecords(object, stored), options);
+      return presented(await plain.replaceStatus(location, withStoredApprovalRecords(object, stored), options));
     },
     async patchStatus(location, patch, contentType, options) {
       const { answer } = await patchResult(
@@ -323,34 +241,70 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
         'status',
         options,
       );
-      return answer;
+      return presented(answer);
     },
     async approveStage(location, stage, override) {
       await authoriseOverride(writer, override);
       const gates = { ...(await gatesOf(location)), ...(override ? { override } : {}) };
-      const { answer, computed } = await patchResult(
+      // One write of the status: the approver's record and, when the policy is met, the gate (issue 43 item 7).
+      const { answer } = await patchResult(
         location,
-        (current) =>
-          judge(current, approvedStage(withPolicyGates(current, gates.stages).result, stage, location.name!), gates),
-        'spec',
+        (current) => {
+          const shown = presentedRollout(current);
+          const judged = judgeStageApprovals(writer, shown, withStageApproved(shown, stage, gates), gates);
+          const status = recordedStatus(current, judged.changes, recordingOf(revisionOf(current)!, judged, gates));
+          return { result: status === undefined ? current : { ...current, status } };
+        },
+        'status',
         new URLSearchParams(),
         rolloutToApprove,
       );
-      return recorded(answer, computed, new URLSearchParams());
+      return presented(answer);
+    },
+    async withdrawApproval(location, stage, approver = writerName) {
+      const gates = await gatesOf(location);
+      const { answer } = await patchResult(
+        location,
+        (current) => ({ result: { ...current, status: judgeWithdrawal(writer, current, stage, approver, gates) } }),
+        'status',
+        new URLSearchParams(),
+        rolloutToApprove,
+      );
+      return presented(answer);
     },
   };
 }
 
-/** The Rollout with `stage` approved; 404 when it has no such stage, 409 when it needs no approval or has it. */
-function approvedStage(current: PlatformObject, stage: string, rollout: string): PlatformObject {
-  const gate = stageGates(current).get(stage);
-  if (!gate) throw apiError('StageNotFound', `rollout "${rollout}" has no stage for workspace "${stage}"`);
-  if (!gate.required)
-    throw apiError('ApprovalNotRequired', `stage "${stage}" of rollout "${rollout}" does not require approval`);
-  if (gate.approved)
-    throw apiError(
-      'AlreadyApproved',
-      `stage "${stage}" of rollout "${rollout}" is already approved for revision "${revisionOf(current)}"`,
-    );
-  return withStagesApproved(current, [stage], true);
+/** The `approved` a server-side apply configuration sets on each stage it lists with one. */
+function approvedAsked(configuration: PlatformObject): Map<string, boolean> {
+  const asked = new Map<string, boolean>();
+  const stages = configuration.spec?.stages;
+  for (const stage of Array.isArray(stages) ? stages : [])
+    if (typeof stage?.workspace === 'string' && typeof stage.approved === 'boolean')
+      asked.set(stage.workspace, stage.approved);
+  return asked;
+}
+
+/** The applied result with each stage's `approved` as the configuration asks it, else as the stored object shows it. */
+function withApprovedAsked(
+  result: PlatformObject,
+  asked: ReadonlyMap<string, boolean>,
+  shown: PlatformObject | undefined,
+): PlatformObject {
+  const stages = result.spec?.stages;
+  if (!Array.isArray(stages)) return result;
+  const shownStages = Array.isArray(shown?.spec?.stages) ? shown.spec.stages : [];
+  const shownApproved = (workspace: string) =>
+    shownStages.find((stage: { workspace?: unknown }) => stage?.workspace === workspace)?.approved === true;
+  return {
+    ...result,
+    spec: {
+      ...result.spec,
+      stages: stages.map((stage: { workspace?: unknown }) =>
+        typeof stage?.workspace === 'string'
+          ? { ...stage, approved: asked.get(stage.workspace) ?? shownApproved(stage.workspace) }
+          : stage,
+      ),
+    },
+  };
 }

@@ -2,6 +2,9 @@ import { ConfigError } from './config-error.ts';
 import type { Environment } from './environment.ts';
 import { settingReader } from './setting-values.ts';
 
+/** A ClusterRole's name as the server puts it in a RoleBinding's roleRef (`:` allowed, as `system:…`). */
+const CLUSTER_ROLE_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9.:]*[a-z0-9])?$/;
+
 /**
  * How the API server gets write access to the VariableSets' Secrets in each Project's namespace:
  * with every Project it creates, it binds `clusterRole` to its own ServiceAccount there. The
@@ -26,7 +29,21 @@ export interface ProjectSecretsAccess {
 export function loadProjectSecretsAccess(env: Environment): ProjectSecretsAccess | undefined {
   const setting = settingReader(env);
   const clusterRole = setting.text('PROJECT_SECRETS_CLUSTER_ROLE');
-  if (!clusterRole) return undefined;
+  const tokensClusterRole = setting.text('PROJECT_TOKENS_CLUSTER_ROLE');
+  if (tokensClusterRole !== undefined && !CLUSTER_ROLE_NAME.test(tokensClusterRole))
+    throw new ConfigError(
+      'PROJECT_TOKENS_CLUSTER_ROLE',
+      'is not a ClusterRole name (lower-case letters, digits, "-", "." and ":", at most 253 characters)',
+    );
+  if (!clusterRole) {
+    // Without the server's own identity there is nothing to bind it to: set alone it would be ignored.
+    if (tokensClusterRole)
+      throw new ConfigError(
+        'PROJECT_TOKENS_CLUSTER_ROLE',
+        'is set without PROJECT_SECRETS_CLUSTER_ROLE; set both, or neither',
+      );
+    return undefined;
+  }
   const required = (variable: string) => {
     const value = setting.text(variable);
     if (!value)
@@ -36,7 +53,6 @@ export function loadProjectSecretsAccess(env: Environment): ProjectSecretsAccess
       );
     return value;
   };
-  const tokensClusterRole = setting.text('PROJECT_TOKENS_CLUSTER_ROLE');
   return {
     clusterRole,
     ...(tokensClusterRole ? { tokensClusterRole } : {}),

@@ -4,6 +4,7 @@ import {
   markFailed,
   SpanKind,
   startChildSpan,
+  traceParentOf,
   type Attributes,
   type Span,
 } from '../tracing/tracing.ts';
@@ -14,6 +15,9 @@ import {
  * `db.operation.name`, the database and the server. Never the statement's values, nor its text.
  * The pool hands a connection to a query from whatever freed one: the pool here runs the query's
  * callback in the context of the request that asked, so the span is that request's child.
+ * A write carries its span's trace context to the server as a trailing SQL comment holding
+ * `traceparent='00-…'` (sqlcommenter's form): a trigger that records work for later reads it
+ * with `current_query()` (the outbox, migration 016), so that work joins the trace of the change.
  */
 export function tracedPoolClasses(connectionString: string): {
   Pool: typeof pg.Pool;
@@ -26,7 +30,10 @@ export function tracedPoolClasses(connectionString: string): {
     // A Submittable (a cursor, a stream) reports its own end: passed through untraced.
     if (typeof (statement as { submit?: unknown } | undefined)?.submit === 'function')
       return pg.Client.prototype.query.apply(this, args as never);
-    const span = startChildSpan(querySpan(statement, connection));
+    const described = querySpan(statement, connection);
+    const span = startChildSpan(described);
+    if (span.isRecording() && WRITES.has(described.attributes['db.operation.name'] as string))
+      args[0] = withTraceComment(statement, traceParentOf(span));
     const last = args.at(-1);
     if (typeof last === 'function') {
       args[args.length - 1] = (error: unknown, result: unknown) => {
@@ -71,6 +78,19 @@ function querySpan(statement: unknown, connection: Attributes) {
     kind: SpanKind.CLIENT,
     attributes: { ...connection, ...(operation ? { 'db.operation.name': operation } : {}) },
   };
+}
+
+/** The operations that may fire a trigger recording work for later (a CTE may hold a write). */
+const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'WITH']);
+
+/** The statement with its trace context in a trailing comment (the values stay parameters, apart from the text). */
+function withTraceComment(statement: unknown, traceParent: string): unknown {
+  const comment = `\n/*traceparent='${traceParent}'*/`;
+  if (typeof statement === 'string') return statement + comment;
+  const config = statement as { text: string; name?: string };
+  // A named (prepared) statement must keep its text from one call to the next.
+  if (config.name !== undefined) return statement;
+  return { ...config, text: config.text + comment };
 }
 
 /** The statement's first keyword (`SELECT`, `WITH`, `LISTEN`): a bounded name, unlike the text. */

@@ -49,6 +49,11 @@ export const PLATFORM_ERRORS = {
     meaning:
       'The new Project token has a missing, unknown or invalid field, or a lifetime outside 10m to 8760h; correct it as the message says.',
   },
+  InvalidPlanChanges: {
+    status: 400,
+    meaning:
+      '`hasChanges` is reported only with phase Succeeded of a plan run, as a boolean; leave it out for an apply or another phase.',
+  },
   InvalidMessage: { status: 400, meaning: 'The message is not a string within the length limit; shorten it.' },
   InvalidLease: {
     status: 400,
@@ -105,6 +110,11 @@ export const PLATFORM_ERRORS = {
     status: 404,
     meaning: "The Rollout has no stage for this workspace (stages are keyed by workspace); check the Rollout's stages.",
   },
+  ApprovalNotFound: {
+    status: 404,
+    meaning:
+      'The approver has no approval of this stage for the current revision to withdraw (`status.stages[].approvals`); check who approved it.',
+  },
   BridgeNotConfigured: {
     status: 404,
     meaning: 'No identity bridge is deployed (`BRIDGE_UPSTREAM_URL`); log in with the identity provider directly.',
@@ -129,7 +139,8 @@ export const PLATFORM_ERRORS = {
   },
   AlreadyApproved: {
     status: 409,
-    meaning: 'The stage is already approved for the current revision; nothing to do.',
+    meaning:
+      'The stage is already approved for the current revision, or the caller has already given its approval of it (a stage that needs several approvers counts each once); nothing to do.',
   },
   ApproverIsAuthor: {
     status: 409,

@@ -49,6 +49,8 @@ export interface Metrics {
   leaseLapsed(): void;
   /** A Project token was created or revoked through the API (issue 46), by Project. */
   projectToken(event: 'created' | 'revoked', project: string): void;
+  /** One attempt of the outbound engine to a receiver of `family`, what came of it and how long it took (issue 47). */
+  outboundAttempt(attempt: OutboundAttemptLabels): void;
   /** Read at each scrape: what the process can only tell when asked. */
   collectOnScrape(source: ScrapeSources): void;
   /** The Prometheus text exposition of every metric of this context. */
@@ -62,6 +64,18 @@ export type StreamKind = 'run_log' | 'watch';
 /** The limits counted across instances in the database (issue 36). */
 export const SHARED_LIMITS = ['login_failures', 'run_log_streams', 'watches'] as const;
 export type SharedLimit = (typeof SHARED_LIMITS)[number];
+
+/** What one outbound attempt came to: `given_up` ends the delivery after its last attempt (or its receiver is gone). */
+export type OutboundOutcome = 'delivered' | 'retried' | 'given_up';
+
+export interface OutboundAttemptLabels {
+  /** The receiver family (`notification`, run tasks'): a fixed set, never a receiver's name. */
+  family: string;
+  outcome: OutboundOutcome;
+  seconds: number;
+  /** The attempt's number (1 for the first): observed when the delivery ends (delivered or given up). */
+  attempt: number;
+}
 
 export interface HttpRequestLabels {
   function: string;
@@ -80,6 +94,8 @@ export interface ScrapeSources {
   databasePool?: () => { total: number; idle: number; waiting: number } | undefined;
   /** The Pending runs: how many and the age of the oldest, from the database; undefined while it is not open. */
   runQueue?: () => Promise<{ depth: number; oldestAgeSeconds: number } | undefined>;
+  /** The outbound engine's backlog (events to route, deliveries pending) and its oldest's age; undefined in processes that do not sweep. */
+  outboundQueue?: () => Promise<{ pending: number; oldestAgeSeconds: number } | undefined>;
   /** Audit events dropped since start, per sink. */
   auditEventsDropped?: () => Record<string, number>;
   /** When the admin token signing key in force was loaded (ms since the epoch). */
@@ -106,6 +122,7 @@ export const NO_METRICS: Metrics = {
   runClaim() {},
   leaseLapsed() {},
   projectToken() {},
+  outboundAttempt() {},
   collectOnScrape() {},
   exposition: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
 };
@@ -123,6 +140,7 @@ class PrometheusMetrics implements Metrics {
   readonly registry = new Registry();
   readonly #sources: ScrapeSources[] = [];
   #runQueue: { depth: Gauge; oldestAge: Gauge } | undefined;
+  #outboundQueue: { depth: Gauge; oldestAge: Gauge } | undefined;
 
   // Updated by every request: kept by hot-path-series.ts, which costs a map lookup per update.
   readonly #http = this.#hot(
@@ -226,6 +244,23 @@ class PrometheusMetrics implements Metrics {
     'Leases that lapsed unrenewed, collected by a claim (the run went back to Pending, or ended).',
     [],
   );
+  readonly #outboundDeliveries = this.#counter(
+    'platform_api_outbound_deliveries_total',
+    'Attempts of the outbound engine, by receiver family and outcome (delivered, retried, given_up).',
+    ['family', 'outcome'],
+  );
+  readonly #outboundSeconds = this.#histogram(
+    'platform_api_outbound_attempt_duration_seconds',
+    "Latency of the outbound engine's attempts (connection and answer), by receiver family.",
+    ['family'],
+  );
+  readonly #outboundAttempts = new Histogram({
+    name: 'platform_api_outbound_delivery_attempts',
+    help: 'Attempts a delivery took when it ended, by receiver family and outcome (delivered, given_up).',
+    labelNames: ['family', 'outcome'],
+    buckets: [1, 2, 3, 5, 8, 13, 21, 34, 50],
+    registers: [this.registry],
+  });
 
   readonly #projectTokens = this.#counter(
     'platform_api_project_tokens_total',
@@ -324,12 +359,19 @@ class PrometheusMetrics implements Metrics {
     this.#projectTokens.inc({ project, event });
   }
 
+  outboundAttempt({ family, outcome, seconds, attempt }: OutboundAttemptLabels): void {
+    this.#outboundDeliveries.inc({ family, outcome });
+    this.#outboundSeconds.observe({ family }, seconds);
+    if (outcome !== 'retried') this.#outboundAttempts.observe({ family, outcome }, attempt);
+  }
+
   collectOnScrape(source: ScrapeSources): void {
     this.#sources.push(source);
   }
 
   async exposition(): Promise<{ contentType: string; body: string }> {
     await this.#collectRunQueue();
+    await this.#collectOutboundQueue();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
@@ -355,6 +397,28 @@ class PrometheusMetrics implements Metrics {
       };
       this.#runQueue.depth.set(queue.depth);
       this.#runQueue.oldestAge.set(queue.oldestAgeSeconds);
+    }
+  }
+
+  /** The outbound backlog's gauges, registered once a sweeping process's source answers (as the run queue's). */
+  async #collectOutboundQueue(): Promise<void> {
+    for (const source of this.#sources) {
+      const queue = await source.outboundQueue?.().catch(() => undefined);
+      if (!queue) continue;
+      this.#outboundQueue ??= {
+        depth: new Gauge({
+          name: 'platform_api_outbound_queue_depth',
+          help: 'Outbound events not yet routed plus deliveries pending, read from the database at each scrape (sweeping processes only).',
+          registers: [this.registry],
+        }),
+        oldestAge: new Gauge({
+          name: 'platform_api_outbound_queue_oldest_age_seconds',
+          help: 'Age of the oldest outbound event not routed or delivery pending (0 when none): how far delivery lags.',
+          registers: [this.registry],
+        }),
+      };
+      this.#outboundQueue.depth.set(queue.pending);
+      this.#outboundQueue.oldestAge.set(queue.oldestAgeSeconds);
     }
   }
 

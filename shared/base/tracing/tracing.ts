@@ -57,6 +57,27 @@ export function inSpan<T>(describe: () => SpanDescription, work: (span: Span | u
   });
 }
 
+/**
+ * Runs `work` in a span whose parent is the W3C `traceParent` stored with some work (an outbox row),
+ * not whatever is active now: work done later, by another request, joins the trace that asked for it.
+ * Without a stored context the span is the active context's child. As `inSpan` otherwise.
+ */
+export function inSpanUnder<T>(
+  traceParent: string | undefined,
+  describe: () => SpanDescription,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!tracingOn) return work(undefined);
+  const parent = traceParent ? propagation.extract(ROOT_CONTEXT, { traceparent: traceParent }) : context.active();
+  return context.with(parent, () => inSpan(describe, work));
+}
+
+/** The span's context as a W3C `traceparent` value (`00-<trace id>-<span id>-<flags>`), to store beside work for later. */
+export function traceParentOf(span: Span): string {
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+}
+
 /** Starts a span under the active one, for work whose end the caller reports (a callback's). */
 export function startChildSpan({ name, ...options }: SpanDescription): Span {
   return trace.getTracer(TRACER_NAME).startSpan(name, options);

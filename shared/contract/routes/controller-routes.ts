@@ -139,7 +139,7 @@ export function internalRoutes() {
       'POST',
       '/internal/runs/{run}/phase',
       'setRunPhase',
-      "End a running run: Succeeded, Failed, or Cancelled to acknowledge a requested cancellation; `message` becomes the run's `statusMessage`. A retry of the same call answers the run again.",
+      "End a running run: Succeeded, Failed, or Cancelled to acknowledge a requested cancellation; `message` becomes the run's `statusMessage`. A plan that succeeded may say whether it proposes changes (`hasChanges`, OpenTofu's `-detailed-exitcode` 2 or 0): the run's `planHasChanges`, and the `PlanFinishedWithChanges` or `PlanFinishedWithoutChanges` notification. A retry of the same call answers the run again.",
       {
         requestSchema: {
           type: 'object',
@@ -149,11 +149,13 @@ export function internalRoutes() {
             leaseId: LEASE_ID,
             phase: { enum: ['Succeeded', 'Failed', 'Cancelled'], 'x-error-reason': 'InvalidPhase' },
             message: { ...MESSAGE, 'x-error-reason': 'InvalidMessage' },
+            hasChanges: { type: 'boolean', 'x-error-reason': 'InvalidPlanChanges' },
           },
         },
         responseSchema: RUN_SCHEMA,
         errorResponses: {
           ...LEASE_ERRORS,
+          400: 'A bad phase or message, or `hasChanges` other than on a plan that succeeds (`InvalidPlanChanges`).',
           409: "The lease is not the current holder's (`LeaseNotHeld`), or Cancelled without a requested cancellation (`InvalidPhaseTransition`).",
         },
       },

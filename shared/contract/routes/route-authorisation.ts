@@ -41,9 +41,9 @@ export type RouteAuthorisation =
       attributes: DeclaredAttributes;
       /**
        * Verbs the route's verb stands for on the same object, granted with it for the calls the handler
-       * makes: approving a Rollout (`approve`) is the server's `patch` of it.
+       * makes: approving a Rollout (`approve`) is the server's `patch` of its status.
        */
-      performs?: readonly string[];
+      performs?: readonly (string | { verb: string; subresource: string })[];
     }
   | { resolver: AuthorisationResolverName; attributes: Omit<DeclaredAttributes, 'nameParameter'> }
   | { nonResourcePath: true };

@@ -22,6 +22,7 @@ export const RUN_SCHEMA = {
     'cancelRequestedAt',
     'cancelRequestedBy',
     'planRun',
+    'planHasChanges',
   ],
   properties: {
     id: { type: 'string', format: 'uuid', description: 'UUIDv7: time-ordered.' },
@@ -65,6 +66,11 @@ export const RUN_SCHEMA = {
         reason: { type: 'string' },
         overrode: { enum: ['ProjectFrozen', 'OutsideApprovalWindow'] },
       },
+    },
+    planHasChanges: {
+      type: ['boolean', 'null'],
+      description:
+        'A succeeded plan: true when it proposes changes, false when there is nothing to apply, as the controller reported it (`hasChanges`). Null when it did not say, and for applies.',
     },
   },
 };

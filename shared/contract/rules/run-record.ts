@@ -43,6 +43,8 @@ export interface Run {
   cancelRequestedBy: string | null;
   /** The succeeded plan run whose approval started this apply run (issue 37); null for every other run. */
   planRun: string | null;
+  /** A succeeded plan: whether it proposes changes (false: nothing to apply); null when the controller did not say, and for applies. */
+  planHasChanges: boolean | null;
   /** The override of the Project's windows or freeze that let this apply run through (issue 45); absent otherwise. */
   override?: RunOverride;
 }
@@ -80,5 +82,5 @@ export type RunAnswer = Run & { planApproval: PlanApprovalState | null };
  * A run answer as a client reads it: a server from before the approvals (issue 37) answers without
  * `planRun`, one from before issue 44, item 15 without `planApproval`.
  */
-export type RunAsRead = Omit<RunAnswer, 'planRun' | 'planApproval'> &
-  Partial<Pick<RunAnswer, 'planRun' | 'planApproval'>>;
+export type RunAsRead = Omit<RunAnswer, 'planRun' | 'planApproval' | 'planHasChanges'> &
+  Partial<Pick<RunAnswer, 'planRun' | 'planApproval' | 'planHasChanges'>>;

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isJsonObject, type PlatformObject } from '../../contract/kinds/platform-object.ts';
+import { stageRequirement, type ApprovalRequirement } from '../../contract/rules/rollout-stage.ts';
 
 // A Project's approval policy (issue 45, items 1 and 2; docs/resources.md "Approvals"): `spec.approvalPolicy` of
 // the Project, which the people it gates cannot change (it needs `update` on `projects/approvalpolicy`). A stage's
@@ -7,10 +8,11 @@ import { isJsonObject, type PlatformObject } from '../../contract/kinds/platform
 // Rollout may only ask for more. Removing a stage and adding it back, or re-creating the Rollout, meets the same
 // policy, because the policy is not kept in the object it gates.
 
-/** What the policy asks of one gated stage or apply: an approval, and whether four eyes apply. */
-export interface PolicyGate {
-  distinctFromAuthor: boolean;
-}
+/**
+ * What the policy asks of one gated stage or apply: an approval by `count` distinct approvers, at least one from
+ * each of `groups`, none of them the author under four eyes.
+ */
+export type PolicyGate = ApprovalRequirement;
 
 /** The verb and subresource a change of a Project's `spec.approvalPolicy` is authorised as. */
 export const CHANGE_APPROVAL_POLICY = { verb: 'update', resource: 'projects', subresource: 'approvalpolicy' } as const;
@@ -32,9 +34,8 @@ function entries(policy: Record<string, unknown> | undefined, list: 'stages' | '
   return Array.isArray(value) ? value.filter(isJsonObject) : [];
 }
 
-const gateOf = (entry: Record<string, unknown>): PolicyGate => ({
-  distinctFromAuthor: isJsonObject(entry.approvals) && entry.approvals.distinctFromAuthor === true,
-});
+// The policy's `approvals` object reads as a stage's `approval` does: one rule for both.
+const gateOf = (entry: Record<string, unknown>): PolicyGate => stageRequirement({ approval: entry.approvals });
 
 /** The stages of Rollout `rollout` that the Project's policy gates, by their key (workspace). */
 export function policyStageGates(project: PlatformObject | undefined, rollout: string): Map<string, PolicyGate> {
@@ -50,9 +51,19 @@ export function policyApplyGate(project: PlatformObject | undefined, workspace: 
   return entry && gateOf(entry);
 }
 
+/** The stricter of two requirements: the larger count, every group of either, four eyes if either asks it. */
+export function stricterRequirement(one: ApprovalRequirement, other: ApprovalRequirement): ApprovalRequirement {
+  return {
+    count: Math.max(one.count, other.count),
+    groups: [...new Set([...one.groups, ...other.groups])],
+    distinctFromAuthor: one.distinctFromAuthor || other.distinctFromAuthor,
+  };
+}
+
 /**
- * The Rollout with each stage the policy gates at least as strict as the policy (`approval.required`, and
- * `approval.distinctFromAuthor` where the policy asks four eyes), and the stages it tightened. The server writes
+ * The Rollout with each stage the policy gates at least as strict as the policy (`approval.required`,
+ * `approval.distinctFromAuthor` where the policy asks four eyes, `approval.count` and `approval.groups` where it
+ * asks more approvers or groups), and the stages it tightened. The server writes
  * the effective gate into the Rollout, so that whatever reads the Rollout (a controller, the plugin, the console)
  * sees the gate that holds.
  */
@@ -68,10 +79,13 @@ export function withPolicyGates(
     const gate = gates.get(stage.workspace);
     if (!gate) return stage;
     const approval = isJsonObject(stage.approval) ? stage.approval : {};
+    const asked = stricterRequirement(stageRequirement(stage), gate);
     const strict = {
       ...approval,
       required: true,
-      ...(gate.distinctFromAuthor ? { distinctFromAuthor: true } : {}),
+      ...(asked.distinctFromAuthor ? { distinctFromAuthor: true } : {}),
+      ...(asked.count > 1 ? { count: asked.count } : {}),
+      ...(asked.groups.length > 0 ? { groups: asked.groups } : {}),
     };
     if (isDeepStrictEqual(strict, approval)) return stage;
     tightened.push(stage.workspace);

@@ -1,6 +1,6 @@
 import { parseGoDuration } from '../../base/config/go-duration.ts';
 import { isJsonObject, type PlatformObject } from '../../contract/kinds/platform-object.ts';
-import { revisionOf, stageGates } from '../resources/rollout-approvals.ts';
+import { revisionOf, stageGates } from './stage-approvals.ts';
 
 // Soak time (issue 45 item 4, docs/resources.md "Windows, freezes and overrides"): a stage whose entry in the
 // Project's `spec.approvalPolicy.stages[]` has `soakTime` may be approved only once the stage before it (in the

@@ -46,6 +46,11 @@ export const PLAN_RUN_ANNOTATION = 'platform-api/plan-run';
 export const APPROVED_STAGES_ANNOTATION = 'platform-api/approved-stages';
 export const APPROVED_REVISION_ANNOTATION = 'platform-api/approved-revision';
 export const WITHDRAWN_APPROVALS_ANNOTATION = 'platform-api/withdrawn-approvals';
+/**
+ * The approvers whose approvals a write or the withdraw route withdrew (issue 45 item 2), comma-separated: with the
+ * event's user (who withdrew them) and `platform-api/author`, both principals of a withdrawal.
+ */
+export const WITHDRAWN_APPROVERS_ANNOTATION = 'platform-api/withdrawn-approvers';
 
 /**
  * An override of the Project's approval windows, freeze or soak time (issue 45 item 3): the caller's reason, and

@@ -4,6 +4,8 @@ import type { OutboxEvent } from '../outbound/outbox-event.ts';
 export const NOTIFICATION_EVENTS = [
   'RunCreated',
   'PlanFinished',
+  'PlanFinishedWithChanges',
+  'PlanFinishedWithoutChanges',
   'AwaitingApproval',
   'ApplyStarted',
   'RunSucceeded',
@@ -22,11 +24,14 @@ export interface RunEventData {
   principal: string;
   message: string;
   statusMessage: string;
+  /** A succeeded plan's report: changes proposed, none, or null when its controller did not say. */
+  planHasChanges?: boolean | null;
 }
 
 /**
  * The notification events an outbox event is, most specific first: a plan that succeeded is a finished plan
- * that awaits approval to apply, and a run that succeeded. A run queued again after a lapsed lease is none.
+ * that awaits approval to apply, and a run that succeeded; with changes or without when its controller said
+ * which. A run queued again after a lapsed lease is none.
  */
 export function notificationEventsOf(event: OutboxEvent): NotificationEvent[] {
   const run = event.data as unknown as RunEventData;
@@ -36,7 +41,9 @@ export function notificationEventsOf(event: OutboxEvent): NotificationEvent[] {
     case 'run.running':
       return run.type === 'apply' ? ['ApplyStarted'] : [];
     case 'run.succeeded':
-      return run.type === 'plan' ? ['PlanFinished', 'AwaitingApproval', 'RunSucceeded'] : ['RunSucceeded'];
+      return run.type === 'plan'
+        ? [...planFinished(run), 'PlanFinished', 'AwaitingApproval', 'RunSucceeded']
+        : ['RunSucceeded'];
     case 'run.failed':
       return ['RunFailed'];
     case 'run.cancelled':
@@ -44,4 +51,11 @@ export function notificationEventsOf(event: OutboxEvent): NotificationEvent[] {
     default:
       return [];
   }
+}
+
+/** `PlanFinishedWithChanges` or `PlanFinishedWithoutChanges` as the controller reported; neither when it did not. */
+function planFinished(run: RunEventData): NotificationEvent[] {
+  if (run.planHasChanges === true) return ['PlanFinishedWithChanges'];
+  if (run.planHasChanges === false) return ['PlanFinishedWithoutChanges'];
+  return [];
 }

@@ -82,6 +82,8 @@ export function webhookRequest(
 const CHAT_WORDS: Record<NotificationEvent, string> = {
   RunCreated: 'was started',
   PlanFinished: 'finished its plan',
+  PlanFinishedWithChanges: 'finished its plan: it proposes changes',
+  PlanFinishedWithoutChanges: 'finished its plan: no changes',
   AwaitingApproval: 'awaits approval to apply',
   ApplyStarted: 'started applying',
   RunSucceeded: 'succeeded',

@@ -3,6 +3,15 @@ import { hostname } from 'node:os';
 import type { Database } from '../../base/database/database.ts';
 import type { OutboundSettings } from '../../base/config/outbound-settings.ts';
 import type { Logger } from '../../base/logging/logger.ts';
+import { NO_METRICS, type Metrics } from '../../base/metrics/metrics.ts';
+import {
+  injectTraceContext,
+  inSpanUnder,
+  markFailed,
+  setResponseStatus,
+  SpanKind,
+  type Span,
+} from '../../base/tracing/tracing.ts';
 import { OutboundAddressPolicy } from './outbound-address-policy.ts';
 import { OutboundCaller, type OutboundAnswer, type OutboundRequest } from './outbound-call.ts';
 import { OutboundQueue, type ClaimedDelivery } from './outbound-queue.ts';
@@ -53,7 +62,7 @@ export class OutboundEngine {
   readonly #settings: OutboundSettings;
   readonly #caller: OutboundCaller;
   readonly #logger: Logger;
-  readonly #random: () => number;
+  readonly #metrics: Pick<Metrics, 'outboundAttempt'>;
   /** This instance in the leases it takes. */
   readonly holder = `${hostname()}/${process.pid}/${randomUUID()}`;
   #claiming: Promise<unknown> | undefined;
@@ -63,14 +72,14 @@ export class OutboundEngine {
     receivers: readonly OutboundReceivers[],
     settings: OutboundSettings,
     logger: Logger,
-    random: () => number = Math.random,
+    metrics: Pick<Metrics, 'outboundAttempt'> = NO_METRICS,
   ) {
     this.#queue = new OutboundQueue(database);
     this.#families = new Map(receivers.map((family) => [family.family, family]));
     this.#settings = settings;
     this.#caller = new OutboundCaller(new OutboundAddressPolicy(settings.allowedCidrs), settings);
     this.#logger = logger;
-    this.#random = random;
+    this.#metrics = metrics;
   }
 
   get queue(): OutboundQueue {
@@ -128,17 +137,36 @@ export class OutboundEngine {
     return keys;
   }
 
-  async #deliver(delivery: ClaimedDelivery): Promise<Exclude<keyof SweepReport, 'routed' | 'claimed'>> {
+  /** One attempt, a span of the trace that recorded the event (its outbox row carries the context). */
+  #deliver(delivery: ClaimedDelivery): Promise<Exclude<keyof SweepReport, 'routed' | 'claimed'>> {
+    return inSpanUnder(
+      delivery.event.traceParent,
+      () => ({
+        name: 'outbound delivery',
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'platform_api.outbound.family': familyOf(delivery.receiver),
+          'platform_api.outbound.event_type': delivery.event.type,
+          'platform_api.outbound.attempt': delivery.attempt,
+        },
+      }),
+      (span) => this.#attempt(delivery, span),
+    );
+  }
+
+  async #attempt(
+    delivery: ClaimedDelivery,
+    span: Span | undefined,
+  ): Promise<Exclude<keyof SweepReport, 'routed' | 'claimed'>> {
     const startedAt = new Date();
-    const separator = delivery.receiver.indexOf(':');
-    const family = this.#families.get(delivery.receiver.slice(0, separator));
-    const receiver = delivery.receiver.slice(separator + 1);
+    const family = this.#families.get(familyOf(delivery.receiver));
+    const receiver = delivery.receiver.slice(delivery.receiver.indexOf(':') + 1);
     let answer: OutboundAnswer;
     let secrets: readonly string[] = [];
     try {
       const asked = family
         ? await family.requestFor(receiver, delivery.event, { deliveryId: delivery.id, attempt: delivery.attempt })
-        : { drop: `no receiver family "${delivery.receiver.slice(0, separator)}" in this version` };
+        : { drop: `no receiver family "${familyOf(delivery.receiver)}" in this version` };
       if ('hold' in asked) {
         await this.#queue.hold(delivery, this.holder, this.#settings.retryBaseMs);
         return 'held';
@@ -147,11 +175,19 @@ export class OutboundEngine {
         await this.#record(delivery, startedAt, { latencyMs: 0, error: asked.drop, body: Buffer.alloc(0) }, true);
         return 'givenUp';
       }
+      // The receiver may continue the trace (W3C traceparent), from this attempt's span.
+      const headers: Record<string, string> = { ...asked.request.headers };
+      injectTraceContext(headers);
       secrets = asked.request.secrets ?? [];
-      answer = await this.#caller.send(asked.request);
+      answer = await this.#caller.send({ ...asked.request, headers });
     } catch (error) {
       // The request could not be made (its Secret unreadable, the cluster down): an attempt that failed.
       answer = { latencyMs: 0, error: error instanceof Error ? error.message : String(error), body: Buffer.alloc(0) };
+    }
+    if (span) {
+      if (answer.statusCode !== undefined) setResponseStatus(span, answer.statusCode);
+      // The error's text names the receiver's host: the span gets its kind alone.
+      if (answer.error !== undefined) markFailed(span, new OutboundAttemptFailed());
     }
     return this.#record(delivery, startedAt, withoutSecrets(answer, secrets), false);
   }
@@ -172,7 +208,13 @@ export class OutboundEngine {
       answerHead: answerHead(answer.body),
       delivered,
       givenUp,
-      retryInMs: delivered || givenUp ? 0 : retryDelayMs(delivery.attempt, this.#settings, this.#random),
+      retryInMs: delivered || givenUp ? 0 : retryDelayMs(delivery.attempt, this.#settings, Math.random),
+    });
+    this.#metrics.outboundAttempt({
+      family: familyOf(delivery.receiver),
+      outcome: delivered ? 'delivered' : givenUp ? 'given_up' : 'retried',
+      seconds: answer.latencyMs / 1_000,
+      attempt: delivery.attempt,
     });
     if (givenUp)
       this.#logger.warn('outbound delivery given up', {
@@ -202,6 +244,16 @@ function withoutSecrets(answer: OutboundAnswer, secrets: readonly string[]): Out
     ...(answer.error === undefined ? {} : { error: scrub(answer.error) }),
     body: Buffer.from(scrub(answer.body.toString('utf8'))),
   };
+}
+
+/** A span's `error.type` for an attempt that was not delivered (the reason is in the delivery log). */
+class OutboundAttemptFailed extends Error {
+  override name = 'OutboundAttemptFailed';
+}
+
+/** The family of a stored receiver key (`<family>:<key>`). */
+function familyOf(receiverKey: string): string {
+  return receiverKey.slice(0, receiverKey.indexOf(':'));
 }
 
 /** The first bytes of an answer as text, for the attempt's log (a cut multi-byte character is replaced). */

@@ -61,6 +61,7 @@ interface EventRow {
   scope: string;
   data: Record<string, unknown>;
   created_at: Date;
+  trace_parent: string | null;
 }
 
 interface ClaimRow extends EventRow {
@@ -69,7 +70,7 @@ interface ClaimRow extends EventRow {
   attempts: number;
 }
 
-const EVENT_COLUMNS = 'e.id, e.type, e.subject, e.scope, e.data, e.created_at';
+const EVENT_COLUMNS = 'e.id, e.type, e.subject, e.scope, e.data, e.created_at, e.trace_parent';
 
 /**
  * The outbox and the deliveries in PostgreSQL, shared by every instance (issue 47, item 3): each step
@@ -271,5 +272,6 @@ function toEvent(row: EventRow): OutboxEvent {
     scope: row.scope,
     data: row.data,
     createdAt: row.created_at.toISOString(),
+    ...(row.trace_parent === null ? {} : { traceParent: row.trace_parent }),
   };
 }

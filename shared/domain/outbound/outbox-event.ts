@@ -11,6 +11,8 @@ export interface OutboxEvent {
   data: Record<string, unknown>;
   /** ISO 8601, when the change was committed. */
   createdAt: string;
+  /** The W3C trace context of the change, when it was traced: its deliveries are spans of that trace. */
+  traceParent?: string;
 }
 
 /** One delivery of an event to a receiver, as the engine hands it over for a request. */

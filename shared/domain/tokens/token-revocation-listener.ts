@@ -9,24 +9,36 @@ const RECONNECT_DELAY_MS = 1_000;
  * revoking instance when it commits) and hands the revoked ServiceAccount's user name to `onRevoked`,
  * which drops it from this instance's caches. It holds one connection of its own (a LISTEN cannot share
  * the pool's), opened when the instance first sees a Project token (`listening`), so instances that
- * never do hold none. After a
- * lost connection it listens again; meanwhile the TokenReview cache's own lifetime (10 s) bounds how
- * long a revoked token is still accepted (docs/tokens.md).
+ * never do hold none. After a lost connection it listens again (a second later, then every second) and
+ * calls `onResumed`: the revocations announced meanwhile were not heard, so the instance drops every
+ * Project token it had verified (docs/tokens.md, bounds).
  */
 export class TokenRevocationListener {
   readonly #connection: () => Promise<pg.ClientConfig>;
   readonly #onRevoked: (user: string) => void;
+  readonly #onResumed: () => void;
   readonly #logger: Logger;
+  /** Not listening for a while (lost, or not opened when asked): what was announced meanwhile went unheard. */
+  #missedSome = false;
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
   #reconnect: NodeJS.Timeout | undefined;
   #closed = false;
 
-  /** `connection`: the database's connection settings (opening it when needed), for the listener's own connection. */
-  constructor(connection: () => Promise<pg.ClientConfig>, onRevoked: (user: string) => void, logger: Logger) {
+  /**
+   * `connection`: the database's connection settings (opening it when needed), for the listener's own
+   * connection; `onRevoked` hears each revoked user; `onResumed`, each time it listens again after a loss.
+   */
+  constructor(
+    connection: () => Promise<pg.ClientConfig>,
+    onRevoked: (user: string) => void,
+    logger: Logger,
+    onResumed: () => void,
+  ) {
     this.#connection = connection;
     this.#onRevoked = onRevoked;
     this.#logger = logger;
+    this.#onResumed = onResumed;
   }
 
   /** Resolves once this instance listens (at once when it does already); never throws: a failure is logged and retried. */
@@ -63,7 +75,13 @@ export class TokenRevocationListener {
       await client.query(`LISTEN ${TOKEN_REVOKED_CHANNEL}`);
       if (this.#closed) return void (await client.end().catch(() => undefined));
       this.#client = client;
+      if (this.#missedSome) {
+        this.#missedSome = false;
+        this.#onResumed();
+      }
     } catch (error) {
+      // Tokens verified meanwhile are cached unheard of (`listening` never fails a request).
+      this.#missedSome = true;
       client?.removeAllListeners('end');
       await client?.end().catch(() => undefined);
       this.#logger.warn(
@@ -79,6 +97,7 @@ export class TokenRevocationListener {
   #lost(client: pg.Client, error: Error): void {
     if (this.#client !== client) return;
     this.#client = undefined;
+    this.#missedSome = true;
     client.end().catch(() => undefined);
     this.#logger.warn('lost the Project token revocation listener; listening again', { detail: error.message });
     this.#scheduleReconnect();

@@ -31,6 +31,7 @@ import { withProjectTokens } from '../../domain/tokens/project-token-principals.
 import { ProjectTokenStore } from '../../domain/tokens/project-token-store.ts';
 import { TokenRevocationListener } from '../../domain/tokens/token-revocation-listener.ts';
 import { tokenUseRecorder } from '../../domain/tokens/token-use-recorder.ts';
+import { projectTokenOf } from '../../domain/tokens/token-credentials.ts';
 
 /** Everything the functions share in one process: configuration, the verifier, the logger. */
 export interface AppContext {
@@ -137,6 +138,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
         () => runs.connectionSettings(),
         (user) => authenticator?.forgetUser(user),
         logger,
+        () => authenticator?.forgetUsers((user) => projectTokenOf(user) !== undefined),
       )
     : undefined;
   const listening = () => revocations?.listening() ?? Promise.resolve();
@@ -162,7 +164,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     metrics,
     pageTokens,
   );
-  const outbound = lazyOutboundSweeps(runs, settings.outbound, logger);
+  const outbound = lazyOutboundSweeps(runs, settings.outbound, logger, metrics);
   const projectTokens = new ProjectTokenStore(runs.database);
   if (withDatabase) authenticator.onUse = tokenUseRecorder(projectTokens, config.apiGroup, logger);
   const audit = createAuditTrail(settings, runs, logger, {
@@ -170,7 +172,7 @@ export async function createAppContext(settings: Settings, options: AppContextOp
     pageTokens,
     withDatabase,
   });
-  collectContextMetrics(metrics, adminSettings, runs, audit.database);
+  collectContextMetrics(metrics, adminSettings, runs, outbound, audit.database);
   let loginThrottle: LoginThrottle | undefined;
   return {
     get kubernetes() {
@@ -259,12 +261,14 @@ function failedLoginThrottle(
 /**
  * What the metrics read at each scrape (shared/base/metrics/metrics.ts): the pool and the work queue of the
  * run database only once it is open (a scrape never opens it: a function without run history never
- * does), the audit events the database sink dropped, and when the signing key in force was loaded.
+ * does), the outbound backlog in a process that sweeps, the audit events the database sink dropped,
+ * and when the signing key in force was loaded.
  */
 function collectContextMetrics(
   metrics: Metrics,
   adminSettings: AdminSettingsSource,
   runs: RunDatabase,
+  outbound: OutboundSweeps,
   auditDatabase: { dropped: number } | undefined,
 ): void {
   if (!metrics.enabled) return;
@@ -282,6 +286,7 @@ function collectContextMetrics(
       return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
     },
     runQueue: async () => runs.openedRecords()?.pendingQueue(),
+    outboundQueue: () => outbound.backlog(),
     // The standard-output sink writes synchronously to the process's batched writer: it drops nothing.
     auditEventsDropped: (): Record<string, number> => (auditDatabase ? { database: auditDatabase.dropped } : {}),
   });

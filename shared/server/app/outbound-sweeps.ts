@@ -1,5 +1,6 @@
 import type { OutboundSettings } from '../../base/config/outbound-settings.ts';
 import type { Logger } from '../../base/logging/logger.ts';
+import type { Metrics } from '../../base/metrics/metrics.ts';
 import { repeatInBackground, type BackgroundTask } from '../../base/node/background-task.ts';
 import type { OutboundEngine, OutboundReceivers, SweepReport } from '../../domain/outbound/outbound-engine.ts';
 import type { RunDatabase } from './run-database.ts';
@@ -20,18 +21,25 @@ export interface OutboundSweeps {
    * scaled to zero). A tick finding the database not open is skipped: the timer never opens it on its own.
    */
   sweepInBackground(): void;
+  /** The backlog for the metrics: undefined unless this process sweeps (has receivers) and its database is open already. */
+  backlog(): Promise<{ pending: number; oldestAgeSeconds: number } | undefined>;
   close(): void;
 }
 
 /** The engine of one process; its module is imported at the first sweep, so a cold start loads none of it. */
-export function lazyOutboundSweeps(runs: RunDatabase, settings: OutboundSettings, logger: Logger): OutboundSweeps {
+export function lazyOutboundSweeps(
+  runs: RunDatabase,
+  settings: OutboundSettings,
+  logger: Logger,
+  metrics: Metrics,
+): OutboundSweeps {
   const families: OutboundReceivers[] = [];
   let engine: Promise<OutboundEngine> | undefined;
   let background: BackgroundTask[] = [];
   let closed = false;
   const loadEngine = () =>
     (engine ??= import('../../domain/outbound/outbound-engine.ts').then(
-      ({ OutboundEngine }) => new OutboundEngine(runs.database, families, settings, logger),
+      ({ OutboundEngine }) => new OutboundEngine(runs.database, families, settings, logger, metrics),
     ));
   // A timer's tick never opens the database on its own: a function that has not needed it skips the tick.
   const whenOpen = (work: (engine: OutboundEngine) => Promise<unknown>) => async () => {
@@ -63,6 +71,10 @@ export function lazyOutboundSweeps(runs: RunDatabase, settings: OutboundSettings
           { firstRunMs: RETENTION_INTERVAL_MS, intervalMs: RETENTION_INTERVAL_MS, onFailure },
         ),
       ];
+    },
+    async backlog() {
+      if (families.length === 0 || !runs.openedPool()) return undefined;
+      return (await loadEngine()).queue.backlog();
     },
     close() {
       closed = true;

@@ -441,3 +441,24 @@ describe('Issue 45, item 3: the Project page shows the freeze, and which approva
     }
   });
 });
+
+describe('Issue 45, item 2: the Rollout page says who still has to approve, by the server rule', () => {
+  it('a stage that needs two approvers, one given: one more, and who approved so far', async () => {
+    await as('admin')('POST', namespaced('rollouts'), {
+      apiVersion: 'platform.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'two-approvers' },
+      spec: { revision: 'v3', stages: [{ workspace: 'prod', approval: { required: true, count: 2 } }] },
+    }).then(expectStatus(201));
+    await as('oidcUser')('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/rollouts/two-approvers/approve`, {
+      stage: 'prod',
+    }).then(expectStatus(200));
+    const page = await app.newPage();
+    await signInAsAdmin(page, app.url, `#/projects/${TEAM_PROJECT}/rollouts/two-approvers`);
+    const row = page.locator('tr[data-stage="prod"]');
+    await row.getByText('awaiting approval').waitFor({ timeout: 15_000 });
+    expect(await row.innerText()).toContain(`(needs 1 more approver; approved so far by ${OIDC_USERNAME})`);
+    expectNoPageErrors(page);
+    await page.close();
+  });
+});

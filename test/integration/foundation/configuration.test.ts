@@ -195,3 +195,36 @@ describe('PROJECT_SECRETS_CLUSTER_ROLE: the API server binds it to its own Servi
     expect(missing({ API_SERVICE_ACCOUNT: 'platform-api' })).toBe('POD_NAMESPACE');
   });
 });
+
+describe('Issue 46: PROJECT_TOKENS_CLUSTER_ROLE takes effect beside PROJECT_SECRETS_CLUSTER_ROLE, or is refused at start', () => {
+  const serverAccount = { API_SERVICE_ACCOUNT: 'platform-api', POD_NAMESPACE: 'platform-system' };
+  const refusal = (env: Record<string, string>) => {
+    try {
+      loadServerConfig(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.variable;
+      throw error;
+    }
+    return undefined;
+  };
+
+  it("is the ClusterRole the server binds to itself with a Project's first token", () => {
+    const config = loadServerConfig({
+      PROJECT_SECRETS_CLUSTER_ROLE: 'platform-project-secrets',
+      PROJECT_TOKENS_CLUSTER_ROLE: 'platform-project-tokens',
+      ...serverAccount,
+    });
+    expect(config.projectSecretsAccess?.tokensClusterRole).toBe('platform-project-tokens');
+  });
+
+  it('is refused, naming it, without PROJECT_SECRETS_CLUSTER_ROLE (it would be ignored) or when it is no ClusterRole name', () => {
+    expect(refusal({ PROJECT_TOKENS_CLUSTER_ROLE: 'platform-project-tokens', ...serverAccount })).toBe(
+      'PROJECT_TOKENS_CLUSTER_ROLE',
+    );
+    for (const name of ['Platform Tokens', 'a/b', 'x'.repeat(254)])
+      expect(
+        refusal({ PROJECT_SECRETS_CLUSTER_ROLE: 'secrets', PROJECT_TOKENS_CLUSTER_ROLE: name, ...serverAccount }),
+        name,
+      ).toBe('PROJECT_TOKENS_CLUSTER_ROLE');
+  });
+});

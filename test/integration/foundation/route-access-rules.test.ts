@@ -107,6 +107,7 @@ const EXPECTED = `
   GET    /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries      bearer          401 200 403
   POST   /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver bearer          401 404 403
   POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve                   bearer          401 400 403
+  POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw                  bearer          401 400 403
   POST   /api/v1alpha1/projects/{project}/tokens                                       bearer          401 400 403
   GET    /api/v1alpha1/projects/{project}/tokens                                       bearer          401 200 403
   DELETE /api/v1alpha1/projects/{project}/tokens/{name}                                bearer          401 404 403

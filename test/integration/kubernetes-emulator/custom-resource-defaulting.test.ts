@@ -253,7 +253,7 @@ describe("The platform's CRDs answer their defaults (Workspace spec.tool.name, a
     });
   });
 
-  it('a Rollout gets failurePolicy Halt and, per stage, requireApproval and approved false (and the approval settings false once given)', async () => {
+  it('a Rollout gets failurePolicy Halt and, per stage, requireApproval false (and the approval settings false once given); approved has no default: the API server shows it from the status', async () => {
     const rollouts = { group: PLATFORM, version: 'v1alpha1', namespace: NAMESPACE, plural: 'rollouts' };
     const body = {
       apiVersion: `${PLATFORM}/v1alpha1`,
@@ -267,14 +267,17 @@ describe("The platform's CRDs answer their defaults (Workspace spec.tool.name, a
     expect(created.spec).toMatchObject({
       failurePolicy: 'Halt',
       stages: [
-        { workspace: 'ws', requireApproval: false, approved: false },
+        { workspace: 'ws', requireApproval: false },
         {
           workspace: 'prod',
           requireApproval: false,
-          approved: false,
           approval: { required: false, distinctFromAuthor: false },
         },
       ],
     });
+    expect((created.spec.stages as Array<Record<string, unknown>>).map((stage) => 'approved' in stage)).toEqual([
+      false,
+      false,
+    ]);
   });
 });

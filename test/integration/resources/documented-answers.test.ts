@@ -39,6 +39,8 @@ const NOT_PROVOKED: Record<string, string> = {
   'identityBridge_patch 200': 'As above.',
   'identityBridge_delete 200': 'As above.',
   'createProject 404': 'A Project is cluster-scoped: there is no namespace to be missing.',
+  'withdrawRolloutApproval 409':
+    'A Conflict only after the Rollout changed between read and write five times running; the judged writes recompute on a conflict (patch-results.ts) as every Rollout write does.',
   'getMetrics 404':
     'Only with METRICS=off, which this platform does not set: test/system/observability/metrics-endpoint.test.ts.',
 };
@@ -408,6 +410,17 @@ async function sweepRolloutApproval(): Promise<void> {
   await hit(approve, { params: at, body: { stage: 'staging' } });
   await hit(approve, { params: at, body: { stage: 'eu' } });
   await hit(approve, { params: at, body: { stage: 'prod' }, token: oidcUser });
+  // Withdrawing (issue 45 item 2): the admin's own approval of a Rollout of its own, then each refusal.
+  const withdrawn = { project: TEAM_PROJECT, rollout: 'docs-withdrawn' };
+  await hit(resourceRoute('Rollout', 'create'), {
+    params: { namespace: TEAM_PROJECT },
+    body: object('Rollout', withdrawn.rollout, { revision: 'abc', stages }),
+  });
+  await hit(approve, { params: withdrawn, body: { stage: 'prod' } });
+  const withdraw = byId('withdrawRolloutApproval');
+  await hit(withdraw, { params: withdrawn, body: { stage: 'prod' } });
+  await hit(withdraw, { params: at, body: {} });
+  await hit(withdraw, { params: { ...at, rollout: 'no-such-rollout' }, body: { stage: 'prod' } });
 }
 
 /** A Notification's delivery log, its redelivery and the scheduled trigger's sweep (issue 47). */

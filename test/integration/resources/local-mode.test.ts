@@ -55,9 +55,12 @@ describe('Local mode: without a cluster, the routes are served from the emulator
       stage: 'network-production',
     }).then(expectStatus(200));
     expect(approved.spec.stages[1]).toMatchObject({ workspace: 'network-production', approved: true });
+    // The gate and the approver's record, in the one status write (issue 43 item 7).
+    const record = { approvedBy: 'admin', approvedAt: expect.any(String), revision: 'v2.0.0' };
     expect(approved.status.stages).toContainEqual({
       workspace: 'network-production',
-      approval: { approvedBy: 'admin', approvedAt: expect.any(String), revision: 'v2.0.0' },
+      approval: record,
+      approvals: [record],
     });
   });
 

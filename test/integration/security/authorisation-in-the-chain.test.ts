@@ -42,6 +42,8 @@ const PARAMETERS: Record<string, string> = {
   workspace: 'ws',
   run: 'run-id',
   rollout: 'ro',
+  notification: 'notif',
+  delivery: '1',
 };
 
 /** Attributes in one line: `verb resource[/subresource][.group][ in <namespace>][ named <name>]`, or `verb <path>`. */
@@ -195,16 +197,34 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
   ...kindRoutes('Workspace', 'workspaces', true),
   ...kindRoutes('Rollout', 'rollouts', true, ['approve']),
   ...kindRoutes('VariableSet', 'variablesets', true),
+  ...kindRoutes('Notification', 'notifications', true),
+  // A Notification's delivery log is read as the Notification, and redelivering one event is an update of it.
+  listNotificationDeliveries: `get notifications.${GROUP} in proj named notif`,
+  redeliverNotification: `update notifications.${GROUP} in proj named notif`,
+  // The scheduled trigger of the outbound engine is the controller's kind of route: a non-resource path.
+  sweepOutbound: 'post /internal/outbound/sweep',
   startRun: `create workspaces/runs.${GROUP} in proj named ws`,
   listWorkspaceRuns: `list workspaces/runs.${GROUP} in proj named ws`,
   listProjectRuns: `list workspaces/runs.${GROUP} in proj`,
   getRun: `get workspaces/runs.${GROUP} in proj named run-ws`,
   cancelRun: `create workspaces/runs.${GROUP} in proj named run-ws`,
   applyPlan: `approve workspaces/runs.${GROUP} in proj named run-ws`,
-  // Approving is the server's patch of the Rollout: the one verb asked stands for it.
+  // Approving and withdrawing are the server's patch of the Rollout's status: the one verb asked stands for it.
   approveRollout: {
     asked: `approve rollouts.${GROUP} in proj named ro`,
-    granted: [`approve rollouts.${GROUP} in proj named ro`, `patch rollouts.${GROUP} in proj named ro`],
+    granted: [
+      `approve rollouts.${GROUP} in proj named ro`,
+      `get rollouts.${GROUP} in proj named ro`,
+      `patch rollouts/status.${GROUP} in proj named ro`,
+    ],
+  },
+  withdrawRolloutApproval: {
+    asked: `approve rollouts.${GROUP} in proj named ro`,
+    granted: [
+      `approve rollouts.${GROUP} in proj named ro`,
+      `get rollouts.${GROUP} in proj named ro`,
+      `patch rollouts/status.${GROUP} in proj named ro`,
+    ],
   },
   createProjectToken: `create tokens.${GROUP} in proj`,
   listProjectTokens: `list tokens.${GROUP} in proj`,
@@ -334,24 +354,25 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
     expect(failed).toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
   });
 
-  it('the approve route: `approve` stands for the patch (and so the read) of that Rollout, nothing else', async () => {
+  it('the approve route: `approve` stands for the read of that Rollout and the patch of its status (issue 43 item 7), nothing else', async () => {
     const { decision } = await authorise(routeOf('approveRollout'));
     const { objects, calls } = recordedCluster();
     const cluster = new AuthorisedObjects(objects, decision!);
     const rollout = `/apis/${GROUP}/v1alpha1/namespaces/proj/rollouts/ro`;
     await cluster.send({ method: 'GET', path: rollout });
-    await cluster.send({ method: 'PATCH', path: rollout });
+    await cluster.send({ method: 'PATCH', path: `${rollout}/status` });
     for (const call of [
       { method: 'PUT', path: rollout },
       { method: 'DELETE', path: rollout },
-      { method: 'PATCH', path: `${rollout}/status` },
+      { method: 'PATCH', path: rollout },
+      { method: 'PUT', path: `${rollout}/status` },
       { method: 'PATCH', path: `/apis/${GROUP}/v1alpha1/namespaces/proj/rollouts/other` },
       { method: 'PATCH', path: `/apis/${GROUP}/v1alpha1/namespaces/proj/workspaces/ro` },
     ])
       await expect((async () => cluster.send(call))(), `${call.method} ${call.path}`).rejects.toThrow(
         /a handler tried to/,
       );
-    expect(calls).toEqual([`GET ${rollout}`, `PATCH ${rollout}`]);
+    expect(calls).toEqual([`GET ${rollout}`, `PATCH ${rollout}/status`]);
   });
 
   it('a refused write is refused for its own verb: `approve` is not asked', async () => {

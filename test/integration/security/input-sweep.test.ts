@@ -62,8 +62,11 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
     startRun: { who: 'admin', body: { type: 'plan', message: 'swept' } },
     applyPlan: { who: 'admin', body: { message: 'swept' }, params: { run: succeededPlanId } },
     approveRollout: { who: 'admin', body: { stage: 'prod' }, params: { rollout: GATED_ROLLOUT } },
+    // After the approval above (the route table's order): the admin withdraws it.
+    withdrawRolloutApproval: { who: 'admin', body: { stage: 'prod' }, params: { rollout: GATED_ROLLOUT } },
     listWorkspaceRuns: { who: 'admin', query: { limit: '5' } },
     listProjectRuns: { who: 'admin', query: { limit: '5' } },
+    listNotificationDeliveries: { who: 'admin', query: { limit: '5' } },
     listRunsInPhase: { who: 'controller', query: { phase: 'Running', limit: '5' } },
     listAuditEvents: {
       who: 'admin',
@@ -125,6 +128,7 @@ function pathOf(route: RouteDefinition, replaced: Record<string, string> = {}): 
     name: SWEPT,
     run: runId,
     rollout: SWEPT,
+    notification: SWEPT,
     ...replaced,
   };
   return route.path.replace(/\{([a-zA-Z]+)\}/g, (_, name: string) => values[name]!);

@@ -482,6 +482,30 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
     expect(again.code).toBe(3);
     expect(again.stderr).toMatch(/^Error from server \(AlreadyApproved\): /);
   });
+
+  it('Issue 45, item 2: a stage that needs two approvers: approving records one, and both commands say who still has to approve', async () => {
+    await admin('POST', rollouts, {
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'Rollout',
+      metadata: { name: 'cache-v3' },
+      spec: { revision: 'v3', stages: [{ workspace: 'edge', approval: { required: true, count: 2 } }] },
+    }).then(expectStatus(201));
+    const alice = await execCredentialKubeconfig(user(), platform(), 'alice-first-of-two', { namespace: TEAM_PROJECT });
+    await writeFile(alice.tokensFile, `${platform().tokens.oidcUser}\n`);
+    const still = '(needs 1 more approver; approved so far by oidc:alice@example.com)';
+    const approved = await user().run(['rollouts', 'approve', 'cache-v3', '--stage', 'edge'], {
+      kubeconfig: alice.kubeconfig,
+    });
+    expect(approved, approved.stderr).toMatchObject({
+      code: 0,
+      stdout: `rollout.${GROUP}/cache-v3 stage edge: approval recorded ${still}\n`,
+    });
+    const shown = await user().run(['rollouts', 'get', 'cache-v3']);
+    // Waiting (once a controller reached it) or not yet reached: the same count either way.
+    expect(shown.stdout).toMatch(
+      /# 1 edge .*(approval required|awaiting approval) \(needs 1 more approver; approved so far by oidc:alice@example\.com\)/,
+    );
+  });
 });
 
 describe('runs approve: an apply of exactly what a succeeded plan showed (the approvals contract)', () => {

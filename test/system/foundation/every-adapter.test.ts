@@ -301,6 +301,7 @@ const expectedRun = () => ({
   cancelRequestedAt: null,
   cancelRequestedBy: null,
   planRun: null,
+  planHasChanges: null,
   createdAt: expect.any(String),
   startedAt: expect.any(String),
   finishedAt: expect.any(String),

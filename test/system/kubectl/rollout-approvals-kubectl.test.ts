@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
+import { stageApproved } from '../../../shared/contract/rules/rollout-stage.ts';
 import { GROUP, TEAM_PROJECT, usePlatform } from '../../support/platform-fixture.ts';
 import {
   createRollout,
@@ -24,7 +25,7 @@ const kubectlOf = new Map<ApprovalCaller, ReturnType<typeof kubectlWith>>();
 
 interface Rollout {
   metadata: { resourceVersion: string };
-  spec: { stages: Array<{ workspace: string; approved?: boolean }> };
+  spec: { revision: string; stages: Array<{ workspace: string; approved?: boolean }> };
   status?: { stages?: Array<{ workspace: string; approval?: { approvedBy: string } }> };
 }
 const stored = async (name: string) => (await platform().clusterAdmin.find<Rollout>(rolloutPath(name)))!;
@@ -98,7 +99,8 @@ describe('issue 37, item 1: `kubectl edit` is a write path like any other', () =
     expect(edited.code, edited.stderr).toBe(0);
     expect(edited.stdout).toContain('edited');
     const after = await stored('edited-by-approver');
-    expect(after.spec.stages.find((stage) => stage.workspace === 'prod')?.approved).toBe(true);
+    // The gate as the cluster holds it: the server's record for the revision, in the status (issue 43 item 7).
+    expect(stageApproved(after, 'prod')).toBe(true);
     expect(after.status?.stages?.find((stage) => stage.workspace === 'prod')?.approval?.approvedBy).toBe(
       userOf('rollout-approver'),
     );

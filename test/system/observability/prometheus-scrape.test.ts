@@ -16,6 +16,7 @@ import { ADMIN_PASSWORD, adminEnv } from '../../support/admin-fixtures.ts';
 import { REPO_ROOT, login } from '../../support/function-servers.ts';
 import { writeMountedSecret } from '../../support/mounted-secret-folder.ts';
 import { OBSERVABILITY_DOC, documentedMetrics } from '../../support/observability-doc.ts';
+import { startReceiver, type TestReceiver } from '../../support/outbound-fixtures.ts';
 import { API, TEAM_PROJECT, callAs, send, usePlatform, workspaceObject } from '../../support/platform-fixture.ts';
 
 const PROMETHEUS = join(REPO_ROOT, '.tools/prometheus/usr/bin/prometheus');
@@ -28,6 +29,12 @@ await writeMountedSecret(secretFolder, adminValues);
 const platform = usePlatform({
   ADMIN_SECRET_SOURCE: `file:${secretFolder}`,
   ADMIN_SECRET_POLL_INTERVAL: '1s',
+  // The outbound metrics (issue 47): receivers on this machine, two attempts, swept through the route alone.
+  OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32',
+  OUTBOUND_MAX_ATTEMPTS: '2',
+  OUTBOUND_RETRY_BASE: '10ms',
+  OUTBOUND_RETRY_MAX: '10ms',
+  OUTBOUND_SWEEP_INTERVAL: '10m',
 });
 const as = (who: 'admin' | 'serviceAccount' | 'controller') => callAs(platform, who);
 
@@ -101,9 +108,47 @@ afterAll(async () => {
 });
 
 const openStreams: AbortController[] = [];
-afterAll(() => {
+const receivers: TestReceiver[] = [];
+afterAll(async () => {
   for (const stream of openStreams) stream.abort();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
 });
+
+/** Two Notifications of the run creations in `workspace`: one to a receiver that answers 200, one to a receiver that answers 500. */
+async function notifyRunCreations(workspace: string): Promise<void> {
+  const [healthy, failing] = [await startReceiver(), await startReceiver()];
+  receivers.push(healthy, failing);
+  failing.answer = (_request, response) => {
+    response.statusCode = 500;
+    response.end('down');
+  };
+  for (const [name, receiver] of [
+    ['healthy', healthy],
+    ['failing', failing],
+  ] as const) {
+    const created = await as('admin')('POST', `${API}/namespaces/${TEAM_PROJECT}/notifications`, {
+      apiVersion: 'platform.dev/v1alpha1',
+      kind: 'Notification',
+      metadata: { name },
+      spec: { events: ['RunCreated'], workspaces: [workspace], receiver: { type: 'cloudevents', url: receiver.url } },
+    });
+    expect(created.status).toBe(201);
+  }
+}
+
+/** Sweeps through the scheduled trigger's route until nothing is pending (each sweep waits for its attempts). */
+async function sweepUntilSettled(): Promise<void> {
+  for (;;) {
+    const swept = await as('controller')('POST', '/internal/outbound/sweep');
+    expect(swept.status).toBe(200);
+    const report = (await swept.json()) as { routed: number; claimed: number };
+    if (report.routed === 0 && report.claimed === 0) {
+      const log = await as('admin')('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/notifications/failing/deliveries`);
+      const { items } = (await log.json()) as { items: { state: string }[] };
+      if (items.length > 0 && items.every((item) => item.state !== 'pending')) return;
+    }
+  }
+}
 
 /** Traffic that moves every documented metric. */
 async function driveTraffic(): Promise<void> {
@@ -116,6 +161,7 @@ async function driveTraffic(): Promise<void> {
     `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
     workspaceObject('observed'),
   );
+  await notifyRunCreations('observed');
   expect((await login(gateway.url, ADMIN_PASSWORD)).status).toBe(200);
   // A Project token created and revoked (issue 46).
   const tokens = `/api/v1alpha1/projects/${TEAM_PROJECT}/tokens`;
@@ -136,6 +182,7 @@ async function driveTraffic(): Promise<void> {
   expect((await claim(60)).status).toBe(200);
   expect((await claim(60)).status).toBe(204);
   await as('admin')('POST', runs, { type: 'plan' });
+  await sweepUntilSettled();
   // A stream and a watch stay open while Prometheus scrapes.
   for (const path of [
     `/api/v1alpha1/run-logs/${TEAM_PROJECT}/${lapsing.id}`,
@@ -230,6 +277,19 @@ describe('issue 23: a real Prometheus scrapes /metrics with the documented job a
     ).toBeGreaterThan(0);
     expect(await at('platform_api_signing_key_age_seconds')).toBeGreaterThan(0);
     expect(await at('platform_api_audit_events_dropped_total{sink="database"}')).toBe(0);
+    // Issue 47: two run creations to each receiver; the failing one's two attempts each end given up.
+    expect(await at('platform_api_outbound_deliveries_total{family="notification",outcome="delivered"}')).toBe(2);
+    expect(await at('platform_api_outbound_deliveries_total{family="notification",outcome="retried"}')).toBe(2);
+    expect(await at('platform_api_outbound_deliveries_total{family="notification",outcome="given_up"}')).toBe(2);
+    expect(
+      await at('platform_api_outbound_delivery_attempts_bucket{family="notification",outcome="given_up",le="1"}'),
+    ).toBe(0);
+    expect(
+      await at('platform_api_outbound_delivery_attempts_bucket{family="notification",outcome="given_up",le="2"}'),
+    ).toBe(2);
+    expect(await at('platform_api_outbound_attempt_duration_seconds_count{family="notification"}')).toBe(6);
+    expect(await at('platform_api_outbound_queue_depth')).toBe(0);
+    expect(await at('platform_api_outbound_queue_oldest_age_seconds')).toBe(0);
     // Route templates only: the Project's name never becomes a label value.
     expect(await query(`count({http_route=~".*${TEAM_PROJECT}.*"})`)).toEqual([]);
   });

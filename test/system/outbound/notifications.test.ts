@@ -386,3 +386,92 @@ describe('Issue 47, item 2: secrets appear in no delivery log, even from a recei
     expect((await admin()('GET', `${notificationsPath}/elsewhere`)).status).toBe(404);
   });
 });
+
+describe('Issue 47, item 1: "plan finished with changes or none" are events of their own', () => {
+  const controller = () => callAs(platform, 'controller');
+  /** Starts a plan in `workspace`, claims it as the controller and ends it with `body`; resolves to the answer. */
+  async function finishedPlan(workspace: string, body: Record<string, unknown>): Promise<Response> {
+    const run = await startRun(workspace);
+    const claimed = (await controller()('POST', '/internal/runs/claim', {
+      project: TEAM_PROJECT,
+      workspace,
+      leaseSeconds: 60,
+    }).then(expectStatus(200))) as { run: { id: string }; lease: { id: string } };
+    expect(claimed.run.id).toBe(run.id);
+    return controller()('POST', `/internal/runs/${run.id}/phase`, { leaseId: claimed.lease.id, ...body });
+  }
+
+  it('the controller says whether a succeeded plan has changes; each Notification gets the one it asked for, the run records it', async () => {
+    const [withChanges, withoutChanges] = [await startReceiver(), await startReceiver()];
+    try {
+      await send(
+        platform().gateway.url,
+        platform().tokens.admin,
+        'POST',
+        `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+        {
+          ...workspaceObject('planned'),
+        },
+      ).then(expectStatus(201));
+      for (const [name, event, receiver] of [
+        ['changes', 'PlanFinishedWithChanges', withChanges],
+        ['no-changes', 'PlanFinishedWithoutChanges', withoutChanges],
+      ] as const)
+        await admin()('POST', notificationsPath, {
+          apiVersion: 'platform.dev/v1alpha1',
+          kind: 'Notification',
+          metadata: { name },
+          spec: { events: [event], workspaces: ['planned'], receiver: { type: 'cloudevents', url: receiver.url } },
+        }).then(expectStatus(201));
+
+      const changed = await finishedPlan('planned', { phase: 'Succeeded', hasChanges: true }).then(expectStatus(200));
+      expect(changed).toMatchObject({ phase: 'Succeeded', planHasChanges: true });
+      const unchanged = await finishedPlan('planned', { phase: 'Succeeded', hasChanges: false }).then(
+        expectStatus(200),
+      );
+      expect(unchanged).toMatchObject({ phase: 'Succeeded', planHasChanges: false });
+      const unsaid = await finishedPlan('planned', { phase: 'Succeeded' }).then(expectStatus(200));
+      expect(unsaid).toMatchObject({ planHasChanges: null });
+      await sweepUntil(() => withChanges.received.length >= 1 && withoutChanges.received.length >= 1);
+      // One more sweep: a plan whose controller did not say is neither.
+      await callAs(platform, 'controller')('POST', '/internal/outbound/sweep').then(expectStatus(200));
+      const events = (receiver: TestReceiver) =>
+        receiver.received.map((request) => {
+          const event = HTTP.toEvent({ headers: request.headers, body: request.body }) as CloudEvent<{
+            run: { id: string; planHasChanges: boolean };
+          }>;
+          return { type: event.type, run: event.data!.run.id, planHasChanges: event.data!.run.planHasChanges };
+        });
+      expect(events(withChanges)).toEqual([
+        { type: 'dev.platform.PlanFinishedWithChanges', run: (changed as { id: string }).id, planHasChanges: true },
+      ]);
+      expect(events(withoutChanges)).toEqual([
+        {
+          type: 'dev.platform.PlanFinishedWithoutChanges',
+          run: (unchanged as { id: string }).id,
+          planHasChanges: false,
+        },
+      ]);
+    } finally {
+      await Promise.all([withChanges.close(), withoutChanges.close()]);
+    }
+  });
+
+  it('hasChanges other than with a succeeding plan is refused (400 InvalidPlanChanges), and the run is left as it was', async () => {
+    await send(
+      platform().gateway.url,
+      platform().tokens.admin,
+      'POST',
+      `${API}/namespaces/${TEAM_PROJECT}/workspaces`,
+      {
+        ...workspaceObject('refusing'),
+      },
+    ).then(expectStatus(201));
+    const refused = await finishedPlan('refusing', { phase: 'Failed', hasChanges: true });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ reason: 'InvalidPlanChanges' });
+    const notBoolean = await finishedPlan('refusing', { phase: 'Succeeded', hasChanges: 'yes' });
+    expect(notBoolean.status).toBe(400);
+    expect(await notBoolean.json()).toMatchObject({ reason: 'InvalidPlanChanges' });
+  });
+});

@@ -203,6 +203,14 @@ describe('Routes: new objects at new/..., edits at .../edit, the audit trail wit
     });
     expect(parseRoute('#/projects/a/rollouts/r')).toEqual({ page: 'rollout', project: 'a', rollout: 'r' });
     expect(parseRoute('#/projects/a/variablesets/v')).toEqual({ page: 'variableset', project: 'a', variableSet: 'v' });
+    expect(parseRoute('#/projects/a/tokens')).toEqual({ page: 'tokens', project: 'a' });
+    expect(parseRoute('#/projects/a/tokens/t')).toEqual({ page: 'not-found' });
+    expect(parseRoute('#/projects/a/notifications/n')).toEqual({
+      page: 'notification',
+      project: 'a',
+      notification: 'n',
+    });
+    expect(parseRoute('#/projects/a/notifications/n/edit')).toEqual({ page: 'not-found' });
     expect(parseRoute('#/audit?user=admin&run=x')).toEqual({ page: 'audit', query: 'user=admin&run=x' });
     expect(parseRoute('#/projects/a/new/projects')).toEqual({ page: 'not-found' });
     expect(parseRoute('#/projects/a/runs/r/edit')).toEqual({ page: 'not-found' });

@@ -64,6 +64,10 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
     valid: { stage: 'prod' },
     reasons: { stage: 'BadRequest', unknownField: 'BadRequest' },
   },
+  withdrawRolloutApproval: {
+    valid: { stage: 'prod' },
+    reasons: { stage: 'BadRequest', approver: 'BadRequest', unknownField: 'BadRequest' },
+  },
   claimRun: {
     valid: {},
     reasons: {

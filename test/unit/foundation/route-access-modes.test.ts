@@ -92,6 +92,7 @@ const EXPECTED_ROUTES = `
   GET /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries resources bearer listNotificationDeliveries
   POST /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver resources bearer redeliverNotification
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve resources bearer approveRollout
+  POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw resources bearer withdrawRolloutApproval
   GET /api/v1alpha1/audit/events resources bearer listAuditEvents
   GET /internal/runs internal bearer listRunsInPhase
   POST /internal/runs/claim internal bearer claimRun

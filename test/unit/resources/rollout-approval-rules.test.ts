@@ -1,4 +1,4 @@
-// Issue 37: the rules that judge a Rollout write's approvals on its result (shared/domain/resources/rollout-approvals.ts),
+// Issue 37: the rules that judge a Rollout write's approvals on its result (shared/domain/approvals/stage-approvals.ts),
 // one by one: which stages a write grants, withdraws, lets outlive their revision or loosens, who authored the
 // revision, and what the server records in status and keeps from clients.
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import {
   stageGates,
   withStagesApproved,
   withStoredApprovalRecords,
-} from '../../../shared/domain/resources/rollout-approvals.ts';
+} from '../../../shared/domain/approvals/stage-approvals.ts';
 
 const rollout = (revision: string, stages: unknown[], status?: Record<string, unknown>): PlatformObject => ({
   metadata: { name: 'r' },
@@ -172,60 +172,82 @@ describe("recordedRevisionAuthor: the stored revision's author, only when record
   });
 });
 
-describe('recordedStatus: the records a judged write leaves in status, of what the Rollout still says', () => {
-  const recording = { writer: 'bob', at: '2026-01-02T03:04:05.000Z', revision: 'r1' };
+describe('recordedStatus (issue 43 item 7, issue 45 item 2): one status write records the approval and, when the requirement is met, opens the gate', () => {
+  const recording = {
+    writer: 'bob',
+    groups: [] as string[],
+    at: '2026-01-02T03:04:05.000Z',
+    revision: 'r1',
+    policy: new Map(),
+  };
+  const bobs = { approvedBy: 'bob', approvedAt: recording.at, revision: 'r1' };
+  const carols = { approvedBy: 'carol', approvedAt: 'x', revision: 'r1' };
 
-  it("records the author of a new revision and each granted stage, removes each withdrawn stage's record, keeps the rest", () => {
-    const current = rollout('r1', [approved(gated), fourEyes], {
+  it("records the author of a new revision and the writer's approval of each granted stage (the gate with it); a withdrawn stage's records go", () => {
+    const current = rollout('r1', [gated, fourEyes], {
       phase: 'AwaitingApproval',
-      stages: [
-        { workspace: 'eu', phase: 'Pending', approval: { approvedBy: 'carol', approvedAt: 'x', revision: 'r1' } },
-      ],
+      stages: [{ workspace: 'eu', phase: 'Pending', approval: carols, approvals: [carols] }],
     });
-    const changes = { ...approvalChanges(rollout('r0', [fourEyes]), current), withdrawn: ['eu'] };
+    const changes = {
+      ...approvalChanges(rollout('r0', [fourEyes]), rollout('r1', [approved(gated), fourEyes])),
+      withdrawn: ['eu'],
+    };
     expect(recordedStatus(current, changes, recording)).toEqual({
       phase: 'AwaitingApproval',
       revisionAuthor: { principal: 'bob', revision: 'r1', changedAt: recording.at },
       stages: [
         { workspace: 'eu', phase: 'Pending' },
-        { workspace: 'prod', approval: { approvedBy: 'bob', approvedAt: recording.at, revision: 'r1' } },
+        { workspace: 'prod', approvals: [bobs], approval: bobs },
       ],
     });
   });
 
   it("records a granted stage in its existing status entry, beside the controller's fields", () => {
-    const current = rollout('r1', [approved(gated)], {
-      stages: [{ workspace: 'prod', phase: 'AwaitingApproval' }, 'x'],
-    });
-    const changes = approvalChanges(rollout('r1', [gated]), current);
+    const current = rollout('r1', [gated], { stages: [{ workspace: 'prod', phase: 'AwaitingApproval' }, 'x'] });
+    const changes = approvalChanges(rollout('r1', [gated]), rollout('r1', [approved(gated)]));
     expect(recordedStatus(current, changes, recording)).toStrictEqual({
-      stages: [
-        {
-          workspace: 'prod',
-          phase: 'AwaitingApproval',
-          approval: { approvedBy: 'bob', approvedAt: recording.at, revision: 'r1' },
-        },
-      ],
+      stages: [{ workspace: 'prod', phase: 'AwaitingApproval', approvals: [bobs], approval: bobs }],
     });
   });
 
-  it('keeps the record of a withdrawn stage a later write approved again, and records nothing of a stage a later write removed', () => {
-    const record = { approvedBy: 'carol', approvedAt: 'x', revision: 'r1' };
-    const current = rollout('r1', [approved(gated)], { stages: [{ workspace: 'prod', approval: record }] });
-    const withdrawn = approvalChanges(rollout('r1', [approved(gated)]), rollout('r1', [gated]));
-    expect(recordedStatus(current, withdrawn, recording)).toBeUndefined();
-    // A stage removed from the Rollout: only its own record could go, the others stay.
-    const removed = approvalChanges(rollout('r1', [approved({ workspace: 'gone' })]), rollout('r1', []));
-    expect(recordedStatus(current, removed, recording)).toBeUndefined();
-    const granted = approvalChanges(rollout('r1', [fourEyes]), rollout('r1', [approved(fourEyes)]));
-    expect(recordedStatus(rollout('r1', []), granted, recording)).toBeUndefined();
+  it('a stage that needs two approvers opens with the second distinct one, whose approval the gate names', () => {
+    const twice = { workspace: 'prod', approval: { required: true, count: 2 } };
+    const changes = approvalChanges(rollout('r1', [twice]), rollout('r1', [approved(twice)]));
+    const first = recordedStatus(rollout('r1', [twice]), changes, { ...recording, writer: 'carol', at: 'x' })!;
+    expect(first).toEqual({ stages: [{ workspace: 'prod', approvals: [carols] }] });
+    expect(recordedStatus(rollout('r1', [twice], first), changes, recording)).toEqual({
+      stages: [{ workspace: 'prod', approvals: [carols, bobs], approval: bobs }],
+    });
   });
 
-  it('records nothing of a revision a later write replaced, nor an approval a later write withdrew', () => {
+  it("a required group is met only by an approver of it; the Project's policy joins the stage's own requirement", () => {
+    const changes = approvalChanges(rollout('r1', [gated]), rollout('r1', [approved(gated)]));
+    const policy = new Map([['prod', { count: 1, groups: ['oidc:release'], distinctFromAuthor: false }]]);
+    expect(recordedStatus(rollout('r1', [gated]), changes, { ...recording, policy })).toEqual({
+      stages: [{ workspace: 'prod', approvals: [bobs] }],
+    });
+    expect(recordedStatus(rollout('r1', [gated]), changes, { ...recording, policy, groups: ['oidc:release'] })).toEqual(
+      {
+        stages: [{ workspace: 'prod', approvals: [{ ...bobs, groups: ['oidc:release'] }], approval: bobs }],
+      },
+    );
+  });
+
+  it("under four eyes the author's approval does not count; records of another revision are dropped", () => {
+    const current = rollout('r1', [fourEyes], {
+      revisionAuthor: { principal: 'bob', revision: 'r1', changedAt: 'x' },
+      stages: [{ workspace: 'eu', approvals: [{ ...carols, revision: 'r0' }] }],
+    });
+    const changes = approvalChanges(rollout('r1', [fourEyes]), rollout('r1', [approved(fourEyes)]));
+    expect(recordedStatus(current, changes, recording)).toEqual({
+      revisionAuthor: { principal: 'bob', revision: 'r1', changedAt: 'x' },
+      stages: [{ workspace: 'eu', approvals: [bobs] }],
+    });
+  });
+
+  it('records nothing of a revision a later write replaced', () => {
     const changes = approvalChanges(rollout('r0', []), rollout('r1', [approved(gated)]));
-    expect(recordedStatus(rollout('r2', [approved(gated)]), changes, recording)).toBeUndefined();
-    const unapproved = approvalChanges(rollout('r1', [gated]), rollout('r1', [approved(gated)]));
-    expect(recordedStatus(rollout('r1', [gated]), unapproved, recording)).toBeUndefined();
+    expect(recordedStatus(rollout('r2', [gated]), changes, recording)).toBeUndefined();
   });
 });
 

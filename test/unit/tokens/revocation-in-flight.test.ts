@@ -9,7 +9,7 @@ import type { Principal } from '../../../shared/auth/principal.ts';
 import { RequestAuthenticator } from '../../../shared/auth/request-authenticator.ts';
 import { ApiError } from '../../../shared/base/http/api-error.ts';
 import { withProjectTokens } from '../../../shared/domain/tokens/project-token-principals.ts';
-import { tokenUserName } from '../../../shared/domain/tokens/token-credentials.ts';
+import { projectTokenOf, tokenUserName } from '../../../shared/domain/tokens/token-credentials.ts';
 import { unsignedToken } from '../../support/admin-fixtures.ts';
 
 const REVOKED_USER = tokenUserName('team', 'deploy');
@@ -90,6 +90,20 @@ describe('Issue 46, item 4: a TokenReview in flight during a revocation does not
 
     expect((await other).name).toBe(OTHER_USER);
     expect(authenticator.cachedPrincipal(OTHER_TOKEN)?.name).toBe(OTHER_USER);
+  });
+});
+
+describe('Issue 46, item 4: when revocations may have gone unheard, every Project token verified is dropped', () => {
+  it('forgets the cached Project tokens and keeps the other ServiceAccount tokens', async () => {
+    const review = heldTokenReview();
+    review.release();
+    const authenticator = new RequestAuthenticator([review]);
+    const plain = unsignedToken({ iss: 'scripted', sub: 'system:serviceaccount:team:builder' });
+    for (const token of [REVOKED_TOKEN, OTHER_TOKEN, plain]) await authenticator.authenticate(token);
+    authenticator.forgetUsers((user) => projectTokenOf(user) !== undefined);
+    expect(authenticator.cachedPrincipal(REVOKED_TOKEN)).toBeUndefined();
+    expect(authenticator.cachedPrincipal(OTHER_TOKEN)).toBeUndefined();
+    expect(authenticator.cachedPrincipal(plain)?.name).toBe('system:serviceaccount:team:builder');
   });
 });
 

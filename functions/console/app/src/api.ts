@@ -95,8 +95,12 @@ export function createApi(baseUrl: string, onUnauthorised: UnauthorisedHandler):
       },
       ...(request ? { body: JSON.stringify(request.body) } : {}),
     });
+    // 204 (a revoked token) has no body to read.
     if (response.ok)
-      return { body: (await response.json()) as T, warnings: warningTexts(response.headers.get('warning')) };
+      return {
+        body: (response.status === 204 ? undefined : await response.json()) as T,
+        warnings: warningTexts(response.headers.get('warning')),
+      };
     const error = await apiError(response);
     if (response.status === 401) onUnauthorised(error.message);
     throw error;

@@ -14,7 +14,9 @@ import { ProjectsPage } from './pages/projects-page.tsx';
 import { RolloutPage } from './pages/rollout-page.tsx';
 import { RunPage } from './pages/run-page.tsx';
 import { SignInPage } from './pages/sign-in-page.tsx';
+import { TokensPage } from './pages/tokens-page.tsx';
 import { VariableSetPage } from './pages/variable-set-page.tsx';
+import { NotificationPage } from './pages/notification-page.tsx';
 import { WhoAmIPage } from './pages/whoami-page.tsx';
 import { WorkspacePage } from './pages/workspace-page.tsx';
 import { href, navigate, parseRoute, type Route, useHash } from './router.ts';
@@ -145,6 +147,8 @@ function SignedInPage({ api, route }: { api: Api; route: Route }) {
       return <RolloutPage api={api} project={route.project} rollout={route.rollout} />;
     case 'variableset':
       return <VariableSetPage api={api} project={route.project} variableSet={route.variableSet} />;
+    case 'notification':
+      return <NotificationPage api={api} project={route.project} notification={route.notification} />;
     case 'create':
     case 'edit': {
       const kind = kindOfPlural(route.plural);
@@ -158,6 +162,8 @@ function SignedInPage({ api, route }: { api: Api; route: Route }) {
         />
       );
     }
+    case 'tokens':
+      return <TokensPage api={api} project={route.project} />;
     case 'audit':
       return <AuditPage api={api} query={route.query} />;
     case 'whoami':

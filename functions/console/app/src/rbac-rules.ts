@@ -6,6 +6,8 @@ export interface ResourceAttributes {
   group: string;
   resource: string;
   subresource?: string;
+  /** The namespace a SelfSubjectAccessReview asks about (a Project's); none: cluster-wide. */
+  namespace?: string;
   name?: string;
 }
 

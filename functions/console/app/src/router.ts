@@ -14,7 +14,9 @@ export type Route =
   | { page: 'workspace'; project: string; workspace: string }
   | { page: 'rollout'; project: string; rollout: string }
   | { page: 'variableset'; project: string; variableSet: string }
+  | { page: 'notification'; project: string; notification: string }
   | { page: 'run'; project: string; run: string }
+  | { page: 'tokens'; project: string }
   | { page: 'audit'; query: string }
   | { page: 'whoami' }
   | { page: 'sign-in' }
@@ -34,12 +36,14 @@ export function parseRoute(hash: string): Route {
   if (first !== 'projects' || project === undefined) return { page: 'not-found' };
   if (parts.length === 2) return { page: 'project', project };
   if (parts.length === 3 && kind === 'edit') return { page: 'edit', plural: 'projects', project, name: project };
+  if (parts.length === 3 && kind === 'tokens') return { page: 'tokens', project };
   if (kind === undefined || name === undefined) return { page: 'not-found' };
   if (parts.length === 4) {
     if (kind === 'new' && NAMESPACED.has(name)) return { page: 'create', plural: name, project };
     if (kind === 'workspaces') return { page: 'workspace', project, workspace: name };
     if (kind === 'rollouts') return { page: 'rollout', project, rollout: name };
     if (kind === 'variablesets') return { page: 'variableset', project, variableSet: name };
+    if (kind === 'notifications') return { page: 'notification', project, notification: name };
     if (kind === 'runs') return { page: 'run', project, run: name };
   }
   if (parts.length === 5 && action === 'edit' && NAMESPACED.has(kind))

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../base/database/database.ts';
+import { apiError } from '../../../base/http/error-catalogue.ts';
+import type { ApiError } from '../../../base/http/api-error.ts';
 import type { Run, RunPhase } from '../run.ts';
 import { InvalidPhaseTransitionError } from '../run-errors.ts';
 import { MAX_RUN_ATTEMPTS, phasesFrom } from '../phase-machine.ts';
@@ -170,17 +172,35 @@ export class RunLeases {
     holder: LeaseHolder,
     phase: FinalControllerPhase,
     statusMessage?: string,
+    planHasChanges?: boolean,
   ): Promise<Run> {
     checkLeaseIds(runId, leaseId);
+    if (planHasChanges !== undefined && phase !== 'Succeeded') throw planChangesRefused(phase);
     const { rows } = await this.#database.query<RunRow>(
       `UPDATE runs SET phase = $4, status_message = coalesce($5, status_message),
-         finished_at = date_trunc('milliseconds', now()), lease_expires_at = NULL
+         finished_at = date_trunc('milliseconds', now()), lease_expires_at = NULL,
+         plan_has_changes = coalesce($7, plan_has_changes)
        WHERE id = $1 AND ${HELD} AND phase = ANY($6::text[])
          AND ($4 <> 'Cancelled' OR cancel_requested_at IS NOT NULL)
+         AND ($7::boolean IS NULL OR type = 'plan')
        RETURNING ${RUN_COLUMNS}`,
-      [runId, leaseId, holderKey(holder), phase, statusMessage ?? null, phasesFrom(phase, 'controller')],
+      [
+        runId,
+        leaseId,
+        holderKey(holder),
+        phase,
+        statusMessage ?? null,
+        phasesFrom(phase, 'controller'),
+        planHasChanges ?? null,
+      ],
     );
     if (rows[0]) return toRun(rows[0]);
+    if (planHasChanges !== undefined) {
+      const { rows: typed } = await this.#database.query<{ type: string }>('SELECT type FROM runs WHERE id = $1', [
+        runId,
+      ]);
+      if (typed[0]?.type === 'apply') throw planChangesRefused('an apply run');
+    }
     const state = await this.#state(runId);
     // The lease (and its holder) stays on a finished run, so the holder's retry is recognised.
     if (state && isLease(state, leaseId, holder) && state.phase === phase) {
@@ -211,4 +231,9 @@ function toLeasedRun(row: LeaseRow): LeasedRun {
       cancelRequested: row.cancel_requested_at !== null,
     },
   };
+}
+
+/** `hasChanges` said of something other than a plan that succeeds: refused, never ignored. */
+function planChangesRefused(what: string): ApiError {
+  return apiError('InvalidPlanChanges', `hasChanges is reported only when a plan succeeds, not with ${what}`);
 }

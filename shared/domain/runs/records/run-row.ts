@@ -21,11 +21,12 @@ export interface RunRow {
   cancel_requested_by: string | null;
   plan_run: string | null;
   override: RunOverride | null;
+  plan_has_changes: boolean | null;
 }
 
 /** The columns of a `Run`; the lease itself is never among them. */
 export const RUN_COLUMNS =
-  'id, project, workspace, type, phase, principal, principal_type, created_at, started_at, finished_at, log_removed_at, message, status_message, attempts, controller, cancel_requested_at, cancel_requested_by, plan_run, override';
+  'id, project, workspace, type, phase, principal, principal_type, created_at, started_at, finished_at, log_removed_at, message, status_message, attempts, controller, cancel_requested_at, cancel_requested_by, plan_run, override, plan_has_changes';
 
 export function toRun(row: RunRow): Run {
   return {
@@ -48,6 +49,7 @@ export function toRun(row: RunRow): Run {
     cancelRequestedBy: row.cancel_requested_by,
     planRun: row.plan_run,
     ...(row.override ? { override: row.override } : {}),
+    planHasChanges: row.plan_has_changes,
   };
 }
 

@@ -15,7 +15,7 @@ import { ConfirmAction } from './confirm-action.tsx';
 export interface RolloutStage {
   workspace: string;
   requireApproval?: boolean;
-  approval?: { required?: boolean; distinctFromAuthor?: boolean };
+  approval?: { required?: boolean; distinctFromAuthor?: boolean; count?: number; groups?: string[] };
   approved?: boolean;
 }
 

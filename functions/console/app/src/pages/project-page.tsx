@@ -9,10 +9,11 @@ import { ApproveStage, type Rollout, stagesAwaitingApproval } from './approvals.
 import { type ApprovalPolicySpec, ApprovalWindows } from './approval-windows.tsx';
 import { Breadcrumbs, DataTable, Facts, ListSection, PageNotice, PageTitle } from './common.tsx';
 import { DeleteObject } from './delete-object.tsx';
+import { ProjectNotifications } from './notification-page.tsx';
 
 /**
- * A Project: its facts, and its Workspaces, Rollouts and VariableSets (its namespace has the Project's
- * name), with the stages waiting for an approval first. Each control is shown only where the user's
+ * A Project: its facts, and its Workspaces, Rollouts, VariableSets and Notifications (its namespace has
+ * the Project's name), with the stages waiting for an approval first. Each control is shown only where the user's
  * rules allow it: one rules review for the namespace, and reviews by name for the Project itself
  * (cluster-scoped, so a namespace's Roles grant nothing on it).
  */
@@ -40,7 +41,23 @@ export function ProjectPage({ api, project }: { api: Api; project: string }) {
       <Workspaces api={api} project={project} permissions={permissions} />
       <Rollouts project={project} rollouts={rollouts as Loaded<{ items: Rollout[] }>} permissions={permissions} />
       <VariableSets api={api} project={project} permissions={permissions} />
+      <TokensLink project={project} permissions={permissions} />
+      <ProjectNotifications api={api} project={project} />
     </>
+  );
+}
+
+/** The Project's tokens for automation (issue 46), for those whose rules let them list them. */
+function TokensLink({ project, permissions }: { project: string; permissions: ProjectPermissions }) {
+  if (!permissions.may('list', 'tokens')) return null;
+  return (
+    <section aria-labelledby="tokens-heading">
+      <h2 id="tokens-heading">Tokens</h2>
+      <p>
+        <a href={href('projects', project, 'tokens')}>Tokens for automation</a>: create, list with their last use,
+        revoke.
+      </p>
+    </section>
   );
 }
 

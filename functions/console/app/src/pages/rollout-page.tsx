@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useProjectPermissions } from '../access.ts';
 import type { Api } from '../api.ts';
-import { stageNeedsApproval } from '../../../../../shared/contract/rules/rollout-stage.ts';
+import { stageNeedsApproval, whoStillApproves } from '../../../../../shared/contract/rules/rollout-stage.ts';
 import { ROLLOUT, WORKSPACE, objectHref } from '../kinds.ts';
 import { useObject } from '../use-object.ts';
 import { ApproveStage, type Rollout, type RolloutStage, revisionAuthor } from './approvals.tsx';
@@ -68,7 +68,10 @@ export function RolloutPage({ api, project, rollout }: { api: Api; project: stri
                             'yes'
                           )
                         ) : waiting(stage) ? (
-                          <strong>awaiting approval</strong>
+                          <>
+                            <strong>awaiting approval</strong>
+                            {whoStillApproves(found, stage) && ` (${whoStillApproves(found, stage)})`}
+                          </>
                         ) : (
                           '—'
                         )}

@@ -1,15 +1,8 @@
-import { timeGateRefusal, timeGatesOf, type TimeGatePolicy } from '../../shared/domain/approvals/time-gates.ts';
-import type { GatedTarget } from '../../shared/contract/rules/approval-windows.ts';
-import {
-  OVERRIDDEN_ANNOTATION,
-  OVERRIDE_REASON_ANNOTATION,
-  noteForAudit,
-} from '../../shared/domain/audit/audit-annotations.ts';
-import { apiError } from '../../shared/base/http/error-catalogue.ts';
-import type { ClusterObjects } from '../../shared/domain/resources/cluster-objects.ts';
-import { PROJECT } from '../../shared/contract/kinds/platform-kinds.ts';
-import type { PlatformObject } from '../../shared/contract/kinds/platform-object.ts';
-import type { Writer } from './kinds/resource-writes.ts';
+import { timeGateRefusal, type TimeGatePolicy } from './time-gates.ts';
+import type { GatedTarget } from '../../contract/rules/approval-windows.ts';
+import { OVERRIDDEN_ANNOTATION, OVERRIDE_REASON_ANNOTATION, noteForAudit } from '../audit/audit-annotations.ts';
+import { apiError } from '../../base/http/error-catalogue.ts';
+import type { ApprovalCaller } from './approval-caller.ts';
 
 /** An incident commander's `{"override": {"reason"}}`: act although a window, the freeze or a soak time refuses. */
 export interface OverrideRequest {
@@ -22,19 +15,14 @@ export interface OverrideRecord {
   overrode: string;
 }
 
-/** The time gates of the Project that owns `namespace` (its name is the namespace's). */
-export async function projectTimeGates(objects: ClusterObjects, namespace: string): Promise<TimeGatePolicy> {
-  return timeGatesOf(await objects.find<PlatformObject>(objects.platformPath(PROJECT, { name: namespace })));
-}
-
 /**
  * Authorises an override (`override` on the route's resource, 403 otherwise) before anything is judged, so an
  * attempt without the permission is refused whether or not a gate would have refused.
  */
-export async function authoriseOverride(writer: Writer, override: OverrideRequest | undefined): Promise<void> {
+export async function authoriseOverride(caller: ApprovalCaller, override: OverrideRequest | undefined): Promise<void> {
   if (override === undefined) return;
-  await writer.authorisation.authoriseAlso('override');
-  noteForAudit(writer, OVERRIDE_REASON_ANNOTATION, override.reason);
+  await caller.authorisation.authoriseAlso('override');
+  noteForAudit(caller, OVERRIDE_REASON_ANNOTATION, override.reason);
 }
 
 /**
@@ -43,7 +31,7 @@ export async function authoriseOverride(writer: Writer, override: OverrideReques
  * audit trail and returned for the approval record.
  */
 export function passTimeGates(
-  writer: Writer,
+  caller: ApprovalCaller,
   policy: TimeGatePolicy,
   target: GatedTarget,
   override: OverrideRequest | undefined,
@@ -56,6 +44,6 @@ export function passTimeGates(
       refusal.reason,
       `${refusal.message}; an incident commander with the \`override\` permission may act anyway with {"override": {"reason": "..."}} on the approve route or the run routes`,
     );
-  noteForAudit(writer, OVERRIDDEN_ANNOTATION, `${refusal.reason}: ${refusal.message}`);
+  noteForAudit(caller, OVERRIDDEN_ANNOTATION, `${refusal.reason}: ${refusal.message}`);
   return { reason: override.reason, overrode: refusal.reason };
 }

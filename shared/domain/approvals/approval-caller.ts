@@ -1,0 +1,18 @@
+import type { Principal } from '../../auth/principal.ts';
+import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
+
+/**
+ * Whoever asks for an approval to be granted, withdrawn or acted on (a write of a Rollout, the approve route, a
+ * plan's apply): who it is, what the chain decided for it, and its request's audit notes, where the judge records
+ * both principals.
+ */
+export interface ApprovalCaller {
+  principal: Principal;
+  authorisation: AuthorisationDecision;
+  auditAnnotations?: Record<string, string>;
+}
+
+/** How an approval names its approver: `admin`, the OIDC username (prefixed), or the ServiceAccount's user name. */
+export function approverName(principal: Principal): string {
+  return principal.name;
+}
