@@ -106,7 +106,7 @@ export function createResourcesFunction(
     ...runHandlers(context, objects),
     ...runTaskHandlers(context),
     ...rolloutHandlers(objects),
-    ...notificationHandlers(context),
+    ...notificationHandlers(context, objects),
     ...auditHandlers(context),
     ...tokenHandlers(context, objects),
     ...accessReviewHandlers(context, rbacRulesOnFirstUse(kubeConfig, context), routedPaths),

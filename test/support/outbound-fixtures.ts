@@ -9,6 +9,8 @@ import type { LeaseHolder } from '../../shared/domain/runs/leases/run-leases.ts'
 
 /** A request a test receiver got. */
 export interface ReceivedRequest {
+  /** The request's path and query, as sent. */
+  path: string;
   headers: IncomingMessage['headers'];
   body: string;
   at: number;
@@ -31,7 +33,12 @@ export async function startReceiver(): Promise<TestReceiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const received = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const received = {
+        path: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       receiver.received.push(received);
       receiver.answer(received, response);
     });

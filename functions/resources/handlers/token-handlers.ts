@@ -7,7 +7,14 @@ import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
 import type { RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
 import { TokenCredentials, tokenUserName } from '../../../shared/domain/tokens/token-credentials.ts';
 import { tokenLifetimeSeconds } from '../../../shared/domain/tokens/token-lifetime.ts';
-import { assertMayGrant, describeRole, readRoleRules } from '../../../shared/domain/tokens/token-role.ts';
+import {
+  assertMayGrant,
+  assertTokenMayMint,
+  describeRole,
+  parseRole,
+  readRoleRules,
+} from '../../../shared/domain/tokens/token-role.ts';
+import { projectTokenUsed } from '../../../shared/domain/tokens/project-token-principals.ts';
 import { noteForAudit } from '../../../shared/domain/audit/audit-annotations.ts';
 import { bindProjectTokens } from '../kinds/project-secrets-binding.ts';
 
@@ -37,6 +44,9 @@ export function tokenHandlers(
       const project = projectOf(request);
       const { name, description = '', role, lifetime } = request.input.body();
       const expirationSeconds = tokenLifetimeSeconds(lifetime);
+      const minting = projectTokenUsed(request.principal, objects.apiGroup);
+      const mintingRole = minting && (await tokens.liveRole(minting.project, minting.name));
+      if (minting && mintingRole) await assertTokenMayMint(objects, minting, parseRole(mintingRole), request.deadline);
       const rules = await readRoleRules(objects, role, project, request.deadline);
       await assertMayGrant(context.authorizer, request.principal, role, rules, project);
       noteForAudit(request, PROJECT_TOKEN_ANNOTATION, name);

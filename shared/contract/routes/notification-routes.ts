@@ -56,7 +56,11 @@ export function notificationRoutes() {
         required: ['items'],
         properties: { items: { type: 'array', items: ATTEMPT_SCHEMA } },
       },
-      errorResponses: { 400: 'Bad `limit`.', ...DATABASE_ERRORS },
+      errorResponses: {
+        400: 'Bad `limit`.',
+        404: 'No such Notification, and no delivery of one of that name is kept (`NotFound`).',
+        ...DATABASE_ERRORS,
+      },
     },
     {
       method: 'POST',

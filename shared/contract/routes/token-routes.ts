@@ -90,7 +90,7 @@ export function tokenRoutes() {
       successStatus: 201,
       errorResponses: {
         400: 'A bad name, role or lifetime (`InvalidProjectToken`).',
-        403: 'Not allowed to create tokens, or the role grants what the caller does not hold (`Forbidden`).',
+        403: 'Not allowed to create tokens, or the role grants what the caller, or the API server itself, does not hold (`Forbidden`).',
         404: 'No such role (`TokenRoleNotFound`).',
         409: 'A token of that name exists in the Project (`TokenAlreadyExists`).',
         ...DATABASE_ERRORS,

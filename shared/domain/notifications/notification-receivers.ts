@@ -167,7 +167,21 @@ export function notificationReceivers(
           : format === 'webhook'
             ? webhookRequest(message, resolved)
             : slackRequest(message, resolved);
-      return { request };
+      return { request: { ...request, secrets: secretValuesOf(resolved, Boolean(declared.urlSecretRef)) } };
     },
   };
+}
+
+/**
+ * What of a receiver came from Secrets, for the engine to keep out of the delivery log: every header value,
+ * the signing key, and a URL from a Secret with its path and query (what a receiver sees of it and may echo).
+ */
+function secretValuesOf(receiver: ResolvedReceiver, urlFromSecret: boolean): string[] {
+  const values = [...Object.values(receiver.headers), ...(receiver.signingKey ? [receiver.signingKey] : [])];
+  if (urlFromSecret) {
+    values.push(receiver.url);
+    const parsed = URL.canParse(receiver.url) ? new URL(receiver.url) : undefined;
+    if (parsed && `${parsed.pathname}${parsed.search}` !== '/') values.push(`${parsed.pathname}${parsed.search}`);
+  }
+  return values;
 }

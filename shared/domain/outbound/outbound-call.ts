@@ -9,6 +9,11 @@ export interface OutboundRequest {
   url: string;
   headers: Readonly<Record<string, string>>;
   body: string;
+  /**
+   * The values the request carries from Secrets (header values, a URL from a Secret): the engine takes
+   * them out of what it keeps of an answer and an error, since a receiver may echo the request back.
+   */
+  secrets?: readonly string[];
 }
 
 /** What came of one attempt. `statusCode` is absent when no answer came; `error` says why it is not a success. */

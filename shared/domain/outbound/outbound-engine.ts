@@ -162,6 +162,7 @@ export class OutboundEngine {
     const family = this.#families.get(familyOf(delivery.receiver));
     const receiver = delivery.receiver.slice(delivery.receiver.indexOf(':') + 1);
     let answer: OutboundAnswer;
+    let secrets: readonly string[] = [];
     try {
       const asked = family
         ? await family.requestFor(receiver, delivery.event, { deliveryId: delivery.id, attempt: delivery.attempt })
@@ -177,6 +178,7 @@ export class OutboundEngine {
       // The receiver may continue the trace (W3C traceparent), from this attempt's span.
       const headers: Record<string, string> = { ...asked.request.headers };
       injectTraceContext(headers);
+      secrets = asked.request.secrets ?? [];
       answer = await this.#caller.send({ ...asked.request, headers });
     } catch (error) {
       // The request could not be made (its Secret unreadable, the cluster down): an attempt that failed.
@@ -187,7 +189,7 @@ export class OutboundEngine {
       // The error's text names the receiver's host: the span gets its kind alone.
       if (answer.error !== undefined) markFailed(span, new OutboundAttemptFailed());
     }
-    return this.#record(delivery, startedAt, answer, false);
+    return this.#record(delivery, startedAt, withoutSecrets(answer, secrets), false);
   }
 
   async #record(
@@ -223,6 +225,25 @@ export class OutboundEngine {
       });
     return delivered ? 'delivered' : givenUp ? 'givenUp' : 'retried';
   }
+}
+
+/** What replaces a Secret's value in the attempt's log. */
+export const REDACTED = '[redacted]';
+
+/**
+ * The answer as the log may keep it: a receiver that echoes the request (its headers, its path) must not
+ * put a Secret's value in the delivery log, a log line or an error. Secrets are taken out of the whole
+ * answer read before its head is cut, so none is kept half.
+ */
+function withoutSecrets(answer: OutboundAnswer, secrets: readonly string[]): OutboundAnswer {
+  const values = secrets.filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
+  if (values.length === 0) return answer;
+  const scrub = (text: string) => values.reduce((result, value) => result.replaceAll(value, REDACTED), text);
+  return {
+    ...answer,
+    ...(answer.error === undefined ? {} : { error: scrub(answer.error) }),
+    body: Buffer.from(scrub(answer.body.toString('utf8'))),
+  };
 }
 
 /** A span's `error.type` for an attempt that was not delivered (the reason is in the delivery log). */

@@ -1,4 +1,8 @@
-import type { KubernetesCall, KubernetesRestClient } from '../../base/kubernetes/kubernetes-rest-client.ts';
+import type {
+  KubernetesAnswer,
+  KubernetesCall,
+  KubernetesRestClient,
+} from '../../base/kubernetes/kubernetes-rest-client.ts';
 import { clusterFailure } from './kubernetes-status.ts';
 import { API_VERSION, type PlatformKind } from '../../contract/kinds/platform-kinds.ts';
 
@@ -42,6 +46,11 @@ export class ClusterObjects {
     const answer = await this.#rest.call(call);
     if (answer.status < 200 || answer.status > 299) throw clusterFailure(answer);
     return answer as { status: number; body: T; warnings?: string[] };
+  }
+
+  /** Sends a call; resolves with the cluster's answer whatever its status, for a caller that tells one refusal apart. */
+  async answer(call: KubernetesCall): Promise<KubernetesAnswer> {
+    return this.#rest.call(call);
   }
 
   /** Opens a watch of a collection; resolves with its event lines, throws the cluster's `Status` when refused. */

@@ -89,6 +89,15 @@ export class ProjectTokenStore {
     });
   }
 
+  /** The role (`Role/<name>` or `ClusterRole/<name>`) of the Project's live token `name`; undefined when there is none. */
+  async liveRole(project: string, name: string): Promise<string | undefined> {
+    const result = await this.#database.query(
+      'SELECT role FROM project_tokens WHERE project = $1 AND name = $2 AND revoked_at IS NULL',
+      [project, name],
+    );
+    return result.rows[0]?.role as string | undefined;
+  }
+
   /** Records a use: written only when the last one recorded is older than LAST_USE_INTERVAL. */
   async recordUse(project: string, name: string, from: string): Promise<void> {
     await this.#query(

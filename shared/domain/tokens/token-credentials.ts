@@ -1,5 +1,7 @@
 import type { ClusterObjects } from '../resources/cluster-objects.ts';
-import { RBAC_GROUP, type TokenRole } from './token-role.ts';
+import { apiError } from '../../base/http/error-catalogue.ts';
+import { clusterFailure } from '../resources/kubernetes-status.ts';
+import { describeRole, RBAC_GROUP, type TokenRole } from './token-role.ts';
 
 /** The ServiceAccount (and RoleBinding) a Project token `name` is: `token-<name>` in the Project's namespace. */
 export function tokenAccountName(name: string): string {
@@ -39,7 +41,10 @@ export class TokenCredentials {
     this.#objects = objects;
   }
 
-  /** Creates the ServiceAccount, binding and token; takes back what it created when a step fails. */
+  /**
+   * Creates the ServiceAccount, binding and token; takes back what it created when a step fails, and only
+   * that: a RoleBinding of the same name that was there before (not the platform's) is left as it was.
+   */
   async issue(
     project: string,
     name: string,
@@ -55,10 +60,11 @@ export class TokenCredentials {
       body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: accountName, labels } },
       ...(signal ? { signal } : {}),
     });
+    let bound = false;
     try {
-      await this.#objects.send({
+      const binding = await this.#objects.answer({
         method: 'POST',
-        path: `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings`,
+        path: bindingsPath(project),
         body: {
           apiVersion: `${RBAC_GROUP}/v1`,
           kind: 'RoleBinding',
@@ -67,6 +73,15 @@ export class TokenCredentials {
           subjects: [{ kind: 'ServiceAccount', name: accountName, namespace: project }],
         },
       });
+      // Kubernetes' escalation check refused the server's own binding: the role grants more than the
+      // server holds (wildcards, resources outside the platform). The caller's request, not a failure to retry.
+      if (binding.status === 403)
+        throw apiError(
+          'Forbidden',
+          `a token may not be given ${describeRole(role)}: it grants more than the API server itself holds in project "${project}", and Kubernetes lets no one bind what they do not hold (docs/tokens.md)`,
+        );
+      if (binding.status < 200 || binding.status > 299) throw clusterFailure(binding);
+      bound = true;
       const request = await this.#objects.send<{ status: { token: string; expirationTimestamp: string } }>({
         method: 'POST',
         path: this.#objects.corePath('serviceaccounts', {
@@ -83,7 +98,12 @@ export class TokenCredentials {
         boundUid: account.body.metadata.uid,
       };
     } catch (error) {
-      await this.revoke(project, name).catch(() => undefined);
+      const undo = bound
+        ? this.revoke(project, name)
+        : this.#objects.deleteIfPresent(
+            this.#objects.corePath('serviceaccounts', { namespace: project, name: accountName }),
+          );
+      await undo.catch(() => undefined);
       throw error;
     }
   }
@@ -94,8 +114,10 @@ export class TokenCredentials {
     await this.#objects.deleteIfPresent(
       this.#objects.corePath('serviceaccounts', { namespace: project, name: accountName }),
     );
-    await this.#objects.deleteIfPresent(
-      `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings/${encodeURIComponent(accountName)}`,
-    );
+    await this.#objects.deleteIfPresent(`${bindingsPath(project)}/${encodeURIComponent(accountName)}`);
   }
+}
+
+function bindingsPath(project: string): string {
+  return `/apis/${RBAC_GROUP}/v1/namespaces/${encodeURIComponent(project)}/rolebindings`;
 }

@@ -92,6 +92,41 @@ export async function assertMayGrant(
   }
 }
 
+/** The role a list entry names (`Role/ci`), as it was written by describeRole. */
+export function parseRole(described: string): TokenRole {
+  const [kind, ...name] = described.split('/');
+  return { kind: kind === 'ClusterRole' ? 'ClusterRole' : 'Role', name: name.join('/') };
+}
+
+/**
+ * Issue 46, item 3: a token creates tokens only when its own role says so explicitly, a rule naming
+ * `tokens` of the platform's group with `create` (or every verb); what wildcards grant, in its role or
+ * in any other binding of its ServiceAccount, does not count. 403 naming the token and its role.
+ */
+export async function assertTokenMayMint(
+  objects: ClusterObjects,
+  minting: { project: string; name: string },
+  role: TokenRole,
+  signal?: AbortSignal,
+): Promise<void> {
+  // A role deleted since grants nothing; a cluster that cannot answer is not a refusal.
+  const rules = await readRoleRules(objects, role, minting.project, signal).catch((error: unknown) => {
+    if (error instanceof ApiError && error.reason === 'TokenRoleNotFound') return [];
+    throw error;
+  });
+  const explicit = rules.some(
+    (rule) =>
+      rule.apiGroups?.includes(objects.apiGroup) &&
+      rule.resources?.includes('tokens') &&
+      (rule.verbs?.includes('create') || rule.verbs?.includes('*')),
+  );
+  if (!explicit)
+    throw apiError(
+      'Forbidden',
+      `Project token "${minting.name}" may not create tokens: its role ${describeRole(role)} has no rule naming tokens.${objects.apiGroup} with create`,
+    );
+}
+
 /** What a RoleBinding of the rules grants in the namespace: non-resource URLs are granted only cluster-wide, so never. */
 function grantedInNamespace(rules: PolicyRule[], namespace: string): ResourceAttributes[] {
   return rules.flatMap((rule) => {

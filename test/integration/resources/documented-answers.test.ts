@@ -494,9 +494,14 @@ async function sweepRolloutApproval(): Promise<void> {
 /** A Notification's delivery log, its redelivery and the scheduled trigger's sweep (issue 47). */
 async function sweepNotificationLog(): Promise<void> {
   const { serviceAccount } = platform().tokens;
-  const at = { project: TEAM_PROJECT, notification: 'docs-notification' };
+  const at = { project: TEAM_PROJECT, notification: 'docs-notification-log' };
   await hit(byId('sweepOutbound'), {});
+  await hit(resourceRoute('Notification', 'create'), {
+    params: { namespace: TEAM_PROJECT, name: at.notification },
+    body: object('Notification', at.notification),
+  });
   await hit(byId('listNotificationDeliveries'), { params: at });
+  await hit(byId('listNotificationDeliveries'), { params: { ...at, notification: 'no-such-notification' } });
   await hit(byId('redeliverNotification'), { params: { ...at, delivery: '999999999' } });
   await hit(byId('redeliverNotification'), { params: { ...at, delivery: '1' }, token: serviceAccount });
 }

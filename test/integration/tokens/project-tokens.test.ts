@@ -161,6 +161,46 @@ describe('Issue 46, item 2: a token is a ServiceAccount token, authorised by RBA
   });
 });
 
+describe('Review of issue 46: a name that collides with a ServiceAccount or RoleBinding the platform does not own is refused, never taken over', () => {
+  const rbacPath = `/apis/rbac.authorization.k8s.io/v1/namespaces/${TEAM_PROJECT}/rolebindings`;
+  const accountsPath = `/api/v1/namespaces/${TEAM_PROJECT}/serviceaccounts`;
+  const cluster = () => platform().clusterAdmin;
+
+  it('an existing ServiceAccount token-<name> is 409 TokenAlreadyExists and stays as it was, with no binding to it', async () => {
+    await cluster().send({
+      method: 'POST',
+      path: accountsPath,
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'token-squat' } },
+    });
+    const before = await cluster().find<{ metadata: Record<string, unknown> }>(`${accountsPath}/token-squat`);
+    const refused = await admin().post(TOKENS, { name: 'squat', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).reason).toBe('TokenAlreadyExists');
+    expect(await cluster().find(`${accountsPath}/token-squat`)).toEqual(before);
+    expect(await cluster().find(`${rbacPath}/token-squat`)).toBeUndefined();
+  });
+
+  it('an existing RoleBinding token-<name> is 409 TokenAlreadyExists and is neither deleted nor changed; no ServiceAccount is left', async () => {
+    await cluster().send({
+      method: 'POST',
+      path: rbacPath,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'token-bound' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'ci' },
+        subjects: [{ kind: 'ServiceAccount', name: 'someone-else', namespace: TEAM_PROJECT }],
+      },
+    });
+    const before = await cluster().find(`${rbacPath}/token-bound`);
+    const refused = await admin().post(TOKENS, { name: 'bound', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).reason).toBe('TokenAlreadyExists');
+    expect(await cluster().find(`${rbacPath}/token-bound`)).toEqual(before);
+    expect(await cluster().find(`${accountsPath}/token-bound`)).toBeUndefined();
+  });
+});
+
 describe('Issue 46, item 3: no escalation', () => {
   it('a caller without a right cannot mint a token with it (403), but may hand on what it holds; a token creates tokens only if its role says so', async () => {
     // The CI ServiceAccount may manage tokens in its Project, and holds the `ci` role there, not `developer`.
@@ -188,6 +228,75 @@ describe('Issue 46, item 3: no escalation', () => {
       lifetime: '1h',
     });
     expect(minted.status).toBe(403);
+  });
+
+  it('a role granting more than the API server holds (wildcards) is 403 Forbidden, saying so, not a 503 to retry; nothing is left', async () => {
+    await platform().clusterAdmin.send({
+      method: 'POST',
+      path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${TEAM_PROJECT}/roles`,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'everything' },
+        rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+      },
+    });
+    const refused = await admin().post(TOKENS, {
+      name: 'wildcard',
+      role: { kind: 'Role', name: 'everything' },
+      lifetime: '1h',
+    });
+    const body = await refused.json();
+    expect(refused.status, JSON.stringify(body)).toBe(403);
+    expect(body).toMatchObject({
+      reason: 'Forbidden',
+      error: expect.stringMatching(/Role\/everything.*more than the API server/),
+    });
+    expect(
+      await platform().clusterAdmin.find(`/api/v1/namespaces/${TEAM_PROJECT}/serviceaccounts/token-wildcard`),
+    ).toBeUndefined();
+    expect(
+      (await admin().get(TOKENS).then(expectStatus(200))).items.map((item: { name: string }) => item.name),
+    ).not.toContain('wildcard');
+  });
+
+  it('a token creates tokens only if its own role names `tokens` explicitly: rights by wildcards bound to it otherwise do not count', async () => {
+    const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${TEAM_PROJECT}`;
+    const create = (resource: string, body: Record<string, unknown>) =>
+      platform().clusterAdmin.send({
+        method: 'POST',
+        path: `${rbac}/${resource}`,
+        body: { apiVersion: 'rbac.authorization.k8s.io/v1', ...body },
+      });
+    const wild = await createToken('wild', { kind: 'Role', name: 'ci' });
+    // Someone with cluster rights binds a wildcard Role to the token's ServiceAccount beside its own.
+    await create('roles', {
+      kind: 'Role',
+      metadata: { name: 'all-of-it' },
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    });
+    await create('rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'wild-all-of-it' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'all-of-it' },
+      subjects: [{ kind: 'ServiceAccount', name: 'token-wild', namespace: TEAM_PROJECT }],
+    });
+    const refused = await as(wild.token).post(TOKENS, {
+      name: 'wild-child',
+      role: { kind: 'Role', name: 'ci' },
+      lifetime: '1h',
+    });
+    const body = await refused.json();
+    expect(refused.status, JSON.stringify(body)).toBe(403);
+    expect(body.error).toMatch(/Project token "wild".*Role\/ci.*tokens/);
+    await create('roles', {
+      kind: 'Role',
+      metadata: { name: 'minter' },
+      rules: [{ apiGroups: [GROUP], resources: ['tokens'], verbs: ['create'] }],
+    });
+    const minter = await createToken('minter', { kind: 'Role', name: 'minter' });
+    const minted = await createToken('minted', { kind: 'Role', name: 'minter' }, as(minter.token));
+    expect(minted.creator).toBe(`system:serviceaccount:${TEAM_PROJECT}:token-minter`);
   });
 
   it('a caller without `create` on tokens gets 403, and `kubectl auth can-i create tokens` says so', async () => {

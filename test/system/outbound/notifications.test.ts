@@ -341,6 +341,52 @@ describe('Issue 47, item 3: the scheduled trigger is an internal route, authoris
   });
 });
 
+describe('Issue 47, item 2: secrets appear in no delivery log, even from a receiver that echoes the request back', () => {
+  it("the delivery log keeps the echoing answer's first bytes with every secret value taken out", async () => {
+    const echo: TestReceiver['answer'] = (request, response) =>
+      response.end(JSON.stringify({ path: request.path, headers: request.headers }));
+    receivers.webhook.answer = echo;
+    receivers.slack.answer = echo;
+    try {
+      const [webhookBefore, slackBefore] = [receivers.webhook.received.length, receivers.slack.received.length];
+      await startRun('notified');
+      await sweepUntil(
+        () => receivers.webhook.received.length > webhookBefore && receivers.slack.received.length > slackBefore,
+      );
+      for (const name of ['signed', 'chat']) {
+        const { items } = await admin()(
+          'GET',
+          `/api/v1alpha1/projects/${TEAM_PROJECT}/notifications/${name}/deliveries?limit=1`,
+        ).then(expectStatus(200));
+        // The echo came back (so it was read) with the secrets' places marked.
+        expect(items[0].answer, name).toContain('[redacted]');
+        for (const value of [SIGNING_KEY, CHAT_PATH_SECRET, HEADER_SECRET])
+          expect(JSON.stringify(items), name).not.toContain(value);
+      }
+      const { rows } = await platform().database.pool.query(`SELECT answer_head, error FROM outbound_attempts`);
+      const stored = JSON.stringify(rows);
+      for (const value of [SIGNING_KEY, CHAT_PATH_SECRET, HEADER_SECRET]) expect(stored).not.toContain(value);
+    } finally {
+      receivers.webhook.answer = (_request, response) => response.end('ok');
+      receivers.slack.answer = (_request, response) => response.end('ok');
+    }
+  });
+
+  it('a receiver URL whose scheme is not http or https is refused at the write (422 naming the field), and not stored', async () => {
+    for (const url of ['file:///etc/passwd', 'gopher://127.0.0.1:6379/_INFO', 'ftp://example.com/x', 'HTTP://x']) {
+      const refused = await admin()(
+        'POST',
+        notificationsPath,
+        notification('elsewhere', { events: ['RunFailed'], receiver: { type: 'cloudevents', url } }),
+      );
+      const text = await refused.text();
+      expect(refused.status, `${url}: ${text}`).toBe(422);
+      expect(text, url).toContain('spec.receiver.url');
+    }
+    expect((await admin()('GET', `${notificationsPath}/elsewhere`)).status).toBe(404);
+  });
+});
+
 describe('Issue 47, item 1: "plan finished with changes or none" are events of their own', () => {
   const controller = () => callAs(platform, 'controller');
   /** Starts a plan in `workspace`, claims it as the controller and ends it with `body`; resolves to the answer. */

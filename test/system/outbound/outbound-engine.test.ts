@@ -6,6 +6,7 @@ import { loadOutboundSettings } from '../../../shared/base/config/outbound-setti
 import { poolDatabase } from '../../../shared/base/database/database.ts';
 import { createLogger } from '../../../shared/base/logging/logger.ts';
 import { OutboundAddressPolicy } from '../../../shared/domain/outbound/outbound-address-policy.ts';
+import { OutboundCaller } from '../../../shared/domain/outbound/outbound-call.ts';
 import { OutboundEngine, type SweepReport } from '../../../shared/domain/outbound/outbound-engine.ts';
 import { retryDelayMs } from '../../../shared/domain/outbound/retry-schedule.ts';
 import { REPO_ROOT } from '../../support/function-servers.ts';
@@ -296,6 +297,30 @@ describe('Issue 47, item 5: no delivery to loopback, link-local, private or meta
     expect(allowing.refusal('10.1.2.3')).toBeUndefined();
     expect(allowing.refusal('fd00:ec2::254')).toBeUndefined();
     expect(allowing.refusal('192.168.1.1')?.range).toBe('private');
+  });
+
+  it('the URL forms a hostile client writes (decimal, octal, hex, short, IPv4-mapped, unspecified, IPv4-compatible IPv6) are refused as the address they are, before any connection', async () => {
+    const caller = new OutboundCaller(new OutboundAddressPolicy([]), { timeoutMs: 60_000, maxAnswerBytes: 1_024 });
+    const refused = {
+      'http://2130706433/': '127.0.0.1, a loopback',
+      'http://017700000001/': '127.0.0.1, a loopback',
+      'http://0x7f.1/': '127.0.0.1, a loopback',
+      'http://127.1/': '127.0.0.1, a loopback',
+      'http://[::ffff:127.0.0.1]/': '127.0.0.1, a loopback',
+      'http://[0:0:0:0:0:ffff:7f00:1]/': '127.0.0.1, a loopback',
+      'http://[::ffff:a9fe:a9fe]/': '169.254.169.254, a linkLocal',
+      'http://0.0.0.0/': '0.0.0.0, a unspecified',
+      'http://[::]/': '::, a unspecified',
+      'http://[::127.0.0.1]/': '::7f00:1, a reserved',
+      'http://[::a9fe:a9fe]/': '::a9fe:a9fe, a reserved',
+      'http://[100::1]/': '100::1, a discard',
+      'http://[4000::1]/': '4000::1, a reserved',
+    };
+    for (const [url, refusal] of Object.entries(refused)) {
+      const answer = await caller.send({ url, headers: {}, body: '' });
+      expect(answer.error, url).toBe(`refused: ${refusal} address (OUTBOUND_ALLOWED_CIDRS may allow its range)`);
+    }
+    expect(new OutboundAddressPolicy(['::/96']).refusal('::7f00:1')).toBeUndefined();
   });
 
   it('OUTBOUND_ALLOWED_CIDRS is checked at start, naming the variable', () => {
