@@ -4,6 +4,7 @@ import { notificationsDeliveries } from './notifications-deliveries.ts';
 import { projectsWindows } from './projects-windows.ts';
 import { rolloutsApprove } from './rollouts-approve.ts';
 import { rolloutsGet } from './rollouts-get.ts';
+import { rolloutsWithdraw } from './rollouts-withdraw.ts';
 import { runsApprove } from './runs-approve.ts';
 import { runsCancel } from './runs-cancel.ts';
 import { runsGet } from './runs-get.ts';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly PluginCommand[] = [
   runsApprove,
   rolloutsGet,
   rolloutsApprove,
+  rolloutsWithdraw,
   notificationsDeliveries,
   tokensCreate,
   tokensList,

@@ -4,11 +4,10 @@
 // stage that awaits approval. The server's refusals (403 without `approve`; 409 when the stage needs
 // no approval, is approved already, or the caller wrote the revision and four eyes are on; 409 when the
 // Project's windows, freeze or a soak time refuse, unless --override-reason is given) are printed in kubectl's words.
-import { usageError } from '../plugin/command-line.ts';
-import { rolloutGroupVersion } from '../plugin/platform-api-group.ts';
 import type { PlatformConnection } from '../plugin/platform-connection.ts';
 import { PluginError } from '../plugin/plugin-error.ts';
 import { printObject } from '../plugin/printed-objects.ts';
+import { readRollout, stageFromFlag } from '../plugin/rollout-stage-flag.ts';
 import { whoStillApproves } from '../../shared/contract/rules/rollout-stage.ts';
 import { type Rollout, needsApproval } from '../plugin/rollout-tree.ts';
 import { OVERRIDE_REASON_FLAG, overrideOf, withOverrideHint } from './override-reason.ts';
@@ -65,19 +64,11 @@ async function stageToApprove(
   name: string,
   given: string | undefined,
 ): Promise<string> {
-  if (given !== undefined && !/^\d+$/.test(given)) return given;
-  const { group, version } = await rolloutGroupVersion(connection);
-  const path = `/apis/${group}/${version}/namespaces/${encodeURIComponent(connection.namespace)}/rollouts/${encodeURIComponent(name)}`;
-  const rollout = (await connection.call('GET', path)).body as Rollout;
-  const stages = rollout.spec.stages;
-  if (given !== undefined) {
-    const stage = stages[Number(given) - 1];
-    if (!stage) throw usageError(`--stage ${given}: rollout ${name} has stages 1 to ${stages.length}`);
-    return stage.workspace;
-  }
+  if (given !== undefined) return stageFromFlag(connection, name, given);
+  const rollout = await readRollout(connection, name);
   const awaiting = rollout.status?.stages?.find((stage) => stage.phase === 'AwaitingApproval');
   if (awaiting) return awaiting.workspace;
-  const pending = stages.filter(
+  const pending = rollout.spec.stages.filter(
     (stage) =>
       needsApproval(stage) &&
       !stage.approved &&

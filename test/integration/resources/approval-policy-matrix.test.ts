@@ -78,8 +78,11 @@ const APPLIES: Path[] = ['planApprove', 'startApply', 'autoApply'];
 /** The paths that record a run (201); the others answer the object (200). */
 const RECORDS_A_RUN: Path[] = ['planApprove', 'startApply'];
 
-/** A cell's answer: the status and, on a refusal, its reason; `ignored`: 200, and the stage is not approved. */
-type Outcome = { status: 200 | 201 } | { status: 409; reason: string } | 'ignored';
+/**
+ * A cell's answer: the status and, on a refusal, its reason; `ignored`: 200, and the stage is not approved;
+ * `recorded`: 200, the caller's approval is recorded and the stage stays shut (it needs more approvers).
+ */
+type Outcome = { status: 200 | 201 } | { status: 409; reason: string } | 'ignored' | 'recorded';
 const allowed = (path: Path): Outcome => ({ status: RECORDS_A_RUN.includes(path) ? 201 : 200 });
 const refused = (reason: string): Outcome => ({ status: 409, reason });
 
@@ -166,6 +169,20 @@ const POLICIES: PolicyRow[] = [
     expected: { ...timeGated('ProjectFrozen'), approveRoute: allowed('approveRoute'), ...appliesAllowed() },
   },
   {
+    name: 'two approvers on the stage (issue 45 item 2): one approval is recorded and the stage stays shut',
+    policy: ({ rollouts }) => ({
+      stages: rollouts.map((rollout) => ({ rollout, stage: 'prod', approvals: { count: 2 } })),
+    }),
+    expected: { ...letThrough(), ...promotionsRecorded() },
+  },
+  {
+    name: 'an approver from a required group on the stage (issue 45 item 2), the caller in none: recorded, still shut',
+    policy: ({ rollouts }) => ({
+      stages: rollouts.map((rollout) => ({ rollout, stage: 'prod', approvals: { groups: ['oidc:sre'] } })),
+    }),
+    expected: { ...letThrough(), ...promotionsRecorded() },
+  },
+  {
     name: 'a soak time of 2h on the stage after an ungated one, whose revision was written just now',
     policy: ({ rollouts }) => ({ stages: rollouts.map((rollout) => ({ rollout, stage: 'prod', soakTime: '2h' })) }),
     expected: { ...letThrough(), ...promotionsRefused('SoakTimeNotElapsed') },
@@ -187,6 +204,9 @@ function promotionsRefused(reason: string): Partial<Record<Path, Outcome>> {
     statusPatch: 'ignored',
     serverSideApply: refused(reason),
   };
+}
+function promotionsRecorded(): Partial<Record<Path, Outcome>> {
+  return { approveRoute: 'recorded', specPatch: 'recorded', statusPatch: 'ignored', serverSideApply: 'recorded' };
 }
 function appliesAllowed(): Pick<Record<Path, Outcome>, 'planApprove' | 'startApply'> {
   return { planApprove: allowed('planApprove'), startApply: allowed('startApply') };
@@ -294,15 +314,24 @@ function attempt(cell: Cell, override: boolean): Promise<Response> {
   }
 }
 
-/** What the cell's path did: whether `prod` is approved (with its record), or the apply runs of the Workspace. */
+/**
+ * What the cell's path did: whether `prod` is approved (with its gate's record) and who has approved it, or the
+ * apply runs of the Workspace.
+ */
 async function effect(
   cell: Cell,
-): Promise<{ approved: boolean; record?: Record<string, unknown> } | { applies: unknown[] } | { autoApply: boolean }> {
+): Promise<
+  | { approved: boolean; approvers: string[]; record?: Record<string, unknown> }
+  | { applies: unknown[] }
+  | { autoApply: boolean }
+> {
   if (PROMOTIONS.includes(cell.path)) {
     const rollout = await admin('GET', `${ROLLOUTS}/${cell.rollout}`).then(expectStatus(200));
     const prod = rollout.spec.stages.find((stage: { workspace: string }) => stage.workspace === 'prod');
-    const record = rollout.status?.stages?.find((stage: { workspace: string }) => stage.workspace === 'prod')?.approval;
-    return { approved: prod.approved === true, ...(record ? { record } : {}) };
+    const observed = rollout.status?.stages?.find((stage: { workspace: string }) => stage.workspace === 'prod');
+    const approvers = (observed?.approvals ?? []).map((approval: { approvedBy: string }) => approval.approvedBy);
+    const record = observed?.approval;
+    return { approved: prod.approved === true, approvers, ...(record ? { record } : {}) };
   }
   if (cell.path === 'autoApply') {
     const workspace = await admin('GET', `${API}/namespaces/${TEAM_PROJECT}/workspaces/${cell.workspace}`).then(
@@ -346,9 +375,11 @@ for (const row of POLICIES) {
         const shown =
           expected === 'ignored'
             ? 'is ignored'
-            : 'reason' in expected
-              ? `is ${expected.status} ${expected.reason}`
-              : `lets it through (${expected.status})`;
+            : expected === 'recorded'
+              ? 'records the approval and keeps the stage shut'
+              : 'reason' in expected
+                ? `is ${expected.status} ${expected.reason}`
+                : `lets it through (${expected.status})`;
         it(`${path} as ${who === 'admin' ? 'the admin' : row.override ? 'the incident commander' : 'a user'} ${shown}`, async () => {
           const cell = made.get(key(who, path))!;
           const before = await effect(cell);
@@ -358,6 +389,11 @@ for (const row of POLICIES) {
             await expectStatus(200)(answer);
             expect(after).toEqual(before);
             expect(after).toMatchObject({ approved: false });
+            return;
+          }
+          if (expected === 'recorded') {
+            await expectStatus(200)(answer);
+            expect(after).toEqual({ approved: false, approvers: [cell.principal] });
             return;
           }
           const body = await expectStatus(expected.status)(answer);

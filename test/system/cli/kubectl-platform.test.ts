@@ -522,6 +522,66 @@ describe('rollouts get: the stages as a tree with their phases, approvals and th
       /# 1 edge .*(approval required|awaiting approval) \(needs 1 more approver; approved so far by oidc:alice@example\.com\)/,
     );
   });
+
+  it("Issue 45, item 2: rollouts withdraw takes back one approval of a stage, the caller's own or the named approver's, and says who still has to approve", async () => {
+    await admin('POST', rollouts, {
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'Rollout',
+      metadata: { name: 'cache-v4' },
+      spec: { revision: 'v4', stages: [{ workspace: 'edge', approval: { required: true, count: 2 } }] },
+    }).then(expectStatus(201));
+    const alice = await execCredentialKubeconfig(user(), platform(), 'alice-withdraws', { namespace: TEAM_PROJECT });
+    await writeFile(alice.tokensFile, `${platform().tokens.oidcUser}\n`);
+    const approvalsOfEdge = async () =>
+      ((await admin('GET', `${rollouts}/cache-v4`).then(expectStatus(200))).status?.stages ?? [])
+        .filter((stage: { workspace: string }) => stage.workspace === 'edge')
+        .flatMap((stage: { approvals?: { approvedBy: string }[] }) => stage.approvals ?? [])
+        .map((record: { approvedBy: string }) => record.approvedBy);
+    const approve = () =>
+      user().run(['rollouts', 'approve', 'cache-v4', '--stage', 'edge'], { kubeconfig: alice.kubeconfig });
+
+    expect((await approve()).code).toBe(0);
+    expect(await approvalsOfEdge()).toEqual(['oidc:alice@example.com']);
+    const own = await user().run(['rollouts', 'withdraw', 'cache-v4', '--stage', '1'], {
+      kubeconfig: alice.kubeconfig,
+    });
+    expect(own, own.stderr).toMatchObject({
+      code: 0,
+      stdout: `rollout.${GROUP}/cache-v4 stage edge: your approval withdrawn (needs 2 more approvers)\n`,
+    });
+    expect(await approvalsOfEdge()).toEqual([]);
+
+    expect((await approve()).code).toBe(0);
+    const named = await user().run([
+      'rollouts',
+      'withdraw',
+      'cache-v4',
+      '--stage',
+      'edge',
+      '--approver',
+      'oidc:alice@example.com',
+    ]);
+    expect(named, named.stderr).toMatchObject({
+      code: 0,
+      stdout: `rollout.${GROUP}/cache-v4 stage edge: approval of oidc:alice@example.com withdrawn (needs 2 more approvers)\n`,
+    });
+    expect(await approvalsOfEdge()).toEqual([]);
+
+    const none = await user().run([
+      'rollouts',
+      'withdraw',
+      'cache-v4',
+      '--stage',
+      'edge',
+      '--approver',
+      'oidc:alice@example.com',
+    ]);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/^Error from server \(ApprovalNotFound\): /);
+    const unnamed = await user().run(['rollouts', 'withdraw', 'cache-v4']);
+    expect(unnamed.code).toBe(4);
+    expect(unnamed.stderr).toMatch(/^error: --stage is required/);
+  }, 60_000); // six plugin runs, each several seconds on a busy two-core machine
 });
 
 describe('runs approve: an apply of exactly what a succeeded plan showed (the approvals contract)', () => {
