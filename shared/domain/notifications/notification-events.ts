@@ -11,6 +11,9 @@ export const NOTIFICATION_EVENTS = [
   'RunSucceeded',
   'RunFailed',
   'RunCancelled',
+  'OverrideUsed',
+  'TokenCreated',
+  'TokenRevoked',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
@@ -26,6 +29,25 @@ export interface RunEventData {
   statusMessage: string;
   /** A succeeded plan's report: changes proposed, none, or null when its controller did not say. */
   planHasChanges?: boolean | null;
+  /** Set on `run.override_used`: who let the apply through a closed window or freeze, why, and what it overrode. */
+  override?: { by: string; reason: string; overrode: string } | null;
+}
+
+/** A Project token as the outbox records it (`data` of a `token.*` event): what the token list shows, never the token. */
+export interface TokenEventData {
+  project: string;
+  name: string;
+  description: string;
+  role: string;
+  creator: string;
+  createdAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+}
+
+/** A run's events carry its Workspace; a token's belong to the Project alone (Workspace filters do not apply). */
+export function workspaceOf(event: OutboxEvent): string | undefined {
+  return event.type.startsWith('run.') ? (event.data as unknown as RunEventData).workspace : undefined;
 }
 
 /**
@@ -48,6 +70,12 @@ export function notificationEventsOf(event: OutboxEvent): NotificationEvent[] {
       return ['RunFailed'];
     case 'run.cancelled':
       return ['RunCancelled'];
+    case 'run.override_used':
+      return ['OverrideUsed'];
+    case 'token.created':
+      return ['TokenCreated'];
+    case 'token.revoked':
+      return ['TokenRevoked'];
     default:
       return [];
   }

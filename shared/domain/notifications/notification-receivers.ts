@@ -3,7 +3,7 @@ import type { OutboxEvent } from '../outbound/outbox-event.ts';
 import type { ClusterObjects } from '../resources/cluster-objects.ts';
 import { NOTIFICATION, WORKSPACE } from '../../contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../contract/kinds/platform-object.ts';
-import { type NotificationEvent, notificationEventsOf, type RunEventData } from './notification-events.ts';
+import { type NotificationEvent, notificationEventsOf, workspaceOf } from './notification-events.ts';
 import {
   cloudEventRequest,
   type NotificationMessage,
@@ -103,17 +103,22 @@ export function notificationReceivers(
         : {}),
     };
   };
-  const link = (run: RunEventData) =>
-    links.consoleUrl
-      ? `${links.consoleUrl}/#/projects/${encodeURIComponent(run.project)}/runs/${run.id}`
-      : `${links.apiBaseUrl}/api/v1alpha1/projects/${encodeURIComponent(run.project)}/runs/${run.id}`;
+  /** A run's event links the run; a token's, the Project's tokens (the console's page, else the API's list). */
+  const link = (event: OutboxEvent) => {
+    const project = encodeURIComponent(event.scope);
+    const page = workspaceOf(event) === undefined ? 'tokens' : `runs/${String(event.data.id)}`;
+    return links.consoleUrl
+      ? `${links.consoleUrl}/#/projects/${project}/${page}`
+      : `${links.apiBaseUrl}/api/v1alpha1/projects/${project}/${page}`;
+  };
 
   return {
     family: 'notification',
     async receiversOf(event: OutboxEvent) {
       const names = notificationEventsOf(event);
       if (names.length === 0) return [];
-      const run = event.data as unknown as RunEventData;
+      // Workspace filters narrow the events of a Workspace's runs; a token's event belongs to the Project alone.
+      const workspace = workspaceOf(event);
       const cluster = await objects();
       const list = await cluster.find<{ items: NotificationObject[] }>(
         cluster.platformPath(NOTIFICATION, { namespace: event.scope }),
@@ -122,17 +127,19 @@ export function notificationReceivers(
         (notification) =>
           !notification.spec.suspend &&
           notification.spec.events.some((name) => names.includes(name)) &&
-          (!notification.spec.workspaces?.length || notification.spec.workspaces.includes(run.workspace)),
+          (workspace === undefined ||
+            !notification.spec.workspaces?.length ||
+            notification.spec.workspaces.includes(workspace)),
       );
       let labels: Record<string, string> | undefined;
       const matching: string[] = [];
       for (const notification of wanting) {
         const selector = Object.entries(notification.spec.workspaceSelector?.matchLabels ?? {});
-        if (selector.length > 0) {
+        if (workspace !== undefined && selector.length > 0) {
           labels ??=
             (
               await cluster.find<PlatformObject>(
-                cluster.platformPath(WORKSPACE, { namespace: run.project, name: run.workspace }),
+                cluster.platformPath(WORKSPACE, { namespace: event.scope, name: workspace }),
               )
             )?.metadata.labels ?? {};
           if (!selector.every(([key, value]) => labels![key] === value)) continue;
@@ -157,8 +164,7 @@ export function notificationReceivers(
         return { drop: `Notification ${receiver}: a webhook receiver needs signingKeySecretRef` };
       if (!declared.url === !declared.urlSecretRef)
         return { drop: `Notification ${receiver}: exactly one of url and urlSecretRef must be set` };
-      const run = event.data as unknown as RunEventData;
-      const message: NotificationMessage = { event, name: wanted, run, link: link(run), apiGroup: links.apiGroup };
+      const message: NotificationMessage = { event, name: wanted, link: link(event), apiGroup: links.apiGroup };
       const resolved = await resolve(cluster, notification);
       const format = notification.spec.receiver.type;
       const request =

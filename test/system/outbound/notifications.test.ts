@@ -475,3 +475,112 @@ describe('Issue 47, item 1: "plan finished with changes or none" are events of t
     expect(await notBoolean.json()).toMatchObject({ reason: 'InvalidPlanChanges' });
   });
 });
+
+describe('Issue 47, item 1: token created and revoked, override used (events that report no run phase)', () => {
+  type Delivered = { type: string; subject: string; data: Record<string, unknown> };
+  const cloudEventsOf = (receiver: TestReceiver): Delivered[] =>
+    receiver.received.map((request) => {
+      const event = HTTP.toEvent({ headers: request.headers, body: request.body }) as CloudEvent<
+        Record<string, unknown>
+      >;
+      expect(event.validate()).toBe(true);
+      return { type: event.type, subject: event.subject!, data: event.data! };
+    });
+
+  it('a token created and revoked through the API reaches the Notification that asks, in order, without the token; Workspace filters do not hold back a Project event', async () => {
+    const receiver = await startReceiver();
+    try {
+      await admin()(
+        'POST',
+        notificationsPath,
+        notification('token-watch', {
+          events: ['TokenCreated', 'TokenRevoked'],
+          workspaces: ['quiet'],
+          receiver: { type: 'cloudevents', url: receiver.url },
+        }),
+      ).then(expectStatus(201));
+      const tokens = `/api/v1alpha1/projects/${TEAM_PROJECT}/tokens`;
+      const created = await admin()('POST', tokens, {
+        name: 'announced',
+        description: 'deploy pipeline',
+        role: { kind: 'Role', name: 'ci' },
+        lifetime: '1h',
+      }).then(expectStatus(201));
+      expect((await admin()('DELETE', `${tokens}/announced`)).status).toBe(204);
+      await sweepUntil(() => receiver.received.length >= 2);
+
+      const delivered = cloudEventsOf(receiver);
+      expect(delivered.map(({ type, subject }) => ({ type, subject }))).toEqual([
+        { type: 'dev.platform.TokenCreated', subject: `tokens/${TEAM_PROJECT}/announced` },
+        { type: 'dev.platform.TokenRevoked', subject: `tokens/${TEAM_PROJECT}/announced` },
+      ]);
+      expect(delivered[1]!.data).toMatchObject({
+        event: 'TokenRevoked',
+        project: TEAM_PROJECT,
+        link: `https://console.example.io/#/projects/${TEAM_PROJECT}/tokens`,
+        token: {
+          name: 'announced',
+          role: 'Role/ci',
+          creator: 'admin',
+          description: 'deploy pipeline',
+          revokedAt: expect.any(String),
+        },
+      });
+      expect(delivered[0]!.data).not.toHaveProperty('workspace');
+      expect(JSON.stringify(receiver.received)).not.toContain(created.token);
+      const source = JSON.parse(receiver.received[0]!.body).source;
+      expect(source).toBe(`/api/v1alpha1/projects/${TEAM_PROJECT}/tokens`);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("an apply let through a freeze by an override is OverrideUsed on the run's subject, with who, why and what it overrode", async () => {
+    const receiver = await startReceiver();
+    const projectPath = `${API}/projects/${TEAM_PROJECT}`;
+    const setPolicy = (approvalPolicy: unknown) =>
+      admin()(
+        'PATCH',
+        projectPath,
+        { spec: { approvalPolicy } },
+        { 'content-type': 'application/merge-patch+json' },
+      ).then(expectStatus(200));
+    try {
+      await admin()(
+        'POST',
+        notificationsPath,
+        notification('override-watch', {
+          events: ['OverrideUsed'],
+          workspaces: ['notified'],
+          receiver: { type: 'cloudevents', url: receiver.url },
+        }),
+      ).then(expectStatus(201));
+      await setPolicy({ freeze: { active: true, reason: 'incident 4711', since: '2026-12-01T00:00:00Z' } });
+      const reason = 'hotfix for incident 4711';
+      const refused = await admin()('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/notified/runs`, {
+        type: 'apply',
+      });
+      expect((await expectStatus(409)(refused)).reason).toBe('ProjectFrozen');
+      const run = await admin()('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/notified/runs`, {
+        type: 'apply',
+        override: { reason },
+      }).then(expectStatus(201));
+      await sweepUntil(() => receiver.received.length >= 1);
+
+      const [delivered] = cloudEventsOf(receiver);
+      expect(delivered).toMatchObject({
+        type: 'dev.platform.OverrideUsed',
+        subject: `runs/${run.id}`,
+        data: {
+          event: 'OverrideUsed',
+          workspace: 'notified',
+          run: { id: run.id, type: 'apply', override: { by: 'admin', reason, overrode: 'ProjectFrozen' } },
+        },
+      });
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await setPolicy(null);
+      await receiver.close();
+    }
+  });
+});
