@@ -17,7 +17,7 @@ import {
  * callback in the context of the request that asked, so the span is that request's child.
  * A write carries its span's trace context to the server as a trailing SQL comment holding
  * `traceparent='00-…'` (sqlcommenter's form): a trigger that records work for later reads it
- * with `current_query()` (the outbox, migration 016), so that work joins the trace of the change.
+ * with `current_query()` (the outbox, migration 015), so that work joins the trace of the change.
  */
 export function tracedPoolClasses(connectionString: string): {
   Pool: typeof pg.Pool;

@@ -1,5 +1,5 @@
 -- Issue 47, item 1: the events that do not report a run's phase, recorded like the run events of migrations 012
--- and 016: by a trigger in the transaction of the write that makes the change, so no path can forget its event
+-- and 015: by a trigger in the transaction of the write that makes the change, so no path can forget its event
 -- (docs/notifications.md, "Events"). No new table: the events are rows of `outbox_events` (its retention and cost
 -- per row hold for them).
 
@@ -29,10 +29,10 @@ CREATE TRIGGER project_tokens_record_creation AFTER INSERT ON project_tokens
 CREATE TRIGGER project_tokens_record_revocation AFTER UPDATE OF revoked_at ON project_tokens
   FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION record_token_event();
 
--- An override used (issue 45, item 5): an apply run that carries an override (migration 015) was let through a
+-- An override used (issue 45, item 5): an apply run that carries an override (migration 014) was let through a
 -- closed approval window or a freeze. Recorded once, when the run gets it (its creation, or the approval that
 -- sets it), on the run's own subject so it is in order with the run's phase events. Its own trigger, so the run
--- events' function (migration 016) stays as it is.
+-- events' function (migration 015) stays as it is.
 CREATE FUNCTION record_override_event() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO outbox_events (id, type, subject, scope, data, trace_parent)
