@@ -1,6 +1,6 @@
 // `kubectl platform rollouts approve ROLLOUT [--stage N|WORKSPACE]`: approves a stage through the approve
 // route (the approvals contract: POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve,
-// authorised as `approve` on the Rollout like every other path that approves). Without --stage, the
+// authorized as `approve` on the Rollout like every other path that approves). Without --stage, the
 // stage that awaits approval. The server's refusals (403 without `approve`; 409 when the stage needs
 // no approval, is approved already, or the caller wrote the revision and four eyes are on; 409 when the
 // Project's windows, freeze or a soak time refuse, unless --override-reason is given) are printed in kubectl's words.

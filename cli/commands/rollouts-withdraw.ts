@@ -1,6 +1,6 @@
 // `kubectl platform rollouts withdraw ROLLOUT --stage N|WORKSPACE [--approver NAME]` (issue 45 item 2):
 // withdraws one approval of a stage's current revision through the withdraw route
-// (POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw, authorised as `approve` on the
+// (POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw, authorized as `approve` on the
 // Rollout): the caller's own, or NAME's as its record names it. The server closes the gate in the same
 // write when the approvals left no longer meet the requirement; the command says who still has to approve.
 import { printObject } from '../plugin/printed-objects.ts';

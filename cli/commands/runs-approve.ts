@@ -1,5 +1,5 @@
 // `kubectl platform runs approve PLAN_RUN [--message M] [--follow]`: applies what a succeeded plan showed
-// (the approvals contract: POST .../runs/{run}/apply, authorised as `approve` on workspaces/runs).
+// (the approvals contract: POST .../runs/{run}/apply, authorized as `approve` on workspaces/runs).
 // The server refuses a plan that is not the Workspace's newest (409 PlanStale), one too old, or a run
 // that is not a succeeded plan, and an apply the Project's windows or freeze refuse unless --override-reason is
 // given; the plugin prints the refusal in kubectl's words.

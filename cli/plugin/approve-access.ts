@@ -1,5 +1,5 @@
 // Whether the caller may approve a Rollout's stages, asked as `kubectl auth can-i approve rollouts/NAME`
-// asks it (a SelfSubjectAccessReview, answered by the authoriser the approve route uses), so the tree
+// asks it (a SelfSubjectAccessReview, answered by the authorizer the approve route uses), so the tree
 // offers the approve command only to those whom the server would let approve.
 import type { PlatformConnection } from './platform-connection.ts';
 import type { Rollout } from './rollout-tree.ts';

@@ -46,7 +46,7 @@ export function createInternalFunction(
     ));
   // Every lease-bearing call passes its caller as the lease's holder: a lease is bound to the principal
   // that claimed it, so another principal's (the admin's too) presenting its id is refused like a wrong id.
-  // Every call was authorised by the chain as a non-resource SubjectAccessReview (route table:
+  // Every call was authorized by the chain as a non-resource SubjectAccessReview (route table:
   // nonResourcePath), so RBAC (nonResourceURLs) decides who may call what, and a refused caller
   // reaches neither the database nor the cluster (nor has its input read).
   const leases = () => context.runs.service('leases');

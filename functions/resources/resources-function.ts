@@ -95,12 +95,12 @@ export function createResourcesFunction(
     setting: 'MAX_WATCHES_PER_PRINCIPAL',
     reason: 'TooManyWatches',
   });
-  const authorisationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.service('records')) };
+  const authorizationResolvers = { runWorkspace: runWorkspaceResolver(() => context.runs.service('records')) };
   const routedPaths = new RoutedPathReview(
     context.routes,
     context.authorizer,
     context.config.apiGroup,
-    authorisationResolvers,
+    authorizationResolvers,
   );
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
@@ -120,7 +120,7 @@ export function createResourcesFunction(
     ...PLATFORM_KINDS.map((kind) => customResourceHandlers({ objects, kind, writes: writesOf(kind), watchSessions })),
     routeHandlers(declared),
   );
-  return { handlers, authorisationResolvers, auditRequestObject, taskResultTokens: taskResultTokens(context) };
+  return { handlers, authorizationResolvers, auditRequestObject, taskResultTokens: taskResultTokens(context) };
 }
 
 /**

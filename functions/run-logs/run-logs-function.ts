@@ -3,7 +3,7 @@ import { readBearerToken } from '../../shared/auth/bearer-token.ts';
 import type { ApiRequest } from '../../shared/base/http/api-request.ts';
 import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
-import { authorisedRun, runWorkspaceResolver } from '../../shared/domain/runs/run-workspace-resolver.ts';
+import { authorizedRun, runWorkspaceResolver } from '../../shared/domain/runs/run-workspace-resolver.ts';
 import { RunEndWatch, type RunLogSources } from './run-end-watch.ts';
 import { runLogEvents } from './run-log-events.ts';
 import { apiError } from '../../shared/base/http/error-catalogue.ts';
@@ -51,8 +51,8 @@ export function createRunLogsFunction(context: Pick<AppContext, (typeof RUN_LOGS
   const handlers: RouteHandlers<'run-logs'> = {
     streamRunLogs: async (request) => {
       const afterSeq = lastEventId(request);
-      // The chain has authorised the caller on the run's Workspace (route table: runWorkspace).
-      const run = authorisedRun(request);
+      // The chain has authorized the caller on the run's Workspace (route table: runWorkspace).
+      const run = authorizedRun(request);
       const session = await sessions.open(request.principal, readBearerToken(request, true)!);
       // A client gone before the stream starts never runs its generator: free the slot here too.
       releaseWhenCallerLeaves(session, request.signal);
@@ -87,7 +87,7 @@ export function createRunLogsFunction(context: Pick<AppContext, (typeof RUN_LOGS
   };
   return {
     handlers: routeHandlers(handlers),
-    authorisationResolvers: { runWorkspace: runWorkspaceResolver(() => context.runs.service('records')) },
+    authorizationResolvers: { runWorkspace: runWorkspaceResolver(() => context.runs.service('records')) },
   };
 }
 

@@ -1,4 +1,4 @@
-/** Who made a request, after authentication. Dispatch and authorisation switch on `type`. */
+/** Who made a request, after authentication. Dispatch and authorization switch on `type`. */
 export type Principal = AdminPrincipal | OidcPrincipal | ServiceAccountPrincipal | RunTaskPrincipal;
 
 /** What every principal carries besides its identity. */
@@ -10,7 +10,7 @@ interface CredentialLifetime {
   expiresAt?: number;
 }
 
-/** The built-in admin account; bypasses every authorisation check (spec). */
+/** The built-in admin account; bypasses every authorization check (spec). */
 export interface AdminPrincipal extends CredentialLifetime {
   type: 'admin';
   /** Recorded on runs as `admin`. */
@@ -44,7 +44,7 @@ export interface ServiceAccountPrincipal extends CredentialLifetime {
 /**
  * A run task answering one request (issue 48): authenticated by the access token of that request, only on the
  * routes that take such a token (`auth: 'task-result-token'`), and bound to that one task result. It is no
- * principal of the cluster: it is never authorised by SubjectAccessReview and no other route accepts it.
+ * principal of the cluster: it is never authorized by SubjectAccessReview and no other route accepts it.
  */
 export interface RunTaskPrincipal extends CredentialLifetime {
   type: 'runtask';

@@ -31,8 +31,8 @@ export interface AuthorizationGrant {
   asServiceAccount?: { namespace: string; name: string };
 }
 
-/** The admin account bypasses every authorisation check (spec), and the audit trail says so. */
-export const ADMIN_BYPASS: AuthorizationGrant = { reason: 'the admin account bypasses authorisation' };
+/** The admin account bypasses every authorization check (spec), and the audit trail says so. */
+export const ADMIN_BYPASS: AuthorizationGrant = { reason: 'the admin account bypasses authorization' };
 
 /**
  * Decides whether a principal may do something (k8s.io/apiserver style). Resolves with why it is
@@ -43,12 +43,12 @@ export interface Authorizer {
   /**
    * Whom a principal's requests are reviewed as: every permission (the admin's bypass), or the
    * Kubernetes users whose RBAC decides (a ServiceAccount; an OIDC user's mapped ServiceAccounts).
-   * What a SelfSubjectRulesReview lists. Absent where the authoriser cannot say.
+   * What a SelfSubjectRulesReview lists. Absent where the authorizer cannot say.
    */
   reviewedAs?(principal: Principal): ReviewedAs;
 }
 
-/** The users a principal is authorised as, or all permissions. */
+/** The users a principal is authorized as, or all permissions. */
 export type ReviewedAs = { everything: true } | { everything: false; users: Array<{ user: string; groups: string[] }> };
 
 /** Whether the attributes name a non-resource path. */

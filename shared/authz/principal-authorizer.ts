@@ -14,7 +14,7 @@ import type { ReviewSubject, SubjectAccessReviewer } from './subject-access-revi
 import { apiError } from '../base/http/error-catalogue.ts';
 
 /**
- * Authorisation by principal type (spec): the admin bypasses every check; a ServiceAccount is
+ * Authorization by principal type (spec): the admin bypasses every check; a ServiceAccount is
  * reviewed as the user TokenReview returned; an OIDC user is reviewed as each ServiceAccount
  * its claims map to, the first allow winning.
  */

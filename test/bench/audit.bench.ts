@@ -2,7 +2,7 @@
 // records, through the container entry (the resources bundle), with auditing off (AUDIT_POLICY=None)
 // beside the default policy writing to standard output, and to standard output and PostgreSQL
 // (batched inserts), all measured in the same run. Two workloads, every request of each recorded:
-// - authorised writes (an admin's merge patch of a Workspace, sent on to the cluster, which runs in
+// - authorized writes (an admin's merge patch of a Workspace, sent on to the cluster, which runs in
 //   a process of its own): what the default policy records a server's work for. Target: >= 0.9 of
 //   auditing off.
 // - the worst case: refusals (a GET whoami with a token the server does not accept, 401), the
@@ -152,7 +152,7 @@ export const auditBenchmark: Benchmark = async () => {
     // The table is append-only (even to its owner's TRUNCATE): the second workload's events are the difference.
     const refusalsStored = await stored();
 
-    // What the default policy is for: authorised writes, every one recorded (a merge patch of a
+    // What the default policy is for: authorized writes, every one recorded (a merge patch of a
     // Workspace by the admin, sent on to the cluster).
     const writes = await paired(
       {
@@ -165,7 +165,7 @@ export const auditBenchmark: Benchmark = async () => {
     const writesStored = (await stored()) - refusalsStored;
     return [
       ...workloadRows(
-        `authorised PATCH of a Workspace (each one recorded), resources bundle, cluster in its own process, ${placement}`,
+        `authorized PATCH of a Workspace (each one recorded), resources bundle, cluster in its own process, ${placement}`,
         writes,
         writesStored,
         true,

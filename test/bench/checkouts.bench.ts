@@ -129,7 +129,7 @@ async function coldStarts(setup: BundleSetup, beforeEntry: string): Promise<Benc
 async function requestPath(setup: BundleSetup, beforeEntry: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const requests = [
-    { name: 'authenticated GET whoami, resources', target: 'resources', path: WHOAMI, authorised: true },
+    { name: 'authenticated GET whoami, resources', target: 'resources', path: WHOAMI, authorized: true },
     { name: 'anonymous GET public-config', target: 'public-config', path: '/api/v1alpha1/system/public-config' },
   ];
   for (const request of requests) {
@@ -139,7 +139,7 @@ async function requestPath(setup: BundleSetup, beforeEntry: string): Promise<Ben
       env: { ...setup.env, FUNCTION_TARGET: request.target },
       readyPath: '/healthz',
       path: request.path,
-      headers: request.authorised ? { authorization: `Bearer ${setup.token}` } : {},
+      headers: request.authorized ? { authorization: `Bearer ${setup.token}` } : {},
     });
     const paired = await pairedThroughputs(
       [subject('before', beforeEntry), subject('after', setup.bundleEntry), subject('after, again', setup.bundleEntry)],

@@ -1,6 +1,6 @@
 // Authenticated GET throughput for an OIDC user and a ServiceAccount (caches warm) beside the admin
 // path, measured in the same run against one `internal` function server: every request is
-// authenticated and authorised (/internal/* is a non-resource SubjectAccessReview; the admin bypasses it).
+// authenticated and authorized (/internal/* is a non-resource SubjectAccessReview; the admin bypasses it).
 import { issueAdminToken } from '../../shared/auth/admin-token.ts';
 import { startFunctionServer } from '../../knative/function-server.ts';
 import { adminEnv } from '../support/admin-fixtures.ts';
@@ -54,9 +54,9 @@ export const identityBenchmark: Benchmark = async () => {
           durationMs: 60_000,
           maxRequests: requests,
         });
-        // 404 is the internal function's answer once authorisation allowed the call; anything else is a failure.
+        // 404 is the internal function's answer once authorization allowed the call; anything else is a failure.
         if (Object.keys(result.statuses).some((status) => status !== '404')) {
-          throw new Error(`${principal} requests were not all authorised: ${JSON.stringify(result.statuses)}`);
+          throw new Error(`${principal} requests were not all authorized: ${JSON.stringify(result.statuses)}`);
         }
         if (round > 0) throughput[principal] = Math.max(throughput[principal], result.requestsPerSecond);
       }

@@ -1,5 +1,5 @@
 // Issue 46, "Show": the cost of a request made with a Project token beside one made with a plain
-// ServiceAccount token of the same rights (both verified and authorised from warm caches), and how long a
+// ServiceAccount token of the same rights (both verified and authorized from warm caches), and how long a
 // revocation on one instance takes to reach another, in the same run. Two `resources` function servers
 // share one PostgreSQL and one cluster (the emulator); every request lists Workspaces of one namespace.
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';

@@ -79,8 +79,8 @@ const SCOPES: Record<string, Scope> = {
       'test/integration/identity/subject-access-reviewer.test.ts',
       // Its metrics and span hooks (issue 23), with tracing on for that file's process.
       'test/integration/identity/subject-access-review-observed.test.ts',
-      // The decision handed to handlers and the authorising client bound to it (issue 20).
-      'test/integration/security/authorisation-in-the-chain.test.ts',
+      // The decision handed to handlers and the authorizing client bound to it (issue 20).
+      'test/integration/security/authorization-in-the-chain.test.ts',
       // Whom a principal is reviewed as, and the RBAC rules read for it (issue 24, item 5).
       'test/integration/resources/access-review.test.ts',
       'test/integration/identity/rbac-rules.test.ts',
@@ -116,21 +116,21 @@ const SCOPES: Record<string, Scope> = {
     ],
   },
   resources: {
-    // The kubectl/resource handlers and the chain's authorisation (issue 20): what each route is
-    // authorised as, the writes bound to that decision, Tables and watches. The unit file proves the
+    // The kubectl/resource handlers and the chain's authorization (issue 20): what each route is
+    // authorized as, the writes bound to that decision, Tables and watches. The unit file proves the
     // declarations and the filter; the handlers are reached only over HTTP (servers start per file).
     mutate: [
-      'shared/server/runtime/filters/authorisation.ts',
-      'shared/contract/routes/route-authorisation.ts',
+      'shared/server/runtime/filters/authorization.ts',
+      'shared/contract/routes/route-authorization.ts',
       'functions/resources/handlers/custom-resource-handlers.ts',
-      'functions/resources/kinds/authorised-writes.ts',
+      'functions/resources/kinds/authorized-writes.ts',
       'functions/resources/kubernetes/table-output.ts',
       'functions/resources/kubernetes/resource-watch.ts',
     ],
     tests: [
-      'test/integration/security/authorisation-in-the-chain.test.ts',
+      'test/integration/security/authorization-in-the-chain.test.ts',
       'test/unit/kubectl/table-output.test.ts',
-      'test/integration/resources/resources-authorisation.test.ts',
+      'test/integration/resources/resources-authorization.test.ts',
       'test/system/kubectl/kubernetes-api.test.ts',
       // Values written in clear to the cluster directly, which only the presenter hides: the only file
       // that fails when a Table is built from the raw list or a watch DELETED event skips the presenter.

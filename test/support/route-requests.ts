@@ -1,5 +1,5 @@
 // Requests for any route of the route table, with chosen path parameters: what the security tests
-// that walk every route send (executed-equals-authorised, boundary-segments).
+// that walk every route send (executed-equals-authorized, boundary-segments).
 import type { RouteDefinition } from '../../shared/contract/routes/route-table.ts';
 import { GROUP, type Platform } from './platform-fixture.ts';
 import { rawRequest } from './raw-http.ts';

@@ -14,8 +14,8 @@ type ReviewSpec = ReturnType<RouteRequest<AccessReviewRoute>['input']['body']>['
 
 /**
  * `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`: whether the caller may do one
- * thing, decided by the very authoriser the routes use (and, for a path the server routes, as that
- * route is authorised: `routedPaths`), so `kubectl auth can-i` (and a console hiding buttons) can
+ * thing, decided by the very authorizer the routes use (and, for a path the server routes, as that
+ * route is authorized: `routedPaths`), so `kubectl auth can-i` (and a console hiding buttons) can
  * never disagree with what the server does when asked for real.
  */
 export function accessReviewHandlers(
@@ -25,7 +25,7 @@ export function accessReviewHandlers(
 ) {
   return {
     /**
-     * `POST .../selfsubjectrulesreviews`: the rules the caller is authorised by in a namespace: every
+     * `POST .../selfsubjectrulesreviews`: the rules the caller is authorized by in a namespace: every
      * permission for the admin; the RBAC bindings of the users it is reviewed as otherwise.
      */
     async createSelfSubjectRulesReview(request: RouteRequest<RulesReviewRoute>) {
@@ -56,7 +56,7 @@ export function accessReviewHandlers(
 }
 
 /**
- * The rules a principal is authorised by: every permission, or its users' RBAC rules read from the
+ * The rules a principal is authorized by: every permission, or its users' RBAC rules read from the
  * cluster, their non-resource URLs cut to those a route honours (`/api/*` grants nothing here).
  */
 async function rulesOf(
@@ -72,14 +72,14 @@ async function rulesOf(
       resourceRules: [],
       nonResourceRules: [],
       incomplete: true,
-      evaluationError: 'this authoriser cannot list rules',
+      evaluationError: 'this authorizer cannot list rules',
     };
   return reviewedAs.everything
     ? ALL_RULES
     : routedPaths.honouredRules(await rbac.rulesFor(reviewedAs.users, namespace));
 }
 
-/** The spec as the authoriser names it: empty strings, as clients send them, mean absent. */
+/** The spec as the authorizer names it: empty strings, as clients send them, mean absent. */
 function reviewedAttributes(spec: ReviewSpec): AuthorizationAttributes {
   if (spec.nonResourceAttributes) {
     return { nonResourcePath: spec.nonResourceAttributes.path, verb: spec.nonResourceAttributes.verb };
@@ -98,7 +98,7 @@ function reviewedAttributes(spec: ReviewSpec): AuthorizationAttributes {
 
 /**
  * Allowed with the grant's reason, or not allowed with the refusal's message; a non-resource path as
- * the route there is authorised; a review that cannot be made throws (503).
+ * the route there is authorized; a review that cannot be made throws (503).
  */
 async function review(
   authorizer: AppContext['authorizer'],

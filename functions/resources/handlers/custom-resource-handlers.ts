@@ -1,5 +1,5 @@
 import { apiError } from '../../../shared/base/http/error-catalogue.ts';
-import { AuthorisedObjects } from '../../../shared/authz/authorised-objects.ts';
+import { AuthorizedObjects } from '../../../shared/authz/authorized-objects.ts';
 import { jsonResponse, type ApiResponse } from '../../../shared/base/http/api-request.ts';
 import type { ClusterObjects, ObjectLocation } from '../../../shared/domain/resources/cluster-objects.ts';
 import { platformKindDescriptions } from '../../../shared/contract/kinds/platform-kind-descriptions.ts';
@@ -25,7 +25,7 @@ import { releaseWhenCallerLeaves, type StreamSessions } from '../../../shared/do
 import { DRY_RUN_ANNOTATION, nameForAudit, noteForAudit } from '../../../shared/domain/audit/audit-annotations.ts';
 import { deleteOptions } from '../kubernetes/delete-options.ts';
 import { APPLY_PATCH, type ResourceWrites, type Writer } from '../kinds/resource-writes.ts';
-import { authorisedWrites } from '../kinds/authorised-writes.ts';
+import { authorizedWrites } from '../kinds/authorized-writes.ts';
 import {
   includeObjectOption,
   requestedTableVersion,
@@ -43,7 +43,7 @@ const WATCH_QUERY = [...READ_QUERY, 'allowWatchBookmarks', 'sendInitialEvents'];
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json-patch+json', APPLY_PATCH];
 const OBJECT_TYPES = ['application/json', 'application/yaml'];
 
-/** What the handlers of one kind need: the cluster (reached only as each request was authorised) and the kind's writes. */
+/** What the handlers of one kind need: the cluster (reached only as each request was authorized) and the kind's writes. */
 export interface KindHandlerDependencies {
   objects: ClusterObjects;
   kind: PlatformKind;
@@ -55,17 +55,17 @@ export interface KindHandlerDependencies {
 
 type KindRequest = RouteRequest<ResourceRoute>;
 
-/** What one request may touch: the object (or collection) it was authorised on, through the cluster bound to that decision. */
-interface Authorised {
+/** What one request may touch: the object (or collection) it was authorized on, through the cluster bound to that decision. */
+interface Authorized {
   location: ObjectLocation;
-  cluster: AuthorisedObjects;
+  cluster: AuthorizedObjects;
   /** The kind's writes, each checked against the decision (a dry run's follow-ups are dry runs too). */
   writes: ResourceWrites;
 }
-type Operation = (request: KindRequest, authorised: Authorised) => Promise<ApiResponse>;
+type Operation = (request: KindRequest, authorized: Authorized) => Promise<ApiResponse>;
 
 /**
- * The REST handlers of one kind, keyed by operationId. The chain has authorised the caller (the
+ * The REST handlers of one kind, keyed by operationId. The chain has authorized the caller (the
  * admin bypasses; anyone else by SubjectAccessReview on verb, kind, namespace and name) before they
  * run; they act with the API server's own ServiceAccount, through a client bound to that decision.
  * Every error is a Kubernetes `Status`. They speak what kubectl sends: Tables, YAML bodies, watches,
@@ -81,7 +81,7 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
    */
   const objectAnswer = async (
     request: KindRequest,
-    { writes }: Authorised,
+    { writes }: Authorized,
     status: number,
     body: PlatformObject,
     warnings: string[] = [],
@@ -100,18 +100,18 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
   /** A merge or JSON patch of the object or of its status, by `write`. */
   const patched = async (
     request: KindRequest,
-    authorised: Authorised,
+    authorized: Authorized,
     write: ResourceWrites['patch'],
   ): Promise<ApiResponse> => {
     const type = patchType(request);
     const options = writeOptions(request.query, 'patch');
-    const { status, body, warnings } = await write(authorised.location, parseRequestBody(request), type, options);
-    return objectAnswer(request, authorised, status, body, warnings);
+    const { status, body, warnings } = await write(authorized.location, parseRequestBody(request), type, options);
+    return objectAnswer(request, authorized, status, body, warnings);
   };
 
   const operations: Record<ResourceOperation, Operation> = {
     async list(request, { location, cluster, writes }) {
-      const watching = request.authorisation.resource.verb === 'watch';
+      const watching = request.authorization.resource.verb === 'watch';
       const query = passedOn(request.input.query(), watching ? WATCH_QUERY : LIST_QUERY);
       const version = requestedTableVersion(request.headers.accept ?? '');
       const table = version ? { version, includeObject: includeObjectOption(request.query) } : undefined;
@@ -145,97 +145,97 @@ export function customResourceHandlers(dependencies: KindHandlerDependencies): R
       if (table) return jsonResponse(200, toTable(await description(), items, body.metadata ?? {}, table));
       return jsonResponse(200, { ...body, items });
     },
-    async create(request, authorised) {
+    async create(request, authorized) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'create');
       const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, {
-        namespace: authorised.location.namespace,
+        namespace: authorized.location.namespace,
       });
       // The path names only the collection: the event names the object, as kube-apiserver's does.
       nameForAudit(request, object.metadata);
-      const { status, body, warnings } = await authorised.writes.create(authorised.location, object, options);
+      const { status, body, warnings } = await authorized.writes.create(authorized.location, object, options);
       nameForAudit(request, body.metadata);
-      return objectAnswer(request, authorised, status, body, warnings);
+      return objectAnswer(request, authorized, status, body, warnings);
     },
-    async get(request, authorised) {
-      const { cluster, location } = authorised;
+    async get(request, authorized) {
+      const { cluster, location } = authorized;
       const { body } = await cluster.send<PlatformObject>({
         method: 'GET',
         path: cluster.platformPath(kind, location),
       });
-      return objectAnswer(request, authorised, 200, body);
+      return objectAnswer(request, authorized, 200, body);
     },
-    async replace(request, authorised) {
+    async replace(request, authorized) {
       requireObjectType(request);
       const options = writeOptions(request.query, 'update');
-      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, authorised.location);
-      const { status, body, warnings } = await authorised.writes.replace(authorised.location, object, options);
-      return objectAnswer(request, authorised, status, body, warnings);
+      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, authorized.location);
+      const { status, body, warnings } = await authorized.writes.replace(authorized.location, object, options);
+      return objectAnswer(request, authorized, status, body, warnings);
     },
-    patch: (request, authorised) => patched(request, authorised, authorised.writes.patch),
+    patch: (request, authorized) => patched(request, authorized, authorized.writes.patch),
     // The kind's writes make a dry run's follow-ups (a namespace, a Secret) dry runs too.
-    async delete(request, authorised) {
+    async delete(request, authorized) {
       const body = request.body.length > 0 ? parseRequestBody(request) : undefined;
       const options = deleteOptions(request.query, body);
       // The audit filter sees `?dryRun=All`; a dry run asked in the body only the handler knows.
       if (options.dryRun) noteForAudit(request, DRY_RUN_ANNOTATION, 'true');
-      const { status, body: deleted } = await authorised.writes.delete(authorised.location, options);
-      return objectAnswer(request, authorised, status, deleted);
+      const { status, body: deleted } = await authorized.writes.delete(authorized.location, options);
+      return objectAnswer(request, authorized, status, deleted);
     },
-    getStatus: (request, authorised) => operations.get(request, authorised),
-    async replaceStatus(request, authorised) {
+    getStatus: (request, authorized) => operations.get(request, authorized),
+    async replaceStatus(request, authorized) {
       const options = writeOptions(request.query, 'update');
-      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, authorised.location);
-      const { status, body, warnings } = await authorised.writes.replaceStatus(authorised.location, object, options);
-      return objectAnswer(request, authorised, status, body, warnings);
+      const object = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, authorized.location);
+      const { status, body, warnings } = await authorized.writes.replaceStatus(authorized.location, object, options);
+      return objectAnswer(request, authorized, status, body, warnings);
     },
-    async patchStatus(request, authorised) {
+    async patchStatus(request, authorized) {
       if (bodyMediaType(request) === APPLY_PATCH)
         throw apiError(
           'UnsupportedMediaType',
           'server-side apply of the status subresource is not supported; use a merge or JSON patch',
         );
-      return patched(request, authorised, authorised.writes.patchStatus);
+      return patched(request, authorized, authorized.writes.patchStatus);
     },
   };
 
   /**
-   * Server-side apply, authorised by the chain as `patch`, and here also as `create` (by the same
+   * Server-side apply, authorized by the chain as `patch`, and here also as `create` (by the same
    * authorizer) when the object does not exist. When it exists and `create` was not checked, its
    * resourceVersion goes with the apply as a precondition, so the cluster cannot create it in
-   * between: what is sent is what was authorised.
+   * between: what is sent is what was authorized.
    */
-  const apply: Operation = async (request, authorised) => {
-    const { location, cluster } = authorised;
+  const apply: Operation = async (request, authorized) => {
+    const { location, cluster } = authorized;
     const options = writeOptions(request.query, 'apply');
     const configuration = objectForWrite(parseRequestBody(request), kind, objects.apiGroup, location);
     const existing = await cluster.find<PlatformObject>(cluster.platformPath(kind, location));
-    if (!existing) await request.authorisation.authoriseAlso('create');
+    if (!existing) await request.authorization.authorizeAlso('create');
     else configuration.metadata.resourceVersion ??= existing.metadata.resourceVersion;
-    const { status, body, warnings } = await authorised.writes.apply(location, configuration, options);
-    return objectAnswer(request, authorised, status, body, warnings);
+    const { status, body, warnings } = await authorized.writes.apply(location, configuration, options);
+    return objectAnswer(request, authorized, status, body, warnings);
   };
 
-  // The object is the one the chain authorised (namespace and name from the path); a namespaced
+  // The object is the one the chain authorized (namespace and name from the path); a namespaced
   // kind's routes name `{namespace}`, except the list across every namespace.
   const handler =
     (operation: ResourceOperation): TypedHandler<ResourceRoute> =>
     async (request) => {
-      const { namespace, name, subresource } = request.authorisation.resource;
-      const cluster = new AuthorisedObjects(objects, request.authorisation, request.deadline);
-      const authorised: Authorised = {
+      const { namespace, name, subresource } = request.authorization.resource;
+      const cluster = new AuthorizedObjects(objects, request.authorization, request.deadline);
+      const authorized: Authorized = {
         location: {
           ...(namespace !== undefined ? { namespace } : {}),
           ...(name !== undefined ? { name } : {}),
           ...(subresource !== undefined ? { subresource } : {}),
         },
         cluster,
-        writes: authorisedWrites(dependencies.writes(request), cluster, kind),
+        writes: authorizedWrites(dependencies.writes(request), cluster, kind),
       };
       requireAnswerableAccept(request.headers.accept);
       return (operation === 'patch' && bodyMediaType(request) === APPLY_PATCH ? apply : operations[operation])(
         request,
-        authorised,
+        authorized,
       );
     };
 

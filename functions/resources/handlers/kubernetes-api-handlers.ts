@@ -1,5 +1,5 @@
 import { apiError } from '../../../shared/base/http/error-catalogue.ts';
-import { AuthorisedObjects } from '../../../shared/authz/authorised-objects.ts';
+import { AuthorizedObjects } from '../../../shared/authz/authorized-objects.ts';
 import { jsonResponse, type ApiRequest, type ApiResponse } from '../../../shared/base/http/api-request.ts';
 import {
   PROTOBUF_V2,
@@ -68,17 +68,17 @@ export function kubernetesApiHandlers(objects: ClusterObjects) {
     getOpenApiV3: async () => documentResponse(openApiV3Root(apiGroup, await groupDocument())),
     getOpenApiV3PlatformGroup: async () => documentResponse(await groupDocument()),
     getProjectNamespace: (request) =>
-      projectNamespace(request, new AuthorisedObjects(objects, request.authorisation, request.deadline)),
+      projectNamespace(request, new AuthorizedObjects(objects, request.authorization, request.deadline)),
   } satisfies Partial<RouteHandlers<'resources'>>;
 }
 
 /**
- * A Project's namespace, authorised by the chain as `get` on `namespaces` with its name (kubectl reads
+ * A Project's namespace, authorized by the chain as `get` on `namespaces` with its name (kubectl reads
  * it after a 404 to word its message); namespaces that belong to no Project are not found here.
  */
 async function projectNamespace(
   request: RouteRequest<Extract<DeclaredRoute, { operationId: 'getProjectNamespace' }>>,
-  objects: AuthorisedObjects,
+  objects: AuthorizedObjects,
 ): Promise<ApiResponse> {
   const name = request.params.namespace;
   const namespace = await objects.find<PlatformObject>(objects.corePath('namespaces', { name }));

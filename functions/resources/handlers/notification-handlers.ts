@@ -11,9 +11,9 @@ import type { RouteRequest } from '../../../shared/server/runtime/typed-handlers
 type NotificationRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 
 /**
- * A Notification's delivery log and redelivery (issue 47, item 3), authorised by the chain on the Notification
+ * A Notification's delivery log and redelivery (issue 47, item 3), authorized by the chain on the Notification
  * the path names; the handlers read only that Notification's attempts (the receiver key is built from the
- * authorised namespace and name).
+ * authorized namespace and name).
  */
 export function notificationHandlers(context: Pick<AppContext, 'runs'>, objects: ClusterObjects) {
   const queue = new OutboundQueue(context.runs.database);

@@ -1,4 +1,4 @@
-import { AuthorisedObjects } from '../../../shared/authz/authorised-objects.ts';
+import { AuthorizedObjects } from '../../../shared/authz/authorized-objects.ts';
 import { jsonResponse } from '../../../shared/base/http/api-request.ts';
 import type { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
 import { ROLLOUT } from '../../../shared/contract/kinds/platform-kinds.ts';
@@ -10,15 +10,15 @@ type RolloutRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id 
 
 /**
  * `POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve` (issue 37) and `.../withdraw` (issue 45):
- * the chain authorised `approve` on the Rollout, which stands for the server's patch of its status; the approval
+ * the chain authorized `approve` on the Rollout, which stands for the server's patch of its status; the approval
  * (or its withdrawal) is judged by the approval judge and recorded in that one write (rollout-writes.ts).
  */
 export function rolloutHandlers(objects: ClusterObjects) {
   /** The Rollout the decision names; its status patch checked against the decision before anything is read. */
-  const authorisedRollout = (request: RouteRequest<RolloutRoute<'approveRollout' | 'withdrawRolloutApproval'>>) => {
-    const { namespace, name } = request.authorisation.resource;
+  const authorizedRollout = (request: RouteRequest<RolloutRoute<'approveRollout' | 'withdrawRolloutApproval'>>) => {
+    const { namespace, name } = request.authorization.resource;
     const location = { namespace, name };
-    const cluster = new AuthorisedObjects(objects, request.authorisation);
+    const cluster = new AuthorizedObjects(objects, request.authorization);
     cluster.requireCall({
       method: 'PATCH',
       path: cluster.platformPath(ROLLOUT, { ...location, subresource: 'status' }),
@@ -27,13 +27,13 @@ export function rolloutHandlers(objects: ClusterObjects) {
   };
   return {
     async approveRollout(request: RouteRequest<RolloutRoute<'approveRollout'>>) {
-      const location = authorisedRollout(request);
+      const location = authorizedRollout(request);
       const { stage, override } = request.input.body();
       const { body } = await rolloutWrites(objects, request).approveStage(location, stage, override);
       return jsonResponse(200, body);
     },
     async withdrawRolloutApproval(request: RouteRequest<RolloutRoute<'withdrawRolloutApproval'>>) {
-      const location = authorisedRollout(request);
+      const location = authorizedRollout(request);
       const { stage, approver } = request.input.body();
       const { body } = await rolloutWrites(objects, request).withdrawApproval(location, stage, approver);
       return jsonResponse(200, body);

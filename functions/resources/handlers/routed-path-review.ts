@@ -4,14 +4,14 @@ import { describeAttributes } from '../../../shared/authz/authorizer.ts';
 import type { SubjectRules } from '../../../shared/authz/subject-rules.ts';
 import { ApiError } from '../../../shared/base/http/api-error.ts';
 import { honouredNonResourceUrls, honouredPart } from '../../../shared/contract/routes/non-resource-urls.ts';
-import { effectiveAuthorisation } from '../../../shared/contract/routes/route-authorisation.ts';
+import { effectiveAuthorization } from '../../../shared/contract/routes/route-authorization.ts';
 import { RouteMatcher } from '../../../shared/contract/routes/route-matcher.ts';
 import type { RouteDefinition } from '../../../shared/contract/routes/route-table.ts';
 import {
   decideAsDeclared,
-  type AuthorisationResolvers,
-  type AuthorisedRouteRequest,
-} from '../../../shared/server/runtime/filters/authorisation.ts';
+  type AuthorizationResolvers,
+  type AuthorizedRouteRequest,
+} from '../../../shared/server/runtime/filters/authorization.ts';
 
 /** The answer of an access review, as kube-apiserver writes it. */
 export interface ReviewStatus {
@@ -31,7 +31,7 @@ const METHOD_OF_VERB = new Map([
 
 /**
  * Access reviews of non-resource paths as this server routes them (issue 38): a path a route
- * answers is reviewed with the attributes that route is authorised by, decided by the chain's own
+ * answers is reviewed with the attributes that route is authorized by, decided by the chain's own
  * `decideAsDeclared`, so `kubectl auth can-i get /api/v1alpha1/audit/events` says what the route
  * will do (the cluster's `system:discovery` grants `/api/*`, which no route here honours).
  */
@@ -40,9 +40,9 @@ export class RoutedPathReview {
   readonly #honoured: string[];
   readonly #authorizer: Authorizer;
   readonly #apiGroup: string;
-  readonly #resolvers: AuthorisationResolvers;
+  readonly #resolvers: AuthorizationResolvers;
 
-  constructor(routes: RouteDefinition[], authorizer: Authorizer, apiGroup: string, resolvers: AuthorisationResolvers) {
+  constructor(routes: RouteDefinition[], authorizer: Authorizer, apiGroup: string, resolvers: AuthorizationResolvers) {
     this.#matcher = new RouteMatcher(routes);
     this.#honoured = honouredNonResourceUrls(routes);
     this.#authorizer = authorizer;
@@ -91,30 +91,30 @@ export class RoutedPathReview {
     if (lookup.kind === 'invalid-parameter')
       return { allowed: false, reason: `path parameter invalid: ${lookup.problem} (400)` };
     const { route, params } = lookup.match;
-    const authorisation = effectiveAuthorisation(route);
-    if ('open' in authorisation) return { allowed: true, reason: 'an open route: no token is needed' };
-    if ('anyAuthenticatedCaller' in authorisation)
+    const authorization = effectiveAuthorization(route);
+    if ('open' in authorization) return { allowed: true, reason: 'an open route: no token is needed' };
+    if ('anyAuthenticatedCaller' in authorization)
       return { allowed: true, reason: 'any authenticated caller may use this route' };
-    if ('boundTaskResult' in authorisation)
+    if ('boundTaskResult' in authorization)
       return { allowed: false, reason: "only the run task's access token of this task result may use this route" };
-    const request: AuthorisedRouteRequest = { route, principal, params, path, method: method!, query };
+    const request: AuthorizedRouteRequest = { route, principal, params, path, method: method!, query };
     try {
       const decision = await decideAsDeclared(
         this.#authorizer,
         this.#apiGroup,
         this.#resolvers,
-        authorisation,
+        authorization,
         request,
       );
       return { allowed: true, reason: decision.grant?.reason };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.status === 403) return { allowed: false, reason: error.message };
-      // A resolver's not-found comes only once the caller was authorised without the object's name.
-      if (error.status === 404 && request.authorisationAsked !== undefined)
+      // A resolver's not-found comes only once the caller was authorized without the object's name.
+      if (error.status === 404 && request.authorizationAsked !== undefined)
         return {
           allowed: true,
-          reason: `allowed to ${describeAttributes(request.authorisationAsked)}; ${error.message} (404)`,
+          reason: `allowed to ${describeAttributes(request.authorizationAsked)}; ${error.message} (404)`,
         };
       throw error;
     }

@@ -11,14 +11,14 @@ import { planBindingOf } from '../../../shared/domain/approvals/plan-binding.ts'
 import { pageOf } from '../../../shared/domain/runs/records/page-query.ts';
 import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
 import {
-  authorisedRun,
-  authorisedRunScope,
-  authorisedWorkspace,
+  authorizedRun,
+  authorizedRunScope,
+  authorizedWorkspace,
 } from '../../../shared/domain/runs/run-workspace-resolver.ts';
 import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.ts';
 import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
 import type { Run } from '../../../shared/domain/runs/run.ts';
-import { authoriseOverride } from '../../../shared/domain/approvals/time-gate-enforcement.ts';
+import { authorizeOverride } from '../../../shared/domain/approvals/time-gate-enforcement.ts';
 import type { RunPage } from '../../../shared/domain/runs/records/run-records.ts';
 import { tasksToAwait } from '../../../shared/domain/runs/tasks/run-task-objects.ts';
 import { stageOf, type TasksToAwait } from '../../../shared/domain/runs/tasks/run-task-protocol.ts';
@@ -27,7 +27,7 @@ type RunRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>;
 
 /**
  * The run history routes under `/api/v1alpha1/projects/{project}/`. A Project's runs live in its
- * namespace, so each is authorised on `workspaces/runs` there, by the chain as the route table
+ * namespace, so each is authorized on `workspaces/runs` there, by the chain as the route table
  * declares (a run by id on its Workspace); a handler runs only once the caller was allowed, so a
  * denied request leaves nothing behind. Each reads and writes the Project, Workspace or run the
  * decision names, not the path again.
@@ -81,11 +81,11 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
   };
   return {
     startRun: async (request: RouteRequest<RunRoute<'startRun'>>) => {
-      const { project, workspace } = authorisedWorkspace(request);
+      const { project, workspace } = authorizedWorkspace(request);
       const { override, ...run } = request.input.body();
       if (override && run.type !== 'apply')
         throw apiError('InvalidRun', "override: only an apply run is gated by the Project's windows and freeze");
-      await authoriseOverride(request, override);
+      await authorizeOverride(request, override);
       const found = await startableWorkspace(project, workspace, request.deadline);
       if (run.type === 'apply' && found.spec?.allowApplyWithoutPlan !== true)
         throw apiError(
@@ -124,9 +124,9 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       );
     },
     applyPlan: async (request: RouteRequest<RunRoute<'applyPlan'>>) => {
-      const plan = authorisedRun(request);
+      const plan = authorizedRun(request);
       const { message, override } = request.input.body();
-      await authoriseOverride(request, override);
+      await authorizeOverride(request, override);
       const found = await startableWorkspace(plan.project, plan.workspace, request.deadline);
       const overridden = judgePlanApproval(
         request,
@@ -154,7 +154,7 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       return created(request, run);
     },
     listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
-      const { project, workspace } = authorisedWorkspace(request);
+      const { project, workspace } = authorizedWorkspace(request);
       const records = await context.runs.service('records');
       return jsonResponse(
         200,
@@ -170,7 +170,7 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
         200,
         await answeredPage(
           await records.listRuns(
-            { project: authorisedRunScope(request).project, ...pageOf(request.input.query()) },
+            { project: authorizedRunScope(request).project, ...pageOf(request.input.query()) },
             request.deadline,
           ),
           request.deadline,
@@ -178,9 +178,9 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       );
     },
     getRun: async (request: RouteRequest<RunRoute<'getRun'>>) =>
-      jsonResponse(200, await answeredRun(authorisedRun(request), request.deadline)),
+      jsonResponse(200, await answeredRun(authorizedRun(request), request.deadline)),
     cancelRun: async (request: RouteRequest<RunRoute<'cancelRun'>>) => {
-      const run = authorisedRun(request);
+      const run = authorizedRun(request);
       const records = await context.runs.service('records');
       return jsonResponse(
         200,

@@ -8,7 +8,7 @@ import {
 } from '../../../shared/domain/audit/audit-annotations.ts';
 import type { DeclaredRoute } from '../../../shared/contract/routes/route-table.ts';
 import { runPrincipal } from '../../../shared/domain/runs/run-principal.ts';
-import { authorisedRun } from '../../../shared/domain/runs/run-workspace-resolver.ts';
+import { authorizedRun } from '../../../shared/domain/runs/run-workspace-resolver.ts';
 import { readTaskCallback } from '../../../shared/domain/runs/tasks/run-task-protocol.ts';
 import type { RouteHandlers, RouteRequest } from '../../../shared/server/runtime/typed-handlers.ts';
 
@@ -19,7 +19,7 @@ const LOG_PAGE_LINES = 5_000;
 
 /**
  * The run task routes (issue 48): users read a run's task results and override a mandatory failure (each
- * authorised by the chain on the run's Workspace); a task reports its result and reads the run's log with
+ * authorized by the chain on the run's Workspace); a task reports its result and reads the run's log with
  * the access token of its request, bound by the chain to that one task result (`boundTaskResult`).
  */
 export function runTaskHandlers(context: Pick<AppContext, 'runs'>) {
@@ -27,14 +27,14 @@ export function runTaskHandlers(context: Pick<AppContext, 'runs'>) {
   const taskOf = (request: { principal: unknown }) => request.principal as RunTaskPrincipal;
   return {
     listRunTaskResults: async (request: RouteRequest<TaskRoute<'listRunTaskResults'>>) => {
-      const run = authorisedRun(request);
+      const run = authorizedRun(request);
       const results = await taskResults();
       // Results past their deadline are shown as they are: errored, the run moved on.
       await results.settle([run.id]);
       return jsonResponse(200, { items: await results.resultsOf(run.id, request.deadline) });
     },
     overrideRunTasks: async (request: RouteRequest<TaskRoute<'overrideRunTasks'>>) => {
-      const run = authorisedRun(request);
+      const run = authorizedRun(request);
       const { reason } = request.input.body();
       noteForAudit(request, RUN_ANNOTATION, run.id);
       noteForAudit(request, OVERRIDE_REASON_ANNOTATION, reason);

@@ -24,7 +24,7 @@ type TokenRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id }>
 export const PROJECT_TOKEN_ANNOTATION = 'platform-api/project-token';
 
 /**
- * The Project token routes (issue 46). The chain authorised the caller on `tokens` in the Project's
+ * The Project token routes (issue 46). The chain authorized the caller on `tokens` in the Project's
  * namespace; creating also checks that the caller holds what the role grants (no escalation). The
  * cluster holds the credential, the database what the list shows; the value is answered once.
  */
@@ -34,9 +34,9 @@ export function tokenHandlers(
 ) {
   const credentials = new TokenCredentials(objects);
   const tokens = context.projectTokens;
-  const projectOf = (request: { authorisation: { resource: { namespace?: string } } }) => {
-    const project = request.authorisation.resource.namespace;
-    if (project === undefined) throw new Error('tokens are authorised in a Project');
+  const projectOf = (request: { authorization: { resource: { namespace?: string } } }) => {
+    const project = request.authorization.resource.namespace;
+    if (project === undefined) throw new Error('tokens are authorized in a Project');
     return project;
   };
   return {
@@ -84,7 +84,7 @@ export function tokenHandlers(
       jsonResponse(200, { items: await tokens.list(projectOf(request)) }),
     revokeProjectToken: async (request: RouteRequest<TokenRoute<'revokeProjectToken'>>) => {
       const project = projectOf(request);
-      const name = request.authorisation.resource.name!;
+      const name = request.authorization.resource.name!;
       noteForAudit(request, PROJECT_TOKEN_ANNOTATION, name);
       const user = tokenUserName(project, name);
       const revoked = await tokens.revoke(project, name, user, () => credentials.revoke(project, name));

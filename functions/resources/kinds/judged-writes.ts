@@ -82,7 +82,7 @@ export function judgedWrites(
 /** Requires `attributes` of the writer for what its write results in; a refusal is noted for the audit trail. */
 export async function requireForResult(writer: Writer, attributes: ResourceAttributes): Promise<void> {
   try {
-    await writer.authorisation.requireAlso(attributes);
+    await writer.authorization.requireAlso(attributes);
   } catch (error) {
     if (error instanceof ApiError) {
       // The chain allowed the write's verb; the write as a whole is refused for want of this right.

@@ -1,5 +1,5 @@
 import type { Principal } from '../../../shared/auth/principal.ts';
-import type { AuthorisationDecision } from '../../../shared/authz/authorisation-decision.ts';
+import type { AuthorizationDecision } from '../../../shared/authz/authorization-decision.ts';
 import type { ClusterObjects, ObjectLocation } from '../../../shared/domain/resources/cluster-objects.ts';
 import type { PlatformKind } from '../../../shared/contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
@@ -20,7 +20,7 @@ export const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /**
  * How one kind is written to the cluster (with the API server's own ServiceAccount, after the
- * caller was authorised) and shown to callers. Kinds with side effects (a Project's namespace,
+ * caller was authorized) and shown to callers. Kinds with side effects (a Project's namespace,
  * a VariableSet's Secret) wrap the plain writes.
  */
 export interface ResourceWrites {
@@ -50,7 +50,7 @@ export interface ResourceWrites {
  */
 export interface Writer {
   principal: Principal;
-  authorisation: AuthorisationDecision;
+  authorization: AuthorizationDecision;
   auditAnnotations?: Record<string, string>;
 }
 

@@ -22,7 +22,7 @@ import {
   type Recording,
 } from '../../../shared/domain/approvals/stage-approvals.ts';
 import { approverName } from '../../../shared/domain/approvals/approval-caller.ts';
-import { authoriseOverride, type OverrideRequest } from '../../../shared/domain/approvals/time-gate-enforcement.ts';
+import { authorizeOverride, type OverrideRequest } from '../../../shared/domain/approvals/time-gate-enforcement.ts';
 import { objectForWrite } from './resource-body.ts';
 import { JSON_PATCH, patchedObject, recomputedOnConflict, resultAsJsonPatch } from './patch-results.ts';
 import {
@@ -244,7 +244,7 @@ export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutW
       return presented(answer);
     },
     async approveStage(location, stage, override) {
-      await authoriseOverride(writer, override);
+      await authorizeOverride(writer, override);
       const gates = { ...(await gatesOf(location)), ...(override ? { override } : {}) };
       // One write of the status: the approver's record and, when the policy is met, the gate (issue 43 item 7).
       const { answer } = await patchResult(

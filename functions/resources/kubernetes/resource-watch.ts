@@ -1,5 +1,5 @@
 import type { ApiResponse, StreamingBody } from '../../../shared/base/http/api-request.ts';
-import type { AuthorisedObjects } from '../../../shared/authz/authorised-objects.ts';
+import type { AuthorizedObjects } from '../../../shared/authz/authorized-objects.ts';
 import type { KindDescription } from '../../../shared/contract/kinds/platform-kind-descriptions.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import type { StreamSession } from '../../../shared/domain/streams/stream-sessions.ts';
@@ -9,8 +9,8 @@ import { toTable, type TableOptions } from './table-output.ts';
 const LONGEST_WATCH_MS = 30 * 60_000;
 
 export interface WatchRequest {
-  /** The cluster as the request was authorised to use it: a watch of exactly the authorised collection. */
-  objects: Pick<AuthorisedObjects, 'watch'>;
+  /** The cluster as the request was authorized to use it: a watch of exactly the authorized collection. */
+  objects: Pick<AuthorizedObjects, 'watch'>;
   description: KindDescription;
   path: string;
   /** The watch options to pass on (selectors, resourceVersion, bookmarks, timeoutSeconds). */

@@ -1,6 +1,6 @@
 // The development controller's identity in the built-in emulator: a ServiceAccount with exactly the
 // chart's controller ClusterRole (infra/chart/templates/rbac.yaml, `<fullname>-controller`), so the
-// server authenticates it by TokenReview and authorises it by SubjectAccessReview as it does the real
+// server authenticates it by TokenReview and authorizes it by SubjectAccessReview as it does the real
 // controller, and a request the real controller could not make fails here too.
 import {
   CoreV1Api,

@@ -74,7 +74,7 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
   if (verb === 'get' && name === '') verb = watchParam === '1' || watchParam === 'true' ? 'watch' : 'list';
   if (verb === 'delete' && name === '') verb = 'deletecollection';
   // As kube-apiserver's RequestInfoFactory: a list or watch narrowed to one object by
-  // `fieldSelector=metadata.name=<x>` is authorised with that name, so `resourceNames` rules apply.
+  // `fieldSelector=metadata.name=<x>` is authorized with that name, so `resourceNames` rules apply.
   const selectedName =
     name === '' && (verb === 'list' || verb === 'watch')
       ? nameFromFieldSelector(url.searchParams.get('fieldSelector'))

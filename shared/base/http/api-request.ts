@@ -14,7 +14,7 @@ export interface ApiRequest {
   body: Uint8Array;
   /**
    * Set when the body was over this many bytes (MAX_REQUEST_BODY_BYTES) and discarded unread: the chain
-   * answers 413 once the caller is authenticated and authorised, as kube-apiserver's handlers answer a
+   * answers 413 once the caller is authenticated and authorized, as kube-apiserver's handlers answer a
    * body too large, so the refusal is audited under the caller's name and carries its `Audit-Id`.
    */
   bodyOverLimit?: number;

@@ -3,7 +3,7 @@ import { DNS_LABEL, DNS_SUBDOMAIN, type NameSchema } from './object-names.ts';
 /** One of the platform's custom resource kinds, as its CustomResourceDefinition names it. */
 export interface PlatformKind {
   kind: string;
-  /** The resource name in paths and in authorisation (`projects`). */
+  /** The resource name in paths and in authorization (`projects`). */
   plural: string;
   /** Projects are cluster-scoped; everything else lives in a Project's namespace. */
   namespaced: boolean;
@@ -65,7 +65,7 @@ export const PLATFORM_KINDS: readonly PlatformKind[] = [
   RUN_TASK,
 ];
 
-/** The REST operations every kind offers, with the Kubernetes verb each is authorised as. */
+/** The REST operations every kind offers, with the Kubernetes verb each is authorized as. */
 export const RESOURCE_OPERATIONS = {
   list: 'list',
   create: 'create',

@@ -131,7 +131,7 @@ function reviewResponse<const Kind extends string, const Status extends Record<s
 }
 
 const ANY_CALLER =
-  "Any authenticated caller asks about itself (as Kubernetes' `system:basic-user` allows), answered by the authoriser the routes use: the admin by its bypass, an OIDC user with its mapped ServiceAccount's RBAC, a ServiceAccount with its own.";
+  "Any authenticated caller asks about itself (as Kubernetes' `system:basic-user` allows), answered by the authorizer the routes use: the admin by its bypass, an OIDC user with its mapped ServiceAccount's RBAC, a ServiceAccount with its own.";
 
 /**
  * What a caller may do, asked of this server in Kubernetes' own terms (`kubectl auth can-i`, and a
@@ -150,7 +150,7 @@ export function accessReviewRoutes() {
       statusErrors: true,
       successStatus: 201,
       protobufBody: SELF_SUBJECT_ACCESS_REVIEW_PROTOBUF,
-      summary: `Whether the caller may do one thing (\`kubectl auth can-i <verb> <resource>\`): \`status.allowed\`, and why. A non-resource path this server routes is answered as its route is authorised (not allowed where no route answers). ${ANY_CALLER}`,
+      summary: `Whether the caller may do one thing (\`kubectl auth can-i <verb> <resource>\`): \`status.allowed\`, and why. A non-resource path this server routes is answered as its route is authorized (not allowed where no route answers). ${ANY_CALLER}`,
       requestSchema: reviewRequest('SelfSubjectAccessReview', {
         type: 'object',
         additionalProperties: false,
@@ -173,7 +173,7 @@ export function accessReviewRoutes() {
       statusErrors: true,
       successStatus: 201,
       protobufBody: SELF_SUBJECT_RULES_REVIEW_PROTOBUF,
-      summary: `The RBAC rules that apply to the caller in one namespace (\`kubectl auth can-i --list\`): the admin's are every permission; a ServiceAccount's, and an OIDC user's mapped ServiceAccounts', are read from the cluster's bindings, their non-resource URLs cut to those a route is authorised by. \`incomplete\` when a bound role is missing. ${ANY_CALLER}`,
+      summary: `The RBAC rules that apply to the caller in one namespace (\`kubectl auth can-i --list\`): the admin's are every permission; a ServiceAccount's, and an OIDC user's mapped ServiceAccounts', are read from the cluster's bindings, their non-resource URLs cut to those a route is authorized by. \`incomplete\` when a bound role is missing. ${ANY_CALLER}`,
       requestSchema: reviewRequest('SelfSubjectRulesReview', {
         type: 'object',
         additionalProperties: false,

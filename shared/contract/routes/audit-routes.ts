@@ -43,9 +43,9 @@ export function auditRoutes() {
       operationId: 'listAuditEvents',
       // Not the non-resource URL /api/v1alpha1/audit/*: every cluster grants `get` on `/api/*` to every
       // authenticated user (the system:discovery ClusterRole), so that would open the trail to anyone.
-      authorisation: { attributes: { verb: 'list', group: 'audit.k8s.io', resource: 'events' } },
+      authorization: { attributes: { verb: 'list', group: 'audit.k8s.io', resource: 'events' } },
       summary:
-        'Audit events, oldest first, in keyset pages (docs/audit.md). Authorised as `list` on `events` in the API group `audit.k8s.io` (cluster-wide), which no default ClusterRole but `cluster-admin` grants; the admin bypasses.',
+        'Audit events, oldest first, in keyset pages (docs/audit.md). Authorized as `list` on `events` in the API group `audit.k8s.io` (cluster-wide), which no default ClusterRole but `cluster-admin` grants; the admin bypasses.',
       querySchema: {
         type: 'object',
         additionalProperties: false,

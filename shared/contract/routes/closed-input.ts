@@ -35,7 +35,7 @@ export function undeclaredQueryParameters(route: RouteDefinition): readonly stri
  * Whether the route refuses a `namespace` query parameter even where its query is open (issue 44,
  * item 11): a route whose path names the namespace (`{namespace}`, or `{project}`, a Project's
  * namespace) takes it from the path only, so `?namespace=` would name a second one, which no handler
- * may read (the authorising client refuses a call elsewhere than the path's namespace: a 500). A 400
+ * may read (the authorizing client refuses a call elsewhere than the path's namespace: a 500). A 400
  * naming it instead, as a closed query answers, unless the route declares it (the audit list's filter).
  */
 export function refusesNamespaceQuery(route: RouteDefinition): boolean {

@@ -5,7 +5,7 @@ import { TASK_RESULT_SCHEMA } from './run-task-routes.ts';
 /** The workspace controller's routes: RBAC's `nonResourceURLs` decide who may call what, before any input is read. */
 export const NON_RESOURCE = { nonResourcePath: true } as const;
 const INTERNAL_AUTH =
-  'Authorised as a non-resource SubjectAccessReview on the path (`nonResourceURLs: ["/internal/*"]`).';
+  'Authorized as a non-resource SubjectAccessReview on the path (`nonResourceURLs: ["/internal/*"]`).';
 const LEASE_SCHEMA = {
   type: 'object',
   required: ['id', 'expiresAt', 'attempt', 'nextLogSeq', 'cancelRequested'],
@@ -66,7 +66,7 @@ export function internalRoutes() {
     auth: 'bearer' as const,
     operationId,
     summary: `${summary} ${INTERNAL_AUTH}`,
-    authorisation: NON_RESOURCE,
+    authorization: NON_RESOURCE,
     ...extra,
   });
   return declareRoutes([
@@ -279,10 +279,10 @@ export function internalRoutes() {
       target: 'internal',
       auth: 'bearer',
       operationId: 'internal',
-      authorisation: NON_RESOURCE,
-      summary: 'Any other route of the workspace controller (404 once authorised), called with a ServiceAccount token.',
+      authorization: NON_RESOURCE,
+      summary: 'Any other route of the workspace controller (404 once authorized), called with a ServiceAccount token.',
       answersOnlyErrors: true,
-      errorResponses: { 404: 'No such route of the workspace controller (once authorised).' },
+      errorResponses: { 404: 'No such route of the workspace controller (once authorized).' },
     },
   ]);
 }

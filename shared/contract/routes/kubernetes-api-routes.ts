@@ -51,11 +51,11 @@ export function kubernetesApiRoutes(apiGroup: string) {
     route(
       '/api/v1/namespaces/{namespace}',
       'getProjectNamespace',
-      "A namespace that is a Project's (kubectl reads it to word a NotFound). Authorised as `get` on `namespaces` with its name; other namespaces answer 404.",
+      "A namespace that is a Project's (kubectl reads it to word a NotFound). Authorized as `get` on `namespaces` with its name; other namespaces answer 404.",
       {
         errorResponses: { 404: 'No such namespace, or it belongs to no Project (a `Status`).' },
         anyAuthenticatedCaller: false,
-        authorisation: {
+        authorization: {
           attributes: { verb: 'get', group: 'core', resource: 'namespaces', nameParameter: 'namespace' },
         } as const,
         statusErrors: true,

@@ -1,18 +1,18 @@
 import { compilePathPattern } from './path-pattern.ts';
 import type { RouteDefinition } from './route-definition.ts';
-import { effectiveAuthorisation } from './route-authorisation.ts';
+import { effectiveAuthorization } from './route-authorization.ts';
 
 /**
  * The non-resource URLs (RBAC's `nonResourceURLs` form: a path, or a prefix and `*`) where a route
- * honours a non-resource grant: the routes authorised as their own path (`/metrics`, `/internal/*`).
- * Elsewhere such a grant does nothing: a route authorised by a resource's attributes decides by those
+ * honours a non-resource grant: the routes authorized as their own path (`/metrics`, `/internal/*`).
+ * Elsewhere such a grant does nothing: a route authorized by a resource's attributes decides by those
  * (`/api/*` of `system:discovery` does not reach `/api/v1alpha1/audit/events`), any caller may use
  * discovery and the open routes, and a path no route has is 404 for everyone.
  */
 export function honouredNonResourceUrls(routes: RouteDefinition[]): string[] {
   const urls: string[] = [];
   for (const route of routes) {
-    if (!('nonResourcePath' in effectiveAuthorisation(route))) continue;
+    if (!('nonResourcePath' in effectiveAuthorization(route))) continue;
     const pattern = compilePathPattern(route.path);
     if (pattern.exact) urls.push(route.path);
     // `/internal/*` also matches `/internal` itself.

@@ -41,7 +41,7 @@ export function notificationRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'listNotificationDeliveries',
-      authorisation: notificationOf('get'),
+      authorization: notificationOf('get'),
       querySchema: {
         type: 'object',
         additionalProperties: false,
@@ -50,7 +50,7 @@ export function notificationRoutes() {
         },
       },
       summary:
-        "A Notification's recent delivery attempts, newest first: each with its time, status code, latency, error and the first bytes of the answer. Query: `limit` (1..500, default 50). Authorised as `get` on the Notification.",
+        "A Notification's recent delivery attempts, newest first: each with its time, status code, latency, error and the first bytes of the answer. Query: `limit` (1..500, default 50). Authorized as `get` on the Notification.",
       responseSchema: {
         type: 'object',
         required: ['items'],
@@ -68,9 +68,9 @@ export function notificationRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'redeliverNotification',
-      authorisation: notificationOf('update'),
+      authorization: notificationOf('update'),
       summary:
-        'Send one event to the Notification again: a new delivery of the same event (same id) with attempts of its own, due at the next sweep. No body. Authorised as `update` on the Notification.',
+        'Send one event to the Notification again: a new delivery of the same event (same id) with attempts of its own, due at the next sweep. No body. Authorized as `update` on the Notification.',
       successStatus: 201,
       responseSchema: {
         type: 'object',

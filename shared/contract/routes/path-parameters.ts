@@ -2,7 +2,7 @@
  * What each `{parameter}` of a route path may hold. The server writes with its own ServiceAccount,
  * so a segment that could change the shape of the request it sends (`.`, `..`, an encoded `/`)
  * must never get past the route: every parameter is checked against its schema where the route
- * matches, before authorisation, and the same schema documents it in the OpenAPI document.
+ * matches, before authorization, and the same schema documents it in the OpenAPI document.
  */
 import { DNS_LABEL, DNS_SUBDOMAIN, type NameSchema } from '../kinds/object-names.ts';
 

@@ -9,10 +9,10 @@ import {
   type ResourceOperation,
 } from '../kinds/platform-kinds.ts';
 import type { RouteDefinition } from './route-definition.ts';
-import { verbsDecidedWith } from './route-authorisation.ts';
+import { verbsDecidedWith } from './route-authorization.ts';
 
 const SELECTORS =
-  "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorised as `watch`, until the caller's token expires; at most MAX_WATCHES_PER_PRINCIPAL watches per principal at once (429 `TooManyWatches` beyond it). `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
+  "Query: `labelSelector`, `fieldSelector`, `limit` and `continue` (Kubernetes list conventions); with `watch=1` (or `true`) the cluster's watch events stream instead (with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`), authorized as `watch`, until the caller's token expires; at most MAX_WATCHES_PER_PRINCIPAL watches per principal at once (429 `TooManyWatches` beyond it). `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` answers a Table (docs/kubectl.md).";
 
 /** Issue 44, item 11 (shared/contract/routes/closed-input.ts, `refusesNamespaceQuery`). */
 const NAMESPACE_FROM_PATH = " The namespace is the path's: `?namespace=` is 400 `BadRequest`.";
@@ -76,7 +76,7 @@ export const LIST_QUERY = {
     },
     continue: QUERY_TEXT('The `metadata.continue` of the page before.'),
     watch: QUERY_TEXT(
-      'Any value but `0` and `false` (as kube-apiserver reads it): stream watch events instead of a list, authorised as `watch`.',
+      'Any value but `0` and `false` (as kube-apiserver reads it): stream watch events instead of a list, authorized as `watch`.',
     ),
     resourceVersion: QUERY_TEXT('The version to list at (with `resourceVersionMatch`), or with `watch` to watch from.'),
     resourceVersionMatch: QUERY_TEXT(
@@ -129,7 +129,7 @@ export function resourceRoutes(apiGroup: string): ResourceRoute[] {
       target: 'resources',
       auth: 'bearer',
       operationId: resourceOperationId(kind, operation),
-      summary: `${summary} Authorised as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.${mayNeedApprove(kind, operation) ? APPROVAL_NOTE : ''}`,
+      summary: `${summary} Authorized as \`${RESOURCE_OPERATIONS[operation]}\` on \`${kind.plural}${operation.endsWith('Status') ? '/status' : ''}\`.${mayNeedApprove(kind, operation) ? APPROVAL_NOTE : ''}`,
       responseSchema: object,
       resource: { kind: kind.kind, operation },
       ...(mayNeedApprove(kind, operation) ? { errorResponses: APPROVAL_REFUSALS } : {}),

@@ -2,7 +2,7 @@ import { DNS_SUBDOMAIN } from '../kinds/object-names.ts';
 import { declareRoutes } from './route-definition.ts';
 import { OVERRIDE } from './run-routes.ts';
 
-/** What approving and withdrawing are authorised as: `approve` on the Rollout, standing for the patch of its status. */
+/** What approving and withdrawing are authorized as: `approve` on the Rollout, standing for the patch of its status. */
 const APPROVE_ON_ROLLOUT = {
   attributes: {
     verb: 'approve',
@@ -34,10 +34,10 @@ export function rolloutRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'approveRollout',
-      authorisation: APPROVE_ON_ROLLOUT,
+      authorization: APPROVE_ON_ROLLOUT,
       pathParameters: { rollout: DNS_SUBDOMAIN },
       summary:
-        'Approve one stage of a Rollout for its current revision (issue 37, issue 45 item 2): records the caller\'s approval (who, when, which revision, its groups) in `status.stages[].approvals` in one write of the status, which opens the gate (`status.stages[].approval`, shown as `spec.stages[].approved`) in the same write when the approvals meet the stage\'s requirement: `count` distinct approvers, one from each required group, none the author under four eyes (docs/resources.md "Approvals"). Body `{"stage": "<the stage\'s workspace>"}`. Under four eyes (`approval.distinctFromAuthor`) the approver may not be the principal who last changed `spec.revision` (`status.revisionAuthor`), the admin included. Authorised as `approve` on `rollouts` (name: the Rollout); no `patch` needed. The Project\'s approval windows, freeze and the stage\'s soak time must allow it (issue 45), unless `override` is given by a caller with the `override` verb on the Rollout.',
+        'Approve one stage of a Rollout for its current revision (issue 37, issue 45 item 2): records the caller\'s approval (who, when, which revision, its groups) in `status.stages[].approvals` in one write of the status, which opens the gate (`status.stages[].approval`, shown as `spec.stages[].approved`) in the same write when the approvals meet the stage\'s requirement: `count` distinct approvers, one from each required group, none the author under four eyes (docs/resources.md "Approvals"). Body `{"stage": "<the stage\'s workspace>"}`. Under four eyes (`approval.distinctFromAuthor`) the approver may not be the principal who last changed `spec.revision` (`status.revisionAuthor`), the admin included. Authorized as `approve` on `rollouts` (name: the Rollout); no `patch` needed. The Project\'s approval windows, freeze and the stage\'s soak time must allow it (issue 45), unless `override` is given by a caller with the `override` verb on the Rollout.',
       requestSchema: {
         type: 'object',
         required: ['stage'],
@@ -62,10 +62,10 @@ export function rolloutRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'withdrawRolloutApproval',
-      authorisation: APPROVE_ON_ROLLOUT,
+      authorization: APPROVE_ON_ROLLOUT,
       pathParameters: { rollout: DNS_SUBDOMAIN },
       summary:
-        'Withdraw an approval of one stage of a Rollout for its current revision (issue 45 item 2): removes `approver`\'s record (the caller\'s own when not given) from `status.stages[].approvals` in one write of the status, and closes the gate in the same write when the approvals left no longer meet the stage\'s requirement. The audit event names the caller and the approver whose approval was withdrawn. Body `{"stage", "approver"}`. Authorised as `approve` on `rollouts` (name: the Rollout).',
+        'Withdraw an approval of one stage of a Rollout for its current revision (issue 45 item 2): removes `approver`\'s record (the caller\'s own when not given) from `status.stages[].approvals` in one write of the status, and closes the gate in the same write when the approvals left no longer meet the stage\'s requirement. The audit event names the caller and the approver whose approval was withdrawn. Body `{"stage", "approver"}`. Authorized as `approve` on `rollouts` (name: the Rollout).',
       requestSchema: {
         type: 'object',
         required: ['stage'],

@@ -4,7 +4,7 @@ import type { RouteDefinition } from './route-definition.ts';
 import { readsTimeout } from './closed-input.ts';
 
 // The refusals a route can answer, derived from what the route is: how callers authenticate, whether
-// it authorises them, whether it takes a body or names something in its path, and (resource routes)
+// it authorizes them, whether it takes a body or names something in its path, and (resource routes)
 // which Kubernetes operation it is. A route adds only what is its own (`errorResponses`); the OpenAPI
 // document, /docs and the answer-conformance test (test/integration/resources/documented-answers.test.ts) read the result.
 
@@ -34,7 +34,7 @@ const WRITE_REFUSED = {
   422: "The object is invalid: the CRD's schema refuses it (the cluster's `Status`).",
 };
 
-/** What each Kubernetes operation on a platform kind can refuse, besides authentication and authorisation. */
+/** What each Kubernetes operation on a platform kind can refuse, besides authentication and authorization. */
 const RESOURCE_ANSWERS: Record<ResourceOperation, Record<number, string>> = {
   list: { 400: 'A bad `limit`, selector, `resourceVersion` or `includeObject`.' },
   create: {

@@ -1,12 +1,12 @@
 import type { PathParameterSchema } from './path-parameters.ts';
 import type { ResourceOperation } from '../kinds/platform-kinds.ts';
-import type { RouteAuthorisation } from './route-authorisation.ts';
+import type { RouteAuthorization } from './route-authorization.ts';
 import type { ProtobufMessage } from '../../base/http/kubernetes-protobuf.ts';
 
 /**
  * What a route declaration says, apart from the table that lists them (route-table.ts): the route
  * groups (service-routes.ts, kubernetes-api-routes.ts, resource-routes.ts, run-routes.ts, audit-routes.ts, access-review-routes.ts, controller-routes.ts) and the rules derived per route
- * (route-answers.ts, route-authorisation.ts) import these, and the table imports them all (rollout-routes.ts too).
+ * (route-answers.ts, route-authorization.ts) import these, and the table imports them all (rollout-routes.ts too).
  */
 
 export const FUNCTION_NAMES = ['login', 'public-config', 'resources', 'internal', 'run-logs'] as const;
@@ -57,18 +57,18 @@ export interface RouteDefinition {
   errorResponses?: Record<number, string>;
   /** A Kubernetes-style route of a platform kind: which kind, and which operation on it. */
   resource?: { kind: string; operation: ResourceOperation };
-  /** Any authenticated caller may use the route: no authorisation, so no 403. */
+  /** Any authenticated caller may use the route: no authorization, so no 403. */
   anyAuthenticatedCaller?: boolean;
   /**
-   * What the route is authorised as, when it is neither a platform kind's (`resource`) nor open to any
-   * authenticated caller: every route with a token declares exactly one of the three (route-authorisation.ts).
+   * What the route is authorized as, when it is neither a platform kind's (`resource`) nor open to any
+   * authenticated caller: every route with a token declares exactly one of the three (route-authorization.ts).
    */
-  authorisation?: RouteAuthorisation;
-  /** The route only ever refuses (the `/internal/*` catch-all answers 404 once authorised). */
+  authorization?: RouteAuthorization;
+  /** The route only ever refuses (the `/internal/*` catch-all answers 404 once authorized). */
   answersOnlyErrors?: boolean;
   /**
    * The schema of each `{parameter}` of the path; values that do not match are refused with 400
-   * before authorisation. Filled from PATH_PARAMETERS_BY_NAME for parameters a route does not name.
+   * before authorization. Filled from PATH_PARAMETERS_BY_NAME for parameters a route does not name.
    */
   pathParameters?: Record<string, PathParameterSchema>;
   /** Errors are answered as Kubernetes `Status` objects (the resource routes under `/apis/`). */

@@ -12,7 +12,7 @@ import { rolloutRoutes } from './rollout-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { bridgeRoutes, serviceRoutes } from './service-routes.ts';
 import { routeAnswers } from './route-answers.ts';
-import { effectiveAuthorisation } from './route-authorisation.ts';
+import { effectiveAuthorization } from './route-authorization.ts';
 import { storableSchema } from '../../base/json/storable-schema.ts';
 
 /**
@@ -35,7 +35,7 @@ export {
 /** Every route, with the resource paths under `/apis/<apiGroup>/v1alpha1/`. Specific routes come before catch-alls (first match wins). */
 export function routeTable(apiGroup: string): RouteDefinition[] {
   return declaredRoutes(apiGroup).map((route: RouteDefinition) => ({
-    ...checkedAuthorisation(route),
+    ...checkedAuthorization(route),
     ...storableInput(route),
     pathParameters: pathParameterSchemas(route),
     errorResponses: routeAnswers(route),
@@ -56,9 +56,9 @@ function storableInput(route: RouteDefinition): Pick<RouteDefinition, 'requestSc
   };
 }
 
-/** The route, once it declares how it is authorised: a route without a declaration fails the table's build. */
-function checkedAuthorisation(route: RouteDefinition): RouteDefinition {
-  effectiveAuthorisation(route);
+/** The route, once it declares how it is authorized: a route without a declaration fails the table's build. */
+function checkedAuthorization(route: RouteDefinition): RouteDefinition {
+  effectiveAuthorization(route);
   return route;
 }
 

@@ -173,7 +173,7 @@ const runsOf = (verb: string, named: boolean) =>
     },
   }) as const;
 /** `verb` on `workspaces/<subresource>` named by the Workspace of the path's run, read first. */
-export const runWorkspaceAuthorisation = <const Verb extends string, const Subresource extends string>(
+export const runWorkspaceAuthorization = <const Verb extends string, const Subresource extends string>(
   verb: Verb,
   subresource: Subresource,
 ) =>
@@ -195,9 +195,9 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'startRun',
-      authorisation: runsOf('create', true),
+      authorization: runsOf('create', true),
       summary:
-        "Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. An apply run starts this way only where the Workspace allows it (`spec.allowApplyWithoutPlan`); elsewhere an apply comes from approving a succeeded plan (`POST .../runs/{run}/apply`). An apply must be allowed by the Project's approval windows and freeze (`spec.approvalPolicy`, issue 45) unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `create` on `workspaces/runs` (name: the Workspace).",
+        "Start a plan or apply run of a Workspace; it is recorded `Pending` with the caller as its principal. An apply run starts this way only where the Workspace allows it (`spec.allowApplyWithoutPlan`); elsewhere an apply comes from approving a succeeded plan (`POST .../runs/{run}/apply`). An apply must be allowed by the Project's approval windows and freeze (`spec.approvalPolicy`, issue 45) unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorized as `create` on `workspaces/runs` (name: the Workspace).",
       requestSchema: {
         type: 'object',
         required: ['type'],
@@ -221,9 +221,9 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'listWorkspaceRuns',
-      authorisation: runsOf('list', true),
+      authorization: runsOf('list', true),
       querySchema: PAGE_QUERY,
-      summary: `List a Workspace's runs. ${RUN_PAGE_QUERY} Authorised as \`list\` on \`workspaces/runs\` (name: the Workspace).`,
+      summary: `List a Workspace's runs. ${RUN_PAGE_QUERY} Authorized as \`list\` on \`workspaces/runs\` (name: the Workspace).`,
       responseSchema: RUN_ANSWER_PAGE_SCHEMA,
       errorResponses: { 400: 'Bad `limit` or `continue` (`InvalidContinueToken`).', ...DATABASE_ERRORS },
     },
@@ -233,9 +233,9 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'listProjectRuns',
-      authorisation: runsOf('list', false),
+      authorization: runsOf('list', false),
       querySchema: PAGE_QUERY,
-      summary: `List a Project's runs across its Workspaces. ${RUN_PAGE_QUERY} Authorised as \`list\` on \`workspaces/runs\` in the namespace.`,
+      summary: `List a Project's runs across its Workspaces. ${RUN_PAGE_QUERY} Authorized as \`list\` on \`workspaces/runs\` in the namespace.`,
       responseSchema: RUN_ANSWER_PAGE_SCHEMA,
       errorResponses: { 400: 'Bad `limit` or `continue` (`InvalidContinueToken`).', ...DATABASE_ERRORS },
     },
@@ -245,8 +245,8 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'getRun',
-      authorisation: runWorkspaceAuthorisation('get', 'runs'),
-      summary: "Read one run. Authorised as `get` on `workspaces/runs` (name: the run's Workspace).",
+      authorization: runWorkspaceAuthorization('get', 'runs'),
+      summary: "Read one run. Authorized as `get` on `workspaces/runs` (name: the run's Workspace).",
       responseSchema: RUN_ANSWER_SCHEMA,
       errorResponses: { 404: 'No such run in this Project (`RunNotFound`).', ...DATABASE_ERRORS },
     },
@@ -255,11 +255,11 @@ export function runRoutes() {
       path: `${project}/runs/{run}/cancel`,
       target: 'resources',
       auth: 'bearer',
-      // Cancelling is authorised like starting: whoever may start runs in the Workspace may cancel them.
+      // Cancelling is authorized like starting: whoever may start runs in the Workspace may cancel them.
       operationId: 'cancelRun',
-      authorisation: runWorkspaceAuthorisation('create', 'runs'),
+      authorization: runWorkspaceAuthorization('create', 'runs'),
       summary:
-        "Cancel a run: a Pending one is Cancelled at once; a Running one is marked (`cancelRequestedAt`) and its controller acknowledges at its next lease renewal. No body. Authorised like starting runs: `create` on `workspaces/runs` (name: the run's Workspace).",
+        "Cancel a run: a Pending one is Cancelled at once; a Running one is marked (`cancelRequestedAt`) and its controller acknowledges at its next lease renewal. No body. Authorized like starting runs: `create` on `workspaces/runs` (name: the run's Workspace).",
       responseSchema: RUN_ANSWER_SCHEMA,
       errorResponses: {
         404: 'No such run in this Project (`RunNotFound`).',
@@ -273,9 +273,9 @@ export function runRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'applyPlan',
-      authorisation: runWorkspaceAuthorisation('approve', 'runs'),
+      authorization: runWorkspaceAuthorization('approve', 'runs'),
       summary:
-        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace\'s uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorised as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
+        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace\'s uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorized as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
       requestSchema: {
         type: 'object',
         additionalProperties: false,
@@ -304,9 +304,9 @@ export function runLogRoutes() {
       target: 'run-logs',
       auth: 'bearer-or-query',
       operationId: 'streamRunLogs',
-      authorisation: runWorkspaceAuthorisation('get', 'log'),
+      authorization: runWorkspaceAuthorization('get', 'log'),
       summary:
-        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind; `event: removed` when retention removed the log or the run before every line was sent). The only route that accepts `?access_token=`. Authorised as `get` on `workspaces/log` (name: the run's Workspace).",
+        "Stream a run's log lines as server-sent events (`id:` = line number; honours `Last-Event-ID`; a heartbeat comment every 15 s; `event: end` once the run is final; `event: expired` when the token ends; `event: resume` when the client fell behind; `event: removed` when retention removed the log or the run before every line was sent). The only route that accepts `?access_token=`. Authorized as `get` on `workspaces/log` (name: the run's Workspace).",
       responseMediaType: 'text/event-stream',
       errorResponses: {
         404: 'No such run in this Project (`RunNotFound`).',

@@ -1,5 +1,5 @@
 import { declareRoutes } from './route-definition.ts';
-import { DATABASE_ERRORS, RUN_SCHEMA, runWorkspaceAuthorisation } from './run-routes.ts';
+import { DATABASE_ERRORS, RUN_SCHEMA, runWorkspaceAuthorization } from './run-routes.ts';
 
 // Run tasks (issue 48, docs/run-tasks.md): what users read and override on a run (resources function), and the
 // two routes a run task calls with the access token of its request, as HCP Terraform's tasks do.
@@ -96,9 +96,9 @@ export function runTaskRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'listRunTaskResults',
-      authorisation: runWorkspaceAuthorisation('get', 'runs'),
+      authorization: runWorkspaceAuthorization('get', 'runs'),
       summary:
-        "The results of a run's tasks (issue 48), by stage and task: status, message, link, outcomes, and any override. Authorised as `get` on `workspaces/runs` (name: the run's Workspace).",
+        "The results of a run's tasks (issue 48), by stage and task: status, message, link, outcomes, and any override. Authorized as `get` on `workspaces/runs` (name: the run's Workspace).",
       responseSchema: {
         type: 'object',
         required: ['items'],
@@ -112,9 +112,9 @@ export function runTaskRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'overrideRunTasks',
-      authorisation: runWorkspaceAuthorisation('override', 'runs'),
+      authorization: runWorkspaceAuthorization('override', 'runs'),
       summary:
-        'Let a run that failed on a mandatory run task proceed (issue 48): its failed mandatory results record the caller and the reason, the reason goes into the audit trail, and the run is `Pending` again for a controller to claim. Body `{"reason"}`. Authorised as `override` on `workspaces/runs` (name: the run\'s Workspace).',
+        'Let a run that failed on a mandatory run task proceed (issue 48): its failed mandatory results record the caller and the reason, the reason goes into the audit trail, and the run is `Pending` again for a controller to claim. Body `{"reason"}`. Authorized as `override` on `workspaces/runs` (name: the run\'s Workspace).',
       requestSchema: {
         type: 'object',
         required: ['reason'],
@@ -136,7 +136,7 @@ export function runTaskRoutes() {
       target: 'resources',
       auth: 'task-result-token',
       operationId: 'reportTaskResult',
-      authorisation: { boundTaskResult: true },
+      authorization: { boundTaskResult: true },
       pathParameters: { taskResult: TASK_RESULT_ID },
       acceptsJsonApi: true,
       summary: `The run task's callback (\`task_result_callback_url\`), as HCP Terraform's: a JSON:API document \`{"data": {"type": "task-results", "attributes": {"status", "message", "url"}, "relationships": {"outcomes": {"data": [...]}}}}\` (\`application/vnd.api+json\` or \`application/json\`). \`running\` may come any number of times; \`passed\` or \`failed\` is final (a later callback is 409). ${TOKEN_AUTH}`,
@@ -161,7 +161,7 @@ export function runTaskRoutes() {
       target: 'resources',
       auth: 'task-result-token',
       operationId: 'readTaskRunLog',
-      authorisation: { boundTaskResult: true },
+      authorization: { boundTaskResult: true },
       pathParameters: { taskResult: TASK_RESULT_ID },
       summary: `The log of the task result's run so far, as text (the request's \`run_log_api_url\`). ${TOKEN_AUTH}`,
       responseMediaType: 'text/plain',

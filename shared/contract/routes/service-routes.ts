@@ -29,9 +29,9 @@ export function serviceRoutes() {
       auth: 'bearer',
       operationId: 'getMetrics',
       // As kube-apiserver's: a SubjectAccessReview on the non-resource URL `/metrics`, verb `get`.
-      authorisation: { nonResourcePath: true },
+      authorization: { nonResourcePath: true },
       summary:
-        'Prometheus metrics of this function\'s process (docs/observability.md), in the text exposition format. Authorised as a non-resource SubjectAccessReview (`nonResourceURLs: ["/metrics"]`, verb `get`); 404 when `METRICS=off`.',
+        'Prometheus metrics of this function\'s process (docs/observability.md), in the text exposition format. Authorized as a non-resource SubjectAccessReview (`nonResourceURLs: ["/metrics"]`, verb `get`); 404 when `METRICS=off`.',
       responseMediaType: 'text/plain',
       errorResponses: { 404: 'Metrics are switched off (`METRICS=off`).' },
     },

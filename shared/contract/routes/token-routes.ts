@@ -52,8 +52,8 @@ export function tokenRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'createProjectToken',
-      authorisation: tokensOf('create', false),
-      summary: `Create a Project token: a bound, expiring ServiceAccount token whose rights are the role's in the Project namespace. The answer carries the token once; it is never shown again. The caller must hold every permission of the role there, or \`bind\` on it. Lifetime: ${TOKEN_LIFETIME_MIN} to ${TOKEN_LIFETIME_MAX}. Authorised as \`create\` on \`tokens\`.`,
+      authorization: tokensOf('create', false),
+      summary: `Create a Project token: a bound, expiring ServiceAccount token whose rights are the role's in the Project namespace. The answer carries the token once; it is never shown again. The caller must hold every permission of the role there, or \`bind\` on it. Lifetime: ${TOKEN_LIFETIME_MIN} to ${TOKEN_LIFETIME_MAX}. Authorized as \`create\` on \`tokens\`.`,
       requestSchema: {
         type: 'object',
         required: ['name', 'role', 'lifetime'],
@@ -102,9 +102,9 @@ export function tokenRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'listProjectTokens',
-      authorisation: tokensOf('list', false),
+      authorization: tokensOf('list', false),
       summary:
-        "List a Project's tokens (revoked ones no more; expired ones until the retention), by name: never their values. Authorised as `list` on `tokens`.",
+        "List a Project's tokens (revoked ones no more; expired ones until the retention), by name: never their values. Authorized as `list` on `tokens`.",
       responseSchema: {
         type: 'object',
         required: ['items'],
@@ -118,9 +118,9 @@ export function tokenRoutes() {
       target: 'resources',
       auth: 'bearer',
       operationId: 'revokeProjectToken',
-      authorisation: tokensOf('delete', true),
+      authorization: tokensOf('delete', true),
       summary:
-        'Revoke a Project token: its ServiceAccount and RoleBinding are deleted and every instance forgets it at once. Authorised as `delete` on `tokens` (name: the token).',
+        'Revoke a Project token: its ServiceAccount and RoleBinding are deleted and every instance forgets it at once. Authorized as `delete` on `tokens` (name: the token).',
       successStatus: 204,
       errorResponses: { 404: 'No such live token (`TokenNotFound`).', ...DATABASE_ERRORS },
     },

@@ -17,7 +17,7 @@ export interface ApplyTarget {
 
 /**
  * An apply started directly (without a plan), where the Workspace itself allows it: refused unless the Project's
- * windows and freeze allow it now (or `override`, authorised beforehand, acts anyway), and refused with 409
+ * windows and freeze allow it now (or `override`, authorized beforehand, acts anyway), and refused with 409
  * `ApplyNeedsPlan` where the Project's policy gates the Workspace's applies, whatever the Workspace says.
  */
 export function judgeDirectApply(

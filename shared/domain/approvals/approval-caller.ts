@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.ts';
-import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
+import type { AuthorizationDecision } from '../../authz/authorization-decision.ts';
 
 /**
  * Whoever asks for an approval to be granted, withdrawn or acted on (a write of a Rollout, the approve route, a
@@ -8,7 +8,7 @@ import type { AuthorisationDecision } from '../../authz/authorisation-decision.t
  */
 export interface ApprovalCaller {
   principal: Principal;
-  authorisation: AuthorisationDecision;
+  authorization: AuthorizationDecision;
   auditAnnotations?: Record<string, string>;
 }
 

@@ -14,7 +14,7 @@ import { stageRequirement, type ApprovalRequirement } from '../../contract/rules
  */
 export type PolicyGate = ApprovalRequirement;
 
-/** The verb and subresource a change of a Project's `spec.approvalPolicy` is authorised as. */
+/** The verb and subresource a change of a Project's `spec.approvalPolicy` is authorized as. */
 export const CHANGE_APPROVAL_POLICY = { verb: 'update', resource: 'projects', subresource: 'approvalpolicy' } as const;
 
 /** The Project's `spec.approvalPolicy` as written (undefined: none). */

@@ -136,7 +136,7 @@ export function judgeStageApprovals(
 }
 
 /**
- * The status of `current` without `approver`'s approval of `stage` (the withdraw route, authorised as `approve`):
+ * The status of `current` without `approver`'s approval of `stage` (the withdraw route, authorized as `approve`):
  * the gate closes when the records left no longer meet the policy. 404 `StageNotFound`, or `ApprovalNotFound` when
  * the approver has no approval of it for the current revision. Both principals are noted for the audit trail: the
  * caller (the event's user) and the approver whose approval is withdrawn (`platform-api/withdrawn-approvers`), with
@@ -167,7 +167,7 @@ export function judgeWithdrawal(
 /** `approve` on the Rollout, which the chain decided with the write's own verb: 403 naming it otherwise, noted. */
 function requireApprove(caller: ApprovalCaller): void {
   try {
-    caller.authorisation.requireVerb('approve');
+    caller.authorization.requireVerb('approve');
   } catch (error) {
     if (error instanceof ApiError) {
       // The chain allowed the write's verb; the write as a whole is refused for want of `approve`.

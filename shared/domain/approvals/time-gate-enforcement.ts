@@ -16,18 +16,18 @@ export interface OverrideRecord {
 }
 
 /**
- * Authorises an override (`override` on the route's resource, 403 otherwise) before anything is judged, so an
+ * Authorizes an override (`override` on the route's resource, 403 otherwise) before anything is judged, so an
  * attempt without the permission is refused whether or not a gate would have refused.
  */
-export async function authoriseOverride(caller: ApprovalCaller, override: OverrideRequest | undefined): Promise<void> {
+export async function authorizeOverride(caller: ApprovalCaller, override: OverrideRequest | undefined): Promise<void> {
   if (override === undefined) return;
-  await caller.authorisation.authoriseAlso('override');
+  await caller.authorization.authorizeAlso('override');
   noteForAudit(caller, OVERRIDE_REASON_ANNOTATION, override.reason);
 }
 
 /**
  * Refuses `target` (409 with the gate's reason, naming the window and when it opens) unless the time gates allow
- * it now, or the caller overrides them (authorised by `authoriseOverride`): then the override is noted in the
+ * it now, or the caller overrides them (authorized by `authorizeOverride`): then the override is noted in the
  * audit trail and returned for the approval record.
  */
 export function passTimeGates(

@@ -8,7 +8,7 @@ import { isJsonObject, type PlatformObject } from '../../contract/kinds/platform
 /** The fields that turn a Workspace's apply gates off. */
 export const APPLY_GATE_SWITCHES = ['allowApplyWithoutPlan', 'autoApply'] as const;
 
-/** The verb and resource that approving a Workspace's plans is authorised as (and turning its gates off). */
+/** The verb and resource that approving a Workspace's plans is authorized as (and turning its gates off). */
 export const APPROVE_APPLIES = { verb: 'approve', resource: 'workspaces', subresource: 'runs' } as const;
 
 /** The gate switches a write turns on: on in its result, not on in the stored object (none: a create). */

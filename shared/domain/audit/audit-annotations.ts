@@ -78,7 +78,7 @@ export interface HandlerAuditNotes {
 /**
  * Names the object a create acted on, for its audit event's `objectRef` (kube-apiserver fills it from
  * the request object): what the body named, then what the cluster named for it (`generateName`).
- * A name or namespace already given stays: the one authorised from the path, or the body's.
+ * A name or namespace already given stays: the one authorized from the path, or the body's.
  */
 export function nameForAudit(
   request: HandlerAuditNotes,

@@ -1,6 +1,6 @@
 import type { Principal } from '../../auth/principal.ts';
 import { clientAddress } from '../../auth/login-throttle.ts';
-import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
+import type { AuthorizationDecision } from '../../authz/authorization-decision.ts';
 import { isNonResource, type AuthorizationAttributes } from '../../authz/authorizer.ts';
 import type { AuditGroup, AuditLevel, AuditPolicy } from '../../base/config/audit-settings.ts';
 import type { ApiResponse } from '../../base/http/api-request.ts';
@@ -31,8 +31,8 @@ export interface AuditedRequest extends HandlerAuditNotes {
   route?: { operationId: string; target: string };
   params?: Record<string, string>;
   principal?: Principal | null;
-  authorisation?: AuthorisationDecision;
-  authorisationAsked?: AuthorizationAttributes;
+  authorization?: AuthorizationDecision;
+  authorizationAsked?: AuthorizationAttributes;
   auditAnnotations?: Record<string, string>;
   /** The body, when the level is `Request` and the route's function allows recording it. */
   auditRequestObject?: unknown;
@@ -58,9 +58,9 @@ export function isWriteVerb(verb: string): boolean {
   return WRITE_VERBS.has(verb);
 }
 
-/** The request's verb as kube-apiserver's audit names it: the authorised verb, else the lower-case method. */
+/** The request's verb as kube-apiserver's audit names it: the authorized verb, else the lower-case method. */
 export function auditVerb(request: AuditedRequest): string {
-  return request.authorisationAsked?.verb ?? request.method.toLowerCase();
+  return request.authorizationAsked?.verb ?? request.method.toLowerCase();
 }
 
 /** Which of the policy's groups the request belongs to: the first that fits (audit-settings.ts). */
@@ -109,7 +109,7 @@ export function auditEvent(
     requestURI: redactPathAndQuery(request.path, request.query),
     verb: auditVerb(request),
     user: auditUser(request.principal ?? request.establishedPrincipal),
-    impersonatedUser: impersonatedUser(request.authorisation),
+    impersonatedUser: impersonatedUser(request.authorization),
     sourceIPs: sourceIps(request, receipt.trustedProxyHops),
     userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : undefined,
     objectRef: objectReference(request, receipt.apiGroup),
@@ -173,7 +173,7 @@ export function auditUser(principal: Principal | null | undefined): AuditUser {
 }
 
 /** The ServiceAccount whose permissions allowed an OIDC user's request: the server acted with them. */
-function impersonatedUser(decision: AuthorisationDecision | undefined): AuditUser | undefined {
+function impersonatedUser(decision: AuthorizationDecision | undefined): AuditUser | undefined {
   const account = decision?.grant?.asServiceAccount;
   if (!account) return undefined;
   return {
@@ -189,14 +189,14 @@ function sourceIps(request: AuditedRequest, trustedProxyHops: number): string[] 
 }
 
 /**
- * The object the request acted on, from what was authorised; a run's id is its `uid`. As kube-apiserver
+ * The object the request acted on, from what was authorized; a run's id is its `uid`. As kube-apiserver
  * fills it from the request object, a create's name and namespace, which its path does not give, come
  * from what its handler read in the body (or the name the cluster gave it). The controller's routes are
  * non-resource paths: a run they act on (by path, or the run a claim was given) is named as `runs` of
  * the platform's group, so a run's whole story is found by id.
  */
 function objectReference(request: AuditedRequest, apiGroup: string): AuditObjectReference | undefined {
-  const attributes = request.authorisationAsked;
+  const attributes = request.authorizationAsked;
   const run = request.params?.run ?? request.auditAnnotations?.[RUN_ANNOTATION];
   if (attributes && isNonResource(attributes) && run !== undefined) {
     return { resource: 'runs', uid: run, apiGroup, apiVersion: 'v1alpha1' };
@@ -214,7 +214,7 @@ function objectReference(request: AuditedRequest, apiGroup: string): AuditObject
 }
 
 /**
- * kube-apiserver's decision annotations once authorisation ran (allowed and why, or refused), a dry
+ * kube-apiserver's decision annotations once authorization ran (allowed and why, or refused), a dry
  * run's mark, then the chain's own and the stage's; `undefined` when there are none.
  */
 function eventAnnotations(
@@ -224,14 +224,14 @@ function eventAnnotations(
   extraAnnotations: Record<string, string> | undefined,
 ): Record<string, string> | undefined {
   let annotations: Record<string, string> | undefined;
-  if (request.authorisation) {
-    const grant = request.authorisation.grant;
+  if (request.authorization) {
+    const grant = request.authorization.grant;
     annotations = {
       [DECISION_ANNOTATION]: 'allow',
       [REASON_ANNOTATION]: grant?.reason ?? 'any authenticated caller may use this route',
     };
     if (request.principal?.type === 'admin') annotations[ADMIN_BYPASS_ANNOTATION] = 'true';
-  } else if (request.authorisationAsked && status === 403) {
+  } else if (request.authorizationAsked && status === 403) {
     annotations = { [DECISION_ANNOTATION]: 'forbid', [REASON_ANNOTATION]: failureMessage ?? 'refused' };
   }
   if (request.query.get('dryRun') === 'All') (annotations ??= {})[DRY_RUN_ANNOTATION] = 'true';

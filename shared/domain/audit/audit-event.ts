@@ -30,7 +30,7 @@ export interface AuditEvent {
   requestObject?: unknown;
   requestReceivedTimestamp: string;
   stageTimestamp: string;
-  /** The authorisation decision and its reason (`authorization.k8s.io/…`), and the server's own notes. */
+  /** The authorization decision and its reason (`authorization.k8s.io/…`), and the server's own notes. */
   annotations?: Record<string, string>;
 }
 
@@ -62,6 +62,6 @@ export interface AuditResponseStatus {
   reason?: string;
 }
 
-/** Annotation keys kube-apiserver writes for the authorisation decision. */
+/** Annotation keys kube-apiserver writes for the authorization decision. */
 export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
 export const REASON_ANNOTATION = 'authorization.k8s.io/reason';

@@ -60,7 +60,7 @@ export async function readRoleRules(
 /**
  * No escalation (Kubernetes' rule for RoleBindings): the caller may hand a token the role only if it
  * may `bind` that role, or holds every permission the role grants in the Project's namespace itself.
- * Each permission is asked of the authoriser (SubjectAccessReview, cached), so what counts is exactly
+ * Each permission is asked of the authorizer (SubjectAccessReview, cached), so what counts is exactly
  * what the cluster's RBAC grants the caller; the admin bypasses, as everywhere. 403 naming what is missing.
  */
 export async function assertMayGrant(

@@ -94,7 +94,7 @@ export interface AppContextOptions {
   /**
    * `at-start` (the default): connect to the cluster and start token verification before serving.
    * `on-first-use`: only when a request brings a token that is not the admin's or needs a
-   * non-admin principal authorised, so that a function whose handlers never call the cluster
+   * non-admin principal authorized, so that a function whose handlers never call the cluster
    * themselves starts without loading the Kubernetes client.
    */
   cluster?: 'at-start' | 'on-first-use';

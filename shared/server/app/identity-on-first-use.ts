@@ -19,7 +19,7 @@ export interface IdentityOnFirstUse {
 
 /**
  * Identity services built the first time a request needs them: a token that is not the admin's,
- * or an authorisation of a principal other than the admin. Until then the function has loaded
+ * or an authorization of a principal other than the admin. Until then the function has loaded
  * neither the Kubernetes client nor anything else of the cluster side, so it starts faster.
  */
 export function identityOnFirstUse(build: () => Promise<IdentityServices>, logger: Logger): IdentityOnFirstUse {

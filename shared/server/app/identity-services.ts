@@ -21,7 +21,7 @@ import { watchServiceAccounts } from '../../authz/service-account-watch.ts';
 import type { Logger } from '../../base/logging/logger.ts';
 import { NO_METRICS, type Metrics } from '../../base/metrics/metrics.ts';
 
-/** The identity side of the context: OIDC and ServiceAccount verification, authorisation, the cluster. */
+/** The identity side of the context: OIDC and ServiceAccount verification, authorization, the cluster. */
 export interface IdentityServices {
   config: IdentityConfig;
   kubernetes: ClusterConnection;

@@ -19,10 +19,10 @@ import { withRouteResolution } from './filters/route-resolution.ts';
 import { withAuthentication } from './filters/authentication.ts';
 import { withRouteRefusal } from './filters/route-refusal.ts';
 import { withRequestInput } from './filters/request-input.ts';
-import { withAuthorisation } from './filters/authorisation.ts';
+import { withAuthorization } from './filters/authorization.ts';
 import { withRequestDeadline } from './filters/request-deadline.ts';
 import type { Authorizer } from '../../authz/authorizer.ts';
-import { effectiveAuthorisation } from '../../contract/routes/route-authorisation.ts';
+import { effectiveAuthorization } from '../../contract/routes/route-authorization.ts';
 import { NO_METRICS, type Metrics } from '../../base/metrics/metrics.ts';
 import { withMetrics } from './filters/metrics.ts';
 
@@ -72,7 +72,7 @@ export function createContextHandler(
 /**
  * Builds a function's core handler: the route's handler inside the filter chain below, each
  * filter its own module (shared/server/runtime/filters/). What a request means is decided in the chain,
- * in kube-apiserver's order: route, authenticate, authorise (as the route table declares), validate
+ * in kube-apiserver's order: route, authenticate, authorize (as the route table declares), validate
  * the query and body; the handler runs only then, with the decision it may act on.
  */
 export function createCoreHandler(definition: FunctionDefinition, dependencies: CoreHandlerDependencies): CoreHandler {
@@ -85,10 +85,10 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
     if (route.target === definition.name && !definition.handlers[route.operationId]) {
       throw new Error(`function ${definition.name} has no handler for route ${route.operationId}`);
     }
-    const authorisation = effectiveAuthorisation(route);
-    if ('resolver' in authorisation && !definition.authorisationResolvers?.[authorisation.resolver]) {
+    const authorization = effectiveAuthorization(route);
+    if ('resolver' in authorization && !definition.authorizationResolvers?.[authorization.resolver]) {
       throw new Error(
-        `function ${definition.name} has no resolver ${authorisation.resolver} for route ${route.operationId}`,
+        `function ${definition.name} has no resolver ${authorization.resolver} for route ${route.operationId}`,
       );
     }
   }
@@ -136,7 +136,7 @@ export function createCoreHandler(definition: FunctionDefinition, dependencies: 
       withAuthentication(dependencies.authenticator, definition.taskResultTokens),
       withRouteRefusal(),
       withRequestDeadline(),
-      withAuthorisation(dependencies.authorizer, dependencies.apiGroup, definition.authorisationResolvers ?? {}),
+      withAuthorization(dependencies.authorizer, dependencies.apiGroup, definition.authorizationResolvers ?? {}),
       withRequestInput(),
       dependencies.audit?.blocksWrites ? withAuditGate(dependencies.audit) : undefined,
     ],

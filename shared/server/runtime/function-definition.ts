@@ -1,8 +1,8 @@
 import type { ApiRequest, ApiResponse } from '../../base/http/api-request.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { HandlerAuditNotes } from '../../domain/audit/audit-annotations.ts';
-import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
-import type { AuthorisationResolvers } from './filters/authorisation.ts';
+import type { AuthorizationDecision } from '../../authz/authorization-decision.ts';
+import type { AuthorizationResolvers } from './filters/authorization.ts';
 import type { TaskResultTokens } from './filters/authentication.ts';
 import type { FunctionName, RouteDefinition } from '../../contract/routes/route-table.ts';
 import type { RequestInput } from './request-validation.ts';
@@ -14,8 +14,8 @@ export interface HandlerRequest extends ApiRequest, HandlerAuditNotes {
   params: Record<string, string>;
   /** Null only on open routes. */
   principal: Principal | null;
-  /** What the chain authorised (no attributes on routes open to any authenticated caller; undefined on open routes). */
-  authorisation: AuthorisationDecision;
+  /** What the chain authorized (no attributes on routes open to any authenticated caller; undefined on open routes). */
+  authorization: AuthorizationDecision;
   /** The query and body checked against the route's schemas (typed per route: shared/server/runtime/typed-handlers.ts). */
   input: RequestInput;
   /** What the handler adds to the request's audit event (shared/domain/audit/audit-annotations.ts). */
@@ -31,8 +31,8 @@ export interface FunctionDefinition {
   name: FunctionName;
   /** Keyed by the route's operationId; built with `routeHandlers` so that each route's handler is typed from it. */
   handlers: Record<string, RouteHandler>;
-  /** The resolvers its routes' authorisation names (route-authorisation.ts), e.g. the run's Workspace. */
-  authorisationResolvers?: AuthorisationResolvers;
+  /** The resolvers its routes' authorization names (route-authorization.ts), e.g. the run's Workspace. */
+  authorizationResolvers?: AuthorizationResolvers;
   /** Who a run task's access token was issued for, where its routes take one (`auth: 'task-result-token'`, issue 48). */
   taskResultTokens?: TaskResultTokens;
   /**
@@ -81,7 +81,7 @@ interface FunctionFacts {
  * through `defineFunction`, and the factory of its handlers. When its process connects to the cluster
  * (`cluster`) decides what its factory is given: `at-start`, for a function whose handlers call the
  * cluster, a context holding the connection (ConnectedAppContext); `on-first-use`, for one that needs
- * it only to verify or authorise a token other than the admin's (so that it starts without loading the
+ * it only to verify or authorize a token other than the admin's (so that it starts without loading the
  * Kubernetes client), a context that connects when first asked (`context.cluster()`).
  */
 export type FunctionModule = FunctionModuleOf<AppService>;

@@ -9,7 +9,7 @@ const IMPERSONATION = /^impersonate-(user|group|uid|extra-.+)$/i;
  * Refuses a request that asks to act as someone else. The server has no impersonation: it would act
  * with the caller's own rights, so `kubectl --as=bob delete …` deleted as the admin what bob may not
  * delete, and `kubectl auth can-i --as=bob` answered for the caller. 400 naming the header, on every
- * route that authenticates (after authentication and authorisation, like any other bad input), but
+ * route that authenticates (after authentication and authorization, like any other bad input), but
  * discovery and OpenAPI, which answer every caller alike: kubectl reads them first and, refused there,
  * says only "the server rejected our request", where the refused request itself names the header.
  */

@@ -47,7 +47,7 @@ export function schemaChecksPending(route: RouteDefinition | undefined): Promise
 
 /**
  * Gives the request its `input`: the query and the JSON body checked against the route's schemas,
- * each once, when first read (the chain reads both after authorising, once the checker is loaded:
+ * each once, when first read (the chain reads both after authorizing, once the checker is loaded:
  * filters/request-input.ts).
  * Resource bodies under `/apis/` are judged by the cluster, not here.
  */

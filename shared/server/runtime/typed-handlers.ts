@@ -1,7 +1,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { HandlerAuditNotes } from '../../domain/audit/audit-annotations.ts';
-import type { AuthorisationDecision } from '../../authz/authorisation-decision.ts';
+import type { AuthorizationDecision } from '../../authz/authorization-decision.ts';
 import type { ApiRequest, ApiResponse } from '../../base/http/api-request.ts';
 import type { DeclaredRoute, FunctionName, RouteDefinition } from '../../contract/routes/route-table.ts';
 import type { HandlerRequest, RouteHandler } from './function-definition.ts';
@@ -24,8 +24,8 @@ export interface RouteRequest<R extends RouteDefinition> extends ApiRequest, Han
   route: RouteDefinition;
   params: PathParameters<R['path']>;
   principal: R['auth'] extends 'none' ? null : Principal;
-  /** What the chain authorised before the handler ran. */
-  authorisation: AuthorisationDecision;
+  /** What the chain authorized before the handler ran. */
+  authorization: AuthorizationDecision;
   input: RequestInput<SchemaType<R['requestSchema'], undefined>, SchemaType<R['querySchema'], Record<string, unknown>>>;
   /** What the handler adds to the request's audit event (shared/domain/audit/audit-annotations.ts). */
   auditAnnotations?: Record<string, string>;
@@ -57,7 +57,7 @@ export type RouteHandlers<F extends FunctionName> = {
 /**
  * The typed handlers as the core handler calls them. Sound because the core handler calls a
  * handler only for its own route, after the route matched (params), authentication (principal),
- * authorisation (authorisation) and with `input` checked against that route's schemas.
+ * authorization (authorization) and with `input` checked against that route's schemas.
  */
 export function routeHandlers<F extends FunctionName>(handlers: RouteHandlers<F>): Record<string, RouteHandler> {
   return handlers as unknown as Record<string, RouteHandler>;

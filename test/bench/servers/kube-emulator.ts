@@ -1,4 +1,4 @@
-// A cluster for the benchmarks that write (issue 22's audit of authorised writes): the Kubernetes
+// A cluster for the benchmarks that write (issue 22's audit of authorized writes): the Kubernetes
 // emulator in a process of its own (as the API server is another host in production), with the
 // platform's CRDs and one Project and Workspace to write to. It answers its URL and a kubeconfig
 // for the functions over IPC once they exist.

@@ -396,7 +396,7 @@ describe('A log of 100,000 lines stays smooth: only the lines in view are in the
   }, 90_000);
 });
 
-describe('A token the API refuses stops the stream and calls onUnauthorised with the API\'s reason (issue 24, item 3: "Requests with it get 401. The UI redirects to the login page")', () => {
+describe('A token the API refuses stops the stream and calls onUnauthorized with the API\'s reason (issue 24, item 3: "Requests with it get 401. The UI redirects to the login page")', () => {
   it("a token that expires while the log is open: the stream's `expired` event ends it with the reason", async () => {
     const run = await controlledRun();
     await run.append(['before expiry']);
@@ -407,7 +407,7 @@ describe('A token the API refuses stops the stream and calls onUnauthorised with
       .toEqual([{ seq: 1, text: 'before expiry' }]);
     const reason = 'the token this stream was opened with has expired';
     await expect
-      .poll(() => viewer.tab.evaluate(() => (window as { unauthorisedReasons?: string[] }).unauthorisedReasons), {
+      .poll(() => viewer.tab.evaluate(() => (window as { unauthorizedReasons?: string[] }).unauthorizedReasons), {
         timeout: BROWSER_BOUND_MS,
       })
       .toEqual([reason]);
@@ -424,7 +424,7 @@ describe('A token the API refuses stops the stream and calls onUnauthorised with
     const { error: message } = (await refused.json()) as { error: string };
     const viewer = await openViewer(run.streamUrl(), token);
     await expect
-      .poll(() => viewer.tab.evaluate(() => (window as { unauthorisedReasons?: string[] }).unauthorisedReasons), {
+      .poll(() => viewer.tab.evaluate(() => (window as { unauthorizedReasons?: string[] }).unauthorizedReasons), {
         timeout: BROWSER_BOUND_MS,
       })
       .toEqual([message]);

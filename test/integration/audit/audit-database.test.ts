@@ -1,5 +1,5 @@
 // Issue 22, the PostgreSQL sink and the API that reads it: events are batched into an append-only
-// table, read back by `GET /api/v1alpha1/audit/events` with filters and keyset pages (authorised by
+// table, read back by `GET /api/v1alpha1/audit/events` with filters and keyset pages (authorized by
 // a SubjectAccessReview on the non-resource URL), kept for AUDIT_RETENTION, and AUDIT_MODE=blocking
 // refuses a write it cannot record. Real PostgreSQL, real emulator, real OpenID Provider.
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -135,7 +135,7 @@ describe('issue 22: events reach PostgreSQL and the audit API finds them', () =>
   });
 });
 
-describe('issue 22: reading the trail is authorised by RBAC (list events.audit.k8s.io), not open to every user', () => {
+describe('issue 22: reading the trail is authorized by RBAC (list events.audit.k8s.io), not open to every user', () => {
   it("a ServiceAccount with only the cluster's default grants (system:discovery: get /api/*) is refused 403; granted list on events.audit.k8s.io, it reads", async () => {
     const refused = await as('serviceAccount')('GET', EVENTS);
     expect(refused.status).toBe(403);

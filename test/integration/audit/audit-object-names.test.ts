@@ -60,7 +60,7 @@ describe('a create names what it created, as kube-apiserver fills objectRef from
     expect(capture.completed(response).objectRef).toMatchObject({ name: created, namespace: TEAM_PROJECT });
   });
 
-  it('server-side apply creating an object names it (from the path it was authorised on)', async () => {
+  it('server-side apply creating an object names it (from the path it was authorized on)', async () => {
     const response = await as('admin')(
       'PATCH',
       `${workspaces}/applied-new?fieldManager=kubectl&force=false`,

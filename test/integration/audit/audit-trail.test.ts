@@ -1,7 +1,7 @@
 // Issue 22, "an audit trail: who did what, as whom, and what the server did for them": every request
 // the policy records becomes an `audit.k8s.io/v1` Event naming the real caller (the admin, an OIDC
 // user with the ServiceAccount it acted as, a ServiceAccount), the verb and object that were
-// authorised, the decision and its reason, and the outcome; `Audit-Id` on every answer; no secret.
+// authorized, the decision and its reason, and the outcome; `Audit-Id` on every answer; no secret.
 import { describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD } from '../../support/admin-fixtures.ts';
 import { AuditCapture } from '../../support/audit-capture.ts';
@@ -53,7 +53,7 @@ describe('issue 22: every answer carries the Audit-Id of its event, as kube-apis
 });
 
 describe('issue 22: who did what, as whom', () => {
-  it('the admin: user admin, the bypass marked, the authorised verb and object', async () => {
+  it('the admin: user admin, the bypass marked, the authorized verb and object', async () => {
     const response = await as('admin')('POST', workspacesIn(OTHER_PROJECT), workspaceObject('admin-audited'));
     expect(response.status).toBe(201);
     expect(capture.completed(response)).toMatchObject({
@@ -69,7 +69,7 @@ describe('issue 22: who did what, as whom', () => {
       responseStatus: { code: 201, status: 'Success' },
       annotations: {
         'authorization.k8s.io/decision': 'allow',
-        'authorization.k8s.io/reason': 'the admin account bypasses authorisation',
+        'authorization.k8s.io/reason': 'the admin account bypasses authorization',
         'platform-api/admin-bypass': 'true',
       },
     });

@@ -54,7 +54,7 @@ beforeAll(async () => {
 async function answerOf(
   path: string,
   thrown: unknown,
-  { authorised = true, pathParameter = 'x' }: { authorised?: boolean; pathParameter?: string } = {},
+  { authorized = true, pathParameter = 'x' }: { authorized?: boolean; pathParameter?: string } = {},
 ): Promise<{ status: number; headers: ApiResponse['headers']; body: Record<string, unknown> }> {
   const authenticator = new RequestAuthenticator([
     new AdminTokenAuthenticator(new FixedAdminSettingsSource(settings, 'test'), ISSUER),
@@ -74,7 +74,7 @@ async function answerOf(
     method: 'GET',
     path: path.replace('{name}', pathParameter),
     query: new URLSearchParams(),
-    headers: authorised ? { authorization: `Bearer ${token}` } : {},
+    headers: authorized ? { authorization: `Bearer ${token}` } : {},
     body: new Uint8Array(0),
     remoteAddress: '127.0.0.1',
   };
@@ -127,7 +127,7 @@ describe('Issue 43, item 3: errors are dressed once, by the route declaration, n
   });
 
   it("what is refused around the route stays {error, reason} on every route: the authenticator's 401, the body limit's 413", async () => {
-    const unauthenticated = await answerOf(KUBERNETES_STYLE.path, notFound(), { authorised: false });
+    const unauthenticated = await answerOf(KUBERNETES_STYLE.path, notFound(), { authorized: false });
     expect([unauthenticated.status, unauthenticated.body]).toEqual([
       401,
       { error: 'a bearer token is required', reason: 'MissingToken' },

@@ -209,7 +209,7 @@ describe('Every route not listed as unauthenticated requires a token: 401 withou
   );
 });
 
-describe('issue 20: who gets past authorisation, route by route: the admin everywhere, a user where its Role reaches', () => {
+describe('issue 20: who gets past authorization, route by route: the admin everywhere, a user where its Role reaches', () => {
   it.each(EXPECTED_ROUTES.map((route) => [named(route), route] as const))(
     '%s: the admin and the user each get the status written out',
     async (_, route) => {

@@ -1,4 +1,4 @@
-// The authorisation rules in their exact words and edges (spec: authorisation by principal type,
+// The authorization rules in their exact words and edges (spec: authorization by principal type,
 // claim annotations, the review cache's key): what a refusal says, which annotation texts are
 // refused and why, and which reviews may share a cache entry.
 import { describe, expect, it, vi, afterEach } from 'vitest';

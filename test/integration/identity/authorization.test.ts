@@ -56,7 +56,7 @@ async function statusOf(promise: Promise<unknown>): Promise<number> {
   }
 }
 
-describe('Admin: bypasses every authorisation check; no SubjectAccessReview is performed', () => {
+describe('Admin: bypasses every authorization check; no SubjectAccessReview is performed', () => {
   it('allows anything without asking', async () => {
     const reviewer = scriptedReviewer({});
     await new PrincipalAuthorizer(reviewer, undefined).authorize(
@@ -332,7 +332,7 @@ describe('issue 22: the authorizer says why it allowed, for the audit trail', ()
       { type: 'admin', name: 'admin' },
       LIST_PROJECTS,
     );
-    expect(grant).toEqual({ reason: 'the admin account bypasses authorisation' });
+    expect(grant).toEqual({ reason: 'the admin account bypasses authorization' });
   });
 
   it('a ServiceAccount: allowed by a SubjectAccessReview for itself', async () => {

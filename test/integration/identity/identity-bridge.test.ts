@@ -121,7 +121,7 @@ describe('The bridge as OIDC issuer (<API_BASE_URL>/bridge): keys fetched throug
     await cluster.close();
   });
 
-  it('verifies a bridge-issued ID token and authorises the mapped user', async () => {
+  it('verifies a bridge-issued ID token and authorizes the mapped user', async () => {
     const token = await bridge.sign({ aud: 'platform-web', sub: 'alice', groups: ['platform-eng'] });
     const response = await getWithToken(gateway.url, '/internal/ping', token);
     expect(response.status, await response.clone().text()).toBe(404);

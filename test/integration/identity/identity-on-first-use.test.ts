@@ -8,7 +8,7 @@ import { loadSettings } from '../../../shared/base/config/settings.ts';
 
 // Issue 10: internal, run-logs, login and public-config connect to the cluster only when a token
 // that is not the admin's first comes. What they then decide must be what they decided before.
-describe('Issue 10, cold start: a function that connects on first use verifies and authorises ServiceAccounts as before', () => {
+describe('Issue 10, cold start: a function that connects on first use verifies and authorizes ServiceAccounts as before', () => {
   let cluster: IdentityCluster;
   let server: RunningServer;
   beforeAll(async () => {

@@ -98,7 +98,7 @@ describe('issue 38 item 2: an OIDC user is named `oidc:<username claim>`, its gr
     }
   });
 
-  it('authorisation is unchanged: the impostor named admin gets 403 where the admin is allowed, and the cluster is asked about the mapped ServiceAccount only', async () => {
+  it('authorization is unchanged: the impostor named admin gets 403 where the admin is allowed, and the cluster is asked about the mapped ServiceAccount only', async () => {
     const { gateway, oidcProvider, cluster } = platform();
     const token = await oidcProvider.login('mallory');
     const reviews: RecordedRequest[] = [];

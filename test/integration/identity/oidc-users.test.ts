@@ -1,5 +1,5 @@
 // OIDC users: ID tokens from a real OpenID Provider (Authorization Code + PKCE), verified against
-// its JWKS, mapped to ServiceAccounts by annotations, then authorised by SubjectAccessReview.
+// its JWKS, mapped to ServiceAccounts by annotations, then authorized by SubjectAccessReview.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningServer } from '../../../knative/node-http/running-server.ts';
 import { adminEnv } from '../../support/admin-fixtures.ts';
@@ -67,7 +67,7 @@ function useOidcSetting(
   return { cluster: () => cluster!, provider: () => provider!, gateway: () => gateway!, startGateway };
 }
 
-// The internal route answers 404 (no such internal route yet) only after authorisation allowed the call.
+// The internal route answers 404 (no such internal route yet) only after authorization allowed the call.
 async function expectAllowed(response: Response): Promise<void> {
   expect(response.status, await response.clone().text()).toBe(404);
   expect(((await response.json()) as { reason: string }).reason).toBe('NotFound');

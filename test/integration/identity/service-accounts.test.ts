@@ -1,5 +1,5 @@
 // ServiceAccount tokens: signature checked against the cluster's key set, then verified by TokenReview,
-// authorised by standard RBAC through SubjectAccessReview, both cached. The key set itself:
+// authorized by standard RBAC through SubjectAccessReview, both cached. The key set itself:
 // service-account-signatures.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../../knative/node-http/running-server.ts';
@@ -25,7 +25,7 @@ describe("ServiceAccount: bearer token checked against the cluster's key set, th
     await cluster.close();
   });
 
-  it('a ServiceAccount its RBAC allows reaches the internal route (404: no such route yet, after authorisation)', async () => {
+  it('a ServiceAccount its RBAC allows reaches the internal route (404: no such route yet, after authorization)', async () => {
     const token = await cluster.mintToken('controller');
     expect((await getWithToken(gateway.url, '/internal/workspaces', token)).status).toBe(404);
     const post = await fetch(`${gateway.url}/internal/workspaces/a/status`, {
@@ -186,7 +186,7 @@ describe('Kubernetes API down after the keys were fetched: held keys still refus
     await expectStatus(response, 503, 'KubernetesUnavailable');
   });
 
-  it('a reviewed token asking for something not yet authorised gets 503 when the SubjectAccessReview cannot be made', async () => {
+  it('a reviewed token asking for something not yet authorized gets 503 when the SubjectAccessReview cannot be made', async () => {
     const response = await fetch(`${gateway.url}/internal/y`, {
       method: 'POST',
       headers: { authorization: `Bearer ${reviewed}` },

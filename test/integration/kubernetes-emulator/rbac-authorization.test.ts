@@ -194,7 +194,7 @@ describe('resourceNames restrict a rule to named objects and never match request
   });
 });
 
-describe('a list or watch narrowed by fieldSelector=metadata.name is authorised with that name (RequestInfoFactory)', () => {
+describe('a list or watch narrowed by fieldSelector=metadata.name is authorized with that name (RequestInfoFactory)', () => {
   it('lets a resourceNames rule list and watch its one object, and nothing wider', async () => {
     await clusterRole('watch-one-secret', [
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['watched'], verbs: ['list', 'watch'] },

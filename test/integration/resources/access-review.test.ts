@@ -1,5 +1,5 @@
 // Issue 24, item 5: SelfSubjectAccessReview served under /apis/authorization.k8s.io/v1/ for the platform's
-// identities, answered by the authoriser the routes use: the admin by its bypass, a ServiceAccount by its RBAC, an
+// identities, answered by the authorizer the routes use: the admin by its bypass, a ServiceAccount by its RBAC, an
 // OIDC user by its mapped ServiceAccount's. Bodies come as JSON or, as kubectl sends them, as Kubernetes protobuf.
 import { describe, expect, it } from 'vitest';
 import { accessReviewHandlers } from '../../../functions/resources/handlers/access-review-handlers.ts';
@@ -59,7 +59,7 @@ async function sendProtobuf(bytes: Uint8Array) {
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
-describe('SelfSubjectAccessReview: the answer of the authoriser the routes use (issue 24, item 5)', () => {
+describe('SelfSubjectAccessReview: the answer of the authorizer the routes use (issue 24, item 5)', () => {
   it('the admin is allowed anything, and told it is the bypass', async () => {
     const answer = await review('admin', asked({ verb: 'delete', group: GROUP, resource: 'projects' }));
     expect(answer.status).toBe(201);
@@ -67,7 +67,7 @@ describe('SelfSubjectAccessReview: the answer of the authoriser the routes use (
       kind: 'SelfSubjectAccessReview',
       apiVersion: 'authorization.k8s.io/v1',
       spec: { resourceAttributes: { verb: 'delete', group: GROUP, resource: 'projects' } },
-      status: { allowed: true, reason: 'the admin account bypasses authorisation' },
+      status: { allowed: true, reason: 'the admin account bypasses authorization' },
     });
   });
 
@@ -227,7 +227,7 @@ describe('SelfSubjectAccessReview in Kubernetes protobuf, as kubectl sends it (i
   });
 });
 
-describe('SelfSubjectRulesReview: the rules the caller is authorised by in a namespace (issue 24, item 5)', () => {
+describe('SelfSubjectRulesReview: the rules the caller is authorized by in a namespace (issue 24, item 5)', () => {
   async function rules(who: 'admin' | 'serviceAccount' | 'oidcUser', namespace: string) {
     const response = await callAs(platform, who)('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
       apiVersion: 'authorization.k8s.io/v1',

@@ -310,7 +310,7 @@ describe("Issue 45, item 2: four eyes after a policy change in between (the admi
   });
 });
 
-describe('Issue 45, item 2: withdrawing an approval (a route authorised as approve)', () => {
+describe('Issue 45, item 2: withdrawing an approval (a route authorized as approve)', () => {
   it('an approver withdraws its own approval: its record goes, and the audit event names the caller and the approver', async () => {
     const name = await newRollout();
     await stagingPolicy(name, { count: 2 });

@@ -394,7 +394,7 @@ async function sweepPlanApproval(cancelled: string): Promise<void> {
   const applyPlan = byId('applyPlan');
   const planRun = { project: TEAM_PROJECT, run: plan.id };
   await hit(applyPlan, { params: planRun, token: serviceAccount });
-  // Over the body limit: the run must exist for the route's authorisation to come before the 413.
+  // Over the body limit: the run must exist for the route's authorization to come before the 413.
   await hit(applyPlan, { params: planRun, raw: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) });
   await hit(applyPlan, { params: planRun, body: { planRun: plan.id } });
   await hit(applyPlan, { params: { ...planRun, run: UNKNOWN_RUN } });

@@ -1,5 +1,5 @@
 // Issue 37, build item 3 ("apply what was reviewed"), through the gateway: a succeeded plan run approved for
-// apply (`POST .../runs/{plan}/apply`, authorised as `approve` on `workspaces/runs`) becomes an apply run bound to
+// apply (`POST .../runs/{plan}/apply`, authorized as `approve` on `workspaces/runs`) becomes an apply run bound to
 // it, which the controller is handed on claim; stale plans and anything but a succeeded plan are refused (409);
 // "Start apply" without a plan only where the Workspace allows it; the audit trail names both principals.
 import { describe, expect, it } from 'vitest';

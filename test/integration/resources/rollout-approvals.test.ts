@@ -317,7 +317,7 @@ describe("issue 37, item 2: four eyes (approval.distinctFromAuthor): the revisio
     });
   });
 
-  it('the admin bypasses authorisation, not four eyes: it may not approve the revision it wrote', async () => {
+  it('the admin bypasses authorization, not four eyes: it may not approve the revision it wrote', async () => {
     const name = await newRollout('admin');
     expect((await as('admin')('POST', approveRoute(name), { stage: 'prod-eu' }).then(expectStatus(409))).reason).toBe(
       'ApproverIsAuthor',

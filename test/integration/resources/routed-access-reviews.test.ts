@@ -2,7 +2,7 @@
 // (`/api/v1alpha1/audit/events`, `/api/v1alpha1/projects/p/runs`, `/apis/<group>/v1alpha1/projects`)
 // answered `allowed: true` for a ServiceAccount with no rights, from the cluster's `system:discovery`
 // grant (`/api/*`, `/apis/*`), while the route answered 403; the rules review listed `/api/*`. A path
-// the server routes is now reviewed with the attributes its route is authorised by (the chain's own
+// the server routes is now reviewed with the attributes its route is authorized by (the chain's own
 // decision), and the rules review lists only the non-resource grants a route honours. Every case
 // below is also sent to the route itself, whose answer must agree.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -107,7 +107,7 @@ describe('issue 38 item 3: a SelfSubjectAccessReview of a routed path answers as
     expect(route.status === 403).toBe(!allowed && status === 403);
   });
 
-  it('says why: the attributes the route is authorised by, or that nothing is routed there', async () => {
+  it('says why: the attributes the route is authorized by, or that nothing is routed there', async () => {
     expect((await accessReview('nobody', 'get', '/api/v1alpha1/audit/events')).reason).toContain(
       'list events.audit.k8s.io',
     );

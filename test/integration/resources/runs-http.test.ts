@@ -63,7 +63,7 @@ describe('A run records the principal that started it: admin for the admin accou
   });
 });
 
-describe('Starting a run is authorised as create on workspaces/runs; a denied start writes nothing', () => {
+describe('Starting a run is authorized as create on workspaces/runs; a denied start writes nothing', () => {
   it('refuses an OIDC user in a Project it has no Role in (403) and records no run', async () => {
     await createWorkspace(OTHER_PROJECT, 'not-alices');
     const denied = await as('oidcUser')('POST', runsOf(OTHER_PROJECT, 'not-alices'), { type: 'apply' }).then(
@@ -170,7 +170,7 @@ async function claim(workspace: string): Promise<{ run: { id: string }; lease: {
   );
 }
 
-describe('Internal routes: the workspace controller, authorised as a non-resource SubjectAccessReview on /internal/*', () => {
+describe('Internal routes: the workspace controller, authorized as a non-resource SubjectAccessReview on /internal/*', () => {
   it('claims Pending runs oldest first with a lease, appends numbered log chunks and ends the run', async () => {
     await createWorkspace(TEAM_PROJECT, 'controlled');
     const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'controlled'), {
@@ -379,7 +379,7 @@ describe("Run-log stream: server-sent events of a run's log lines (the only rout
     expect(heartbeatTimes[1]).toBeLessThan(HEARTBEAT_MS * 25);
   });
 
-  it('is authorised as get on workspaces/log: a ServiceAccount without it gets 403; an unknown run is 404', async () => {
+  it('is authorized as get on workspaces/log: a ServiceAccount without it gets 403; an unknown run is 404', async () => {
     await createWorkspace(TEAM_PROJECT, 'guarded');
     const run = await as('admin')('POST', runsOf(TEAM_PROJECT, 'guarded'), { type: 'plan' }).then(expectStatus(201));
     expect(

@@ -130,7 +130,7 @@ describe('issue 38 item 4: the route table names its parameters as this file cla
 describe("issue 38 item 4 (a): the namespace and the Project are the path's, whatever the query names", () => {
   for (const route of ROUTES) {
     it(`${route.method} ${route.path}`, async () => {
-      // The path names the caller's own Project, the query the other: authorised and executed in its own.
+      // The path names the caller's own Project, the query the other: authorized and executed in its own.
       const own = await sendAudited(
         platform(),
         token,

@@ -292,7 +292,7 @@ describe('A body is read only in a media type its route reads: anything else is 
   });
 });
 
-describe('What the server sends to the cluster is what it authorised: a request asking to act as someone else is refused, never run as the caller', () => {
+describe('What the server sends to the cluster is what it authorized: a request asking to act as someone else is refused, never run as the caller', () => {
   it('kubectl --as=bob: a delete, an access review and whoami with Impersonate-* headers are 400 naming the header, and the Workspace stays (it was deleted with the admin rights)', async () => {
     await createWorkspace('impersonated');
     const path = `${API}/namespaces/${TEAM_PROJECT}/workspaces/impersonated`;

@@ -1,6 +1,6 @@
 // Issue 44, item 11: a namespaced list takes its namespace from the path only. `?namespace=` in the
 // query is refused with 400 on every namespaced list route (a list honouring it would read another
-// namespace than the one authorised, which the authorising client turns into a 500), never a 500.
+// namespace than the one authorized, which the authorizing client turns into a 500), never a 500.
 import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../../shared/contract/routes/route-table.ts';
 import { GROUP, OTHER_PROJECT, TEAM_PROJECT, callAs, usePlatform } from '../../support/platform-fixture.ts';

@@ -1,6 +1,6 @@
 // Issue 46: Project tokens for automation. A token is a bound, expiring ServiceAccount token in the
 // Project's namespace (its own ServiceAccount, a RoleBinding of its role, a TokenRequest), verified by
-// TokenReview and authorised by RBAC like any ServiceAccount; the database keeps only what the list shows.
+// TokenReview and authorized by RBAC like any ServiceAccount; the database keeps only what the list shows.
 // The platform runs as the chart deploys it (the chart's RBAC for the API server), on a real PostgreSQL.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditCapture } from '../../support/audit-capture.ts';
@@ -102,7 +102,7 @@ describe('Issue 46, item 1: POST .../tokens answers the token once; GET lists it
   });
 });
 
-describe('Issue 46, item 2: a token is a ServiceAccount token, authorised by RBAC like any ServiceAccount', () => {
+describe('Issue 46, item 2: a token is a ServiceAccount token, authorized by RBAC like any ServiceAccount', () => {
   it('works for what its role allows and gets 403 elsewhere', async () => {
     const { token } = await createToken('reader', { kind: 'Role', name: 'ci' });
     const caller = as(token);

@@ -537,7 +537,7 @@ const CASES: Case[] = [
     expect: jsonMatching(400, { reason: 'InvalidPhase' }),
   },
   {
-    name: 'internal: an unknown internal route, once authorised → 404',
+    name: 'internal: an unknown internal route, once authorized → 404',
     request: () => ({
       fn: 'internal',
       method: 'GET',

@@ -1,5 +1,5 @@
 // A hostile sweep with the real kubectl: `--as` sends Impersonate-User, which the server ignored and then acted
-// with the caller's own rights. What the server sends to the cluster must be what it authorised: the request is
+// with the caller's own rights. What the server sends to the cluster must be what it authorized: the request is
 // refused, naming the header, and nothing changes.
 import { describe, expect, it } from 'vitest';
 import { API, TEAM_PROJECT, expectStatus, send, usePlatform, workspaceObject } from '../../support/platform-fixture.ts';

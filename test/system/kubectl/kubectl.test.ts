@@ -230,7 +230,7 @@ describe("Watch: get -w streams changes and ends when the caller's token expires
   });
 });
 
-describe("An OIDC user is authorised per request as their ServiceAccount's Role allows", () => {
+describe("An OIDC user is authorized per request as their ServiceAccount's Role allows", () => {
   it('may list, apply, server-side apply and delete Workspaces in their own Project', async () => {
     const file = await manifest('alice-ws', workspace('alice-ws', TEAM_PROJECT));
     expect(await alice.ok(['apply', '-f', file])).toContain('created');
@@ -331,7 +331,7 @@ describe('@kubernetes/client-node pointed at the server lists, watches and creat
   });
 });
 
-describe('kubectl auth can-i asks this server, which answers with the authoriser its routes use (issue 24, item 5)', () => {
+describe('kubectl auth can-i asks this server, which answers with the authorizer its routes use (issue 24, item 5)', () => {
   /** `kubectl auth can-i`: exit 0 and "yes", or exit 1 and "no" (kubectl adds " - <the reason>"). */
   async function canI(who: ReturnType<typeof kubectlWith>, args: string[]): Promise<string> {
     const answer = await who.result(['auth', 'can-i', ...args]);
@@ -353,7 +353,7 @@ describe('kubectl auth can-i asks this server, which answers with the authoriser
     expect(refused.stdout).toContain('as ServiceAccount');
   });
 
-  it('a path the server routes is answered as its route is authorised, not by system:discovery (issue 38 item 3)', async () => {
+  it('a path the server routes is answered as its route is authorized, not by system:discovery (issue 38 item 3)', async () => {
     expect(await canI(alice, ['get', '/api/v1alpha1/audit/events'])).toBe('no');
     expect(await canI(alice, ['get', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs`])).toBe('yes');
     expect(await canI(alice, ['get', `/api/v1alpha1/projects/${OTHER_PROJECT}/runs`])).toBe('no');
@@ -367,7 +367,7 @@ describe('kubectl auth can-i asks this server, which answers with the authoriser
     expect(await alice.ok(['auth', 'can-i', '--list', '-n', OTHER_PROJECT])).not.toMatch(/workspaces/);
   });
 
-  it('agrees with what the server then does: a "no" is a 403, a "yes" gets past authorisation', async () => {
+  it('agrees with what the server then does: a "no" is a 403, a "yes" gets past authorization', async () => {
     expect(await canI(alice, ['list', 'workspaces', '-n', OTHER_PROJECT])).toBe('no');
     const refused = await alice.result(['get', 'workspaces', '-n', OTHER_PROJECT]);
     expect(refused.code).not.toBe(0);

@@ -1,5 +1,5 @@
 // Issue 13 at the HTTP level: what kubectl and client libraries send, each rule checked on the wire,
-// authorised per request as the REST routes are, with what reaches the cluster checked through its administrator.
+// authorized per request as the REST routes are, with what reaches the cluster checked through its administrator.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,7 +105,7 @@ describe('OpenAPI v2 and v3 from the CRD schemas', () => {
   });
 });
 
-describe("GET /api/v1/namespaces/<ns> answers for Projects' namespaces, authorised as get on namespaces", () => {
+describe("GET /api/v1/namespaces/<ns> answers for Projects' namespaces, authorized as get on namespaces", () => {
   it("shows a Project's namespace to the admin and hides namespaces that are no Project's", async () => {
     const namespace = await get(`/api/v1/namespaces/${TEAM_PROJECT}`, platform().tokens.admin).then(expectStatus(200));
     expect(namespace).toMatchObject({ kind: 'Namespace', metadata: { name: TEAM_PROJECT } });
@@ -189,7 +189,7 @@ describe('YAML request bodies (application/yaml)', () => {
   });
 });
 
-describe("Watch (?watch=1) is authorised as watch and streams the cluster's events", () => {
+describe("Watch (?watch=1) is authorized as watch and streams the cluster's events", () => {
   it('refuses a caller allowed to list but not to watch', async () => {
     const token = platform().tokens.serviceAccount;
     await get(workspaces, token).then(expectStatus(200));
@@ -376,7 +376,7 @@ describe('platform-api kubeconfig writes a context for kubectl users', () => {
   });
 });
 
-describe('Server-side apply is authorised as patch, and as create when the object does not exist', () => {
+describe('Server-side apply is authorized as patch, and as create when the object does not exist', () => {
   it('lets a caller who may patch but not create change an existing Workspace, and creates nothing for it', async () => {
     const { cluster, gateway, tokens } = platform();
     await cluster.createServiceAccount('patch-only');

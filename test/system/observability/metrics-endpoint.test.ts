@@ -1,4 +1,4 @@
-// Issue 23, items 1 and 2: `/metrics` on every function, authorised like kube-apiserver's (a SubjectAccessReview
+// Issue 23, items 1 and 2: `/metrics` on every function, authorized like kube-apiserver's (a SubjectAccessReview
 // on the non-resource URL `/metrics`, verb `get`), in the Prometheus text format; the HTTP metric labelled by the
 // route TEMPLATE, never the raw path; one registry per context; METRICS=off records nothing and serves 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ function samples(exposition: string, metric: string): string[] {
   return exposition.split('\n').filter((line) => line.startsWith(`${metric}{`) || line.startsWith(`${metric} `));
 }
 
-describe('issue 23: /metrics, authorised as the non-resource URL /metrics (verb get), in the Prometheus text format', () => {
+describe('issue 23: /metrics, authorized as the non-resource URL /metrics (verb get), in the Prometheus text format', () => {
   let cluster: IdentityCluster;
   let gateway: RunningServer;
 
@@ -90,7 +90,7 @@ describe('issue 23: one registry per context, and METRICS=off', () => {
     expect(body).toMatch(/^platform_api_run_queue_oldest_pending_age_seconds 42$/m);
   });
 
-  it('METRICS=off: /metrics answers 404 to an authorised caller', async () => {
+  it('METRICS=off: /metrics answers 404 to an authorized caller', async () => {
     const gateway = await startTestGateway(adminEnv({ METRICS: 'off' }));
     try {
       const response = await getWithToken(gateway.url, '/metrics', await loginToken(gateway.url, ADMIN_PASSWORD));

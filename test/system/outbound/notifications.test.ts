@@ -335,7 +335,7 @@ describe('Issue 47, item 4: a delivery log per Notification, and redelivery of o
   });
 });
 
-describe('Issue 47, item 3: the scheduled trigger is an internal route, authorised like /internal/*', () => {
+describe('Issue 47, item 3: the scheduled trigger is an internal route, authorized like /internal/*', () => {
   it('an OIDC user may not sweep', async () => {
     expect((await callAs(platform, 'oidcUser')('POST', '/internal/outbound/sweep')).status).toBe(403);
   });

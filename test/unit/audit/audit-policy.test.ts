@@ -74,19 +74,19 @@ describe('issue 22: which group a request is in (the first that fits)', () => {
   });
 
   it('watch: the watch verb, or any streamed answer (a run-log stream)', () => {
-    const watch = request({ authorisationAsked: { verb: 'watch', group: 'g', resource: 'workspaces' } });
+    const watch = request({ authorizationAsked: { verb: 'watch', group: 'g', resource: 'workspaces' } });
     expect(auditGroup(watch, 200, false)).toBe('watch');
     expect(auditGroup(request(), 200, true)).toBe('watch');
   });
 
   it('write: create, update, patch, delete, deletecollection; read: everything else', () => {
     for (const verb of ['create', 'update', 'patch', 'delete', 'deletecollection']) {
-      expect(auditGroup(request({ authorisationAsked: { verb, group: 'g', resource: 'r' } }), 200, false)).toBe(
+      expect(auditGroup(request({ authorizationAsked: { verb, group: 'g', resource: 'r' } }), 200, false)).toBe(
         'write',
       );
     }
     for (const verb of ['get', 'list']) {
-      expect(auditGroup(request({ authorisationAsked: { verb, group: 'g', resource: 'r' } }), 200, false)).toBe('read');
+      expect(auditGroup(request({ authorizationAsked: { verb, group: 'g', resource: 'r' } }), 200, false)).toBe('read');
     }
     expect(auditGroup(request({ method: 'POST' }), 200, false)).toBe('read');
   });

@@ -1,7 +1,7 @@
 // Issue 40, items 1 and 5: the pure parts of the console's editing and of its permissions. The merge
 // patch an edit is sent as (applied by the server's own merge-patch code, it gives exactly the draft),
 // the field paths of `Status` causes, the line diff of two versions, the YAML view's rules, the RBAC
-// matching that reads a rules review (held against the Kubernetes emulator's authoriser), and the routes.
+// matching that reads a rules review (held against the Kubernetes emulator's authorizer), and the routes.
 import fc from 'fast-check';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -162,7 +162,7 @@ describe("Controls by permission read a rules review as Kubernetes' RBAC does (i
     name: names.filter((name) => name !== '*'),
   });
 
-  it("agrees with the Kubernetes emulator's RBAC authoriser on every rule and request", () => {
+  it("agrees with the Kubernetes emulator's RBAC authorizer on every rule and request", () => {
     fc.assert(
       fc.property(rule, asked, (policy, request) => {
         const console = ruleAllows(policy, {

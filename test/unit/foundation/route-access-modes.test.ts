@@ -166,7 +166,7 @@ describe('The route table declares one access mode per route: open, bearer, bear
     for (const route of internal) expect(route.auth, route.operationId).toBe('bearer');
   });
 
-  it('documents 401 and 503 on every authenticated route and none of them on an open one; 403 only where the caller is authorised', () => {
+  it('documents 401 and 503 on every authenticated route and none of them on an open one; 403 only where the caller is authorized', () => {
     for (const route of ROUTES) {
       const documented = Object.keys(route.errorResponses ?? {});
       if (route.auth === 'none') expect(documented, route.operationId).not.toContain('401');

@@ -1,7 +1,7 @@
 // "Validate names where the route matches" on the route table itself, without a server (issue 15):
 // every path parameter of every route refuses dot segments, each with the exact problem, and the
 // kinds' names follow their own rule (a Project is a DNS label, other kinds DNS subdomains). The
-// HTTP side, with the cluster's record of what reached it, is test/integration/security/executed-equals-authorised.test.ts.
+// HTTP side, with the cluster's record of what reached it, is test/integration/security/executed-equals-authorized.test.ts.
 import { describe, expect, it } from 'vitest';
 import { RouteMatcher } from '../../../shared/contract/routes/route-matcher.ts';
 import { routeTable, type RouteDefinition } from '../../../shared/contract/routes/route-table.ts';

@@ -131,7 +131,7 @@ describe('/openapi.json: each route documents only the answers it can give (issu
     }
   });
 
-  it('403 only where the caller is authorised: whoAmI needs nothing but a valid token, getWorkspace authorises', () => {
+  it('403 only where the caller is authorized: whoAmI needs nothing but a valid token, getWorkspace authorizes', () => {
     const byId = (operationId: string) => routes.find((route) => route.operationId === operationId)!;
     expect(Object.keys(answers(byId('whoAmI')))).not.toContain('403');
     expect(Object.keys(answers(byId('whoAmI')))).toContain('401');
@@ -151,7 +151,7 @@ describe('/openapi.json: each route documents only the answers it can give (issu
     }
   });
 
-  it('the internal catch-all documents no success: once authorised it answers only 404', () => {
+  it('the internal catch-all documents no success: once authorized it answers only 404', () => {
     const catchAll = routes.find((route) => route.operationId === 'internal')!;
     const statuses = Object.keys(answers(catchAll));
     expect(statuses.filter((status) => status.startsWith('2'))).toEqual([]);

@@ -3,7 +3,7 @@
 // (`kubectl auth can-i --list -n <project>`) and reads every control of the page from its rules;
 // cluster-wide questions (create a Project, read the audit trail) and a cluster-scoped Project's own
 // writes are one SelfSubjectAccessReview each, since a namespace's rules mix in its RoleBindings,
-// which grant nothing cluster-wide. Both are answered by the authoriser the routes use.
+// which grant nothing cluster-wide. Both are answered by the authorizer the routes use.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { apiGroup } from './platform-api.ts';

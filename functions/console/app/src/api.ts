@@ -57,7 +57,7 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export type UnauthorisedHandler = (reason: string) => void;
+export type UnauthorizedHandler = (reason: string) => void;
 
 /** A request's body: JSON (`application/json` unless `contentType` names a patch type). */
 export interface RequestBody {
@@ -81,8 +81,8 @@ export interface Api {
   write<T>(method: string, path: string, request?: RequestBody): Promise<Answer<T>>;
 }
 
-/** The API at `baseUrl`; `onUnauthorised` hears every 401 (the caller sends the user to sign in). */
-export function createApi(baseUrl: string, onUnauthorised: UnauthorisedHandler): Api {
+/** The API at `baseUrl`; `onUnauthorized` hears every 401 (the caller sends the user to sign in). */
+export function createApi(baseUrl: string, onUnauthorized: UnauthorizedHandler): Api {
   const write = async <T>(method: string, path: string, request?: RequestBody): Promise<Answer<T>> => {
     const token = currentToken();
     const response = await fetch(`${baseUrl}${path}`, {
@@ -102,7 +102,7 @@ export function createApi(baseUrl: string, onUnauthorised: UnauthorisedHandler):
         warnings: warningTexts(response.headers.get('warning')),
       };
     const error = await apiError(response);
-    if (response.status === 401) onUnauthorised(error.message);
+    if (response.status === 401) onUnauthorized(error.message);
     throw error;
   };
   const send = async <T>(method: string, path: string, request?: RequestBody): Promise<T> =>

@@ -62,7 +62,7 @@ export function Console() {
   }, []);
 
   /** Any 401: forget the token and go to sign-in saying why, remembering where the user was. */
-  const unauthorised = (reason: string) => {
+  const unauthorized = (reason: string) => {
     if (!currentToken()) return;
     forgetToken();
     rememberSignInCause(location.hash || '#/projects', `You were signed out: ${reason}`);
@@ -76,7 +76,7 @@ export function Console() {
       navigate('#/sign-in');
     }
   }, [hash, token, config]);
-  const api = useMemo(() => (config ? createApi(config.apiBaseUrl, unauthorised) : undefined), [config]);
+  const api = useMemo(() => (config ? createApi(config.apiBaseUrl, unauthorized) : undefined), [config]);
 
   if (failure)
     return (
@@ -125,7 +125,7 @@ export function Console() {
             <SignInPage config={config} onSignedIn={signedInWith} />
           )
         ) : route.page === 'run' ? (
-          <RunPage api={api} project={route.project} runId={route.run} onUnauthorised={unauthorised} />
+          <RunPage api={api} project={route.project} runId={route.run} onUnauthorized={unauthorized} />
         ) : (
           <SignedInPage api={api} route={route} />
         )}

@@ -1,6 +1,6 @@
-// RBAC's matching of a request against a rule, as kube-apiserver's authoriser does it, for the rules a
+// RBAC's matching of a request against a rule, as kube-apiserver's authorizer does it, for the rules a
 // SelfSubjectRulesReview answers: the console reads every control of a Project's page from them.
-/** What a request is authorised as: the attributes the route declares (docs/resources.md, Authorisation). */
+/** What a request is authorized as: the attributes the route declares (docs/resources.md, Authorization). */
 export interface ResourceAttributes {
   verb: string;
   group: string;

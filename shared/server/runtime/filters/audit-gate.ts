@@ -29,12 +29,12 @@ export function withAuditGate(recorder: AuditRecorder): Filter {
   };
 }
 
-/** A request that changes something: a write verb was authorised, or a controller call other than a read. */
+/** A request that changes something: a write verb was authorized, or a controller call other than a read. */
 function isWrite(request: {
   method: string;
-  authorisationAsked?: { verb: string };
+  authorizationAsked?: { verb: string };
   route?: { target: string };
 }): boolean {
-  if (request.authorisationAsked && isWriteVerb(request.authorisationAsked.verb)) return true;
+  if (request.authorizationAsked && isWriteVerb(request.authorizationAsked.verb)) return true;
   return request.route?.target === 'internal' && request.method !== 'GET';
 }

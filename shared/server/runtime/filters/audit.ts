@@ -17,7 +17,7 @@ export interface AuditFilterOptions {
  * Gives every request an audit id, sent back as `Audit-Id` as kube-apiserver does, and records the
  * answer as an audit event at the level the policy sets for it (docs/audit.md). Outside the error
  * answers, so refusals (401, 403, 429) are recorded like the rest; the event reads only what the
- * chain decided (principal, authorised attributes, status), never a credential. A watch or stream
+ * chain decided (principal, authorized attributes, status), never a credential. A watch or stream
  * is recorded when it opens (`ResponseStarted`) and when it ends (`ResponseComplete`, and how).
  */
 export function withAudit(recorder: AuditRecorder, options: AuditFilterOptions): Filter {

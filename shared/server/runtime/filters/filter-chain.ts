@@ -1,7 +1,7 @@
 import type { ApiError } from '../../../base/http/api-error.ts';
 import type { ApiRequest, ApiResponse } from '../../../base/http/api-request.ts';
 import type { Principal } from '../../../auth/principal.ts';
-import type { AuthorisationDecision } from '../../../authz/authorisation-decision.ts';
+import type { AuthorizationDecision } from '../../../authz/authorization-decision.ts';
 import type { AuthorizationAttributes } from '../../../authz/authorizer.ts';
 import type { AuditReceipt } from '../../../domain/audit/audit-event-builder.ts';
 import type { HandlerAuditNotes } from '../../../domain/audit/audit-annotations.ts';
@@ -13,10 +13,10 @@ export interface FilteredRequest extends ApiRequest, HandlerAuditNotes {
   params?: Record<string, string>;
   /** Null on open routes; undefined until authentication has run. */
   principal?: Principal | null;
-  /** What the caller was authorised for (undefined on open routes and until authorisation has run). */
-  authorisation?: AuthorisationDecision;
+  /** What the caller was authorized for (undefined on open routes and until authorization has run). */
+  authorization?: AuthorizationDecision;
   /** What the chain asked the authorizer for the route, set before the answer: also there when refused. */
-  authorisationAsked?: AuthorizationAttributes;
+  authorizationAsked?: AuthorizationAttributes;
   /** The request's audit id and arrival, set by the audit filter (filters/audit.ts). */
   auditReceipt?: AuditReceipt;
   /** The body its audit event records at the `Request` level (filters/audit.ts). */

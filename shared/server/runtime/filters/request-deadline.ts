@@ -1,7 +1,7 @@
 import { parseGoDuration } from '../../../base/config/go-duration.ts';
 import { apiError } from '../../../base/http/error-catalogue.ts';
 import type { RouteDefinition } from '../../../contract/routes/route-definition.ts';
-import { isWatchRequest } from '../../../contract/routes/route-authorisation.ts';
+import { isWatchRequest } from '../../../contract/routes/route-authorization.ts';
 import { readsTimeout } from '../../../contract/routes/closed-input.ts';
 import type { Filter } from './filter-chain.ts';
 

@@ -7,7 +7,7 @@ import type { Answer, Filter, FilteredRequest, NextFilter } from './filter-chain
  * Refuses a body the adapter found over the size limit (413, now that the caller is known: the refusal
  * is audited under its name), then impersonation headers, then gives the request its `input` and checks
  * it now, the query and then the body against the route's schemas: the last step before the handler,
- * after authorisation, so a refused caller gets its 403 whatever it sent and a handler never runs on
+ * after authorization, so a refused caller gets its 403 whatever it sent and a handler never runs on
  * input its route refuses.
  */
 export function withRequestInput(): Filter {

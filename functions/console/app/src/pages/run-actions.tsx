@@ -30,7 +30,7 @@ export function CancelButton({ api, run, onDone }: { api: Api; run: Run; onDone:
   );
 }
 
-/** Starting and cancelling are both authorised as `create` on `workspaces/runs` named by the Workspace (spec, run routes). */
+/** Starting and cancelling are both authorized as `create` on `workspaces/runs` named by the Workspace (spec, run routes). */
 export function mayRun(permissions: ProjectPermissions, workspace: string | undefined): boolean {
   return workspace !== undefined && permissions.may('create', 'workspaces/runs', workspace);
 }

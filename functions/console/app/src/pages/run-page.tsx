@@ -19,12 +19,12 @@ export function RunPage({
   api,
   project,
   runId,
-  onUnauthorised,
+  onUnauthorized,
 }: {
   api: Api;
   project: string;
   runId: string;
-  onUnauthorised: (reason: string) => void;
+  onUnauthorized: (reason: string) => void;
 }) {
   const path = `${runsPath(project)}/runs/${encodeURIComponent(runId)}`;
   const run = useLoaded(() => api.get<Run>(path), path, POLL_MS);
@@ -127,7 +127,7 @@ export function RunPage({
       <RunLogView
         streamUrl={`${api.baseUrl}/api/v1alpha1/run-logs/${encodeURIComponent(project)}/${encodeURIComponent(runId)}`}
         token={token}
-        onUnauthorised={onUnauthorised}
+        onUnauthorized={onUnauthorized}
       />
     </>
   );

@@ -2,7 +2,7 @@
 // last use, a form that creates one and shows its value once in a dialog (copied from there, never
 // shown again, kept nowhere but that dialog's state), and Revoke. Creating and revoking are offered
 // only where a SelfSubjectAccessReview says the server would allow them (revoking: by the token's
-// name, as the route authorises it); anyone else reads the list, or the API's refusal of it.
+// name, as the route authorizes it); anyone else reads the list, or the API's refusal of it.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { useAllowed } from '../access.ts';
 import { type Api, errorText } from '../api.ts';

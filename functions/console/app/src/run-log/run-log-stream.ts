@@ -19,7 +19,7 @@ export type RunLogState =
   | { kind: 'reconnecting'; detail: string }
   | { kind: 'ended'; phase: string; message: string }
   | { kind: 'removed'; message: string }
-  | { kind: 'unauthorised'; reason: string }
+  | { kind: 'unauthorized'; reason: string }
   | { kind: 'failed'; message: string };
 
 export interface RunLogStreamOptions {
@@ -27,7 +27,7 @@ export interface RunLogStreamOptions {
   token: string;
   onLine: (line: RunLogLine) => void;
   onState: (state: RunLogState) => void;
-  onUnauthorised: (reason: string) => void;
+  onUnauthorized: (reason: string) => void;
 }
 
 /** Waits between resume attempts on the fetch path, doubling from the first to the last. */
@@ -96,7 +96,7 @@ class RunLogStream {
     } else if (type === 'expired') {
       const reason = text(parseJson(data).message, 'your session ended');
       this.stop();
-      this.#unauthorised(reason);
+      this.#unauthorized(reason);
     } else if (type === 'removed') {
       // Retention removed the log (or the run): there is nothing to resume.
       this.stop();
@@ -107,9 +107,9 @@ class RunLogStream {
     }
   }
 
-  #unauthorised(reason: string): void {
-    this.#options.onState({ kind: 'unauthorised', reason });
-    this.#options.onUnauthorised(reason);
+  #unauthorized(reason: string): void {
+    this.#options.onState({ kind: 'unauthorized', reason });
+    this.#options.onUnauthorized(reason);
   }
 
   /** Resumes after the last line shown until the run ends, the token is refused, or the viewer stops. */
@@ -139,7 +139,7 @@ class RunLogStream {
         continue;
       }
       const message = await errorMessage(response);
-      if (response.status === 401) return this.#unauthorised(message);
+      if (response.status === 401) return this.#unauthorized(message);
       if (FINAL_STATUSES.has(response.status)) {
         this.stop();
         this.#options.onState({ kind: 'failed', message });

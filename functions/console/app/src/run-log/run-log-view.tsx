@@ -19,10 +19,10 @@ export interface RunLogViewProps {
   /** The bearer token, sent as `?access_token=` (EventSource cannot set headers). */
   token: string;
   /** Called with the API's reason when the token is refused (expired, key rotated, account disabled). */
-  onUnauthorised: (reason: string) => void;
+  onUnauthorized: (reason: string) => void;
 }
 
-export function RunLogView({ streamUrl, token, onUnauthorised }: RunLogViewProps) {
+export function RunLogView({ streamUrl, token, onUnauthorized }: RunLogViewProps) {
   const lines = useRef<RunLogLine[]>([]);
   const [lineCount, setLineCount] = useState(0);
   const [state, setState] = useState<RunLogState>({ kind: 'connecting' });
@@ -33,8 +33,8 @@ export function RunLogView({ streamUrl, token, onUnauthorised }: RunLogViewProps
   // Where following last scrolled to: a scroll event at or below it is that scroll landing, not the reader.
   const autoScrolledTo = useRef(0);
   // The latest callback, without reopening the stream when the parent passes a new function.
-  const unauthorised = useRef(onUnauthorised);
-  unauthorised.current = onUnauthorised;
+  const unauthorized = useRef(onUnauthorized);
+  unauthorized.current = onUnauthorized;
 
   useEffect(() => {
     lines.current = [];
@@ -60,7 +60,7 @@ export function RunLogView({ streamUrl, token, onUnauthorised }: RunLogViewProps
         if (pending.length > 0) flush();
         setState(next);
       },
-      onUnauthorised: (reason) => unauthorised.current(reason),
+      onUnauthorized: (reason) => unauthorized.current(reason),
     });
     return () => {
       stop();
@@ -180,7 +180,7 @@ function describe(state: RunLogState): string {
       return `Run ended: ${state.phase}${state.message ? ` (${state.message})` : ''}`;
     case 'removed':
       return `Log removed: ${state.message}`;
-    case 'unauthorised':
+    case 'unauthorized':
       return `Stopped: ${state.reason}`;
     case 'failed':
       return `Stopped: ${state.message}`;

@@ -1,27 +1,27 @@
 import type { KubernetesCall } from '../base/kubernetes/kubernetes-rest-client.ts';
 import type { ClusterObjects, ObjectLocation } from '../domain/resources/cluster-objects.ts';
 import type { PlatformKind } from '../contract/kinds/platform-kinds.ts';
-import type { AuthorisationDecision } from './authorisation-decision.ts';
+import type { AuthorizationDecision } from './authorization-decision.ts';
 import { describeAttributes, type ResourceAttributes } from './authorizer.ts';
 
 /**
- * The cluster as one authorised request may use it (as Kargo's authorising client): every call is
+ * The cluster as one authorized request may use it (as Kargo's authorizing client): every call is
  * turned back into the attributes a SubjectAccessReview would name (verb from the method, group,
  * resource, subresource, namespace and name from the path) and sent only when the request's decision
  * allowed exactly those. Anything else is a bug of the handler: it throws (a 500), and nothing is sent.
  * A `get` of an object the request may `patch` is allowed: patching reads the object it changes.
  */
-export class AuthorisedObjects {
+export class AuthorizedObjects {
   readonly #objects: ClusterObjects;
-  readonly #decision: AuthorisationDecision;
+  readonly #decision: AuthorizationDecision;
   readonly #deadline: AbortSignal | undefined;
 
   /**
    * `deadline`: the request's (`?timeout=`). What is sent here carries it (abandoned in flight when it
-   * passes), and nothing is checked or sent after it, a kind's write included (`authorisedWrites` checks
+   * passes), and nothing is checked or sent after it, a kind's write included (`authorizedWrites` checks
    * each with `requireCall` first); a write already sent goes on to its end, its follow-ups with it.
    */
-  constructor(objects: ClusterObjects, decision: AuthorisationDecision, deadline?: AbortSignal) {
+  constructor(objects: ClusterObjects, decision: AuthorizationDecision, deadline?: AbortSignal) {
     this.#objects = objects;
     this.#decision = decision;
     this.#deadline = deadline;
@@ -49,7 +49,7 @@ export class AuthorisedObjects {
     if (!allowed) {
       const granted = this.#decision.granted.map(describeAttributes).join(', ') || 'nothing';
       throw new Error(
-        `a handler tried to ${describeAttributes(attributes)}, but the request was authorised for ${granted}`,
+        `a handler tried to ${describeAttributes(attributes)}, but the request was authorized for ${granted}`,
       );
     }
   }

@@ -1,24 +1,24 @@
 import type { Principal } from '../../../auth/principal.ts';
 import {
-  AuthorisationDecision,
-  type AuthorisationResolver,
+  AuthorizationDecision,
+  type AuthorizationResolver,
   type DecidedVerbs,
-} from '../../../authz/authorisation-decision.ts';
+} from '../../../authz/authorization-decision.ts';
 import type { AuthorizationAttributes, Authorizer, ResourceAttributes } from '../../../authz/authorizer.ts';
 import { ApiError } from '../../../base/http/api-error.ts';
 import { apiError } from '../../../base/http/error-catalogue.ts';
 import {
-  effectiveAuthorisation,
+  effectiveAuthorization,
   resourceVerb,
   verbsDecidedWith,
-  type AuthorisationResolverName,
+  type AuthorizationResolverName,
   type DeclaredAttributes,
-  type EffectiveAuthorisation,
-} from '../../../contract/routes/route-authorisation.ts';
+  type EffectiveAuthorization,
+} from '../../../contract/routes/route-authorization.ts';
 import type { RouteDefinition } from '../../../contract/routes/route-table.ts';
 import type { Filter, FilteredRequest } from './filter-chain.ts';
 
-/** A request that reached authorisation: routed, with its path parameters, and authenticated. */
+/** A request that reached authorization: routed, with its path parameters, and authenticated. */
 export type RoutedRequest = FilteredRequest & {
   route: RouteDefinition;
   principal: Principal;
@@ -26,76 +26,76 @@ export type RoutedRequest = FilteredRequest & {
 };
 
 /**
- * What deciding a route's authorisation reads of a request: the caller, the route's validated path
+ * What deciding a route's authorization reads of a request: the caller, the route's validated path
  * parameters, and the path, method and query (a non-resource path; a list's `?watch`); what was
  * asked is noted on it.
  */
-export type AuthorisedRouteRequest = Pick<FilteredRequest, 'path' | 'method' | 'query' | 'authorisationAsked'> & {
+export type AuthorizedRouteRequest = Pick<FilteredRequest, 'path' | 'method' | 'query' | 'authorizationAsked'> & {
   route: RouteDefinition;
   principal: Principal;
   params: Record<string, string>;
 };
 
-export type AuthorisationResolvers = Partial<Record<AuthorisationResolverName, AuthorisationResolver>>;
+export type AuthorizationResolvers = Partial<Record<AuthorizationResolverName, AuthorizationResolver>>;
 
 /**
- * Authorises the request as its route declares (route-authorisation.ts) before any handler runs, as
- * kube-apiserver's `WithAuthorization`, and hands the handler the decision (`request.authorisation`).
+ * Authorizes the request as its route declares (route-authorization.ts) before any handler runs, as
+ * kube-apiserver's `WithAuthorization`, and hands the handler the decision (`request.authorization`).
  * Runs after authentication and the route refusal, before the input is read: a refused caller gets
  * its 403 whatever it sent, and nothing reaches the cluster or the database.
  */
-export function withAuthorisation(authorizer: Authorizer, apiGroup: string, resolvers: AuthorisationResolvers): Filter {
+export function withAuthorization(authorizer: Authorizer, apiGroup: string, resolvers: AuthorizationResolvers): Filter {
   return (request, next) => {
     const route = request.route!;
-    const authorisation = effectiveAuthorisation(route);
-    if ('open' in authorisation) return next(request);
+    const authorization = effectiveAuthorization(route);
+    if ('open' in authorization) return next(request);
     const routed = request as RoutedRequest;
-    const proceed = (decision: AuthorisationDecision) => {
-      request.authorisation = decision;
+    const proceed = (decision: AuthorizationDecision) => {
+      request.authorization = decision;
       return next(request);
     };
     // Synchronous when there is nothing to ask: every promise costs.
-    if ('anyAuthenticatedCaller' in authorisation)
-      return proceed(new AuthorisationDecision(authorizer, routed.principal, []));
-    if ('boundTaskResult' in authorisation) {
+    if ('anyAuthenticatedCaller' in authorization)
+      return proceed(new AuthorizationDecision(authorizer, routed.principal, []));
+    if ('boundTaskResult' in authorization) {
       const { principal, params } = routed;
       if (principal.type !== 'runtask' || principal.taskResult !== params.taskResult)
         throw apiError(
           'TaskResultTokenMismatch',
           'the access token was issued for another task result: it answers and reads only for its own',
         );
-      return proceed(new AuthorisationDecision(authorizer, principal, []));
+      return proceed(new AuthorizationDecision(authorizer, principal, []));
     }
-    return decideAsDeclared(authorizer, apiGroup, resolvers, authorisation, routed).then(proceed);
+    return decideAsDeclared(authorizer, apiGroup, resolvers, authorization, routed).then(proceed);
   };
 }
 
 /**
  * Decides a request as its route declares (the chain's one way, which a SelfSubjectAccessReview of a
  * routed path shares): the decision; or 403 or 503 as the authorizer throws; or, once the caller is
- * authorised without a name, a resolver's not-found.
+ * authorized without a name, a resolver's not-found.
  */
 export async function decideAsDeclared(
   authorizer: Authorizer,
   apiGroup: string,
-  resolvers: AuthorisationResolvers,
-  authorisation: Exclude<
-    EffectiveAuthorisation,
+  resolvers: AuthorizationResolvers,
+  authorization: Exclude<
+    EffectiveAuthorization,
     { open: true } | { anyAuthenticatedCaller: true } | { boundTaskResult: true }
   >,
-  request: AuthorisedRouteRequest,
-): Promise<AuthorisationDecision> {
+  request: AuthorizedRouteRequest,
+): Promise<AuthorizationDecision> {
   const { principal, params } = request;
   // What was asked is kept on the request, allowed or not: the audit trail names it on a refusal too.
   const decideOn = (attributes: AuthorizationAttributes, resolved?: unknown, verbs?: DecidedVerbs) => {
-    request.authorisationAsked = attributes;
-    return AuthorisationDecision.decide(authorizer, principal, attributes, resolved, verbs);
+    request.authorizationAsked = attributes;
+    return AuthorizationDecision.decide(authorizer, principal, attributes, resolved, verbs);
   };
-  if ('nonResourcePath' in authorisation) {
+  if ('nonResourcePath' in authorization) {
     return decideOn({ nonResourcePath: request.path, verb: request.method.toLowerCase() });
   }
-  if ('kind' in authorisation) {
-    const { kind, operation } = authorisation;
+  if ('kind' in authorization) {
+    const { kind, operation } = authorization;
     return decideOn(
       {
         verb: resourceVerb(operation, request.query),
@@ -109,11 +109,11 @@ export async function decideAsDeclared(
       { decidesAlso: verbsDecidedWith(kind, operation) },
     );
   }
-  const attributes = declaredAttributes(authorisation.attributes, apiGroup, params);
-  if (!('resolver' in authorisation)) return decideOn(attributes, undefined, { performs: authorisation.performs });
-  const resolver = resolvers[authorisation.resolver];
+  const attributes = declaredAttributes(authorization.attributes, apiGroup, params);
+  if (!('resolver' in authorization)) return decideOn(attributes, undefined, { performs: authorization.performs });
+  const resolver = resolvers[authorization.resolver];
   if (!resolver)
-    throw new Error(`no authorisation resolver ${authorisation.resolver} for ${request.route.operationId}`);
+    throw new Error(`no authorization resolver ${authorization.resolver} for ${request.route.operationId}`);
   const found = await resolver(request);
   if ('notFound' in found) {
     await decideOn(attributes);
@@ -130,7 +130,7 @@ export async function decideAsDeclared(
     // keeps what was asked, name included. Allowed without a name but refused with one cannot happen
     // under RBAC (a rule without names covers every name): the named refusal stands then.
     await decideOn(attributes).finally(() => {
-      request.authorisationAsked = named;
+      request.authorizationAsked = named;
     });
     throw refusal;
   }

@@ -1,17 +1,17 @@
-import type { AuthorisedObjects } from '../../../shared/authz/authorised-objects.ts';
+import type { AuthorizedObjects } from '../../../shared/authz/authorized-objects.ts';
 import type { ObjectLocation } from '../../../shared/domain/resources/cluster-objects.ts';
 import type { PlatformKind } from '../../../shared/contract/kinds/platform-kinds.ts';
 import type { ResourceWrites } from './resource-writes.ts';
 
 /**
- * A kind's writes bound to what the request was authorised for: each write is checked, as the call it
+ * A kind's writes bound to what the request was authorized for: each write is checked, as the call it
  * sends for the object (POST to the collection, PUT, PATCH or DELETE of the item), against the
- * request's decision before it runs; a write that was not authorised is a bug and throws. What a
- * kind does besides (a Project's namespace, a VariableSet's Secret) follows from the authorised write.
+ * request's decision before it runs; a write that was not authorized is a bug and throws. What a
+ * kind does besides (a Project's namespace, a VariableSet's Secret) follows from the authorized write.
  */
-export function authorisedWrites(
+export function authorizedWrites(
   writes: ResourceWrites,
-  cluster: AuthorisedObjects,
+  cluster: AuthorizedObjects,
   kind: PlatformKind,
 ): ResourceWrites {
   const item = (method: string, location: ObjectLocation) =>

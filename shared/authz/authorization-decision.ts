@@ -9,9 +9,9 @@ import {
 } from './authorizer.ts';
 
 /**
- * What a resolver read to name the route's object: the name (absent: authorise without one), what it
+ * What a resolver read to name the route's object: the name (absent: authorize without one), what it
  * found (handed to the handler as the decision's `resolved`), or the error to answer once the caller
- * was authorised without a name (only those who could act on any such object learn it does not exist).
+ * was authorized without a name (only those who could act on any such object learn it does not exist).
  * `readableAs`: the verb and resource that let a caller read what was found (a run: `get` on
  * `workspaces/runs`); a refused caller without it is answered as for an object that does not exist.
  */
@@ -19,8 +19,8 @@ export type ResolvedObject =
   | { name: string; resolved: unknown; readableAs: { verb: string; resource: string; subresource?: string } }
   | { notFound: unknown };
 
-/** Reads what a route acts on before it is authorised (a run by id), from the validated path parameters. */
-export type AuthorisationResolver = (request: {
+/** Reads what a route acts on before it is authorized (a run by id), from the validated path parameters. */
+export type AuthorizationResolver = (request: {
   principal: Principal;
   params: Record<string, string>;
   /** The request's deadline (`?timeout=`), which what the resolver reads carries. */
@@ -42,11 +42,11 @@ export interface DecidedVerbs {
 }
 
 /**
- * What the chain authorised for one request (shared/server/runtime/filters/authorisation.ts), handed to its
+ * What the chain authorized for one request (shared/server/runtime/filters/authorization.ts), handed to its
  * handler: the attributes the caller was allowed, and what a resolver read to decide them (a run).
- * Cluster access is bound to it (authorised-objects.ts), so a handler can do only what was allowed.
+ * Cluster access is bound to it (authorized-objects.ts), so a handler can do only what was allowed.
  */
-export class AuthorisationDecision {
+export class AuthorizationDecision {
   readonly #authorizer: Authorizer;
   readonly #granted: AuthorizationAttributes[];
   /** Verbs the chain decided besides the route's own and refused, each with its refusal (`requireVerb`). */
@@ -54,7 +54,7 @@ export class AuthorisationDecision {
   readonly principal: Principal;
   /** What the route's resolver read to name the attributes (a run found by id); undefined without one. */
   readonly resolved: unknown;
-  /** Why the route's attributes were allowed (the audit trail's reason); undefined on a route authorised as any caller. */
+  /** Why the route's attributes were allowed (the audit trail's reason); undefined on a route authorized as any caller. */
   readonly grant: AuthorizationGrant | undefined;
 
   constructor(
@@ -72,7 +72,7 @@ export class AuthorisationDecision {
   }
 
   /**
-   * Authorises `attributes` for the principal and decides on them, and on `verbs` (DecidedVerbs); throws 403
+   * Authorizes `attributes` for the principal and decides on them, and on `verbs` (DecidedVerbs); throws 403
    * (or 503) as the authorizer does for the route's own verb.
    */
   static async decide(
@@ -81,9 +81,9 @@ export class AuthorisationDecision {
     attributes: AuthorizationAttributes | undefined,
     resolved?: unknown,
     verbs: DecidedVerbs = {},
-  ): Promise<AuthorisationDecision> {
+  ): Promise<AuthorizationDecision> {
     const grant = attributes ? await authorizer.authorize(principal, attributes) : undefined;
-    const decision = new AuthorisationDecision(authorizer, principal, attributes ? [attributes] : [], resolved, grant);
+    const decision = new AuthorizationDecision(authorizer, principal, attributes ? [attributes] : [], resolved, grant);
     for (const performed of verbs.performs ?? [])
       decision.#granted.push(
         typeof performed === 'string'
@@ -99,25 +99,25 @@ export class AuthorisationDecision {
     return this.#granted;
   }
 
-  /** The route's resource attributes; a bug (throws) on a route authorised otherwise. */
+  /** The route's resource attributes; a bug (throws) on a route authorized otherwise. */
   get resource(): ResourceAttributes {
     const first = this.#granted[0];
-    if (!first || isNonResource(first)) throw new Error('the route was not authorised on a resource');
+    if (!first || isNonResource(first)) throw new Error('the route was not authorized on a resource');
     return first;
   }
 
   /**
-   * Authorises the route's attributes with another verb too (server-side apply's `create` when the
+   * Authorizes the route's attributes with another verb too (server-side apply's `create` when the
    * object does not exist), through the same authorizer as the chain, and adds them to the decision.
    */
-  async authoriseAlso(verb: string): Promise<void> {
+  async authorizeAlso(verb: string): Promise<void> {
     const attributes = { ...this.resource, verb };
     await this.#authorizer.authorize(this.principal, attributes);
     this.#granted.push(attributes);
   }
 
   /**
-   * Authorises other attributes than the route's (the right a write's result needs on another resource: a
+   * Authorizes other attributes than the route's (the right a write's result needs on another resource: a
    * Project's `projects/approvalpolicy`, a Workspace's `workspaces/runs` `approve`), through the same
    * authorizer as the chain, and adds them to the decision; throws its 403 (or 503) otherwise.
    */

@@ -6,8 +6,8 @@ import {
 } from '../kinds/platform-kinds.ts';
 
 /**
- * What a route is authorised as, declared in the route table and decided by the chain's
- * authorisation filter (shared/server/runtime/filters/authorisation.ts) before any handler runs, as
+ * What a route is authorized as, declared in the route table and decided by the chain's
+ * authorization filter (shared/server/runtime/filters/authorization.ts) before any handler runs, as
  * kube-apiserver's `WithAuthorization` does. Namespace and name come from the route's validated
  * path parameters, never from what the handler later reads.
  */
@@ -27,16 +27,16 @@ export interface DeclaredAttributes {
 }
 
 /** Resolvers of routes that must read before they can say what they act on (the function supplies them). */
-export const AUTHORISATION_RESOLVERS = ['runWorkspace'] as const;
-export type AuthorisationResolverName = (typeof AUTHORISATION_RESOLVERS)[number];
+export const AUTHORIZATION_RESOLVERS = ['runWorkspace'] as const;
+export type AuthorizationResolverName = (typeof AUTHORIZATION_RESOLVERS)[number];
 
 /**
  * A route's own declaration, for routes that are not a platform kind's (those are derived from
  * `resource`): fixed attributes; attributes whose name a resolver finds (`runWorkspace`: the run's
- * Workspace; an unknown run is authorised without a name, then 404); or the request's own path
+ * Workspace; an unknown run is authorized without a name, then 404); or the request's own path
  * as a non-resource URL (`/internal/*`).
  */
-export type RouteAuthorisation =
+export type RouteAuthorization =
   | {
       attributes: DeclaredAttributes;
       /**
@@ -45,48 +45,48 @@ export type RouteAuthorisation =
        */
       performs?: readonly (string | { verb: string; subresource: string })[];
     }
-  | { resolver: AuthorisationResolverName; attributes: Omit<DeclaredAttributes, 'nameParameter'> }
+  | { resolver: AuthorizationResolverName; attributes: Omit<DeclaredAttributes, 'nameParameter'> }
   | { nonResourcePath: true }
   /** The caller's run task token must be the one of the task result the path names (`{taskResult}`). */
   | { boundTaskResult: true };
 
-/** What a route declares about its authorisation: the fields of its definition (route-definition.ts) read here. */
-export interface AuthorisationDeclaration {
+/** What a route declares about its authorization: the fields of its definition (route-definition.ts) read here. */
+export interface AuthorizationDeclaration {
   operationId: string;
   auth: string;
   resource?: { kind: string; operation: ResourceOperation };
-  authorisation?: RouteAuthorisation;
+  authorization?: RouteAuthorization;
   anyAuthenticatedCaller?: boolean;
 }
 
-/** How the chain authorises a route, whichever way the route declared it. */
-export type EffectiveAuthorisation =
+/** How the chain authorizes a route, whichever way the route declared it. */
+export type EffectiveAuthorization =
   | { open: true }
   | { anyAuthenticatedCaller: true }
   | { kind: PlatformKind; operation: ResourceOperation }
-  | RouteAuthorisation;
+  | RouteAuthorization;
 
 /**
- * The route's authorisation: open routes need none; every other route declares exactly one of
- * `resource`, `authorisation` or `anyAuthenticatedCaller`. Throws for a route that declares none or
+ * The route's authorization: open routes need none; every other route declares exactly one of
+ * `resource`, `authorization` or `anyAuthenticatedCaller`. Throws for a route that declares none or
  * several, so a table with such a route cannot be built.
  */
-export function effectiveAuthorisation(route: AuthorisationDeclaration): EffectiveAuthorisation {
+export function effectiveAuthorization(route: AuthorizationDeclaration): EffectiveAuthorization {
   if (route.auth === 'none') return { open: true };
-  if ((route.auth === 'task-result-token') !== 'boundTaskResult' in (route.authorisation ?? {}))
+  if ((route.auth === 'task-result-token') !== 'boundTaskResult' in (route.authorization ?? {}))
     throw new Error(
-      `route ${route.operationId}: a task-result-token route, and only one, is authorised as boundTaskResult`,
+      `route ${route.operationId}: a task-result-token route, and only one, is authorized as boundTaskResult`,
     );
-  const declared = [route.resource, route.authorisation, route.anyAuthenticatedCaller || undefined].filter(
+  const declared = [route.resource, route.authorization, route.anyAuthenticatedCaller || undefined].filter(
     (declaration) => declaration !== undefined,
   );
   if (declared.length !== 1) {
     throw new Error(
-      `route ${route.operationId}: declare exactly one of resource, authorisation or anyAuthenticatedCaller (found ${declared.length})`,
+      `route ${route.operationId}: declare exactly one of resource, authorization or anyAuthenticatedCaller (found ${declared.length})`,
     );
   }
   if (route.anyAuthenticatedCaller) return { anyAuthenticatedCaller: true };
-  if (route.authorisation) return route.authorisation;
+  if (route.authorization) return route.authorization;
   const { kind: kindName, operation } = route.resource!;
   const kind = PLATFORM_KINDS.find((candidate) => candidate.kind === kindName);
   if (!kind) throw new Error(`route ${route.operationId}: no platform kind ${kindName}`);
@@ -104,7 +104,7 @@ export function verbsDecidedWith(kind: PlatformKind, operation: ResourceOperatio
 }
 
 /**
- * `?watch` on a list makes it a watch, authorised as `watch`, with any value but `0` and `false` (in any
+ * `?watch` on a list makes it a watch, authorized as `watch`, with any value but `0` and `false` (in any
  * case), as kube-apiserver reads a boolean option: `?watch=True` or `?watch=yes` was answered with a list.
  */
 export function isWatchRequest(query: URLSearchParams): boolean {
@@ -115,7 +115,7 @@ export function isWatchRequest(query: URLSearchParams): boolean {
 /**
  * The verb of an operation on a platform kind: RESOURCE_OPERATIONS', except a list with `?watch`
  * (`watch`). Server-side apply is a PATCH, so it is `patch` like any patch; its `create`, when the
- * object does not exist yet, is decided by the handler through the same authorisation.
+ * object does not exist yet, is decided by the handler through the same authorization.
  */
 export function resourceVerb(operation: ResourceOperation, query: URLSearchParams): string {
   return operation === 'list' && isWatchRequest(query) ? 'watch' : RESOURCE_OPERATIONS[operation];

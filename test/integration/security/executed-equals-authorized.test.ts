@@ -1,5 +1,5 @@
-// Security rule: what is authorised is exactly what is executed. The server writes with its own
-// ServiceAccount after authorising the caller, so every request it sends to the cluster must carry
+// Security rule: what is authorized is exactly what is executed. The server writes with its own
+// ServiceAccount after authorizing the caller, so every request it sends to the cluster must carry
 // the verb, resource, namespace and name the SubjectAccessReview was asked about, or nothing is sent.
 // Every route of the route table is driven with hostile path segments, sent as-is (no client-side
 // dot-segment resolution), and the cluster's own record of what it received is checked.
@@ -72,7 +72,7 @@ let auditorToken = '';
 beforeAll(async () => {
   const { cluster } = platform();
   await cluster.createServiceAccount(AUDITOR);
-  // Every right on the platform's kinds everywhere, and the controller's paths: every route is authorised, so what
+  // Every right on the platform's kinds everywhere, and the controller's paths: every route is authorized, so what
   // stops a hostile request is the route itself, and what reaches the cluster is what the review allowed.
   await cluster.grantClusterRules(AUDITOR, [
     { apiGroups: [GROUP], resources: ['*'], verbs: ['*'] },
@@ -96,7 +96,7 @@ async function audited(
   return sendAudited(platform(), auditorToken, requestFor(route, values));
 }
 
-describe('Names are validated where the route matches: a hostile segment is refused before authorisation, and nothing reaches the cluster', () => {
+describe('Names are validated where the route matches: a hostile segment is refused before authorization, and nothing reaches the cluster', () => {
   for (const route of ROUTES) {
     it(`${route.method} ${route.path}`, async () => {
       for (const parameter of Object.keys(route.pathParameters ?? {})) {
@@ -129,7 +129,7 @@ describe('Names are validated where the route matches: a hostile segment is refu
 });
 
 /** Whether a request the server sent stays inside what the reviews allowed (see the rules below). */
-function outsideAuthorised(
+function outsideAuthorized(
   request: ClusterTraffic['executed'][number],
   reviews: ReviewedAttributes[],
   objectName: string | undefined,
@@ -171,7 +171,7 @@ function outsideAuthorised(
   return fits ? undefined : `not covered by ${JSON.stringify(resourceReviews)}`;
 }
 
-describe('Executed equals authorised: with valid names, every request the server sends carries what the review was asked about', () => {
+describe('Executed equals authorized: with valid names, every request the server sends carries what the review was asked about', () => {
   const seen: ReviewedAttributes[] = [];
   for (const route of ROUTES) {
     it(`${route.method} ${route.path}`, async () => {
@@ -182,7 +182,7 @@ describe('Executed equals authorised: with valid names, every request the server
       if (executed.length > 0)
         expect(seen.length, 'the server reached the cluster without any review ever asked').toBeGreaterThan(0);
       for (const request of executed) {
-        const problem = outsideAuthorised(request, reviews.length > 0 ? reviews : seen, VALID.name);
+        const problem = outsideAuthorized(request, reviews.length > 0 ? reviews : seen, VALID.name);
         expect(problem, `${route.method} ${route.path}: sent ${request.method} ${request.rawUrl}`).toBeUndefined();
       }
     });

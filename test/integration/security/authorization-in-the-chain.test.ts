@@ -1,10 +1,10 @@
-// Issue 20, build item 1: what a request is authorised as is decided once, in the chain, from the route
-// table, and the handler reaches the cluster only as that decision allows (as Kargo's authorising client).
+// Issue 20, build item 1: what a request is authorized as is decided once, in the chain, from the route
+// table, and the handler reaches the cluster only as that decision allows (as Kargo's authorizing client).
 // The expectations are written out here, not derived from the table under test.
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../../shared/auth/principal.ts';
-import { AuthorisationDecision } from '../../../shared/authz/authorisation-decision.ts';
-import { AuthorisedObjects, callAttributes } from '../../../shared/authz/authorised-objects.ts';
+import { AuthorizationDecision } from '../../../shared/authz/authorization-decision.ts';
+import { AuthorizedObjects, callAttributes } from '../../../shared/authz/authorized-objects.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../../shared/authz/authorizer.ts';
 import { ApiError } from '../../../shared/base/http/api-error.ts';
 import { errorAnswer } from '../../../shared/contract/routes/error-dress.ts';
@@ -13,14 +13,14 @@ import type { KubernetesCall, KubernetesRestClient } from '../../../shared/base/
 import { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
 import { WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
-import { effectiveAuthorisation } from '../../../shared/contract/routes/route-authorisation.ts';
+import { effectiveAuthorization } from '../../../shared/contract/routes/route-authorization.ts';
 import { routeTable, type RouteDefinition } from '../../../shared/contract/routes/route-table.ts';
 import {
-  withAuthorisation,
-  type AuthorisationResolvers,
-} from '../../../shared/server/runtime/filters/authorisation.ts';
+  withAuthorization,
+  type AuthorizationResolvers,
+} from '../../../shared/server/runtime/filters/authorization.ts';
 import type { FilteredRequest } from '../../../shared/server/runtime/filters/filter-chain.ts';
-import { authorisedWrites } from '../../../functions/resources/kinds/authorised-writes.ts';
+import { authorizedWrites } from '../../../functions/resources/kinds/authorized-writes.ts';
 import type { RequestAuthenticator } from '../../../shared/auth/request-authenticator.ts';
 import { createCoreHandler } from '../../../shared/server/runtime/core-handler.ts';
 import type { RouteHandler } from '../../../shared/server/runtime/function-definition.ts';
@@ -75,7 +75,7 @@ function recordingAuthorizer(
   return { authorizer, asked };
 }
 
-const RESOLVERS: AuthorisationResolvers = {
+const RESOLVERS: AuthorizationResolvers = {
   runWorkspace: async (request) =>
     request.params.run === 'unknown'
       ? { notFound: apiError('RunNotFound', 'no such run') }
@@ -89,11 +89,11 @@ const RESOLVERS: AuthorisationResolvers = {
 interface Passed {
   asked: string[];
   /** The decision the handler received; undefined when it was not reached. */
-  decision: AuthorisationDecision | undefined;
+  decision: AuthorizationDecision | undefined;
 }
 
-/** Sends one request for `route` through the authorisation filter alone, as the chain does after authentication. */
-async function authorise(
+/** Sends one request for `route` through the authorization filter alone, as the chain does after authentication. */
+async function authorize(
   route: RouteDefinition,
   options: {
     query?: string;
@@ -123,13 +123,13 @@ async function authorise(
     params,
     principal: route.auth === 'none' ? null : CALLER,
   } as unknown as FilteredRequest;
-  let decision: AuthorisationDecision | undefined;
-  await withAuthorisation(
+  let decision: AuthorizationDecision | undefined;
+  await withAuthorization(
     authorizer,
     GROUP,
     RESOLVERS,
   )(request, (passed) => {
-    decision = passed.authorisation;
+    decision = passed.authorization;
     return { status: 200, headers: {}, body: undefined };
   });
   return { asked, decision };
@@ -139,7 +139,7 @@ const OPEN = 'open';
 const ANY_CALLER = 'any authenticated caller';
 
 /**
- * A kind's routes, written out: what each operation is authorised as. `alsoDecided`: the verbs the chain
+ * A kind's routes, written out: what each operation is authorized as. `alsoDecided`: the verbs the chain
  * decides besides a write's own (a Rollout's `approve`, issue 37), asked after it and granted beside it.
  */
 function kindRoutes(
@@ -168,7 +168,7 @@ function kindRoutes(
 }
 
 /**
- * Every route of the table and what it is authorised as (several: each asked in turn, all granted); a route
+ * Every route of the table and what it is authorized as (several: each asked in turn, all granted); a route
  * added without an entry here fails.
  */
 const EXPECTED: Record<string, string | string[] | { asked: string; granted: string[] }> = {
@@ -189,7 +189,7 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
   getOpenApiV2: ANY_CALLER,
   getOpenApiV3: ANY_CALLER,
   getOpenApiV3PlatformGroup: ANY_CALLER,
-  // A caller asks about itself, as Kubernetes' system:basic-user lets anyone; the answer is the authoriser's.
+  // A caller asks about itself, as Kubernetes' system:basic-user lets anyone; the answer is the authorizer's.
   createSelfSubjectAccessReview: ANY_CALLER,
   createSelfSubjectRulesReview: ANY_CALLER,
   getProjectNamespace: 'get namespaces named ns',
@@ -244,7 +244,7 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
 const routes = routeTable(GROUP);
 const routeOf = (operationId: string) => routes.find((route) => route.operationId === operationId)!;
 
-describe('issue 20: every route declares its authorisation in the route table, and the chain authorises exactly that', () => {
+describe('issue 20: every route declares its authorization in the route table, and the chain authorizes exactly that', () => {
   it('the table has exactly the routes written out here', () => {
     expect(routes.map((route) => route.operationId).sort()).toEqual(Object.keys(EXPECTED).sort());
   });
@@ -252,7 +252,7 @@ describe('issue 20: every route declares its authorisation in the route table, a
   for (const [operationId, expected] of Object.entries(EXPECTED)) {
     const shownAs = typeof expected === 'object' && !Array.isArray(expected) ? expected : undefined;
     it(`${operationId}: ${shownAs ? `${shownAs.asked}, granting ${shownAs.granted.join(' and ')}` : [expected].flat().join(', then ')}`, async () => {
-      const { asked, decision } = await authorise(routeOf(operationId));
+      const { asked, decision } = await authorize(routeOf(operationId));
       const shown = decision?.granted.map(described) ?? [];
       if (expected === OPEN) {
         expect({ asked, decision }).toEqual({ asked: [], decision: undefined });
@@ -277,31 +277,31 @@ describe('issue 20: every route declares its authorisation in the route table, a
       operationId: 'x',
       summary: '',
     };
-    expect(() => effectiveAuthorisation(bare)).toThrow(/declare exactly one/);
+    expect(() => effectiveAuthorization(bare)).toThrow(/declare exactly one/);
     expect(() =>
-      effectiveAuthorisation({ ...bare, anyAuthenticatedCaller: true, authorisation: { nonResourcePath: true } }),
+      effectiveAuthorization({ ...bare, anyAuthenticatedCaller: true, authorization: { nonResourcePath: true } }),
     ).toThrow(/declare exactly one/);
   });
 });
 
-describe('issue 20: a watch is authorised as `watch`, server-side apply as `patch`', () => {
+describe('issue 20: a watch is authorized as `watch`, server-side apply as `patch`', () => {
   for (const operationId of ['listWorkspaces', 'listWorkspacesInAllNamespaces', 'listProjects']) {
     it(`${operationId}: ?watch=1 and ?watch=true are watch; ?watch=0 is list`, async () => {
       const route = routeOf(operationId);
       const verbs = [];
       for (const query of ['watch=1', 'watch=true', 'watch=0'])
-        verbs.push((await authorise(route, { query })).asked.map((asked) => asked.split(' ')[0]));
+        verbs.push((await authorize(route, { query })).asked.map((asked) => asked.split(' ')[0]));
       expect(verbs).toEqual([['watch'], ['watch'], ['list']]);
     });
   }
 
   it('?watch on anything but a list changes nothing: a get stays `get`', async () => {
-    const { asked } = await authorise(routeOf('getWorkspace'), { query: 'watch=1' });
+    const { asked } = await authorize(routeOf('getWorkspace'), { query: 'watch=1' });
     expect(asked).toEqual([`get workspaces.${GROUP} in ns named obj`]);
   });
 
-  it('a server-side apply (PATCH, application/apply-patch+yaml) is authorised as exactly `patch` on the object', async () => {
-    const { asked } = await authorise(routeOf('patchWorkspace'), { contentType: 'application/apply-patch+yaml' });
+  it('a server-side apply (PATCH, application/apply-patch+yaml) is authorized as exactly `patch` on the object', async () => {
+    const { asked } = await authorize(routeOf('patchWorkspace'), { contentType: 'application/apply-patch+yaml' });
     expect(asked).toEqual([`patch workspaces.${GROUP} in ns named obj`]);
   });
 });
@@ -310,8 +310,8 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
   const approve = `approve rollouts.${GROUP} in ns named obj`;
   const patch = `patch rollouts.${GROUP} in ns named obj`;
 
-  it('a caller who may patch but not approve is authorised for the patch; the decision holds the refusal of `approve` (403 naming the verb)', async () => {
-    const { asked, decision } = await authorise(routeOf('patchRollout'), { refuseVerb: 'approve' });
+  it('a caller who may patch but not approve is authorized for the patch; the decision holds the refusal of `approve` (403 naming the verb)', async () => {
+    const { asked, decision } = await authorize(routeOf('patchRollout'), { refuseVerb: 'approve' });
     expect({ asked, granted: decision?.granted.map(described) }).toEqual({ asked: [patch, approve], granted: [patch] });
     expect(() => decision!.requireVerb('patch')).not.toThrow();
     let refusal: unknown;
@@ -325,7 +325,7 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
   });
 
   it('a caller who may approve: `approve` is granted beside the write, and requireVerb passes', async () => {
-    const { decision } = await authorise(routeOf('replaceRollout'));
+    const { decision } = await authorize(routeOf('replaceRollout'));
     expect(decision?.granted.map(described)).toEqual([
       `update rollouts.${GROUP} in ns named obj`,
       `approve rollouts.${GROUP} in ns named obj`,
@@ -334,7 +334,7 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
   });
 
   it('a verb the chain did not decide for the route is a bug of the handler, not a refusal: it throws an Error', async () => {
-    const { decision } = await authorise(routeOf('patchRolloutStatus'));
+    const { decision } = await authorize(routeOf('patchRolloutStatus'));
     let thrown: unknown;
     try {
       decision!.requireVerb('approve');
@@ -348,16 +348,16 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
   });
 
   it('a review of `approve` that cannot be made fails the write closed (503), before any handler', async () => {
-    const failed = await authorise(routeOf('patchRollout'), { unansweredVerb: 'approve' }).catch(
+    const failed = await authorize(routeOf('patchRollout'), { unansweredVerb: 'approve' }).catch(
       (error: unknown) => error,
     );
     expect(failed).toMatchObject({ status: 503, reason: 'KubernetesUnavailable' });
   });
 
   it('the approve route: `approve` stands for the read of that Rollout and the patch of its status (issue 43 item 7), nothing else', async () => {
-    const { decision } = await authorise(routeOf('approveRollout'));
+    const { decision } = await authorize(routeOf('approveRollout'));
     const { objects, calls } = recordedCluster();
-    const cluster = new AuthorisedObjects(objects, decision!);
+    const cluster = new AuthorizedObjects(objects, decision!);
     const rollout = `/apis/${GROUP}/v1alpha1/namespaces/proj/rollouts/ro`;
     await cluster.send({ method: 'GET', path: rollout });
     await cluster.send({ method: 'PATCH', path: `${rollout}/status` });
@@ -378,7 +378,7 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
   it('a refused write is refused for its own verb: `approve` is not asked', async () => {
     const { authorizer, asked } = recordingAuthorizer((attributes) => attributes.verb === 'patch');
     await expect(
-      AuthorisationDecision.decide(
+      AuthorizationDecision.decide(
         authorizer,
         CALLER,
         { verb: 'patch', group: GROUP, resource: 'rollouts', namespace: 'ns', name: 'obj' },
@@ -390,9 +390,9 @@ describe("issue 37: a Rollout write's `approve` is decided by the chain with the
   });
 });
 
-describe('issue 20: a refused caller never reaches the handler; an unknown run is authorised without a name, then 404', () => {
+describe('issue 20: a refused caller never reaches the handler; an unknown run is authorized without a name, then 404', () => {
   it('a refusal on a resource route is a Kubernetes Status 403, and the handler is not reached', async () => {
-    const refused = await authorise(routeOf('getWorkspace'), { refuse: true }).catch((error: unknown) => error);
+    const refused = await authorize(routeOf('getWorkspace'), { refuse: true }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused).toMatchObject({ status: 403 });
     // Dressed once, by the error filter, as the route declares (issue 43 item 3).
@@ -400,7 +400,7 @@ describe('issue 20: a refused caller never reaches the handler; an unknown run i
     expect(JSON.parse(String(answer.body))).toMatchObject({ kind: 'Status', code: 403 });
   });
 
-  it('an unknown run: authorised on the Project without a name, then RunNotFound', async () => {
+  it('an unknown run: authorized on the Project without a name, then RunNotFound', async () => {
     const { authorizer, asked } = recordingAuthorizer();
     const route = routeOf('getRun');
     const request = {
@@ -414,7 +414,7 @@ describe('issue 20: a refused caller never reaches the handler; an unknown run i
     } as unknown as FilteredRequest;
     let reached = false;
     const answer = (async () =>
-      withAuthorisation(
+      withAuthorization(
         authorizer,
         GROUP,
         RESOLVERS,
@@ -451,7 +451,7 @@ const object = (resourceVersion?: string): PlatformObject => ({
 });
 
 async function decisionFor(verb: string, refuse: (attributes: AuthorizationAttributes) => boolean = () => false) {
-  return AuthorisationDecision.decide(recordingAuthorizer(refuse).authorizer, CALLER, {
+  return AuthorizationDecision.decide(recordingAuthorizer(refuse).authorizer, CALLER, {
     verb,
     group: GROUP,
     resource: 'workspaces',
@@ -460,10 +460,10 @@ async function decisionFor(verb: string, refuse: (attributes: AuthorizationAttri
   });
 }
 
-describe('issue 20: a handler reaches the cluster only as it was authorised (an authorising client, as Kargo)', () => {
-  it('a request authorised to `get` one Workspace may read it, and nothing else: each other call throws and is not sent', async () => {
+describe('issue 20: a handler reaches the cluster only as it was authorized (an authorizing client, as Kargo)', () => {
+  it('a request authorized to `get` one Workspace may read it, and nothing else: each other call throws and is not sent', async () => {
     const { objects, calls } = recordedCluster();
-    const cluster = new AuthorisedObjects(objects, await decisionFor('get'));
+    const cluster = new AuthorizedObjects(objects, await decisionFor('get'));
     await cluster.send({ method: 'GET', path: OBJECT_PATH });
     const attempts = [
       { method: 'DELETE', path: OBJECT_PATH },
@@ -478,7 +478,7 @@ describe('issue 20: a handler reaches the cluster only as it was authorised (an 
     ];
     for (const call of attempts)
       await expect((async () => cluster.send(call))(), `${call.method} ${call.path}`).rejects.toThrow(
-        /was authorised for get workspaces/,
+        /was authorized for get workspaces/,
       );
     await expect(
       (async () =>
@@ -491,15 +491,15 @@ describe('issue 20: a handler reaches the cluster only as it was authorised (an 
     expect(calls).toEqual([`GET ${OBJECT_PATH}`]);
   });
 
-  it('a request authorised to `list` may not `watch` the same collection', async () => {
+  it('a request authorized to `list` may not `watch` the same collection', async () => {
     const { objects, calls } = recordedCluster();
-    const decision = await AuthorisationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
+    const decision = await AuthorizationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
       verb: 'list',
       group: GROUP,
       resource: 'workspaces',
       namespace: 'ns',
     });
-    const cluster = new AuthorisedObjects(objects, decision);
+    const cluster = new AuthorizedObjects(objects, decision);
     const collection = `/apis/${GROUP}/v1alpha1/namespaces/ns/workspaces`;
     await cluster.send({ method: 'GET', path: collection });
     await expect(
@@ -508,10 +508,10 @@ describe('issue 20: a handler reaches the cluster only as it was authorised (an 
     expect(calls).toEqual([`GET ${collection}`]);
   });
 
-  it('apply authorised as `patch` only: applying to an existing object (resourceVersion precondition) passes, one that could create throws', async () => {
+  it('apply authorized as `patch` only: applying to an existing object (resourceVersion precondition) passes, one that could create throws', async () => {
     const { objects, calls } = recordedCluster();
-    const cluster = new AuthorisedObjects(objects, await decisionFor('patch'));
-    const writes = authorisedWrites(plainWrites(objects, WORKSPACE), cluster, WORKSPACE);
+    const cluster = new AuthorizedObjects(objects, await decisionFor('patch'));
+    const writes = authorizedWrites(plainWrites(objects, WORKSPACE), cluster, WORKSPACE);
     const location = { namespace: 'ns', name: 'obj' };
     // Patching reads the object it changes: allowed.
     await cluster.find(OBJECT_PATH);
@@ -531,13 +531,13 @@ describe('issue 20: a handler reaches the cluster only as it was authorised (an 
     expect(calls).toEqual([`GET ${OBJECT_PATH}`, `PATCH ${OBJECT_PATH}`]);
   });
 
-  it('apply that creates: `create` is authorised by the same authorizer, then allowed; refused, it stays refused', async () => {
+  it('apply that creates: `create` is authorized by the same authorizer, then allowed; refused, it stays refused', async () => {
     const { objects, calls } = recordedCluster();
     const allowed = await decisionFor('patch');
-    await allowed.authoriseAlso('create');
-    const writes = authorisedWrites(
+    await allowed.authorizeAlso('create');
+    const writes = authorizedWrites(
       plainWrites(objects, WORKSPACE),
-      new AuthorisedObjects(objects, allowed),
+      new AuthorizedObjects(objects, allowed),
       WORKSPACE,
     );
     await writes.apply({ namespace: 'ns', name: 'obj' }, object(), new URLSearchParams());
@@ -548,14 +548,14 @@ describe('issue 20: a handler reaches the cluster only as it was authorised (an 
     ]);
 
     const refused = await decisionFor('patch', (attributes) => attributes.verb === 'create');
-    await expect(refused.authoriseAlso('create')).rejects.toMatchObject({ status: 403 });
+    await expect(refused.authorizeAlso('create')).rejects.toMatchObject({ status: 403 });
     expect(refused.allows({ verb: 'create', group: GROUP, resource: 'workspaces', namespace: 'ns', name: 'obj' })).toBe(
       false,
     );
   });
 });
 
-describe('issue 20: the chain runs route, authenticate, authorise, validate, then the handler', () => {
+describe('issue 20: the chain runs route, authenticate, authorize, validate, then the handler', () => {
   /** The internal function's routes behind the real chain, with handlers that only count their calls. */
   function internalChain(refuse: boolean) {
     const { authorizer, asked } = recordingAuthorizer(() => refuse);
@@ -628,7 +628,7 @@ describe("issue 20: the filter's edges: exactly the attributes, the platform's o
         return { reason: 'allowed by the recording authorizer' };
       },
     };
-    await withAuthorisation(
+    await withAuthorization(
       authorizer,
       GROUP,
       RESOLVERS,
@@ -649,7 +649,7 @@ describe("issue 20: the filter's edges: exactly the attributes, the platform's o
   });
 
   it("a refusal on a route of the platform's own API is its JSON error (reason Forbidden), not a Kubernetes Status", async () => {
-    const refused = await authorise(routeOf('listProjectRuns'), { refuse: true }).catch((error: unknown) => error);
+    const refused = await authorize(routeOf('listProjectRuns'), { refuse: true }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 403, reason: 'Forbidden' });
     expect(JSON.parse(String((refused as ApiError).toResponse().body))).not.toHaveProperty('kind');
   });
@@ -666,7 +666,7 @@ describe("issue 20: the filter's edges: exactly the attributes, the platform's o
       principal: CALLER,
     } as unknown as FilteredRequest;
     const answer = (async () =>
-      withAuthorisation(
+      withAuthorization(
         recordingAuthorizer().authorizer,
         GROUP,
         {},
@@ -675,12 +675,12 @@ describe("issue 20: the filter's edges: exactly the attributes, the platform's o
         headers: {},
         body: undefined,
       })))();
-    await expect(answer).rejects.toThrow('no authorisation resolver runWorkspace for getRun');
+    await expect(answer).rejects.toThrow('no authorization resolver runWorkspace for getRun');
   });
 
   it('a route naming a kind the platform does not have cannot be in the table', () => {
     const route = { ...routeOf('getWorkspace'), resource: { kind: 'Nope', operation: 'get' } } as RouteDefinition;
-    expect(() => effectiveAuthorisation(route)).toThrow('route getWorkspace: no platform kind Nope');
+    expect(() => effectiveAuthorization(route)).toThrow('route getWorkspace: no platform kind Nope');
   });
 });
 
@@ -762,33 +762,33 @@ describe("issue 20: a call's attributes are read from its method and path as kub
   });
 });
 
-describe('issue 20: the authorising client names what was granted, reads only named objects it may patch, and watches only as `watch`', () => {
+describe('issue 20: the authorizing client names what was granted, reads only named objects it may patch, and watches only as `watch`', () => {
   const COLLECTION = `/apis/${GROUP}/v1alpha1/namespaces/ns/workspaces`;
 
-  it('a request authorised for nothing (any authenticated caller) may send nothing, and the error says so', async () => {
+  it('a request authorized for nothing (any authenticated caller) may send nothing, and the error says so', async () => {
     const { authorizer, asked } = recordingAuthorizer();
-    const decision = await AuthorisationDecision.decide(authorizer, CALLER, undefined);
+    const decision = await AuthorizationDecision.decide(authorizer, CALLER, undefined);
     expect({ asked, granted: decision.granted }).toEqual({ asked: [], granted: [] });
     const { objects, calls } = recordedCluster();
-    await expect((async () => new AuthorisedObjects(objects, decision).find(OBJECT_PATH))()).rejects.toThrow(
-      'a handler tried to get workspaces.platform.dev "obj" in namespace "ns", but the request was authorised for nothing',
+    await expect((async () => new AuthorizedObjects(objects, decision).find(OBJECT_PATH))()).rejects.toThrow(
+      'a handler tried to get workspaces.platform.dev "obj" in namespace "ns", but the request was authorized for nothing',
     );
     expect(calls).toEqual([]);
   });
 
   it('the error lists every grant of the decision, comma separated', async () => {
     const decision = await decisionFor('patch');
-    await decision.authoriseAlso('create');
+    await decision.authorizeAlso('create');
     const { objects } = recordedCluster();
     expect(() =>
-      new AuthorisedObjects(objects, decision).require({ verb: 'delete', group: GROUP, resource: 'workspaces' }),
+      new AuthorizedObjects(objects, decision).require({ verb: 'delete', group: GROUP, resource: 'workspaces' }),
     ).toThrow(
-      'but the request was authorised for patch workspaces.platform.dev "obj" in namespace "ns", create workspaces.platform.dev "obj" in namespace "ns"',
+      'but the request was authorized for patch workspaces.platform.dev "obj" in namespace "ns", create workspaces.platform.dev "obj" in namespace "ns"',
     );
   });
 
   it('`patch` lets a handler `get` the object it patches, never a collection: a nameless `get` is refused', async () => {
-    const decision = await AuthorisationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
+    const decision = await AuthorizationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
       verb: 'patch',
       group: GROUP,
       resource: 'workspaces',
@@ -796,7 +796,7 @@ describe('issue 20: the authorising client names what was granted, reads only na
     });
     const { objects } = recordedCluster();
     expect(() =>
-      new AuthorisedObjects(objects, decision).require({
+      new AuthorizedObjects(objects, decision).require({
         verb: 'get',
         group: GROUP,
         resource: 'workspaces',
@@ -805,15 +805,15 @@ describe('issue 20: the authorising client names what was granted, reads only na
     ).toThrow(/tried to get workspaces/);
   });
 
-  it('a request authorised to `watch` a collection opens the watch (GET ?watch=true); the same client refuses a `list`', async () => {
-    const decision = await AuthorisationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
+  it('a request authorized to `watch` a collection opens the watch (GET ?watch=true); the same client refuses a `list`', async () => {
+    const decision = await AuthorizationDecision.decide(recordingAuthorizer().authorizer, CALLER, {
       verb: 'watch',
       group: GROUP,
       resource: 'workspaces',
       namespace: 'ns',
     });
     const { objects, calls } = recordedCluster();
-    const cluster = new AuthorisedObjects(objects, decision);
+    const cluster = new AuthorizedObjects(objects, decision);
     await cluster.watch(COLLECTION, new URLSearchParams(), new AbortController().signal);
     await expect((async () => cluster.send({ method: 'GET', path: COLLECTION }))()).rejects.toThrow(/tried to list/);
     expect(calls).toEqual([`GET ${COLLECTION}?watch=true`]);
@@ -821,7 +821,7 @@ describe('issue 20: the authorising client names what was granted, reads only na
 
   it("the client builds paths and names the API group as the cluster's objects do", async () => {
     const { objects } = recordedCluster();
-    const cluster = new AuthorisedObjects(objects, await decisionFor('get'));
+    const cluster = new AuthorizedObjects(objects, await decisionFor('get'));
     const location = { namespace: 'ns', name: 'obj' };
     expect([
       cluster.apiGroup,
@@ -834,10 +834,10 @@ describe('issue 20: the authorising client names what was granted, reads only na
 describe('issue 20: a decision is on a resource only when its first grant is one', () => {
   it('`resource` of a decision with no grant, or on a non-resource path, is a bug: it throws', async () => {
     const { authorizer } = recordingAuthorizer();
-    const nothing = await AuthorisationDecision.decide(authorizer, CALLER, undefined);
-    const path = await AuthorisationDecision.decide(authorizer, CALLER, { nonResourcePath: '/metrics', verb: 'get' });
-    expect(() => nothing.resource).toThrow('the route was not authorised on a resource');
-    expect(() => path.resource).toThrow('the route was not authorised on a resource');
-    await expect(path.authoriseAlso('post')).rejects.toThrow('the route was not authorised on a resource');
+    const nothing = await AuthorizationDecision.decide(authorizer, CALLER, undefined);
+    const path = await AuthorizationDecision.decide(authorizer, CALLER, { nonResourcePath: '/metrics', verb: 'get' });
+    expect(() => nothing.resource).toThrow('the route was not authorized on a resource');
+    expect(() => path.resource).toThrow('the route was not authorized on a resource');
+    await expect(path.authorizeAlso('post')).rejects.toThrow('the route was not authorized on a resource');
   });
 });

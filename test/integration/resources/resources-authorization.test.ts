@@ -1,4 +1,4 @@
-// Authorisation of the resource routes: the admin bypasses; an OIDC user (mapped to a ServiceAccount
+// Authorization of the resource routes: the admin bypasses; an OIDC user (mapped to a ServiceAccount
 // with a namespaced Role) and a ServiceAccount are checked by SubjectAccessReview on the kind, verb,
 // namespace and name; changes are then written by the API server's own ServiceAccount.
 import { describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ const labelOf = async (name: string) =>
     )
   )?.metadata.labels?.applied;
 
-describe('Admin: bypasses every authorisation check', () => {
+describe('Admin: bypasses every authorization check', () => {
   it('creates and deletes a Project, the cluster-scoped kind', async () => {
     await as('admin')('POST', `${API}/projects`, projectObject('admin-made')).then(expectStatus(201));
     await as('admin')('DELETE', `${API}/projects/admin-made`).then(expectStatus(200));
@@ -126,7 +126,7 @@ describe('ServiceAccount: standard RBAC on its own token (TokenReview, then Subj
   });
 });
 
-describe('issue 20: server-side apply is authorised as exactly `patch`, plus `create` when the object is new', () => {
+describe('issue 20: server-side apply is authorized as exactly `patch`, plus `create` when the object is new', () => {
   it('a caller with only get and list is refused 403, for an existing Workspace and a new one, and nothing changes', async () => {
     await as('admin')('POST', workspacesIn(TEAM_PROJECT), workspaceObject('apply-existing')).then(expectStatus(201));
     const ci = as('serviceAccount');
@@ -167,7 +167,7 @@ describe('issue 20: server-side apply is authorised as exactly `patch`, plus `cr
   });
 });
 
-describe('issue 20: a watch is authorised as `watch`', () => {
+describe('issue 20: a watch is authorized as `watch`', () => {
   it('a caller with list but not watch lists the Workspaces and is refused their watch (403 Status)', async () => {
     await as('serviceAccount')('GET', workspacesIn(TEAM_PROJECT)).then(expectStatus(200));
     for (const watch of ['1', 'true']) {
