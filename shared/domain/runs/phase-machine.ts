@@ -61,7 +61,8 @@ export const PHASE_TRANSITIONS: readonly PhaseTransition[] = [
     from: 'Running',
     to: 'Succeeded',
     by: 'controller',
-    requires: '`POST /internal/runs/{run}/phase` with the current, unexpired lease',
+    requires:
+      "`POST /internal/runs/{run}/phase` with the current, unexpired lease; a plan may add `hasChanges` (true or false: the run's `planHasChanges`; 400 `InvalidPlanChanges` with another phase or on an apply)",
   },
   {
     from: 'Running',
