@@ -31,7 +31,7 @@ let otherRun = '';
 
 /** Every path parameter name of the table; a new one must be classified here before this file passes. */
 const NAMESPACE_OR_PROJECT = new Set(['namespace', 'project']);
-const OTHER_PARAMETERS = new Set(['name', 'workspace', 'run', 'rollout']);
+const OTHER_PARAMETERS = new Set(['name', 'workspace', 'run', 'rollout', 'notification', 'delivery', 'taskResult']);
 
 /** The parameters of a route that name a namespace or a Project: `{namespace}`, `{project}`, and a Project's own `{name}`. */
 function boundaryParameters(route: RouteDefinition): string[] {
@@ -49,6 +49,8 @@ function valuesFor(route: RouteDefinition, project: string): Record<string, stri
     workspace: WORKSPACE,
     run: otherRun,
     rollout: 'boundary-obj',
+    notification: 'boundary-obj',
+    delivery: '1',
   };
   for (const parameter of boundaryParameters(route)) values[parameter] = project;
   return values;
@@ -62,6 +64,8 @@ function queryNaming(route: RouteDefinition, project: string): string {
     name: project,
     workspace: project,
     rollout: project,
+    notification: project,
+    delivery: project,
   });
   if (route.statusErrors && route.method !== 'GET') query.set('dryRun', 'All');
   return query.toString();
