@@ -25,6 +25,9 @@ export function withAuthentication(authenticator: RequestAuthenticator, taskResu
     if (auth === 'task-result-token') {
       if (!taskResultTokens)
         throw new Error(`route ${request.route!.operationId} takes run task tokens, and this function reads none`);
+      // A task token is bound to the one task result its path names: a path parameter that can name
+      // none is refused as on every route (400, before authorization) without looking the token up.
+      if (request.lookupFailure) throw request.lookupFailure;
       return taskResultTokens(token).then((principal) => {
         if (!principal)
           throw unauthorized(
