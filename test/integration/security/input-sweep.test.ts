@@ -128,6 +128,11 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
     setRunPhase: { who: 'controller', body: { leaseId, phase: 'Failed', message: 'swept' } },
     appendRunLogs: { who: 'controller', body: { leaseId, firstSeq: 1, lines: ['swept'] } },
     overrideRunTasks: { who: 'admin', body: { reason: 'swept' }, params: { run: failedByTaskRunId } },
+    // The fixture's Role `ci` in the Project: the admin holds all it grants.
+    createProjectToken: {
+      who: 'admin',
+      body: { name: 'swept-token', description: 'swept', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' },
+    },
     reportTaskResult: {
       who: 'task',
       body: { data: { type: 'task-results', attributes: { status: 'running', message: 'swept' } } },
@@ -388,6 +393,7 @@ describe('Issue 20, item 3: every string field of every body and query schema wi
       'listWorkspaces query labelSelector',
       'createProject body metadata.name',
       'replaceVariableSet body metadata.labels.swept',
+      'createProjectToken body role.name',
     ])
       expect(swept, known).toContain(known);
   });
