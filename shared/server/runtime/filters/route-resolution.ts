@@ -16,7 +16,8 @@ export function withRouteResolution(matcher: RouteMatcher): Filter {
       request.route = lookup.match.route;
       request.params = lookup.match.params;
     } else if (lookup.kind === 'invalid-parameter') {
-      // The route decides how the caller authenticates; the refusal comes once they have, before any authorization.
+      // The route decides how the caller authenticates; the refusal comes once they have (on a run task route,
+      // once a token is sent: authentication.ts), before any authorization.
       request.route = lookup.route;
       request.lookupFailure = invalidPathParameter(lookup.problem);
     } else if (lookup.kind === 'method-not-allowed') {
