@@ -5,7 +5,8 @@ import { escapeHtml, renderInline, renderSchema, schemaAnchor } from './schema-h
 // by tag; each operation a <details> whose summary line says method, path and who may call it, and
 // whose body shows the parameters, the request schema and every answer the route can give with its
 // schema; the component schemas (the kinds from their CRDs) at the end, folded too, linked from where
-// they are used. Folded, the page is a few screens long; a link unfolds what it points at.
+// they are used. Folded, the page is a few screens long (its folded rows are dense, one line each: over
+// a hundred operations); a link unfolds what it points at.
 
 interface Response {
   description: string;
@@ -32,8 +33,8 @@ nav { position: sticky; top: 0; height: 100vh; overflow-y: auto; border-right: 1
 nav h2 { font-size: .8rem; text-transform: uppercase; letter-spacing: .05em; color: #5b6475; margin: 1rem 0 .25rem; }
 nav ul { list-style: none; margin: 0; padding: 0; } nav li { margin: .1rem 0; } nav a { color: #1d2330; text-decoration: none; display: block; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; } nav a:hover { text-decoration: underline; } nav .method { min-width: 3.5rem; }
 main { padding: 1.5rem 2rem; max-width: 62rem; min-width: 0; }
-h1 { margin: 0; } .version { color: #5b6475; } h2.group { border-bottom: 1px solid #d8dde6; padding-bottom: .25rem; margin-top: 2rem; }
-details.operation { border: 1px solid #d8dde6; border-radius: 6px; margin: .5rem 0; } details.operation > summary { cursor: pointer; padding: .4rem .75rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+h1 { margin: 0; } .version { color: #5b6475; } h2.group { border-bottom: 1px solid #d8dde6; padding-bottom: .25rem; margin: 1.5rem 0 .5rem; }
+details.operation { border: 1px solid #d8dde6; border-radius: 6px; margin: .3rem 0; } details.operation > summary { cursor: pointer; padding: .25rem .75rem; line-height: 1.4; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 details.operation[open] > summary { border-bottom: 1px solid #d8dde6; } .body { padding: .25rem 1rem .75rem; }
 .method { display: inline-block; min-width: 4rem; font-weight: 700; text-transform: uppercase; font-size: .8rem; }
 .path { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }

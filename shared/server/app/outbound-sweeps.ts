@@ -11,7 +11,7 @@ const RETENTION_INTERVAL_MS = 3_600_000;
 /** A process's way to the outbound engine (shared/domain/outbound/), on the run history database, made on first use. */
 export interface OutboundSweeps {
   readonly settings: OutboundSettings;
-  /** Adds a kind of receiver (notification subscriptions, run tasks); before the first sweep. */
+  /** Adds a kind of receiver (notification subscriptions, run tasks); before the first sweep. A family registered already is kept as it is. */
   register(receivers: OutboundReceivers): void;
   /** One sweep now (the scheduled trigger's route): resolves once its attempts are recorded; ApiError 503 without a database. */
   sweep(): Promise<SweepReport>;
@@ -52,6 +52,9 @@ export function lazyOutboundSweeps(
   return {
     settings,
     register(receivers) {
+      // A function made again on the same context (a second handler of one process, as a readiness probe's)
+      // registers the families it registered before: the engine keys them by name, so the first stands.
+      if (families.some((known) => known.family === receivers.family)) return;
       if (engine) throw new Error(`receivers "${receivers.family}" registered after the first outbound sweep`);
       families.push(receivers);
     },

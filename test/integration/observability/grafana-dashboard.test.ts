@@ -27,8 +27,12 @@ const HISTOGRAM_SERIES = /_(bucket|count|sum)$/;
 /** The metric names of the server's registry, from its exposition's `# TYPE` lines. */
 async function exportedMetrics(): Promise<Map<string, string>> {
   const metrics = createMetrics(true);
-  // The run queue's gauges appear once a function's run database answers.
-  metrics.collectOnScrape({ runQueue: async () => ({ depth: 0, oldestAgeSeconds: 0 }) });
+  // The run queue's gauges appear once a function's run database answers, the outbound backlog's once a
+  // sweeping process's does (issue 47).
+  metrics.collectOnScrape({
+    runQueue: async () => ({ depth: 0, oldestAgeSeconds: 0 }),
+    outboundQueue: async () => ({ pending: 0, oldestAgeSeconds: 0 }),
+  });
   const { body } = await metrics.exposition();
   return new Map([...body.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((match) => [match[1]!, match[2]!]));
 }

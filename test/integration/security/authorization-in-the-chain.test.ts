@@ -2,7 +2,7 @@
 // table, and the handler reaches the cluster only as that decision allows (as Kargo's authorizing client).
 // The expectations are written out here, not derived from the table under test.
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../../shared/auth/principal.ts';
+import type { Principal, RunTaskPrincipal } from '../../../shared/auth/principal.ts';
 import { AuthorizationDecision } from '../../../shared/authz/authorization-decision.ts';
 import { AuthorizedObjects, callAttributes } from '../../../shared/authz/authorized-objects.ts';
 import type { AuthorizationAttributes, Authorizer } from '../../../shared/authz/authorizer.ts';
@@ -44,6 +44,16 @@ const PARAMETERS: Record<string, string> = {
   rollout: 'ro',
   notification: 'notif',
   delivery: '1',
+  taskResult: 'task-result-id',
+};
+/** A run task's caller (issue 48): its token was issued for the task result PARAMETERS names. */
+const TASK_CALLER: RunTaskPrincipal = {
+  type: 'runtask',
+  name: 'runtask:proj/check',
+  taskResult: 'task-result-id',
+  run: 'run-id',
+  project: 'proj',
+  workspace: 'ws',
 };
 
 /** Attributes in one line: `verb resource[/subresource][.group][ in <namespace>][ named <name>]`, or `verb <path>`. */
@@ -121,7 +131,7 @@ async function authorize(
     body: new Uint8Array(),
     route,
     params,
-    principal: route.auth === 'none' ? null : CALLER,
+    principal: route.auth === 'none' ? null : route.auth === 'task-result-token' ? TASK_CALLER : CALLER,
   } as unknown as FilteredRequest;
   let decision: AuthorizationDecision | undefined;
   await withAuthorization(
@@ -137,6 +147,7 @@ async function authorize(
 
 const OPEN = 'open';
 const ANY_CALLER = 'any authenticated caller';
+const BOUND_TASK_RESULT = 'the run task token of the task result the path names';
 
 /**
  * A kind's routes, written out: what each operation is authorized as. `alsoDecided`: the verbs the chain
@@ -198,6 +209,7 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
   ...kindRoutes('Rollout', 'rollouts', true, ['approve']),
   ...kindRoutes('VariableSet', 'variablesets', true),
   ...kindRoutes('Notification', 'notifications', true),
+  ...kindRoutes('RunTask', 'runtasks', true),
   // A Notification's delivery log is read as the Notification, and redelivering one event is an update of it.
   listNotificationDeliveries: `get notifications.${GROUP} in proj named notif`,
   redeliverNotification: `update notifications.${GROUP} in proj named notif`,
@@ -209,6 +221,12 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
   getRun: `get workspaces/runs.${GROUP} in proj named run-ws`,
   cancelRun: `create workspaces/runs.${GROUP} in proj named run-ws`,
   applyPlan: `approve workspaces/runs.${GROUP} in proj named run-ws`,
+  // A run's task results are read as the run; letting a run past a failed mandatory task is `override` on it (issue 48).
+  listRunTaskResults: `get workspaces/runs.${GROUP} in proj named run-ws`,
+  overrideRunTasks: `override workspaces/runs.${GROUP} in proj named run-ws`,
+  // A run task's callback and its run-log read answer only to the token issued for that task result: nothing is asked.
+  reportTaskResult: BOUND_TASK_RESULT,
+  readTaskRunLog: BOUND_TASK_RESULT,
   // Approving and withdrawing are the server's patch of the Rollout's status: the one verb asked stands for it.
   approveRollout: {
     asked: `approve rollouts.${GROUP} in proj named ro`,
@@ -259,6 +277,12 @@ describe('issue 20: every route declares its authorization in the route table, a
       } else if (expected === ANY_CALLER) {
         expect({ asked, shown }).toEqual({ asked: [], shown: [] });
         expect(decision?.principal).toBe(CALLER);
+      } else if (expected === BOUND_TASK_RESULT) {
+        expect({ asked, shown }).toEqual({ asked: [], shown: [] });
+        expect(decision?.principal).toBe(TASK_CALLER);
+        // Another task result's token is refused before the handler, and nothing is asked.
+        const other = authorize(routeOf(operationId), { params: { taskResult: 'another-task-result' } });
+        await expect(other).rejects.toMatchObject({ status: 403, reason: 'TaskResultTokenMismatch' });
       } else if (shownAs) {
         expect({ asked, shown }).toEqual({ asked: [shownAs.asked], shown: shownAs.granted });
       } else {
