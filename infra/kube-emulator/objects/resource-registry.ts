@@ -73,6 +73,12 @@ const BUILTIN_TYPES: ResourceType[] = [
   }),
   builtin('', 'v1', 'secrets', 'Secret'),
   builtin('', 'v1', 'configmaps', 'ConfigMap', { shortNames: ['cm'] }),
+  // The chart's scheduled outbound sweep (issue 47) is a CronJob: helm maps it against the cluster's discovery.
+  builtin('batch', 'v1', 'cronjobs', 'CronJob', {
+    shortNames: ['cj'],
+    subresources: ['status'],
+    tracksGeneration: true,
+  }),
   builtin(RBAC, 'v1', 'roles', 'Role'),
   builtin(RBAC, 'v1', 'rolebindings', 'RoleBinding'),
   builtin(RBAC, 'v1', 'clusterroles', 'ClusterRole', { namespaced: false }),

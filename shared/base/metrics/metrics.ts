@@ -294,6 +294,11 @@ class PrometheusMetrics implements Metrics {
     for (const limit of SHARED_LIMITS) this.#sharedLimitFallbacks.inc({ limit }, 0);
     this.#streamResumes.inc(0);
     this.#leaseLapses.inc(0);
+    // Every run task outcome has a series from the start, so a rate or an alert on it reads 0, not nothing.
+    for (const status of ['passed', 'failed', 'errored'] as const)
+      for (const enforcement of ['advisory', 'mandatory'] as const)
+        this.#runTaskResults.inc({ status, enforcement }, 0);
+    for (const outcome of ['proceeded', 'failed', 'overridden'] as const) this.#runTaskGates.inc({ outcome }, 0);
     this.#scrapeGauges();
   }
 

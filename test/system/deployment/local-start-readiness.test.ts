@@ -62,7 +62,9 @@ describe('npm start with KUBECONFIG: the CRDs are installed, and /readyz says wh
 
   it('installs the CRDs in the KUBECONFIG cluster before serving, without seeding the example Project', async () => {
     expect((await platformCrds(emulator)).sort()).toEqual(
-      ['projects', 'rollouts', 'variablesets', 'workspaces'].map((plural) => `${plural}.${GROUP}`),
+      ['notifications', 'projects', 'rollouts', 'runtasks', 'variablesets', 'workspaces'].map(
+        (plural) => `${plural}.${GROUP}`,
+      ),
     );
     expect(logger.lines.join('\n')).toContain('cluster set up: the platform CustomResourceDefinitions are served');
     expect(logger.lines.join('\n')).not.toContain('seeded with Project');

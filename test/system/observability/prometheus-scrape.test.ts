@@ -236,7 +236,9 @@ describe('issue 23: a real Prometheus scrapes /metrics with the documented job a
     expect(documented.size).toBeGreaterThanOrEqual(19);
     for (const [metric, type] of documented) {
       const name = type === 'histogram' ? `${metric}_count` : metric;
-      await eventually(`count(${name}{job="platform-api"})`, value);
+      await eventually(`count(${name}{job="platform-api"})`, value).catch((error: Error) => {
+        throw new Error(`${metric}: ${error.message}`);
+      });
     }
   });
 

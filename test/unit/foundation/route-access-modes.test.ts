@@ -107,6 +107,9 @@ const EXPECTED_ROUTES = `
   GET /api/v1alpha1/task-results/{taskResult}/run-log resources task-result-token readTaskRunLog
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve resources bearer approveRollout
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw resources bearer withdrawRolloutApproval
+  POST /api/v1alpha1/projects/{project}/tokens resources bearer createProjectToken
+  GET /api/v1alpha1/projects/{project}/tokens resources bearer listProjectTokens
+  DELETE /api/v1alpha1/projects/{project}/tokens/{name} resources bearer revokeProjectToken
   GET /api/v1alpha1/audit/events resources bearer listAuditEvents
   GET /internal/runs internal bearer listRunsInPhase
   POST /internal/runs/claim internal bearer claimRun
