@@ -1,26 +1,12 @@
 // `kubectl platform notifications deliveries NOTIFICATION [--limit N]`: a Notification's recent delivery
 // attempts (issue 47, docs/notifications.md), oldest of the newest N first, as the delivery log keeps them.
+import type { LoggedAttempt } from '../../shared/contract/rules/delivery-log.ts';
 import { usageError } from '../plugin/command-line.ts';
 import { printObject } from '../plugin/printed-objects.ts';
 import { formatTable } from '../plugin/table.ts';
 import { type PluginCommand, stringFlag } from './plugin-command.ts';
 
 const DEFAULT_LIMIT = 20;
-
-/** One attempt as `GET .../notifications/{notification}/deliveries` answers it. */
-interface DeliveryAttempt {
-  delivery: string;
-  event: string;
-  eventType: string;
-  subject: string;
-  state: string;
-  attempt: number;
-  startedAt: string;
-  statusCode?: number;
-  latencyMs: number;
-  error?: string;
-  answer: string;
-}
 
 export const notificationsDeliveries: PluginCommand = {
   words: ['notifications', 'deliveries'],
@@ -42,7 +28,7 @@ export const notificationsDeliveries: PluginCommand = {
     const connection = context.connection();
     const name = context.line.positionals[0]!;
     const path = `/api/v1alpha1/projects/${encodeURIComponent(connection.namespace)}/notifications/${encodeURIComponent(name)}/deliveries?limit=${limit}`;
-    const { items } = (await connection.call('GET', path)).body as { items: DeliveryAttempt[] };
+    const { items } = (await connection.call('GET', path)).body as { items: LoggedAttempt[] };
     if (context.output === 'json' || context.output === 'yaml') {
       context.stdout(printObject({ items }, context.output));
       return 0;

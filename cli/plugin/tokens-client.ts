@@ -3,18 +3,10 @@ import { humanAge, humanDuration } from './human-duration.ts';
 import { type OutputFormat, printObject } from './printed-objects.ts';
 import { formatTable } from './table.ts';
 import { usageError } from './command-line.ts';
+import type { ProjectTokenRecord } from '../../shared/contract/rules/project-token-record.ts';
 
-/** A token as the list shows it: never its value. */
-export interface TokenRecord {
-  name: string;
-  description: string;
-  role: string;
-  creator: string;
-  createdAt: string;
-  expiresAt: string;
-  lastUsedAt: string | null;
-  lastUsedFrom: string | null;
-}
+/** A token as the list shows it: never its value (the contract's one type, which the console reads too). */
+export type TokenRecord = ProjectTokenRecord;
 
 export const tokensPath = (project: string) => `/api/v1alpha1/projects/${encodeURIComponent(project)}/tokens`;
 export const tokenPath = (project: string, name: string) => `${tokensPath(project)}/${encodeURIComponent(name)}`;

@@ -1,5 +1,8 @@
 import type { Database } from '../../base/database/database.ts';
 import type { OutboxEvent } from './outbox-event.ts';
+import type { DeliveryState, LoggedAttempt } from '../../contract/rules/delivery-log.ts';
+
+export type { LoggedAttempt };
 
 /** A delivery claimed for one attempt: its lease is this instance's until the attempt is recorded. */
 export interface ClaimedDelivery {
@@ -25,27 +28,12 @@ export interface AttemptRecord {
   retryInMs: number;
 }
 
-/** One attempt as the delivery log shows it. */
-export interface LoggedAttempt {
-  delivery: string;
-  event: string;
-  eventType: string;
-  subject: string;
-  state: string;
-  attempt: number;
-  startedAt: string;
-  statusCode?: number;
-  latencyMs: number;
-  error?: string;
-  answer: string;
-}
-
 interface LoggedAttemptRow {
   delivery_id: string;
   event_id: string;
   type: string;
   subject: string;
-  state: string;
+  state: DeliveryState;
   attempt: number;
   started_at: Date;
   status_code: number | null;

@@ -1,17 +1,7 @@
 import type { Database } from '../../base/database/database.ts';
+import type { ProjectTokenRecord } from '../../contract/rules/project-token-record.ts';
 
-/** What the token list shows of one Project token: never the token itself. */
-export interface ProjectTokenRecord {
-  name: string;
-  description: string;
-  /** `Role/<name>` or `ClusterRole/<name>`, bound in the Project's namespace. */
-  role: string;
-  creator: string;
-  createdAt: string;
-  expiresAt: string;
-  lastUsedAt: string | null;
-  lastUsedFrom: string | null;
-}
+export type { ProjectTokenRecord };
 
 /** A new token's row: the uid is the bound ServiceAccount's. */
 export interface NewProjectToken {

@@ -2,6 +2,7 @@
 // pause and resume (`spec.suspend`, a merge patch: `patch` on the Notification) and redelivery of one
 // event (`update` on the Notification), each shown only where the user's rules allow it.
 import { useState } from 'preact/hooks';
+import type { LoggedAttempt } from '../../../../../shared/contract/rules/delivery-log.ts';
 import { type ProjectPermissions, useProjectPermissions } from '../access.ts';
 import { type Api, errorText } from '../api.ts';
 import { apiGroup, type KubeObject, listKind } from '../platform-api.ts';
@@ -20,21 +21,6 @@ export interface NotificationSpec {
     url?: string;
     urlSecretRef?: { name: string; key: string };
   };
-}
-
-/** One attempt of the delivery log (`GET .../notifications/{notification}/deliveries`), newest first. */
-interface LoggedAttempt {
-  delivery: string;
-  event: string;
-  eventType: string;
-  subject: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempt: number;
-  startedAt: string;
-  statusCode?: number;
-  latencyMs: number;
-  error?: string;
-  answer: string;
 }
 
 const notificationHref = (project: string, name: string) => href('projects', project, 'notifications', name);

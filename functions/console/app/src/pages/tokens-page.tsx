@@ -4,6 +4,7 @@
 // only where a SelfSubjectAccessReview says the server would allow them (revoking: by the token's
 // name, as the route authorizes it); anyone else reads the list, or the API's refusal of it.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import type { ProjectTokenRecord } from '../../../../../shared/contract/rules/project-token-record.ts';
 import { useAllowed } from '../access.ts';
 import { type Api, errorText } from '../api.ts';
 import { apiGroup } from '../platform-api.ts';
@@ -11,17 +12,8 @@ import { useLoaded } from '../use-loaded.ts';
 import { Breadcrumbs, DataTable, ListSection, PageNotice, PageTitle, TimeCell } from './common.tsx';
 import { ConfirmAction } from './confirm-action.tsx';
 
-/** What the list shows of a token (never its value). */
-interface ProjectToken {
-  name: string;
-  description: string;
-  role: string;
-  creator: string;
-  createdAt: string;
-  expiresAt: string;
-  lastUsedAt: string | null;
-  lastUsedFrom: string | null;
-}
+/** What the list shows of a token (never its value): the contract's one type. */
+type ProjectToken = ProjectTokenRecord;
 
 /** The lifetimes the server accepts (shared/contract/routes/token-routes.ts): a Go duration within them. */
 const LIFETIME_RANGE = '10m to 8760h';
