@@ -277,38 +277,29 @@ function settleGate(
   }
 }
 
-/** The Rollout as clients see it: each stage's `approved` says whether its gate is open (stageApproved). */
-export function presentedRollout(object: PlatformObject): PlatformObject {
+/** `object` with each of its `spec.stages` replaced by `change(stage)`; as it is when it has no stage list. */
+function withStages(object: PlatformObject, change: (stage: unknown) => unknown): PlatformObject {
   const stages = object.spec?.stages;
   if (!Array.isArray(stages)) return object;
-  return {
-    ...object,
-    spec: {
-      ...object.spec,
-      stages: stages.map((stage: unknown) =>
-        isJsonObject(stage) && typeof stage.workspace === 'string'
-          ? { ...stage, approved: stageApproved(object, stage.workspace) }
-          : stage,
-      ),
-    },
-  };
+  return { ...object, spec: { ...object.spec, stages: stages.map(change) } };
+}
+
+/** The Rollout as clients see it: each stage's `approved` says whether its gate is open (stageApproved). */
+export function presentedRollout(object: PlatformObject): PlatformObject {
+  return withStages(object, (stage) =>
+    isJsonObject(stage) && typeof stage.workspace === 'string'
+      ? { ...stage, approved: stageApproved(object, stage.workspace) }
+      : stage,
+  );
 }
 
 /** The Rollout as the server stores it: no stage carries `approved`, which `status` alone says. */
 export function withoutApprovedFlags(object: PlatformObject): PlatformObject {
-  const stages = object.spec?.stages;
-  if (!Array.isArray(stages)) return object;
-  return {
-    ...object,
-    spec: {
-      ...object.spec,
-      stages: stages.map((stage: unknown) => {
-        if (!isJsonObject(stage)) return stage;
-        const { approved: _approved, ...rest } = stage;
-        return rest;
-      }),
-    },
-  };
+  return withStages(object, (stage) => {
+    if (!isJsonObject(stage)) return stage;
+    const { approved: _approved, ...rest } = stage;
+    return rest;
+  });
 }
 
 /**
