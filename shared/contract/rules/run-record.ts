@@ -1,6 +1,8 @@
 // A run record as the run routes answer it (docs/resources.md, "Runs"), declared once: the server
 // records and answers it, and the plugin and the console read it (browser-safe: issue 43, item 7).
 
+import type { ApprovalRequirement, ApprovalsStillNeeded } from './rollout-stage.ts';
+
 /** What a run does to its Workspace. */
 export type RunType = 'plan' | 'apply';
 
@@ -73,6 +75,36 @@ export interface PlanApprovalState {
   applyableUntil: string;
   /** The newest run of its Workspace recorded after it; null while the plan is the newest. */
   supersededBy: SupersedingRun | null;
+  /**
+   * What else holds the plan back now, by the catalogue reason its approval would be refused with (issue 48: its
+   * `post_plan` run tasks still running, `RunTasksPending`, or a mandatory one failed, `RunTaskFailed`); null when
+   * nothing else does. `applyable` is false whenever this is set. (The four fields below are absent in answers of
+   * servers from before issues 45 item 2 and 48; clients read them as optional.)
+   */
+  blockedBy?: PlanApprovalBlock | null;
+  /** The approvals of this plan for apply so far, each approver once (issue 45, item 2). */
+  approvals?: PlanApprovalRecord[];
+  /** What the Project's policy asks of the Workspace's applies: one approval from anybody where it asks nothing more. */
+  requirement?: ApprovalRequirement;
+  /** Who still has to approve before the apply run starts (the approval that meets it starts it). */
+  stillNeeded?: ApprovalsStillNeeded;
+}
+
+/** Why a plan may not be approved for apply, besides staleness (PlanApprovalState.blockedBy). */
+export interface PlanApprovalBlock {
+  /** The catalogue reason approving it would be refused with (docs/errors.md). */
+  reason: string;
+  /** The sentence that refusal would carry, naming what holds it back. */
+  message: string;
+}
+
+/** One approval of a plan for apply, as the server records it (one row per approver, issue 45 item 2). */
+export interface PlanApprovalRecord {
+  approvedBy: string;
+  /** RFC 3339. */
+  approvedAt: string;
+  /** The approver's groups when it approved (OIDC groups with their prefix, or the ServiceAccount's). */
+  groups: string[];
 }
 
 /** A run as the run history routes answer it: with, for a succeeded plan, whether it may still be applied. */
