@@ -4,7 +4,14 @@ import { PLAN_RUN_ANNOTATION, RUN_ANNOTATION, noteForAudit } from '../../../shar
 import { jsonResponse } from '../../../shared/base/http/api-request.ts';
 import type { ClusterObjects } from '../../../shared/domain/resources/cluster-objects.ts';
 import { WORKSPACE } from '../../../shared/contract/kinds/platform-kinds.ts';
-import { judgeDirectApply, judgePlanApproval } from '../../../shared/domain/approvals/apply-approval-judge.ts';
+import {
+  applyRequirement,
+  judgeDirectApply,
+  judgePlanApproval,
+  judgePlanWithdrawal,
+} from '../../../shared/domain/approvals/apply-approval-judge.ts';
+import { approverGroups, approverName } from '../../../shared/domain/approvals/approval-caller.ts';
+import { isSucceededPlan } from '../../../shared/domain/runs/records/plan-approvals.ts';
 import { gatingProject } from '../../../shared/domain/approvals/project-gates.ts';
 import type { PlatformObject } from '../../../shared/contract/kinds/platform-object.ts';
 import { planBindingOf } from '../../../shared/domain/approvals/plan-binding.ts';
@@ -48,9 +55,21 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       throw apiError('WorkspaceSuspended', `workspace "${workspace}" is suspended (spec.suspend); no new runs start`);
     return found;
   };
-  /** Runs as these routes answer them: a succeeded plan says whether it may still be applied (issue 44, item 15). */
-  const answered = async (runs: Run[], deadline?: AbortSignal) =>
-    (await context.runs.service('planApprovals')).withPlanApproval(runs, context.config.planApprovalMaxAgeMs, deadline);
+  /**
+   * Runs as these routes answer them: a succeeded plan says whether it may still be applied (issue 44, item 15),
+   * and its approvals against what the Project's policy asks of its Workspace's applies (issue 45, item 2: the
+   * Project read once per answer, and only for an answer with such a plan; the runs are all of one Project).
+   */
+  const answered = async (runs: Run[], deadline?: AbortSignal) => {
+    const plan = runs.find(isSucceededPlan);
+    const project = plan ? await gatingProject(objects, plan.project, deadline) : undefined;
+    return (await context.runs.service('planApprovals')).withPlanApproval(
+      runs,
+      context.config.planApprovalMaxAgeMs,
+      (workspace) => applyRequirement(project, workspace),
+      deadline,
+    );
+  };
   const answeredRun = async (run: Run, deadline?: AbortSignal) => (await answered([run], deadline))[0]!;
   const answeredPage = async (page: RunPage, deadline?: AbortSignal) => ({
     ...page,
@@ -73,11 +92,10 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
     );
     return tasks.tasks.length > 0 ? { tasks } : {};
   };
+  const locationOf = (run: Run) => `/api/v1alpha1/projects/${encodeURIComponent(run.project)}/runs/${run.id}`;
   const created = async (request: { auditAnnotations?: Record<string, string>; deadline?: AbortSignal }, run: Run) => {
     noteForAudit(request, RUN_ANNOTATION, run.id);
-    return jsonResponse(201, await answeredRun(run, request.deadline), {
-      location: `/api/v1alpha1/projects/${encodeURIComponent(run.project)}/runs/${run.id}`,
-    });
+    return jsonResponse(201, await answeredRun(run, request.deadline), { location: locationOf(run) });
   };
   return {
     startRun: async (request: RouteRequest<RunRoute<'startRun'>>) => {
@@ -128,16 +146,12 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
       const { message, override } = request.input.body();
       await authorizeOverride(request, override);
       const found = await startableWorkspace(plan.project, plan.workspace, request.deadline);
-      const overridden = judgePlanApproval(
-        request,
-        await gatingProject(objects, plan.project, request.deadline),
-        plan,
-        override,
-      );
+      const project = await gatingProject(objects, plan.project, request.deadline);
+      const overridden = judgePlanApproval(request, project, plan, override);
       const workspace = await planBindingOf(objects, plan.project, found, request.deadline);
       const planApprovals = await context.runs.service('planApprovals');
       const approver = runPrincipal(request.principal);
-      const run = await planApprovals.approveForApply(
+      const { apply } = await planApprovals.approveForApply(
         {
           project: plan.project,
           planRun: plan.id,
@@ -147,11 +161,27 @@ export function runHandlers(context: Pick<AppContext, 'config' | 'runs'>, object
           workspace,
           ...(overridden ? { override: { by: approver.principal, ...overridden } } : {}),
           ...(await tasksOf(plan.project, found, { type: 'apply' }, request.deadline)),
+          // Issue 45, item 2: the approval is recorded with the approver's groups; the apply starts once they meet this.
+          groups: approverGroups(request.principal),
+          requirement: applyRequirement(project, plan.workspace),
         },
         request.deadline,
       );
       noteForAudit(request, PLAN_RUN_ANNOTATION, plan.id);
-      return created(request, run);
+      if (apply) return created(request, apply);
+      // Recorded, and more approvals are needed: the plan as it stands now, its approvals and who still has to.
+      return jsonResponse(202, await answeredRun(plan, request.deadline), { location: locationOf(plan) });
+    },
+    withdrawPlanApproval: async (request: RouteRequest<RunRoute<'withdrawPlanApproval'>>) => {
+      const plan = authorizedRun(request);
+      const approver = request.input.body().approver ?? approverName(request.principal);
+      judgePlanWithdrawal(request, plan, approver);
+      await (await context.runs.service('planApprovals')).withdrawApproval(
+        { project: plan.project, planRun: plan.id, approver },
+        request.deadline,
+      );
+      noteForAudit(request, PLAN_RUN_ANNOTATION, plan.id);
+      return jsonResponse(200, await answeredRun(plan, request.deadline));
     },
     listWorkspaceRuns: async (request: RouteRequest<RunRoute<'listWorkspaceRuns'>>) => {
       const { project, workspace } = authorizedWorkspace(request);

@@ -21,7 +21,7 @@ import {
   withStoredApprovalRecords,
   type Recording,
 } from '../../../shared/domain/approvals/stage-approvals.ts';
-import { approverName } from '../../../shared/domain/approvals/approval-caller.ts';
+import { approverGroups, approverName } from '../../../shared/domain/approvals/approval-caller.ts';
 import { authorizeOverride, type OverrideRequest } from '../../../shared/domain/approvals/time-gate-enforcement.ts';
 import { objectForWrite } from './resource-body.ts';
 import { JSON_PATCH, patchedObject, recomputedOnConflict, resultAsJsonPatch } from './patch-results.ts';
@@ -52,7 +52,7 @@ export interface RolloutWrites extends ResourceWrites {
 export function rolloutWrites(objects: ClusterObjects, writer: Writer): RolloutWrites {
   const plain = plainWrites(objects, ROLLOUT);
   const writerName = approverName(writer.principal);
-  const writerGroups = 'groups' in writer.principal ? writer.principal.groups : [];
+  const writerGroups = approverGroups(writer.principal);
   const path = (location: ObjectLocation) => objects.platformPath(ROLLOUT, location);
   // The object itself, also for a write through its status subresource.
   const read = async ({ namespace, name }: ObjectLocation) =>

@@ -122,7 +122,7 @@ export const PLATFORM_ERRORS = {
   ApprovalNotFound: {
     status: 404,
     meaning:
-      'The approver has no approval of this stage for the current revision to withdraw (`status.stages[].approvals`); check who approved it.',
+      "The approver has no approval of this stage for the current revision (`status.stages[].approvals`), or of this plan for apply (its run's `planApproval.approvals`), to withdraw; check who approved it.",
   },
   BridgeNotConfigured: {
     status: 404,
@@ -159,7 +159,12 @@ export const PLATFORM_ERRORS = {
   AlreadyApproved: {
     status: 409,
     meaning:
-      'The stage is already approved for the current revision, or the caller has already given its approval of it (a stage that needs several approvers counts each once); nothing to do.',
+      'The stage is already approved for the current revision, or the caller has already given its approval of it or of the plan (a stage or an apply that needs several approvers counts each once); nothing to do.',
+  },
+  ApplyAlreadyStarted: {
+    status: 409,
+    meaning:
+      "The plan's approvals already started its apply run, so an approval of it can no longer be withdrawn; cancel the apply run instead.",
   },
   ApproverIsAuthor: {
     status: 409,

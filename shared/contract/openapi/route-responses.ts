@@ -53,9 +53,11 @@ export function documentedResponses(route: RouteDefinition): Record<string, unkn
   }
   for (const [status, description] of Object.entries(route.errorResponses ?? {})) {
     const code = Number(status);
+    // A second success (202 of a plan approval that needs more) carries the success's body; 204 has none.
+    const success = code !== 204 ? successContent(route) : undefined;
     responses[status] =
       code < 300
-        ? { description }
+        ? { description, ...(success ? { content: success } : {}) }
         : { description, content: { 'application/json': { schema: errorSchema(route, code) } } };
   }
   return responses;

@@ -89,6 +89,7 @@ export const RUN_PAGE_SCHEMA = {
 };
 
 /** A run as the run history routes answer it (the controller's routes answer RUN_SCHEMA). */
+const GROUPS = { type: 'array', items: { type: 'string' } } as const;
 const RUN_ANSWER_SCHEMA = {
   ...RUN_SCHEMA,
   required: [...RUN_SCHEMA.required, 'planApproval'],
@@ -96,7 +97,7 @@ const RUN_ANSWER_SCHEMA = {
     ...RUN_SCHEMA.properties,
     planApproval: {
       type: ['object', 'null'],
-      required: ['applyable', 'applyableUntil', 'supersededBy'],
+      required: ['applyable', 'applyableUntil', 'supersededBy', 'approvals', 'requirement', 'stillNeeded'],
       description:
         'For a succeeded plan run, whether it may still be approved for apply (`POST .../runs/{run}/apply`), by the rule that approval applies (issue 44, item 15); null for every other run.',
       properties: {
@@ -117,6 +118,38 @@ const RUN_ANSWER_SCHEMA = {
           description:
             'The newest run of the Workspace recorded after the plan (a newer plan, or the apply of this one), which makes it stale; null while the plan is the newest.',
           properties: { id: { type: 'string', format: 'uuid' }, type: { enum: ['plan', 'apply'] } },
+        },
+        approvals: {
+          type: 'array',
+          description:
+            "The approvals of the plan for apply so far (issue 45 item 2), oldest first, each approver once: who, when, and its groups when it approved (OIDC groups with their prefix, or the ServiceAccount's). Withdrawn approvals are gone.",
+          items: {
+            type: 'object',
+            required: ['approvedBy', 'approvedAt', 'groups'],
+            properties: {
+              approvedBy: { type: 'string' },
+              approvedAt: { type: 'string', format: 'date-time' },
+              groups: GROUPS,
+            },
+          },
+        },
+        requirement: {
+          type: 'object',
+          required: ['count', 'groups', 'distinctFromAuthor'],
+          description:
+            "What the Project's approval policy asks of the Workspace's applies (`spec.approvalPolicy.applies[].approvals`): `count` distinct approvers, one from each of `groups`, none of them the plan's principal under `distinctFromAuthor`; one approval from anybody where it asks nothing.",
+          properties: {
+            count: { type: 'integer', minimum: 1 },
+            groups: GROUPS,
+            distinctFromAuthor: { type: 'boolean' },
+          },
+        },
+        stillNeeded: {
+          type: 'object',
+          required: ['approvers', 'groups'],
+          description:
+            "Who still has to approve before the apply run starts, by the stages' rule: how many more distinct approvers, and the required groups none of the approvals so far came from. The approval that meets it starts the apply.",
+          properties: { approvers: { type: 'integer', minimum: 0 }, groups: GROUPS },
         },
       },
     },
@@ -275,7 +308,7 @@ export function runRoutes() {
       operationId: 'applyPlan',
       authorization: runWorkspaceAuthorization('approve', 'runs'),
       summary:
-        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace\'s uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorized as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
+        "Approve a succeeded plan run for apply (issue 37, issue 45 item 2): records the caller's approval (who, when, its groups) and, once the plan's approvals meet what the Project's approval policy asks of the Workspace's applies (`spec.approvalPolicy.applies[].approvals`: `count` distinct approvers, one from each of `groups`, none the plan's principal under four eyes; one approval where it asks nothing), records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace's uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Optional body `{\"message\", \"override\"}`: the Project's approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. 201 with the apply run; while more approvals are needed, 202 with the plan run (its `planApproval.approvals` and `stillNeeded`) and `Location` of the plan run. Authorized as `approve` on `workspaces/runs` (name: the plan run's Workspace).",
       requestSchema: {
         type: 'object',
         additionalProperties: false,
@@ -285,10 +318,42 @@ export function runRoutes() {
       responseSchema: RUN_ANSWER_SCHEMA,
       successStatus: 201,
       errorResponses: {
+        202: "The approval is recorded and the policy needs more: the plan run's answer, with `planApproval.approvals` and `stillNeeded`; `Location` is the plan run's.",
         400: 'Malformed body (`InvalidRun`), or an override without a reason.',
         403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such run in this Project (`RunNotFound`), or its Workspace is gone (`WorkspaceNotFound`).',
-        409: `The run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale (\`PlanStale\`), the Workspace is no longer the object and spec it was planned for: deleted and re-created, its spec or a VariableSet changed (\`PlanWorkspaceChanged\`), the approval policy of the Project asks four eyes and the caller started the plan (\`ApproverIsAuthor\`), the Workspace is suspended (\`WorkspaceSuspended\`), or ${TIME_GATE_ERRORS}.`,
+        409: `The caller has already approved the plan (\`AlreadyApproved\`), the run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale: its apply started already, or it is superseded or too old (\`PlanStale\`), the Workspace is no longer the object and spec it was planned for: deleted and re-created, its spec or a VariableSet changed (\`PlanWorkspaceChanged\`), the approval policy of the Project asks four eyes and the caller started the plan (\`ApproverIsAuthor\`), the Workspace is suspended (\`WorkspaceSuspended\`), or ${TIME_GATE_ERRORS}.`,
+        ...DATABASE_ERRORS,
+      },
+    },
+    {
+      method: 'POST',
+      path: `${project}/runs/{run}/withdraw`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'withdrawPlanApproval',
+      authorization: runWorkspaceAuthorization('approve', 'runs'),
+      summary:
+        "Withdraw an approval of a plan run for apply (issue 45 item 2), as the Rollout withdraw route does for a stage: removes `approver`'s approval (the caller's own when not given), so that it no longer counts toward the Project's policy. Refused once the plan's approvals started its apply run. The audit event names the caller and the approver whose approval was withdrawn, with the plan's principal. Optional body `{\"approver\"}`. 200 with the plan run (its `planApproval`). Authorized as `approve` on `workspaces/runs` (name: the plan run's Workspace).",
+      requestSchema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          approver: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 512,
+            description:
+              "Whose approval to withdraw, as the plan's `planApproval.approvals[].approvedBy` names it; the caller's own when not given.",
+          },
+        },
+        'x-error-reason': 'InvalidRun',
+      },
+      responseSchema: RUN_ANSWER_SCHEMA,
+      errorResponses: {
+        400: 'Malformed body (`InvalidRun`).',
+        404: 'No such run in this Project (`RunNotFound`), or no approval of it by that approver (`ApprovalNotFound`).',
+        409: 'The approvals of the plan already started its apply run (`ApplyAlreadyStarted`).',
         ...DATABASE_ERRORS,
       },
     },

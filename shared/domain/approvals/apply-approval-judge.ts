@@ -1,6 +1,17 @@
 import { apiError } from '../../base/http/error-catalogue.ts';
 import type { PlatformObject } from '../../contract/kinds/platform-object.ts';
-import { APPROVER_ANNOTATION, AUTHOR_ANNOTATION, noteForAudit } from '../audit/audit-annotations.ts';
+import type { PlanApprovalRecord } from '../../contract/rules/run-record.ts';
+import {
+  approvalsStillNeeded,
+  type ApprovalRequirement,
+  type ApprovalsStillNeeded,
+} from '../../contract/rules/rollout-stage.ts';
+import {
+  APPROVER_ANNOTATION,
+  AUTHOR_ANNOTATION,
+  WITHDRAWN_APPROVERS_ANNOTATION,
+  noteForAudit,
+} from '../audit/audit-annotations.ts';
 import { type ApprovalCaller, approverName } from './approval-caller.ts';
 import { policyApplyGate } from './approval-policy.ts';
 import { passTimeGates, type OverrideRecord, type OverrideRequest } from './time-gate-enforcement.ts';
@@ -63,4 +74,39 @@ export function judgePlanApproval(
       `${approver} started plan run ${plan.id} and may not approve it for apply: project "${plan.project}" asks another approver (spec.approvalPolicy.applies[].approvals.distinctFromAuthor)`,
     );
   return overridden;
+}
+
+/** What a Workspace's applies need where the Project's policy asks nothing of them: one approval, from anybody. */
+export const ONE_APPROVAL: ApprovalRequirement = { count: 1, groups: [], distinctFromAuthor: false };
+
+/** What the Project's policy asks of `workspace`'s applies (issue 45, item 2): its `applies[]` entry, or one approval. */
+export function applyRequirement(project: PlatformObject | undefined, workspace: string): ApprovalRequirement {
+  return policyApplyGate(project, workspace) ?? ONE_APPROVAL;
+}
+
+/**
+ * Who still has to approve `plan` for apply, from its approvals: the stages' rule (approvalsStillNeeded), one rule
+ * for both, each approval read as a record of the plan's "revision", its id, whose author is who started the plan.
+ */
+export function planStillNeeds(
+  requirement: ApprovalRequirement,
+  approvals: readonly PlanApprovalRecord[],
+  plan: { id: string; principal: string },
+): ApprovalsStillNeeded {
+  return approvalsStillNeeded(
+    requirement,
+    approvals.map((approval) => ({ ...approval, revision: plan.id })),
+    plan.id,
+    plan.principal,
+  );
+}
+
+/**
+ * Withdrawing `approver`'s approval of `plan` (the withdraw route, authorized as `approve`): both principals are
+ * noted for the audit trail, the caller (the event's user) and the approver whose approval goes, with the plan's
+ * author. Whether there is such an approval, and whether its apply started, is the record's to say.
+ */
+export function judgePlanWithdrawal(caller: ApprovalCaller, plan: PlanToApprove, approver: string): void {
+  noteForAudit(caller, WITHDRAWN_APPROVERS_ANNOTATION, approver);
+  noteForAudit(caller, AUTHOR_ANNOTATION, plan.principal);
 }

@@ -16,3 +16,8 @@ export interface ApprovalCaller {
 export function approverName(principal: Principal): string {
   return principal.name;
 }
+
+/** The groups an approval records of its approver (OIDC groups with their prefix, a ServiceAccount's); the admin has none. */
+export function approverGroups(principal: Principal): string[] {
+  return 'groups' in principal ? principal.groups : [];
+}

@@ -94,6 +94,36 @@ export class PlanStaleError extends CatalogueError {
   }
 }
 
+/** An approver approving a plan for apply a second time (issue 45, item 2): each approver counts once. HTTP: 409. */
+export class PlanAlreadyApprovedError extends CatalogueError {
+  constructor(runId: string, approver: string) {
+    super(
+      'AlreadyApproved',
+      `${approver} has already approved plan run ${runId} for apply; it needs another approver (withdraw first to approve again)`,
+    );
+    this.name = 'PlanAlreadyApprovedError';
+  }
+}
+
+/** A withdrawal of a plan approval that was never given (or was withdrawn already). HTTP: 404. */
+export class PlanApprovalNotFoundError extends CatalogueError {
+  constructor(runId: string, approver: string) {
+    super('ApprovalNotFound', `${approver} has no approval of plan run ${runId} for apply to withdraw`);
+    this.name = 'PlanApprovalNotFoundError';
+  }
+}
+
+/** A withdrawal of a plan approval once the approvals started its apply run: it cannot be taken back. HTTP: 409. */
+export class ApplyAlreadyStartedError extends CatalogueError {
+  constructor(runId: string, applyRun: string) {
+    super(
+      'ApplyAlreadyStarted',
+      `plan run ${runId} was approved for apply and its apply run ${applyRun} exists; an approval cannot be withdrawn once the apply started (cancel the apply run instead)`,
+    );
+    this.name = 'ApplyAlreadyStartedError';
+  }
+}
+
 /** The run's log was removed by RUN_LOG_RETENTION; the run record stays. HTTP: 410. */
 export class RunLogRemovedError extends CatalogueError {
   /** When retention removed it (ISO 8601). */

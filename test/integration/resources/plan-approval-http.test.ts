@@ -233,6 +233,12 @@ describe('issue 37, build item 4: a SelfSubjectAccessReview answers truly whethe
 
 describe('Issue 44, item 15: the run answer says whether a succeeded plan may still be applied, as the approval decides it', () => {
   const hours = 3_600_000;
+  // Issue 45, item 2: no approval yet, and no policy: one approval from anybody starts the apply.
+  const NOT_YET_APPROVED = {
+    approvals: [],
+    requirement: { count: 1, groups: [], distinctFromAuthor: false },
+    stillNeeded: { approvers: 1, groups: [] },
+  };
   const getRun = async (id: string) => admin('GET', `${RUNS}/runs/${id}`).then(expectStatus(200));
   const listed = async (workspace: string, id: string) =>
     (
@@ -249,6 +255,7 @@ describe('Issue 44, item 15: the run answer says whether a succeeded plan may st
       applyable: true,
       applyableUntil: new Date(Date.parse(answer.finishedAt) + 24 * hours).toISOString(),
       supersededBy: null,
+      ...NOT_YET_APPROVED,
     });
     expect(await listed(workspace, reviewed.id)).toEqual(answer);
     await applyPlan(reviewed.id).then(expectStatus(201));
@@ -265,6 +272,7 @@ describe('Issue 44, item 15: the run answer says whether a succeeded plan may st
       applyable: false,
       applyableUntil: new Date(Date.parse(answer.finishedAt) + 24 * hours).toISOString(),
       supersededBy: null,
+      ...NOT_YET_APPROVED,
     });
     expect(Date.parse(answer.planApproval.applyableUntil)).toBeLessThan(Date.now());
     expect((await applyPlan(reviewed.id).then(expectStatus(409))).reason).toBe('PlanStale');

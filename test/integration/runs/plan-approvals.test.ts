@@ -43,15 +43,18 @@ async function finished(workspace: string, phase: 'Succeeded' | 'Failed' = 'Succ
   return store().leases.finish(run.id, claimed!.lease.id, CONTROLLER, phase);
 }
 
-const approve = (planRun: string, maxAgeMs = DAY_MS, message?: string) =>
-  store().planApprovals.approveForApply({
-    project: PROJECT,
-    planRun,
-    ...APPROVER,
-    maxAgeMs,
-    workspace: PLANNED_FOR,
-    ...(message !== undefined ? { message } : {}),
-  });
+/** One approval, which (no policy: one approval from anybody) starts the apply run: that run. */
+const approve = async (planRun: string, maxAgeMs = DAY_MS, message?: string) =>
+  (
+    await store().planApprovals.approveForApply({
+      project: PROJECT,
+      planRun,
+      ...APPROVER,
+      maxAgeMs,
+      workspace: PLANNED_FOR,
+      ...(message !== undefined ? { message } : {}),
+    })
+  ).apply!;
 
 const runsOf = async (workspace: string) =>
   (await store().records.listRuns({ project: PROJECT, workspace, limit: 50 })).items.map(
@@ -128,6 +131,46 @@ describe('issue 37: a stale plan is refused (409 PlanStale), and nothing is reco
     expect(refused).toHaveLength(3);
     for (const reason of refused) expect(reason).toBeInstanceOf(PlanStaleError);
     expect(await runsOf('racing')).toEqual(['apply:Pending', 'plan:Succeeded']);
+  });
+
+  it('Issue 45, item 2: four approvers racing where two are needed: one waits for more, one starts the only apply, two find it (PlanStale)', async () => {
+    const plan = await finished('racing-pair');
+    const outcomes = await Promise.allSettled(
+      ['carol', 'dave', 'erin', 'frank'].map((name) =>
+        store().planApprovals.approveForApply({
+          project: PROJECT,
+          planRun: plan.id,
+          principal: `${name}@example.com`,
+          principalType: 'oidc',
+          maxAgeMs: DAY_MS,
+          workspace: PLANNED_FOR,
+          requirement: { count: 2, groups: [], distinctFromAuthor: false },
+        }),
+      ),
+    );
+    const given = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    expect(given.filter((outcome) => outcome.apply !== null)).toHaveLength(1);
+    expect(given.filter((outcome) => outcome.apply === null).map((outcome) => outcome.stillNeeded)).toEqual([
+      { approvers: 1, groups: [] },
+    ]);
+    for (const outcome of outcomes.filter((outcome) => outcome.status === 'rejected'))
+      expect(outcome.reason).toBeInstanceOf(PlanStaleError);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(2);
+    expect(await runsOf('racing-pair')).toEqual(['apply:Pending', 'plan:Succeeded']);
+    const { rows } = await database().pool.query('SELECT count(*)::int AS n FROM plan_approvals WHERE plan_run = $1', [
+      plan.id,
+    ]);
+    expect(rows[0].n).toBe(2);
+  });
+
+  it('Issue 45, item 2: the approvals of a plan are removed with its run (run history retention deletes the run)', async () => {
+    const plan = await finished('removed-with-plan');
+    await approve(plan.id);
+    await database().pool.query('DELETE FROM runs WHERE id = $1', [plan.id]);
+    const { rows } = await database().pool.query('SELECT count(*)::int AS n FROM plan_approvals WHERE plan_run = $1', [
+      plan.id,
+    ]);
+    expect(rows[0].n).toBe(0);
   });
 
   it('a newer plan of the Workspace, even one still pending, supersedes the reviewed one', async () => {
@@ -233,6 +276,6 @@ describe('Issue 45, item 1: a plan is applied only to the Workspace object and s
 
   it('the same Workspace, spec and VariableSets: approved', async () => {
     const plan = await finished('bound-same');
-    await expect(approveFor(plan.id, PLANNED_FOR)).resolves.toMatchObject({ planRun: plan.id });
+    await expect(approveFor(plan.id, PLANNED_FOR)).resolves.toMatchObject({ apply: { planRun: plan.id } });
   });
 });

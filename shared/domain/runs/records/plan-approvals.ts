@@ -1,7 +1,23 @@
 import type { Database } from '../../../base/database/database.ts';
-import type { RunAnswer } from '../../../contract/rules/run-record.ts';
+import type { PlanApprovalRecord, RunAnswer } from '../../../contract/rules/run-record.ts';
+import {
+  approvalsMet,
+  type ApprovalRequirement,
+  type ApprovalsStillNeeded,
+} from '../../../contract/rules/rollout-stage.ts';
+import { ONE_APPROVAL, planStillNeeds } from '../../approvals/apply-approval-judge.ts';
 import { planBindingChange, type PlanBinding } from '../../approvals/plan-binding.ts';
-import { NotASucceededPlanError, PlanStaleError, PlanWorkspaceChangedError, RunNotFoundError } from '../run-errors.ts';
+import {
+  ApplyAlreadyStartedError,
+  NotASucceededPlanError,
+  PlanAlreadyApprovedError,
+  PlanApprovalNotFoundError,
+  PlanStaleError,
+  PlanWorkspaceChangedError,
+  RunNotFoundError,
+} from '../run-errors.ts';
+import type { Statement } from './insert-run.ts';
+import { deletePlanApproval, planApprovalRecords, recordPlanApproval } from './plan-approval-records.ts';
 import { isUuid } from './run-id.ts';
 import type { PrincipalType, Run, RunOverride, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
@@ -29,10 +45,31 @@ export interface PlanApproval {
   override?: RunOverride;
   /** The run tasks the apply run waits for before a controller may claim it (issue 48). */
   tasks?: TasksToAwait;
+  /** The approver's groups, recorded with its approval (issue 45, item 2); none when not given. */
+  groups?: readonly string[];
+  /** What the Project's policy asks of the Workspace's applies (applyRequirement); one approval when not given. */
+  requirement?: ApprovalRequirement;
+}
+
+/**
+ * What an approval did (issue 45, item 2): recorded, and the apply run it started when it met the policy (null
+ * while the policy still needs `stillNeeded`).
+ */
+export interface PlanApprovalOutcome {
+  apply: Run | null;
+  stillNeeded: ApprovalsStillNeeded;
+}
+
+/** A withdrawal of `approver`'s approval of plan run `planRun` of `project` (issue 45, item 2). */
+export interface PlanWithdrawal {
+  project: string;
+  planRun: string;
+  approver: string;
 }
 
 interface PlanRow {
   workspace: string;
+  principal: string;
   type: RunType;
   phase: RunPhase;
   finished_at: Date | null;
@@ -43,7 +80,8 @@ interface PlanRow {
 
 export type { RunAnswer } from '../../../contract/rules/run-record.ts';
 
-const isSucceededPlan = (run: Run) => run.type === 'plan' && run.phase === 'Succeeded';
+/** Whether `run` is a plan its run answer says may be approved for apply (the others have no `planApproval`). */
+export const isSucceededPlan = (run: Run) => run.type === 'plan' && run.phase === 'Succeeded';
 
 /**
  * Applying what was reviewed (issue 37): approving a succeeded plan run records a `Pending` apply run
@@ -60,10 +98,11 @@ export class PlanApprovals {
   }
 
   /**
-   * The new apply run bound to the plan; `RunNotFoundError`, `NotASucceededPlanError` or `PlanStaleError`
-   * otherwise. `signal`: the request's deadline, as for a new run.
+   * Records the approval and, once the plan's approvals meet the policy, the new apply run bound to the plan;
+   * `RunNotFoundError`, `NotASucceededPlanError`, `PlanWorkspaceChangedError`, `PlanStaleError` (nothing recorded)
+   * or `PlanAlreadyApprovedError` otherwise. `signal`: the request's deadline, as for a new run.
    */
-  async approveForApply(approval: PlanApproval, signal?: AbortSignal): Promise<Run> {
+  async approveForApply(approval: PlanApproval, signal?: AbortSignal): Promise<PlanApprovalOutcome> {
     const { project, planRun } = approval;
     if (!isUuid(planRun)) throw new RunNotFoundError(planRun);
     return this.#database.transaction(
@@ -72,7 +111,7 @@ export class PlanApprovals {
         // committed, reads (in a statement of its own, so with a snapshot taken after the wait) the
         // apply the first one made, and is refused as superseded.
         const { rows } = await query<PlanRow>(
-          `SELECT workspace, type, phase, finished_at, planned_for, now() AS now
+          `SELECT workspace, principal, type, phase, finished_at, planned_for, now() AS now
          FROM runs WHERE id = $1 AND project = $2 FOR UPDATE`,
           [planRun, project],
         );
@@ -94,7 +133,9 @@ export class PlanApprovals {
         );
         const stale = planStaleReason(state, finished);
         if (stale) throw new PlanStaleError(planRun, stale);
-        return insertRun(query, {
+        const stillNeeded = await recordedApproval(query, { id: planRun, principal: plan.principal }, approval);
+        if (!approvalsMet(stillNeeded)) return { apply: null, stillNeeded };
+        const apply = await insertRun(query, {
           project,
           workspace: plan.workspace,
           type: 'apply',
@@ -105,6 +146,37 @@ export class PlanApprovals {
           ...(approval.override ? { override: approval.override } : {}),
           ...(approval.tasks ? { tasks: approval.tasks } : {}),
         });
+        return { apply, stillNeeded };
+      },
+      signal ? { signal } : {},
+    );
+  }
+
+  /**
+   * Withdraws an approval of a plan for apply (issue 45, item 2), under the plan's row lock as approvals are
+   * given: `RunNotFoundError`; `ApplyAlreadyStartedError` once the approvals started its apply run;
+   * `PlanApprovalNotFoundError` when the approver has no approval of it.
+   */
+  async withdrawApproval({ project, planRun, approver }: PlanWithdrawal, signal?: AbortSignal): Promise<void> {
+    if (!isUuid(planRun)) throw new RunNotFoundError(planRun);
+    await this.#database.transaction(
+      async (query) => {
+        const { rows } = await query('SELECT id FROM runs WHERE id = $1 AND project = $2 FOR UPDATE', [
+          planRun,
+          project,
+        ]);
+        if (!rows[0]) throw new RunNotFoundError(planRun);
+        // The apply run of this plan is among its Workspace's later runs (one index range scan, as staleness).
+        const { rows: applies } = await query<{ id: string }>(
+          `SELECT newer.id FROM runs plan JOIN runs newer
+             ON newer.project = plan.project AND newer.workspace = plan.workspace
+            AND (newer.created_at, newer.id) > (plan.created_at, plan.id)
+           WHERE plan.id = $1 AND newer.plan_run = plan.id LIMIT 1`,
+          [planRun],
+        );
+        if (applies[0]) throw new ApplyAlreadyStartedError(planRun, applies[0].id);
+        if (!(await deletePlanApproval(query, planRun, approver)))
+          throw new PlanApprovalNotFoundError(planRun, approver);
       },
       signal ? { signal } : {},
     );
@@ -113,9 +185,15 @@ export class PlanApprovals {
   /**
    * `runs` as the run history routes answer them (issue 44, item 15): each succeeded plan with its
    * `planApproval` verdict, by the rule approveForApply applies (one statement, by the database's
-   * clock), every other run with null. `maxAgeMs`: PLAN_APPROVAL_MAX_AGE.
+   * clock), and its approvals so far with who still has to approve (issue 45, item 2: `requirementOf` its
+   * Workspace, applyRequirement), every other run with null. `maxAgeMs`: PLAN_APPROVAL_MAX_AGE.
    */
-  async withPlanApproval(runs: Run[], maxAgeMs: number, signal?: AbortSignal): Promise<RunAnswer[]> {
+  async withPlanApproval(
+    runs: Run[],
+    maxAgeMs: number,
+    requirementOf: (workspace: string) => ApprovalRequirement,
+    signal?: AbortSignal,
+  ): Promise<RunAnswer[]> {
     const plans = runs.filter(isSucceededPlan).map((run) => run.id);
     const states = new Map<string, PlanApprovalState>();
     if (plans.length > 0) {
@@ -145,10 +223,45 @@ export class PlanApprovals {
           ),
         );
     }
-    return runs.map((run) => ({ ...run, planApproval: states.get(run.id) ?? null }));
+    const approvals = await planApprovalRecords(this.#statement(signal), plans);
+    return runs.map((run) => {
+      const state = states.get(run.id);
+      return { ...run, planApproval: state ? { ...state, ...approvalsOf(run, approvals, requirementOf) } : null };
+    });
+  }
+
+  /** One statement on the pool, with the request's deadline. */
+  #statement(signal: AbortSignal | undefined): Statement {
+    return (text, values) => this.#database.query(text, values, signal ? { signal } : {});
   }
 }
 
 function supersedingRun(row: { id: string | null; type: RunType | null } | undefined): SupersedingRun | null {
   return row?.id && row.type ? { id: row.id, type: row.type } : null;
+}
+
+/**
+ * Records `approval` of `plan` (issue 45, item 2), in the transaction holding the plan's row lock, and says who
+ * still has to approve, from every approval of it so far: `PlanAlreadyApprovedError` when its approver has one.
+ */
+async function recordedApproval(
+  query: Statement,
+  plan: { id: string; principal: string },
+  approval: PlanApproval,
+): Promise<ApprovalsStillNeeded> {
+  if (!(await recordPlanApproval(query, plan.id, approval.principal, approval.groups ?? [])))
+    throw new PlanAlreadyApprovedError(plan.id, approval.principal);
+  const records = await planApprovalRecords(query, [plan.id]);
+  return planStillNeeds(approval.requirement ?? ONE_APPROVAL, records.get(plan.id) ?? [], plan);
+}
+
+/** A succeeded plan's approvals as its run answer states them: so far, what the policy asks, and who still has to. */
+function approvalsOf(
+  plan: Run,
+  approvals: ReadonlyMap<string, PlanApprovalRecord[]>,
+  requirementOf: (workspace: string) => ApprovalRequirement,
+): Required<Pick<PlanApprovalState, 'approvals' | 'requirement' | 'stillNeeded'>> {
+  const given = approvals.get(plan.id) ?? [];
+  const requirement = requirementOf(plan.workspace);
+  return { approvals: given, requirement, stillNeeded: planStillNeeds(requirement, given, plan) };
 }
