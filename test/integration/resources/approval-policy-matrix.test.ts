@@ -80,7 +80,8 @@ const RECORDS_A_RUN: Path[] = ['planApprove', 'startApply'];
 
 /**
  * A cell's answer: the status and, on a refusal, its reason; `ignored`: 200, and the stage is not approved;
- * `recorded`: 200, the caller's approval is recorded and the stage stays shut (it needs more approvers).
+ * `recorded`: the caller's approval is recorded and the stage stays shut, or no apply starts (it needs more
+ * approvers): 200 with the Rollout, or 202 with the plan run.
  */
 type Outcome = { status: 200 | 201 } | { status: 409; reason: string } | 'ignored' | 'recorded';
 const allowed = (path: Path): Outcome => ({ status: RECORDS_A_RUN.includes(path) ? 201 : 200 });
@@ -169,18 +170,20 @@ const POLICIES: PolicyRow[] = [
     expected: { ...timeGated('ProjectFrozen'), approveRoute: allowed('approveRoute'), ...appliesAllowed() },
   },
   {
-    name: 'two approvers on the stage (issue 45 item 2): one approval is recorded and the stage stays shut',
-    policy: ({ rollouts }) => ({
+    name: 'two approvers on the stage and on the applies (issue 45 item 2): one approval is recorded, the stage stays shut and no apply starts',
+    policy: ({ rollouts, workspaces }) => ({
       stages: rollouts.map((rollout) => ({ rollout, stage: 'prod', approvals: { count: 2 } })),
+      applies: workspaces.map((workspace) => ({ workspace, approvals: { count: 2 } })),
     }),
-    expected: { ...letThrough(), ...promotionsRecorded() },
+    expected: { ...letThrough(), ...promotionsRecorded(), ...appliesRecorded() },
   },
   {
-    name: 'an approver from a required group on the stage (issue 45 item 2), the caller in none: recorded, still shut',
-    policy: ({ rollouts }) => ({
+    name: 'an approver from a required group on the stage and on the applies (issue 45 item 2), the caller in none: recorded, still shut',
+    policy: ({ rollouts, workspaces }) => ({
       stages: rollouts.map((rollout) => ({ rollout, stage: 'prod', approvals: { groups: ['oidc:sre'] } })),
+      applies: workspaces.map((workspace) => ({ workspace, approvals: { groups: ['oidc:sre'] } })),
     }),
-    expected: { ...letThrough(), ...promotionsRecorded() },
+    expected: { ...letThrough(), ...promotionsRecorded(), ...appliesRecorded() },
   },
   {
     name: 'a soak time of 2h on the stage after an ungated one, whose revision was written just now',
@@ -207,6 +210,10 @@ function promotionsRefused(reason: string): Partial<Record<Path, Outcome>> {
 }
 function promotionsRecorded(): Partial<Record<Path, Outcome>> {
   return { approveRoute: 'recorded', specPatch: 'recorded', statusPatch: 'ignored', serverSideApply: 'recorded' };
+}
+/** A policy that gates the applies with more than the caller's approval: recorded, no apply; only plans apply. */
+function appliesRecorded(): Partial<Record<Path, Outcome>> {
+  return { planApprove: 'recorded', startApply: refused('ApplyNeedsPlan') };
 }
 function appliesAllowed(): Pick<Record<Path, Outcome>, 'planApprove' | 'startApply'> {
   return { planApprove: allowed('planApprove'), startApply: allowed('startApply') };
@@ -322,7 +329,7 @@ async function effect(
   cell: Cell,
 ): Promise<
   | { approved: boolean; approvers: string[]; record?: Record<string, unknown> }
-  | { applies: unknown[] }
+  | { applies: unknown[]; approvers?: string[] }
   | { autoApply: boolean }
 > {
   if (PROMOTIONS.includes(cell.path)) {
@@ -340,7 +347,14 @@ async function effect(
     return { autoApply: workspace.spec.autoApply === true };
   }
   const runs = await admin('GET', `${RUNS}/workspaces/${cell.workspace}/runs`).then(expectStatus(200));
-  return { applies: runs.items.filter((run: { type: string }) => run.type === 'apply') };
+  const applies = runs.items.filter((run: { type: string }) => run.type === 'apply');
+  if (!cell.plan) return { applies };
+  // The plan's approvals so far, as its run answer states them (issue 45 item 2).
+  const plan = runs.items.find((run: { id: string }) => run.id === cell.plan);
+  return {
+    applies,
+    approvers: plan.planApproval.approvals.map((approval: { approvedBy: string }) => approval.approvedBy),
+  };
 }
 
 for (const row of POLICIES) {
@@ -376,7 +390,9 @@ for (const row of POLICIES) {
           expected === 'ignored'
             ? 'is ignored'
             : expected === 'recorded'
-              ? 'records the approval and keeps the stage shut'
+              ? path === 'planApprove'
+                ? 'records the approval (202) and starts no apply'
+                : 'records the approval and keeps the stage shut'
               : 'reason' in expected
                 ? `is ${expected.status} ${expected.reason}`
                 : `lets it through (${expected.status})`;
@@ -392,6 +408,11 @@ for (const row of POLICIES) {
             return;
           }
           if (expected === 'recorded') {
+            if (cell.path === 'planApprove') {
+              expect((await expectStatus(202)(answer)).id).toBe(cell.plan);
+              expect(after).toEqual({ applies: [], approvers: [cell.principal] });
+              return;
+            }
             await expectStatus(200)(answer);
             expect(after).toEqual({ approved: false, approvers: [cell.principal] });
             return;
