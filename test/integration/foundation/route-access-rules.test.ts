@@ -116,6 +116,7 @@ const EXPECTED = `
   GET    /api/v1alpha1/projects/{project}/runs/{run}                                   bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/cancel                            bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/apply                             bearer          401 404 403
+  POST   /api/v1alpha1/projects/{project}/runs/{run}/withdraw                          bearer          401 404 403
   GET    /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries      bearer          401 404 403
   POST   /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver bearer          401 404 403
   GET    /api/v1alpha1/projects/{project}/runs/{run}/task-results                      bearer          401 404 404

@@ -399,7 +399,28 @@ async function sweepPlanApproval(cancelled: string): Promise<void> {
   await hit(applyPlan, { params: planRun, body: { planRun: plan.id } });
   await hit(applyPlan, { params: { ...planRun, run: UNKNOWN_RUN } });
   await hit(applyPlan, { params: { ...planRun, run: cancelled } });
+  // Issue 45, item 2: where the Project's policy asks two approvers, the admin's approval is recorded (202), given
+  // twice (409), withdrawn (200, then 404); without the policy the next approval starts the apply (201), after
+  // which a withdrawal is 409 and another approval finds the plan stale (409).
+  const policy = (approvalPolicy: unknown) =>
+    hit(resourceRoute('Project', 'patch'), {
+      params: { name: TEAM_PROJECT },
+      body: { spec: { approvalPolicy } },
+      contentType: 'application/merge-patch+json',
+    });
+  await policy({ applies: [{ workspace, approvals: { count: 2 } }] });
   await hit(applyPlan, { params: planRun, body: { message: 'reviewed' } });
+  await hit(applyPlan, { params: planRun });
+  const withdraw = byId('withdrawPlanApproval');
+  await hit(withdraw, { params: planRun, token: serviceAccount });
+  await hit(withdraw, { params: planRun, raw: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) });
+  await hit(withdraw, { params: planRun, body: { approver: '' } });
+  await hit(withdraw, { params: { ...planRun, run: UNKNOWN_RUN } });
+  await hit(withdraw, { params: planRun, body: { approver: 'admin' } });
+  await hit(withdraw, { params: planRun });
+  await policy(null);
+  await hit(applyPlan, { params: planRun, body: { message: 'reviewed' } });
+  await hit(withdraw, { params: planRun });
   await hit(applyPlan, { params: planRun });
 }
 

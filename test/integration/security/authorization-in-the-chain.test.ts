@@ -221,6 +221,7 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
   getRun: `get workspaces/runs.${GROUP} in proj named run-ws`,
   cancelRun: `create workspaces/runs.${GROUP} in proj named run-ws`,
   applyPlan: `approve workspaces/runs.${GROUP} in proj named run-ws`,
+  withdrawPlanApproval: `approve workspaces/runs.${GROUP} in proj named run-ws`,
   // A run's task results are read as the run; letting a run past a failed mandatory task is `override` on it (issue 48).
   listRunTaskResults: `get workspaces/runs.${GROUP} in proj named run-ws`,
   overrideRunTasks: `override workspaces/runs.${GROUP} in proj named run-ws`,

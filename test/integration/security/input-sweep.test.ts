@@ -56,6 +56,8 @@ let runId: string;
 let leaseId: string;
 /** A plan run that succeeded, to approve for apply. */
 let succeededPlanId: string;
+/** A succeeded plan the admin approved, whose Workspace's applies need two approvers: its apply has not started. */
+let approvedPlanId: string;
 /** A Rollout with a stage that waits for approval. */
 const GATED_ROLLOUT = `${SWEPT}-gated`;
 
@@ -75,6 +77,7 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
   const requests: Record<string, ValidRequest> = {
     startRun: { who: 'admin', body: { type: 'plan', message: 'swept' } },
     applyPlan: { who: 'admin', body: { message: 'swept' }, params: { run: succeededPlanId } },
+    withdrawPlanApproval: { who: 'admin', body: { approver: 'admin' }, params: { run: approvedPlanId } },
     approveRollout: { who: 'admin', body: { stage: 'prod' }, params: { rollout: GATED_ROLLOUT } },
     // After the approval above (the route table's order): the admin withdraws it.
     withdrawRolloutApproval: { who: 'admin', body: { stage: 'prod' }, params: { rollout: GATED_ROLLOUT } },
@@ -302,6 +305,7 @@ beforeAll(async () => {
   runId = run.id;
   leaseId = claimed.lease.id;
   succeededPlanId = await succeededPlan(`${SWEPT}-planned`);
+  approvedPlanId = await approvedPlan(`${SWEPT}-approved`);
   await runsWithTasks();
   await send(url, admin, 'POST', `${API}/namespaces/${TEAM_PROJECT}/rollouts`, {
     ...validObject('Rollout', GATED_ROLLOUT),
@@ -355,6 +359,25 @@ afterAll(async () => {
 });
 
 /** A plan run of a new Workspace `workspace`, claimed and ended `Succeeded` by the controller. */
+/** A succeeded plan of `workspace`, whose applies the Project's policy gates with two approvers, approved by the admin. */
+async function approvedPlan(workspace: string): Promise<string> {
+  const url = platform().gateway.url;
+  const { admin } = platform().tokens;
+  const plan = await succeededPlan(workspace);
+  await send(
+    url,
+    admin,
+    'PATCH',
+    `${API}/projects/${TEAM_PROJECT}`,
+    { spec: { approvalPolicy: { applies: [{ workspace, approvals: { count: 2 } }] } } },
+    'application/merge-patch+json',
+  ).then(expectStatus(200));
+  await send(url, admin, 'POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${plan}/apply`, {}).then(
+    expectStatus(202),
+  );
+  return plan;
+}
+
 async function succeededPlan(workspace: string): Promise<string> {
   const url = platform().gateway.url;
   const { admin, controller } = platform().tokens;

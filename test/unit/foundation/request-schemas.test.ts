@@ -60,6 +60,10 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
     valid: {},
     reasons: { message: 'InvalidRun', unknownField: 'InvalidRun' },
   },
+  withdrawPlanApproval: {
+    valid: {},
+    reasons: { approver: 'InvalidRun', unknownField: 'InvalidRun' },
+  },
   approveRollout: {
     valid: { stage: 'prod' },
     reasons: { stage: 'BadRequest', unknownField: 'BadRequest' },

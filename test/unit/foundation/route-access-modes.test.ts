@@ -99,6 +99,7 @@ const EXPECTED_ROUTES = `
   GET /api/v1alpha1/projects/{project}/runs/{run} resources bearer getRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/cancel resources bearer cancelRun
   POST /api/v1alpha1/projects/{project}/runs/{run}/apply resources bearer applyPlan
+  POST /api/v1alpha1/projects/{project}/runs/{run}/withdraw resources bearer withdrawPlanApproval
   GET /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries resources bearer listNotificationDeliveries
   POST /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver resources bearer redeliverNotification
   GET /api/v1alpha1/projects/{project}/runs/{run}/task-results resources bearer listRunTaskResults
