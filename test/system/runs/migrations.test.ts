@@ -119,6 +119,7 @@ describe('several instances starting at once migrate safely: the advisory lock s
         'outbound_attempts',
         'outbound_deliveries',
         'outbox_events',
+        'plan_approvals',
         'project_tokens',
         'run_log_blocks',
         'run_log_lines',
