@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readPlatformCrdFiles } from '../../../shared/contract/kinds/platform-crd-files.ts';
+import { MAX_APPROVERS, MAX_REQUIRED_GROUPS } from '../../../shared/contract/rules/rollout-stage.ts';
 
 const GROUP = 'platform.dev';
 const crds = (await readPlatformCrdFiles(GROUP)).map((text) => parse(text)) as Array<{
@@ -113,4 +114,31 @@ describe('CRDs: OpenAPI validation schemas for Project, Workspace, Rollout and V
   it.each(INVALID)('rejects a %s %s', (kind, _case, spec) => {
     expect(validatorOf(kind)(object(kind, spec))).toBe(false);
   });
+});
+
+describe("Issue 45, item 2: a Project's policy asks of a Workspace's applies what it may ask of a stage", () => {
+  const policy = (list: 'stages' | 'applies', approvals: Record<string, unknown>) =>
+    object('Project', {
+      approvalPolicy: {
+        [list]: [
+          list === 'stages' ? { rollout: 'web', stage: 'prod', approvals } : { workspace: 'network', approvals },
+        ],
+      },
+    });
+  const groups = (n: number) => Array.from({ length: n }, (_, index) => `oidc:group-${index}`);
+
+  it.each(['stages', 'applies'] as const)(
+    '%s: up to MAX_APPROVERS distinct approvers and MAX_REQUIRED_GROUPS groups, and no more',
+    (list) => {
+      const validate = validatorOf('Project');
+      const most = policy(list, {
+        count: MAX_APPROVERS,
+        groups: groups(MAX_REQUIRED_GROUPS),
+        distinctFromAuthor: true,
+      });
+      expect(validate(most), JSON.stringify(validate.errors)).toBe(true);
+      expect(validate(policy(list, { count: MAX_APPROVERS + 1 }))).toBe(false);
+      expect(validate(policy(list, { groups: groups(MAX_REQUIRED_GROUPS + 1) }))).toBe(false);
+    },
+  );
 });
