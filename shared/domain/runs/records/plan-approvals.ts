@@ -109,7 +109,8 @@ export class PlanApprovals {
       async (query) => {
         // The plan's row lock serialises approvals of one plan: the second one, once the first has
         // committed, reads (in a statement of its own, so with a snapshot taken after the wait) the
-        // apply the first one made, and is refused as superseded.
+        // apply the first one made, and is refused as superseded; or, where the policy needs more
+        // approvers, the first one's record, which it counts with its own (issue 45, item 2).
         const { rows } = await query<PlanRow>(
           `SELECT workspace, principal, type, phase, finished_at, planned_for, now() AS now
          FROM runs WHERE id = $1 AND project = $2 FOR UPDATE`,
