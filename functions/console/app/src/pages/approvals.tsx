@@ -128,7 +128,7 @@ export function ApplyPlan({
     return (
       <span>
         <button type="button" disabled aria-label={`Apply plan run ${run.id}`} aria-describedby={`blocked-${run.id}`}>
-          Apply this plan
+          Apply plan
         </button>{' '}
         <span class="muted" id={`blocked-${run.id}`} data-testid="plan-apply-blocked">
           {blocked.message}
@@ -144,7 +144,8 @@ export function ApplyPlan({
   };
   return (
     <ConfirmAction
-      trigger="Apply this plan"
+      // The visible text is the start of the accessible name (axe's label-content-name-mismatch).
+      trigger="Apply plan"
       triggerLabel={`Apply plan run ${run.id}`}
       title={`Apply plan run ${run.id}?`}
       confirm={`Apply plan ${run.id.slice(-8)} to ${run.workspace}`}

@@ -111,7 +111,8 @@ export function OverridePlanApply({
   if (useStalePlanReason(run) || run.planApproval?.blockedBy) return null;
   return (
     <OverrideAction
-      trigger="Override and apply"
+      // The visible text is part of the accessible name (axe's label-content-name-mismatch).
+      trigger="Override the time gates"
       triggerLabel={`Override the time gates for plan run ${run.id}`}
       title={`Override the time gates and apply plan run ${run.id}?`}
       confirm={`Override and apply plan ${run.id.slice(-8)}`}

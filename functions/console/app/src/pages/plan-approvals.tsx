@@ -57,7 +57,7 @@ export function PlanApprovals({
       {still && <p data-testid="plan-still-needed">Still needed: {still}.</p>}
       {approval.blockedBy && (
         <p class="notice" data-testid="plan-blocked">
-          {approval.blockedBy.message}
+          Held back: {approval.blockedBy.message}
         </p>
       )}
     </section>
