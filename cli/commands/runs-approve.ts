@@ -15,7 +15,8 @@ import { startedRun } from './runs-start.ts';
 export const runsApprove: PluginCommand = {
   words: ['runs', 'approve'],
   arguments: ['PLAN_RUN'],
-  summary: 'Approve a succeeded plan: start the apply of exactly what it planned',
+  summary:
+    "Approve a succeeded plan: start the apply of exactly what it planned (once the approvals meet the Project's policy)",
   flags: [
     { name: 'message', short: 'm', value: 'M', description: "the apply run's message" },
     { name: 'follow', short: 'f', description: "write the apply's log until it ends and exit with its outcome" },
