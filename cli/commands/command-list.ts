@@ -11,6 +11,7 @@ import { runsGet } from './runs-get.ts';
 import { runsList } from './runs-list.ts';
 import { runsLogs } from './runs-logs.ts';
 import { runsStart } from './runs-start.ts';
+import { runsWithdraw } from './runs-withdraw.ts';
 import { tokensCreate } from './tokens-create.ts';
 import { tokensList } from './tokens-list.ts';
 import { tokensRevoke } from './tokens-revoke.ts';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly PluginCommand[] = [
   runsLogs,
   runsCancel,
   runsApprove,
+  runsWithdraw,
   rolloutsGet,
   rolloutsApprove,
   rolloutsWithdraw,

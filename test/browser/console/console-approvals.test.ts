@@ -462,3 +462,63 @@ describe('Issue 45, item 2: the Rollout page says who still has to approve, by t
     await page.close();
   });
 });
+
+describe('Issue 45, items 2 and 5: the run page of a plan that needs two approvers says who still has to approve, and offers Withdraw', () => {
+  const setPolicy = (approvalPolicy: unknown) =>
+    as('admin')(
+      'PATCH',
+      `${API}/projects/${TEAM_PROJECT}`,
+      { spec: { approvalPolicy } },
+      'application/merge-patch+json',
+    ).then(expectStatus(200));
+
+  it('one approval given: the approval and "1 more approver"; withdrawing it, then approving from the page, as the server records', async () => {
+    await as('admin')('POST', namespaced('workspaces'), reviewedOnly('plans-two')).then(expectStatus(201));
+    await setPolicy({ applies: [{ workspace: 'plans-two', approvals: { count: 2 } }] });
+    try {
+      const planId = await succeededPlan('plans-two');
+      const planPath = `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${planId}`;
+      // The OIDC user's approval is the first of two: recorded, and the server answers with the plan (202).
+      const recorded = await as('oidcUser')('POST', `${planPath}/apply`).then(expectStatus(202));
+      expect(recorded).toMatchObject({ id: planId, planApproval: { stillNeeded: { approvers: 1, groups: [] } } });
+      const approvers = async () =>
+        ((await as('admin')('GET', planPath).then(expectStatus(200))).planApproval.approvals ?? []).map(
+          (record: { approvedBy: string }) => record.approvedBy,
+        );
+
+      const page = await app.newPage();
+      await signInAsAdmin(page, app.url, `#/projects/${TEAM_PROJECT}/runs/${planId}`);
+      const section = page.getByRole('region', { name: 'Approvals of this plan' });
+      await section.locator(`tr[data-approver="${OIDC_USERNAME}"]`).waitFor({ timeout: 15_000 });
+      expect(await section.getByTestId('plan-still-needed').textContent()).toBe('Still needed: 1 more approver.');
+      await checkPage(page, 'plan-approvals', { screenshot: false });
+
+      await section.getByRole('button', { name: `Withdraw the approval of ${OIDC_USERNAME}` }).click();
+      const dialog = page.getByRole('dialog', {
+        name: `Withdraw the approval of ${OIDC_USERNAME} from plan run ${planId}?`,
+      });
+      await dialog.getByRole('button', { name: `Withdraw ${OIDC_USERNAME}'s approval` }).click();
+      await expect
+        .poll(() => page.getByTestId('page-notice').textContent())
+        .toBe(`Withdrew the approval of ${OIDC_USERNAME} from plan ${planId}. Still needed: 2 more approvers.`);
+      await expect.poll(() => section.locator('tr[data-approver]').count()).toBe(0);
+      expect(await approvers()).toEqual([]);
+
+      // The admin's approval from the page is again one of two: recorded, no apply run, and the page says so.
+      await page.getByRole('button', { name: `Apply plan run ${planId}` }).click();
+      const apply = page.getByRole('dialog', { name: `Apply plan run ${planId}?` });
+      expect(await apply.innerText()).toContain('Still needed: 2 more approvers.');
+      await apply.getByRole('button', { name: `Apply plan ${planId.slice(-8)} to plans-two` }).click();
+      await expect
+        .poll(() => page.getByTestId('page-notice').textContent())
+        .toBe(`Approval of plan ${planId} recorded. Still needed: 1 more approver.`);
+      await section.locator('tr[data-approver="admin"]').waitFor();
+      expect(await approvers()).toEqual(['admin']);
+      expect(new URL(page.url()).hash).toBe(`#/projects/${TEAM_PROJECT}/runs/${planId}`);
+      expectNoPageErrors(page);
+      await page.close();
+    } finally {
+      await setPolicy(null);
+    }
+  });
+});

@@ -661,6 +661,80 @@ describe('runs approve: an apply of exactly what a succeeded plan showed (the ap
     expect(failed.stdout).toMatch(/\nscanner {3}pre_plan {3}mandatory {5}failed {3}public bucket found\n$/);
   }, 60_000); // two plugin runs, each several seconds on a busy two-core machine
 
+  it('Issue 45, items 2 and 5: a plan that needs two approvers: runs approve records one (202) and says who still has to approve, runs get lists the approvals, runs withdraw takes one back', async () => {
+    await admin('POST', `${API}/namespaces/${TEAM_PROJECT}/workspaces`, workspaceObject('two-approvers')).then(
+      expectStatus(201),
+    );
+    const setPolicy = (approvalPolicy: unknown) =>
+      admin(
+        'PATCH',
+        `${API}/projects/${TEAM_PROJECT}`,
+        { spec: { approvalPolicy } },
+        { 'content-type': 'application/merge-patch+json' },
+      ).then(expectStatus(200));
+    await setPolicy({ applies: [{ workspace: 'two-approvers', approvals: { count: 2 } }] });
+    try {
+      const { id: plan } = await admin('POST', `/api/v1alpha1/projects/${TEAM_PROJECT}/workspaces/two-approvers/runs`, {
+        type: 'plan',
+      }).then(expectStatus(201));
+      const planned = await claim('two-approvers');
+      await controller.finish(planned.runId, planned.leaseId, 'Succeeded', 'planned');
+      const alice = await execCredentialKubeconfig(user(), platform(), 'alice-approves-plans', {
+        namespace: TEAM_PROJECT,
+      });
+      await writeFile(alice.tokensFile, `${platform().tokens.oidcUser}\n`);
+      const approve = () => user().run(['runs', 'approve', plan, '--follow'], { kubeconfig: alice.kubeconfig });
+      const approvers = async () =>
+        (
+          (await admin('GET', `/api/v1alpha1/projects/${TEAM_PROJECT}/runs/${plan}`).then(expectStatus(200)))
+            .planApproval?.approvals ?? []
+        ).map((record: { approvedBy: string }) => record.approvedBy);
+
+      // The first of two: recorded, no apply run to follow, exit 0.
+      const approved = await approve();
+      expect(approved, approved.stderr).toMatchObject({
+        code: 0,
+        stdout: `run/${plan}: approval recorded; still needed: 1 more approver\n`,
+      });
+      expect(await approvers()).toEqual(['oidc:alice@example.com']);
+      const shown = await user().run(['runs', 'get', plan]);
+      expect(shown.stdout).toMatch(
+        /\nApproved by oidc:alice@example\.com at \d{4}-\d\d-\d\dT\S+Z \(groups: [^)]+\)\nStill needed: 1 more approver\nApplyable until /,
+      );
+
+      const own = await user().run(['runs', 'withdraw', plan], { kubeconfig: alice.kubeconfig });
+      expect(own, own.stderr).toMatchObject({
+        code: 0,
+        stdout: `run/${plan}: your approval withdrawn; still needed: 2 more approvers\n`,
+      });
+      expect(await approvers()).toEqual([]);
+
+      expect((await approve()).code).toBe(0);
+      const named = await user().run(['runs', 'withdraw', plan, '--approver', 'oidc:alice@example.com']);
+      expect(named, named.stderr).toMatchObject({
+        code: 0,
+        stdout: `run/${plan}: approval of oidc:alice@example.com withdrawn; still needed: 2 more approvers\n`,
+      });
+      expect(await approvers()).toEqual([]);
+
+      const none = await user().run(['runs', 'withdraw', plan, '--approver', 'oidc:alice@example.com']);
+      expect(none.code).toBe(3);
+      expect(none.stderr).toMatch(/^Error from server \(ApprovalNotFound\): /);
+
+      // The second approver's approval meets the policy: the apply starts (201, as with one approver), and
+      // an approval that started it can no longer be withdrawn.
+      expect((await approve()).code).toBe(0);
+      const second = await user().run(['runs', 'approve', plan]);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toMatch(/^run\/[0-9a-f-]{36} created \(apply of workspace two-approvers\)\n$/);
+      const late = await user().run(['runs', 'withdraw', plan], { kubeconfig: alice.kubeconfig });
+      expect(late.code).toBe(3);
+      expect(late.stderr).toMatch(/^Error from server \(ApplyAlreadyStarted\): /);
+    } finally {
+      await setPolicy(null);
+    }
+  }, 120_000); // ten plugin runs, each several seconds on a busy two-core machine
+
   it('an apply without a plan is refused where the Workspace applies only reviewed plans, naming the commands that apply a reviewed plan (issue 44, item 15)', async () => {
     const reviewed = workspaceObject('reviewed') as { spec: Record<string, unknown> };
     reviewed.spec.allowApplyWithoutPlan = false;

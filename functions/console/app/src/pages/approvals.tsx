@@ -1,10 +1,12 @@
 // Approvals in the console (issue 40, item 3; the approvals contract of issue 37): a Rollout's stages
 // that wait for an approval, approved with one click and a confirmation naming the revision and the
 // stage (`POST .../rollouts/{rollout}/approve`); and a succeeded plan applied as reviewed, with a
-// confirmation naming the plan run, its Workspace and its message (`POST .../runs/{run}/apply`).
+// confirmation naming the plan run, its Workspace and its message (`POST .../runs/{run}/apply`), which records one
+// approval of several where the Project's policy asks more (issue 45, item 2: a 202 answers the plan).
 // Each control shows only where the user's rules allow `approve`; the server decides all the same,
 // and its refusal (the revision's own author under four eyes, say) is shown as it words it.
 import type { Api } from '../api.ts';
+import { planStillNeeds } from '../../../../../shared/contract/rules/plan-approval-progress.ts';
 import { stageNeedsApproval } from '../../../../../shared/contract/rules/rollout-stage.ts';
 import { leaveNotice } from '../notices.ts';
 import { type KubeObject, type Run, runsPath } from '../platform-api.ts';
@@ -103,7 +105,16 @@ export function ApproveStage({
  * Workspace and its message. Not offered once the plan is stale, as the server states it (issue 44,
  * item 15): the reason stands in its place.
  */
-export function ApplyPlan({ api, run }: { api: Api; run: Run }) {
+export function ApplyPlan({
+  api,
+  run,
+  onRecorded,
+}: {
+  api: Api;
+  run: Run;
+  /** Told when the approval was recorded and the plan waits for more (202); without it, the plan's page opens. */
+  onRecorded?: (notice: string) => void;
+}) {
   const stale = useStalePlanReason(run);
   if (stale)
     return (
@@ -111,16 +122,30 @@ export function ApplyPlan({ api, run }: { api: Api; run: Run }) {
         {stale}
       </span>
     );
+  // Issue 48: what else holds the plan back (its post-plan run tasks) disables the approval, in the server's words.
+  const blocked = run.planApproval?.blockedBy;
+  if (blocked)
+    return (
+      <span>
+        <button type="button" disabled aria-label={`Apply plan run ${run.id}`} aria-describedby={`blocked-${run.id}`}>
+          Apply plan
+        </button>{' '}
+        <span class="muted" id={`blocked-${run.id}`} data-testid="plan-apply-blocked">
+          {blocked.message}
+        </span>
+      </span>
+    );
+  const still = run.planApproval ? planStillNeeds(run.planApproval) : '';
   const apply = async () => {
-    const applied = await api.post<Run>(`${runsPath(run.project)}/runs/${encodeURIComponent(run.id)}/apply`, {
+    const answer = await api.post<Run>(`${runsPath(run.project)}/runs/${encodeURIComponent(run.id)}/apply`, {
       message: `approved from the console: plan ${run.id}`,
     });
-    leaveNotice(`Started apply run ${applied.id} from plan ${run.id}.`);
-    navigate(href('projects', run.project, 'runs', applied.id));
+    applyAnswered(run, answer, `Started apply run ${answer.id} from plan ${run.id}.`, onRecorded);
   };
   return (
     <ConfirmAction
-      trigger="Apply this plan"
+      // The visible text is the start of the accessible name (axe's label-content-name-mismatch).
+      trigger="Apply plan"
       triggerLabel={`Apply plan run ${run.id}`}
       title={`Apply plan run ${run.id}?`}
       confirm={`Apply plan ${run.id.slice(-8)} to ${run.workspace}`}
@@ -134,6 +159,32 @@ export function ApplyPlan({ api, run }: { api: Api; run: Run }) {
         The plan's message: {run.message ? <q>{run.message}</q> : 'none'}. Planned by {run.principal}
         {run.finishedAt ? `, finished ${new Date(run.finishedAt).toLocaleString()}` : ''}.
       </p>
+      {still && (
+        <p>
+          Still needed: {still}. Your approval is recorded, and the apply starts with the approval that meets the
+          Project's policy.
+        </p>
+      )}
     </ConfirmAction>
   );
+}
+
+/**
+ * After `POST .../runs/{plan}/apply` (issue 45, item 2): a 201 answers the new apply run, whose page opens with
+ * `started`; a 202 answers the plan itself, whose approval was recorded while the policy asks for more, and the
+ * user is told who still has to approve (on the plan's page by `onRecorded`, from elsewhere on the plan's page).
+ */
+export function applyAnswered(plan: Run, answer: Run, started: string, onRecorded?: (notice: string) => void): void {
+  if (answer.type === 'apply') {
+    leaveNotice(started);
+    navigate(href('projects', plan.project, 'runs', answer.id));
+    return;
+  }
+  const still = answer.planApproval ? planStillNeeds(answer.planApproval) : '';
+  const notice = `Approval of plan ${plan.id} recorded.${still ? ` Still needed: ${still}.` : ''}`;
+  if (onRecorded) onRecorded(notice);
+  else {
+    leaveNotice(notice);
+    navigate(href('projects', plan.project, 'runs', plan.id));
+  }
 }

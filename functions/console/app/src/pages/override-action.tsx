@@ -7,11 +7,9 @@ import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import type { ProjectPermissions } from '../access.ts';
-import { leaveNotice } from '../notices.ts';
 import { type Run, runsPath } from '../platform-api.ts';
-import { href, navigate } from '../router.ts';
 import { useStalePlanReason } from '../stale-plan.ts';
-import type { Rollout, RolloutStage } from './approvals.tsx';
+import { type Rollout, type RolloutStage, applyAnswered } from './approvals.tsx';
 import { ConfirmAction } from './confirm-action.tsx';
 
 /** Whether the user may override the time gates of what `resource` (`rollouts`, `workspaces/runs`) names. */
@@ -98,22 +96,32 @@ export function OverrideStage({
 }
 
 /** Applies a succeeded plan with an override: `POST .../runs/{plan}/apply` with `{"message", "override"}`. */
-export function OverridePlanApply({ api, run }: { api: Api; run: Run }) {
-  // A stale plan is refused whatever the windows say: ApplyPlan shows why in its place.
-  if (useStalePlanReason(run)) return null;
+export function OverridePlanApply({
+  api,
+  run,
+  onRecorded,
+}: {
+  api: Api;
+  run: Run;
+  /** Told when the approval was recorded and the plan waits for more approvers (202). */
+  onRecorded?: (notice: string) => void;
+}) {
+  // A stale plan is refused whatever the windows say, and so is one its post-plan run tasks hold back (issue 48):
+  // ApplyPlan shows why in its place.
+  if (useStalePlanReason(run) || run.planApproval?.blockedBy) return null;
   return (
     <OverrideAction
-      trigger="Override and apply"
+      // The visible text is part of the accessible name (axe's label-content-name-mismatch).
+      trigger="Override the time gates"
       triggerLabel={`Override the time gates for plan run ${run.id}`}
       title={`Override the time gates and apply plan run ${run.id}?`}
       confirm={`Override and apply plan ${run.id.slice(-8)}`}
       send={async (override) => {
-        const applied = await api.post<Run>(`${runsPath(run.project)}/runs/${encodeURIComponent(run.id)}/apply`, {
+        const answer = await api.post<Run>(`${runsPath(run.project)}/runs/${encodeURIComponent(run.id)}/apply`, {
           message: `approved from the console with an override: plan ${run.id}`,
           override,
         });
-        leaveNotice(`Started apply run ${applied.id} from plan ${run.id}, with an override.`);
-        navigate(href('projects', run.project, 'runs', applied.id));
+        applyAnswered(run, answer, `Started apply run ${answer.id} from plan ${run.id}, with an override.`, onRecorded);
       }}
     >
       <p>

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { READ_AUDIT, useAllowed, useProjectPermissions } from '../access.ts';
 import type { Api } from '../api.ts';
 import { FINAL_PHASES, type Run, runsPath } from '../platform-api.ts';
@@ -9,6 +10,7 @@ import { useLoaded } from '../use-loaded.ts';
 import { ApplyPlan } from './approvals.tsx';
 import { OverridePlanApply, mayOverride } from './override-action.tsx';
 import { LoadedView, PageNotice, PageTitle, TimeCell } from './common.tsx';
+import { PlanApprovals } from './plan-approvals.tsx';
 import { CancelButton, mayApplyPlan, mayRun } from './run-actions.tsx';
 import { RunTaskResults } from './run-tasks.tsx';
 
@@ -32,6 +34,12 @@ export function RunPage({
   const mayCancel = mayRun(permissions, run.data?.workspace);
   const mayReadAudit = useAllowed(api, READ_AUDIT);
   const token = currentToken() ?? '';
+  // What the user just did here (an approval recorded, one withdrawn), said after the run is read again.
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const noticed = (text: string) => {
+    setNotice(text);
+    run.reload();
+  };
   return (
     <>
       <nav aria-label="Breadcrumb" class="crumbs">
@@ -41,7 +49,7 @@ export function RunPage({
         <span aria-current="page">run</span>
       </nav>
       <PageTitle>Run {runId}</PageTitle>
-      <PageNotice />
+      <PageNotice text={notice} />
       <LoadedView loaded={run}>
         {(data) => (
           <>
@@ -113,12 +121,13 @@ export function RunPage({
             </dl>
             <div class="actions">
               {mayCancel && <CancelButton api={api} run={data} onDone={() => run.reload()} />}
-              {mayApplyPlan(permissions, data) && <ApplyPlan api={api} run={data} />}
+              {mayApplyPlan(permissions, data) && <ApplyPlan api={api} run={data} onRecorded={noticed} />}
               {mayApplyPlan(permissions, data) && mayOverride(permissions, 'workspaces/runs', data.workspace) && (
-                <OverridePlanApply api={api} run={data} />
+                <OverridePlanApply api={api} run={data} onRecorded={noticed} />
               )}
               {mayReadAudit && <a href={`#/audit?run=${encodeURIComponent(data.id)}`}>Audit trail of this run</a>}
             </div>
+            <PlanApprovals api={api} run={data} mayWithdraw={mayApplyPlan(permissions, data)} onWithdrawn={noticed} />
             <RunTaskResults api={api} run={data} permissions={permissions} onOverridden={() => run.reload()} />
           </>
         )}

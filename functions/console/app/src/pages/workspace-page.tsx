@@ -80,7 +80,7 @@ export function WorkspacePage({ api, project, workspace }: { api: Api; project: 
           <button type="button" onClick={() => start('plan')}>
             Start plan
           </button>
-          {/* Otherwise an apply comes only from a reviewed plan ("Apply this plan"); the server answers 409 ApplyNeedsPlan. */}
+          {/* Otherwise an apply comes only from a reviewed plan ("Apply plan"); the server answers 409 ApplyNeedsPlan. */}
           {object.data?.object.spec?.allowApplyWithoutPlan === true && (
             <button type="button" onClick={() => start('apply')}>
               Start apply
