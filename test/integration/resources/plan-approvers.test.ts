@@ -172,6 +172,22 @@ describe('Issue 45, item 2: an apply that needs two distinct approvers', () => {
     expect(await appliesOf(plan.workspace)).toEqual([]);
   });
 
+  it('where the policy was lowered after approvals that now meet it, an approver repeating its approval starts the apply (201) instead of 409', async () => {
+    const plan = await gatedPlan({ count: 2 });
+    await approve('plan-approver-1', plan.id).then(expectStatus(202));
+    await admin(
+      'PATCH',
+      `${API}/projects/${TEAM_PROJECT}`,
+      { spec: { approvalPolicy: { applies: [{ workspace: plan.workspace, approvals: { count: 1 } }] } } },
+      { 'content-type': 'application/merge-patch+json' },
+    ).then(expectStatus(200));
+    expect((await planAnswer(plan.id)).planApproval.stillNeeded).toEqual({ approvers: 0, groups: [] });
+    const apply = await approve('plan-approver-1', plan.id).then(expectStatus(201));
+    expect(apply).toMatchObject({ type: 'apply', planRun: plan.id });
+    expect(await approversOf(plan.id)).toEqual([userOf('plan-approver-1')]);
+    expect(await appliesOf(plan.workspace)).toHaveLength(1);
+  });
+
   it('every run answer of a succeeded plan states its approvals, requirement and stillNeeded; without a policy one approval starts the apply and is recorded', async () => {
     const plan = await gatedPlan(null);
     const listed = await admin('GET', `${RUNS}/workspaces/${plan.workspace}/runs`).then(expectStatus(200));

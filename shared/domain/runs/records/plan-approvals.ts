@@ -250,10 +250,13 @@ async function recordedApproval(
   plan: { id: string; principal: string },
   approval: PlanApproval,
 ): Promise<ApprovalsStillNeeded> {
-  if (!(await recordPlanApproval(query, plan.id, approval.principal, approval.groups ?? [])))
-    throw new PlanAlreadyApprovedError(plan.id, approval.principal);
+  const recorded = await recordPlanApproval(query, plan.id, approval.principal, approval.groups ?? []);
   const records = await planApprovalRecords(query, [plan.id]);
-  return planStillNeeds(approval.requirement ?? ONE_APPROVAL, records.get(plan.id) ?? [], plan);
+  const stillNeeded = planStillNeeds(approval.requirement ?? ONE_APPROVAL, records.get(plan.id) ?? [], plan);
+  // An approver's repeat counts nothing new, but where the approvals given already meet the policy (it was lowered
+  // since they were given) it starts the apply they now allow rather than leave the plan waiting for a stranger.
+  if (!recorded && !approvalsMet(stillNeeded)) throw new PlanAlreadyApprovedError(plan.id, approval.principal);
+  return stillNeeded;
 }
 
 /** A succeeded plan's approvals as its run answer states them: so far, what the policy asks, and who still has to. */
