@@ -49,7 +49,7 @@ export const TASK_RESULT_SCHEMA = {
     id: { type: 'string', format: 'uuid', description: 'The `task_result_id` sent to the task.' },
     runId: { type: 'string', format: 'uuid' },
     task: { type: 'string', description: "The RunTask's name in the run's Project." },
-    stage: { enum: ['pre_plan', 'pre_apply'] },
+    stage: { enum: ['pre_plan', 'post_plan', 'pre_apply'] },
     enforcement: {
       enum: ['advisory', 'mandatory'],
       description: 'As the RunTask said when the run reached the stage.',
