@@ -103,7 +103,7 @@ const RUN_ANSWER_SCHEMA = {
         applyable: {
           type: 'boolean',
           description:
-            'When the answer was made: the plan is not superseded and `applyableUntil` has not passed. False means approving it is refused with 409 `PlanStale`.',
+            'When the answer was made: the plan is not superseded, `applyableUntil` has not passed and nothing blocks it (`blockedBy`). False means approving it is refused with 409 `PlanStale`, or with the reason `blockedBy` names.',
         },
         applyableUntil: {
           type: 'string',
@@ -117,6 +117,13 @@ const RUN_ANSWER_SCHEMA = {
           description:
             'The newest run of the Workspace recorded after the plan (a newer plan, or the apply of this one), which makes it stale; null while the plan is the newest.',
           properties: { id: { type: 'string', format: 'uuid' }, type: { enum: ['plan', 'apply'] } },
+        },
+        blockedBy: {
+          type: ['object', 'null'],
+          required: ['reason', 'message'],
+          description:
+            "What else holds the plan back (issue 48): its post_plan run tasks have not all answered (`RunTasksPending`), or a mandatory one failed or timed out and was not overridden (`RunTaskFailed`); the catalogue reason approving it would be refused with, and that refusal's message naming the task. Null when nothing does.",
+          properties: { reason: { enum: ['RunTasksPending', 'RunTaskFailed'] }, message: { type: 'string' } },
         },
       },
     },
@@ -275,7 +282,7 @@ export function runRoutes() {
       operationId: 'applyPlan',
       authorization: runWorkspaceAuthorization('approve', 'runs'),
       summary:
-        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace\'s uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorized as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
+        'Approve a succeeded plan run for apply (issue 37): records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace\'s uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Refused too while the plan\'s post_plan run tasks (issue 48) have not all answered (`RunTasksPending`) or a mandatory one failed or timed out (`RunTaskFailed`, unless overridden): `planApproval.blockedBy` says so. Optional body `{"message", "override"}`: the Project\'s approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. Authorized as `approve` on `workspaces/runs` (name: the plan run\'s Workspace).',
       requestSchema: {
         type: 'object',
         additionalProperties: false,
@@ -288,7 +295,7 @@ export function runRoutes() {
         400: 'Malformed body (`InvalidRun`), or an override without a reason.',
         403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such run in this Project (`RunNotFound`), or its Workspace is gone (`WorkspaceNotFound`).',
-        409: `The run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale (\`PlanStale\`), the Workspace is no longer the object and spec it was planned for: deleted and re-created, its spec or a VariableSet changed (\`PlanWorkspaceChanged\`), the approval policy of the Project asks four eyes and the caller started the plan (\`ApproverIsAuthor\`), the Workspace is suspended (\`WorkspaceSuspended\`), or ${TIME_GATE_ERRORS}.`,
+        409: `The run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale (\`PlanStale\`), the Workspace is no longer the object and spec it was planned for: deleted and re-created, its spec or a VariableSet changed (\`PlanWorkspaceChanged\`), the approval policy of the Project asks four eyes and the caller started the plan (\`ApproverIsAuthor\`), the Workspace is suspended (\`WorkspaceSuspended\`), its post_plan run tasks have not all answered (\`RunTasksPending\`) or a mandatory one failed (\`RunTaskFailed\`), or ${TIME_GATE_ERRORS}.`,
         ...DATABASE_ERRORS,
       },
     },

@@ -249,6 +249,7 @@ describe('Issue 44, item 15: the run answer says whether a succeeded plan may st
       applyable: true,
       applyableUntil: new Date(Date.parse(answer.finishedAt) + 24 * hours).toISOString(),
       supersededBy: null,
+      blockedBy: null,
     });
     expect(await listed(workspace, reviewed.id)).toEqual(answer);
     await applyPlan(reviewed.id).then(expectStatus(201));
@@ -265,6 +266,7 @@ describe('Issue 44, item 15: the run answer says whether a succeeded plan may st
       applyable: false,
       applyableUntil: new Date(Date.parse(answer.finishedAt) + 24 * hours).toISOString(),
       supersededBy: null,
+      blockedBy: null,
     });
     expect(Date.parse(answer.planApproval.applyableUntil)).toBeLessThan(Date.now());
     expect((await applyPlan(reviewed.id).then(expectStatus(409))).reason).toBe('PlanStale');

@@ -6,6 +6,7 @@ import { isUuid } from './run-id.ts';
 import type { PrincipalType, Run, RunOverride, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
 import type { TasksToAwait } from '../tasks/run-task-protocol.ts';
+import { refuseWhilePostPlanTasksBlock, withPostPlanBlocks } from '../tasks/post-plan-gate.ts';
 import {
   type PlanApprovalState,
   SUPERSEDING_RUN_JOIN,
@@ -61,7 +62,8 @@ export class PlanApprovals {
 
   /**
    * The new apply run bound to the plan; `RunNotFoundError`, `NotASucceededPlanError` or `PlanStaleError`
-   * otherwise. `signal`: the request's deadline, as for a new run.
+   * otherwise, or 409 `RunTasksPending` / `RunTaskFailed` while its post_plan run tasks hold it back (issue 48).
+   * `signal`: the request's deadline, as for a new run.
    */
   async approveForApply(approval: PlanApproval, signal?: AbortSignal): Promise<Run> {
     const { project, planRun } = approval;
@@ -94,6 +96,8 @@ export class PlanApprovals {
         );
         const stale = planStaleReason(state, finished);
         if (stale) throw new PlanStaleError(planRun, stale);
+        // Issue 48, item 1: the plan's post_plan run tasks must have answered, none mandatory failing.
+        await refuseWhilePostPlanTasksBlock(query, planRun);
         return insertRun(query, {
           project,
           workspace: plan.workspace,
@@ -113,7 +117,8 @@ export class PlanApprovals {
   /**
    * `runs` as the run history routes answer them (issue 44, item 15): each succeeded plan with its
    * `planApproval` verdict, by the rule approveForApply applies (one statement, by the database's
-   * clock), every other run with null. `maxAgeMs`: PLAN_APPROVAL_MAX_AGE.
+   * clock; its post_plan run tasks in `blockedBy`, issue 48), every other run with null. `maxAgeMs`:
+   * PLAN_APPROVAL_MAX_AGE.
    */
   async withPlanApproval(runs: Run[], maxAgeMs: number, signal?: AbortSignal): Promise<RunAnswer[]> {
     const plans = runs.filter(isSucceededPlan).map((run) => run.id);
@@ -145,7 +150,10 @@ export class PlanApprovals {
           ),
         );
     }
-    return runs.map((run) => ({ ...run, planApproval: states.get(run.id) ?? null }));
+    return withPostPlanBlocks(
+      (text, values) => this.#database.query(text, values, signal ? { signal } : {}),
+      runs.map((run) => ({ ...run, planApproval: states.get(run.id) ?? null })),
+    );
   }
 }
 
