@@ -10,6 +10,11 @@ export function planApprovalLine(run: RunRecord, now = Date.now()): string | und
   const newPlan = `start a new plan (kubectl platform runs start ${run.workspace} --plan)`;
   if (approval.supersededBy)
     return `Stale plan: a newer ${approval.supersededBy.type} run (${approval.supersededBy.id}) of its Workspace exists; ${newPlan}`;
+  // Issue 48: its post_plan run tasks hold it back (not answered yet, or a mandatory one failed): the server's words.
+  if (approval.blockedBy) {
+    const yet = approval.blockedBy.reason === 'RunTasksPending' ? ' yet' : '';
+    return `Not applyable${yet} (${approval.blockedBy.reason}): ${approval.blockedBy.message}`;
+  }
   const until = Date.parse(approval.applyableUntil);
   if (!approval.applyable) {
     const maxAge = run.finishedAt ? ` more than ${humanDuration(until - Date.parse(run.finishedAt))}` : '';

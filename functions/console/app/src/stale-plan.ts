@@ -30,7 +30,8 @@ export function stalePlanReason(run: Pick<Run, 'planApproval' | 'finishedAt'>, n
   if (supersededBy)
     return `This plan is stale: a newer ${supersededBy.type} run (${supersededBy.id}) of its Workspace exists; start a new plan.`;
   const until = Date.parse(approval.applyableUntil);
-  if (approval.applyable && now <= until) return undefined;
+  // Held back by its post_plan run tasks (issue 48) is not stale: ApplyPlan says why in `blockedBy`'s words.
+  if ((approval.applyable || approval.blockedBy) && now <= until) return undefined;
   const maxAge = run.finishedAt ? ` more than ${shortDuration(until - Date.parse(run.finishedAt))}` : '';
   return `This plan is stale: it was planned${maxAge} ago (PLAN_APPROVAL_MAX_AGE); start a new plan.`;
 }

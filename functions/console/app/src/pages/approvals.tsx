@@ -101,7 +101,8 @@ export function ApproveStage({
 /**
  * A succeeded plan run, applied exactly as it was reviewed: one click, confirmed by naming the plan, its
  * Workspace and its message. Not offered once the plan is stale, as the server states it (issue 44,
- * item 15): the reason stands in its place.
+ * item 15): the reason stands in its place. Disabled, with the server's reason, while its post_plan run tasks hold
+ * it back (issue 48: `planApproval.blockedBy`).
  */
 export function ApplyPlan({ api, run }: { api: Api; run: Run }) {
   const stale = useStalePlanReason(run);
@@ -109,6 +110,18 @@ export function ApplyPlan({ api, run }: { api: Api; run: Run }) {
     return (
       <span class="muted" data-testid="plan-stale">
         {stale}
+      </span>
+    );
+  const blocked = run.planApproval?.blockedBy;
+  if (blocked)
+    return (
+      <span>
+        <button type="button" disabled aria-label={`Apply plan run ${run.id}`}>
+          Apply this plan
+        </button>{' '}
+        <span class="muted" data-testid="plan-blocked">
+          {blocked.message}
+        </span>
       </span>
     );
   const apply = async () => {

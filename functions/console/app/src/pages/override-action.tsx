@@ -99,8 +99,10 @@ export function OverrideStage({
 
 /** Applies a succeeded plan with an override: `POST .../runs/{plan}/apply` with `{"message", "override"}`. */
 export function OverridePlanApply({ api, run }: { api: Api; run: Run }) {
-  // A stale plan is refused whatever the windows say: ApplyPlan shows why in its place.
-  if (useStalePlanReason(run)) return null;
+  // A stale plan, or one its post_plan run tasks hold back (issue 48), is refused whatever the windows say: ApplyPlan
+  // shows why in its place.
+  const stale = useStalePlanReason(run);
+  if (stale || run.planApproval?.blockedBy) return null;
   return (
     <OverrideAction
       trigger="Override and apply"
