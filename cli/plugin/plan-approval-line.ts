@@ -13,9 +13,13 @@ export function planApprovalLine(run: RunRecord, now = Date.now()): string | und
   if (approval.supersededBy)
     return `Stale plan: a newer ${approval.supersededBy.type} run (${approval.supersededBy.id}) of its Workspace exists; ${newPlan}`;
   const until = Date.parse(approval.applyableUntil);
-  // Issue 48: what else holds the plan back (its post-plan run tasks) makes it not applyable without making it stale.
+  // Issue 48: its post_plan run tasks hold it back (not answered yet, or a mandatory one failed): the server's words;
+  // not applyable without being stale, until its age limit makes it stale all the same.
   const blocked = approval.blockedBy;
-  if (blocked && now <= until) return `Blocked (${blocked.reason}): ${blocked.message}`;
+  if (blocked && now <= until) {
+    const yet = blocked.reason === 'RunTasksPending' ? ' yet' : '';
+    return `Not applyable${yet} (${blocked.reason}): ${blocked.message}`;
+  }
   if (!approval.applyable || blocked) {
     const maxAge = run.finishedAt ? ` more than ${humanDuration(until - Date.parse(run.finishedAt))}` : '';
     return `Stale plan: planned${maxAge} ago (PLAN_APPROVAL_MAX_AGE); ${newPlan}`;

@@ -1,6 +1,6 @@
 import { LAPSED_LEASES_ANNOTATION, RUN_ANNOTATION, noteForAudit } from '../../shared/domain/audit/audit-annotations.ts';
 import type { AppContext } from '../../shared/server/app/app-context.ts';
-import { notFound } from '../../shared/base/http/error-catalogue.ts';
+import { CatalogueError, notFound } from '../../shared/base/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/base/http/api-request.ts';
 import { KubernetesRestClient } from '../../shared/base/kubernetes/kubernetes-rest-client.ts';
 import { redactPath } from '../../shared/base/logging/redaction.ts';
@@ -16,6 +16,8 @@ import { runTaskReceivers } from '../../shared/domain/run-tasks/run-task-receive
 import { RunTaskRequests } from '../../shared/domain/runs/tasks/run-task-requests.ts';
 import { leaseHeader } from './controller-requests.ts';
 import { mayProceed } from '../../shared/domain/runs/tasks/run-task-results.ts';
+import { postPlanTasksOf } from '../../shared/domain/runs/tasks/run-task-objects.ts';
+import type { LeaseHolder } from '../../shared/domain/runs/leases/run-leases.ts';
 import { runLogMasking } from '../../shared/domain/runs/logs/run-log-masking.ts';
 import { resolveRunVariables } from './run-variables.ts';
 
@@ -58,6 +60,17 @@ export function createInternalFunction(
     return (await resolveRunVariables(await clusterObjects(), run.project, run.workspace))
       .filter((variable) => variable.sensitive)
       .map(({ name, value }) => ({ name, value }));
+  };
+  // The RunTasks a plan the controller holds is checked by once it has succeeded (issue 48, post_plan): finish
+  // records their pending results with the success. A run the caller does not hold gets none: finish answers it
+  // (a retry of a success already recorded, or the refusal).
+  const postPlanTasks = async (runId: string, leaseId: string, controller: LeaseHolder) => {
+    const held = await (await leases()).heldRun(runId, leaseId, controller).catch((error: unknown) => {
+      if (error instanceof CatalogueError) return undefined;
+      throw error;
+    });
+    if (held?.type !== 'plan' || !(await context.cluster()).configured) return undefined;
+    return postPlanTasksOf(await clusterObjects(), held, context.config.runTaskTimeoutMs);
   };
   const masking = runLogMasking(leases, () => context.runs.service('logChunks'), sensitiveValues, context.logger);
 
@@ -121,13 +134,15 @@ export function createInternalFunction(
     },
     setRunPhase: async (request) => {
       const { leaseId, phase, message, hasChanges } = request.input.body();
+      const controller = runPrincipal(request.principal);
       const finished = await (await leases()).finish(
         request.params.run,
         leaseId,
-        runPrincipal(request.principal),
+        controller,
         phase,
         message,
         hasChanges,
+        phase === 'Succeeded' ? await postPlanTasks(request.params.run, leaseId, controller) : undefined,
       );
       masking.finished(request.params.run);
       return jsonResponse(200, finished);

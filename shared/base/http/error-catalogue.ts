@@ -198,7 +198,17 @@ export const PLATFORM_ERRORS = {
   NothingToOverride: {
     status: 409,
     meaning:
-      'The run did not fail on a mandatory run task before being claimed (or was overridden already): only such a run can be overridden to proceed.',
+      'The run did not fail on a mandatory run task before being claimed, nor is it a succeeded plan whose mandatory post_plan task failed or timed out (or it was overridden already): only such a run can be overridden to proceed.',
+  },
+  RunTasksPending: {
+    status: 409,
+    meaning:
+      "The plan's run tasks at post_plan (issue 48) have not all answered yet (the message names them): approve it once they have; the run's `planApproval.blockedBy` says when.",
+  },
+  RunTaskFailed: {
+    status: 409,
+    meaning:
+      'A mandatory run task at post_plan failed, or gave no answer before RUN_TASK_TIMEOUT (the message names it): the plan may not be applied unless a caller with the `override` verb lets it proceed (`POST .../runs/{plan}/override-tasks`), or plan again.',
   },
   NotASucceededPlan: {
     status: 409,

@@ -97,14 +97,14 @@ const RUN_ANSWER_SCHEMA = {
     ...RUN_SCHEMA.properties,
     planApproval: {
       type: ['object', 'null'],
-      required: ['applyable', 'applyableUntil', 'supersededBy', 'approvals', 'requirement', 'stillNeeded'],
+      required: ['applyable', 'applyableUntil', 'supersededBy', 'blockedBy', 'approvals', 'requirement', 'stillNeeded'],
       description:
         'For a succeeded plan run, whether it may still be approved for apply (`POST .../runs/{run}/apply`), by the rule that approval applies (issue 44, item 15); null for every other run.',
       properties: {
         applyable: {
           type: 'boolean',
           description:
-            'When the answer was made: the plan is not superseded and `applyableUntil` has not passed. False means approving it is refused with 409 `PlanStale`.',
+            'When the answer was made: the plan is not superseded, `applyableUntil` has not passed and nothing blocks it (`blockedBy`). False means approving it is refused with 409 `PlanStale`, or with the reason `blockedBy` names.',
         },
         applyableUntil: {
           type: 'string',
@@ -150,6 +150,13 @@ const RUN_ANSWER_SCHEMA = {
           description:
             "Who still has to approve before the apply run starts, by the stages' rule: how many more distinct approvers, and the required groups none of the approvals so far came from. The approval that meets it starts the apply.",
           properties: { approvers: { type: 'integer', minimum: 0 }, groups: GROUPS },
+        },
+        blockedBy: {
+          type: ['object', 'null'],
+          required: ['reason', 'message'],
+          description:
+            "What else holds the plan back (issue 48): its post_plan run tasks have not all answered (`RunTasksPending`), or a mandatory one failed or timed out and was not overridden (`RunTaskFailed`); the catalogue reason approving it would be refused with, and that refusal's message naming the task. Null when nothing does.",
+          properties: { reason: { enum: ['RunTasksPending', 'RunTaskFailed'] }, message: { type: 'string' } },
         },
       },
     },
@@ -308,7 +315,7 @@ export function runRoutes() {
       operationId: 'applyPlan',
       authorization: runWorkspaceAuthorization('approve', 'runs'),
       summary:
-        "Approve a succeeded plan run for apply (issue 37, issue 45 item 2): records the caller's approval (who, when, its groups) and, once the plan's approvals meet what the Project's approval policy asks of the Workspace's applies (`spec.approvalPolicy.applies[].approvals`: `count` distinct approvers, one from each of `groups`, none the plan's principal under four eyes; one approval where it asks nothing), records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace's uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Optional body `{\"message\", \"override\"}`: the Project's approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. 201 with the apply run; while more approvals are needed, 202 with the plan run (its `planApproval.approvals` and `stillNeeded`) and `Location` of the plan run. Authorized as `approve` on `workspaces/runs` (name: the plan run's Workspace).",
+        "Approve a succeeded plan run for apply (issue 37, issue 45 item 2): records the caller's approval (who, when, its groups) and, once the plan's approvals meet what the Project's approval policy asks of the Workspace's applies (`spec.approvalPolicy.applies[].approvals`: `count` distinct approvers, one from each of `groups`, none the plan's principal under four eyes; one approval where it asks nothing), records a `Pending` apply run bound to it (`planRun`), with the caller as its principal, which the controller is handed on claim so that it applies exactly that plan. Refused when the plan is stale: a newer plan or apply of the Workspace exists (a plan is applied at most once), or it finished longer ago than PLAN_APPROVAL_MAX_AGE (24h by default); and when the Workspace is no longer the object and spec it was planned for (issue 45: a plan records the Workspace's uid and generation and the versions of its VariableSets); the `planApproval` of the plan run states both beforehand. Refused too while the plan's post_plan run tasks (issue 48) have not all answered (`RunTasksPending`) or a mandatory one failed or timed out (`RunTaskFailed`, unless overridden): `planApproval.blockedBy` says so. Optional body `{\"message\", \"override\"}`: the Project's approval windows and freeze (`spec.approvalPolicy`, issue 45) must allow the apply unless `override` is given by a caller with the `override` verb on `workspaces/runs`. 201 with the apply run; while more approvals are needed, 202 with the plan run (its `planApproval.approvals` and `stillNeeded`) and `Location` of the plan run. Authorized as `approve` on `workspaces/runs` (name: the plan run's Workspace).",
       requestSchema: {
         type: 'object',
         additionalProperties: false,
@@ -322,7 +329,7 @@ export function runRoutes() {
         400: 'Malformed body (`InvalidRun`), or an override without a reason.',
         403: 'An override without the `override` verb on `workspaces/runs` (`Forbidden`).',
         404: 'No such run in this Project (`RunNotFound`), or its Workspace is gone (`WorkspaceNotFound`).',
-        409: `The caller has already approved the plan (\`AlreadyApproved\`), the run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale: its apply started already, or it is superseded or too old (\`PlanStale\`), the Workspace is no longer the object and spec it was planned for: deleted and re-created, its spec or a VariableSet changed (\`PlanWorkspaceChanged\`), the approval policy of the Project asks four eyes and the caller started the plan (\`ApproverIsAuthor\`), the Workspace is suspended (\`WorkspaceSuspended\`), or ${TIME_GATE_ERRORS}.`,
+        409: `The caller has already approved the plan (\`AlreadyApproved\`), the run is not a succeeded plan (\`NotASucceededPlan\`), the plan is stale: its apply started already, or it is superseded or too old (\`PlanStale\`), the Workspace is no longer the object and spec it was planned for: deleted and re-created, its spec or a VariableSet changed (\`PlanWorkspaceChanged\`), the approval policy of the Project asks four eyes and the caller started the plan (\`ApproverIsAuthor\`), the Workspace is suspended (\`WorkspaceSuspended\`), its post_plan run tasks have not all answered (\`RunTasksPending\`) or a mandatory one failed (\`RunTaskFailed\`), or ${TIME_GATE_ERRORS}.`,
         ...DATABASE_ERRORS,
       },
     },

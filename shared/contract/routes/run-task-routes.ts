@@ -49,7 +49,7 @@ export const TASK_RESULT_SCHEMA = {
     id: { type: 'string', format: 'uuid', description: 'The `task_result_id` sent to the task.' },
     runId: { type: 'string', format: 'uuid' },
     task: { type: 'string', description: "The RunTask's name in the run's Project." },
-    stage: { enum: ['pre_plan', 'pre_apply'] },
+    stage: { enum: ['pre_plan', 'post_plan', 'pre_apply'] },
     enforcement: {
       enum: ['advisory', 'mandatory'],
       description: 'As the RunTask said when the run reached the stage.',
@@ -114,7 +114,7 @@ export function runTaskRoutes() {
       operationId: 'overrideRunTasks',
       authorization: runWorkspaceAuthorization('override', 'runs'),
       summary:
-        'Let a run that failed on a mandatory run task proceed (issue 48): its failed mandatory results record the caller and the reason, the reason goes into the audit trail, and the run is `Pending` again for a controller to claim. Body `{"reason"}`. Authorized as `override` on `workspaces/runs` (name: the run\'s Workspace).',
+        'Let a run that failed on a mandatory run task proceed (issue 48): its failed mandatory results record the caller and the reason, the reason goes into the audit trail, and the run is `Pending` again for a controller to claim; a succeeded plan whose mandatory post_plan task failed or timed out stays Succeeded, its results record the caller and the reason, and it may be approved for apply. Body `{"reason"}`. Authorized as `override` on `workspaces/runs` (name: the run\'s Workspace).',
       requestSchema: {
         type: 'object',
         required: ['reason'],
@@ -126,7 +126,7 @@ export function runTaskRoutes() {
       errorResponses: {
         400: 'No reason, or an unknown field (`InvalidOverride`).',
         404: 'No such run in this Project (`RunNotFound`).',
-        409: 'The run did not fail on a mandatory run task before a claim, or was overridden already (`NothingToOverride`).',
+        409: 'The run did not fail on a mandatory run task before a claim, nor is it a succeeded plan with a failed or timed-out mandatory post_plan task, or was overridden already (`NothingToOverride`).',
         ...DATABASE_ERRORS,
       },
     },

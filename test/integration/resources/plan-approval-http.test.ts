@@ -256,6 +256,7 @@ describe('Issue 44, item 15: the run answer says whether a succeeded plan may st
       applyableUntil: new Date(Date.parse(answer.finishedAt) + 24 * hours).toISOString(),
       supersededBy: null,
       ...NOT_YET_APPROVED,
+      blockedBy: null,
     });
     expect(await listed(workspace, reviewed.id)).toEqual(answer);
     await applyPlan(reviewed.id).then(expectStatus(201));
@@ -273,6 +274,7 @@ describe('Issue 44, item 15: the run answer says whether a succeeded plan may st
       applyableUntil: new Date(Date.parse(answer.finishedAt) + 24 * hours).toISOString(),
       supersededBy: null,
       ...NOT_YET_APPROVED,
+      blockedBy: null,
     });
     expect(Date.parse(answer.planApproval.applyableUntil)).toBeLessThan(Date.now());
     expect((await applyPlan(reviewed.id).then(expectStatus(409))).reason).toBe('PlanStale');

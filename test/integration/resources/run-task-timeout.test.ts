@@ -1,6 +1,7 @@
 // Issue 48, item 3: a task that never answers. With RUN_TASK_TIMEOUT short, its result is errored once the deadline
 // passes (the controller's next claim settles it), which fails a run of a mandatory task naming it and lets a run of
-// an advisory one go on; the access token of the request dies with the deadline.
+// an advisory one go on; the access token of the request dies with the deadline. A post_plan task that never answers
+// is errored the same way, without moving its plan's phase, and blocks the plan's approval as a mandatory failure.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   API,
@@ -11,6 +12,7 @@ import {
   usePlatform,
   workspaceObject,
 } from '../../support/platform-fixture.ts';
+import { postPlanRuns } from '../../support/post-plan-runs.ts';
 import { ENGINE_DELIVERY_ENV, useEngineDelivery } from '../../support/run-task-delivery.ts';
 import {
   type RunTaskServer,
@@ -25,6 +27,7 @@ const deliver = useEngineDelivery(platform, () => taskServer.received);
 const admin = callAs(platform, 'admin');
 const controller = callAs(platform, 'controller');
 const RUNS = `/api/v1alpha1/projects/${TEAM_PROJECT}`;
+const plans = postPlanRuns(platform, () => taskServer.url, 'silent-post-plan');
 
 let taskServer: RunTaskServer;
 beforeAll(async () => {
@@ -94,5 +97,29 @@ describe('Issue 48, item 3: a task that never answers, with a documented timeout
       mayProceed: true,
       results: [expect.objectContaining({ status: 'errored' })],
     });
+  });
+});
+
+describe('Issue 48, item 1: a post_plan task that never answers times out (errored) and blocks the plan as a mandatory failure', () => {
+  it('its result is errored after the deadline, the plan stays Succeeded, and approving it is 409 RunTaskFailed naming the task', async () => {
+    const { task, workspace } = await plans.workspaceWithPostPlanTask('mandatory');
+    const plan = await plans.succeededPlan(workspace);
+    expect((await deliver(plan.id)).payload.stage).toBe('post_plan');
+    // Reading the results settles deadlines, as the claim and the sweep do.
+    await vi.waitFor(
+      async () => {
+        const [result] = (await admin('GET', `${RUNS}/runs/${plan.id}/task-results`).then(expectStatus(200))).items;
+        expect(result).toMatchObject({ stage: 'post_plan', status: 'errored' });
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    const answered = await admin('GET', `${RUNS}/runs/${plan.id}`).then(expectStatus(200));
+    expect(answered.phase).toBe('Succeeded');
+    expect(answered.planApproval).toMatchObject({ applyable: false, blockedBy: { reason: 'RunTaskFailed' } });
+    const refused = await admin('POST', `${RUNS}/runs/${plan.id}/apply`, {});
+    expect(refused.status).toBe(409);
+    const body = await refused.json();
+    expect(body).toMatchObject({ reason: 'RunTaskFailed' });
+    expect(body.error).toContain(`mandatory run task ${task} errored at post_plan`);
   });
 });

@@ -106,10 +106,53 @@ describe('Issue 45, items 2 and 5: runs get says who approved a plan so far and 
       stillNeeded: { approvers: 2, groups: [] },
     };
     expect(planApprovalLine(plan(blocked), finished + HOUR)).toBe(
-      'Blocked (RunTasksPending): run task scanner (post_plan) has not answered yet',
+      'Not applyable yet (RunTasksPending): run task scanner (post_plan) has not answered yet',
     );
     expect(planApproverLines(plan(blocked))).toEqual(['Still needed: 2 more approvers']);
     // Past its age limit it is stale all the same.
     expect(planApprovalLine(plan(blocked), finished + 25 * HOUR)).toMatch(/^Stale plan: planned more than 24h ago/);
+  });
+});
+
+describe('Issue 48, item 1: runs get says why a succeeded plan is held back by its post_plan run tasks (planApproval.blockedBy)', () => {
+  const until = new Date(finished + 24 * HOUR).toISOString();
+  it('a plan whose post_plan task failed: the refusal the server would give, not staleness', () => {
+    const message =
+      'plan run 0196f0c2-5d7e-7b61-9a4e-2f9d1e0c8a31 may not be applied: mandatory run task scanner failed at post_plan: public bucket';
+    expect(
+      planApprovalLine(
+        plan({
+          applyable: false,
+          applyableUntil: until,
+          supersededBy: null,
+          blockedBy: { reason: 'RunTaskFailed', message },
+        }),
+        finished + HOUR,
+      ),
+    ).toBe(`Not applyable (RunTaskFailed): ${message}`);
+  });
+
+  it('a plan whose post_plan tasks have not answered yet: not applyable yet, naming them', () => {
+    const message = 'plan run 0196f0c2 may not be applied yet: run task cost at post_plan has not answered';
+    expect(
+      planApprovalLine(
+        plan({
+          applyable: false,
+          applyableUntil: until,
+          supersededBy: null,
+          blockedBy: { reason: 'RunTasksPending', message },
+        }),
+        finished + HOUR,
+      ),
+    ).toBe(`Not applyable yet (RunTasksPending): ${message}`);
+  });
+
+  it('nothing blocks it (blockedBy null): applyable as before', () => {
+    expect(
+      planApprovalLine(
+        plan({ applyable: true, applyableUntil: until, supersededBy: null, blockedBy: null }),
+        finished + HOUR,
+      ),
+    ).toMatch(/^Applyable until /);
   });
 });

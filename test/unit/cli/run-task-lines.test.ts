@@ -68,3 +68,22 @@ describe('Issue 48, item 5: kubectl platform runs get prints task results', () =
     );
   });
 });
+
+describe("Issue 48, item 1: runs get prints a succeeded plan's post_plan results under their stage", () => {
+  it('the pre_plan and post_plan results, each labelled with its stage; a Succeeded plan waits for nothing itself', () => {
+    expect(
+      runTaskLines(run('Succeeded'), [
+        result({ status: 'passed', message: 'fine' }),
+        result({ stage: 'post_plan', enforcement: 'advisory', task: 'cost', status: 'running' }),
+      ]),
+    ).toBe(
+      [
+        '',
+        'TASK      STAGE       ENFORCEMENT   STATUS    MESSAGE',
+        'scanner   pre_plan    mandatory     passed    fine',
+        'cost      post_plan   advisory      running   <none>',
+        '',
+      ].join('\n'),
+    );
+  });
+});

@@ -40,7 +40,7 @@ export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(FINAL_RUN_PHASES)
 export interface TaskResult {
   id: string;
   task: string;
-  stage: 'pre_plan' | 'pre_apply';
+  stage: 'pre_plan' | 'post_plan' | 'pre_apply';
   enforcement: 'advisory' | 'mandatory';
   status: 'pending' | 'running' | 'passed' | 'failed' | 'errored';
   message: string;

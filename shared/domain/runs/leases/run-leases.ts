@@ -6,6 +6,8 @@ import type { Run, RunPhase } from '../run.ts';
 import { InvalidPhaseTransitionError } from '../run-errors.ts';
 import { MAX_RUN_ATTEMPTS, phasesFrom } from '../phase-machine.ts';
 import { RUN_COLUMNS, toRun, type RunRow } from '../records/run-row.ts';
+import { insertPendingTaskResults, pendingTaskResultValues } from '../tasks/pending-task-results.ts';
+import type { TasksToAwait } from '../tasks/run-task-protocol.ts';
 import {
   checkLeaseIds,
   HELD,
@@ -165,6 +167,8 @@ export class RunLeases {
   /**
    * Ends the run in `phase` with the controller's `statusMessage`. Cancelled only acknowledges a
    * requested cancellation. A retry of the same call after it succeeded answers the run again.
+   * `postPlan`: the run tasks a plan is checked by once it has succeeded (issue 48, the post_plan stage), each
+   * recorded with a pending result by the statement that records the success (and only if it does).
    */
   async finish(
     runId: string,
@@ -173,17 +177,25 @@ export class RunLeases {
     phase: FinalControllerPhase,
     statusMessage?: string,
     planHasChanges?: boolean,
+    postPlan?: TasksToAwait,
   ): Promise<Run> {
     checkLeaseIds(runId, leaseId);
     if (planHasChanges !== undefined && phase !== 'Succeeded') throw planChangesRefused(phase);
     const { rows } = await this.#database.query<RunRow>(
-      `UPDATE runs SET phase = $4, status_message = coalesce($5, status_message),
-         finished_at = date_trunc('milliseconds', now()), lease_expires_at = NULL,
-         plan_has_changes = coalesce($7, plan_has_changes)
-       WHERE id = $1 AND ${HELD} AND phase = ANY($6::text[])
-         AND ($4 <> 'Cancelled' OR cancel_requested_at IS NOT NULL)
-         AND ($7::boolean IS NULL OR type = 'plan')
-       RETURNING ${RUN_COLUMNS}`,
+      `WITH finished AS (
+         UPDATE runs SET phase = $4, status_message = coalesce($5, status_message),
+           finished_at = date_trunc('milliseconds', now()), lease_expires_at = NULL,
+           plan_has_changes = coalesce($7, plan_has_changes)
+         WHERE id = $1 AND ${HELD} AND phase = ANY($6::text[])
+           AND ($4 <> 'Cancelled' OR cancel_requested_at IS NOT NULL)
+           AND ($7::boolean IS NULL OR type = 'plan')
+         RETURNING ${RUN_COLUMNS}
+       ), succeeded_plan AS (
+         SELECT id FROM finished WHERE type = 'plan' AND phase = 'Succeeded'
+       ), post_plan_results AS (
+         ${insertPendingTaskResults('succeeded_plan', 8)}
+       )
+       SELECT * FROM finished`,
       [
         runId,
         leaseId,
@@ -192,6 +204,7 @@ export class RunLeases {
         statusMessage ?? null,
         phasesFrom(phase, 'controller'),
         planHasChanges ?? null,
+        ...pendingTaskResultValues(postPlan),
       ],
     );
     if (rows[0]) return toRun(rows[0]);

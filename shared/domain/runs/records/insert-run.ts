@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { NewRun, Run } from '../run.ts';
 import type { TasksToAwait } from '../tasks/run-task-protocol.ts';
+import { insertPendingTaskResults, pendingTaskResultValues } from '../tasks/pending-task-results.ts';
 import { newRunId } from './run-id.ts';
 import { RUN_COLUMNS, toRun, type RunRow } from './run-row.ts';
 import { validateNewRun } from './validate-new-run.ts';
@@ -25,7 +26,6 @@ export interface RunToInsert extends NewRun {
  */
 export async function insertRun(statement: Statement, run: RunToInsert): Promise<Run> {
   validateNewRun(run);
-  const tasks = run.tasks?.tasks ?? [];
   const { rows } = await statement<RunRow>(
     `WITH inserted AS (
        INSERT INTO runs (id, project, workspace, type, phase, principal, principal_type, message, plan_run, planned_for, override)
@@ -33,10 +33,7 @@ export async function insertRun(statement: Statement, run: RunToInsert): Promise
                $5, $6, $7, $8, $9, $14)
        RETURNING ${RUN_COLUMNS}
      ), results AS (
-       INSERT INTO run_task_results (id, run_id, task, stage, enforcement, deadline)
-       SELECT gen_random_uuid(), inserted.id, task.name, $12, task.enforcement,
-              now() + $13::float8 * interval '1 millisecond'
-       FROM inserted, unnest($10::text[], $11::text[]) AS task (name, enforcement)
+       ${insertPendingTaskResults('inserted', 10)}
      )
      SELECT * FROM inserted`,
     [
@@ -49,10 +46,7 @@ export async function insertRun(statement: Statement, run: RunToInsert): Promise
       run.message ?? '',
       run.planRun ?? null,
       run.plannedFor === undefined ? null : JSON.stringify(run.plannedFor),
-      tasks.map((task) => task.name),
-      tasks.map((task) => task.enforcement),
-      run.tasks?.stage ?? null,
-      run.tasks?.timeoutMs ?? 0,
+      ...pendingTaskResultValues(run.tasks),
       run.override === undefined ? null : JSON.stringify(run.override),
     ],
   );

@@ -22,6 +22,7 @@ import { isUuid } from './run-id.ts';
 import type { PrincipalType, Run, RunOverride, RunPhase, RunType } from '../run.ts';
 import { insertRun } from './insert-run.ts';
 import type { TasksToAwait } from '../tasks/run-task-protocol.ts';
+import { refuseWhilePostPlanTasksBlock, withPostPlanBlocks } from '../tasks/post-plan-gate.ts';
 import {
   type PlanApprovalState,
   SUPERSEDING_RUN_JOIN,
@@ -99,7 +100,8 @@ export class PlanApprovals {
 
   /**
    * Records the approval and, once the plan's approvals meet the policy, the new apply run bound to the plan;
-   * `RunNotFoundError`, `NotASucceededPlanError`, `PlanWorkspaceChangedError`, `PlanStaleError` (nothing recorded)
+   * `RunNotFoundError`, `NotASucceededPlanError`, `PlanWorkspaceChangedError`, `PlanStaleError`, 409
+   * `RunTasksPending` / `RunTaskFailed` while its post_plan run tasks hold it back (issue 48; nothing recorded)
    * or `PlanAlreadyApprovedError` otherwise. `signal`: the request's deadline, as for a new run.
    */
   async approveForApply(approval: PlanApproval, signal?: AbortSignal): Promise<PlanApprovalOutcome> {
@@ -134,6 +136,8 @@ export class PlanApprovals {
         );
         const stale = planStaleReason(state, finished);
         if (stale) throw new PlanStaleError(planRun, stale);
+        // Issue 48, item 1: the plan's post_plan run tasks must have answered, none mandatory failing.
+        await refuseWhilePostPlanTasksBlock(query, planRun);
         const stillNeeded = await recordedApproval(query, { id: planRun, principal: plan.principal }, approval);
         if (!approvalsMet(stillNeeded)) return { apply: null, stillNeeded };
         const apply = await insertRun(query, {
@@ -186,8 +190,9 @@ export class PlanApprovals {
   /**
    * `runs` as the run history routes answer them (issue 44, item 15): each succeeded plan with its
    * `planApproval` verdict, by the rule approveForApply applies (one statement, by the database's
-   * clock), and its approvals so far with who still has to approve (issue 45, item 2: `requirementOf` its
-   * Workspace, applyRequirement), every other run with null. `maxAgeMs`: PLAN_APPROVAL_MAX_AGE.
+   * clock; its post_plan run tasks in `blockedBy`, issue 48), and its approvals so far with who still has to
+   * approve (issue 45, item 2: `requirementOf` its Workspace, applyRequirement), every other run with null.
+   * `maxAgeMs`: PLAN_APPROVAL_MAX_AGE.
    */
   async withPlanApproval(
     runs: Run[],
@@ -224,11 +229,15 @@ export class PlanApprovals {
           ),
         );
     }
-    const approvals = await planApprovalRecords(this.#statement(signal), plans);
-    return runs.map((run) => {
-      const state = states.get(run.id);
-      return { ...run, planApproval: state ? { ...state, ...approvalsOf(run, approvals, requirementOf) } : null };
-    });
+    const statement = this.#statement(signal);
+    const approvals = await planApprovalRecords(statement, plans);
+    return withPostPlanBlocks(
+      statement,
+      runs.map((run) => {
+        const state = states.get(run.id);
+        return { ...run, planApproval: state ? { ...state, ...approvalsOf(run, approvals, requirementOf) } : null };
+      }),
+    );
   }
 
   /** One statement on the pool, with the request's deadline. */

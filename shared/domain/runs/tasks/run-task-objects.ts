@@ -1,6 +1,7 @@
-import { RUN_TASK } from '../../../contract/kinds/platform-kinds.ts';
+import { RUN_TASK, WORKSPACE } from '../../../contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../../contract/kinds/platform-object.ts';
 import type { ClusterObjects } from '../../resources/cluster-objects.ts';
+import type { Run } from '../run.ts';
 import type { RunTaskEnforcement, RunTaskStage, TaskAtStage, TasksToAwait } from './run-task-protocol.ts';
 
 /** A RunTask as its CRD (infra/chart/files/crds/runtasks.yaml) declares it. */
@@ -47,4 +48,24 @@ export async function tasksToAwait(
     .map((task) => ({ name: task.metadata.name!, enforcement: task.spec.enforcement ?? 'advisory' }))
     .sort((a, b) => a.name.localeCompare(b.name));
   return { stage, tasks, timeoutMs };
+}
+
+/**
+ * The RunTasks a plan run of `run.workspace` is checked by once it has succeeded (post_plan, issue 48), read when the
+ * controller reports the success; undefined when there are none, or the Workspace is gone (its plan can never be
+ * approved for apply, so there is nothing to check).
+ */
+export async function postPlanTasksOf(
+  objects: ClusterObjects,
+  run: Pick<Run, 'project' | 'workspace'>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<TasksToAwait | undefined> {
+  const workspace = await objects.find<PlatformObject>(
+    objects.platformPath(WORKSPACE, { namespace: run.project, name: run.workspace }),
+    signal,
+  );
+  if (!workspace) return undefined;
+  const tasks = await tasksToAwait(objects, run.project, workspace, 'post_plan', timeoutMs, signal);
+  return tasks.tasks.length > 0 ? tasks : undefined;
 }

@@ -2,9 +2,12 @@ import { createHmac } from 'node:crypto';
 import { apiError } from '../../../base/http/error-catalogue.ts';
 import type { Run } from '../run.ts';
 
-/** When a run task runs (HCP Terraform's `stage`): before a plan run, before an apply run is handed to a controller. */
-export type RunTaskStage = 'pre_plan' | 'pre_apply';
-export const RUN_TASK_STAGES: readonly RunTaskStage[] = ['pre_plan', 'pre_apply'];
+/**
+ * When a run task runs (HCP Terraform's `stage`): before a plan run is handed to a controller, once a plan run has
+ * succeeded (before it may be approved for apply), before an apply run is handed to a controller.
+ */
+export type RunTaskStage = 'pre_plan' | 'post_plan' | 'pre_apply';
+export const RUN_TASK_STAGES: readonly RunTaskStage[] = ['pre_plan', 'post_plan', 'pre_apply'];
 
 /** advisory: recorded and shown; mandatory: a failure ends the run (HCP Terraform's `task_result_enforcement_level`). */
 export type RunTaskEnforcement = 'advisory' | 'mandatory';
@@ -23,8 +26,9 @@ export interface TasksToAwait {
   timeoutMs: number;
 }
 
-/** The stage a run waits at before a controller may claim it. */
-export const stageOf = (run: Pick<Run, 'type'>): RunTaskStage => (run.type === 'plan' ? 'pre_plan' : 'pre_apply');
+/** The stage a run waits at before a controller may claim it (post_plan comes after: it holds back the plan's apply). */
+export const stageOf = (run: Pick<Run, 'type'>): Exclude<RunTaskStage, 'post_plan'> =>
+  run.type === 'plan' ? 'pre_plan' : 'pre_apply';
 
 /** The header HCP Terraform signs its run task requests in: the HMAC-SHA512 of the body, hex. */
 export const SIGNATURE_HEADER = 'x-tfc-task-signature';

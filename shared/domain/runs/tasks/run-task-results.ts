@@ -69,6 +69,8 @@ interface ResultRow {
 const RESULT_COLUMNS =
   'id, run_id, task, stage, enforcement, status, message, url, outcomes, deadline, created_at, updated_at, overridden_by, override_reason, overridden_at';
 const FINAL = `('passed', 'failed', 'errored')`;
+/** The message of a result the task did not answer before its deadline (`errored`). */
+export const TIMED_OUT_MESSAGE = 'no answer before the deadline (RUN_TASK_TIMEOUT)';
 /** An access token: a prefix that says what it is (and that no JWT has), then 32 random bytes. */
 const TOKEN_PREFIX = 'rtt_';
 
@@ -99,7 +101,11 @@ export class RunTaskResults {
     return rows.map(toResult);
   }
 
-  /** The result of `task` for run `runId` while it waits for the task, with its run: what a request is built from. */
+  /**
+   * The result of `task` for run `runId` while it waits for the task, with its run: what a request is built from. A
+   * pre-stage result waits while its run is `AwaitingTasks`, a post_plan one while its plan is `Succeeded` (at most
+   * one result of a task waits at a time: a run leaves its pre-stage only once every result there is final).
+   */
   async waiting(runId: string, task: string): Promise<{ result: TaskResult; run: Run } | undefined> {
     if (!isUuid(runId)) return undefined;
     const { rows } = await this.#database.query<ResultRow & { run: RunRow }>(
@@ -108,7 +114,7 @@ export class RunTaskResults {
         .join(', ')}, to_jsonb(r) AS run
        FROM run_task_results t JOIN (SELECT ${RUN_COLUMNS} FROM runs) r ON r.id = t.run_id
        WHERE t.run_id = $1 AND t.task = $2 AND t.status IN ('pending', 'running') AND t.deadline > now()
-         AND r.phase = 'AwaitingTasks'`,
+         AND r.phase = CASE WHEN t.stage = 'post_plan' THEN 'Succeeded' ELSE 'AwaitingTasks' END`,
       [runId, task],
     );
     const row = rows[0];
@@ -189,7 +195,7 @@ export class RunTaskResults {
     const { rows: timedOut } = await this.#database.query<{ enforcement: RunTaskEnforcement }>(
       `UPDATE run_task_results SET status = 'errored', token_sha256 = NULL,
          updated_at = date_trunc('milliseconds', now()),
-         message = 'no answer before the deadline (RUN_TASK_TIMEOUT)'
+         message = '${TIMED_OUT_MESSAGE}'
        WHERE status IN ('pending', 'running') AND deadline <= now() ${scope}
        RETURNING enforcement`,
       values,
@@ -220,9 +226,10 @@ export class RunTaskResults {
   }
 
   /**
-   * Lets run `runId` of `project` proceed although a mandatory task failed (issue 48, item 3): only a run that
-   * failed at its tasks before any claim; its failing mandatory results record who and why, and the run is
-   * `Pending` again, in one statement. 409 `NothingToOverride` for any other run.
+   * Lets run `runId` of `project` proceed although a mandatory task failed (issue 48, item 3): a run that failed at
+   * its tasks before any claim (its failing mandatory results record who and why, and the run is `Pending` again,
+   * in one statement), or a succeeded plan whose mandatory post_plan task failed or timed out (its results record
+   * who and why; the plan stays Succeeded, and may be approved for apply). 409 `NothingToOverride` for any other run.
    */
   async override(
     project: string,
@@ -231,6 +238,25 @@ export class RunTaskResults {
     reason: string,
     signal?: AbortSignal,
   ): Promise<Run> {
+    const run =
+      (await this.#overridePreStage(project, runId, principal, reason, signal)) ??
+      (await this.#overridePostPlan(project, runId, principal, reason, signal));
+    if (!run)
+      throw apiError(
+        'NothingToOverride',
+        `run ${runId} did not fail on a mandatory run task (before a claim, or after its plan), or was overridden already: nothing to override`,
+      );
+    this.#metrics.runTaskGate('overridden');
+    return run;
+  }
+
+  async #overridePreStage(
+    project: string,
+    runId: string,
+    principal: string,
+    reason: string,
+    signal?: AbortSignal,
+  ): Promise<Run | undefined> {
     const { rows } = await this.#database.query<RunRow>(
       `WITH overridden AS (
          UPDATE run_task_results SET overridden_by = $3, override_reason = $4,
@@ -247,13 +273,33 @@ export class RunTaskResults {
       [runId, project, principal, reason],
       signal ? { signal } : {},
     );
-    if (rows[0]) this.#metrics.runTaskGate('overridden');
-    if (!rows[0])
-      throw apiError(
-        'NothingToOverride',
-        `run ${runId} did not fail on a mandatory run task before a claim, or was overridden already: nothing to override`,
-      );
-    return toRun(rows[0]);
+    return rows[0] && toRun(rows[0]);
+  }
+
+  /** A succeeded plan's failed or timed-out mandatory post_plan results record who let it proceed, and why. */
+  async #overridePostPlan(
+    project: string,
+    runId: string,
+    principal: string,
+    reason: string,
+    signal?: AbortSignal,
+  ): Promise<Run | undefined> {
+    // A result past its deadline is errored first, so a task that never answered can be overridden as a failure.
+    await this.settle([runId]);
+    const { rows } = await this.#database.query<RunRow>(
+      `WITH overridden AS (
+         UPDATE run_task_results SET overridden_by = $3, override_reason = $4,
+           overridden_at = date_trunc('milliseconds', now())
+         WHERE run_id = $1 AND stage = 'post_plan' AND enforcement = 'mandatory' AND status IN ('failed', 'errored')
+           AND overridden_by IS NULL
+           AND EXISTS (SELECT 1 FROM runs WHERE id = $1 AND project = $2 AND type = 'plan' AND phase = 'Succeeded')
+         RETURNING task
+       )
+       SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND project = $2 AND EXISTS (SELECT 1 FROM overridden)`,
+      [runId, project, principal, reason],
+      signal ? { signal } : {},
+    );
+    return rows[0] && toRun(rows[0]);
   }
 }
 

@@ -103,7 +103,8 @@ export function ApproveStage({
 /**
  * A succeeded plan run, applied exactly as it was reviewed: one click, confirmed by naming the plan, its
  * Workspace and its message. Not offered once the plan is stale, as the server states it (issue 44,
- * item 15): the reason stands in its place.
+ * item 15): the reason stands in its place. Disabled, with the server's reason, while its post_plan run tasks hold
+ * it back (issue 48: `planApproval.blockedBy`).
  */
 export function ApplyPlan({
   api,

@@ -24,10 +24,13 @@ export function RunTaskResults({
   onOverridden: () => void;
 }) {
   const path = `${runsPath(run.project)}/runs/${encodeURIComponent(run.id)}/task-results`;
+  // A succeeded plan's post_plan tasks (issue 48) answer after the run is final: the run answer (polled by the
+  // page) says while they do, and what holds the plan back.
+  const blockedBy = run.planApproval?.blockedBy?.reason;
   const results = useLoaded(
     () => api.get<{ items: TaskResult[] }>(path),
-    `${path} ${run.phase}`,
-    FINAL_PHASES.has(run.phase) ? undefined : POLL_MS,
+    `${path} ${run.phase} ${blockedBy ?? ''}`,
+    FINAL_PHASES.has(run.phase) && blockedBy !== 'RunTasksPending' ? undefined : POLL_MS,
   );
   const items = results.data?.items ?? [];
   if (items.length === 0) return null;
@@ -72,17 +75,17 @@ export function RunTaskResults({
 
 /**
  * Overriding a run failed on a mandatory task is `override` on `workspaces/runs` named by its Workspace, on a run
- * that failed before any claim with such a failure not yet overridden (the server decides again).
+ * that failed before any claim with such a failure not yet overridden, or on a succeeded plan whose mandatory
+ * post_plan task failed or timed out, not yet overridden (issue 48: its `planApproval.blockedBy` says
+ * `RunTaskFailed`). The server decides again.
  */
 export function mayOverrideTasks(permissions: ProjectPermissions, run: Run, results: readonly TaskResult[]): boolean {
-  return (
+  const failedBeforeClaim =
     run.phase === 'Failed' &&
     run.attempts === 0 &&
-    results.some(
-      (result) => result.enforcement === 'mandatory' && result.status !== 'passed' && !result.overriddenBy,
-    ) &&
-    permissions.may('override', 'workspaces/runs', run.workspace)
-  );
+    results.some((result) => result.enforcement === 'mandatory' && result.status !== 'passed' && !result.overriddenBy);
+  const planHeldBack = run.planApproval?.blockedBy?.reason === 'RunTaskFailed';
+  return (failedBeforeClaim || planHeldBack) && permissions.may('override', 'workspaces/runs', run.workspace);
 }
 
 function OverrideTasks({ api, run, onDone }: { api: Api; run: Run; onDone: () => void }) {
