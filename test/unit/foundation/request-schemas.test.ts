@@ -365,6 +365,7 @@ describe('Issue 9: a handler receives the input typed from its route declaration
       | 'setRunPhase'
       | 'appendRunLogs'
       | 'getRunVariables'
+      | 'putRunPlanJson'
       | 'sweepOutbound'
       | 'internal'
     >();
