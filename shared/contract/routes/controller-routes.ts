@@ -250,7 +250,7 @@ export function internalRoutes() {
       },
     ),
     route(
-      'PUT',
+      'POST',
       '/internal/runs/{run}/plan-json',
       'putRunPlanJson',
       "Keep the plan's JSON of a plan run (issue 48; docs/run-tasks.md): the body is the `terraform show -json` document of the plan, as `application/json`, sent before the run's phase is set. Its run tasks read it (`plan_json_api_url` of the requests sent after it), and so do readers of the run's log. A retry replaces it. At most RUN_PLAN_JSON_MAX_BYTES. Needs the current lease in the `Run-Lease` header.",
