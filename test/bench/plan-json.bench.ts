@@ -48,7 +48,9 @@ function planDocument(plan: number, changes: number): string {
   return JSON.stringify({
     format_version: '1.2',
     terraform_version: '1.8.2',
-    planned_values: { root_module: { child_modules: [{ address: 'module.network', resources: resources.map((r) => r.resource) }] } },
+    planned_values: {
+      root_module: { child_modules: [{ address: 'module.network', resources: resources.map((r) => r.resource) }] },
+    },
     resource_changes: resources.map((r) => r.change),
     configuration: {
       provider_config: { aws: { name: 'aws', full_name: 'registry.terraform.io/hashicorp/aws' } },

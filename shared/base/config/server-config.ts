@@ -81,7 +81,11 @@ export function loadServerConfig(env: Environment, warnings: string[] = []): Ser
     throw new ConfigError('API_GROUP', `"${apiGroup}" is not a DNS subdomain such as platform.dev`);
   }
   const bridge = setting.text('BRIDGE_UPSTREAM_URL');
-  const maxBodyBytes = setting.integer('MAX_REQUEST_BODY_BYTES', { fallback: 1024 * 1024, min: 1, max: 64 * 1024 * 1024 });
+  const maxBodyBytes = setting.integer('MAX_REQUEST_BODY_BYTES', {
+    fallback: 1024 * 1024,
+    min: 1,
+    max: 64 * 1024 * 1024,
+  });
   return {
     port,
     apiBaseUrl,
@@ -125,7 +129,11 @@ export function loadServerConfig(env: Environment, warnings: string[] = []): Ser
     // HCP Terraform's 10 minutes; compared with the database's clock as an interval, a day at most.
     runTaskTimeoutMs: setting.duration('RUN_TASK_TIMEOUT', { fallback: '10m', min: '1s', max: '24h', example: '10m' }),
     // Bounded by the request body limit: a larger document is refused before the route (413 either way).
-    runPlanJsonMaxBytes: setting.integer('RUN_PLAN_JSON_MAX_BYTES', { fallback: maxBodyBytes, min: 1, max: maxBodyBytes }),
+    runPlanJsonMaxBytes: setting.integer('RUN_PLAN_JSON_MAX_BYTES', {
+      fallback: maxBodyBytes,
+      min: 1,
+      max: maxBodyBytes,
+    }),
     projectSecretsAccess: loadProjectSecretsAccess(env),
     logLevel: parseLogLevel(setting),
     corsAllowedOrigins: parseCorsAllowedOrigins(setting.list('CORS_ALLOWED_ORIGINS')),

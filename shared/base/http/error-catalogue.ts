@@ -66,7 +66,8 @@ export const PLATFORM_ERRORS = {
   InvalidMessage: { status: 400, meaning: 'The message is not a string within the length limit; shorten it.' },
   InvalidPlanJson: {
     status: 400,
-    meaning: "The body is no plan JSON document (`terraform show -json`: an object with `format_version`); send the plan's.",
+    meaning:
+      "The body is no plan JSON document (`terraform show -json`: an object with `format_version`); send the plan's.",
   },
   InvalidLease: {
     status: 400,

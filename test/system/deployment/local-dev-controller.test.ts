@@ -10,11 +10,7 @@ import { join } from 'node:path';
 import type { V1ClusterRole } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerRoleRules } from '../../../infra/development/controller/controller-identity.ts';
-import {
-  FAIL_MARKER,
-  PLAN_SUMMARY,
-  simulatedPlanJson,
-} from '../../../infra/development/controller/simulated-run.ts';
+import { FAIL_MARKER, PLAN_SUMMARY, simulatedPlanJson } from '../../../infra/development/controller/simulated-run.ts';
 import { findObject, helmTemplate } from '../../support/helm.ts';
 import { loginToken, spawnNodeProcess, type FunctionProcess } from '../../support/function-servers.ts';
 

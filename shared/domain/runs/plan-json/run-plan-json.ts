@@ -1,6 +1,13 @@
 import type { Database } from '../../../base/database/database.ts';
 import { apiError } from '../../../base/http/error-catalogue.ts';
-import { HELD, checkLeaseIds, holderKey, leaseFailure, readLeaseState, type LeaseHolder } from '../leases/lease-checks.ts';
+import {
+  HELD,
+  checkLeaseIds,
+  holderKey,
+  leaseFailure,
+  readLeaseState,
+  type LeaseHolder,
+} from '../leases/lease-checks.ts';
 import { isUuid } from '../records/run-id.ts';
 import type { Run } from '../run.ts';
 

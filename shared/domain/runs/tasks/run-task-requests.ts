@@ -4,12 +4,7 @@ import type { ClusterObjects } from '../../resources/cluster-objects.ts';
 import { judgedPlanRun, type RunPlanJson } from '../plan-json/run-plan-json.ts';
 import type { Run } from '../run.ts';
 import { type RunTaskObject, runTaskSecretLabel } from './run-task-objects.ts';
-import {
-  SIGNATURE_HEADER,
-  type RunTaskStage,
-  taskRequestPayload,
-  taskRequestSignature,
-} from './run-task-protocol.ts';
+import { SIGNATURE_HEADER, type RunTaskStage, taskRequestPayload, taskRequestSignature } from './run-task-protocol.ts';
 import type { RunTaskResults } from './run-task-results.ts';
 
 /** One POST to a task server: the URL, the headers and the exact bytes signed. */
