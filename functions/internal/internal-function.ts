@@ -155,10 +155,9 @@ export function createInternalFunction(
       });
     },
     putRunPlanJson: async (request) => {
-      // Kept as the bytes sent (the schema checked it is a plan JSON object), within RUN_PLAN_JSON_MAX_BYTES.
+      // Kept as the bytes sent (the chain checked them against the route's schema), within RUN_PLAN_JSON_MAX_BYTES.
       const maxBytes = context.config.runPlanJsonMaxBytes;
       if (request.body.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
-      request.input.body();
       noteForAudit(request, RUN_ANNOTATION, request.params.run);
       await (await context.runs.service('planJson')).store(
         request.params.run,

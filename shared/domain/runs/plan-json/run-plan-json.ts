@@ -2,11 +2,12 @@ import type { Database } from '../../../base/database/database.ts';
 import { apiError } from '../../../base/http/error-catalogue.ts';
 import {
   HELD,
+  STATE_COLUMNS,
   checkLeaseIds,
   holderKey,
   leaseFailure,
-  readLeaseState,
   type LeaseHolder,
+  type LeaseState,
 } from '../leases/lease-checks.ts';
 import { isUuid } from '../records/run-id.ts';
 import type { Run } from '../run.ts';
@@ -40,11 +41,12 @@ export class RunPlanJson {
     checkLeaseIds(runId, leaseId);
     const { rows } = await this.#database.query(STORE, [runId, leaseId, holderKey(holder), document]);
     if (rows[0]) return;
-    const state = await readLeaseState(this.#database, runId);
-    const { rows: types } = await this.#database.query<{ type: Run['type'] }>('SELECT type FROM runs WHERE id = $1', [
-      runId,
-    ]);
-    if (state && types[0]?.type === 'apply')
+    const { rows: states } = await this.#database.query<LeaseState & { type: Run['type'] }>(
+      `SELECT type, ${STATE_COLUMNS} FROM runs WHERE id = $1`,
+      [runId],
+    );
+    const state = states[0];
+    if (state?.type === 'apply')
       throw apiError('NotAPlanRun', `run ${runId} is an apply run: only a plan run has a plan's JSON`);
     throw leaseFailure(runId, leaseId, holder, state);
   }
