@@ -1,6 +1,6 @@
 import { LAPSED_LEASES_ANNOTATION, RUN_ANNOTATION, noteForAudit } from '../../shared/domain/audit/audit-annotations.ts';
 import type { AppContext } from '../../shared/server/app/app-context.ts';
-import { CatalogueError, notFound } from '../../shared/base/http/error-catalogue.ts';
+import { CatalogueError, notFound, payloadTooLarge } from '../../shared/base/http/error-catalogue.ts';
 import { jsonResponse } from '../../shared/base/http/api-request.ts';
 import { KubernetesRestClient } from '../../shared/base/kubernetes/kubernetes-rest-client.ts';
 import { redactPath } from '../../shared/base/logging/redaction.ts';
@@ -88,11 +88,16 @@ export function createInternalFunction(
   context.outbound.register(
     runTaskReceivers(
       taskResults,
-      new RunTaskRequests(clusterObjects, taskResults, {
-        apiGroup: context.config.apiGroup,
-        apiBaseUrl: context.config.apiBaseUrl,
-        consoleUrl: context.outbound.settings.consoleUrl,
-      }),
+      new RunTaskRequests(
+        clusterObjects,
+        taskResults,
+        {
+          apiGroup: context.config.apiGroup,
+          apiBaseUrl: context.config.apiBaseUrl,
+          consoleUrl: context.outbound.settings.consoleUrl,
+        },
+        () => context.runs.service('planJson'),
+      ),
     ),
   );
   context.outbound.sweepInBackground();
@@ -163,6 +168,19 @@ export function createInternalFunction(
       return jsonResponse(200, {
         variables: await resolveRunVariables(await clusterObjects(), run.project, run.workspace),
       });
+    },
+    putRunPlanJson: async (request) => {
+      // Kept as the bytes sent (the chain checked them against the route's schema), within RUN_PLAN_JSON_MAX_BYTES.
+      const maxBytes = context.config.runPlanJsonMaxBytes;
+      if (request.body.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
+      noteForAudit(request, RUN_ANNOTATION, request.params.run);
+      await (await context.runs.service('planJson')).store(
+        request.params.run,
+        leaseHeader(request),
+        runPrincipal(request.principal),
+        Buffer.from(request.body).toString('utf8'),
+      );
+      return { status: 204, headers: { 'cache-control': 'no-store' }, body: undefined };
     },
     sweepOutbound: async () => {
       // The scheduled trigger also ends the waits of run tasks past their deadline (issue 48) when no controller polls.

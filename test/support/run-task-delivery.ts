@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { afterAll, expect, vi } from 'vitest';
 import { poolDatabase } from '../../shared/base/database/database.ts';
+import { RunPlanJson } from '../../shared/domain/runs/plan-json/run-plan-json.ts';
 import { RunTaskRequests, type TaskRequestAnswer } from '../../shared/domain/runs/tasks/run-task-requests.ts';
 import { RunTaskResults } from '../../shared/domain/runs/tasks/run-task-results.ts';
 import { GROUP, type Platform } from './platform-fixture.ts';
@@ -22,10 +23,12 @@ export function useRunTaskRequests(
   return (runId, task) => {
     pool ??= new pg.Pool({ connectionString: platform().database.connectionString, max: 2 });
     const results = new RunTaskResults(poolDatabase(pool));
+    const planJson = new RunPlanJson(poolDatabase(pool));
     const requests = new RunTaskRequests(
       async () => platform().clusterAdmin,
       async () => results,
       { apiGroup: GROUP, apiBaseUrl: platform().gateway.url },
+      async () => planJson,
     );
     return requests.requestFor(runId, task);
   };

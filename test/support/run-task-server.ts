@@ -1,8 +1,8 @@
 // A run task server started by a test (issue 48), speaking HCP Terraform's run task protocol as an integration
 // does: it checks X-TFC-Task-Signature (HMAC-SHA512 of the body with its key) and refuses a request without a
-// good one, answers 200 at once, then calls back on `task_result_callback_url` with the request's access token
-// (a JSON:API PATCH of `task-results`), as its `verdict` says. What it received and what its callbacks got are
-// kept for the test to read.
+// good one, answers 200 at once, reads the plan's JSON when the request links it (`plan_json_api_url`), then calls
+// back on `task_result_callback_url` with the request's access token (a JSON:API PATCH of `task-results`), as its
+// `verdict` says. What it received and what its callbacks got are kept for the test to read.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +20,10 @@ export interface ReceivedTaskRequest {
   /** The payload's `task_result_callback_url` and `run_log_api_url`, at the address the test's platform listens on. */
   callbackUrl: string;
   runLogUrl: string;
+  /** The payload's `plan_json_api_url` on the platform (null when the request carried none). */
+  planJsonUrl: string | null;
+  /** What reading `plan_json_api_url` with the access token answered, as a task judging the plan does first. */
+  planJson?: { status: number; body: string };
 }
 
 /** One callback the server sent, with the platform's answer. */
@@ -86,18 +90,28 @@ export async function startRunTaskServer(
         signature.length === expected.length &&
         timingSafeEqual(Buffer.from(signature), Buffer.from(expected)));
     const payload = JSON.parse(body.toString('utf8')) as Record<string, any>;
-    received.push({
+    const planJsonUrl = payload.plan_json_api_url === null ? null : onPlatform(payload.plan_json_api_url);
+    const entry: ReceivedTaskRequest = {
       payload,
       signature,
       signatureValid,
       callbackUrl: onPlatform(payload.task_result_callback_url),
       runLogUrl: onPlatform(payload.run_log_api_url),
-    });
+      planJsonUrl,
+    };
     if (!signatureValid) {
+      received.push(entry);
       response.writeHead(401).end('bad signature');
       return;
     }
     response.writeHead(200).end();
+    // What a task judging the plan does first: read the plan's JSON with the request's token (kept before the
+    // request is listed as received, so a test that finds it finds what the read answered).
+    if (planJsonUrl !== null) {
+      const read = await fetch(planJsonUrl, { headers: { authorization: `Bearer ${payload.access_token}` } });
+      entry.planJson = { status: read.status, body: await read.text() };
+    }
+    received.push(entry);
     const verdict = state.verdicts.get(payload.workspace_name) ?? { silent: true };
     if ('silent' in verdict) return;
     const callback = (status: string) =>

@@ -1,7 +1,8 @@
 // A reference workspace controller: the protocol of docs/run-history.md ("The controller's
 // protocol") as the real controller speaks it. It claims runs, renews each lease at a third of its
 // length, reads the run's variables, appends numbered log chunks (retrying a chunk whose answer was
-// lost with the same numbers), stops when its lease is lost, and acknowledges a cancellation.
+// lost with the same numbers), uploads a plan's JSON for its run tasks, stops when its lease is lost, and
+// acknowledges a cancellation.
 
 /** A run as the internal API answers it (the fields the controller uses). */
 export interface ClaimedRun {
@@ -97,6 +98,13 @@ export class ControllerClient {
     }>;
   }
 
+  /** Keeps a plan run's JSON (`terraform show -json`) for its run tasks (issue 48), before its phase is set. */
+  async uploadPlanJson(runId: string, leaseId: string, document: unknown): Promise<void> {
+    await (
+      await this.#call('POST', `/internal/runs/${runId}/plan-json`, document, { 'run-lease': leaseId })
+    ).body?.cancel();
+  }
+
   async finish(
     runId: string,
     leaseId: string,
@@ -146,6 +154,8 @@ export interface RunWork {
   variables: Array<{ name: string; value: string; sensitive: boolean }>;
   /** Appends a chunk of lines, numbered after the last; throws LeaseLostError once the lease is gone. */
   log(lines: string[]): Promise<void>;
+  /** Uploads the plan's JSON of a plan run (docs/run-tasks.md, "The plan's JSON"); throws LeaseLostError once the lease is gone. */
+  planJson(document: unknown): Promise<void>;
   /** Whether a user asked to cancel (seen at the last renewal), or the lease was lost: stop then. */
   shouldStop(): boolean;
 }
@@ -240,6 +250,7 @@ export class ReferenceController {
           }
           nextSeq += lines.length;
         },
+        planJson: (document) => client.uploadPlanJson(run.id, lease.id, document),
         shouldStop: () => cancelRequested || lost !== undefined,
       };
       const outcome = await execute(run, work);

@@ -1,6 +1,7 @@
 // What the development controller writes for a run: a log that looks like OpenTofu's (colours,
 // resource lines, a plan summary), in a few chunks with short pauses so a follower sees it arrive,
-// and the outcome the run asked for. No tool is run and nothing is changed anywhere.
+// for a plan the plan's JSON its run tasks may read (issue 48), and the outcome the run asked for. No
+// tool is run and nothing is changed anywhere.
 import type { ClaimedRun, RunWork } from './reference-controller.ts';
 
 /** A run whose message contains this ends Failed (README, docs/cli.md). */
@@ -69,9 +70,50 @@ export function simulatedLog(run: ClaimedRun, variableNames: string[]): string[]
   return [opening, plan, ending];
 }
 
+/** A subnet of the simulated plan, as `tofu show -json` describes its values. */
+function subnet(index: number) {
+  return { cidr_block: `10.0.${index + 1}.0/24`, vpc_id: 'vpc-0a1b2c3d', tags: { Name: `private-${index}` } };
+}
+
+/**
+ * The plan's JSON of the simulated plan, as `tofu show -json` writes it (format 1.2): the changes its log shows,
+ * two subnets to create and the VPC's tags to update.
+ */
+export function simulatedPlanJson(): Record<string, unknown> {
+  const vpcBefore = { cidr_block: '10.0.0.0/16', tags: { revision: 'v1' } };
+  const vpcAfter = { ...vpcBefore, tags: { revision: 'v2' } };
+  const created = [0, 1].map((index) => ({
+    address: `aws_subnet.private[${index}]`,
+    mode: 'managed',
+    type: 'aws_subnet',
+    name: 'private',
+    index,
+    provider_name: 'registry.opentofu.org/hashicorp/aws',
+    change: { actions: ['create'], before: null, after: subnet(index), after_unknown: { id: true, arn: true } },
+  }));
+  return {
+    format_version: '1.2',
+    terraform_version: '1.8.2',
+    variables: {},
+    resource_changes: [
+      ...created,
+      {
+        address: 'aws_vpc.main',
+        mode: 'managed',
+        type: 'aws_vpc',
+        name: 'main',
+        provider_name: 'registry.opentofu.org/hashicorp/aws',
+        change: { actions: ['update'], before: vpcBefore, after: vpcAfter, after_unknown: {} },
+      },
+    ],
+    errored: false,
+  };
+}
+
 /**
  * The development controller's work for one run: the log in chunks, `pauseMs` between them,
- * stopping early when the run is cancelled; Failed when its message carries FAIL_MARKER.
+ * stopping early when the run is cancelled, then a succeeded plan's JSON; Failed when its message
+ * carries FAIL_MARKER.
  */
 export async function simulateRun(
   run: ClaimedRun,
@@ -86,7 +128,8 @@ export async function simulateRun(
     await work.log(chunk);
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
-  return run.message.includes(FAIL_MARKER)
-    ? { phase: 'Failed', message: `simulated failure: the run's message asked for "${FAIL_MARKER}"` }
-    : { phase: 'Succeeded', message: `simulated ${run.type} by the development controller: ${PLAN_SUMMARY}` };
+  if (run.message.includes(FAIL_MARKER))
+    return { phase: 'Failed', message: `simulated failure: the run's message asked for "${FAIL_MARKER}"` };
+  if (run.type === 'plan' && !work.shouldStop()) await work.planJson(simulatedPlanJson());
+  return { phase: 'Succeeded', message: `simulated ${run.type} by the development controller: ${PLAN_SUMMARY}` };
 }

@@ -52,6 +52,11 @@ export interface ServerConfig {
    * milliseconds; also the lifetime of the task's access token (issue 48, docs/run-tasks.md).
    */
   runTaskTimeoutMs: number;
+  /**
+   * RUN_PLAN_JSON_MAX_BYTES: the largest plan's JSON a controller may upload for a plan run (issue 48, item 2), in
+   * bytes; at most MAX_REQUEST_BODY_BYTES (a larger body never reaches the route), which is also its default.
+   */
+  runPlanJsonMaxBytes: number;
   /** The ClusterRole the API server binds to itself in each Project's namespace; undefined: none. */
   projectSecretsAccess: ProjectSecretsAccess | undefined;
   logLevel: LogLevel;
@@ -76,6 +81,11 @@ export function loadServerConfig(env: Environment, warnings: string[] = []): Ser
     throw new ConfigError('API_GROUP', `"${apiGroup}" is not a DNS subdomain such as platform.dev`);
   }
   const bridge = setting.text('BRIDGE_UPSTREAM_URL');
+  const maxBodyBytes = setting.integer('MAX_REQUEST_BODY_BYTES', {
+    fallback: 1024 * 1024,
+    min: 1,
+    max: 64 * 1024 * 1024,
+  });
   return {
     port,
     apiBaseUrl,
@@ -83,7 +93,7 @@ export function loadServerConfig(env: Environment, warnings: string[] = []): Ser
     devMode,
     devModeOffBy: production ? [] : adminVariablesGiven,
     production,
-    maxBodyBytes: setting.integer('MAX_REQUEST_BODY_BYTES', { fallback: 1024 * 1024, min: 1, max: 64 * 1024 * 1024 }),
+    maxBodyBytes,
     maxHeaderBytes: setting.integer('MAX_REQUEST_HEADER_BYTES', { fallback: 16 * 1024, min: 1024, max: 1024 * 1024 }),
     trustedProxyHops: setting.integer('TRUSTED_PROXY_HOPS', { fallback: 0, min: 0, max: 10 }),
     bridgeUpstreamUrl: bridge ? parseUrl(setting, 'BRIDGE_UPSTREAM_URL', '') : undefined,
@@ -118,6 +128,12 @@ export function loadServerConfig(env: Environment, warnings: string[] = []): Ser
     }),
     // HCP Terraform's 10 minutes; compared with the database's clock as an interval, a day at most.
     runTaskTimeoutMs: setting.duration('RUN_TASK_TIMEOUT', { fallback: '10m', min: '1s', max: '24h', example: '10m' }),
+    // Bounded by the request body limit: a larger document is refused before the route (413 either way).
+    runPlanJsonMaxBytes: setting.integer('RUN_PLAN_JSON_MAX_BYTES', {
+      fallback: maxBodyBytes,
+      min: 1,
+      max: maxBodyBytes,
+    }),
     projectSecretsAccess: loadProjectSecretsAccess(env),
     logLevel: parseLogLevel(setting),
     corsAllowedOrigins: parseCorsAllowedOrigins(setting.list('CORS_ALLOWED_ORIGINS')),

@@ -64,6 +64,11 @@ export const PLATFORM_ERRORS = {
       '`hasChanges` is reported only with phase Succeeded of a plan run, as a boolean; leave it out for an apply or another phase.',
   },
   InvalidMessage: { status: 400, meaning: 'The message is not a string within the length limit; shorten it.' },
+  InvalidPlanJson: {
+    status: 400,
+    meaning:
+      "The body is no plan JSON document (`terraform show -json`: an object with `format_version`); send the plan's.",
+  },
   InvalidLease: {
     status: 400,
     meaning:
@@ -98,6 +103,11 @@ export const PLATFORM_ERRORS = {
       "The ID token's user name claim (`OIDC_USERNAME_CLAIM`) holds the NUL character, which no record can hold; fix the name at the identity provider.",
   },
   RunNotFound: { status: 404, meaning: 'No run with this id exists in this project; check the id and the project.' },
+  PlanJsonNotFound: {
+    status: 404,
+    meaning:
+      "The run has no plan's JSON: it is no plan run, its controller uploaded none, or it was removed with the run's log after `RUN_LOG_RETENTION`.",
+  },
   WorkspaceNotFound: {
     status: 404,
     meaning: 'The workspace does not exist in this project; create it or check its name.',
@@ -241,6 +251,10 @@ export const PLATFORM_ERRORS = {
   InvalidPhaseTransition: {
     status: 409,
     meaning: "The run cannot move from its current phase to the one asked; read the run's phase first.",
+  },
+  NotAPlanRun: {
+    status: 409,
+    meaning: "Only a plan run has a plan's JSON; upload it for the plan run, not the apply.",
   },
   LeaseNotHeld: {
     status: 409,

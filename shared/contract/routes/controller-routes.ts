@@ -251,6 +251,28 @@ export function internalRoutes() {
     ),
     route(
       'POST',
+      '/internal/runs/{run}/plan-json',
+      'putRunPlanJson',
+      "Keep the plan's JSON of a plan run (issue 48; docs/run-tasks.md): the body is the `terraform show -json` document of the plan, as `application/json`, sent before the run's phase is set. Its run tasks read it (`plan_json_api_url` of the requests sent after it), and so do readers of the run's log. A retry replaces it. At most RUN_PLAN_JSON_MAX_BYTES. Needs the current lease in the `Run-Lease` header.",
+      {
+        requestSchema: {
+          type: 'object',
+          required: ['format_version'],
+          properties: { format_version: { type: 'string' } },
+          description: 'The `terraform show -json` (or `tofu show -json`) document of the plan, kept as sent.',
+          'x-error-reason': 'InvalidPlanJson',
+        },
+        successStatus: 204,
+        errorResponses: {
+          ...LEASE_ERRORS,
+          400: 'No `Run-Lease` header, or not a lease id (`InvalidLease`); a body that is no plan JSON document (`InvalidPlanJson`).',
+          409: "Not the holder's lease (`LeaseNotHeld`), or an apply run (`NotAPlanRun`).",
+          413: 'The document is over RUN_PLAN_JSON_MAX_BYTES or MAX_REQUEST_BODY_BYTES (`PayloadTooLarge`); nothing is kept.',
+        },
+      },
+    ),
+    route(
+      'POST',
       '/internal/outbound/sweep',
       'sweepOutbound',
       "Sweep the outbound engine once (issue 47; docs/notifications.md): route new events to their receivers, claim what is due on this instance's leases and deliver it, answering when every attempt is recorded. Called by the chart's scheduled trigger, so delivery goes on while every function is scaled to zero; any number of instances may sweep at once.",

@@ -131,6 +131,21 @@ export function runTaskRoutes() {
       },
     },
     {
+      method: 'GET',
+      path: `${project}/runs/{run}/plan-json`,
+      target: 'resources',
+      auth: 'bearer',
+      operationId: 'getRunPlanJson',
+      authorization: runWorkspaceAuthorization('get', 'log'),
+      summary:
+        "The plan's JSON of a plan run (issue 48), as its controller uploaded it (`terraform show -json`). Authorized as reading the run's log, `get` on `workspaces/log` (name: the run's Workspace): the document holds at least what the log shows.",
+      responseSchema: { type: 'object', description: 'The `terraform show -json` document, as uploaded.' },
+      errorResponses: {
+        404: "No such run in this Project (`RunNotFound`), or it has no plan's JSON (`PlanJsonNotFound`).",
+        ...DATABASE_ERRORS,
+      },
+    },
+    {
       method: 'PATCH',
       path: `${taskResult}/callback`,
       target: 'resources',
@@ -166,6 +181,22 @@ export function runTaskRoutes() {
       summary: `The log of the task result's run so far, as text (the request's \`run_log_api_url\`). ${TOKEN_AUTH}`,
       responseMediaType: 'text/plain',
       errorResponses: { ...TOKEN_ERRORS, ...DATABASE_ERRORS },
+    },
+    {
+      method: 'GET',
+      path: `${taskResult}/plan-json`,
+      target: 'resources',
+      auth: 'task-result-token',
+      operationId: 'readTaskPlanJson',
+      authorization: { boundTaskResult: true },
+      pathParameters: { taskResult: TASK_RESULT_ID },
+      summary: `The plan's JSON the task judges (the request's \`plan_json_api_url\`): its plan run's for a plan run, the plan it was approved from for an apply run, as the controller uploaded it. ${TOKEN_AUTH}`,
+      responseSchema: { type: 'object', description: 'The `terraform show -json` document, as uploaded.' },
+      errorResponses: {
+        ...TOKEN_ERRORS,
+        404: "No plan's JSON was uploaded for the plan, or it was removed (`PlanJsonNotFound`).",
+        ...DATABASE_ERRORS,
+      },
     },
   ]);
 }

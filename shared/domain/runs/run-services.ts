@@ -5,6 +5,7 @@ import type { PageTokens } from '../../base/database/page-tokens.ts';
 import { RunLogChunks } from './leases/log-chunks.ts';
 import { RunLeases } from './leases/run-leases.ts';
 import { RunLogs } from './logs/run-logs.ts';
+import { RunPlanJson } from './plan-json/run-plan-json.ts';
 import type { RunLogListenerLimits } from './logs/run-log-listener.ts';
 import { PlanApprovals } from './records/plan-approvals.ts';
 import { RunRecords } from './records/run-records.ts';
@@ -18,6 +19,7 @@ import { RunTaskResults } from './tasks/run-task-results.ts';
  * - `planApprovals`: succeeded plans approved for apply (issue 37).
  * - `logs`: log pages and live subscriptions.
  * - `taskResults`: the results of runs' tasks, their access tokens and the gate they keep (issue 48).
+ * - `planJson`: the plan's JSON a controller uploads for a plan run, which its tasks and readers read (issue 48).
  */
 export interface RunServices {
   records: RunRecords;
@@ -26,6 +28,7 @@ export interface RunServices {
   planApprovals: PlanApprovals;
   logs: RunLogs;
   taskResults: RunTaskResults;
+  planJson: RunPlanJson;
 }
 
 export interface RunServicesOptions {
@@ -49,5 +52,6 @@ export function createRunServices(
     planApprovals: new PlanApprovals(database),
     logs: new RunLogs(database, connection, options.listenerLimits),
     taskResults: new RunTaskResults(database, options.metrics),
+    planJson: new RunPlanJson(database),
   };
 }

@@ -121,8 +121,10 @@ const EXPECTED = `
   POST   /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver bearer          401 404 403
   GET    /api/v1alpha1/projects/{project}/runs/{run}/task-results                      bearer          401 404 404
   POST   /api/v1alpha1/projects/{project}/runs/{run}/override-tasks                    bearer          401 404 403
+  GET    /api/v1alpha1/projects/{project}/runs/{run}/plan-json                         bearer          401 404 403
   PATCH  /api/v1alpha1/task-results/{taskResult}/callback                              task-result-token 401 401 401
   GET    /api/v1alpha1/task-results/{taskResult}/run-log                               task-result-token 401 401 401
+  GET    /api/v1alpha1/task-results/{taskResult}/plan-json                             task-result-token 401 401 401
   POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve                   bearer          401 400 403
   POST   /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw                  bearer          401 400 403
   POST   /api/v1alpha1/projects/{project}/tokens                                       bearer          401 400 403
@@ -135,6 +137,7 @@ const EXPECTED = `
   POST   /internal/runs/{run}/phase                                                    bearer          401 400 403
   POST   /internal/runs/{run}/logs                                                     bearer          401 400 403
   GET    /internal/runs/{run}/variables                                                bearer          401 400 403
+  POST   /internal/runs/{run}/plan-json                                                bearer          401 400 403
   POST   /internal/outbound/sweep                                                      bearer          401 200 403
   GET    /internal/*                                                                   bearer          401 404 403
   POST   /internal/*                                                                   bearer          401 404 403

@@ -53,6 +53,8 @@ const NOT_PROVOKED: Record<string, string> = {
   'createProject 404': 'A Project is cluster-scoped: there is no namespace to be missing.',
   'withdrawRolloutApproval 409':
     'A Conflict only after the Rollout changed between read and write five times running; the judged writes recompute on a conflict (patch-results.ts) as every Rollout write does.',
+  'readTaskPlanJson 200':
+    "Needs an apply's task whose plan's JSON was uploaded, which no Workspace here has: test/integration/resources/run-plan-json.test.ts reads one.",
   'getMetrics 404':
     'Only with METRICS=off, which this platform does not set: test/system/observability/metrics-endpoint.test.ts.',
 };
@@ -339,6 +341,23 @@ async function sweepRuns(): Promise<void> {
   await internal('getRunVariables', { params: held });
   await internal('getRunVariables', { params: held, headers: { 'run-lease': otherLease } });
   await internal('getRunVariables', { params: missing, headers: { 'run-lease': leaseId } });
+  // The plan's JSON (issue 48, item 2): kept for the holder of the plan run's lease, then read by its log's readers.
+  const lease = { 'run-lease': leaseId };
+  const planJson = { format_version: '1.2', resource_changes: [] };
+  await internal('putRunPlanJson', { params: held, headers: lease, body: planJson });
+  await internal('putRunPlanJson', { params: held, body: planJson });
+  await internal('putRunPlanJson', { params: held, headers: lease, body: { resource_changes: [] } });
+  await internal('putRunPlanJson', { params: held, headers: { 'run-lease': otherLease }, body: planJson });
+  await internal('putRunPlanJson', { params: missing, headers: lease, body: planJson });
+  await internal('putRunPlanJson', {
+    params: held,
+    headers: lease,
+    raw: JSON.stringify({ format_version: '1.2', pad: 'x'.repeat(1024 * 1024) }),
+  });
+  await internal('putRunPlanJson', { params: held, headers: lease, body: planJson, token: serviceAccount });
+  await hit(byId('getRunPlanJson'), { params: run });
+  await hit(byId('getRunPlanJson'), { params: { ...run, run: UNKNOWN_RUN } });
+  await hit(byId('getRunPlanJson'), { params: run, token: serviceAccount });
 
   const logs = byId('streamRunLogs');
   await hit(logs, { params: run });
@@ -457,6 +476,9 @@ async function sweepRunTasks(): Promise<void> {
   await hit(byId('readTaskRunLog'), { ...mine, params: { taskResult: 'NOT_A_NAME' } });
   await hit(report, { ...mine, params: { taskResult: 'NOT_A_NAME' }, body: document('passed'), contentType: jsonApi });
   await hit(byId('readTaskRunLog'), { ...mine, params: theirs.params });
+  await hit(byId('readTaskPlanJson'), { ...mine });
+  await hit(byId('readTaskPlanJson'), { ...mine, params: { taskResult: 'NOT_A_NAME' } });
+  await hit(byId('readTaskPlanJson'), { ...mine, params: theirs.params });
   await hit(report, { ...mine, body: document('done'), contentType: jsonApi });
   await hit(report, { ...mine, body: document('passed'), params: theirs.params, contentType: jsonApi });
   await hit(report, { ...mine, raw: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }), contentType: jsonApi });

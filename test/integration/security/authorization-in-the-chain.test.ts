@@ -225,9 +225,13 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
   // A run's task results are read as the run; letting a run past a failed mandatory task is `override` on it (issue 48).
   listRunTaskResults: `get workspaces/runs.${GROUP} in proj named run-ws`,
   overrideRunTasks: `override workspaces/runs.${GROUP} in proj named run-ws`,
-  // A run task's callback and its run-log read answer only to the token issued for that task result: nothing is asked.
+  // A plan's JSON holds at least what the run's log shows: it is read as the log is (issue 48).
+  getRunPlanJson: `get workspaces/log.${GROUP} in proj named run-ws`,
+  // A run task's callback and its reads (the run's log, the plan's JSON) answer only to the token issued for that task
+  // result: nothing is asked.
   reportTaskResult: BOUND_TASK_RESULT,
   readTaskRunLog: BOUND_TASK_RESULT,
+  readTaskPlanJson: BOUND_TASK_RESULT,
   // Approving and withdrawing are the server's patch of the Rollout's status: the one verb asked stands for it.
   approveRollout: {
     asked: `approve rollouts.${GROUP} in proj named ro`,
@@ -257,6 +261,7 @@ const EXPECTED: Record<string, string | string[] | { asked: string; granted: str
   setRunPhase: 'post /internal/runs/run-id/phase',
   appendRunLogs: 'post /internal/runs/run-id/logs',
   getRunVariables: 'get /internal/runs/run-id/variables',
+  putRunPlanJson: 'post /internal/runs/run-id/plan-json',
   internal: 'delete /internal/other',
 };
 

@@ -50,6 +50,8 @@ interface ValidRequest {
   query?: Record<string, string>;
   /** Path parameters other than the file's (another run, a Rollout that has a stage to approve). */
   params?: Record<string, string>;
+  /** Headers the route reads besides the token (the run's lease of the plan's JSON upload). */
+  headers?: Record<string, string>;
 }
 
 let runId: string;
@@ -130,6 +132,11 @@ async function validRequest(route: RouteDefinition): Promise<ValidRequest> {
     renewRunLease: { who: 'controller', body: { leaseId, leaseSeconds: 60 } },
     setRunPhase: { who: 'controller', body: { leaseId, phase: 'Failed', message: 'swept' } },
     appendRunLogs: { who: 'controller', body: { leaseId, firstSeq: 1, lines: ['swept'] } },
+    putRunPlanJson: {
+      who: 'controller',
+      body: { format_version: '1.2', resource_changes: [] },
+      headers: { 'run-lease': leaseId },
+    },
     overrideRunTasks: { who: 'admin', body: { reason: 'swept' }, params: { run: failedByTaskRunId } },
     // The fixture's Role `ci` in the Project: the admin holds all it grants.
     createProjectToken: {
@@ -265,13 +272,15 @@ function sendOn(
   path = pathOf(route, request.params),
 ): Promise<Response> {
   const query = new URLSearchParams(request.query ?? {}).toString();
-  return send(
-    platform().gateway.url,
-    request.who === 'task' ? waitingTask.token : platform().tokens[request.who],
-    route.method === '*' ? 'POST' : route.method,
-    `${path}${query ? `?${query}` : ''}`,
-    request.body,
-  );
+  return fetch(`${platform().gateway.url}${path}${query ? `?${query}` : ''}`, {
+    method: route.method === '*' ? 'POST' : route.method,
+    headers: {
+      authorization: `Bearer ${request.who === 'task' ? waitingTask.token : platform().tokens[request.who]}`,
+      ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...request.headers,
+    },
+    ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+  });
 }
 
 /** Sends a request that must be refused: 400 with a JSON error whose message names `field`, and nothing stored (soft: the sweep lists every field that fails). */

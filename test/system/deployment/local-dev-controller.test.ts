@@ -1,16 +1,16 @@
 // Issue 44, item 3: "Locally, a run never starts." `npm start` runs a development controller by
 // default (LOCAL_CONTROLLER=false turns it off): a ServiceAccount of the built-in emulator with the
 // chart's controller role, calling the server's routes through the gateway. Proved through the
-// public API only: a plan run goes Pending → Succeeded with a plan summary in its log, a run asked
-// to fail ends Failed, the demo Rollout stops at its approval stage and finishes after an approve;
-// with the setting off nothing claims.
+// public API only: a plan run goes Pending → Succeeded with a plan summary in its log (and its plan's
+// JSON, issue 48), a run asked to fail ends Failed, the demo Rollout stops at its approval stage and
+// finishes after an approve; with the setting off nothing claims.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1ClusterRole } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerRoleRules } from '../../../infra/development/controller/controller-identity.ts';
-import { FAIL_MARKER, PLAN_SUMMARY } from '../../../infra/development/controller/simulated-run.ts';
+import { FAIL_MARKER, PLAN_SUMMARY, simulatedPlanJson } from '../../../infra/development/controller/simulated-run.ts';
 import { findObject, helmTemplate } from '../../support/helm.ts';
 import { loginToken, spawnNodeProcess, type FunctionProcess } from '../../support/function-servers.ts';
 
@@ -88,6 +88,20 @@ describe('Issue 44, item 3: npm start runs a development controller by default',
     expect(log).toContain(PLAN_SUMMARY);
     expect(log).toContain('\u001b[32m'); // the colours a terminal shows
     expect(log).toContain('aws_subnet.private[0]');
+  }, 120_000);
+
+  it("Issue 48, item 2: after a plan it uploads the plan's JSON, which a reader of the run's log reads", async () => {
+    const run = await startRun(mode, 'network-staging', 'show the plan as JSON');
+    await expect.poll(async () => (await runOf(mode, run.id)).phase, WAIT).toBe('Succeeded');
+    const answer = await call(mode, 'GET', `${API}/runs/${run.id}/plan-json`);
+    expect(answer.status).toBe(200);
+    const document = (await answer.json()) as { format_version: string; resource_changes: Array<{ address: string }> };
+    expect(document).toEqual(simulatedPlanJson());
+    expect(document.resource_changes.map((change) => change.address)).toEqual([
+      'aws_subnet.private[0]',
+      'aws_subnet.private[1]',
+      'aws_vpc.main',
+    ]);
   }, 120_000);
 
   it(`a run whose message carries "${FAIL_MARKER}" ends Failed`, async () => {

@@ -68,6 +68,15 @@ describe('Settings are parsed once, into one typed configuration: its sections a
     expect(loadSettings({ PLAN_APPROVAL_MAX_AGE: '1h30m' }).server.planApprovalMaxAgeMs).toBe(5_400_000);
   });
 
+  it('Issue 48, item 2: RUN_PLAN_JSON_MAX_BYTES is MAX_REQUEST_BODY_BYTES by default, settable up to it', () => {
+    expect(settings.server.runPlanJsonMaxBytes).toBe(1024 * 1024);
+    expect(loadSettings({ MAX_REQUEST_BODY_BYTES: '8388608' }).server.runPlanJsonMaxBytes).toBe(8 * 1024 * 1024);
+    expect(
+      loadSettings({ MAX_REQUEST_BODY_BYTES: '8388608', RUN_PLAN_JSON_MAX_BYTES: '4194304' }).server
+        .runPlanJsonMaxBytes,
+    ).toBe(4 * 1024 * 1024);
+  });
+
   it('DATABASE_URL has one field, database.url (the server section no longer repeats it)', () => {
     expect(settings.database.url).toBeUndefined();
     expect(loadSettings({ DATABASE_URL: ' postgres://db.internal/platform ' }).database.url).toBe(
@@ -231,6 +240,9 @@ describe('A bad setting refuses to start with a ConfigError naming the variable,
     ['MAX_WATCHES_PER_PRINCIPAL', { MAX_WATCHES_PER_PRINCIPAL: '0' }],
     ['PLAN_APPROVAL_MAX_AGE', { PLAN_APPROVAL_MAX_AGE: '24' }],
     ['PLAN_APPROVAL_MAX_AGE', { PLAN_APPROVAL_MAX_AGE: '0s' }],
+    // Above the request body limit, the document would be refused before the route: the setting would not take effect.
+    ['RUN_PLAN_JSON_MAX_BYTES', { RUN_PLAN_JSON_MAX_BYTES: '2097152' }],
+    ['RUN_PLAN_JSON_MAX_BYTES', { RUN_PLAN_JSON_MAX_BYTES: '0' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['API_SERVICE_ACCOUNT', { PROJECT_SECRETS_CLUSTER_ROLE: 'secrets', POD_NAMESPACE: 'platform' }],
     ['ADMIN_SECRET_SOURCE', { ADMIN_SECRET_SOURCE: 'vault:x' }],

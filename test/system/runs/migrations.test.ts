@@ -123,6 +123,7 @@ describe('several instances starting at once migrate safely: the advisory lock s
         'project_tokens',
         'run_log_blocks',
         'run_log_lines',
+        'run_plan_json',
         'run_task_results',
         'runs',
         'schema_migrations',

@@ -104,6 +104,11 @@ const BODIES: Record<string, { valid: Record<string, unknown>; reasons: Record<s
       unknownField: 'BadRequest',
     },
   },
+  // The plan's JSON is kept as the controller sent it (issue 48): open to every field `terraform show -json` writes.
+  putRunPlanJson: {
+    valid: { format_version: '1.2', resource_changes: [], planned_values: {} },
+    reasons: { format_version: 'InvalidPlanJson' },
+  },
   createProjectToken: {
     valid: { name: 'ci', role: { kind: 'Role', name: 'ci' }, lifetime: '1h' },
     reasons: {
@@ -369,6 +374,7 @@ describe('Issue 9: a handler receives the input typed from its route declaration
       | 'setRunPhase'
       | 'appendRunLogs'
       | 'getRunVariables'
+      | 'putRunPlanJson'
       | 'sweepOutbound'
       | 'internal'
     >();

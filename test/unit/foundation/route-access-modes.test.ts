@@ -104,8 +104,10 @@ const EXPECTED_ROUTES = `
   POST /api/v1alpha1/projects/{project}/notifications/{notification}/deliveries/{delivery}/redeliver resources bearer redeliverNotification
   GET /api/v1alpha1/projects/{project}/runs/{run}/task-results resources bearer listRunTaskResults
   POST /api/v1alpha1/projects/{project}/runs/{run}/override-tasks resources bearer overrideRunTasks
+  GET /api/v1alpha1/projects/{project}/runs/{run}/plan-json resources bearer getRunPlanJson
   PATCH /api/v1alpha1/task-results/{taskResult}/callback resources task-result-token reportTaskResult
   GET /api/v1alpha1/task-results/{taskResult}/run-log resources task-result-token readTaskRunLog
+  GET /api/v1alpha1/task-results/{taskResult}/plan-json resources task-result-token readTaskPlanJson
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/approve resources bearer approveRollout
   POST /api/v1alpha1/projects/{project}/rollouts/{rollout}/withdraw resources bearer withdrawRolloutApproval
   POST /api/v1alpha1/projects/{project}/tokens resources bearer createProjectToken
@@ -118,6 +120,7 @@ const EXPECTED_ROUTES = `
   POST /internal/runs/{run}/phase internal bearer setRunPhase
   POST /internal/runs/{run}/logs internal bearer appendRunLogs
   GET /internal/runs/{run}/variables internal bearer getRunVariables
+  POST /internal/runs/{run}/plan-json internal bearer putRunPlanJson
   POST /internal/outbound/sweep internal bearer sweepOutbound
   * /internal/* internal bearer internal
   GET /api/v1alpha1/run-logs/{project}/{run} run-logs bearer-or-query streamRunLogs
@@ -142,10 +145,11 @@ describe('The route table declares one access mode per route: open, bearer, bear
       expect(['none', 'bearer', 'bearer-or-query', 'task-result-token'], route.operationId).toContain(route.auth);
   });
 
-  it("Issue 48, item 2: only a run task's callback and its run's log take a task's access token", () => {
+  it("Issue 48, item 2: only a run task's callback, its run's log and the plan's JSON it judges take a task's access token", () => {
     expect(ROUTES.filter((route) => route.auth === 'task-result-token').map((route) => route.operationId)).toEqual([
       'reportTaskResult',
       'readTaskRunLog',
+      'readTaskPlanJson',
     ]);
   });
 
@@ -164,6 +168,7 @@ describe('The route table declares one access mode per route: open, bearer, bear
       'setRunPhase',
       'appendRunLogs',
       'getRunVariables',
+      'putRunPlanJson',
       'sweepOutbound',
       'internal',
     ]);

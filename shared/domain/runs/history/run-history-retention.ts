@@ -29,8 +29,8 @@ export interface RetentionReport {
 }
 
 /**
- * Marks the oldest finished runs past the log retention as having no log, and deletes their blocks,
- * in one statement: readers see the whole log, or that it was removed (RunLogRemovedError), never part
+ * Marks the oldest finished runs past the log retention as having no log, and deletes their blocks and
+ * their plan's JSON (issue 48: the plan's output, kept as long as the log that shows it), in one statement: readers see the whole log, or that it was removed (RunLogRemovedError), never part
  * of it. Runs another process is changing (compacting, removing) are skipped, not waited for.
  */
 const REMOVE_LOGS = `
@@ -45,6 +45,8 @@ const REMOVE_LOGS = `
     RETURNING runs.id
   ), blocks AS (
     DELETE FROM run_log_blocks WHERE run_id IN (SELECT id FROM removed)
+  ), plan_json AS (
+    DELETE FROM run_plan_json WHERE run_id IN (SELECT id FROM removed)
   )
   SELECT id FROM removed`;
 

@@ -42,6 +42,11 @@ export interface TaskResultUrls {
   callback: string;
   /** The run's log, readable with the access token (the platform's addition: `run_log_api_url`). */
   runLog: string;
+  /**
+   * The plan's JSON the task judges, readable with the access token (`plan_json_api_url`): null when there is none
+   * yet (always before a plan).
+   */
+  planJson: string | null;
   /** The run's page (`run_app_url`): the console's when there is one, else the run's record. */
   runApp: string;
   /** The Workspace (`workspace_app_url`). */
@@ -62,7 +67,7 @@ export interface TaskRequestInput {
 
 /**
  * The body of a run task request as HCP Terraform sends it (payload version 1, docs/run-tasks.md compares
- * each field): the fields with no equivalent here (VCS, configuration versions, plan JSON) are sent as `null`
+ * each field): the fields with no equivalent here (VCS, configuration versions) are sent as `null`
  * or `false`, so an integration that reads them finds the field it expects, empty.
  */
 export function taskRequestPayload(input: TaskRequestInput): Record<string, unknown> {
@@ -76,7 +81,7 @@ export function taskRequestPayload(input: TaskRequestInput): Record<string, unkn
     configuration_version_id: null,
     is_speculative: false,
     organization_name: run.project,
-    plan_json_api_url: null,
+    plan_json_api_url: input.urls.planJson,
     run_app_url: input.urls.runApp,
     run_created_at: run.createdAt,
     run_created_by: run.principal,

@@ -1,8 +1,10 @@
 import { RUN_TASK, WORKSPACE } from '../../../contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../../contract/kinds/platform-object.ts';
 import type { ClusterObjects } from '../../resources/cluster-objects.ts';
+import { judgedPlanRun, type RunPlanJson } from '../plan-json/run-plan-json.ts';
+import type { Run } from '../run.ts';
 import { type RunTaskObject, runTaskSecretLabel } from './run-task-objects.ts';
-import { SIGNATURE_HEADER, taskRequestPayload, taskRequestSignature } from './run-task-protocol.ts';
+import { SIGNATURE_HEADER, type RunTaskStage, taskRequestPayload, taskRequestSignature } from './run-task-protocol.ts';
 import type { RunTaskResults } from './run-task-results.ts';
 
 /** One POST to a task server: the URL, the headers and the exact bytes signed. */
@@ -41,11 +43,18 @@ export class RunTaskRequests {
   readonly #objects: () => Promise<ClusterObjects>;
   readonly #results: () => Promise<RunTaskResults>;
   readonly #links: TaskRequestLinks;
+  readonly #planJson: () => Promise<Pick<RunPlanJson, 'has'>>;
 
-  constructor(objects: () => Promise<ClusterObjects>, results: () => Promise<RunTaskResults>, links: TaskRequestLinks) {
+  constructor(
+    objects: () => Promise<ClusterObjects>,
+    results: () => Promise<RunTaskResults>,
+    links: TaskRequestLinks,
+    planJson: () => Promise<Pick<RunPlanJson, 'has'>>,
+  ) {
     this.#objects = objects;
     this.#results = results;
     this.#links = links;
+    this.#planJson = planJson;
   }
 
   /** The request for `task`'s result of run `runId`. */
@@ -80,6 +89,9 @@ export class RunTaskRequests {
         urls: {
           callback: `${base}/api/v1alpha1/task-results/${result.id}/callback`,
           runLog: `${base}/api/v1alpha1/task-results/${result.id}/run-log`,
+          planJson: (await this.#hasPlanJson(run, result.stage))
+            ? `${base}/api/v1alpha1/task-results/${result.id}/plan-json`
+            : null,
           runApp: this.#links.consoleUrl
             ? `${this.#links.consoleUrl.replace(/\/+$/, '')}/#/projects/${project}/runs/${run.id}`
             : `${base}/api/v1alpha1/projects/${project}/runs/${run.id}`,
@@ -98,6 +110,15 @@ export class RunTaskRequests {
         body,
       },
     };
+  }
+
+  /**
+   * Whether the plan the task judges has its JSON already, as HCP Terraform links `plan_json_api_url` only once the
+   * plan exists: never before a plan (pre_plan); for an apply, its plan's when the controller uploaded one.
+   */
+  async #hasPlanJson(run: Run, stage: RunTaskStage): Promise<boolean> {
+    const planRun = stage === 'pre_plan' ? null : judgedPlanRun(run);
+    return planRun !== null && (await this.#planJson()).has(planRun);
   }
 
   async #hmacKey(objects: ClusterObjects, namespace: string, ref: { name: string; key: string }): Promise<string> {
