@@ -52,7 +52,8 @@ export function gateEventOf(recorded: RecordedGate | undefined, observed: Observ
 
 /** The instant that names a gate event in its id, to the minute: the opening that began, or the one that ended. */
 export function transitionMinute(event: GateEvent, recorded: RecordedGate, observed: ObservedGate): string | undefined {
-  const at = event === 'window.opened' ? observed.opening?.start : event === 'window.closed' ? recorded.openingEnd : null;
+  const at =
+    event === 'window.opened' ? observed.opening?.start : event === 'window.closed' ? recorded.openingEnd : null;
   if (!at) return undefined;
   return new Date(Math.floor(at.getTime() / 60_000) * 60_000).toISOString();
 }

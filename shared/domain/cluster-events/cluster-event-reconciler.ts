@@ -154,7 +154,9 @@ export class ClusterEventReconciler implements OutboxSource {
       const changed = (gate: ObservedGate) => recorded.get(gate.gate)?.open !== gate.open;
       if (rows.length > 0 && gateStatesOf(policyOf(project), now).some(changed)) {
         const cluster = await this.#objects();
-        const fresh = await cluster.find<PlatformObject>(cluster.platformPath(PROJECT, { name: project.metadata.name }));
+        const fresh = await cluster.find<PlatformObject>(
+          cluster.platformPath(PROJECT, { name: project.metadata.name }),
+        );
         if (fresh?.metadata.uid !== uid) return 0;
         project = fresh;
         now = await this.#clock(query);
@@ -313,7 +315,10 @@ function gateData(
     change: event === 'window.opened' ? 'opened' : 'closed',
     ...(event === 'window.opened'
       ? { openedAt: gate.opening!.start.toISOString(), closesAt: gate.opening!.end.toISOString() }
-      : { openedAt: recorded.openingStart?.toISOString() ?? null, closedAt: recorded.openingEnd?.toISOString() ?? null }),
+      : {
+          openedAt: recorded.openingStart?.toISOString() ?? null,
+          closedAt: recorded.openingEnd?.toISOString() ?? null,
+        }),
   };
 }
 

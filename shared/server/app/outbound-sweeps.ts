@@ -2,7 +2,12 @@ import type { OutboundSettings } from '../../base/config/outbound-settings.ts';
 import type { Logger } from '../../base/logging/logger.ts';
 import type { Metrics } from '../../base/metrics/metrics.ts';
 import { repeatInBackground, type BackgroundTask } from '../../base/node/background-task.ts';
-import type { OutboundEngine, OutboundReceivers, OutboxSource, SweepReport } from '../../domain/outbound/outbound-engine.ts';
+import type {
+  OutboundEngine,
+  OutboundReceivers,
+  OutboxSource,
+  SweepReport,
+} from '../../domain/outbound/outbound-engine.ts';
 import type { RunDatabase } from './run-database.ts';
 
 /** How often a process that stays up removes what is past OUTBOUND_RETENTION. */
