@@ -81,10 +81,17 @@ export class ClusterEventReconciler implements OutboxSource {
       listOf(cluster, cluster.platformPath(ROLLOUT)),
     ]);
     const projectNames = new Set(projects.map((project) => project.metadata.name));
-    let events = 0;
     const inProjects = rollouts.filter((rollout) => projectNames.has(rollout.metadata.namespace));
-    for (const rollout of inProjects) events += await this.recordRollout(database, rollout);
-    for (const project of projects) events += await this.#recordGates(database, project);
+    // A quiet pass is two reads: only what differs from the rows read here takes a transaction (and its locks).
+    const recorded = await recordedStates(database);
+    const now = this.#now?.() ?? listedAt;
+    let events = 0;
+    for (const rollout of inProjects)
+      if (stagesDiffer(rollout, recorded.stages.get(rollout.metadata.uid ?? '')))
+        events += await this.recordRollout(database, rollout);
+    for (const project of projects)
+      if (gatesDiffer(gateStatesOf(policyOf(project), now), recorded.gates.get(project.metadata.uid ?? '')))
+        events += await this.#recordGates(database, project);
     // Rows recorded before this listing of objects it does not show: their Rollout or Project was deleted.
     const removed = await database.query(
       `WITH stages AS (
@@ -189,6 +196,58 @@ export class ClusterEventReconciler implements OutboxSource {
     const { rows } = await query<{ now: Date }>('SELECT clock_timestamp() AS now');
     return rows[0]!.now;
   }
+}
+
+type StageKey = Pick<StageRow, 'revision' | 'state'>;
+type GateKey = Pick<GateRow, 'open' | 'opening_end'>;
+
+/** Every recorded state, by Rollout uid and stage, and by Project uid and gate (read without a lock: a hint only). */
+async function recordedStates(database: Database): Promise<{
+  stages: Map<string, Map<string, StageKey>>;
+  gates: Map<string, Map<string, GateKey>>;
+}> {
+  const [stageRows, gateRows] = await Promise.all([
+    database.query<StageKey & { rollout_uid: string; stage: string }>(
+      'SELECT rollout_uid, stage, revision, state FROM rollout_stage_states',
+    ),
+    database.query<GateKey & { project_uid: string; gate: string }>(
+      'SELECT project_uid, gate, open, opening_end FROM approval_gate_states',
+    ),
+  ]);
+  const stages = new Map<string, Map<string, StageKey>>();
+  for (const row of stageRows.rows) {
+    const byStage = stages.get(row.rollout_uid) ?? new Map<string, StageKey>();
+    stages.set(row.rollout_uid, byStage.set(row.stage, row));
+  }
+  const gates = new Map<string, Map<string, GateKey>>();
+  for (const row of gateRows.rows) {
+    const byGate = gates.get(row.project_uid) ?? new Map<string, GateKey>();
+    gates.set(row.project_uid, byGate.set(row.gate, row));
+  }
+  return { stages, gates };
+}
+
+/** Whether a Rollout's stages are not what the rows say (a state, a revision, a stage added or removed). */
+function stagesDiffer(rollout: PlatformObject, recorded: Map<string, StageKey> | undefined): boolean {
+  const observed = stageStatesOf(rollout);
+  if (observed.length !== (recorded?.size ?? 0)) return true;
+  return observed.some((stage) => {
+    const row = recorded?.get(stage.stage);
+    return row === undefined || row.state !== stage.state || row.revision !== stage.revision;
+  });
+}
+
+/** Whether a Project's gates are not what the rows say (open or shut, the opening, a gate added or removed). */
+function gatesDiffer(observed: ObservedGate[], recorded: Map<string, GateKey> | undefined): boolean {
+  if (observed.length !== (recorded?.size ?? 0)) return true;
+  return observed.some((gate) => {
+    const row = recorded?.get(gate.gate);
+    return (
+      row === undefined ||
+      row.open !== gate.open ||
+      (gate.open && row.opening_end?.getTime() !== gate.opening?.end.getTime())
+    );
+  });
 }
 
 async function listOf(cluster: ClusterObjects, path: string): Promise<PlatformObject[]> {
