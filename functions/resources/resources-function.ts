@@ -75,11 +75,11 @@ export const resourcesFunction = functionModule({
 function stageEventsRecorder(
   context: Pick<AppContext, 'logger' | 'runs'>,
   objects: ClusterObjects,
-): (rollout: PlatformObject) => Promise<void> {
+): (rollout: PlatformObject, stage: string) => Promise<void> {
   const reconciler = new ClusterEventReconciler(async () => objects);
-  return async (rollout) => {
+  return async (rollout, stage) => {
     try {
-      await reconciler.recordRollout(context.runs.database, rollout);
+      await reconciler.recordRollout(context.runs.database, rollout, stage);
     } catch (error) {
       context.logger.warn('stage events not recorded after the write; the next outbound sweep records them', {
         detail: error instanceof Error ? error.message : String(error),

@@ -15,7 +15,10 @@ type RolloutRoute<Id extends string> = Extract<DeclaredRoute, { operationId: Id 
  * (or its withdrawal) is judged by the approval judge and recorded in that one write (rollout-writes.ts); `written`
  * then records the stage events the write made (issue 47), before the answer.
  */
-export function rolloutHandlers(objects: ClusterObjects, written: (rollout: PlatformObject) => Promise<void>) {
+export function rolloutHandlers(
+  objects: ClusterObjects,
+  written: (rollout: PlatformObject, stage: string) => Promise<void>,
+) {
   /** The Rollout the decision names; its status patch checked against the decision before anything is read. */
   const authorizedRollout = (request: RouteRequest<RolloutRoute<'approveRollout' | 'withdrawRolloutApproval'>>) => {
     const { namespace, name } = request.authorization.resource;
@@ -32,14 +35,14 @@ export function rolloutHandlers(objects: ClusterObjects, written: (rollout: Plat
       const location = authorizedRollout(request);
       const { stage, override } = request.input.body();
       const { body } = await rolloutWrites(objects, request).approveStage(location, stage, override);
-      await written(body);
+      await written(body, stage);
       return jsonResponse(200, body);
     },
     async withdrawRolloutApproval(request: RouteRequest<RolloutRoute<'withdrawRolloutApproval'>>) {
       const location = authorizedRollout(request);
       const { stage, approver } = request.input.body();
       const { body } = await rolloutWrites(objects, request).withdrawApproval(location, stage, approver);
-      await written(body);
+      await written(body, stage);
       return jsonResponse(200, body);
     },
   } satisfies Partial<RouteHandlers<'resources'>>;

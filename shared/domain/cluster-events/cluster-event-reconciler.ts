@@ -106,9 +106,10 @@ export class ClusterEventReconciler implements OutboxSource {
 
   /**
    * Records the changes of one Rollout's stages (a copy of it as listed, or as a write answered it); resolves to
-   * how many events it wrote. Stages no longer in its spec lose their rows.
+   * how many events it wrote. Stages no longer in its spec lose their rows. `changedStage`: the stage a write
+   * just changed (the approve and withdraw routes), told even when no sweep has seen its Rollout yet.
    */
-  async recordRollout(database: Database, listed: PlatformObject): Promise<number> {
+  async recordRollout(database: Database, listed: PlatformObject, changedStage?: string): Promise<number> {
     const uid = listed.metadata.uid;
     if (!uid) return 0;
     return database.transaction(async (query) => {
@@ -131,7 +132,14 @@ export class ClusterEventReconciler implements OutboxSource {
       const stages = stageStatesOf(rollout);
       let events = 0;
       for (const stage of stages.filter(changed))
-        events += await recordStage(query, rollout, uid, stage, recorded.get(stage.stage));
+        events += await recordStage(
+          query,
+          rollout,
+          uid,
+          stage,
+          recorded.get(stage.stage),
+          stage.stage === changedStage,
+        );
       await query('DELETE FROM rollout_stage_states WHERE rollout_uid = $1 AND NOT (stage = ANY($2::text[]))', [
         uid,
         stages.map((stage) => stage.stage),
@@ -269,8 +277,9 @@ async function recordStage(
   uid: string,
   stage: ObservedStage,
   before: StageRow | undefined,
+  justChanged: boolean,
 ): Promise<number> {
-  const event = stageEventOf(before, stage);
+  const event = stageEventOf(before, stage, justChanged ? 'current' : 'awaiting');
   const transitions = (before?.transitions ?? 0) + (event ? 1 : 0);
   const project = rollout.metadata.namespace!;
   const name = rollout.metadata.name!;

@@ -70,12 +70,20 @@ function stateOf(rollout: PlatformObject, workspace: string, phase: string): Sta
 
 /**
  * The event a stage's change is, if any. A stage first seen tells only that it awaits approval (someone must
- * act; its history is not sent). An approval gone for the same revision is a withdrawal (its stage waits
+ * act; its history is not sent), unless `firstSeen` is `current`: its caller has just changed it (the approve
+ * and withdraw routes), so its state is news whatever it is. An approval gone for the same revision is a withdrawal (its stage waits
  * again: the withdrawal says so, no second `awaiting_approval`); a new revision closes every gate without one.
  * The same state for a new revision is told again (a new revision awaits approval anew).
  */
-export function stageEventOf(recorded: RecordedStage | undefined, observed: RecordedStage): StageEvent | undefined {
-  if (recorded === undefined) return observed.state === 'awaiting' ? 'awaiting_approval' : undefined;
+export function stageEventOf(
+  recorded: RecordedStage | undefined,
+  observed: RecordedStage,
+  firstSeen: 'awaiting' | 'current' = 'awaiting',
+): StageEvent | undefined {
+  if (recorded === undefined)
+    return observed.state === 'pending' || (firstSeen === 'awaiting' && observed.state !== 'awaiting')
+      ? undefined
+      : STATE_EVENTS[observed.state];
   if (recorded.state === observed.state && recorded.revision === observed.revision) return undefined;
   if (recorded.state === 'approved' && recorded.revision === observed.revision && !isGateOpen(observed.state))
     return 'approval_withdrawn';

@@ -85,7 +85,7 @@ beforeAll(async () => {
     }).then(expectStatus(201));
   await create('stages', {
     events: STAGE_EVENTS,
-    rollouts: ['checkout', 'payments'],
+    rollouts: ['checkout', 'payments', 'fresh'],
     receiver: { type: 'cloudevents', url: stages.url },
   });
   await create('prod-approvals', {
@@ -165,6 +165,15 @@ describe('Issue 47, item 1: Rollout stage events (awaiting approval, approved, p
     expect(texts.filter((text) => text.includes('/unlisted|'))).toHaveLength(1);
     expect(texts.some((text) => text.includes('/payments|'))).toBe(false);
     expect(typesOf('unlisted')).toEqual([]);
+  });
+});
+
+describe('Issue 47, item 3: nothing lost when the approval comes before any sweep has seen the Rollout', () => {
+  it('a Rollout made and approved between two sweeps delivers its approval (the route records it before answering)', async () => {
+    await createRollout('fresh', { tier: 'dev' });
+    await controllerWrites('fresh', { staging: 'Applied', prod: 'AwaitingApproval' });
+    await admin()('POST', routeOf('fresh', 'approve'), { stage: 'prod' }).then(expectStatus(200));
+    await sweepUntil(() => expect(typesOf('fresh')).toEqual(['prod:StageApproved']));
   });
 });
 

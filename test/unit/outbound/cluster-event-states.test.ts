@@ -85,6 +85,12 @@ describe('Issue 47, item 1: which change of a stage is an event (awaiting approv
       expect(stageEventOf(undefined, at(state))).toBeUndefined();
   });
 
+  it('a stage first seen just after a write changed it (the approve and withdraw routes) is told as it is', () => {
+    expect(stageEventOf(undefined, at('approved'), 'current')).toBe('approved');
+    expect(stageEventOf(undefined, at('awaiting'), 'current')).toBe('awaiting_approval');
+    expect(stageEventOf(undefined, at('pending'), 'current')).toBeUndefined();
+  });
+
   it('each move to awaiting, approved, promoted or failed is its event; the same state again is none', () => {
     expect(stageEventOf(at('pending'), at('awaiting'))).toBe('awaiting_approval');
     expect(stageEventOf(at('awaiting'), at('approved'))).toBe('approved');
