@@ -26,6 +26,7 @@ const SHARED_LAYERS = [
   ['domain/approvals'], // approval policy and gates, judged in one place: what a stage approval, a plan's apply or a write needs (counts, groups, four eyes, windows, freezes, soak times), what a plan was planned for
   ['domain/runs', 'contract/openapi', 'domain/tokens'], // run history; the OpenAPI document built from the routes; Project tokens (issue 46)
   ['domain/outbound'], // the outbound engine: the outbox, deliveries shared across instances, safe outbound calls (issue 47); any receiver family plugs in
+  ['domain/cluster-events'], // the events of what lives in the cluster (Rollout stages, approval windows, the freeze): a reconciler the outbound sweep runs (issue 47)
   ['domain/notifications', 'domain/run-tasks'], // receiver families of the outbound engine: the Notification kind (events, formats, secrets); run tasks' requests (issue 48; their results live with the runs, domain/runs/tasks)
   ['server/app'], // one function's context: its clients and stores wired together
   ['server/runtime'], // the filter chain and typed handlers

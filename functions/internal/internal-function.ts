@@ -11,6 +11,7 @@ import type { Run } from '../../shared/domain/runs/run.ts';
 import type { SensitiveValue } from '../../shared/domain/runs/logs/log-masking.ts';
 import { functionModule, type FunctionHandlers } from '../../shared/server/runtime/function-definition.ts';
 import { routeHandlers, type RouteHandlers } from '../../shared/server/runtime/typed-handlers.ts';
+import { ClusterEventReconciler } from '../../shared/domain/cluster-events/cluster-event-reconciler.ts';
 import { notificationReceivers } from '../../shared/domain/notifications/notification-receivers.ts';
 import { runTaskReceivers } from '../../shared/domain/run-tasks/run-task-receivers.ts';
 import { RunTaskRequests } from '../../shared/domain/runs/tasks/run-task-requests.ts';
@@ -100,6 +101,8 @@ export function createInternalFunction(
       ),
     ),
   );
+  // Rollouts and Projects change in the cluster: every sweep first records the events of their changes (issue 47).
+  context.outbound.registerSource(new ClusterEventReconciler(clusterObjects));
   context.outbound.sweepInBackground();
 
   const handlers: RouteHandlers<'internal'> = {

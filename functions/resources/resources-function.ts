@@ -1,6 +1,8 @@
 import type { AppContext } from '../../shared/server/app/app-context.ts';
 import { KubernetesRestClient } from '../../shared/base/kubernetes/kubernetes-rest-client.ts';
 import { ClusterObjects } from '../../shared/domain/resources/cluster-objects.ts';
+import { ClusterEventReconciler } from '../../shared/domain/cluster-events/cluster-event-reconciler.ts';
+import type { PlatformObject } from '../../shared/contract/kinds/platform-object.ts';
 import {
   PLATFORM_KINDS,
   PROJECT,
@@ -66,6 +68,26 @@ export const resourcesFunction = functionModule({
   create: (context) => createResourcesFunction(context),
 });
 
+/**
+ * Records a Rollout's stage events right after the approve and withdraw routes wrote it (issue 47), so they do not
+ * wait for the next sweep's pass; best effort: the sweep records whatever this did not (a failure is logged).
+ */
+function stageEventsRecorder(
+  context: Pick<AppContext, 'logger' | 'runs'>,
+  objects: ClusterObjects,
+): (rollout: PlatformObject, stage: string) => Promise<void> {
+  const reconciler = new ClusterEventReconciler(async () => objects);
+  return async (rollout, stage) => {
+    try {
+      await reconciler.recordRollout(context.runs.database, rollout, stage);
+    } catch (error) {
+      context.logger.warn('stage events not recorded after the write; the next outbound sweep records them', {
+        detail: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+}
+
 /** The resources function: Kubernetes-style REST for the platform's kinds and the run records. */
 export function createResourcesFunction(
   context: Pick<AppContext, (typeof RESOURCES_SERVICES)[number]>,
@@ -105,7 +127,7 @@ export function createResourcesFunction(
   const declared: RouteHandlers<'resources'> = {
     ...runHandlers(context, objects),
     ...runTaskHandlers(context),
-    ...rolloutHandlers(objects),
+    ...rolloutHandlers(objects, stageEventsRecorder(context, objects)),
     ...notificationHandlers(context, objects),
     ...auditHandlers(context),
     ...tokenHandlers(context, objects),

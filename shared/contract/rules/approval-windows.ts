@@ -267,6 +267,11 @@ export function windowState(window: ApprovalWindow, now: Date): WindowState {
   return next ? { open: false, nextOpensAt: next.toISOString() } : { open: false };
 }
 
+/** The opening of `window` that contains `now` (start included, end excluded); undefined when shut or unreadable. */
+export function windowOpening(window: ApprovalWindow, now: Date): { start: Date; end: Date } | undefined {
+  return windowProblem(window) === undefined ? scheduleOf(window).openingAt(now) : undefined;
+}
+
 /** A window's state in words, as the plugin and the console show it: `open until ...`, `opens at ...`, ... */
 export function windowStateText(state: WindowState): string {
   if (state.open) return `open until ${state.until}`;

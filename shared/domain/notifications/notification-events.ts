@@ -14,6 +14,15 @@ export const NOTIFICATION_EVENTS = [
   'OverrideUsed',
   'TokenCreated',
   'TokenRevoked',
+  'StageAwaitingApproval',
+  'StageApproved',
+  'StagePromoted',
+  'StageFailed',
+  'StageApprovalWithdrawn',
+  'ApprovalWindowOpened',
+  'ApprovalWindowClosed',
+  'FreezeStarted',
+  'FreezeLifted',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
@@ -45,9 +54,60 @@ export interface TokenEventData {
   revokedAt: string | null;
 }
 
+/** A Rollout stage as the outbox records it (`data` of a `rollout.stage_*` event, shared/domain/cluster-events/). */
+export interface RolloutStageEventData {
+  project: string;
+  rollout: string;
+  uid: string;
+  labels: Record<string, string>;
+  stage: string;
+  stageIndex: number;
+  revision: string;
+  phase: string;
+  rolloutPhase: string | null;
+  state: string;
+  previousState: string | null;
+  approvedBy: string[];
+}
+
+/** A window of a Project's approval policy that opened or closed (`data` of a `window.*` event). */
+export interface WindowEventData {
+  project: string;
+  window: string;
+  kind: 'allow' | 'deny';
+  change: 'opened' | 'closed';
+  openedAt: string | null;
+  closesAt?: string;
+  closedAt?: string | null;
+}
+
+/** The Project's freeze that started or was lifted (`data` of a `freeze.*` event). */
+export interface FreezeEventData {
+  project: string;
+  frozen: boolean;
+  reason: string | null;
+  since: string | null;
+}
+
+/** What an outbox event is about: a run, a Project token, a Rollout stage, or a gate of the Project's approval policy. */
+export type EventSubjectKind = 'run' | 'token' | 'rollout' | 'window' | 'freeze';
+
+const SUBJECT_KINDS: readonly string[] = ['run', 'token', 'rollout', 'window', 'freeze'] satisfies EventSubjectKind[];
+
+/** The kind of what an event is about, by its type's prefix (`run.created`: a run); undefined for another family's. */
+export function subjectKindOf(event: OutboxEvent): EventSubjectKind | undefined {
+  const prefix = event.type.slice(0, event.type.indexOf('.'));
+  return SUBJECT_KINDS.includes(prefix) ? (prefix as EventSubjectKind) : undefined;
+}
+
+/** A Rollout stage's event names its Rollout (filters by Rollout name and labels apply to it alone). */
+export function rolloutOf(event: OutboxEvent): RolloutStageEventData | undefined {
+  return subjectKindOf(event) === 'rollout' ? (event.data as unknown as RolloutStageEventData) : undefined;
+}
+
 /** A run's events carry its Workspace; a token's belong to the Project alone (Workspace filters do not apply). */
 export function workspaceOf(event: OutboxEvent): string | undefined {
-  return event.type.startsWith('run.') ? (event.data as unknown as RunEventData).workspace : undefined;
+  return subjectKindOf(event) === 'run' ? (event.data as unknown as RunEventData).workspace : undefined;
 }
 
 /**
@@ -76,6 +136,24 @@ export function notificationEventsOf(event: OutboxEvent): NotificationEvent[] {
       return ['TokenCreated'];
     case 'token.revoked':
       return ['TokenRevoked'];
+    case 'rollout.stage_awaiting_approval':
+      return ['StageAwaitingApproval'];
+    case 'rollout.stage_approved':
+      return ['StageApproved'];
+    case 'rollout.stage_promoted':
+      return ['StagePromoted'];
+    case 'rollout.stage_failed':
+      return ['StageFailed'];
+    case 'rollout.stage_approval_withdrawn':
+      return ['StageApprovalWithdrawn'];
+    case 'window.opened':
+      return ['ApprovalWindowOpened'];
+    case 'window.closed':
+      return ['ApprovalWindowClosed'];
+    case 'freeze.started':
+      return ['FreezeStarted'];
+    case 'freeze.lifted':
+      return ['FreezeLifted'];
     default:
       return [];
   }

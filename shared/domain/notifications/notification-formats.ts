@@ -1,13 +1,22 @@
 import { createHmac } from 'node:crypto';
 import type { OutboundRequest } from '../outbound/outbound-call.ts';
 import type { OutboxEvent } from '../outbound/outbox-event.ts';
-import { type NotificationEvent, type RunEventData, type TokenEventData, workspaceOf } from './notification-events.ts';
+import {
+  type FreezeEventData,
+  type NotificationEvent,
+  type RolloutStageEventData,
+  type RunEventData,
+  subjectKindOf,
+  type TokenEventData,
+  type WindowEventData,
+  workspaceOf,
+} from './notification-events.ts';
 
 /** What every format says about one event: the event's name, what it happened to, and where a person sees it. */
 export interface NotificationMessage {
   event: OutboxEvent;
   name: NotificationEvent;
-  /** The run's (or the Project's tokens') page in the console (CONSOLE_URL), else its record in the API. */
+  /** The page in the console (CONSOLE_URL) of the run, the Project's tokens, the Rollout or the Project; else its record in the API. */
   link: string;
   /** The API group, reversed, prefixes CloudEvents types (`dev.platform.RunSucceeded`). */
   apiGroup: string;
@@ -20,9 +29,10 @@ export interface ResolvedReceiver {
   signingKey?: string;
 }
 
-const isTokenEvent = (event: OutboxEvent) => event.type.startsWith('token.');
-
-/** The JSON body every format but chat carries as its data: the run's record, or the token's (`token`). */
+/**
+ * The JSON body every format but chat carries as its data: the record of what it is about under its kind's name
+ * (`run`, `token`, `rollout`, `window`, `freeze`), and a run's Workspace.
+ */
 function payload(message: NotificationMessage): Record<string, unknown> {
   const { event } = message;
   const workspace = workspaceOf(event);
@@ -31,17 +41,24 @@ function payload(message: NotificationMessage): Record<string, unknown> {
     project: event.scope,
     ...(workspace === undefined ? {} : { workspace }),
     link: message.link,
-    [isTokenEvent(event) ? 'token' : 'run']: event.data,
+    [subjectKindOf(event) ?? 'run']: event.data,
   };
 }
 
-/** Where the event happened, as CloudEvents' `source`: the run's Workspace, or the Project's tokens. */
+/** Where the event happened, as CloudEvents' `source`: the run's Workspace, the Project's tokens, the Rollout, or the Project. */
 function sourceOf(message: NotificationMessage): string {
-  const { event } = message;
-  const workspace = workspaceOf(event);
-  return workspace === undefined
-    ? `/api/v1alpha1/projects/${event.scope}/tokens`
-    : `/apis/${message.apiGroup}/v1alpha1/namespaces/${event.scope}/workspaces/${workspace}`;
+  const { event, apiGroup } = message;
+  switch (subjectKindOf(event)) {
+    case 'token':
+      return `/api/v1alpha1/projects/${event.scope}/tokens`;
+    case 'rollout':
+      return `/apis/${apiGroup}/v1alpha1/namespaces/${event.scope}/rollouts/${String(event.data.rollout)}`;
+    case 'window':
+    case 'freeze':
+      return `/apis/${apiGroup}/v1alpha1/projects/${event.scope}`;
+    default:
+      return `/apis/${apiGroup}/v1alpha1/namespaces/${event.scope}/workspaces/${workspaceOf(event)}`;
+  }
 }
 
 /** CloudEvents 1.0, structured content mode (`application/cloudevents+json`). */
@@ -104,6 +121,15 @@ const CHAT_WORDS: Record<NotificationEvent, string> = {
   OverrideUsed: 'was let through by an override',
   TokenCreated: 'was created',
   TokenRevoked: 'was revoked',
+  StageAwaitingApproval: 'awaits approval',
+  StageApproved: 'was approved',
+  StagePromoted: 'was promoted',
+  StageFailed: 'failed',
+  StageApprovalWithdrawn: 'lost its approval: it was withdrawn',
+  ApprovalWindowOpened: 'opened',
+  ApprovalWindowClosed: 'closed',
+  FreezeStarted: 'was frozen',
+  FreezeLifted: 'is no longer frozen',
 };
 
 const chatText = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
@@ -125,9 +151,41 @@ function tokenChatLine(message: NotificationMessage): string {
   return `Token <${message.link}|${chatText(token.name)}> of ${chatText(token.project)} ${CHAT_WORDS[message.name]} (${chatText(token.role)}, created by ${chatText(token.creator)})`;
 }
 
-/** A Slack-compatible incoming-webhook message: one line of text with a link to the run or the tokens, as `mrkdwn`. */
+/** The chat line of a stage's event: the stage, its Rollout and revision, what happened, and who approved. */
+function stageChatLine(message: NotificationMessage): string {
+  const stage = message.event.data as unknown as RolloutStageEventData;
+  const approvers =
+    message.name === 'StageApproved' && stage.approvedBy.length > 0
+      ? ` by ${stage.approvedBy.map(chatText).join(', ')}`
+      : '';
+  return `Stage ${chatText(stage.stage)} of rollout <${message.link}|${chatText(stage.project)}/${chatText(stage.rollout)}> (revision ${chatText(stage.revision)}) ${CHAT_WORDS[message.name]}${approvers}`;
+}
+
+/** The chat line of a window's event: the window, its kind and Project, and until when it is open. */
+function windowChatLine(message: NotificationMessage): string {
+  const window = message.event.data as unknown as WindowEventData;
+  const until = window.change === 'opened' && window.closesAt ? ` until ${window.closesAt}` : '';
+  return `Approval window ${chatText(window.window)} (${window.kind}) of <${message.link}|${chatText(window.project)}> ${CHAT_WORDS[message.name]}${until}`;
+}
+
+/** The chat line of the freeze's event: the Project, and why when it was frozen. */
+function freezeChatLine(message: NotificationMessage): string {
+  const freeze = message.event.data as unknown as FreezeEventData;
+  const reason = freeze.frozen && freeze.reason ? `: ${chatText(freeze.reason)}` : '';
+  return `Project <${message.link}|${chatText(freeze.project)}> ${CHAT_WORDS[message.name]}${reason}`;
+}
+
+const CHAT_LINES = {
+  run: runChatLine,
+  token: tokenChatLine,
+  rollout: stageChatLine,
+  window: windowChatLine,
+  freeze: freezeChatLine,
+} as const;
+
+/** A Slack-compatible incoming-webhook message: one line of text with a link to what it is about, as `mrkdwn`. */
 export function slackRequest(message: NotificationMessage, receiver: ResolvedReceiver): OutboundRequest {
-  const text = isTokenEvent(message.event) ? tokenChatLine(message) : runChatLine(message);
+  const text = CHAT_LINES[subjectKindOf(message.event) ?? 'run'](message);
   return {
     url: receiver.url,
     headers: { ...receiver.headers, 'content-type': 'application/json' },

@@ -3,7 +3,13 @@ import type { OutboxEvent } from '../outbound/outbox-event.ts';
 import type { ClusterObjects } from '../resources/cluster-objects.ts';
 import { NOTIFICATION, WORKSPACE } from '../../contract/kinds/platform-kinds.ts';
 import type { PlatformObject } from '../../contract/kinds/platform-object.ts';
-import { type NotificationEvent, notificationEventsOf, workspaceOf } from './notification-events.ts';
+import {
+  type NotificationEvent,
+  notificationEventsOf,
+  rolloutOf,
+  subjectKindOf,
+  workspaceOf,
+} from './notification-events.ts';
 import {
   cloudEventRequest,
   type NotificationMessage,
@@ -23,6 +29,8 @@ interface NotificationObject extends PlatformObject {
     events: NotificationEvent[];
     workspaces?: string[];
     workspaceSelector?: { matchLabels?: Record<string, string> };
+    rollouts?: string[];
+    rolloutSelector?: { matchLabels?: Record<string, string> };
     suspend?: boolean;
     receiver: {
       type: 'cloudevents' | 'webhook' | 'slack';
@@ -103,9 +111,20 @@ export function notificationReceivers(
         : {}),
     };
   };
-  /** A run's event links the run; a token's, the Project's tokens (the console's page, else the API's list). */
+  /**
+   * A run's event links the run; a token's, the Project's tokens; a stage's, its Rollout; a window's or the
+   * freeze's, the Project (the console's page, else the record in the API).
+   */
   const link = (event: OutboxEvent) => {
     const project = encodeURIComponent(event.scope);
+    const kind = subjectKindOf(event);
+    if (kind === 'rollout' || kind === 'window' || kind === 'freeze') {
+      const rollout = kind === 'rollout' ? encodeURIComponent(String(event.data.rollout)) : undefined;
+      if (links.consoleUrl)
+        return `${links.consoleUrl}/#/projects/${project}${rollout === undefined ? '' : `/rollouts/${rollout}`}`;
+      const api = `${links.apiBaseUrl}/apis/${links.apiGroup}/v1alpha1`;
+      return rollout === undefined ? `${api}/projects/${project}` : `${api}/namespaces/${project}/rollouts/${rollout}`;
+    }
     const page = workspaceOf(event) === undefined ? 'tokens' : `runs/${String(event.data.id)}`;
     return links.consoleUrl
       ? `${links.consoleUrl}/#/projects/${project}/${page}`
@@ -117,8 +136,10 @@ export function notificationReceivers(
     async receiversOf(event: OutboxEvent) {
       const names = notificationEventsOf(event);
       if (names.length === 0) return [];
-      // Workspace filters narrow the events of a Workspace's runs; a token's event belongs to the Project alone.
+      // Workspace filters narrow the events of a Workspace's runs, Rollout filters a Rollout's stage events (by the
+      // Rollout's labels as the event recorded them); a token's, a window's or the freeze's belongs to the Project alone.
       const workspace = workspaceOf(event);
+      const rollout = rolloutOf(event);
       const cluster = await objects();
       const list = await cluster.find<{ items: NotificationObject[] }>(
         cluster.platformPath(NOTIFICATION, { namespace: event.scope }),
@@ -129,7 +150,8 @@ export function notificationReceivers(
           notification.spec.events.some((name) => names.includes(name)) &&
           (workspace === undefined ||
             !notification.spec.workspaces?.length ||
-            notification.spec.workspaces.includes(workspace)),
+            notification.spec.workspaces.includes(workspace)) &&
+          (rollout === undefined || rolloutWanted(notification, rollout.rollout, rollout.labels)),
       );
       let labels: Record<string, string> | undefined;
       const matching: string[] = [];
@@ -176,6 +198,13 @@ export function notificationReceivers(
       return { request: { ...request, secrets: secretValuesOf(resolved, Boolean(declared.urlSecretRef)) } };
     },
   };
+}
+
+/** Whether a Notification's Rollout filters (`rollouts`, `rolloutSelector`) let a stage event of this Rollout through. */
+function rolloutWanted(notification: NotificationObject, name: string, labels: Record<string, string>): boolean {
+  const { rollouts, rolloutSelector } = notification.spec;
+  if (rollouts?.length && !rollouts.includes(name)) return false;
+  return Object.entries(rolloutSelector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
 }
 
 /**

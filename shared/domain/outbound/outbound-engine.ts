@@ -32,6 +32,16 @@ export interface OutboundReceivers {
   requestFor(receiver: string, event: OutboxEvent, attempt: DeliveryAttempt): Promise<ReceiverRequest>;
 }
 
+/**
+ * What records outbox events of changes made where no transaction of ours reaches (the cluster's Rollouts and
+ * Projects): asked by every sweep, before it routes, to compare and record. It writes each event with its own
+ * state in one transaction of `database`, so sweepers racing record each event once.
+ */
+export interface OutboxSource {
+  readonly name: string;
+  record(database: Database): Promise<unknown>;
+}
+
 /** What one sweep did. */
 export interface SweepReport {
   routed: number;
@@ -59,6 +69,8 @@ const RETENTION_BATCH = 5_000;
 export class OutboundEngine {
   readonly #queue: OutboundQueue;
   readonly #families: ReadonlyMap<string, OutboundReceivers>;
+  readonly #sources: readonly OutboxSource[];
+  readonly #database: Database;
   readonly #settings: OutboundSettings;
   readonly #caller: OutboundCaller;
   readonly #logger: Logger;
@@ -73,8 +85,11 @@ export class OutboundEngine {
     settings: OutboundSettings,
     logger: Logger,
     metrics: Pick<Metrics, 'outboundAttempt'> = NO_METRICS,
+    sources: readonly OutboxSource[] = [],
   ) {
     this.#queue = new OutboundQueue(database);
+    this.#database = database;
+    this.#sources = sources;
     this.#families = new Map(receivers.map((family) => [family.family, family]));
     this.#settings = settings;
     this.#caller = new OutboundCaller(new OutboundAddressPolicy(settings.allowedCidrs), settings);
@@ -119,6 +134,7 @@ export class OutboundEngine {
   }
 
   async #routeAndClaim(): Promise<{ routed: number; claimed: ClaimedDelivery[] }> {
+    await this.#recordSources();
     const routed = await this.#queue.route((event) => this.#receiversOf(event), this.#settings.sweepBatch);
     const claimed = await this.#queue.claim(
       this.holder,
@@ -127,6 +143,20 @@ export class OutboundEngine {
       this.#settings.concurrencyPerReceiver,
     );
     return { routed, claimed };
+  }
+
+  /** Each source records what changed; one that fails (the cluster unreachable) is logged and holds back no delivery. */
+  async #recordSources(): Promise<void> {
+    for (const source of this.#sources) {
+      try {
+        await source.record(this.#database);
+      } catch (error) {
+        this.#logger.warn('outbox source failed; it is asked again at the next sweep', {
+          source: source.name,
+          detail: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
   }
 
   async #receiversOf(event: OutboxEvent): Promise<string[]> {

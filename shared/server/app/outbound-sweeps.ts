@@ -2,7 +2,12 @@ import type { OutboundSettings } from '../../base/config/outbound-settings.ts';
 import type { Logger } from '../../base/logging/logger.ts';
 import type { Metrics } from '../../base/metrics/metrics.ts';
 import { repeatInBackground, type BackgroundTask } from '../../base/node/background-task.ts';
-import type { OutboundEngine, OutboundReceivers, SweepReport } from '../../domain/outbound/outbound-engine.ts';
+import type {
+  OutboundEngine,
+  OutboundReceivers,
+  OutboxSource,
+  SweepReport,
+} from '../../domain/outbound/outbound-engine.ts';
 import type { RunDatabase } from './run-database.ts';
 
 /** How often a process that stays up removes what is past OUTBOUND_RETENTION. */
@@ -13,6 +18,8 @@ export interface OutboundSweeps {
   readonly settings: OutboundSettings;
   /** Adds a kind of receiver (notification subscriptions, run tasks); before the first sweep. A family registered already is kept as it is. */
   register(receivers: OutboundReceivers): void;
+  /** Adds what records events of the cluster's changes before each sweep (shared/domain/cluster-events/); before the first sweep. One of a name registered already is kept. */
+  registerSource(source: OutboxSource): void;
   /** One sweep now (the scheduled trigger's route): resolves once its attempts are recorded; ApiError 503 without a database. */
   sweep(): Promise<SweepReport>;
   /**
@@ -34,12 +41,13 @@ export function lazyOutboundSweeps(
   metrics: Metrics,
 ): OutboundSweeps {
   const families: OutboundReceivers[] = [];
+  const sources: OutboxSource[] = [];
   let engine: Promise<OutboundEngine> | undefined;
   let background: BackgroundTask[] = [];
   let closed = false;
   const loadEngine = () =>
     (engine ??= import('../../domain/outbound/outbound-engine.ts').then(
-      ({ OutboundEngine }) => new OutboundEngine(runs.database, families, settings, logger, metrics),
+      ({ OutboundEngine }) => new OutboundEngine(runs.database, families, settings, logger, metrics, sources),
     ));
   // A timer's tick never opens the database on its own: a function that has not needed it skips the tick.
   const whenOpen = (work: (engine: OutboundEngine) => Promise<unknown>) => async () => {
@@ -57,6 +65,11 @@ export function lazyOutboundSweeps(
       if (families.some((known) => known.family === receivers.family)) return;
       if (engine) throw new Error(`receivers "${receivers.family}" registered after the first outbound sweep`);
       families.push(receivers);
+    },
+    registerSource(source) {
+      if (sources.some((known) => known.name === source.name)) return;
+      if (engine) throw new Error(`outbox source "${source.name}" registered after the first outbound sweep`);
+      sources.push(source);
     },
     async sweep() {
       await runs.checkReady();

@@ -15,6 +15,8 @@ export interface NotificationSpec {
   events?: string[];
   workspaces?: string[];
   workspaceSelector?: { matchLabels?: Record<string, string> };
+  rollouts?: string[];
+  rolloutSelector?: { matchLabels?: Record<string, string> };
   suspend?: boolean;
   receiver?: {
     type?: string;
@@ -88,12 +90,9 @@ export function NotificationPage({ api, project, notification }: { api: Api; pro
               facts={[
                 ['Events', (found.spec?.events ?? []).join(', ')],
                 ['Workspaces', (found.spec?.workspaces ?? []).join(', ')],
-                [
-                  'Workspace labels',
-                  Object.entries(found.spec?.workspaceSelector?.matchLabels ?? {})
-                    .map(([key, value]) => `${key}=${value}`)
-                    .join(', '),
-                ],
+                ['Workspace labels', labelsText(found.spec?.workspaceSelector)],
+                ['Rollouts', (found.spec?.rollouts ?? []).join(', ')],
+                ['Rollout labels', labelsText(found.spec?.rolloutSelector)],
                 ['Receiver', receiverText(found.spec?.receiver)],
                 ['State', found.spec?.suspend ? 'Paused: events are held until it is resumed' : 'Active'],
               ]}
@@ -128,6 +127,13 @@ export function NotificationPage({ api, project, notification }: { api: Api; pro
       />
     </>
   );
+}
+
+/** A selector's labels as `key=value, ...`. */
+function labelsText(selector: { matchLabels?: Record<string, string> } | undefined): string {
+  return Object.entries(selector?.matchLabels ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(', ');
 }
 
 /** Pause (`spec.suspend: true`: new events are held, not dropped) or Resume, as a merge patch. */
