@@ -113,6 +113,9 @@ export class ClusterEventReconciler implements OutboxSource {
     const uid = listed.metadata.uid;
     if (!uid) return 0;
     return database.transaction(async (query) => {
+      // FOR UPDATE locks only rows that exist: a Rollout's first sighting (by a sweep) and a route's record of the
+      // stage it just changed take this lock too, so the later of the two reads what the earlier recorded.
+      await query("SELECT pg_advisory_xact_lock(hashtextextended('rollout_stage_states:' || $1, 0))", [uid]);
       const { rows } = await query<StageRow>(
         'SELECT stage, revision, state, transitions FROM rollout_stage_states WHERE rollout_uid = $1 FOR UPDATE',
         [uid],
@@ -130,8 +133,12 @@ export class ClusterEventReconciler implements OutboxSource {
         rollout = fresh;
       }
       const stages = stageStatesOf(rollout);
+      // The stage a route just changed, which a sweep's first sighting recorded as history (no event, no
+      // transition) between the route's write and this record: the route's change is still news.
+      const untold = (stage: ObservedStage) =>
+        stage.stage === changedStage && stage.state !== 'pending' && recorded.get(stage.stage)?.transitions === 0;
       let events = 0;
-      for (const stage of stages.filter(changed))
+      for (const stage of stages.filter((stage) => changed(stage) || untold(stage)))
         events += await recordStage(
           query,
           rollout,
@@ -279,7 +286,9 @@ async function recordStage(
   before: StageRow | undefined,
   justChanged: boolean,
 ): Promise<number> {
-  const event = stageEventOf(before, stage, justChanged ? 'current' : 'awaiting');
+  // A stage recorded as history only (no event yet) that the caller has just changed is told as first seen.
+  const untold = justChanged && before?.transitions === 0;
+  const event = stageEventOf(untold ? undefined : before, stage, justChanged ? 'current' : 'awaiting');
   const transitions = (before?.transitions ?? 0) + (event ? 1 : 0);
   const project = rollout.metadata.namespace!;
   const name = rollout.metadata.name!;

@@ -400,7 +400,8 @@ describe('A token the API refuses stops the stream and calls onUnauthorized with
   it("a token that expires while the log is open: the stream's `expired` event ends it with the reason", async () => {
     const run = await controlledRun();
     await run.append(['before expiry']);
-    const token = await platform().oidcLogin(4);
+    // Long enough for a busy machine to open the viewer and show a line before it expires (then it expires open).
+    const token = await platform().oidcLogin(15);
     const viewer = await openViewer(run.streamUrl(), token);
     await expect
       .poll(() => shownLines(viewer.tab), { timeout: BROWSER_BOUND_MS })

@@ -194,6 +194,35 @@ describe('Issue 47, item 1: Rollout stage events, recorded by the reconciler eve
     expect(new Set(events.map((event) => event.id)).size).toBe(4);
   });
 
+  it('a sweep that first sees a Rollout just approved through the route records it as history; the route still sends approved, once', async () => {
+    await createRollout('checkout');
+    await writeStatus('checkout', { staging: 'Applied', prod: 'AwaitingApproval' }, 'r1');
+    const { body: approved } = await cluster.send<PlatformObject>({ method: 'GET', path: rolloutPath('checkout') });
+    const db = poolDatabase(database().pool);
+    // The sweep's listing came after the route's write and before the route's own record.
+    expect((await reconciler().record(db)).events).toBe(0);
+    expect(await reconciler().recordRollout(db, approved, 'prod')).toBe(1);
+    expect(await reconciler().recordRollout(db, approved, 'prod')).toBe(0);
+    await reconciler().record(db);
+    expect((await eventsOf(`rollouts/${PROJECT}/checkout`)).map((event) => event.type)).toEqual([
+      'rollout.stage_approved',
+    ]);
+  });
+
+  it('the route and a sweep seeing the approved Rollout first at the same moment send approved exactly once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const name = `cart-${round}`;
+      await createRollout(name);
+      await writeStatus(name, { staging: 'Applied', prod: 'AwaitingApproval' }, 'r1');
+      const { body: approved } = await cluster.send<PlatformObject>({ method: 'GET', path: rolloutPath(name) });
+      const db = poolDatabase(database().pool);
+      await Promise.all([reconciler().record(db), reconciler().recordRollout(db, approved, 'prod')]);
+      expect((await eventsOf(`rollouts/${PROJECT}/${name}`)).map((event) => event.type)).toEqual([
+        'rollout.stage_approved',
+      ]);
+    }
+  });
+
   it('the rows of a deleted Rollout are removed by the next pass (retention)', async () => {
     await createRollout('short-lived');
     const db = poolDatabase(database().pool);

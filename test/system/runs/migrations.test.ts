@@ -114,6 +114,7 @@ describe('several instances starting at once migrate safely: the advisory lock s
       );
       // audit_events is partitioned: its day partitions appear once events are written.
       expect(tables.rows.map((row) => row.table_name)).toEqual([
+        'approval_gate_states',
         'audit_events',
         'login_failures',
         'outbound_attempts',
@@ -121,6 +122,7 @@ describe('several instances starting at once migrate safely: the advisory lock s
         'outbox_events',
         'plan_approvals',
         'project_tokens',
+        'rollout_stage_states',
         'run_log_blocks',
         'run_log_lines',
         'run_plan_json',
