@@ -433,7 +433,7 @@ describe('Issue 45, item 3: the Project page shows the freeze, and which approva
       expect(await page.getByTestId('window-office-hours').textContent()).toContain(
         '0 9 * * 1-5 (Europe/Berlin) for 8h',
       );
-      await checkPage(page, 'the Project page with approval windows');
+      await checkPage(page, 'project-windows');
       expectNoPageErrors(page);
     } finally {
       await page.close();
