@@ -216,7 +216,7 @@ for (const { who, name, own, others, signIn } of PRINCIPALS) {
   });
 }
 
-describe('Issue 44, item 15: "Apply this plan" is not offered on a stale plan, as the server states it', () => {
+describe('Issue 44, item 15: "Apply plan" is not offered on a stale plan, as the server states it', () => {
   const planPage = (planId: string) => `#/projects/${TEAM_PROJECT}/runs/${planId}`;
   const applyButton = (page: Page, planId: string) => page.getByRole('button', { name: `Apply plan run ${planId}` });
   const planApproval = async (planId: string) =>
@@ -341,7 +341,7 @@ describe("A Rollout's gates in the form (the approvals contract's fields)", () =
 });
 
 describe('No approve control where the rules do not allow `approve` (item 5)', () => {
-  it('the OIDC user sees team-b’s waiting stage and succeeded plan, with no Approve and no Apply this plan; the server agrees', async () => {
+  it('the OIDC user sees team-b’s waiting stage and succeeded plan, with no Approve and no Apply plan; the server agrees', async () => {
     const planId = await succeededPlan('shared', OTHER_PROJECT);
     const page = await app.newPage();
     await signInWithOidc(page, app.url, `#/projects/${OTHER_PROJECT}`);

@@ -1,4 +1,4 @@
-// Issue 44, item 15: "Apply this plan" is offered only while the server would accept it. The server
+// Issue 44, item 15: "Apply plan" is offered only while the server would accept it. The server
 // states its verdict on each succeeded plan (`planApproval`, by the rule its approval applies); the
 // console keeps no copy of the rule, and only watches the clock reach the deadline the server named,
 // so that a page left open stops offering the plan once it goes stale.
