@@ -63,6 +63,8 @@ export function testOutboundSettings(overrides: Record<string, string> = {}): Ou
     OUTBOUND_MAX_ATTEMPTS: '3',
     OUTBOUND_TIMEOUT: '1s',
     OUTBOUND_ALLOWED_CIDRS: '127.0.0.1/32',
+    // Tests sweep one after another and expect each sweep to see the cluster's latest changes.
+    OUTBOUND_SOURCE_INTERVAL: '0s',
     ...overrides,
   });
 }

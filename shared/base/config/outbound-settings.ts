@@ -19,6 +19,11 @@ export interface OutboundSettings {
   readonly concurrencyPerReceiver: number;
   /** OUTBOUND_SWEEP_INTERVAL: how often a process that stays up sweeps what is due (default 2s, 100ms to 10m). */
   readonly sweepIntervalMs: number;
+  /**
+   * OUTBOUND_SOURCE_INTERVAL: how often, across every instance together, a sweep runs the sources of cluster events
+   * (the reconciler listing every Project and Rollout); sweeps in between skip them (default 10s, 0s to 10m).
+   */
+  readonly sourceIntervalMs: number;
   /** OUTBOUND_SWEEP_BATCH: the most deliveries one sweep claims (default 200, 1 to 5000). */
   readonly sweepBatch: number;
   /** OUTBOUND_RETENTION: events, deliveries and attempts are removed this long after the event (default 30 days). */
@@ -54,6 +59,12 @@ export function loadOutboundSettings(env: Environment): OutboundSettings {
       max: '10m',
       example: '2s',
       fallback: '2s',
+    }),
+    sourceIntervalMs: setting.duration('OUTBOUND_SOURCE_INTERVAL', {
+      min: '0s',
+      max: '10m',
+      example: '10s',
+      fallback: '10s',
     }),
     sweepBatch: setting.integer('OUTBOUND_SWEEP_BATCH', { fallback: 200, min: 1, max: 5_000 }),
     retentionMs: setting.duration('OUTBOUND_RETENTION', { ...OUTBOUND_RETENTION_BOUNDS, fallback: `${30 * 24}h` }),

@@ -145,11 +145,14 @@ export class OutboundEngine {
     return { routed, claimed };
   }
 
-  /** Each source records what changed; one that fails (the cluster unreachable) is logged and holds back no delivery. */
+  /**
+   * Each source records what changed, when its turn has come (`#sourceDue`); one that fails (the cluster
+   * unreachable) is logged and holds back no delivery.
+   */
   async #recordSources(): Promise<void> {
     for (const source of this.#sources) {
       try {
-        await source.record(this.#database);
+        if (await this.#sourceDue(source.name)) await source.record(this.#database);
       } catch (error) {
         this.#logger.warn('outbox source failed; it is asked again at the next sweep', {
           source: source.name,
@@ -157,6 +160,21 @@ export class OutboundEngine {
         });
       }
     }
+  }
+
+  /**
+   * Whether this sweep runs `source` now: the one sweep, of every instance's, that moves its `passed_at` on once
+   * OUTBOUND_SOURCE_INTERVAL has passed since the last (the row's lock decides between instances), so a source that
+   * lists the whole cluster runs once per interval for the fleet, not once per sweep of each instance.
+   */
+  async #sourceDue(source: string): Promise<boolean> {
+    const { rowCount } = await this.#database.query(
+      `INSERT INTO outbox_source_passes (source, passed_at) VALUES ($1, clock_timestamp())
+       ON CONFLICT (source) DO UPDATE SET passed_at = excluded.passed_at
+       WHERE outbox_source_passes.passed_at <= clock_timestamp() - make_interval(secs => $2::double precision / 1000)`,
+      [source, this.#settings.sourceIntervalMs],
+    );
+    return rowCount === 1;
   }
 
   async #receiversOf(event: OutboxEvent): Promise<string[]> {

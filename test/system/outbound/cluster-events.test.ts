@@ -5,7 +5,7 @@
 // KubeConfig through the server's own client) and a real receiver; the windows' clock is the test's.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { type CloudEvent, HTTP } from 'cloudevents';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { poolDatabase } from '../../../shared/base/database/database.ts';
 import { KubernetesRestClient } from '../../../shared/base/kubernetes/kubernetes-rest-client.ts';
 import { createLogger } from '../../../shared/base/logging/logger.ts';
@@ -78,7 +78,9 @@ beforeEach(async () => {
   // Each test starts from no Rollout and nothing recorded.
   const { body } = await cluster.send<{ items: PlatformObject[] }>({ method: 'GET', path: rolloutPath() });
   for (const rollout of body.items) await cluster.send({ method: 'DELETE', path: rolloutPath(rollout.metadata.name) });
-  await database().pool.query('TRUNCATE outbox_events, rollout_stage_states, approval_gate_states CASCADE');
+  await database().pool.query(
+    'TRUNCATE outbox_events, rollout_stage_states, approval_gate_states, outbox_source_passes CASCADE',
+  );
   receiver.received.length = 0;
 });
 
@@ -128,13 +130,13 @@ async function eventsOf(subject: string): Promise<Array<{ id: string; type: stri
   return rows;
 }
 
-function engine(pool = database().pool) {
+function engine(pool = database().pool, settings = testOutboundSettings()) {
   const receivers = notificationReceivers(objects, {
     apiGroup: GROUP,
     apiBaseUrl: 'https://api.example.io',
     consoleUrl: undefined,
   });
-  return new OutboundEngine(poolDatabase(pool), [receivers], testOutboundSettings(), logger, undefined, [reconciler()]);
+  return new OutboundEngine(poolDatabase(pool), [receivers], settings, logger, undefined, [reconciler()]);
 }
 
 const received = () =>
@@ -311,6 +313,26 @@ describe('Issue 47, item 3: delivered at least once, with a stable id, each even
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
+  });
+
+  it('the reconciler runs once per OUTBOUND_SOURCE_INTERVAL for the whole fleet: another instance sweeping within it lists nothing, and the change is recorded once the interval has passed', async () => {
+    const paced = testOutboundSettings({ OUTBOUND_SOURCE_INTERVAL: '10m' });
+    const pools = instancePools(database(), 2);
+    const [first, second] = pools as [(typeof pools)[0], (typeof pools)[0]];
+    onTestFinished(() => Promise.all(pools.map((pool) => pool.end())).then(() => undefined));
+    await createRollout('paced');
+    await writeStatus('paced', { staging: 'Applied', prod: 'AwaitingApproval' });
+    await engine(first, paced).sweep();
+    const types = async () => (await eventsOf(`rollouts/${PROJECT}/paced`)).map((event) => event.type);
+    expect(await types()).toEqual(['rollout.stage_awaiting_approval']);
+    await writeStatus('paced', { staging: 'Applied', prod: 'Failed' });
+    await engine(second, paced).sweep();
+    await engine(first, paced).sweep();
+    expect(await types()).toEqual(['rollout.stage_awaiting_approval']);
+    // The interval has passed (as if twenty minutes later): the next sweep of any instance records the failure.
+    await database().pool.query("UPDATE outbox_source_passes SET passed_at = passed_at - interval '20 minutes'");
+    await engine(second, paced).sweep();
+    expect(await types()).toEqual(['rollout.stage_awaiting_approval', 'rollout.stage_failed']);
   });
 
   it('a sweeper holding an older copy of a Rollout records nothing older than what another recorded', async () => {

@@ -330,6 +330,8 @@ describe('Issue 47, item 5: no delivery to loopback, link-local, private or meta
     expect(() => loadOutboundSettings({ OUTBOUND_MAX_ATTEMPTS: '51' })).toThrow(/^OUTBOUND_MAX_ATTEMPTS:/);
     expect(() => loadOutboundSettings({ OUTBOUND_TIMEOUT: '3m' })).toThrow(/^OUTBOUND_TIMEOUT:/);
     expect(() => loadOutboundSettings({ OUTBOUND_SWEEP_INTERVAL: '1000h' })).toThrow(/^OUTBOUND_SWEEP_INTERVAL:/);
+    expect(() => loadOutboundSettings({ OUTBOUND_SOURCE_INTERVAL: '11m' })).toThrow(/^OUTBOUND_SOURCE_INTERVAL:/);
+    expect(loadOutboundSettings({}).sourceIntervalMs).toBe(10_000);
     expect(() => loadOutboundSettings({ OUTBOUND_RETRY_BASE: '2h' })).toThrow(/^OUTBOUND_RETRY_BASE:/);
   });
 

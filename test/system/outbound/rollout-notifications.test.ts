@@ -15,6 +15,8 @@ const platform = usePlatform({
   OUTBOUND_TIMEOUT: '2s',
   // The test sweeps through the route; the process's own timer stays out of the way.
   OUTBOUND_SWEEP_INTERVAL: '10m',
+  // Each sweep the test asks for runs the reconciler (the fleet-wide pacing is proven in cluster-events.test.ts).
+  OUTBOUND_SOURCE_INTERVAL: '0s',
   CONSOLE_URL: 'https://console.example.io',
 });
 const WAIT = { timeout: 60_000, interval: 50 };

@@ -120,6 +120,7 @@ describe('several instances starting at once migrate safely: the advisory lock s
         'outbound_attempts',
         'outbound_deliveries',
         'outbox_events',
+        'outbox_source_passes',
         'plan_approvals',
         'project_tokens',
         'rollout_stage_states',
