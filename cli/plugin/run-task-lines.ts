@@ -1,6 +1,6 @@
 // `runs get` on a run with run tasks (issue 48): each task's result under the run's row, as a kubectl table,
 // and what the run waits for or why it stopped, in the server's terms (the plugin keeps no copy of the gate).
-import type { TaskResult } from '../../shared/domain/runs/tasks/run-task-results.ts';
+import type { TaskResult } from '../../shared/contract/rules/run-task-result.ts';
 import type { RunRecord } from './runs-client.ts';
 import { formatTable } from './table.ts';
 

@@ -1,6 +1,6 @@
 // The run routes (docs/resources.md, "Runs") as the commands call them.
 import type { RunAsRead } from '../../shared/contract/rules/run-record.ts';
-import type { TaskResult } from '../../shared/domain/runs/tasks/run-task-results.ts';
+import type { TaskResult } from '../../shared/contract/rules/run-task-result.ts';
 import type { PlatformConnection } from './platform-connection.ts';
 
 /** A run as the server answers it (the contract's one type, which the console reads too). */

@@ -36,21 +36,8 @@ export type { RunAsRead as Run } from '../../../../shared/contract/rules/run-rec
 
 export const FINAL_PHASES: ReadonlySet<Run['phase']> = new Set(FINAL_RUN_PHASES);
 
-/** One run task's result (issue 48, `GET .../runs/{run}/task-results`). */
-export interface TaskResult {
-  id: string;
-  task: string;
-  stage: 'pre_plan' | 'post_plan' | 'pre_apply';
-  enforcement: 'advisory' | 'mandatory';
-  status: 'pending' | 'running' | 'passed' | 'failed' | 'errored';
-  message: string;
-  url: string | null;
-  outcomes: Array<{ outcomeId: string; description: string; body?: string; url?: string }>;
-  deadline: string;
-  updatedAt: string;
-  overriddenBy: string | null;
-  overrideReason: string | null;
-}
+/** One run task's result (issue 48, `GET .../runs/{run}/task-results`): the server's declaration. */
+export type { TaskResult } from '../../../../shared/contract/rules/run-task-result.ts';
 
 let platformGroup: Promise<string> | undefined;
 

@@ -1,16 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { apiError } from '../../../base/http/error-catalogue.ts';
 import type { Run } from '../run.ts';
+import type {
+  ReportedStatus,
+  RunTaskEnforcement,
+  RunTaskStage,
+  TaskOutcome,
+} from '../../../contract/rules/run-task-result.ts';
 
-/**
- * When a run task runs (HCP Terraform's `stage`): before a plan run is handed to a controller, once a plan run has
- * succeeded (before it may be approved for apply), before an apply run is handed to a controller.
- */
-export type RunTaskStage = 'pre_plan' | 'post_plan' | 'pre_apply';
+export type { ReportedStatus, RunTaskEnforcement, RunTaskStage, TaskOutcome };
 export const RUN_TASK_STAGES: readonly RunTaskStage[] = ['pre_plan', 'post_plan', 'pre_apply'];
-
-/** advisory: recorded and shown; mandatory: a failure ends the run (HCP Terraform's `task_result_enforcement_level`). */
-export type RunTaskEnforcement = 'advisory' | 'mandatory';
 
 /** A RunTask a run waits for at its stage, as it was when the run reached the stage. */
 export interface TaskAtStage {
@@ -107,18 +106,6 @@ export function taskRequestPayload(input: TaskRequestInput): Record<string, unkn
 /** `X-TFC-Task-Signature`: the HMAC-SHA512 of exactly the bytes sent, keyed with the task's HMAC key, in hex. */
 export function taskRequestSignature(body: string, hmacKey: string): string {
   return createHmac('sha512', hmacKey).update(body).digest('hex');
-}
-
-/** What a task may report (HCP Terraform's task result `status`). */
-export type ReportedStatus = 'running' | 'passed' | 'failed';
-
-/** One structured finding of a task (HCP Terraform's `task-result-outcomes`), kept as it was sent. */
-export interface TaskOutcome {
-  outcomeId: string;
-  description: string;
-  body?: string;
-  url?: string;
-  tags?: Record<string, unknown>;
 }
 
 /** A task's callback, read. */

@@ -6,36 +6,15 @@ import { isUuid } from '../records/run-id.ts';
 import { RUN_COLUMNS, toRun, type RunRow } from '../records/run-row.ts';
 import type { Run } from '../run.ts';
 import type {
-  ReportedStatus,
   RunTaskEnforcement,
   RunTaskStage,
-  TaskCallback,
   TaskOutcome,
-} from './run-task-protocol.ts';
+  TaskResult,
+  TaskResultStatus,
+} from '../../../contract/rules/run-task-result.ts';
+import type { TaskCallback } from './run-task-protocol.ts';
 
-/** Where a task result stands: `errored` when the task gave no answer before its deadline. */
-export type TaskResultStatus = 'pending' | ReportedStatus | 'errored';
-
-/** One run task's result, as it is kept with the run. */
-export interface TaskResult {
-  id: string;
-  runId: string;
-  task: string;
-  stage: RunTaskStage;
-  enforcement: RunTaskEnforcement;
-  status: TaskResultStatus;
-  message: string;
-  url: string | null;
-  outcomes: TaskOutcome[];
-  /** Until when the task may answer (RUN_TASK_TIMEOUT after the run reached the stage). */
-  deadline: string;
-  createdAt: string;
-  updatedAt: string;
-  /** Who let the run proceed past this (mandatory, failed) result, and why; null when nobody did. */
-  overriddenBy: string | null;
-  overrideReason: string | null;
-  overriddenAt: string | null;
-}
+export type { TaskResult, TaskResultStatus } from '../../../contract/rules/run-task-result.ts';
 
 /** The task result an access token was issued for, as the callback routes act on it. */
 export interface TokenHolder {
