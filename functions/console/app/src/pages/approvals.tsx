@@ -100,22 +100,21 @@ export function ApproveStage({
   );
 }
 
+/** What the controls that approve a plan for apply are given: the plan, and whom to tell of an approval recorded. */
+export interface PlanApprovalProps {
+  api: Api;
+  run: Run;
+  /** Told when the approval was recorded and the plan waits for more (202); without it, the plan's page opens. */
+  onRecorded?: (notice: string) => void;
+}
+
 /**
  * A succeeded plan run, applied exactly as it was reviewed: one click, confirmed by naming the plan, its
  * Workspace and its message. Not offered once the plan is stale, as the server states it (issue 44,
  * item 15): the reason stands in its place. Disabled, with the server's reason, while its post_plan run tasks hold
  * it back (issue 48: `planApproval.blockedBy`).
  */
-export function ApplyPlan({
-  api,
-  run,
-  onRecorded,
-}: {
-  api: Api;
-  run: Run;
-  /** Told when the approval was recorded and the plan waits for more (202); without it, the plan's page opens. */
-  onRecorded?: (notice: string) => void;
-}) {
+export function ApplyPlan({ api, run, onRecorded }: PlanApprovalProps) {
   const stale = useStalePlanReason(run);
   if (stale)
     return (

@@ -9,7 +9,7 @@ import type { Api } from '../api.ts';
 import type { ProjectPermissions } from '../access.ts';
 import { type Run, runsPath } from '../platform-api.ts';
 import { useStalePlanReason } from '../stale-plan.ts';
-import { type Rollout, type RolloutStage, applyAnswered } from './approvals.tsx';
+import { type PlanApprovalProps, type Rollout, type RolloutStage, applyAnswered } from './approvals.tsx';
 import { ConfirmAction } from './confirm-action.tsx';
 
 /** Whether the user may override the time gates of what `resource` (`rollouts`, `workspaces/runs`) names. */
@@ -96,16 +96,7 @@ export function OverrideStage({
 }
 
 /** Applies a succeeded plan with an override: `POST .../runs/{plan}/apply` with `{"message", "override"}`. */
-export function OverridePlanApply({
-  api,
-  run,
-  onRecorded,
-}: {
-  api: Api;
-  run: Run;
-  /** Told when the approval was recorded and the plan waits for more approvers (202). */
-  onRecorded?: (notice: string) => void;
-}) {
+export function OverridePlanApply({ api, run, onRecorded }: PlanApprovalProps) {
   // A stale plan is refused whatever the windows say, and so is one its post-plan run tasks hold back (issue 48):
   // ApplyPlan shows why in its place.
   if (useStalePlanReason(run) || run.planApproval?.blockedBy) return null;
